@@ -1,0 +1,2 @@
+//! The `spatix` command (placeholder until the helper writes it).
+fn main() {}

@@ -1,0 +1,45 @@
+//! The crate's error type.
+
+use core::fmt;
+
+/// Everything that can go wrong in spatix. No operation panics on bad input; it returns one
+/// of these instead.
+///
+/// # Example
+/// ```
+/// use spatix::{Aabb, Error, Point};
+/// let err = Aabb::new(Point::new(f64::NAN, 0.0), Point::new(1.0, 1.0)).unwrap_err();
+/// assert_eq!(err, Error::InvalidAabb);
+/// assert_eq!(err.to_string(), "invalid box: a coordinate is NaN or infinite, or min > max");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A box had a NaN or infinite coordinate, or `min > max` on an axis.
+    InvalidAabb,
+    /// The handle does not name a live element of this structure (it was removed, or it
+    /// belongs to another structure).
+    StaleHandle,
+    /// A tuning parameter is out of range; the text says which and why.
+    InvalidParameter(&'static str),
+    /// The structure already holds the most elements it can address (2^32 - 2).
+    CapacityExceeded,
+    /// `check_invariants` found the structure inconsistent; the text says where.
+    InvariantViolated(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidAabb => {
+                f.write_str("invalid box: a coordinate is NaN or infinite, or min > max")
+            }
+            Self::StaleHandle => f.write_str("stale handle: the element was removed or never here"),
+            Self::InvalidParameter(why) => write!(f, "invalid parameter: {why}"),
+            Self::CapacityExceeded => f.write_str("capacity exceeded: too many elements"),
+            Self::InvariantViolated(why) => write!(f, "invariant violated: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

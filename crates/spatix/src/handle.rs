@@ -1,0 +1,304 @@
+//! Generational handles and the slot table that maps them to elements.
+
+use core::sync::atomic::{AtomicU32, Ordering};
+
+use crate::{Aabb, Error, Item, Scalar};
+
+/// "No index": the end of an index-linked list, an empty cell, no slot.
+pub(crate) const NIL: u32 = u32::MAX;
+
+/// A small, copyable name for an element of one structure.
+///
+/// A handle carries a generation: once its element is removed (or the structure cleared) the
+/// handle is stale forever, even when the slot is reused by a later element. Each structure
+/// starts its generations at a different value, so a handle from another structure is (all but
+/// certainly) rejected too. Stale handles make `get`/`remove` return `None` and `update`
+/// return [`Error::StaleHandle`].
+///
+/// # Example
+/// ```
+/// use spatix::{Aabb, BruteForce, Point, SpatialIndex};
+/// let mut index = BruteForce::<f32, &str>::new();
+/// let h = index.insert(Aabb::point(Point::new(1.0, 1.0))?, "a")?;
+/// assert_eq!(index.remove(h), Some("a"));
+/// let h2 = index.insert(Aabb::point(Point::new(2.0, 2.0))?, "b")?;
+/// assert_eq!(h.slot(), h2.slot()); // the slot is reused ...
+/// assert!(index.get(h).is_none()); // ... but the old handle stays stale
+/// # Ok::<(), spatix::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Handle {
+    slot: u32,
+    generation: u32,
+}
+
+const _: () = assert!(core::mem::size_of::<Handle>() == 8);
+
+impl Handle {
+    /// The slot index: dense, small, and reused after removal. Useful to index side tables.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, BruteForce, Point, SpatialIndex};
+    /// let mut index = BruteForce::<f64, ()>::new();
+    /// let h = index.insert(Aabb::point(Point::new(0.0, 0.0))?, ())?;
+    /// assert_eq!(h.slot(), 0);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    #[inline]
+    pub fn slot(self) -> u32 {
+        self.slot
+    }
+
+    /// The handle as one `u64` (slot in the low half, generation in the high half).
+    ///
+    /// ```
+    /// # use spatix::{Aabb, BruteForce, Handle, Point, SpatialIndex};
+    /// # let mut index = BruteForce::<f64, ()>::new();
+    /// let h = index.insert(Aabb::point(Point::new(0.0, 0.0))?, ())?;
+    /// assert_eq!(Handle::from_bits(h.to_bits()), h);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    #[inline]
+    pub fn to_bits(self) -> u64 {
+        (u64::from(self.generation) << 32) | u64::from(self.slot)
+    }
+
+    /// The inverse of [`Handle::to_bits`]. Any `u64` is accepted; one that names no live
+    /// element is simply stale.
+    ///
+    /// ```
+    /// # use spatix::Handle;
+    /// assert_eq!(Handle::from_bits(7).slot(), 7);
+    /// ```
+    #[inline]
+    pub fn from_bits(bits: u64) -> Self {
+        Self {
+            slot: bits as u32,
+            generation: (bits >> 32) as u32,
+        }
+    }
+}
+
+/// Each slot table starts its generations at a distinct, well-spread value so that handles
+/// from another table almost never match.
+fn next_salt() -> u32 {
+    static COUNTER: AtomicU32 = AtomicU32::new(1);
+    COUNTER
+        .fetch_add(1, Ordering::Relaxed)
+        .wrapping_mul(0x9E37_79B9)
+}
+
+/// The element store shared by every structure: each element's box and value live here once,
+/// in slot order; structures refer to elements by `u32` slot.
+///
+/// Boxes, values and generations are kept in separate arrays so that the hot loops, which read
+/// only boxes, stream through 16 (f32) or 32 (f64) bytes per element.
+#[derive(Clone, Debug)]
+pub(crate) struct Slots<S, T> {
+    boxes: Vec<Aabb<S>>,
+    values: Vec<Option<T>>,
+    generations: Vec<u32>,
+    free: Vec<u32>,
+    len: usize,
+    salt: u32,
+}
+
+impl<S: Scalar, T> Default for Slots<S, T> {
+    fn default() -> Self {
+        Self {
+            boxes: Vec::new(),
+            values: Vec::new(),
+            generations: Vec::new(),
+            free: Vec::new(),
+            len: 0,
+            salt: next_salt(),
+        }
+    }
+}
+
+impl<S: Scalar, T> Slots<S, T> {
+    /// Stores a new element and returns its slot. The box must already be validated.
+    pub(crate) fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<u32, Error> {
+        let slot = if let Some(slot) = self.free.pop() {
+            let i = slot as usize;
+            self.boxes[i] = aabb;
+            self.values[i] = Some(value);
+            slot
+        } else {
+            let slot = u32::try_from(self.boxes.len())
+                .ok()
+                .filter(|&s| s < NIL)
+                .ok_or(Error::CapacityExceeded)?;
+            self.boxes.push(aabb);
+            self.values.push(Some(value));
+            self.generations.push(self.salt);
+            slot
+        };
+        self.len += 1;
+        Ok(slot)
+    }
+
+    /// The live slot a handle names, if any.
+    #[inline]
+    pub(crate) fn slot_of(&self, handle: Handle) -> Option<u32> {
+        let i = handle.slot as usize;
+        (i < self.generations.len()
+            && self.generations[i] == handle.generation
+            && self.values[i].is_some())
+        .then_some(handle.slot)
+    }
+
+    /// The handle of a live slot.
+    #[inline]
+    pub(crate) fn handle(&self, slot: u32) -> Handle {
+        Handle {
+            slot,
+            generation: self.generations[slot as usize],
+        }
+    }
+
+    /// Removes a live slot's element; its handle becomes stale forever.
+    pub(crate) fn remove(&mut self, slot: u32) -> T {
+        let i = slot as usize;
+        let value = self.values[i].take();
+        self.retire(slot);
+        self.len -= 1;
+        value.expect("remove is only called on live slots")
+    }
+
+    /// Advances a vacated slot's generation and frees it, unless its generations are used up
+    /// (then the slot is never reused, so no old handle can come back to life).
+    fn retire(&mut self, slot: u32) {
+        let i = slot as usize;
+        let next = self.generations[i].wrapping_add(1);
+        self.generations[i] = next;
+        if next != self.salt {
+            self.free.push(slot);
+        }
+    }
+
+    /// Removes every element; every handle given out so far becomes stale.
+    pub(crate) fn clear(&mut self) {
+        for slot in 0..self.values.len() {
+            if self.values[slot].take().is_some() {
+                self.retire(slot as u32);
+            }
+        }
+        self.len = 0;
+    }
+
+    #[inline]
+    pub(crate) fn aabb(&self, slot: u32) -> &Aabb<S> {
+        &self.boxes[slot as usize]
+    }
+
+    #[inline]
+    pub(crate) fn set_aabb(&mut self, slot: u32, aabb: Aabb<S>) {
+        self.boxes[slot as usize] = aabb;
+    }
+
+    /// The element in a live slot, as a visitor sees it.
+    #[inline]
+    pub(crate) fn item(&self, slot: u32) -> Item<'_, S, T> {
+        let i = slot as usize;
+        Item {
+            handle: Handle {
+                slot,
+                generation: self.generations[i],
+            },
+            aabb: &self.boxes[i],
+            value: self.values[i]
+                .as_ref()
+                .expect("structures only hold live slots"),
+        }
+    }
+
+    /// Whether the slot holds a live element.
+    #[inline]
+    pub(crate) fn is_live(&self, slot: u32) -> bool {
+        self.values
+            .get(slot as usize)
+            .is_some_and(|value| value.is_some())
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(crate) fn iter(&self) -> Iter<'_, S, T> {
+        Iter {
+            slots: self,
+            next: 0,
+            left: self.len,
+        }
+    }
+
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.boxes.capacity() * size_of::<Aabb<S>>()
+            + self.values.capacity() * size_of::<Option<T>>()
+            + self.generations.capacity() * size_of::<u32>()
+            + self.free.capacity() * size_of::<u32>()
+    }
+
+    /// Checks that the free list and the live count agree with the slots.
+    pub(crate) fn check(&self) -> Result<(), Error> {
+        let live = self.values.iter().filter(|v| v.is_some()).count();
+        if live != self.len {
+            return Err(Error::InvariantViolated(format!(
+                "slot table counts {} live elements but holds {live}",
+                self.len
+            )));
+        }
+        let mut seen = vec![false; self.values.len()];
+        for &slot in &self.free {
+            let i = slot as usize;
+            if i >= self.values.len() || self.values[i].is_some() || seen[i] {
+                return Err(Error::InvariantViolated(format!(
+                    "free list entry {slot} is out of range, live, or listed twice"
+                )));
+            }
+            seen[i] = true;
+        }
+        if let Some(i) =
+            (0..self.values.len()).find(|&i| self.values[i].is_some() && !self.boxes[i].is_valid())
+        {
+            return Err(Error::InvariantViolated(format!(
+                "slot {i} holds an invalid box"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Iterator over every element of a structure, in slot order: see
+/// [`SpatialIndex::iter`](crate::SpatialIndex::iter).
+#[derive(Clone, Debug)]
+pub struct Iter<'a, S, T> {
+    slots: &'a Slots<S, T>,
+    next: usize,
+    left: usize,
+}
+
+impl<'a, S: Scalar, T> Iterator for Iter<'a, S, T> {
+    type Item = Item<'a, S, T>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.left > 0 {
+            let i = self.next;
+            self.next += 1;
+            if self.slots.values[i].is_some() {
+                self.left -= 1;
+                return Some(self.slots.item(i as u32));
+            }
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl<S: Scalar, T> ExactSizeIterator for Iter<'_, S, T> {}

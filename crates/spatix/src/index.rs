@@ -1,0 +1,160 @@
+//! The contract every dynamic structure keeps.
+
+use core::ops::ControlFlow;
+
+use crate::{Aabb, Error, Handle, Iter, Neighbor, Point, Scalar, Workspace};
+
+/// One element as a visitor sees it: its handle, its box and its value.
+///
+/// # Example
+/// ```
+/// use spatix::{Aabb, BruteForce, Point, SpatialIndex};
+/// let mut index = BruteForce::<f32, u32>::new();
+/// let h = index.insert(Aabb::point(Point::new(1.0, 2.0))?, 7)?;
+/// let item = index.get(h).unwrap();
+/// assert_eq!((item.handle, *item.value), (h, 7));
+/// # Ok::<(), spatix::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Item<'a, S, T> {
+    /// The element's handle.
+    pub handle: Handle,
+    /// The element's box, as last inserted or updated.
+    pub aabb: &'a Aabb<S>,
+    /// The element's value.
+    pub value: &'a T,
+}
+
+impl<S, T> Clone for Item<'_, S, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S, T> Copy for Item<'_, S, T> {}
+
+/// A 2D spatial index of boxes with values: the contract every dynamic structure in spatix
+/// keeps, so that they can be swapped for one another and all be checked against
+/// [`BruteForce`](crate::BruteForce).
+///
+/// * Boxes are closed ([`Aabb::intersects`]); a NaN, infinite or inverted box is rejected with
+///   [`Error::InvalidAabb`] and nothing changes.
+/// * Elements outside a structure's declared world are still stored and found.
+/// * Every query reports each matching element exactly once; [`for_each_pair`] reports each
+///   intersecting unordered pair exactly once.
+/// * Queries take `&self` (many threads may query at once) and do not allocate once warm.
+/// * Visitors return [`ControlFlow::Break`] to stop early; queries then return `Break` too.
+///
+/// [`for_each_pair`]: SpatialIndex::for_each_pair
+///
+/// # Example
+/// ```
+/// use core::ops::ControlFlow;
+/// use spatix::{Aabb, Point, Quadtree, SpatialIndex};
+///
+/// fn colliding<I: SpatialIndex<f32, u32>>(index: &I) -> usize {
+///     let mut n = 0;
+///     let _ = index.for_each_pair(|_, _| { n += 1; ControlFlow::Continue(()) });
+///     n
+/// }
+/// let world = Aabb::new(Point::new(0.0, 0.0), Point::new(100.0, 100.0))?;
+/// let mut tree = Quadtree::new(world)?;
+/// tree.insert(Aabb::new(Point::new(1.0, 1.0), Point::new(3.0, 3.0))?, 1)?;
+/// tree.insert(Aabb::new(Point::new(2.0, 2.0), Point::new(4.0, 4.0))?, 2)?;
+/// assert_eq!(colliding(&tree), 1);
+/// # Ok::<(), spatix::Error>(())
+/// ```
+pub trait SpatialIndex<S: Scalar, T> {
+    /// Stores `value` with box `aabb` and returns its handle.
+    ///
+    /// # Errors
+    /// [`Error::InvalidAabb`] for an invalid box; [`Error::CapacityExceeded`] past 2^32 - 2
+    /// elements. Nothing changes on error.
+    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error>;
+
+    /// Removes an element and returns its value; `None` (and no change) for a stale handle.
+    fn remove(&mut self, handle: Handle) -> Option<T>;
+
+    /// Moves an element to a new box. When it stays in its cell or leaf this touches nothing
+    /// but the element's own box.
+    ///
+    /// # Errors
+    /// [`Error::InvalidAabb`] for an invalid box, [`Error::StaleHandle`] for a stale handle;
+    /// nothing changes on error.
+    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error>;
+
+    /// The element a handle names, or `None` if the handle is stale.
+    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>>;
+
+    /// Number of elements stored.
+    fn len(&self) -> usize;
+
+    /// Whether no element is stored.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Removes every element; every handle given out so far becomes stale. Keeps the
+    /// allocated memory for reuse.
+    fn clear(&mut self);
+
+    /// Every element, in slot order.
+    fn iter(&self) -> Iter<'_, S, T>;
+
+    /// Visits every element whose box intersects `area`, each exactly once. An invalid `area`
+    /// matches nothing.
+    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>;
+
+    /// Visits every unordered pair of distinct elements whose boxes intersect, each exactly
+    /// once, in no particular order (the broad phase of a collision pass).
+    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>;
+
+    /// The `k` elements nearest to `point` (distance to the nearest point of their box),
+    /// ascending; fewer when the structure holds fewer, none for a non-finite point. Ties at
+    /// the k-th distance are broken arbitrarily. The result lives in `workspace`, which keeps
+    /// its memory for the next call.
+    fn nearest<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+    ) -> &'w [Neighbor<S>];
+
+    /// Visits every element at distance `<= radius` from `point`, each exactly once.
+    fn within<F>(&self, point: Point<S>, radius: S, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        if !(point.is_finite() && radius >= S::ZERO && radius.is_finite()) {
+            return ControlFlow::Continue(());
+        }
+        let area = Aabb {
+            min: Point::new(point.x - radius, point.y - radius),
+            max: Point::new(point.x + radius, point.y + radius),
+        };
+        let radius_2 = radius * radius;
+        self.query(&area, |item| {
+            if item.aabb.distance_2_to_point(point) <= radius_2 {
+                visit(item)
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+    }
+
+    /// Deferred tidying, once per frame (collapse empty branches, shrink loose boxes).
+    /// Results are correct whether or not it is called.
+    fn maintain(&mut self) {}
+
+    /// Bytes of heap memory the structure holds (capacity, not length), values included.
+    fn memory_bytes(&self) -> usize;
+
+    /// Checks every structural invariant; used by the tests after every mutation.
+    ///
+    /// # Errors
+    /// [`Error::InvariantViolated`] naming the first inconsistency found.
+    fn check_invariants(&self) -> Result<(), Error>;
+}

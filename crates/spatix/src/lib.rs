@@ -1,0 +1,54 @@
+//! # spatix
+//!
+//! 2D spatial indexes for collision detection and proximity queries: "what overlaps what" and
+//! "what is near what" for thousands to millions of boxes, many of them moving every frame.
+//!
+//! Every structure keeps one contract, [`SpatialIndex`]: closed boxes, generational
+//! [`Handle`]s, each result exactly once, nothing lost (elements outside the declared world are
+//! still stored and found), no panic on bad input ([`Error::InvalidAabb`]), and queries that
+//! take `&self` and allocate nothing once warm.
+//!
+//! | structure | elements live in | best for |
+//! | --- | --- | --- |
+//! | [`BruteForce`] | one array | fewer than ~64 elements; the oracle of every test |
+//! | [`Quadtree`] | every leaf they overlap | uneven density, similar sizes |
+//! | [`UniformGrid`] | every cell they overlap | even density, similar sizes |
+//!
+//! ```
+//! use core::ops::ControlFlow;
+//! use spatix::{Aabb, Point, SpatialIndex, UniformGrid};
+//!
+//! let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1000.0, 1000.0))?;
+//! let mut grid = UniformGrid::new(world, 16.0)?;
+//! let a = grid.insert(Aabb::new(Point::new(10.0, 10.0), Point::new(14.0, 14.0))?, "orc")?;
+//! let b = grid.insert(Aabb::new(Point::new(13.0, 13.0), Point::new(17.0, 17.0))?, "elf")?;
+//! let mut pairs = Vec::new();
+//! let _ = grid.for_each_pair(|x, y| { pairs.push((*x.value, *y.value)); ControlFlow::Continue(()) });
+//! assert_eq!(pairs.len(), 1);
+//!
+//! grid.update(b, Aabb::new(Point::new(50.0, 50.0), Point::new(54.0, 54.0))?)?; // b walks away
+//! grid.remove(a);
+//! assert_eq!(grid.len(), 1);
+//! # Ok::<(), spatix::Error>(())
+//! ```
+//!
+//! ## Features
+//! * `serde`: `Serialize`/`Deserialize` for [`Point`], [`Aabb`] and [`Handle`].
+//! * `rayon`: reserved for parallel pair finding and batch queries (not used yet).
+#![deny(missing_docs)]
+
+mod brute;
+mod error;
+mod geom;
+mod handle;
+mod index;
+mod nearest;
+mod pool;
+pub mod workload;
+
+pub use brute::BruteForce;
+pub use error::Error;
+pub use geom::{Aabb, Point, Scalar};
+pub use handle::{Handle, Iter};
+pub use index::{Item, SpatialIndex};
+pub use nearest::{Neighbor, Workspace};

@@ -1,0 +1,191 @@
+//! k-nearest-neighbour machinery shared by every structure: the result type, the caller-owned
+//! workspace, the bounded candidate heap and the best-first node queue.
+
+use core::cmp::Ordering;
+
+use crate::{Aabb, Handle, Scalar};
+
+/// One result of [`SpatialIndex::nearest`](crate::SpatialIndex::nearest).
+///
+/// # Example
+/// ```
+/// use spatix::{Aabb, BruteForce, Point, SpatialIndex, Workspace};
+/// let mut index = BruteForce::<f64, ()>::new();
+/// let h = index.insert(Aabb::point(Point::new(3.0, 4.0))?, ())?;
+/// let mut ws = Workspace::new();
+/// let best = index.nearest(Point::new(0.0, 0.0), 1, &mut ws);
+/// assert_eq!((best[0].handle, best[0].distance_2), (h, 25.0));
+/// # Ok::<(), spatix::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Neighbor<S> {
+    /// The element.
+    pub handle: Handle,
+    /// Squared distance from the query point to the nearest point of the element's box.
+    pub distance_2: S,
+}
+
+/// A node waiting in a best-first search: its lower-bound distance, its index, one word of
+/// structure-specific data (depth, flags) and its box.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pending<S> {
+    pub(crate) distance_2: S,
+    pub(crate) node: u32,
+    pub(crate) aux: u32,
+    pub(crate) aabb: Aabb<S>,
+}
+
+/// Reusable memory for [`SpatialIndex::nearest`](crate::SpatialIndex::nearest): keep one per
+/// thread and pass it to every call, so that no call allocates once warm.
+///
+/// # Example
+/// ```
+/// use spatix::{Aabb, Point, SpatialIndex, UniformGrid, Workspace};
+/// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+/// let mut grid = UniformGrid::new(world, 10.0)?;
+/// for i in 0..10 {
+///     grid.insert(Aabb::point(Point::new(i as f32 * 10.0, 5.0))?, i)?;
+/// }
+/// let mut ws = Workspace::new();
+/// let two = grid.nearest(Point::new(21.0, 5.0), 2, &mut ws);
+/// assert_eq!(two.len(), 2);
+/// assert_eq!(two[0].distance_2, 1.0);
+/// # Ok::<(), spatix::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Workspace<S> {
+    /// Max-heap (by distance) of the best candidates so far; sorted ascending at the end.
+    best: Vec<Neighbor<S>>,
+    /// Min-heap (by distance) of nodes still to visit.
+    queue: Vec<Pending<S>>,
+}
+
+impl<S: Scalar> Workspace<S> {
+    /// An empty workspace; it grows to the largest `k` and search front it has seen.
+    ///
+    /// ```
+    /// let ws = spatix::Workspace::<f32>::new();
+    /// # let _ = ws;
+    /// ```
+    pub fn new() -> Self {
+        Self {
+            best: Vec::new(),
+            queue: Vec::new(),
+        }
+    }
+
+    /// Starts a k-nearest search.
+    pub(crate) fn begin(&mut self) -> Search<'_, S> {
+        self.best.clear();
+        self.queue.clear();
+        Search {
+            best: &mut self.best,
+            queue: &mut self.queue,
+        }
+    }
+
+    /// Sorts the candidates ascending and returns them.
+    pub(crate) fn finish(&mut self) -> &[Neighbor<S>] {
+        self.best
+            .sort_unstable_by(|a, b| cmp(a.distance_2, b.distance_2));
+        &self.best
+    }
+}
+
+/// Total order on distances (which are never NaN: boxes are valid and the point is finite).
+#[inline]
+fn cmp<S: Scalar>(a: S, b: S) -> Ordering {
+    a.partial_cmp(&b).unwrap_or(Ordering::Equal)
+}
+
+/// One search in progress: a bounded max-heap of candidates and a min-heap of pending nodes,
+/// both array-backed (the binary-heap index arithmetic is written out so the two heaps can
+/// share it without wrapper types).
+pub(crate) struct Search<'w, S> {
+    best: &'w mut Vec<Neighbor<S>>,
+    queue: &'w mut Vec<Pending<S>>,
+}
+
+impl<S: Scalar> Search<'_, S> {
+    /// The distance a candidate must beat (`<=` keeps ties) to enter the best `k`.
+    #[inline]
+    pub(crate) fn bound(&self, k: usize) -> S {
+        if self.best.len() < k {
+            S::INFINITY
+        } else {
+            self.best[0].distance_2
+        }
+    }
+
+    /// Offers a candidate to the best `k`.
+    #[inline]
+    pub(crate) fn offer(&mut self, k: usize, handle: Handle, distance_2: S) {
+        if k == 0 {
+            return;
+        }
+        let n = Neighbor { handle, distance_2 };
+        if self.best.len() < k {
+            self.best.push(n);
+            sift_up(self.best, |a, b| a.distance_2 > b.distance_2);
+        } else if distance_2 < self.best[0].distance_2 {
+            self.best[0] = n;
+            sift_down(self.best, |a, b| a.distance_2 > b.distance_2);
+        }
+    }
+
+    /// Queues a node for best-first search.
+    #[inline]
+    pub(crate) fn push(&mut self, pending: Pending<S>) {
+        self.queue.push(pending);
+        sift_up(self.queue, |a, b| a.distance_2 < b.distance_2);
+    }
+
+    /// The nearest pending node, if any.
+    #[inline]
+    pub(crate) fn pop(&mut self) -> Option<Pending<S>> {
+        let last = self.queue.pop()?;
+        if self.queue.is_empty() {
+            return Some(last);
+        }
+        let top = core::mem::replace(&mut self.queue[0], last);
+        sift_down(self.queue, |a, b| a.distance_2 < b.distance_2);
+        Some(top)
+    }
+}
+
+/// Restores the heap property after a push; `above(a, b)` says `a` belongs above `b`.
+#[inline]
+fn sift_up<E: Copy>(heap: &mut [E], above: impl Fn(&E, &E) -> bool) {
+    let mut i = heap.len() - 1;
+    while i > 0 {
+        let parent = (i - 1) / 2;
+        if !above(&heap[i], &heap[parent]) {
+            break;
+        }
+        heap.swap(i, parent);
+        i = parent;
+    }
+}
+
+/// Restores the heap property after the root was replaced.
+#[inline]
+fn sift_down<E: Copy>(heap: &mut [E], above: impl Fn(&E, &E) -> bool) {
+    let mut i = 0;
+    loop {
+        let l = 2 * i + 1;
+        if l >= heap.len() {
+            break;
+        }
+        let r = l + 1;
+        let child = if r < heap.len() && above(&heap[r], &heap[l]) {
+            r
+        } else {
+            l
+        };
+        if !above(&heap[child], &heap[i]) {
+            break;
+        }
+        heap.swap(i, child);
+        i = child;
+    }
+}

@@ -1,0 +1,162 @@
+//! Index-linked lists backed by one free-listed node array (seed 001's "element nodes"), shared
+//! by every structure that files elements in cells or leaves.
+//!
+//! A list is just its head (`u32`, [`NIL`] when empty), kept by its owner (a grid cell, a
+//! quadtree leaf). All lists of a structure share one [`ListPool`], so there is no container
+//! per cell, and freed nodes are reused: a running simulation stops allocating once warm.
+
+use crate::handle::NIL;
+
+/// One node of an index-linked list: the next node and the element slot it carries.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub(crate) struct Link {
+    pub(crate) next: u32,
+    pub(crate) item: u32,
+}
+
+const _: () = assert!(size_of::<Link>() == 8);
+
+/// The node array of every list of one structure, with a free list threaded through `next`.
+#[derive(Clone, Debug)]
+pub(crate) struct ListPool {
+    links: Vec<Link>,
+    free: u32,
+    in_use: usize,
+}
+
+impl Default for ListPool {
+    fn default() -> Self {
+        Self {
+            links: Vec::new(),
+            free: NIL,
+            in_use: 0,
+        }
+    }
+}
+
+impl ListPool {
+    /// Pushes `item` at the front of the list whose head is `head`.
+    #[inline]
+    pub(crate) fn push(&mut self, head: &mut u32, item: u32) {
+        let link = Link { next: *head, item };
+        *head = if self.free != NIL {
+            let at = self.free;
+            self.free = self.links[at as usize].next;
+            self.links[at as usize] = link;
+            at
+        } else {
+            self.links.push(link);
+            (self.links.len() - 1) as u32
+        };
+        self.in_use += 1;
+    }
+
+    /// Unlinks the first node carrying `item` from the list; returns whether one was found.
+    #[inline]
+    pub(crate) fn remove(&mut self, head: &mut u32, item: u32) -> bool {
+        let mut prev = NIL;
+        let mut at = *head;
+        while at != NIL {
+            let link = self.links[at as usize];
+            if link.item == item {
+                if prev == NIL {
+                    *head = link.next;
+                } else {
+                    self.links[prev as usize].next = link.next;
+                }
+                self.release(at);
+                return true;
+            }
+            prev = at;
+            at = link.next;
+        }
+        false
+    }
+
+    /// Returns one node to the free list.
+    #[inline]
+    pub(crate) fn release(&mut self, at: u32) {
+        self.links[at as usize].next = self.free;
+        self.free = at;
+        self.in_use -= 1;
+    }
+
+    /// The node at `at`.
+    #[inline]
+    pub(crate) fn link(&self, at: u32) -> Link {
+        self.links[at as usize]
+    }
+
+    /// Re-points a node's `next` (used when moving whole nodes between lists).
+    #[inline]
+    pub(crate) fn set_next(&mut self, at: u32, next: u32) {
+        self.links[at as usize].next = next;
+    }
+
+    /// The items of the list starting at `head`, front to back.
+    #[inline]
+    pub(crate) fn items(&self, head: u32) -> Items<'_> {
+        Items {
+            pool: self,
+            at: head,
+        }
+    }
+
+    /// Drops every list; keeps the memory.
+    pub(crate) fn clear(&mut self) {
+        self.links.clear();
+        self.free = NIL;
+        self.in_use = 0;
+    }
+
+    /// Nodes currently linked into some list.
+    pub(crate) fn in_use(&self) -> usize {
+        self.in_use
+    }
+
+    /// Nodes on the free list, counted by walking it (for invariant checks).
+    pub(crate) fn free_len(&self) -> Result<usize, crate::Error> {
+        let mut n = 0;
+        let mut at = self.free;
+        while at != NIL {
+            n += 1;
+            if n > self.links.len() {
+                return Err(crate::Error::InvariantViolated(
+                    "the list pool's free list has a cycle".into(),
+                ));
+            }
+            at = self.links[at as usize].next;
+        }
+        Ok(n)
+    }
+
+    /// Total nodes ever allocated (in use + free).
+    pub(crate) fn allocated(&self) -> usize {
+        self.links.len()
+    }
+
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.links.capacity() * size_of::<Link>()
+    }
+}
+
+/// Iterator over the items of one index-linked list.
+pub(crate) struct Items<'a> {
+    pool: &'a ListPool,
+    at: u32,
+}
+
+impl Iterator for Items<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        if self.at == NIL {
+            return None;
+        }
+        let link = self.pool.links[self.at as usize];
+        self.at = link.next;
+        Some(link.item)
+    }
+}

@@ -1,0 +1,278 @@
+//! The standard, seeded workloads shared by the tests, the benchmarks and the `spatix` command:
+//! "agents" that move and bounce off the edges of a square world, as in the seeds' demos.
+//!
+//! World side: `1000 · sqrt(N / 10_000)` (10k agents in a 1000 × 1000 world, 1M in
+//! 10_000 × 10_000); half-size uniform in `[1, 3)`; speed uniform in `[0.5, 2)` in a random
+//! direction.
+//!
+//! ```
+//! use spatix::workload::{Agents, Layout, Sizes};
+//! let mut agents = Agents::<f32>::new(1000, Layout::Uniform, Sizes::Uniform, 7);
+//! assert_eq!(agents.len(), 1000);
+//! agents.step();
+//! assert!(agents.aabb(0).is_valid());
+//! ```
+
+use crate::{Aabb, Point, Scalar};
+
+/// A small, fast, seeded pseudo-random generator (SplitMix64): reproducible everywhere, no
+/// dependencies.
+///
+/// ```
+/// use spatix::workload::Rng;
+/// let (mut a, mut b) = (Rng::new(1), Rng::new(1));
+/// assert_eq!(a.next_u64(), b.next_u64());
+/// let x = a.range(2.0, 3.0);
+/// assert!((2.0..3.0).contains(&x));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed.
+    ///
+    /// ```
+    /// let _ = spatix::workload::Rng::new(42);
+    /// ```
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    /// The next 64 random bits.
+    ///
+    /// ```
+    /// let _ = spatix::workload::Rng::new(42).next_u64();
+    /// ```
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[0, 1)`.
+    ///
+    /// ```
+    /// assert!(spatix::workload::Rng::new(3).unit() < 1.0);
+    /// ```
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// Uniform in `[lo, hi)`.
+    ///
+    /// ```
+    /// assert!(spatix::workload::Rng::new(3).range(-1.0, 1.0) < 1.0);
+    /// ```
+    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.unit()
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    ///
+    /// ```
+    /// assert!(spatix::workload::Rng::new(3).below(10) < 10);
+    /// ```
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_u64() >> 32) * n as u64 >> 32) as usize
+    }
+
+    /// Standard normal (Box–Muller).
+    ///
+    /// ```
+    /// assert!(spatix::workload::Rng::new(3).normal().is_finite());
+    /// ```
+    pub fn normal(&mut self) -> f64 {
+        let u = 1.0 - self.unit();
+        let v = self.unit();
+        (-2.0 * u.ln()).sqrt() * (core::f64::consts::TAU * v).cos()
+    }
+}
+
+/// Where agents start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// Uniformly over the world.
+    Uniform,
+    /// In Gaussian clusters (one per 2,000 agents, at most 64, σ = side / 40).
+    Clustered,
+    /// All at the centre of the world, not moving: every pair collides.
+    Coincident,
+    /// Uniformly over a square twice the world's side centred on it, so about three in four
+    /// agents start (and keep bouncing) outside the world the index is told about.
+    OutOfWorld,
+}
+
+/// How big agents are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sizes {
+    /// Half-size uniform in `[1, 3)` on each axis.
+    Uniform,
+    /// As `Uniform`, but 1% are "dragons" with half-size uniform in `[20, 100)`.
+    Mixed,
+}
+
+/// A population of moving boxes.
+#[derive(Clone, Debug)]
+pub struct Agents<S> {
+    /// The square world to declare to a structure: `[0, side]²`.
+    pub world: Aabb<S>,
+    /// Where agents bounce: the world, or a larger square for [`Layout::OutOfWorld`].
+    pub arena: Aabb<S>,
+    /// Centres.
+    pub positions: Vec<Point<S>>,
+    /// Displacement per step.
+    pub velocities: Vec<Point<S>>,
+    /// Half width and half height.
+    pub half_extents: Vec<Point<S>>,
+}
+
+impl<S: Scalar> Agents<S> {
+    /// Side of the world for `n` agents: `1000 · sqrt(n / 10_000)`, at least 10.
+    ///
+    /// ```
+    /// use spatix::workload::Agents;
+    /// assert_eq!(Agents::<f64>::world_side(1_000_000), 10_000.0);
+    /// ```
+    pub fn world_side(n: usize) -> f64 {
+        (1000.0 * (n as f64 / 10_000.0).sqrt()).max(10.0)
+    }
+
+    /// `n` agents, reproducibly from `seed`.
+    ///
+    /// ```
+    /// use spatix::workload::{Agents, Layout, Sizes};
+    /// let a = Agents::<f64>::new(100, Layout::Clustered, Sizes::Mixed, 1);
+    /// let b = Agents::<f64>::new(100, Layout::Clustered, Sizes::Mixed, 1);
+    /// assert_eq!(a.positions, b.positions);
+    /// ```
+    pub fn new(n: usize, layout: Layout, sizes: Sizes, seed: u64) -> Self {
+        let side = Self::world_side(n);
+        let mut rng = Rng::new(seed);
+        let square = |lo: f64, hi: f64| Aabb {
+            min: Point::new(S::from_f64(lo), S::from_f64(lo)),
+            max: Point::new(S::from_f64(hi), S::from_f64(hi)),
+        };
+        let world = square(0.0, side);
+        let arena = match layout {
+            Layout::OutOfWorld => square(-side / 2.0, side * 1.5),
+            _ => world,
+        };
+        let (lo, hi) = (arena.min.x.to_f64(), arena.max.x.to_f64());
+        let clusters: Vec<(f64, f64)> = (0..(n / 2000).clamp(1, 64))
+            .map(|_| (rng.range(0.1, 0.9) * side, rng.range(0.1, 0.9) * side))
+            .collect();
+        let mut agents = Self {
+            world,
+            arena,
+            positions: Vec::with_capacity(n),
+            velocities: Vec::with_capacity(n),
+            half_extents: Vec::with_capacity(n),
+        };
+        for _ in 0..n {
+            let dragon = sizes == Sizes::Mixed && rng.unit() < 0.01;
+            let (h_lo, h_hi) = if dragon { (20.0, 100.0) } else { (1.0, 3.0) };
+            let half = (rng.range(h_lo, h_hi), rng.range(h_lo, h_hi));
+            let (x, y) = match layout {
+                Layout::Uniform | Layout::OutOfWorld => (rng.range(lo, hi), rng.range(lo, hi)),
+                Layout::Clustered => {
+                    let (cx, cy) = clusters[rng.below(clusters.len())];
+                    let sigma = side / 40.0;
+                    (
+                        (cx + sigma * rng.normal()).clamp(lo, hi),
+                        (cy + sigma * rng.normal()).clamp(lo, hi),
+                    )
+                }
+                Layout::Coincident => (side / 2.0, side / 2.0),
+            };
+            let (speed, angle) = match layout {
+                Layout::Coincident => (0.0, 0.0),
+                _ => (rng.range(0.5, 2.0), rng.range(0.0, core::f64::consts::TAU)),
+            };
+            agents
+                .positions
+                .push(Point::new(S::from_f64(x), S::from_f64(y)));
+            agents.velocities.push(Point::new(
+                S::from_f64(speed * angle.cos()),
+                S::from_f64(speed * angle.sin()),
+            ));
+            agents
+                .half_extents
+                .push(Point::new(S::from_f64(half.0), S::from_f64(half.1)));
+        }
+        agents
+    }
+
+    /// Number of agents.
+    ///
+    /// ```
+    /// # use spatix::workload::{Agents, Layout, Sizes};
+    /// assert!(Agents::<f32>::new(0, Layout::Uniform, Sizes::Uniform, 0).is_empty());
+    /// ```
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Whether there are no agents.
+    ///
+    /// ```
+    /// # use spatix::workload::{Agents, Layout, Sizes};
+    /// assert!(!Agents::<f32>::new(5, Layout::Uniform, Sizes::Uniform, 0).is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// Agent `i`'s box.
+    ///
+    /// ```
+    /// # use spatix::workload::{Agents, Layout, Sizes};
+    /// let a = Agents::<f32>::new(5, Layout::Uniform, Sizes::Uniform, 0);
+    /// assert!(a.aabb(4).contains_point(a.positions[4]));
+    /// ```
+    #[inline]
+    pub fn aabb(&self, i: usize) -> Aabb<S> {
+        let (p, h) = (self.positions[i], self.half_extents[i]);
+        Aabb {
+            min: Point::new(p.x - h.x, p.y - h.y),
+            max: Point::new(p.x + h.x, p.y + h.y),
+        }
+    }
+
+    /// Every agent's box, in order.
+    ///
+    /// ```
+    /// # use spatix::workload::{Agents, Layout, Sizes};
+    /// let a = Agents::<f64>::new(5, Layout::Uniform, Sizes::Uniform, 0);
+    /// assert_eq!(a.boxes().count(), 5);
+    /// ```
+    pub fn boxes(&self) -> impl ExactSizeIterator<Item = Aabb<S>> + '_ {
+        (0..self.len()).map(|i| self.aabb(i))
+    }
+
+    /// Moves every agent by its velocity; an agent whose centre has crossed an arena edge
+    /// while heading out turns back.
+    ///
+    /// ```
+    /// # use spatix::workload::{Agents, Layout, Sizes};
+    /// let mut a = Agents::<f32>::new(100, Layout::Uniform, Sizes::Uniform, 0);
+    /// for _ in 0..10_000 { a.step(); }
+    /// assert!(a.positions.iter().all(|p| a.arena.contains_point(*p)
+    ///     || (p.x - a.arena.min.x).abs() < 2.0 || (p.x - a.arena.max.x).abs() < 2.0
+    ///     || (p.y - a.arena.min.y).abs() < 2.0 || (p.y - a.arena.max.y).abs() < 2.0));
+    /// ```
+    pub fn step(&mut self) {
+        let arena = self.arena;
+        for (p, v) in self.positions.iter_mut().zip(&mut self.velocities) {
+            p.x = p.x + v.x;
+            p.y = p.y + v.y;
+            if (p.x < arena.min.x && v.x < S::ZERO) || (p.x > arena.max.x && v.x > S::ZERO) {
+                v.x = -v.x;
+            }
+            if (p.y < arena.min.y && v.y < S::ZERO) || (p.y > arena.max.y && v.y > S::ZERO) {
+                v.y = -v.y;
+            }
+        }
+    }
+}
