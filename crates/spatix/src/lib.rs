@@ -44,6 +44,7 @@ mod handle;
 mod index;
 mod nearest;
 mod pool;
+mod quadtree;
 pub mod workload;
 
 pub use brute::BruteForce;
@@ -52,3 +53,4 @@ pub use geom::{Aabb, Point, Scalar};
 pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex};
 pub use nearest::{Neighbor, Workspace};
+pub use quadtree::{NodeKind, Quadtree, QuadtreeConfig};

@@ -160,3 +160,45 @@ impl Iterator for Items<'_> {
         Some(link.item)
     }
 }
+
+/// A stack that keeps its first `N` entries inline (on the caller's stack) and spills to the
+/// heap only beyond that: the seed's "fixed buffer before the heap" for explicit-stack
+/// traversals. Sized so that the default configurations never spill.
+pub(crate) struct InlineStack<E, const N: usize> {
+    inline: [E; N],
+    len: usize,
+    spill: Vec<E>,
+}
+
+impl<E: Copy + Default, const N: usize> InlineStack<E, N> {
+    #[inline]
+    pub(crate) fn new() -> Self {
+        Self {
+            inline: [E::default(); N],
+            len: 0,
+            spill: Vec::new(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, e: E) {
+        if self.len < N {
+            self.inline[self.len] = e;
+            self.len += 1;
+        } else {
+            self.spill.push(e);
+        }
+    }
+
+    #[inline]
+    pub(crate) fn pop(&mut self) -> Option<E> {
+        if let Some(e) = self.spill.pop() {
+            return Some(e);
+        }
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        Some(self.inline[self.len])
+    }
+}

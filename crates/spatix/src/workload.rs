@@ -75,7 +75,7 @@ impl Rng {
     /// assert!(spatix::workload::Rng::new(3).below(10) < 10);
     /// ```
     pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() >> 32) * n as u64 >> 32) as usize
+        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
     }
 
     /// Standard normal (Box–Muller).

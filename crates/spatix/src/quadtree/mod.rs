@@ -1,0 +1,523 @@
+//! The tight quadtree of seed 001 §1: 8-byte nodes, elements in every leaf they overlap.
+
+mod mutate;
+mod pairs;
+mod query;
+#[cfg(test)]
+mod tests;
+mod validate;
+
+use core::ops::ControlFlow;
+
+use crate::handle::{NIL, Slots};
+use crate::pool::{InlineStack, ListPool};
+use crate::{Aabb, Error, Handle, Item, Iter, Neighbor, Point, Scalar, SpatialIndex, Workspace};
+
+/// Tuning parameters of a [`Quadtree`].
+///
+/// # Example
+/// ```
+/// use spatix::QuadtreeConfig;
+/// let config = QuadtreeConfig { max_elements: 16, ..QuadtreeConfig::default() };
+/// assert!(config.validate().is_ok());
+/// assert!(QuadtreeConfig { max_depth: 99, ..config }.validate().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuadtreeConfig {
+    /// A leaf holding more elements than this splits (unless it is at `max_depth`).
+    /// Default 8, the seed's measured best. Range 1..=65536.
+    pub max_elements: u32,
+    /// Depth of the deepest leaves (the root is depth 0). Default 8. Range 0..=30.
+    /// Required even for points: coincident points would otherwise split forever. Choose it
+    /// so that the smallest cell is slightly larger than a typical element.
+    pub max_depth: u32,
+}
+
+impl Default for QuadtreeConfig {
+    fn default() -> Self {
+        Self {
+            max_elements: 8,
+            max_depth: 8,
+        }
+    }
+}
+
+impl QuadtreeConfig {
+    /// The deepest tree a configuration may ask for: past this, floats stop halving usefully.
+    ///
+    /// ```
+    /// assert_eq!(spatix::QuadtreeConfig::MAX_DEPTH, 30);
+    /// ```
+    pub const MAX_DEPTH: u32 = 30;
+
+    /// The default split threshold with the depth limit the seed recommends: leaves at the
+    /// depth limit about six typical element sizes wide (measured best on the agents
+    /// workload at 100k and 1M; a smaller cell lists more elements in several leaves).
+    ///
+    /// ```
+    /// use spatix::{Aabb, Point, QuadtreeConfig};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10_000.0, 10_000.0))?;
+    /// assert_eq!(QuadtreeConfig::for_element_size(&world, 4.0).max_depth, 8);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn for_element_size<S: Scalar>(world: &Aabb<S>, typical_size: S) -> Self {
+        let size = world.size();
+        let side = size.x.max_s(size.y).to_f64();
+        let leaf = 6.0 * typical_size.to_f64();
+        let depth = if leaf > 0.0 && side > leaf {
+            (side / leaf).log2().floor().min(f64::from(Self::MAX_DEPTH)) as u32
+        } else {
+            0
+        };
+        Self {
+            max_depth: depth,
+            ..Self::default()
+        }
+    }
+
+    /// Checks the parameters' ranges.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the parameter out of range.
+    ///
+    /// ```
+    /// use spatix::QuadtreeConfig;
+    /// assert!(QuadtreeConfig { max_elements: 0, max_depth: 8 }.validate().is_err());
+    /// ```
+    pub fn validate(&self) -> Result<(), Error> {
+        if !(1..=65536).contains(&self.max_elements) {
+            return Err(Error::InvalidParameter("max_elements must be in 1..=65536"));
+        }
+        if self.max_depth > Self::MAX_DEPTH {
+            return Err(Error::InvalidParameter("max_depth must be at most 30"));
+        }
+        Ok(())
+    }
+}
+
+/// What [`Quadtree::traverse`] says about a node.
+///
+/// ```
+/// use spatix::NodeKind;
+/// assert_ne!(NodeKind::Branch, NodeKind::Leaf { elements: 0 });
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// A node with four children.
+    Branch,
+    /// A node with an element list.
+    Leaf {
+        /// How many elements the leaf lists.
+        elements: usize,
+    },
+}
+
+/// Marks a branch in [`Node::count`].
+const BRANCH: u32 = u32::MAX;
+
+/// A quadtree node, exactly as seed 001 lays it out: 8 bytes, no box (boxes are computed on
+/// the way down from the root's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+struct Node {
+    /// Branch: index of the first of its four contiguous children.
+    /// Leaf: head of its element list in the list pool ([`NIL`] when empty).
+    /// Free group: the next free group.
+    first_child: u32,
+    /// Leaf: number of elements. Branch: [`BRANCH`].
+    count: u32,
+}
+
+const _: () = assert!(size_of::<Node>() == 8);
+
+const EMPTY_LEAF: Node = Node {
+    first_child: NIL,
+    count: 0,
+};
+
+/// Sides of a node's box that lie on the world's border.
+const LEFT: u8 = 1;
+const RIGHT: u8 = 2;
+const BOTTOM: u8 = 4;
+const TOP: u8 = 8;
+
+/// A node with the box and depth computed on the way down, as traversals carry it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Frame<S> {
+    aabb: Aabb<S>,
+    node: u32,
+    depth: u8,
+    /// Which sides lie on the world's border (elements beyond them are clamped onto them).
+    edges: u8,
+}
+
+/// Explicit traversal stack: 3 pending siblings per level plus 4, inline for the default
+/// depth, so the common case never touches the heap.
+type Stack<S> = InlineStack<Frame<S>, 32>;
+
+impl<S: Scalar> Frame<S> {
+    fn root(world: Aabb<S>) -> Self {
+        Self {
+            aabb: world,
+            node: 0,
+            depth: 0,
+            edges: LEFT | RIGHT | BOTTOM | TOP,
+        }
+    }
+
+    /// The four children (0: lower left, 1: lower right, 2: upper left, 3: upper right),
+    /// whose nodes start at `first_child`.
+    #[inline]
+    fn children(&self, first_child: u32) -> [Self; 4] {
+        let b = self.aabb;
+        // Clamped so that rounding (subnormals) can never put a child outside its parent.
+        let c = b.center();
+        let mid = Point::new(
+            c.x.max_s(b.min.x).min_s(b.max.x),
+            c.y.max_s(b.min.y).min_s(b.max.y),
+        );
+        let depth = self.depth + 1;
+        let make = |i: u32| {
+            let right = i & 1 == 1;
+            let top = i & 2 == 2;
+            let (x0, x1) = if right {
+                (mid.x, b.max.x)
+            } else {
+                (b.min.x, mid.x)
+            };
+            let (y0, y1) = if top {
+                (mid.y, b.max.y)
+            } else {
+                (b.min.y, mid.y)
+            };
+            let keep = (if right { RIGHT } else { LEFT }) | (if top { TOP } else { BOTTOM });
+            Self {
+                aabb: Aabb {
+                    min: Point::new(x0, y0),
+                    max: Point::new(x1, y1),
+                },
+                node: first_child + i,
+                depth,
+                edges: self.edges & keep,
+            }
+        };
+        [make(0), make(1), make(2), make(3)]
+    }
+
+    /// Whether this node owns the point `q` (which lies in the world): the half-open box,
+    /// closed on the world's far border. Sibling nodes own disjoint parts of their parent, so
+    /// exactly one leaf owns any point of the world. Used to report each result once.
+    #[inline]
+    fn owns(&self, q: Point<S>) -> bool {
+        q.x >= self.aabb.min.x
+            && (q.x < self.aabb.max.x || self.edges & RIGHT != 0)
+            && q.y >= self.aabb.min.y
+            && (q.y < self.aabb.max.y || self.edges & TOP != 0)
+    }
+
+    /// Whether a (clamped) box lies strictly inside [`Frame::reach`]: then every leaf it
+    /// overlaps lies beneath this node.
+    #[inline]
+    fn fits(&self, c: &Aabb<S>) -> bool {
+        let r = self.reach();
+        r.min.x < c.min.x && c.max.x < r.max.x && r.min.y < c.min.y && c.max.y < r.max.y
+    }
+
+    /// The box grown to infinity across world-border sides: it contains the true position of
+    /// every element filed here, even one outside the world. Used for distance bounds.
+    #[inline]
+    fn reach(&self) -> Aabb<S> {
+        let mut r = self.aabb;
+        if self.edges & LEFT != 0 {
+            r.min.x = -S::INFINITY;
+        }
+        if self.edges & RIGHT != 0 {
+            r.max.x = S::INFINITY;
+        }
+        if self.edges & BOTTOM != 0 {
+            r.min.y = -S::INFINITY;
+        }
+        if self.edges & TOP != 0 {
+            r.max.y = S::INFINITY;
+        }
+        r
+    }
+}
+
+/// The tight quadtree of seed 001 §1: each element is stored once, and listed in every leaf
+/// its box overlaps.
+///
+/// The layout is the seed's: 8-byte nodes (`first_child`, `count`) in one array, the four
+/// children of a branch contiguous, freed child groups recycled as units through a free list;
+/// node boxes never stored but computed on the way down from the world box; each leaf a
+/// singly linked list of 8-byte element nodes in one shared, free-listed pool; explicit-stack
+/// traversals that stay off the heap. A running simulation stops allocating once warm.
+///
+/// # When to use it
+/// Uneven density with elements of similar size: the tree spends resolution where the
+/// elements are. For even density a [`UniformGrid`](crate::UniformGrid) is simpler and usually
+/// faster; for sizes that vary by orders of magnitude, large elements are listed in many
+/// leaves here.
+///
+/// # Complexity
+/// Insert: O(depth + leaves overlapped). Remove: O(leaves overlapped), starting from the
+/// element's home node. Update: O(1) when the element stays inside its only leaf (no
+/// traversal at all), else a traversal from its home node (from the root only when it leaves
+/// that node) that writes only to the leaves whose membership changes. Query: O(depth + leaves visited + elements in them). `for_each_pair`: one pass
+/// over the leaves, O(Σ leaf size²) pair tests. `maintain`: O(nodes).
+///
+/// Memory per element: the element's box, value and generation, 24 bytes (f32) of home
+/// node, 8 bytes per leaf it is listed in, plus 8 bytes per node (about 1 node per
+/// 3–4 elements at the default split threshold). See the benchmarks for measured figures.
+///
+/// # Errors
+/// Invalid boxes give [`Error::InvalidAabb`]; stale handles `None`/[`Error::StaleHandle`];
+/// elements outside the world are clamped onto its border leaves, so they are still stored
+/// and found (but crowd those leaves).
+///
+/// # Example
+/// ```
+/// use core::ops::ControlFlow;
+/// use spatix::{Aabb, Point, Quadtree, SpatialIndex};
+/// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(256.0, 256.0))?;
+/// let mut tree = Quadtree::new(world)?;
+/// let h = tree.insert(Aabb::new(Point::new(10.0, 10.0), Point::new(12.0, 12.0))?, "agent")?;
+/// tree.update(h, Aabb::new(Point::new(11.0, 10.0), Point::new(13.0, 12.0))?)?;
+/// let mut hits = 0;
+/// let area = Aabb::new(Point::new(0.0, 0.0), Point::new(11.0, 11.0))?;
+/// let _ = tree.query(&area, |_| { hits += 1; ControlFlow::Continue(()) });
+/// assert_eq!(hits, 1);
+/// tree.maintain(); // once per frame
+/// # Ok::<(), spatix::Error>(())
+/// ```
+///
+/// # See also
+/// [`UniformGrid`](crate::UniformGrid) for even density, [`BruteForce`](crate::BruteForce)
+/// for tiny sets.
+#[derive(Clone, Debug)]
+pub struct Quadtree<S, T> {
+    world: Aabb<S>,
+    config: QuadtreeConfig,
+    /// Node 0 is the root; then groups of four children.
+    nodes: Vec<Node>,
+    /// Head of the list of freed child groups (linked through their first node).
+    free_group: u32,
+    /// Element nodes of every leaf.
+    links: ListPool,
+    slots: Slots<S, T>,
+    /// By slot: the element's home, the deepest node that holds every leaf it overlaps (a
+    /// leaf when it overlaps one). Updates start there instead of at the root. A home stays
+    /// valid through splits, and is never freed while the element is listed beneath it.
+    homes: Vec<Frame<S>>,
+}
+
+impl<S: Scalar, T> Quadtree<S, T> {
+    /// An empty tree over `world` with the default [`QuadtreeConfig`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidAabb`] if `world` is not a valid box.
+    ///
+    /// ```
+    /// use spatix::{Aabb, Point, Quadtree, SpatialIndex};
+    /// let world = Aabb::new(Point::new(0.0f64, 0.0), Point::new(100.0, 100.0))?;
+    /// let tree = Quadtree::<f64, u32>::new(world)?;
+    /// assert!(tree.is_empty());
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn new(world: Aabb<S>) -> Result<Self, Error> {
+        Self::with_config(world, QuadtreeConfig::default())
+    }
+
+    /// An empty tree over `world` with the given parameters.
+    ///
+    /// # Errors
+    /// [`Error::InvalidAabb`] for an invalid world, [`Error::InvalidParameter`] for
+    /// parameters out of range.
+    ///
+    /// ```
+    /// use spatix::{Aabb, Point, Quadtree, QuadtreeConfig};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// let config = QuadtreeConfig { max_elements: 4, max_depth: 6 };
+    /// let tree = Quadtree::<f32, ()>::with_config(world, config)?;
+    /// assert_eq!(tree.config(), config);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn with_config(world: Aabb<S>, config: QuadtreeConfig) -> Result<Self, Error> {
+        let world = world.validated()?;
+        config.validate()?;
+        Ok(Self {
+            world,
+            config,
+            nodes: vec![EMPTY_LEAF],
+            free_group: NIL,
+            links: ListPool::default(),
+            slots: Slots::default(),
+            homes: Vec::new(),
+        })
+    }
+
+    /// The world box given at construction.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, Point, Quadtree};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1.0, 1.0))?;
+    /// assert_eq!(Quadtree::<f32, ()>::new(world)?.world(), world);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn world(&self) -> Aabb<S> {
+        self.world
+    }
+
+    /// The parameters given at construction.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, Point, Quadtree, QuadtreeConfig};
+    /// # let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1.0, 1.0))?;
+    /// assert_eq!(Quadtree::<f32, ()>::new(world)?.config(), QuadtreeConfig::default());
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn config(&self) -> QuadtreeConfig {
+        self.config
+    }
+
+    /// Visits every node, parents before children, with its computed box, its depth and its
+    /// kind, e.g. to draw the tree.
+    ///
+    /// ```
+    /// use spatix::{Aabb, NodeKind, Point, Quadtree, SpatialIndex};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(64.0, 64.0))?;
+    /// let mut tree = Quadtree::new(world)?;
+    /// for i in 0..20 {
+    ///     tree.insert(Aabb::point(Point::new(i as f32, i as f32))?, i)?;
+    /// }
+    /// let mut leaves = 0;
+    /// tree.traverse(|_aabb, _depth, kind| {
+    ///     if let NodeKind::Leaf { .. } = kind { leaves += 1 }
+    /// });
+    /// assert!(leaves >= 4);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn traverse(&self, mut visit: impl FnMut(&Aabb<S>, u32, NodeKind)) {
+        let mut stack = Stack::new();
+        stack.push(Frame::root(self.world));
+        while let Some(f) = stack.pop() {
+            let node = self.nodes[f.node as usize];
+            if node.count == BRANCH {
+                visit(&f.aabb, u32::from(f.depth), NodeKind::Branch);
+                for child in f.children(node.first_child).into_iter().rev() {
+                    stack.push(child);
+                }
+            } else {
+                let elements = node.count as usize;
+                visit(&f.aabb, u32::from(f.depth), NodeKind::Leaf { elements });
+            }
+        }
+    }
+
+    /// The element's box clamped into the world: where it is filed.
+    #[inline]
+    fn filed_box(&self, aabb: &Aabb<S>) -> Aabb<S> {
+        aabb.clamped_to(&self.world)
+    }
+}
+
+impl<S: Scalar, T> SpatialIndex<S, T> for Quadtree<S, T> {
+    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        let aabb = aabb.validated()?;
+        let slot = self.slots.insert(aabb, value)?;
+        let i = slot as usize;
+        if self.homes.len() <= i {
+            self.homes.resize(i + 1, Frame::default());
+        }
+        let filed = self.filed_box(&aabb);
+        self.refile(slot, Frame::root(self.world), None, Some(filed));
+        Ok(self.slots.handle(slot))
+    }
+
+    fn remove(&mut self, handle: Handle) -> Option<T> {
+        let slot = self.slots.slot_of(handle)?;
+        let filed = self.filed_box(self.slots.aabb(slot));
+        self.refile(slot, self.homes[slot as usize], Some(filed), None);
+        Some(self.slots.remove(slot))
+    }
+
+    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
+        let aabb = aabb.validated()?;
+        let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
+        let new = self.filed_box(&aabb);
+        let home = self.homes[slot as usize];
+        let start = if home.fits(&new) {
+            if self.nodes[home.node as usize].count != BRANCH {
+                // Still inside its only leaf: nothing but the box changes.
+                self.slots.set_aabb(slot, aabb);
+                return Ok(());
+            }
+            home
+        } else {
+            Frame::root(self.world)
+        };
+        let old = self.filed_box(self.slots.aabb(slot));
+        // The new box goes in first: a leaf split during the refiling reads it.
+        self.slots.set_aabb(slot, aabb);
+        self.refile(slot, start, Some(old), Some(new));
+        Ok(())
+    }
+
+    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
+        self.slots.slot_of(handle).map(|slot| self.slots.item(slot))
+    }
+
+    fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn clear(&mut self) {
+        self.nodes.truncate(1);
+        self.nodes[0] = EMPTY_LEAF;
+        self.free_group = NIL;
+        self.links.clear();
+        self.slots.clear();
+    }
+
+    fn iter(&self) -> Iter<'_, S, T> {
+        self.slots.iter()
+    }
+
+    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.query_impl(area, visit)
+    }
+
+    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.pairs_impl(visit)
+    }
+
+    fn nearest<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+    ) -> &'w [Neighbor<S>] {
+        self.nearest_impl(point, k, workspace)
+    }
+
+    fn maintain(&mut self) {
+        self.collapse_empty_branches();
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.nodes.capacity() * size_of::<Node>()
+            + self.links.memory_bytes()
+            + self.slots.memory_bytes()
+            + self.homes.capacity() * size_of::<Frame<S>>()
+    }
+
+    fn check_invariants(&self) -> Result<(), Error> {
+        self.validate()
+    }
+}

@@ -1,0 +1,165 @@
+//! Filing elements in leaves, splitting leaves, and the deferred collapse of empty branches.
+
+use super::{BRANCH, EMPTY_LEAF, Frame, Node, Quadtree, Stack};
+use crate::handle::NIL;
+use crate::pool::InlineStack;
+use crate::{Aabb, Scalar};
+
+/// Marks the nodes of a freed child group (its first node links to the next free group).
+pub(super) const FREE: u32 = u32::MAX - 1;
+
+impl<S: Scalar, T> Quadtree<S, T> {
+    /// Moves element `slot` from the leaves overlapping `old` to those overlapping `new`
+    /// (either may be `None`: insert, remove) in one traversal from `start` (a node that
+    /// holds every leaf of both) that writes only to the leaves whose membership changes,
+    /// splitting leaves that overflow. Then sets the element's home.
+    pub(super) fn refile(
+        &mut self,
+        slot: u32,
+        start: Frame<S>,
+        old: Option<Aabb<S>>,
+        new: Option<Aabb<S>>,
+    ) {
+        let touches = |f: &Frame<S>, b: &Option<Aabb<S>>| b.is_some_and(|b| b.intersects(&f.aabb));
+        let mut stack = Stack::new();
+        stack.push(start);
+        while let Some(f) = stack.pop() {
+            let node = self.nodes[f.node as usize];
+            if node.count == BRANCH {
+                for child in f.children(node.first_child) {
+                    if touches(&child, &old) || touches(&child, &new) {
+                        stack.push(child);
+                    }
+                }
+                continue;
+            }
+            let leaf = &mut self.nodes[f.node as usize];
+            match (touches(&f, &old), touches(&f, &new)) {
+                (true, false) => {
+                    let found = self.links.remove(&mut leaf.first_child, slot);
+                    debug_assert!(found, "element {slot} missing from a leaf it overlaps");
+                    leaf.count -= 1;
+                }
+                (false, true) => {
+                    self.links.push(&mut leaf.first_child, slot);
+                    leaf.count += 1;
+                    if leaf.count > self.config.max_elements
+                        && u32::from(f.depth) < self.config.max_depth
+                    {
+                        self.split(f);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(new) = new {
+            self.homes[slot as usize] = self.descend(start, &new);
+        }
+    }
+
+    /// The deepest node at or below `f` that strictly holds the (clamped) box `c`.
+    fn descend(&self, mut f: Frame<S>, c: &Aabb<S>) -> Frame<S> {
+        loop {
+            let node = self.nodes[f.node as usize];
+            if node.count != BRANCH {
+                return f;
+            }
+            match f
+                .children(node.first_child)
+                .into_iter()
+                .find(|ch| ch.fits(c))
+            {
+                Some(child) => f = child,
+                None => return f,
+            }
+        }
+    }
+
+    /// Turns an overflowing leaf into a branch with four children and moves its element
+    /// nodes down (relinking them, allocating only for elements that straddle children);
+    /// children that still overflow split in turn, down to `max_depth`.
+    fn split(&mut self, f: Frame<S>) {
+        let mut at = self.nodes[f.node as usize].first_child;
+        let group = self.alloc_group();
+        self.nodes[f.node as usize] = Node {
+            first_child: group,
+            count: BRANCH,
+        };
+        let children = f.children(group);
+        while at != NIL {
+            let link = self.links.link(at);
+            let e = link.item;
+            let c = self.filed_box(self.slots.aabb(e));
+            let mut placed = 0;
+            for child in &children {
+                if !c.intersects(&child.aabb) {
+                    continue;
+                }
+                let node = &mut self.nodes[child.node as usize];
+                if placed == 0 {
+                    self.links.set_next(at, node.first_child);
+                    node.first_child = at;
+                } else {
+                    self.links.push(&mut node.first_child, e);
+                }
+                node.count += 1;
+                placed += 1;
+            }
+            debug_assert!(placed > 0, "children tile their parent");
+            at = link.next;
+        }
+        for child in children {
+            if self.nodes[child.node as usize].count > self.config.max_elements
+                && u32::from(child.depth) < self.config.max_depth
+            {
+                self.split(child);
+            }
+        }
+    }
+
+    /// Four empty leaves, contiguous: a recycled group if one is free.
+    fn alloc_group(&mut self) -> u32 {
+        if self.free_group != NIL {
+            let group = self.free_group;
+            let g = group as usize;
+            self.free_group = self.nodes[g].first_child;
+            self.nodes[g..g + 4].fill(EMPTY_LEAF);
+            group
+        } else {
+            let group = self.nodes.len() as u32;
+            self.nodes.extend_from_slice(&[EMPTY_LEAF; 4]);
+            group
+        }
+    }
+
+    /// The seed's deferred cleanup: every branch whose four children are all empty leaves
+    /// becomes an empty leaf, and the child group goes on the free list. One level per call
+    /// (a branch emptied by this pass collapses on the next), the root never.
+    pub(super) fn collapse_empty_branches(&mut self) {
+        if self.nodes[0].count != BRANCH {
+            return;
+        }
+        let mut stack = InlineStack::<u32, 128>::new();
+        stack.push(0);
+        while let Some(n) = stack.pop() {
+            let group = self.nodes[n as usize].first_child;
+            let g = group as usize;
+            let children = &self.nodes[g..g + 4];
+            if children.iter().all(|c| c.count == 0) {
+                self.nodes[n as usize] = EMPTY_LEAF;
+                self.nodes[g..g + 4].fill(Node {
+                    first_child: NIL,
+                    count: FREE,
+                });
+                self.nodes[g].first_child = self.free_group;
+                self.free_group = group;
+            } else {
+                for (i, c) in children.iter().enumerate() {
+                    if c.count == BRANCH {
+                        stack.push(group + i as u32);
+                    }
+                }
+            }
+        }
+    }
+}

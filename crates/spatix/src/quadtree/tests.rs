@@ -1,0 +1,229 @@
+//! Focused unit tests of the tight quadtree's mechanics (the shared conformance suite covers
+//! the contract).
+
+use core::ops::ControlFlow;
+
+use super::{Node, Quadtree, QuadtreeConfig};
+use crate::{Aabb, BruteForce, Error, NodeKind, Point, SpatialIndex, Workspace};
+
+fn world() -> Aabb<f64> {
+    Aabb::new(Point::new(0.0, 0.0), Point::new(64.0, 64.0)).unwrap()
+}
+
+fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
+    Aabb::new(Point::new(x0, y0), Point::new(x1, y1)).unwrap()
+}
+
+fn leaves(tree: &Quadtree<f64, u32>) -> usize {
+    let mut n = 0;
+    tree.traverse(|_, _, kind| n += usize::from(matches!(kind, NodeKind::Leaf { .. })));
+    n
+}
+
+fn pair_count<I: SpatialIndex<f64, u32>>(index: &I) -> usize {
+    let mut n = 0;
+    let _ = index.for_each_pair(|_, _| {
+        n += 1;
+        ControlFlow::Continue(())
+    });
+    n
+}
+
+#[test]
+fn node_is_eight_bytes() {
+    assert_eq!(size_of::<Node>(), 8);
+}
+
+#[test]
+fn splits_past_the_threshold_and_collapses_lazily() {
+    let mut tree = Quadtree::new(world()).unwrap();
+    let mut handles = Vec::new();
+    for i in 0..9u32 {
+        let x = f64::from(i) * 7.0 + 0.5;
+        handles.push(tree.insert(bx(x, x, x + 1.0, x + 1.0), i).unwrap());
+        tree.check_invariants().unwrap();
+    }
+    assert!(leaves(&tree) > 1, "nine elements split a leaf of eight");
+    for h in handles {
+        tree.remove(h).unwrap();
+        tree.check_invariants().unwrap();
+    }
+    assert!(leaves(&tree) > 1, "removal alone does not collapse");
+    for _ in 0..8 {
+        tree.maintain();
+        tree.check_invariants().unwrap();
+    }
+    assert_eq!(
+        leaves(&tree),
+        1,
+        "maintain collapses one level per call down to the root"
+    );
+}
+
+#[test]
+fn freed_groups_are_reused() {
+    let mut tree = Quadtree::new(world()).unwrap();
+    for round in 0..5u32 {
+        let hs: Vec<_> = (0..40u32)
+            .map(|i| {
+                let x = f64::from(i % 8) * 8.0 + 1.0;
+                let y = f64::from(i / 8) * 8.0 + 1.0;
+                tree.insert(bx(x, y, x + 2.0, y + 2.0), i + round).unwrap()
+            })
+            .collect();
+        let nodes_after_fill = tree.nodes.len();
+        for h in hs {
+            tree.remove(h);
+        }
+        for _ in 0..10 {
+            tree.maintain();
+        }
+        tree.check_invariants().unwrap();
+        if round > 0 {
+            assert_eq!(tree.nodes.len(), nodes_after_fill, "no new nodes once warm");
+        }
+    }
+}
+
+#[test]
+fn update_inside_the_leaf_only_moves_the_box() {
+    let mut tree = Quadtree::new(world()).unwrap();
+    for i in 0..30u32 {
+        let x = f64::from(i % 6) * 10.0 + 2.0;
+        let y = f64::from(i / 6) * 10.0 + 2.0;
+        tree.insert(bx(x, y, x + 1.0, y + 1.0), i).unwrap();
+    }
+    let h = tree.insert(bx(33.0, 33.0, 34.0, 34.0), 99).unwrap();
+    let nodes = tree.nodes.clone();
+    let links = tree.links.in_use();
+    let home = tree.homes[h.slot() as usize];
+    assert!(home.fits(&bx(33.2, 33.2, 34.2, 34.2)));
+    assert_ne!(
+        tree.nodes[home.node as usize].count,
+        super::BRANCH,
+        "its home is its leaf"
+    );
+    tree.update(h, bx(33.2, 33.2, 34.2, 34.2)).unwrap();
+    assert_eq!(tree.nodes, nodes);
+    assert_eq!(tree.links.in_use(), links);
+    tree.check_invariants().unwrap();
+}
+
+#[test]
+fn coincident_points_stop_at_the_depth_limit() {
+    let config = QuadtreeConfig {
+        max_elements: 2,
+        max_depth: 5,
+    };
+    let mut tree = Quadtree::with_config(world(), config).unwrap();
+    let mut oracle = BruteForce::new();
+    for i in 0..200u32 {
+        tree.insert(bx(10.0, 10.0, 10.0, 10.0), i).unwrap();
+        oracle.insert(bx(10.0, 10.0, 10.0, 10.0), i).unwrap();
+    }
+    tree.check_invariants().unwrap();
+    assert_eq!(pair_count(&tree), 200 * 199 / 2);
+    assert_eq!(pair_count(&oracle), 200 * 199 / 2);
+}
+
+#[test]
+fn elements_on_split_lines_and_outside_the_world_are_found_once() {
+    let mut tree = Quadtree::with_config(
+        world(),
+        QuadtreeConfig {
+            max_elements: 1,
+            max_depth: 6,
+        },
+    )
+    .unwrap();
+    let mut oracle = BruteForce::new();
+    let boxes = [
+        bx(32.0, 32.0, 32.0, 32.0),
+        bx(16.0, 0.0, 48.0, 64.0),
+        bx(-10.0, -10.0, -5.0, -5.0),
+        bx(70.0, 10.0, 80.0, 20.0),
+        bx(-100.0, 30.0, 200.0, 31.0),
+        bx(64.0, 64.0, 64.0, 64.0),
+        bx(0.0, 0.0, 8.0, 8.0),
+    ];
+    for (i, b) in boxes.iter().enumerate() {
+        tree.insert(*b, i as u32).unwrap();
+        oracle.insert(*b, i as u32).unwrap();
+        tree.check_invariants().unwrap();
+    }
+    assert_eq!(pair_count(&tree), pair_count(&oracle));
+    for area in [
+        bx(-20.0, -20.0, -6.0, -6.0),
+        bx(75.0, 0.0, 90.0, 15.0),
+        bx(0.0, 0.0, 64.0, 64.0),
+        bx(32.0, 32.0, 32.0, 32.0),
+    ] {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let _ = tree.query(&area, |it| {
+            a.push(*it.value);
+            ControlFlow::Continue(())
+        });
+        let _ = oracle.query(&area, |it| {
+            b.push(*it.value);
+            ControlFlow::Continue(())
+        });
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b, "query {area:?}");
+    }
+    let mut ws = Workspace::new();
+    let far = tree.nearest(Point::new(-50.0, -50.0), 2, &mut ws).to_vec();
+    let expect = oracle
+        .nearest(Point::new(-50.0, -50.0), 2, &mut ws)
+        .to_vec();
+    assert_eq!(
+        far.iter().map(|n| n.distance_2).collect::<Vec<_>>(),
+        expect.iter().map(|n| n.distance_2).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn bad_parameters_and_boxes_are_errors() {
+    assert!(
+        Quadtree::<f64, ()>::with_config(
+            world(),
+            QuadtreeConfig {
+                max_elements: 0,
+                max_depth: 3
+            }
+        )
+        .is_err()
+    );
+    assert!(
+        Quadtree::<f64, ()>::with_config(
+            world(),
+            QuadtreeConfig {
+                max_elements: 8,
+                max_depth: 31
+            }
+        )
+        .is_err()
+    );
+    let bad_world = Aabb {
+        min: Point::new(1.0, 0.0),
+        max: Point::new(0.0, 1.0),
+    };
+    assert_eq!(
+        Quadtree::<f64, ()>::new(bad_world).err(),
+        Some(Error::InvalidAabb)
+    );
+    let mut tree = Quadtree::new(world()).unwrap();
+    let nan = Aabb {
+        min: Point::new(f64::NAN, 0.0),
+        max: Point::new(1.0, 1.0),
+    };
+    assert_eq!(tree.insert(nan, 1u32), Err(Error::InvalidAabb));
+    let h = tree.insert(bx(1.0, 1.0, 2.0, 2.0), 2).unwrap();
+    assert_eq!(tree.update(h, nan), Err(Error::InvalidAabb));
+    assert_eq!(tree.remove(h), Some(2));
+    assert_eq!(
+        tree.update(h, bx(1.0, 1.0, 2.0, 2.0)),
+        Err(Error::StaleHandle)
+    );
+    tree.check_invariants().unwrap();
+}

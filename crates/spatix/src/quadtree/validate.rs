@@ -1,0 +1,152 @@
+//! The full structural self-check.
+
+use std::collections::HashMap;
+
+use super::mutate::FREE;
+use super::{BRANCH, Frame, Quadtree};
+use crate::handle::NIL;
+use crate::{Aabb, Error, Scalar};
+
+fn fail<R>(why: String) -> Result<R, Error> {
+    Err(Error::InvariantViolated(why))
+}
+
+impl<S: Scalar, T> Quadtree<S, T> {
+    /// Checks the tree shape, the leaf lists, the counts, the free lists and the homes.
+    pub(super) fn validate(&self) -> Result<(), Error> {
+        self.slots.check()?;
+        let n_nodes = self.nodes.len();
+        if n_nodes == 0 || (n_nodes - 1) % 4 != 0 {
+            return fail(format!("{n_nodes} nodes is not a root plus groups of four"));
+        }
+        let mut reached = vec![false; n_nodes];
+        let mut occurrences: HashMap<u32, u32> = HashMap::new();
+        let mut listed = 0usize;
+        let mut stack = vec![Frame::root(self.world)];
+        while let Some(f) = stack.pop() {
+            let at = f.node as usize;
+            if std::mem::replace(&mut reached[at], true) {
+                return fail(format!("node {at} is reachable twice"));
+            }
+            if u32::from(f.depth) > self.config.max_depth {
+                return fail(format!("node {at} is deeper than max_depth"));
+            }
+            let node = self.nodes[at];
+            if node.count == BRANCH {
+                let g = node.first_child as usize;
+                if g == 0 || (g - 1) % 4 != 0 || g + 4 > n_nodes {
+                    return fail(format!("branch {at} points at bad child group {g}"));
+                }
+                stack.extend(f.children(node.first_child));
+                continue;
+            }
+            if node.count == FREE {
+                return fail(format!("free node {at} is reachable"));
+            }
+            let items: Vec<u32> = self
+                .links
+                .items(node.first_child)
+                .take(self.links.allocated() + 1)
+                .collect();
+            if items.len() != node.count as usize {
+                return fail(format!(
+                    "leaf {at} counts {} but lists {}",
+                    node.count,
+                    items.len()
+                ));
+            }
+            if node.count > self.config.max_elements && u32::from(f.depth) < self.config.max_depth {
+                return fail(format!("leaf {at} overflows above the depth limit"));
+            }
+            for &e in &items {
+                if !self.slots.is_live(e) {
+                    return fail(format!("leaf {at} lists dead slot {e}"));
+                }
+                if !self.filed_box(self.slots.aabb(e)).intersects(&f.aabb) {
+                    return fail(format!(
+                        "leaf {at} lists slot {e}, which does not overlap it"
+                    ));
+                }
+                if items.iter().filter(|&&x| x == e).count() > 1 {
+                    return fail(format!("leaf {at} lists slot {e} twice"));
+                }
+                *occurrences.entry(e).or_default() += 1;
+            }
+            listed += items.len();
+        }
+        self.validate_free_groups(&reached)?;
+        if self.links.in_use() != listed {
+            return fail(format!(
+                "{} element nodes in use, {listed} listed",
+                self.links.in_use()
+            ));
+        }
+        if self.links.free_len()? + self.links.in_use() != self.links.allocated() {
+            return fail("element nodes leaked from the pool".into());
+        }
+        for item in self.slots.iter() {
+            let e = item.handle.slot();
+            let filed = self.filed_box(item.aabb);
+            let expected = self.count_leaves(&filed);
+            let found = occurrences.get(&e).copied().unwrap_or(0);
+            if found != expected {
+                return fail(format!(
+                    "slot {e} is listed in {found} leaves, overlaps {expected}"
+                ));
+            }
+            let home = self.homes[e as usize];
+            if !home.fits(&filed)
+                || self
+                    .nodes
+                    .get(home.node as usize)
+                    .is_none_or(|n| n.count == FREE)
+                || !reached[home.node as usize]
+            {
+                return fail(format!("slot {e}'s home {} does not hold it", home.node));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every group is either reachable or on the free list, never both.
+    fn validate_free_groups(&self, reached: &[bool]) -> Result<(), Error> {
+        let groups = (self.nodes.len() - 1) / 4;
+        let mut free = 0;
+        let mut g = self.free_group;
+        while g != NIL {
+            let at = g as usize;
+            free += 1;
+            if free > groups || at == 0 || (at - 1) % 4 != 0 || at + 4 > self.nodes.len() {
+                return fail(format!("bad or cyclic free group {g}"));
+            }
+            if (at..at + 4).any(|i| reached[i] || self.nodes[i].count != FREE) {
+                return fail(format!("free group {g} is in use"));
+            }
+            g = self.nodes[at].first_child;
+        }
+        let used = reached.iter().skip(1).filter(|&&r| r).count();
+        if used % 4 != 0 || used / 4 + free != groups {
+            return fail(format!("{groups} groups: {} used, {free} free", used / 4));
+        }
+        Ok(())
+    }
+
+    /// How many leaves a (clamped) box overlaps.
+    fn count_leaves(&self, c: &Aabb<S>) -> u32 {
+        let mut n = 0;
+        let mut stack = vec![Frame::root(self.world)];
+        while let Some(f) = stack.pop() {
+            let node = self.nodes[f.node as usize];
+            if node.count == BRANCH {
+                stack.extend(
+                    f.children(node.first_child)
+                        .into_iter()
+                        .filter(|ch| c.intersects(&ch.aabb)),
+                );
+            } else {
+                n += 1;
+            }
+        }
+        n
+    }
+}
