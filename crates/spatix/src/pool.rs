@@ -23,6 +23,9 @@ pub(crate) struct ListPool {
     links: Vec<Link>,
     free: u32,
     in_use: usize,
+    /// Where [`ListPool::relocate`] lays lists out contiguously; swapped in by
+    /// [`ListPool::finish_relocation`]. Kept to reuse its memory.
+    spare: Vec<Link>,
 }
 
 impl Default for ListPool {
@@ -31,6 +34,7 @@ impl Default for ListPool {
             links: Vec::new(),
             free: NIL,
             in_use: 0,
+            spare: Vec::new(),
         }
     }
 }
@@ -103,6 +107,40 @@ impl ListPool {
         }
     }
 
+    /// Copies the list at `head` to the end of the spare array, its nodes contiguous and in
+    /// order, and re-points `head` there. Once every list of the structure has been
+    /// relocated (in the order its traversals walk them), [`ListPool::finish_relocation`]
+    /// makes the copy current: lists are then read front to back in memory order, which is
+    /// what the pair pass wants once random moves have scattered the nodes.
+    pub(crate) fn relocate(&mut self, head: &mut u32) {
+        let mut at = *head;
+        if at == NIL {
+            return;
+        }
+        *head = self.spare.len() as u32;
+        while at != NIL {
+            let link = self.links[at as usize];
+            let next = if link.next == NIL {
+                NIL
+            } else {
+                self.spare.len() as u32 + 1
+            };
+            self.spare.push(Link {
+                next,
+                item: link.item,
+            });
+            at = link.next;
+        }
+    }
+
+    /// Makes the relocated copy current (every list must have been relocated).
+    pub(crate) fn finish_relocation(&mut self) {
+        debug_assert_eq!(self.spare.len(), self.in_use, "every list relocated");
+        core::mem::swap(&mut self.links, &mut self.spare);
+        self.spare.clear();
+        self.free = NIL;
+    }
+
     /// Drops every list; keeps the memory.
     pub(crate) fn clear(&mut self) {
         self.links.clear();
@@ -137,7 +175,7 @@ impl ListPool {
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.links.capacity() * size_of::<Link>()
+        (self.links.capacity() + self.spare.capacity()) * size_of::<Link>()
     }
 }
 

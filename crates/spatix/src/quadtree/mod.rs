@@ -508,6 +508,7 @@ impl<S: Scalar, T> SpatialIndex<S, T> for Quadtree<S, T> {
 
     fn maintain(&mut self) {
         self.collapse_empty_branches();
+        self.relocate_lists();
     }
 
     fn memory_bytes(&self) -> usize {
