@@ -1,1 +1,516 @@
-//! Benchmark support for spatix.
+//! Benchmark support for spatix: the standard seeded workload, the operations each benchmark
+//! times, and a criterion harness generic over [`SpatialIndex`], shared by the `structures`
+//! bench (`cargo bench -p spatix-bench`) and the side-by-side comparison.
+//!
+//! Every structure is measured at every N of its list, on
+//! `Agents::<f32>::new(N, Layout::Uniform, Sizes::Uniform, AGENTS_SEED)`, in four groups
+//! named `<group>/<structure>/<N>`:
+//!
+//! | group | one iteration |
+//! | --- | --- |
+//! | `build` | [`insert_agents`]: every agent's box into an empty structure |
+//! | `query` | [`count_query_hits`]: [`QUERY_COUNT`] squares of side [`QUERY_SIDE`] |
+//! | `pairs` | [`count_pairs`]: one [`SpatialIndex::for_each_pair`] |
+//! | `frame` | [`frame`]: move every agent, update it, find every pair, maintain |
+//!
+//! Criterion cannot report memory, so the harness prints one [`memory_line`] per structure
+//! and N, the first time one of its benchmarks runs.
+//!
+//! Adding a structure is one call of [`Suite::bench`] in `benches/structures.rs`.
+
+use core::ops::ControlFlow;
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::measurement::WallTime;
+use criterion::{BatchSize, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
+use spatix::workload::{Agents, Layout, Rng, Sizes};
+use spatix::{Aabb, Handle, Point, SpatialIndex};
+
+/// The element counts a structure is normally measured at.
+pub const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
+
+/// Seed of the agents of every benchmark.
+pub const AGENTS_SEED: u64 = 0x5EED;
+
+/// Seed of the query squares.
+pub const QUERIES_SEED: u64 = 0x9E41;
+
+/// Number of queries in one iteration of a `query` benchmark.
+pub const QUERY_COUNT: usize = 10_000;
+
+/// Side of each query square.
+pub const QUERY_SIDE: f32 = 50.0;
+
+/// From this N on, criterion samples in flat mode (every sample the same iteration count),
+/// which keeps slow iterations within the measurement time.
+pub const FLAT_SAMPLING_FROM: usize = 100_000;
+
+/// The standard workload: `n` agents of uniform size spread uniformly over their world,
+/// from [`AGENTS_SEED`].
+///
+/// ```
+/// let agents = spatix_bench::agents(10_000);
+/// assert_eq!(agents.len(), 10_000);
+/// assert_eq!(agents.world.max.x, 1000.0);
+/// ```
+pub fn agents(n: usize) -> Agents<f32> {
+    Agents::new(n, Layout::Uniform, Sizes::Uniform, AGENTS_SEED)
+}
+
+/// `count` squares of the given `side`, placed uniformly at random (from `seed`) so that each
+/// lies inside `world` (or starts at its lower-left corner when the world is smaller).
+///
+/// ```
+/// use spatix::{Aabb, Point};
+/// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1000.0, 1000.0))?;
+/// let squares = spatix_bench::query_squares(&world, 100, 50.0, 1);
+/// assert_eq!(squares.len(), 100);
+/// assert!(squares.iter().all(|s| world.contains(s) && (s.size().x - 50.0).abs() < 1e-3));
+/// # Ok::<(), spatix::Error>(())
+/// ```
+pub fn query_squares(world: &Aabb<f32>, count: usize, side: f32, seed: u64) -> Vec<Aabb<f32>> {
+    let mut rng = Rng::new(seed);
+    let span = |lo: f32, hi: f32| (f64::from(lo), f64::from((hi - side).max(lo)));
+    let (x_lo, x_hi) = span(world.min.x, world.max.x);
+    let (y_lo, y_hi) = span(world.min.y, world.max.y);
+    (0..count)
+        .map(|_| {
+            // Rounding to f32 may land a hair past the upper limit; keep the square inside.
+            let x = (rng.range(x_lo, x_hi) as f32).min(x_hi as f32);
+            let y = (rng.range(y_lo, y_hi) as f32).min(y_hi as f32);
+            Aabb {
+                min: Point::new(x, y),
+                max: Point::new(x + side, y + side),
+            }
+        })
+        .collect()
+}
+
+/// Inserts every agent's box into `index`, with the agent's number as its value, and appends
+/// the handles to `handles` in agent order (reserve it beforehand to keep allocation out of a
+/// measurement).
+///
+/// # Panics
+/// If the index rejects a box (agent boxes are always valid).
+///
+/// ```
+/// use spatix::{BruteForce, SpatialIndex};
+/// let agents = spatix_bench::agents(100);
+/// let mut index = BruteForce::new();
+/// let mut handles = Vec::new();
+/// spatix_bench::insert_agents(&mut index, &agents, &mut handles);
+/// assert_eq!((index.len(), handles.len()), (100, 100));
+/// assert_eq!(*index.get(handles[7]).unwrap().value, 7);
+/// ```
+pub fn insert_agents<I: SpatialIndex<f32, u32>>(
+    index: &mut I,
+    agents: &Agents<f32>,
+    handles: &mut Vec<Handle>,
+) {
+    for i in 0..agents.len() {
+        let handle = index
+            .insert(agents.aabb(i), i as u32)
+            .expect("agent boxes are valid");
+        handles.push(handle);
+    }
+}
+
+/// Runs one [`SpatialIndex::query`] per area and returns the total number of hits.
+///
+/// ```
+/// use spatix::BruteForce;
+/// let agents = spatix_bench::agents(1000);
+/// let mut index = BruteForce::new();
+/// spatix_bench::insert_agents(&mut index, &agents, &mut Vec::new());
+/// let hits = spatix_bench::count_query_hits(&index, &[agents.world, agents.world]);
+/// assert_eq!(hits, 2000);
+/// ```
+pub fn count_query_hits<I: SpatialIndex<f32, u32>>(index: &I, areas: &[Aabb<f32>]) -> u64 {
+    let mut hits = 0u64;
+    for area in areas {
+        let _ = index.query(black_box(area), |_| {
+            hits += 1;
+            ControlFlow::Continue(())
+        });
+    }
+    hits
+}
+
+/// Runs one [`SpatialIndex::for_each_pair`] and returns the number of intersecting pairs.
+///
+/// ```
+/// use spatix::{Aabb, BruteForce, Point, SpatialIndex};
+/// let mut index = BruteForce::new();
+/// for i in 0..3u32 {
+///     index.insert(Aabb::point(Point::new(1.0f32, 1.0))?, i)?;
+/// }
+/// assert_eq!(spatix_bench::count_pairs(&index), 3);
+/// # Ok::<(), spatix::Error>(())
+/// ```
+pub fn count_pairs<I: SpatialIndex<f32, u32>>(index: &I) -> u64 {
+    let mut pairs = 0u64;
+    let _ = index.for_each_pair(|_, _| {
+        pairs += 1;
+        ControlFlow::Continue(())
+    });
+    pairs
+}
+
+/// One frame of the agents simulation: [`Agents::step`], then [`SpatialIndex::update`] of
+/// every agent, then [`count_pairs`], then [`SpatialIndex::maintain`]. Returns the number of
+/// pairs. `handles[i]` must be agent `i`'s handle in `index`, as [`insert_agents`] leaves it.
+///
+/// # Panics
+/// If a handle is stale.
+///
+/// ```
+/// use spatix::{BruteForce, SpatialIndex};
+/// let mut agents = spatix_bench::agents(500);
+/// let mut index = BruteForce::new();
+/// let mut handles = Vec::new();
+/// spatix_bench::insert_agents(&mut index, &agents, &mut handles);
+/// let pairs = spatix_bench::frame(&mut index, &mut agents, &handles);
+/// assert_eq!(pairs, spatix_bench::count_pairs(&index));
+/// assert_eq!(*index.get(handles[3]).unwrap().aabb, agents.aabb(3));
+/// ```
+pub fn frame<I: SpatialIndex<f32, u32>>(
+    index: &mut I,
+    agents: &mut Agents<f32>,
+    handles: &[Handle],
+) -> u64 {
+    agents.step();
+    for (i, &handle) in handles.iter().enumerate() {
+        index
+            .update(handle, agents.aabb(i))
+            .expect("every agent's handle is live and its box valid");
+    }
+    let pairs = count_pairs(index);
+    index.maintain();
+    pairs
+}
+
+/// The memory report of a structure holding `n` elements in `bytes` bytes:
+/// `memory <structure> N=<n>: <bytes / n> bytes/element`.
+///
+/// ```
+/// assert_eq!(spatix_bench::memory_line("grid", 1000, 24_500), "memory grid N=1000: 24.5 bytes/element");
+/// ```
+pub fn memory_line(structure: &str, n: usize, bytes: usize) -> String {
+    let per_element = bytes as f64 / n.max(1) as f64;
+    format!("memory {structure} N={n}: {per_element:.1} bytes/element")
+}
+
+/// Criterion with the suite's short settings: 10 samples, 1 s of warm-up, 2 s of measurement.
+/// Chain `.configure_from_args()` to let the command line override them and filter.
+///
+/// ```
+/// let _criterion = spatix_bench::criterion();
+/// ```
+pub fn criterion() -> Criterion {
+    Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(2))
+}
+
+/// One N's inputs: the agents at rest and the query squares over their world.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    /// The agents, from [`agents`].
+    pub agents: Agents<f32>,
+    /// [`QUERY_COUNT`] squares of side [`QUERY_SIDE`] inside the agents' world, from
+    /// [`QUERIES_SEED`].
+    pub squares: Vec<Aabb<f32>>,
+}
+
+impl Workload {
+    /// The workload of `n` agents.
+    ///
+    /// ```
+    /// let workload = spatix_bench::Workload::new(100);
+    /// assert_eq!(workload.agents.len(), 100);
+    /// assert_eq!(workload.squares.len(), spatix_bench::QUERY_COUNT);
+    /// ```
+    pub fn new(n: usize) -> Self {
+        let agents = agents(n);
+        let squares = query_squares(&agents.world, QUERY_COUNT, QUERY_SIDE, QUERIES_SEED);
+        Self { agents, squares }
+    }
+}
+
+/// A structure built from a workload, kept across its benchmarks at one N.
+struct Built<I> {
+    index: I,
+    handles: Vec<Handle>,
+    /// The agents the `frame` benchmark moves, from one iteration to the next.
+    moving: Agents<f32>,
+}
+
+impl<I: SpatialIndex<f32, u32>> Built<I> {
+    /// Builds `index` from the workload and prints its memory line.
+    fn new(name: &str, mut index: I, workload: &Workload) -> Self {
+        let mut handles = Vec::with_capacity(workload.agents.len());
+        insert_agents(&mut index, &workload.agents, &mut handles);
+        println!(
+            "{}",
+            memory_line(name, workload.agents.len(), index.memory_bytes())
+        );
+        Self {
+            index,
+            handles,
+            moving: workload.agents.clone(),
+        }
+    }
+}
+
+/// The benchmark suite: runs the four groups for each structure and keeps the workloads, so
+/// that every structure is measured on the same inputs.
+#[derive(Debug, Default)]
+pub struct Suite {
+    workloads: Vec<(usize, Workload)>,
+}
+
+impl Suite {
+    /// A suite with no workload made yet; each is made the first time an N is asked for.
+    ///
+    /// ```
+    /// let _suite = spatix_bench::Suite::new();
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The workload of `n` agents, made on first use.
+    ///
+    /// ```
+    /// let mut suite = spatix_bench::Suite::new();
+    /// assert_eq!(suite.workload(50).agents.len(), 50);
+    /// ```
+    pub fn workload(&mut self, n: usize) -> &Workload {
+        let at = match self.workloads.iter().position(|(m, _)| *m == n) {
+            Some(at) => at,
+            None => {
+                self.workloads.push((n, Workload::new(n)));
+                self.workloads.len() - 1
+            }
+        };
+        &self.workloads[at].1
+    }
+
+    /// Registers and runs `build/<name>/<N>`, `query/<name>/<N>`, `pairs/<name>/<N>` and
+    /// `frame/<name>/<N>` for every N in `sizes`. `make` returns an empty structure for the
+    /// given agents (it may read their world or boxes); it is never timed.
+    ///
+    /// A structure is built (and its [`memory_line`] printed) only when one of its benchmarks
+    /// at that N passes criterion's filter. `frame` runs last because it moves the agents.
+    ///
+    /// ```no_run
+    /// use spatix::BruteForce;
+    /// use spatix_bench::{Suite, criterion};
+    /// let mut c = criterion().configure_from_args();
+    /// Suite::new().bench(&mut c, "brute", &[10_000], |_| BruteForce::new());
+    /// c.final_summary();
+    /// ```
+    pub fn bench<I, F>(&mut self, c: &mut Criterion, name: &str, sizes: &[usize], make: F)
+    where
+        I: SpatialIndex<f32, u32>,
+        F: Fn(&Agents<f32>) -> I,
+    {
+        for &n in sizes {
+            let workload = self.workload(n);
+            let agents = &workload.agents;
+            let mut slot: Option<Built<I>> = None;
+
+            let mut group = new_group(c, "build", name, n, n);
+            group.bench_function(BenchmarkId::from_parameter(n), |b| {
+                // Only for the memory line: this benchmark builds its own structures.
+                built(&mut slot, name, &make, workload);
+                b.iter_batched(
+                    || (make(agents), Vec::with_capacity(n)),
+                    |(mut index, mut handles)| {
+                        insert_agents(&mut index, agents, &mut handles);
+                        (index, handles)
+                    },
+                    BatchSize::PerIteration,
+                );
+            });
+            group.finish();
+
+            let mut group = new_group(c, "query", name, n, QUERY_COUNT);
+            group.bench_function(BenchmarkId::from_parameter(n), |b| {
+                let index = &built(&mut slot, name, &make, workload).index;
+                b.iter(|| black_box(count_query_hits(index, &workload.squares)));
+            });
+            group.finish();
+
+            let mut group = new_group(c, "pairs", name, n, n);
+            group.bench_function(BenchmarkId::from_parameter(n), |b| {
+                let index = &built(&mut slot, name, &make, workload).index;
+                b.iter(|| black_box(count_pairs(index)));
+            });
+            group.finish();
+
+            let mut group = new_group(c, "frame", name, n, n);
+            group.bench_function(BenchmarkId::from_parameter(n), |b| {
+                let Built {
+                    index,
+                    handles,
+                    moving,
+                } = built(&mut slot, name, &make, workload);
+                b.iter(|| black_box(frame(index, moving, handles)));
+            });
+            group.finish();
+        }
+    }
+}
+
+/// The structure in `slot`, built by `make` from the workload (printing its memory line) if
+/// this is the first benchmark at this N that runs.
+fn built<'s, I, F>(
+    slot: &'s mut Option<Built<I>>,
+    name: &str,
+    make: &F,
+    workload: &Workload,
+) -> &'s mut Built<I>
+where
+    I: SpatialIndex<f32, u32>,
+    F: Fn(&Agents<f32>) -> I,
+{
+    slot.get_or_insert_with(|| Built::new(name, make(&workload.agents), workload))
+}
+
+/// The group `<kind>/<name>` set up for size `n`, with `elements` elements per iteration.
+fn new_group<'c>(
+    c: &'c mut Criterion,
+    kind: &str,
+    name: &str,
+    n: usize,
+    elements: usize,
+) -> BenchmarkGroup<'c, WallTime> {
+    let mut group = c.benchmark_group(format!("{kind}/{name}"));
+    group.throughput(Throughput::Elements(elements as u64));
+    if n >= FLAT_SAMPLING_FROM {
+        group.sampling_mode(SamplingMode::Flat);
+    }
+    group
+}
+
+#[cfg(test)]
+mod tests {
+    use spatix::BruteForce;
+
+    use super::*;
+
+    fn brute(agents: &Agents<f32>) -> (BruteForce<f32, u32>, Vec<Handle>) {
+        let mut index = BruteForce::new();
+        let mut handles = Vec::new();
+        insert_agents(&mut index, agents, &mut handles);
+        (index, handles)
+    }
+
+    fn pairs_by_hand(agents: &Agents<f32>) -> u64 {
+        let boxes: Vec<_> = agents.boxes().collect();
+        let mut pairs = 0;
+        for (i, a) in boxes.iter().enumerate() {
+            pairs += boxes[i + 1..].iter().filter(|b| a.intersects(b)).count() as u64;
+        }
+        pairs
+    }
+
+    #[test]
+    fn query_squares_are_seeded_sized_and_inside_the_world() {
+        let agents = agents(40_000);
+        let squares = query_squares(&agents.world, 2000, QUERY_SIDE, 3);
+        assert_eq!(squares, query_squares(&agents.world, 2000, QUERY_SIDE, 3));
+        assert_ne!(squares, query_squares(&agents.world, 2000, QUERY_SIDE, 4));
+        for s in &squares {
+            assert!(agents.world.contains(s), "{s:?} leaves the world");
+            let size = s.size();
+            assert!((size.x - QUERY_SIDE).abs() < 1e-3 && (size.y - QUERY_SIDE).abs() < 1e-3);
+        }
+        let left = squares.iter().filter(|s| s.max.x < 1000.0).count();
+        assert!(
+            (800..1200).contains(&left),
+            "{left} of 2000 in the left half"
+        );
+    }
+
+    #[test]
+    fn query_squares_in_a_world_smaller_than_a_square_start_at_its_corner() {
+        let world = Aabb::new(Point::new(5.0, 5.0), Point::new(10.0, 10.0)).unwrap();
+        for s in query_squares(&world, 10, QUERY_SIDE, 1) {
+            assert_eq!(s.min, world.min);
+        }
+    }
+
+    #[test]
+    fn insert_agents_stores_every_box_with_its_number() {
+        let agents = agents(300);
+        let (index, handles) = brute(&agents);
+        assert_eq!(index.len(), 300);
+        for (i, &h) in handles.iter().enumerate() {
+            let item = index.get(h).unwrap();
+            assert_eq!((*item.aabb, *item.value), (agents.aabb(i), i as u32));
+        }
+    }
+
+    #[test]
+    fn count_query_hits_counts_every_hit_of_every_area() {
+        let agents = agents(2000);
+        let (index, _) = brute(&agents);
+        let squares = query_squares(&agents.world, 200, QUERY_SIDE, 9);
+        let expected: u64 = squares
+            .iter()
+            .map(|s| agents.boxes().filter(|b| b.intersects(s)).count() as u64)
+            .sum();
+        assert!(expected > 0);
+        assert_eq!(count_query_hits(&index, &squares), expected);
+    }
+
+    #[test]
+    fn count_pairs_counts_each_intersecting_pair_once() {
+        let agents = agents(3000);
+        let (index, _) = brute(&agents);
+        let expected = pairs_by_hand(&agents);
+        assert!(expected > 0);
+        assert_eq!(count_pairs(&index), expected);
+    }
+
+    #[test]
+    fn frame_moves_every_agent_and_counts_the_new_pairs() {
+        let mut agents = agents(3000);
+        let start = agents.clone();
+        let (mut index, handles) = brute(&agents);
+        for _ in 0..3 {
+            let pairs = frame(&mut index, &mut agents, &handles);
+            assert_eq!(pairs, pairs_by_hand(&agents));
+        }
+        assert_ne!(agents.positions, start.positions);
+        for (i, &h) in handles.iter().enumerate() {
+            assert_eq!(*index.get(h).unwrap().aabb, agents.aabb(i));
+        }
+        index.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn memory_line_divides_by_n_and_survives_zero() {
+        assert_eq!(
+            memory_line("quadtree", 4, 10),
+            "memory quadtree N=4: 2.5 bytes/element"
+        );
+        assert_eq!(
+            memory_line("brute", 0, 0),
+            "memory brute N=0: 0.0 bytes/element"
+        );
+    }
+
+    #[test]
+    fn suite_makes_each_workload_once_and_keeps_it() {
+        let mut suite = Suite::new();
+        let first = suite.workload(100).agents.positions.clone();
+        assert_eq!(suite.workload(200).agents.len(), 200);
+        assert_eq!(suite.workload(100).agents.positions, first);
+        assert_eq!(suite.workloads.len(), 2);
+    }
+}

@@ -1,0 +1,16 @@
+//! Criterion benchmarks of the spatix structures on the standard agents workload: groups
+//! `build/`, `query/`, `pairs/` and `frame/`, each benchmark named `<group>/<structure>/<N>`
+//! (see the `spatix_bench` crate docs). Run `cargo bench -p spatix-bench`, or filter, e.g.
+//! `cargo bench -p spatix-bench -- frame/`.
+
+use spatix::BruteForce;
+use spatix_bench::Suite;
+
+fn main() {
+    let mut c = spatix_bench::criterion().configure_from_args();
+    let mut suite = Suite::new();
+    // One line per structure: its name, the N to measure (`&spatix_bench::SIZES` for all
+    // three), and how to make an empty one for the agents (never timed).
+    suite.bench(&mut c, "brute", &[10_000], |_| BruteForce::new());
+    c.final_summary();
+}
