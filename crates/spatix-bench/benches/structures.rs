@@ -3,7 +3,7 @@
 //! (see the `spatix_bench` crate docs). Run `cargo bench -p spatix-bench`, or filter, e.g.
 //! `cargo bench -p spatix-bench -- frame/`.
 
-use spatix::BruteForce;
+use spatix::{BruteForce, Quadtree, QuadtreeConfig};
 use spatix_bench::Suite;
 
 fn main() {
@@ -12,5 +12,9 @@ fn main() {
     // One line per structure: its name, the N to measure (`&spatix_bench::SIZES` for all
     // three), and how to make an empty one for the agents (never timed).
     suite.bench(&mut c, "brute", &[10_000], |_| BruteForce::new());
+    suite.bench(&mut c, "quadtree", &spatix_bench::SIZES, |a| {
+        let config = QuadtreeConfig::for_element_size(&a.world, 4.0);
+        Quadtree::with_config(a.world, config).unwrap()
+    });
     c.final_summary();
 }

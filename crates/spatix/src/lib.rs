@@ -34,7 +34,7 @@
 //!
 //! ## Features
 //! * `serde`: `Serialize`/`Deserialize` for [`Point`], [`Aabb`] and [`Handle`].
-//! * `rayon`: reserved for parallel pair finding and batch queries (not used yet).
+//! * `rayon`: [`ParallelPairs`], the pair pass spread over rayon's thread pool.
 #![deny(missing_docs)]
 
 mod brute;
@@ -43,6 +43,8 @@ mod geom;
 mod handle;
 mod index;
 mod nearest;
+#[cfg(feature = "rayon")]
+mod par;
 mod pool;
 mod quadtree;
 pub mod workload;
@@ -53,4 +55,6 @@ pub use geom::{Aabb, Point, Scalar};
 pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex};
 pub use nearest::{Neighbor, Workspace};
+#[cfg(feature = "rayon")]
+pub use par::ParallelPairs;
 pub use quadtree::{NodeKind, Quadtree, QuadtreeConfig};

@@ -494,7 +494,7 @@ impl<S: Scalar, T> SpatialIndex<S, T> for Quadtree<S, T> {
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        self.pairs_impl(visit)
+        self.pairs_below(Frame::root(self.world), visit)
     }
 
     fn nearest<'w>(

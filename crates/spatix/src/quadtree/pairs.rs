@@ -29,17 +29,17 @@ fn hit<S: Scalar>(f: &Frame<S>, a: &Entry<S>, b: &Entry<S>) -> bool {
 }
 
 impl<S: Scalar, T> Quadtree<S, T> {
-    /// The seed's cache-friendly pass: walk the leaves in tree order and test the pairs
+    /// The seed's cache-friendly pass over the leaves below `start`: walk them in tree order and test the pairs
     /// within each leaf. A pair listed together in several leaves is reported only by the
     /// leaf that owns the lower-left corner of the intersection of their clamped boxes, so
     /// each exactly once, with no per-call memory.
-    pub(super) fn pairs_impl<F>(&self, mut visit: F) -> ControlFlow<()>
+    pub(super) fn pairs_below<F>(&self, start: Frame<S>, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
         let mut buf = [Entry::default(); GATHER];
         let mut stack = Stack::new();
-        stack.push(Frame::root(self.world));
+        stack.push(start);
         while let Some(f) = stack.pop() {
             let node = self.nodes[f.node as usize];
             if node.count == BRANCH {
@@ -89,5 +89,38 @@ impl<S: Scalar, T> Quadtree<S, T> {
             }
         }
         ControlFlow::Continue(())
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl<S: Scalar, T: Sync> crate::ParallelPairs<S, T> for Quadtree<S, T> {
+    /// Splits the tree into subtrees (breadth first, until there are about eight per
+    /// thread) and runs the leaf pass on each in parallel; a pair is reported by the leaf
+    /// that owns it, so the parts need no coordination.
+    fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
+    {
+        use rayon::prelude::*;
+        let target = rayon::current_num_threads() * 8;
+        let mut parts = vec![Frame::root(self.world)];
+        while parts.len() < target {
+            let mut next = Vec::with_capacity(parts.len() * 4);
+            for f in &parts {
+                let node = self.nodes[f.node as usize];
+                if node.count == BRANCH {
+                    next.extend(f.children(node.first_child));
+                } else {
+                    next.push(*f);
+                }
+            }
+            if next.len() == parts.len() {
+                break;
+            }
+            parts = next;
+        }
+        parts
+            .par_iter()
+            .try_for_each(|f| self.pairs_below(*f, &visit))
     }
 }

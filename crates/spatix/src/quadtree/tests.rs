@@ -227,3 +227,41 @@ fn bad_parameters_and_boxes_are_errors() {
     );
     tree.check_invariants().unwrap();
 }
+
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_pairs_equal_serial_pairs() {
+    use crate::ParallelPairs;
+    use crate::workload::{Agents, Layout, Sizes};
+    use std::sync::Mutex;
+    let agents = Agents::<f64>::new(20_000, Layout::Clustered, Sizes::Mixed, 5);
+    let mut tree = Quadtree::with_config(
+        agents.world,
+        QuadtreeConfig {
+            max_elements: 8,
+            max_depth: 7,
+        },
+    )
+    .unwrap();
+    for (i, b) in agents.boxes().enumerate() {
+        tree.insert(b, i as u32).unwrap();
+    }
+    let mut serial = Vec::new();
+    let _ = tree.for_each_pair(|a, b| {
+        serial.push((*a.value.min(b.value), *a.value.max(b.value)));
+        ControlFlow::Continue(())
+    });
+    let parallel = Mutex::new(Vec::new());
+    let _ = tree.par_for_each_pair(|a, b| {
+        parallel
+            .lock()
+            .unwrap()
+            .push((*a.value.min(b.value), *a.value.max(b.value)));
+        ControlFlow::Continue(())
+    });
+    let mut parallel = parallel.into_inner().unwrap();
+    serial.sort_unstable();
+    parallel.sort_unstable();
+    assert!(serial.len() > 1000);
+    assert_eq!(serial, parallel);
+}
