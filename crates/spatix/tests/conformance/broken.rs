@@ -1,0 +1,334 @@
+//! The suite must be able to fail: `BruteForce` wrapped in adapters with one deliberate fault
+//! each, run through the same random sequences, must be caught, and shrunk to a short sequence.
+//! A fault-free adapter must pass, so that the failures are the faults' doing.
+
+use core::cell::Cell;
+use core::ops::ControlFlow;
+
+use proptest::test_runner::TestError;
+use spatix::workload::{Layout, Sizes};
+use spatix::{
+    Aabb, BruteForce, Error, Handle, Item, Iter, Neighbor, Point, Scalar, SpatialIndex, Workspace,
+};
+
+use crate::bulk;
+use crate::check::{overlap, valid};
+use crate::data::Variant;
+use crate::suite;
+
+/// One deliberate defect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fault {
+    /// No defect: the adapter must pass.
+    None,
+    /// `query` (and so `within`) skips every 7th element it would report.
+    DropEvery7thQueryResult,
+    /// `for_each_pair` reports its first pair twice.
+    DuplicateFirstPair,
+    /// Boxes that only touch do not count as intersecting (in `query` and `for_each_pair`).
+    MissTouching,
+    /// Visitors' `Break` is ignored.
+    IgnoreBreak,
+    /// An invalid box is stored (as the zero box) instead of rejected.
+    AcceptInvalidBox,
+    /// `nearest` returns one neighbour too few when `k <= len`.
+    NearestOneShort,
+    /// Every 5th valid `update` returns `Ok` but does nothing.
+    LoseEvery5thUpdate,
+    /// `get`, `remove` and `update` look handles up by slot only, ignoring the generation: a
+    /// stale handle whose slot was reused names the new element.
+    IgnoreGeneration,
+    /// `query` (and so `within`) loses elements entirely outside the world.
+    OutOfWorldLost,
+}
+
+/// `BruteForce` with a fault.
+struct Broken<S, T> {
+    inner: BruteForce<S, T>,
+    fault: Fault,
+    world: Aabb<S>,
+    count: Cell<usize>,
+}
+
+impl<S: Scalar> Broken<S, u64> {
+    fn new(fault: Fault, world: Aabb<S>) -> Self {
+        Self {
+            inner: BruteForce::new(),
+            fault,
+            world,
+            count: Cell::new(0),
+        }
+    }
+
+    /// The handle the adapter actually uses.
+    fn resolve(&self, handle: Handle) -> Handle {
+        if self.fault == Fault::IgnoreGeneration {
+            if let Some(item) = self.inner.iter().find(|i| i.handle.slot() == handle.slot()) {
+                return item.handle;
+            }
+        }
+        handle
+    }
+
+    /// Counts calls; true on every `n`th.
+    fn every(&self, n: usize) -> bool {
+        self.count.set(self.count.get() + 1);
+        self.count.get() % n == 0
+    }
+}
+
+fn strictly_overlap<S: Scalar>(a: &Aabb<S>, b: &Aabb<S>) -> bool {
+    a.min.x < b.max.x && b.min.x < a.max.x && a.min.y < b.max.y && b.min.y < a.max.y
+}
+
+impl<S: Scalar> SpatialIndex<S, u64> for Broken<S, u64> {
+    fn insert(&mut self, aabb: Aabb<S>, value: u64) -> Result<Handle, Error> {
+        if self.fault == Fault::AcceptInvalidBox && !valid(&aabb) {
+            return self.inner.insert(Aabb::default(), value);
+        }
+        self.inner.insert(aabb, value)
+    }
+
+    fn remove(&mut self, handle: Handle) -> Option<u64> {
+        self.inner.remove(self.resolve(handle))
+    }
+
+    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
+        if self.fault == Fault::LoseEvery5thUpdate
+            && valid(&aabb)
+            && self.inner.get(handle).is_some()
+            && self.every(5)
+        {
+            return Ok(());
+        }
+        self.inner.update(self.resolve(handle), aabb)
+    }
+
+    fn get(&self, handle: Handle) -> Option<Item<'_, S, u64>> {
+        self.inner.get(self.resolve(handle))
+    }
+
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn clear(&mut self) {
+        self.inner.clear();
+    }
+
+    fn iter(&self) -> Iter<'_, S, u64> {
+        self.inner.iter()
+    }
+
+    fn query<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, u64>) -> ControlFlow<()>,
+    {
+        match self.fault {
+            Fault::DropEvery7thQueryResult => self.inner.query(area, |item| {
+                if self.every(7) {
+                    ControlFlow::Continue(())
+                } else {
+                    visit(item)
+                }
+            }),
+            Fault::MissTouching => self.inner.query(area, |item| {
+                if strictly_overlap(item.aabb, area) {
+                    visit(item)
+                } else {
+                    ControlFlow::Continue(())
+                }
+            }),
+            Fault::IgnoreBreak => self.inner.query(area, |item| {
+                let _ = visit(item);
+                ControlFlow::Continue(())
+            }),
+            Fault::OutOfWorldLost => self.inner.query(area, |item| {
+                if overlap(item.aabb, &self.world) {
+                    visit(item)
+                } else {
+                    ControlFlow::Continue(())
+                }
+            }),
+            _ => self.inner.query(area, visit),
+        }
+    }
+
+    fn for_each_pair<F>(&self, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, u64>, Item<'_, S, u64>) -> ControlFlow<()>,
+    {
+        let mut first = true;
+        match self.fault {
+            Fault::DuplicateFirstPair => self.inner.for_each_pair(|a, b| {
+                if first {
+                    first = false;
+                    visit(a, b)?;
+                }
+                visit(a, b)
+            }),
+            Fault::MissTouching => self.inner.for_each_pair(|a, b| {
+                if strictly_overlap(a.aabb, b.aabb) {
+                    visit(a, b)
+                } else {
+                    ControlFlow::Continue(())
+                }
+            }),
+            Fault::IgnoreBreak => self.inner.for_each_pair(|a, b| {
+                let _ = visit(a, b);
+                ControlFlow::Continue(())
+            }),
+            _ => self.inner.for_each_pair(visit),
+        }
+    }
+
+    fn nearest<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+    ) -> &'w [Neighbor<S>] {
+        let k = if self.fault == Fault::NearestOneShort && k > 0 && k <= self.len() {
+            k - 1
+        } else {
+            k
+        };
+        self.inner.nearest(point, k, workspace)
+    }
+
+    fn maintain(&mut self) {
+        self.inner.maintain();
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.inner.memory_bytes()
+    }
+
+    fn check_invariants(&self) -> Result<(), Error> {
+        self.inner.check_invariants()
+    }
+}
+
+/// Runs the random sequences of `variant` on an adapter with `fault`; returns the shrunk
+/// failure's reason and length.
+fn failure(fault: Fault, variant: Variant) -> Option<(String, usize)> {
+    let make = |world: Aabb<f64>| Broken::<f64, u64>::new(fault, world);
+    let mut config = suite::config(2048);
+    // a fault is caught within a few cases; never let a small PROPTEST_CASES hide it
+    config.cases = config.cases.max(256);
+    match suite::run_cases(variant, &make, config) {
+        Ok(_) => None,
+        Err(e) => {
+            eprintln!("{fault:?} caught: {}", suite::describe(variant, &e));
+            match e {
+                TestError::Fail(reason, case) => Some((reason.to_string(), case.ops.len())),
+                TestError::Abort(reason) => panic!("proptest aborted: {reason}"),
+            }
+        }
+    }
+}
+
+/// The fault must be caught, with a message containing `expect`, and shrunk to at most
+/// `max_steps` operations.
+fn assert_caught(fault: Fault, variant: Variant, expect: &str, max_steps: usize) {
+    let (reason, steps) = failure(fault, variant)
+        .unwrap_or_else(|| panic!("the suite did not catch {fault:?} on {variant:?} data"));
+    assert!(
+        reason.contains(expect),
+        "{fault:?} was caught, but not as expected (\"{expect}\"): {reason}"
+    );
+    assert!(
+        steps <= max_steps,
+        "{fault:?} was caught, but only shrunk to {steps} steps: {reason}"
+    );
+}
+
+#[test]
+fn fault_free_adapter_passes() {
+    for variant in Variant::ALL {
+        if let Some((reason, _)) = failure(Fault::None, variant) {
+            panic!("the fault-free adapter failed on {variant:?} data: {reason}");
+        }
+    }
+}
+
+#[test]
+fn catches_dropped_query_results() {
+    assert_caught(
+        Fault::DropEvery7thQueryResult,
+        Variant::Uniform,
+        "missing",
+        8,
+    );
+}
+
+#[test]
+fn catches_duplicate_pairs() {
+    assert_caught(
+        Fault::DuplicateFirstPair,
+        Variant::Clustered,
+        "more than once",
+        4,
+    );
+}
+
+#[test]
+fn catches_touching_boxes_missed() {
+    assert_caught(Fault::MissTouching, Variant::Degenerate, "missing", 4);
+}
+
+#[test]
+fn catches_ignored_break() {
+    assert_caught(Fault::IgnoreBreak, Variant::Coincident, "early stop", 4);
+}
+
+#[test]
+fn catches_invalid_box_accepted() {
+    assert_caught(
+        Fault::AcceptInvalidBox,
+        Variant::OutOfWorld,
+        "invalid box",
+        2,
+    );
+}
+
+#[test]
+fn catches_short_nearest() {
+    assert_caught(Fault::NearestOneShort, Variant::MixedSizes, "neighbours", 4);
+}
+
+#[test]
+fn catches_lost_updates() {
+    assert_caught(Fault::LoseEvery5thUpdate, Variant::Uniform, "last set", 8);
+}
+
+#[test]
+fn catches_generation_ignored() {
+    assert_caught(
+        Fault::IgnoreGeneration,
+        Variant::Uniform,
+        "removed handle",
+        8,
+    );
+}
+
+#[test]
+fn catches_out_of_world_elements_lost() {
+    assert_caught(Fault::OutOfWorldLost, Variant::OutOfWorld, "missing", 4);
+}
+
+/// The bulk comparisons catch faults too.
+#[test]
+fn bulk_catches_faults() {
+    for (fault, expect) in [
+        (Fault::DropEvery7thQueryResult, "missing"),
+        (Fault::DuplicateFirstPair, "more than once"),
+        (Fault::NearestOneShort, "neighbours"),
+    ] {
+        let make = |world: Aabb<f32>| Broken::<f32, u64>::new(fault, world);
+        let e = bulk::one(1000, Layout::Clustered, Sizes::Mixed, 1, &make)
+            .expect_err("the bulk test did not catch the fault");
+        assert!(e.contains(expect), "{fault:?}: {e}");
+        eprintln!("{fault:?} caught by the bulk test: {e}");
+    }
+}

@@ -1,0 +1,325 @@
+//! The comparison rules: query and within results as multisets of ids (each exactly once),
+//! pairs as sets of unordered pairs (no duplicates, no self-pairs), nearest by length, order,
+//! true distances and the oracle's distances, early stops by call count and return value.
+//!
+//! Every check returns `Result<(), String>` with a message that says what differed; the drivers
+//! in `suite.rs` turn an `Err` into a proptest failure or a panic, and `broken.rs` asserts that
+//! deliberately broken structures do produce an `Err`.
+
+use core::ops::ControlFlow;
+use std::collections::HashSet;
+use std::fmt::{self, Debug};
+
+use spatix::{Aabb, Handle, Item, Neighbor, Point, Scalar, SpatialIndex};
+
+/// How many ids a mismatch message lists.
+const SHOWN: usize = 8;
+
+/// Whether a box is valid (all coordinates finite, `min <= max`), written independently of the
+/// library.
+pub(crate) fn valid<S: Scalar>(b: &Aabb<S>) -> bool {
+    [b.min.x, b.min.y, b.max.x, b.max.y]
+        .into_iter()
+        .all(Scalar::is_finite)
+        && b.min.x <= b.max.x
+        && b.min.y <= b.max.y
+}
+
+/// Closed intersection: touching boxes intersect.
+pub(crate) fn overlap<S: Scalar>(a: &Aabb<S>, b: &Aabb<S>) -> bool {
+    a.min.x <= b.max.x && b.min.x <= a.max.x && a.min.y <= b.max.y && b.min.y <= a.max.y
+}
+
+/// Squared distance from `p` to the nearest point of `b`.
+pub(crate) fn dist2<S: Scalar>(b: &Aabb<S>, p: Point<S>) -> S {
+    fn axis<S: Scalar>(lo: S, hi: S, v: S) -> S {
+        if v < lo {
+            lo - v
+        } else if v > hi {
+            v - hi
+        } else {
+            S::ZERO
+        }
+    }
+    let dx = axis(b.min.x, b.max.x, p.x);
+    let dy = axis(b.min.y, b.max.y, p.y);
+    dx * dx + dy * dy
+}
+
+/// A box, compactly: `[x0, y0 .. x1, y1]`.
+pub(crate) struct B<'a, S>(pub(crate) &'a Aabb<S>);
+
+impl<S: Debug> Debug for B<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0;
+        write!(
+            f,
+            "[{:?}, {:?} .. {:?}, {:?}]",
+            b.min.x, b.min.y, b.max.x, b.max.y
+        )
+    }
+}
+
+/// A point, compactly: `(x, y)`.
+pub(crate) struct P<S>(pub(crate) Point<S>);
+
+impl<S: Debug> Debug for P<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({:?}, {:?})", self.0.x, self.0.y)
+    }
+}
+
+/// What a visitor saw, copied out of an [`Item`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Seen<S> {
+    pub(crate) handle: Handle,
+    pub(crate) aabb: Aabb<S>,
+    pub(crate) id: u64,
+}
+
+impl<S: Scalar> Seen<S> {
+    pub(crate) fn of(item: Item<'_, S, u64>) -> Self {
+        Self {
+            handle: item.handle,
+            aabb: *item.aabb,
+            id: *item.value,
+        }
+    }
+}
+
+/// Two elements `for_each_pair` reported together.
+pub(crate) type Pair<S> = (Seen<S>, Seen<S>);
+
+/// Every element `query` reports, and what it returned.
+pub(crate) fn query_all<S: Scalar, I: SpatialIndex<S, u64>>(
+    index: &I,
+    area: &Aabb<S>,
+) -> (Vec<Seen<S>>, ControlFlow<()>) {
+    let mut out = Vec::new();
+    let flow = index.query(area, |item| {
+        out.push(Seen::of(item));
+        ControlFlow::Continue(())
+    });
+    (out, flow)
+}
+
+/// Every element `within` reports, and what it returned.
+pub(crate) fn within_all<S: Scalar, I: SpatialIndex<S, u64>>(
+    index: &I,
+    point: Point<S>,
+    radius: S,
+) -> (Vec<Seen<S>>, ControlFlow<()>) {
+    let mut out = Vec::new();
+    let flow = index.within(point, radius, |item| {
+        out.push(Seen::of(item));
+        ControlFlow::Continue(())
+    });
+    (out, flow)
+}
+
+/// Every pair `for_each_pair` reports, and what it returned.
+pub(crate) fn pairs_all<S: Scalar, I: SpatialIndex<S, u64>>(
+    index: &I,
+) -> (Vec<Pair<S>>, ControlFlow<()>) {
+    let mut out = Vec::new();
+    let flow = index.for_each_pair(|a, b| {
+        out.push((Seen::of(a), Seen::of(b)));
+        ControlFlow::Continue(())
+    });
+    (out, flow)
+}
+
+fn sorted_difference(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while i < a.len() {
+        if j < b.len() && a[i] == b[j] {
+            i += 1;
+            j += 1;
+        } else if j < b.len() && b[j] < a[i] {
+            j += 1;
+        } else {
+            out.push(a[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn shown(ids: &[u64], describe: &dyn Fn(u64) -> String) -> String {
+    let mut s: Vec<String> = ids.iter().take(SHOWN).map(|&id| describe(id)).collect();
+    if ids.len() > SHOWN {
+        s.push(format!("… {} more", ids.len() - SHOWN));
+    }
+    format!("[{}]", s.join(", "))
+}
+
+/// Compares reported element ids with the expected ones as multisets: every expected element
+/// exactly once, nothing else, no duplicates.
+pub(crate) fn same_ids(
+    got: &[u64],
+    expected: &[u64],
+    describe: &dyn Fn(u64) -> String,
+) -> Result<(), String> {
+    let mut got = got.to_vec();
+    got.sort_unstable();
+    if let Some(w) = got.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!(
+            "element {} reported more than once",
+            describe(w[0])
+        ));
+    }
+    let mut expected = expected.to_vec();
+    expected.sort_unstable();
+    if got == expected {
+        return Ok(());
+    }
+    let missing = sorted_difference(&expected, &got);
+    let extra = sorted_difference(&got, &expected);
+    Err(format!(
+        "{} reported, {} expected; missing {}, unexpected {}",
+        got.len(),
+        expected.len(),
+        shown(&missing, describe),
+        shown(&extra, describe)
+    ))
+}
+
+/// Compares reported pairs with the expected ones as sets of unordered pairs: no self-pairs, no
+/// pair twice (in either order), nothing missing, nothing extra.
+pub(crate) fn same_pairs(
+    got: &[(u64, u64)],
+    expected: &[(u64, u64)],
+    describe: &dyn Fn(u64) -> String,
+) -> Result<(), String> {
+    if let Some(&(a, _)) = got.iter().find(|(a, b)| a == b) {
+        return Err(format!("element {} paired with itself", describe(a)));
+    }
+    let norm = |v: &[(u64, u64)]| {
+        let mut v: Vec<(u64, u64)> = v.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();
+        v.sort_unstable();
+        v
+    };
+    let got = norm(got);
+    if let Some(w) = got.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!(
+            "pair ({}, {}) reported more than once",
+            describe(w[0].0),
+            describe(w[0].1)
+        ));
+    }
+    let expected = norm(expected);
+    if got == expected {
+        return Ok(());
+    }
+    let (got_set, want_set): (HashSet<_>, HashSet<_>) =
+        (got.iter().collect(), expected.iter().collect());
+    let show = |v: &[(u64, u64)], other: &HashSet<&(u64, u64)>| {
+        let diff: Vec<String> = v
+            .iter()
+            .filter(|p| !other.contains(p))
+            .take(SHOWN)
+            .map(|&(a, b)| format!("({}, {})", describe(a), describe(b)))
+            .collect();
+        format!("[{}]", diff.join(", "))
+    };
+    Err(format!(
+        "{} pairs reported, {} expected; missing {}, unexpected {}",
+        got.len(),
+        expected.len(),
+        show(&expected, &got_set),
+        show(&got, &want_set)
+    ))
+}
+
+/// Checks a nearest result against the oracle's: `min(k, len)` neighbours (none for a non-finite
+/// point), ascending, no element twice, each reported distance the true distance of the element
+/// named, and the same multiset of distances as the oracle (ties at the k-th distance may pick
+/// different elements). `truth` maps a handle to its live element's id and box.
+pub(crate) fn check_nearest<S: Scalar>(
+    got: &[Neighbor<S>],
+    oracle: &[Neighbor<S>],
+    point: Point<S>,
+    k: usize,
+    len: usize,
+    truth: &dyn Fn(Handle) -> Option<(u64, Aabb<S>)>,
+) -> Result<(), String> {
+    let finite = point.x.is_finite() && point.y.is_finite();
+    let want_len = if finite { k.min(len) } else { 0 };
+    if oracle.len() != want_len {
+        return Err(format!(
+            "ORACLE returned {} neighbours, expected {want_len}",
+            oracle.len()
+        ));
+    }
+    if got.len() != want_len {
+        return Err(format!(
+            "returned {} neighbours, expected {want_len} (k = {k}, len = {len}, finite point: {finite})",
+            got.len()
+        ));
+    }
+    let mut seen = HashSet::new();
+    for (i, n) in got.iter().enumerate() {
+        let (id, aabb) = truth(n.handle).ok_or_else(|| {
+            format!(
+                "neighbour {i} has handle {:?}, which names no live element",
+                n.handle
+            )
+        })?;
+        if !seen.insert(id) {
+            return Err(format!("neighbour {i}: #{id} reported more than once"));
+        }
+        let d = dist2(&aabb, point);
+        if n.distance_2 != d {
+            return Err(format!(
+                "neighbour {i} (#{id}, box {:?}) reports distance_2 {:?}, but it is {d:?}",
+                B(&aabb),
+                n.distance_2
+            ));
+        }
+        if i > 0 && got[i - 1].distance_2 > n.distance_2 {
+            return Err(format!(
+                "neighbours not ascending: {:?} then {:?} at {i}",
+                got[i - 1].distance_2,
+                n.distance_2
+            ));
+        }
+    }
+    if let Some(i) = (0..got.len()).find(|&i| got[i].distance_2 != oracle[i].distance_2) {
+        let window = |v: &[Neighbor<S>]| {
+            v[i.saturating_sub(2)..(i + 3).min(v.len())]
+                .iter()
+                .map(|n| n.distance_2)
+                .collect::<Vec<_>>()
+        };
+        return Err(format!(
+            "neighbour {i} is at distance_2 {:?}, but the oracle's is {:?} (around it: {:?} vs the oracle's {:?})",
+            got[i].distance_2,
+            oracle[i].distance_2,
+            window(got),
+            window(oracle)
+        ));
+    }
+    Ok(())
+}
+
+/// Checks an early-stop probe: a visitor that breaks on its first call must be called exactly
+/// once and the method must return `Break`, or, when nothing matches, never be called and the
+/// method return `Continue`.
+pub(crate) fn check_stop(
+    calls: usize,
+    flow: ControlFlow<()>,
+    matches: usize,
+) -> Result<(), String> {
+    let (want_calls, want_flow) = if matches == 0 {
+        (0, ControlFlow::Continue(()))
+    } else {
+        (1, ControlFlow::Break(()))
+    };
+    if calls != want_calls || flow != want_flow {
+        return Err(format!(
+            "the visitor breaks on its first call and {matches} elements match: it was called \
+             {calls} times and the method returned {flow:?}; expected {want_calls} call(s) and {want_flow:?}"
+        ));
+    }
+    Ok(())
+}

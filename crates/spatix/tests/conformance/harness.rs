@@ -1,0 +1,742 @@
+//! Applying operations to the structure under test and to the `BruteForce` oracle, and
+//! comparing the two (and the oracle with a plain model kept by the test), step by step.
+
+use core::ops::ControlFlow;
+use std::collections::HashMap;
+
+use spatix::{Aabb, BruteForce, Error, Handle, Point, Scalar, SpatialIndex, Workspace};
+
+use crate::check::{
+    B, P, Seen, check_nearest, check_stop, dist2, overlap, pairs_all, query_all, same_ids,
+    same_pairs, valid, within_all,
+};
+use crate::data::{Bx, World};
+use crate::ops::{Move, Op, Pick, StaleOp, StaleSrc, Stop};
+
+/// What a batch of sequences exercised, to assert that the generators are not too weak.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Stats {
+    pub(crate) cases: usize,
+    pub(crate) steps: usize,
+    pub(crate) inserted: usize,
+    pub(crate) rejected: usize,
+    pub(crate) removed: usize,
+    pub(crate) updated: usize,
+    pub(crate) stale: usize,
+    pub(crate) clears: usize,
+    pub(crate) query_hits: usize,
+    pub(crate) pairs: usize,
+    pub(crate) nearest_over_len: usize,
+    pub(crate) early_breaks: usize,
+    pub(crate) max_len: usize,
+}
+
+impl Stats {
+    pub(crate) fn add(&mut self, o: &Self) {
+        self.cases += o.cases;
+        self.steps += o.steps;
+        self.inserted += o.inserted;
+        self.rejected += o.rejected;
+        self.removed += o.removed;
+        self.updated += o.updated;
+        self.stale += o.stale;
+        self.clears += o.clears;
+        self.query_hits += o.query_hits;
+        self.pairs += o.pairs;
+        self.nearest_over_len += o.nearest_over_len;
+        self.early_breaks += o.early_breaks;
+        self.max_len = self.max_len.max(o.max_len);
+    }
+}
+
+/// A live element as the test knows it.
+#[derive(Clone, Copy, Debug)]
+struct Entry<S> {
+    id: u64,
+    sut: Handle,
+    oracle: Handle,
+    aabb: Aabb<S>,
+}
+
+/// Which structure reported something.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Sut,
+    Oracle,
+}
+
+/// The structure under test, the oracle, and the test's own model of their contents.
+pub(crate) struct Harness<S: Scalar, I> {
+    sut: I,
+    oracle: BruteForce<S, u64>,
+    world: Aabb<S>,
+    live: Vec<Entry<S>>,
+    /// id → position in `live`.
+    pos: HashMap<u64, usize>,
+    by_sut: HashMap<Handle, u64>,
+    by_oracle: HashMap<Handle, u64>,
+    /// (structure under test, oracle) handles of removed or cleared elements.
+    stale: Vec<(Handle, Handle)>,
+    /// Handles of other instances.
+    foreign: Vec<(Handle, Handle)>,
+    next_id: u64,
+    ws_sut: Workspace<S>,
+    ws_oracle: Workspace<S>,
+    pub(crate) stats: Stats,
+}
+
+fn next_generation(h: Handle) -> Handle {
+    Handle::from_bits(h.to_bits().wrapping_add(1 << 32))
+}
+
+impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
+    /// A fresh structure from `make`, a fresh oracle, and a few handles from a second instance
+    /// of each (foreign handles: live there, stale here).
+    pub(crate) fn new(make: &impl Fn(Aabb<S>) -> I, world: Aabb<S>) -> Result<Self, String> {
+        let sut = make(world);
+        let oracle = BruteForce::new();
+        let mut other = make(world);
+        let mut other_oracle = BruteForce::<S, u64>::new();
+        let mut foreign = Vec::new();
+        let c = world.center();
+        for (i, p) in [c, world.min, world.max, c].into_iter().enumerate() {
+            let b = Aabb { min: p, max: p };
+            let h = other.insert(b, 1_000_000 + i as u64).map_err(|e| {
+                format!("a second instance rejected the valid box {:?}: {e}", B(&b))
+            })?;
+            let ho = other_oracle
+                .insert(b, 1_000_000 + i as u64)
+                .map_err(|e| format!("ORACLE rejected {:?}: {e}", B(&b)))?;
+            foreign.push((h, ho));
+        }
+        if other.remove(foreign[3].0) != Some(1_000_003) {
+            return Err("a second instance did not remove an element it holds".into());
+        }
+        other_oracle.remove(foreign[3].1);
+        Ok(Self {
+            sut,
+            oracle,
+            world,
+            live: Vec::new(),
+            pos: HashMap::new(),
+            by_sut: HashMap::new(),
+            by_oracle: HashMap::new(),
+            stale: Vec::new(),
+            foreign,
+            next_id: 0,
+            ws_sut: Workspace::new(),
+            ws_oracle: Workspace::new(),
+            stats: Stats::default(),
+        })
+    }
+
+    fn describe(&self, id: u64) -> String {
+        match self.pos.get(&id) {
+            Some(&i) => format!("#{id} {:?}", B(&self.live[i].aabb)),
+            None => format!("#{id} (not live)"),
+        }
+    }
+
+    fn pick_live(&self, pick: Pick) -> Option<Entry<S>> {
+        pick.of(self.live.len()).map(|i| self.live[i])
+    }
+
+    fn entry(&self, id: u64) -> Entry<S> {
+        self.live[self.pos[&id]]
+    }
+
+    /// Checks that an item a structure reported is a live element with the right handle, value
+    /// and box, and returns its id.
+    fn resolve(&self, side: Side, seen: &Seen<S>) -> Result<u64, String> {
+        let (map, who) = match side {
+            Side::Sut => (&self.by_sut, ""),
+            Side::Oracle => (&self.by_oracle, "ORACLE: "),
+        };
+        let id = *map.get(&seen.handle).ok_or_else(|| {
+            format!(
+                "{who}reported handle {:?} (value {}), which names no live element",
+                seen.handle, seen.id
+            )
+        })?;
+        if id != seen.id {
+            return Err(format!(
+                "{who}reported handle {:?} with value {}, but that handle holds #{id}",
+                seen.handle, seen.id
+            ));
+        }
+        let e = self.entry(id);
+        if seen.aabb != e.aabb {
+            return Err(format!(
+                "{who}reported #{id} with box {:?}, but its box is {:?}",
+                B(&seen.aabb),
+                B(&e.aabb)
+            ));
+        }
+        Ok(id)
+    }
+
+    fn resolve_all(&self, side: Side, seen: &[Seen<S>]) -> Result<Vec<u64>, String> {
+        seen.iter().map(|s| self.resolve(side, s)).collect()
+    }
+
+    fn register(&mut self, e: Entry<S>) {
+        self.pos.insert(e.id, self.live.len());
+        self.by_sut.insert(e.sut, e.id);
+        self.by_oracle.insert(e.oracle, e.id);
+        self.live.push(e);
+    }
+
+    fn unregister(&mut self, id: u64) {
+        let i = self.pos.remove(&id).expect("live");
+        let e = self.live.swap_remove(i);
+        if let Some(moved) = self.live.get(i) {
+            self.pos.insert(moved.id, i);
+        }
+        self.by_sut.remove(&e.sut);
+        self.by_oracle.remove(&e.oracle);
+        self.stale.push((e.sut, e.oracle));
+    }
+
+    /// Applies one operation to both structures and compares whatever it returns.
+    pub(crate) fn apply(&mut self, op: &Op) -> Result<(), String> {
+        self.stats.steps += 1;
+        match op {
+            Op::Insert(b) => self.insert(b.to()),
+            Op::InsertMany(bs) => bs.iter().try_for_each(|b| self.insert(b.to())),
+            Op::Remove(p) => self.remove(*p),
+            Op::Update(p, m) => self.update(*p, *m),
+            Op::Stale(src, what) => self.stale_op(*src, *what),
+            Op::Maintain => {
+                self.sut.maintain();
+                self.oracle.maintain();
+                Ok(())
+            }
+            Op::Clear => self.clear(),
+            Op::Query(b) => self.query(b.to()),
+            Op::Pairs => self.pairs(),
+            Op::Nearest(p, k) => {
+                let k = k.resolve(self.live.len());
+                self.nearest(p.to(), k)
+            }
+            Op::Within(p, r) => self.within(p.to(), S::from_f64(*r)),
+            Op::Get(p) => match self.pick_live(*p) {
+                Some(e) => self.check_get(e.id),
+                None => Ok(()),
+            },
+            Op::Iter => self.check_iter(),
+            Op::Stop(s) => self.stop(*s),
+        }
+    }
+
+    fn insert(&mut self, aabb: Aabb<S>) -> Result<(), String> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let got = self.sut.insert(aabb, id);
+        let want = self.oracle.insert(aabb, id);
+        if !valid(&aabb) {
+            if got != Err(Error::InvalidAabb) {
+                return Err(format!(
+                    "insert of the invalid box {:?} returned {got:?}, expected Err(InvalidAabb)",
+                    B(&aabb)
+                ));
+            }
+            if want != Err(Error::InvalidAabb) {
+                return Err(format!(
+                    "ORACLE: insert of invalid {:?} returned {want:?}",
+                    B(&aabb)
+                ));
+            }
+            self.stats.rejected += 1;
+            return Ok(());
+        }
+        let sut =
+            got.map_err(|e| format!("insert of the valid box {:?} failed: {e:?}", B(&aabb)))?;
+        let oracle = want.map_err(|e| format!("ORACLE: insert of {:?} failed: {e:?}", B(&aabb)))?;
+        if let Some(old) = self.by_sut.get(&sut) {
+            return Err(format!(
+                "insert returned handle {sut:?}, which already names {}",
+                self.describe(*old)
+            ));
+        }
+        self.register(Entry {
+            id,
+            sut,
+            oracle,
+            aabb,
+        });
+        self.stats.inserted += 1;
+        self.check_get(id)
+    }
+
+    fn remove(&mut self, pick: Pick) -> Result<(), String> {
+        let Some(e) = self.pick_live(pick) else {
+            return Ok(());
+        };
+        let got = self.sut.remove(e.sut);
+        if got != Some(e.id) {
+            return Err(format!(
+                "remove({:?}) of {} returned {got:?}",
+                e.sut,
+                self.describe(e.id)
+            ));
+        }
+        let want = self.oracle.remove(e.oracle);
+        if want != Some(e.id) {
+            return Err(format!("ORACLE: remove of #{} returned {want:?}", e.id));
+        }
+        self.unregister(e.id);
+        self.stats.removed += 1;
+        if let Some(item) = self.sut.get(e.sut) {
+            return Err(format!(
+                "get({:?}) right after removing #{} returned value {} box {:?}",
+                e.sut,
+                e.id,
+                item.value,
+                B(item.aabb)
+            ));
+        }
+        Ok(())
+    }
+
+    fn update(&mut self, pick: Pick, to: Move) -> Result<(), String> {
+        let Some(e) = self.pick_live(pick) else {
+            return Ok(());
+        };
+        let b = e.aabb;
+        let aabb = match to {
+            Move::To(bx) => bx.to(),
+            Move::Shift(dx, dy) => {
+                let (dx, dy) = (S::from_f64(dx), S::from_f64(dy));
+                Aabb {
+                    min: Point::new(b.min.x + dx, b.min.y + dy),
+                    max: Point::new(b.max.x + dx, b.max.y + dy),
+                }
+            }
+            Move::Grow(d) => {
+                let d = S::from_f64(d);
+                Aabb {
+                    min: Point::new(b.min.x - d, b.min.y - d),
+                    max: Point::new(b.max.x + d, b.max.y + d),
+                }
+            }
+        };
+        let got = self.sut.update(e.sut, aabb);
+        let want = self.oracle.update(e.oracle, aabb);
+        let expected = if valid(&aabb) {
+            Ok(())
+        } else {
+            Err(Error::InvalidAabb)
+        };
+        if got != expected {
+            return Err(format!(
+                "update of {} to {:?} returned {got:?}, expected {expected:?}",
+                self.describe(e.id),
+                B(&aabb)
+            ));
+        }
+        if want != expected {
+            return Err(format!(
+                "ORACLE: update to {:?} returned {want:?}",
+                B(&aabb)
+            ));
+        }
+        if expected.is_ok() {
+            let i = self.pos[&e.id];
+            self.live[i].aabb = aabb;
+            self.stats.updated += 1;
+        }
+        self.check_get(e.id)
+    }
+
+    /// A (structure under test, oracle) pair of handles that name no live element, and where it
+    /// came from; `None` when the source has nothing to offer or (by a fluke) names a live one.
+    fn stale_handle(&self, src: StaleSrc) -> Option<(Handle, Handle, &'static str)> {
+        let (h, ho, what) = match src {
+            StaleSrc::Removed(p) if !self.stale.is_empty() => {
+                let (h, ho) = self.stale[p.of(self.stale.len())?];
+                (h, ho, "removed")
+            }
+            StaleSrc::Removed(p) | StaleSrc::Foreign(p) => {
+                let (h, ho) = self.foreign[p.of(self.foreign.len())?];
+                (h, ho, "foreign")
+            }
+            StaleSrc::NextGeneration(p) => {
+                let e = self.pick_live(p)?;
+                (
+                    next_generation(e.sut),
+                    next_generation(e.oracle),
+                    "next-generation",
+                )
+            }
+            StaleSrc::Swapped(p) => {
+                let e = self.pick_live(p)?;
+                (e.oracle, e.sut, "other instance's")
+            }
+            StaleSrc::Forged(bits) => (Handle::from_bits(bits), Handle::from_bits(bits), "forged"),
+        };
+        (!self.by_sut.contains_key(&h) && !self.by_oracle.contains_key(&ho))
+            .then_some((h, ho, what))
+    }
+
+    fn stale_op(&mut self, src: StaleSrc, op: StaleOp) -> Result<(), String> {
+        let Some((h, ho, what)) = self.stale_handle(src) else {
+            return Ok(());
+        };
+        self.stats.stale += 1;
+        match op {
+            StaleOp::Get => {
+                if let Some(item) = self.sut.get(h) {
+                    return Err(format!(
+                        "get of the {what} handle {h:?} returned value {} box {:?}, expected None",
+                        item.value,
+                        B(item.aabb)
+                    ));
+                }
+                if self.oracle.get(ho).is_some() {
+                    return Err(format!("ORACLE: get of the {what} handle {ho:?} is Some"));
+                }
+            }
+            StaleOp::Remove => {
+                let got = self.sut.remove(h);
+                if got.is_some() {
+                    return Err(format!(
+                        "remove of the {what} handle {h:?} returned {got:?}, expected None"
+                    ));
+                }
+                if self.oracle.remove(ho).is_some() {
+                    return Err(format!(
+                        "ORACLE: remove of the {what} handle {ho:?} is Some"
+                    ));
+                }
+            }
+            StaleOp::Update(bx) => {
+                let aabb = bx.to();
+                let got = self.sut.update(h, aabb);
+                let want = self.oracle.update(ho, aabb);
+                let ok = |r: &Result<(), Error>| {
+                    r == &Err(Error::StaleHandle)
+                        || (!valid(&aabb) && r == &Err(Error::InvalidAabb))
+                };
+                if !ok(&got) {
+                    return Err(format!(
+                        "update of the {what} handle {h:?} to {:?} returned {got:?}, expected Err(StaleHandle)",
+                        B(&aabb)
+                    ));
+                }
+                if !ok(&want) {
+                    return Err(format!(
+                        "ORACLE: update of the {what} handle returned {want:?}"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn clear(&mut self) -> Result<(), String> {
+        self.sut.clear();
+        self.oracle.clear();
+        let ids: Vec<u64> = self.live.iter().map(|e| e.id).collect();
+        for id in ids {
+            self.unregister(id);
+        }
+        self.stats.clears += 1;
+        self.check_iter()
+    }
+
+    fn query(&mut self, area: Aabb<S>) -> Result<(), String> {
+        let what = || format!("query {:?}", B(&area));
+        let (got, flow) = query_all(&self.sut, &area);
+        if flow.is_break() {
+            return Err(format!(
+                "{}: returned Break, but the visitor never broke",
+                what()
+            ));
+        }
+        if !valid(&area) && !got.is_empty() {
+            return Err(format!(
+                "{}: the area is invalid, yet {} elements matched",
+                what(),
+                got.len()
+            ));
+        }
+        let got = self
+            .resolve_all(Side::Sut, &got)
+            .map_err(|e| format!("{}: {e}", what()))?;
+        let (want, _) = query_all(&self.oracle, &area);
+        let want = self.resolve_all(Side::Oracle, &want)?;
+        let model: Vec<u64> = self
+            .live
+            .iter()
+            .filter(|e| valid(&area) && overlap(&e.aabb, &area))
+            .map(|e| e.id)
+            .collect();
+        let describe = |id| self.describe(id);
+        same_ids(&want, &model, &describe)
+            .map_err(|e| format!("ORACLE disagrees with the model on {}: {e}", what()))?;
+        same_ids(&got, &want, &describe).map_err(|e| format!("{}: {e}", what()))?;
+        self.stats.query_hits += usize::from(!got.is_empty());
+        Ok(())
+    }
+
+    fn within(&mut self, point: Point<S>, radius: S) -> Result<(), String> {
+        let what = || format!("within({:?}, {radius:?})", P(point));
+        let (got, flow) = within_all(&self.sut, point, radius);
+        if flow.is_break() {
+            return Err(format!(
+                "{}: returned Break, but the visitor never broke",
+                what()
+            ));
+        }
+        let got = self
+            .resolve_all(Side::Sut, &got)
+            .map_err(|e| format!("{}: {e}", what()))?;
+        let usable = point.x.is_finite() && point.y.is_finite() && radius >= S::ZERO;
+        if let Some(&far) = got
+            .iter()
+            .find(|&&id| !usable || dist2(&self.entry(id).aabb, point) > radius * radius)
+        {
+            return Err(format!(
+                "{}: reported {}, which is not within the radius",
+                what(),
+                self.describe(far)
+            ));
+        }
+        let (want, _) = within_all(&self.oracle, point, radius);
+        let want = self.resolve_all(Side::Oracle, &want)?;
+        same_ids(&got, &want, &|id| self.describe(id)).map_err(|e| format!("{}: {e}", what()))
+    }
+
+    fn pairs(&mut self) -> Result<(), String> {
+        let (got, flow) = pairs_all(&self.sut);
+        if flow.is_break() {
+            return Err("for_each_pair returned Break, but the visitor never broke".into());
+        }
+        let mut ids = Vec::with_capacity(got.len());
+        for (a, b) in &got {
+            let (ia, ib) = (
+                self.resolve(Side::Sut, a)
+                    .map_err(|e| format!("for_each_pair: {e}"))?,
+                self.resolve(Side::Sut, b)
+                    .map_err(|e| format!("for_each_pair: {e}"))?,
+            );
+            ids.push((ia, ib));
+        }
+        let (want, _) = pairs_all(&self.oracle);
+        let mut want_ids = Vec::with_capacity(want.len());
+        for (a, b) in &want {
+            want_ids.push((
+                self.resolve(Side::Oracle, a)?,
+                self.resolve(Side::Oracle, b)?,
+            ));
+        }
+        let mut model = Vec::new();
+        for (i, a) in self.live.iter().enumerate() {
+            for b in &self.live[i + 1..] {
+                if overlap(&a.aabb, &b.aabb) {
+                    model.push((a.id, b.id));
+                }
+            }
+        }
+        let describe = |id| self.describe(id);
+        same_pairs(&want_ids, &model, &describe)
+            .map_err(|e| format!("ORACLE disagrees with the model on pairs: {e}"))?;
+        same_pairs(&ids, &want_ids, &describe).map_err(|e| format!("for_each_pair: {e}"))?;
+        self.stats.pairs += ids.len();
+        Ok(())
+    }
+
+    fn nearest(&mut self, point: Point<S>, k: usize) -> Result<(), String> {
+        let got = self.sut.nearest(point, k, &mut self.ws_sut).to_vec();
+        let want = self.oracle.nearest(point, k, &mut self.ws_oracle).to_vec();
+        let truth = |h: Handle| self.by_sut.get(&h).map(|&id| (id, self.entry(id).aabb));
+        check_nearest(&got, &want, point, k, self.live.len(), &truth)
+            .map_err(|e| format!("nearest({:?}, k = {k}): {e}", P(point)))?;
+        self.stats.nearest_over_len += usize::from(k > self.live.len());
+        Ok(())
+    }
+
+    fn stop(&mut self, probe: Stop) -> Result<(), String> {
+        let mut calls = 0;
+        let (flow, matches, what) = match probe {
+            Stop::Query(b) => {
+                let area = b.to();
+                let flow = self.sut.query(&area, |_| {
+                    calls += 1;
+                    ControlFlow::Break(())
+                });
+                (
+                    flow,
+                    query_all(&self.oracle, &area).0.len(),
+                    format!("query {:?}", B(&area)),
+                )
+            }
+            Stop::Pairs => {
+                let flow = self.sut.for_each_pair(|_, _| {
+                    calls += 1;
+                    ControlFlow::Break(())
+                });
+                (
+                    flow,
+                    pairs_all(&self.oracle).0.len(),
+                    "for_each_pair".into(),
+                )
+            }
+            Stop::Within(p, r) => {
+                let (p, r) = (p.to(), S::from_f64(r));
+                let flow = self.sut.within(p, r, |_| {
+                    calls += 1;
+                    ControlFlow::Break(())
+                });
+                (
+                    flow,
+                    within_all(&self.oracle, p, r).0.len(),
+                    format!("within({:?}, {r:?})", P(p)),
+                )
+            }
+        };
+        check_stop(calls, flow, matches).map_err(|e| format!("early stop in {what}: {e}"))?;
+        self.stats.early_breaks += usize::from(matches > 0);
+        Ok(())
+    }
+
+    /// `get` of a live element returns its handle, box and value, in both structures.
+    fn check_get(&self, id: u64) -> Result<(), String> {
+        let e = self.entry(id);
+        let item = self.sut.get(e.sut).ok_or_else(|| {
+            format!(
+                "get({:?}) of the live {} returned None",
+                e.sut,
+                self.describe(id)
+            )
+        })?;
+        if item.handle != e.sut || *item.value != id || *item.aabb != e.aabb {
+            return Err(format!(
+                "get({:?}) returned handle {:?} value {} box {:?}, but #{id} was last set to box {:?}",
+                e.sut,
+                item.handle,
+                item.value,
+                B(item.aabb),
+                B(&e.aabb)
+            ));
+        }
+        match self.oracle.get(e.oracle) {
+            Some(o) if *o.value == id && *o.aabb == e.aabb => Ok(()),
+            _ => Err(format!("ORACLE: get of #{id} disagrees with the model")),
+        }
+    }
+
+    /// `iter` yields every live element once; `len`, `is_empty` and the iterator's exact size
+    /// agree; `memory_bytes` covers at least every element's box and value.
+    fn check_iter(&self) -> Result<(), String> {
+        let n = self.live.len();
+        let items: Vec<Seen<S>> = self.sut.iter().map(Seen::of).collect();
+        let hint = self.sut.iter().len();
+        if hint != n || items.len() != n {
+            return Err(format!(
+                "iter yielded {} elements and reported length {hint}, but {n} are live",
+                items.len()
+            ));
+        }
+        let ids = self
+            .resolve_all(Side::Sut, &items)
+            .map_err(|e| format!("iter: {e}"))?;
+        let model: Vec<u64> = self.live.iter().map(|e| e.id).collect();
+        same_ids(&ids, &model, &|id| self.describe(id)).map_err(|e| format!("iter: {e}"))?;
+        let oracle: Vec<Seen<S>> = self.oracle.iter().map(Seen::of).collect();
+        let oracle = self.resolve_all(Side::Oracle, &oracle)?;
+        same_ids(&oracle, &model, &|id| self.describe(id))
+            .map_err(|e| format!("ORACLE iter: {e}"))?;
+        let least = n * (size_of::<Aabb<S>>() + size_of::<u64>());
+        let bytes = self.sut.memory_bytes();
+        if bytes < least {
+            return Err(format!(
+                "memory_bytes() is {bytes}, less than the {least} bytes {n} boxes and values take"
+            ));
+        }
+        Ok(())
+    }
+
+    /// After every step: the structural self-check and the length.
+    pub(crate) fn check_step(&mut self) -> Result<(), String> {
+        self.sut
+            .check_invariants()
+            .map_err(|e| format!("check_invariants: {e}"))?;
+        self.oracle
+            .check_invariants()
+            .map_err(|e| format!("ORACLE check_invariants: {e}"))?;
+        let n = self.live.len();
+        if self.sut.len() != n || self.sut.is_empty() != (n == 0) {
+            return Err(format!(
+                "len() is {} and is_empty() {}, but {n} elements are live",
+                self.sut.len(),
+                self.sut.is_empty()
+            ));
+        }
+        if self.oracle.len() != n {
+            return Err(format!(
+                "ORACLE: len() is {}, expected {n}",
+                self.oracle.len()
+            ));
+        }
+        self.stats.max_len = self.stats.max_len.max(n);
+        Ok(())
+    }
+
+    /// After the last step: everything, from many places.
+    pub(crate) fn check_all(&mut self) -> Result<(), String> {
+        self.check_iter()?;
+        for e in self.live.clone() {
+            self.check_get(e.id)?;
+        }
+        self.pairs()?;
+        let world = self.world;
+        let huge = Bx::new(-1e15, -1e15, 1e15, 1e15).to();
+        for area in [world, huge] {
+            self.query(area)?;
+        }
+        let n = self.live.len();
+        for e in self.live.clone().into_iter().take(24) {
+            self.query(e.aabb)?;
+            let c = e.aabb.center();
+            self.nearest(c, 1)?;
+            self.nearest(c, n)?;
+            self.within(c, S::ONE)?;
+        }
+        for (h, ho) in self.stale.clone().into_iter().take(24) {
+            if let Some(item) = self.sut.get(h) {
+                return Err(format!(
+                    "get of the removed handle {h:?} returned value {} box {:?}, expected None",
+                    item.value,
+                    B(item.aabb)
+                ));
+            }
+            if self.oracle.get(ho).is_some() {
+                return Err(format!("ORACLE: get of the removed handle {ho:?} is Some"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs one sequence: a fresh structure from `make` and a fresh oracle, every operation applied
+/// to both and compared, `check_invariants` and `len` after every step, and a full comparison
+/// at the end. The error names the step and the operation.
+pub(crate) fn run_ops<S: Scalar, I: SpatialIndex<S, u64>>(
+    make: &impl Fn(Aabb<S>) -> I,
+    world: World,
+    ops: &[Op],
+) -> Result<Stats, String> {
+    let mut h = Harness::new(make, world.aabb())?;
+    h.check_step()
+        .map_err(|e| format!("fresh structure: {e}"))?;
+    for (i, op) in ops.iter().enumerate() {
+        h.apply(op)
+            .and_then(|()| h.check_step())
+            .map_err(|e| format!("step {i} {op:?}: {e}"))?;
+    }
+    h.check_all()
+        .map_err(|e| format!("full check after the last step ({}): {e}", ops.len()))?;
+    h.stats.cases = 1;
+    Ok(h.stats)
+}

@@ -1,0 +1,34 @@
+//! The conformance suite of spatix: one set of tests, written once and instantiated for every
+//! structure by one line of `conformance!` (see `suite.rs`).
+//!
+//! Per instantiation: random operation sequences over six data variants (`ops_*`, proptest,
+//! fixed seed, shrinking), hand-written edge-case sequences (`scenarios`), and seeded bulk tests
+//! with the moving-agents workload at 0, 1, 1000 and 100_000 elements (`bulk_*`). Every result
+//! is compared with `BruteForce`, and `check_invariants` runs after every step. `broken.rs`
+//! shows that the checks catch deliberately broken structures.
+//!
+//! `PROPTEST_CASES` and `PROPTEST_RNG_SEED` override the number of cases and the seed.
+
+#[macro_use]
+mod suite;
+mod broken;
+mod bulk;
+mod check;
+mod data;
+mod harness;
+mod ops;
+mod scenarios;
+
+// BruteForce's for_each_pair is quadratic: its largest bulk test is capped at 10^4 agents.
+conformance!(
+    brute_f32,
+    f32,
+    |world| spatix::BruteForce::new(),
+    bulk_max = 10_000
+);
+conformance!(
+    brute_f64,
+    f64,
+    |world| spatix::BruteForce::new(),
+    bulk_max = 10_000
+);

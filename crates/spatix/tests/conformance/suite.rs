@@ -1,0 +1,192 @@
+//! The `conformance!` macro, and the drivers its tests call.
+
+use std::cell::RefCell;
+
+use proptest::test_runner::{
+    Config, RngSeed, TestCaseError, TestError, TestRunner, contextualize_config,
+};
+use spatix::{Aabb, Scalar, SpatialIndex};
+
+use crate::data::Variant;
+use crate::harness::{self, Stats};
+use crate::ops::{self, Case};
+use crate::scenarios;
+
+/// Instantiates the whole suite for one structure: one module of tests named `$name`.
+///
+/// ```text
+/// conformance!(quadtree_f32, f32, |world| spatix::Quadtree::new(world).unwrap());
+/// conformance!(brute_f64, f64, |world| spatix::BruteForce::new(), bulk_max = 10_000);
+/// ```
+///
+/// The closure gets the world box of the data set and returns an empty structure storing
+/// `u64` values. `bulk_max` caps the size of the largest bulk test (default 100_000); only
+/// structures whose `for_each_pair` is quadratic need it.
+macro_rules! conformance {
+    ($name:ident, $scalar:ty, $make:expr $(,)?) => {
+        conformance!($name, $scalar, $make, bulk_max = 100_000);
+    };
+    ($name:ident, $scalar:ty, $make:expr, bulk_max = $bulk_max:expr $(,)?) => {
+        mod $name {
+            use $crate::data::Variant;
+            use $crate::{bulk, suite};
+
+            #[allow(unused_variables)]
+            fn make(world: ::spatix::Aabb<$scalar>) -> impl ::spatix::SpatialIndex<$scalar, u64> {
+                suite::build(world, $make)
+            }
+
+            #[test]
+            fn ops_uniform() {
+                suite::random_ops(Variant::Uniform, make);
+            }
+
+            #[test]
+            fn ops_clustered() {
+                suite::random_ops(Variant::Clustered, make);
+            }
+
+            #[test]
+            fn ops_mixed_sizes() {
+                suite::random_ops(Variant::MixedSizes, make);
+            }
+
+            #[test]
+            fn ops_coincident() {
+                suite::random_ops(Variant::Coincident, make);
+            }
+
+            #[test]
+            fn ops_out_of_world() {
+                suite::random_ops(Variant::OutOfWorld, make);
+            }
+
+            #[test]
+            fn ops_degenerate() {
+                suite::random_ops(Variant::Degenerate, make);
+            }
+
+            #[test]
+            fn scenarios() {
+                suite::scenarios(make);
+            }
+
+            #[test]
+            fn bulk_empty() {
+                bulk::run(0, $bulk_max, make);
+            }
+
+            #[test]
+            fn bulk_one() {
+                bulk::run(1, $bulk_max, make);
+            }
+
+            #[test]
+            fn bulk_thousand() {
+                bulk::run(1000, $bulk_max, make);
+            }
+
+            #[test]
+            fn bulk_large() {
+                bulk::run(100_000, $bulk_max, make);
+            }
+        }
+    };
+}
+
+/// Cases per variant unless `PROPTEST_CASES` says otherwise.
+const DEFAULT_CASES: u32 = 256;
+/// The fixed seed (override with `PROPTEST_RNG_SEED` to explore further).
+const SEED: u64 = 0x5EED_2DC0_111D_E5A5;
+/// Coverage is asserted only when at least this many cases ran.
+const COVERAGE_MIN_CASES: u32 = 24;
+
+/// Calls the constructor closure of `conformance!` (here so that the closure's argument type is
+/// known).
+pub(crate) fn build<S, I>(world: Aabb<S>, make: impl FnOnce(Aabb<S>) -> I) -> I {
+    make(world)
+}
+
+/// The proptest configuration: fixed seed, no failure files, `PROPTEST_*` variables honoured.
+pub(crate) fn config(max_shrink_iters: u32) -> Config {
+    contextualize_config(Config {
+        cases: DEFAULT_CASES,
+        rng_seed: RngSeed::Fixed(SEED),
+        failure_persistence: None,
+        max_shrink_iters,
+        ..Config::default()
+    })
+}
+
+/// Runs the random sequences of one variant; the failure (if any) is the shrunk one.
+pub(crate) fn run_cases<S: Scalar, I: SpatialIndex<S, u64>>(
+    variant: Variant,
+    make: &impl Fn(Aabb<S>) -> I,
+    config: Config,
+) -> Result<Stats, TestError<Case>> {
+    let stats = RefCell::new(Stats::default());
+    let mut runner = TestRunner::new(config);
+    runner.run(&ops::cases(variant), |case| {
+        let s = harness::run_ops(make, case.world, &case.ops).map_err(TestCaseError::fail)?;
+        stats.borrow_mut().add(&s);
+        Ok(())
+    })?;
+    Ok(stats.into_inner())
+}
+
+/// Describes a proptest failure: the reason, then the minimal sequence step by step.
+pub(crate) fn describe(variant: Variant, error: &TestError<Case>) -> String {
+    match error {
+        TestError::Fail(reason, case) => format!(
+            "conformance failure, {variant:?} data: {reason}\nminimal failing sequence, {case:?}"
+        ),
+        TestError::Abort(reason) => format!("{variant:?}: proptest aborted: {reason}"),
+    }
+}
+
+/// The random-sequence test of one variant: panics with the shrunk failure, then checks that
+/// the sequences exercised every kind of operation and outcome.
+pub(crate) fn random_ops<S: Scalar, I: SpatialIndex<S, u64>>(
+    variant: Variant,
+    make: impl Fn(Aabb<S>) -> I,
+) {
+    let config = config(8192);
+    let cases = config.cases;
+    let stats =
+        run_cases(variant, &make, config).unwrap_or_else(|e| panic!("{}", describe(variant, &e)));
+    if cases >= COVERAGE_MIN_CASES {
+        coverage(variant, &stats);
+    }
+}
+
+/// The generators are too weak if a batch of sequences never reaches some outcome.
+fn coverage(variant: Variant, s: &Stats) {
+    let reached = [
+        ("valid inserts", s.inserted),
+        ("rejected invalid boxes", s.rejected),
+        ("removals", s.removed),
+        ("updates", s.updated),
+        ("stale-handle operations", s.stale),
+        ("clears", s.clears),
+        ("non-empty query results", s.query_hits),
+        ("intersecting pairs", s.pairs),
+        ("nearest with k > len", s.nearest_over_len),
+        ("early stops", s.early_breaks),
+    ];
+    for (what, n) in reached {
+        assert!(n > 0, "{variant:?}: no sequence produced {what}: {s:?}");
+    }
+    assert!(
+        s.max_len >= 40,
+        "{variant:?}: populations stay small: {s:?}"
+    );
+}
+
+/// The hand-written scenarios.
+pub(crate) fn scenarios<S: Scalar, I: SpatialIndex<S, u64>>(make: impl Fn(Aabb<S>) -> I) {
+    for (name, case) in scenarios::all() {
+        if let Err(e) = harness::run_ops(&make, case.world, &case.ops) {
+            panic!("scenario \"{name}\": {e}\nsequence, {case:?}");
+        }
+    }
+}
