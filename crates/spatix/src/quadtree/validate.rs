@@ -1,7 +1,5 @@
 //! The full structural self-check.
 
-use std::collections::HashMap;
-
 use super::mutate::FREE;
 use super::{BRANCH, Frame, Quadtree};
 use crate::handle::NIL;
@@ -20,7 +18,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
             return fail(format!("{n_nodes} nodes is not a root plus groups of four"));
         }
         let mut reached = vec![false; n_nodes];
-        let mut occurrences: HashMap<u32, u32> = HashMap::new();
+        let mut occurrences = vec![0u32; self.homes.len()];
         let mut listed = 0usize;
         let mut stack = vec![Frame::root(self.world)];
         while let Some(f) = stack.pop() {
@@ -67,10 +65,12 @@ impl<S: Scalar, T> Quadtree<S, T> {
                         "leaf {at} lists slot {e}, which does not overlap it"
                     ));
                 }
-                if items.iter().filter(|&&x| x == e).count() > 1 {
-                    return fail(format!("leaf {at} lists slot {e} twice"));
-                }
-                *occurrences.entry(e).or_default() += 1;
+                occurrences[e as usize] += 1;
+            }
+            let mut sorted = items.clone();
+            sorted.sort_unstable();
+            if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+                return fail(format!("leaf {at} lists slot {} twice", w[0]));
             }
             listed += items.len();
         }
@@ -88,7 +88,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
             let e = item.handle.slot();
             let filed = self.filed_box(item.aabb);
             let expected = self.count_leaves(&filed);
-            let found = occurrences.get(&e).copied().unwrap_or(0);
+            let found = occurrences[e as usize];
             if found != expected {
                 return fail(format!(
                     "slot {e} is listed in {found} leaves, overlaps {expected}"

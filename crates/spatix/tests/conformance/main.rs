@@ -32,3 +32,27 @@ conformance!(
     |world| spatix::BruteForce::new(),
     bulk_max = 10_000
 );
+// Quadtrees are configured as the seed recommends (deepest leaves a few element sizes wide),
+// for two element sizes, so the ops tests see shallow and deep trees; the third instance
+// splits eagerly, so leaves overflow at the depth limit and elements straddle many leaves.
+conformance!(quadtree_f32, f32, |world| {
+    spatix::Quadtree::with_config(world, spatix::QuadtreeConfig::for_element_size(&world, 1.0))
+        .unwrap()
+});
+conformance!(quadtree_f64, f64, |world| {
+    spatix::Quadtree::with_config(
+        world,
+        spatix::QuadtreeConfig::for_element_size(&world, 0.25),
+    )
+    .unwrap()
+});
+conformance!(quadtree_small_leaves_f64, f64, |world| {
+    spatix::Quadtree::with_config(
+        world,
+        spatix::QuadtreeConfig {
+            max_elements: 1,
+            max_depth: 4,
+        },
+    )
+    .unwrap()
+});
