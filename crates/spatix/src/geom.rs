@@ -45,6 +45,8 @@ pub trait Scalar:
     const HALF: Self;
     /// Positive infinity.
     const INFINITY: Self;
+    /// The largest finite value.
+    const MAX: Self;
     /// Whether the value is neither NaN nor infinite.
     fn is_finite(self) -> bool;
     /// Lossless (f32) or exact (f64) conversion to `f64`.
@@ -76,6 +78,7 @@ macro_rules! impl_scalar {
             const ONE: Self = 1.0;
             const HALF: Self = 0.5;
             const INFINITY: Self = <$t>::INFINITY;
+            const MAX: Self = <$t>::MAX;
             #[inline]
             fn is_finite(self) -> bool {
                 <$t>::is_finite(self)
@@ -391,6 +394,36 @@ impl<S: Scalar> Aabb<S> {
         let dx = (self.min.x - p.x).max_s(p.x - self.max.x).max_s(S::ZERO);
         let dy = (self.min.y - p.y).max_s(p.y - self.max.y).max_s(S::ZERO);
         dx * dx + dy * dy
+    }
+
+    /// Whether the distance from `p` to the box is at most `radius`, exact even where squaring
+    /// would overflow (a radius of infinity holds every box).
+    ///
+    /// ```
+    /// # use spatix::{Aabb, Point};
+    /// let a = Aabb::new(Point::new(3.0f32, 4.0), Point::new(5.0, 5.0))?;
+    /// assert!(a.within_distance(Point::new(0.0, 0.0), 5.0));
+    /// assert!(!a.within_distance(Point::new(0.0, 0.0), 4.9));
+    /// assert!(a.within_distance(Point::new(-3e38, 0.0), f32::INFINITY));
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    #[inline]
+    pub fn within_distance(&self, p: Point<S>, radius: S) -> bool {
+        let radius_2 = radius * radius;
+        let d2 = self.distance_2_to_point(p);
+        if radius_2.is_finite() {
+            d2 <= radius_2
+        } else {
+            // Squares overflow: compare lengths in f64 instead (exact inputs for f32; hypot
+            // does not overflow before its result does).
+            let axis = |lo: S, hi: S, v: S| {
+                let (lo, hi, v) = (lo.to_f64(), hi.to_f64(), v.to_f64());
+                (lo - v).max(v - hi).max(0.0)
+            };
+            let dx = axis(self.min.x, self.max.x, p.x);
+            let dy = axis(self.min.y, self.max.y, p.y);
+            dx.hypot(dy) <= radius.to_f64()
+        }
     }
 
     /// This box with every coordinate clamped into `bounds`: a box outside the bounds becomes

@@ -123,21 +123,25 @@ pub trait SpatialIndex<S: Scalar, T> {
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>];
 
-    /// Visits every element at distance `<= radius` from `point`, each exactly once.
+    /// Visits every element at distance `<= radius` from `point`, each exactly once. A
+    /// negative or NaN radius, or a non-finite point, matches nothing; an infinite radius
+    /// matches everything.
     fn within<F>(&self, point: Point<S>, radius: S, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if !(point.is_finite() && radius >= S::ZERO && radius.is_finite()) {
+        if !(point.is_finite() && radius >= S::ZERO) {
             return ControlFlow::Continue(());
         }
+        // Saturate instead of overflowing, so huge and infinite radii still form a valid area.
+        let lo = |v: S| (v - radius).max_s(-S::MAX);
+        let hi = |v: S| (v + radius).min_s(S::MAX);
         let area = Aabb {
-            min: Point::new(point.x - radius, point.y - radius),
-            max: Point::new(point.x + radius, point.y + radius),
+            min: Point::new(lo(point.x), lo(point.y)),
+            max: Point::new(hi(point.x), hi(point.y)),
         };
-        let radius_2 = radius * radius;
         self.query(&area, |item| {
-            if item.aabb.distance_2_to_point(point) <= radius_2 {
+            if item.aabb.within_distance(point, radius) {
                 visit(item)
             } else {
                 ControlFlow::Continue(())

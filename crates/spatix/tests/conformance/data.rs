@@ -341,13 +341,14 @@ pub(crate) fn points(variant: Variant, world: World) -> BoxedStrategy<Pt> {
 }
 
 /// Radii for within: zero, lattice values (exact distances to lattice boxes), arbitrary values,
-/// and the invalid negative and NaN radii (which must match nothing).
+/// infinity (which matches everything), and the invalid negative and NaN radii (which must
+/// match nothing).
 pub(crate) fn radii(world: World) -> BoxedStrategy<f64> {
     prop_oneof![
         2 => Just(0.0),
         4 => (0u32..=40).prop_map(|i| f64::from(i) * 0.5),
         3 => 0.0..world.side / 2.0,
-        1 => select(vec![-1.0, f64::NAN]),
+        1 => select(vec![-1.0, f64::NAN, f64::INFINITY]),
     ]
     .boxed()
 }

@@ -492,10 +492,10 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
             .resolve_all(Side::Sut, &got)
             .map_err(|e| format!("{}: {e}", what()))?;
         let usable = point.x.is_finite() && point.y.is_finite() && radius >= S::ZERO;
-        if let Some(&far) = got
-            .iter()
-            .find(|&&id| !usable || dist2(&self.entry(id).aabb, point) > radius * radius)
-        {
+        if let Some(&far) = got.iter().find(|&&id| {
+            !usable
+                || (radius < S::INFINITY && dist2(&self.entry(id).aabb, point) > radius * radius)
+        }) {
             return Err(format!(
                 "{}: reported {}, which is not within the radius",
                 what(),
@@ -504,7 +504,18 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
         }
         let (want, _) = within_all(&self.oracle, point, radius);
         let want = self.resolve_all(Side::Oracle, &want)?;
-        same_ids(&got, &want, &|id| self.describe(id)).map_err(|e| format!("{}: {e}", what()))
+        let model: Vec<u64> = self
+            .live
+            .iter()
+            .filter(|e| {
+                usable && (radius == S::INFINITY || dist2(&e.aabb, point) <= radius * radius)
+            })
+            .map(|e| e.id)
+            .collect();
+        let describe = |id| self.describe(id);
+        same_ids(&want, &model, &describe)
+            .map_err(|e| format!("ORACLE disagrees with the model on {}: {e}", what()))?;
+        same_ids(&got, &want, &describe).map_err(|e| format!("{}: {e}", what()))
     }
 
     fn pairs(&mut self) -> Result<(), String> {
