@@ -103,6 +103,11 @@ impl ListPool {
         }
     }
 
+    /// Reserves room for `additional` more nodes.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.links.reserve(additional);
+    }
+
     /// Drops every list; keeps the memory.
     pub(crate) fn clear(&mut self) {
         self.links.clear();
