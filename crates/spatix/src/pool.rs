@@ -108,6 +108,103 @@ impl ListPool {
         self.links.reserve(additional);
     }
 
+    /// Moves the nodes so that the lists whose heads are `heads` occupy consecutive nodes, in
+    /// the order of `heads` and each front to back, followed by the free nodes, and updates
+    /// `heads`: walking the lists in that order then reads the nodes sequentially. `heads`
+    /// must hold every list of the pool. O(nodes), in place, and cheap when the nodes are
+    /// nearly in order already.
+    pub(crate) fn compact(&mut self, heads: &mut [u32]) {
+        // Each node's destination, kept in its `next` until the nodes are in place.
+        let mut to = 0u32;
+        for head in heads.iter_mut() {
+            let mut at = *head;
+            if at != NIL {
+                *head = to;
+            }
+            while at != NIL {
+                let next = self.links[at as usize].next;
+                self.links[at as usize].next = to;
+                to += 1;
+                at = next;
+            }
+        }
+        let mut at = self.free;
+        while at != NIL {
+            let next = self.links[at as usize].next;
+            self.links[at as usize].next = to;
+            to += 1;
+            at = next;
+        }
+        self.permute();
+        // Every list is now a run that ends where the next one starts.
+        let mut start = None;
+        for &head in heads.iter().filter(|&&head| head != NIL) {
+            if let Some(from) = start {
+                self.thread(from, head);
+            }
+            start = Some(head);
+        }
+        let in_use = self.in_use as u32;
+        if let Some(from) = start {
+            self.thread(from, in_use);
+        }
+        let allocated = self.links.len() as u32;
+        self.free = if in_use < allocated { in_use } else { NIL };
+        self.thread(in_use, allocated);
+    }
+
+    /// Moves every node to the position held in its `next` (a permutation of the positions).
+    ///
+    /// Following the permutation's cycles directly would chase one dependent, cache-missing
+    /// load per node; instead a first pass (American flag sort) moves each node into its
+    /// bucket of consecutive positions, walking the array sequentially and writing to one
+    /// cursor per bucket, and a second pass follows the cycles within each cache-sized bucket.
+    fn permute(&mut self) {
+        const BUCKETS: usize = 1024;
+        const MIN_WIDTH: usize = 256;
+        let n = self.links.len();
+        let width = n.div_ceil(BUCKETS).max(MIN_WIDTH);
+        let buckets = n.div_ceil(width);
+        let bucket = |link: Link| link.next as usize / width;
+        let mut cursor = [0usize; BUCKETS];
+        for (b, c) in cursor.iter_mut().enumerate().take(buckets) {
+            *c = b * width;
+        }
+        for b in 0..buckets {
+            let end = ((b + 1) * width).min(n);
+            while cursor[b] < end {
+                let mut carried = self.links[cursor[b]];
+                let mut home = bucket(carried);
+                while home != b {
+                    // Skip what already belongs there, then drop the node and carry on with
+                    // the one it displaces.
+                    while bucket(self.links[cursor[home]]) == home {
+                        cursor[home] += 1;
+                    }
+                    carried = core::mem::replace(&mut self.links[cursor[home]], carried);
+                    cursor[home] += 1;
+                    home = bucket(carried);
+                }
+                self.links[cursor[b]] = carried;
+                cursor[b] += 1;
+            }
+        }
+        for i in 0..n {
+            let mut carried = self.links[i];
+            while carried.next as usize != i {
+                carried = core::mem::replace(&mut self.links[carried.next as usize], carried);
+            }
+            self.links[i] = carried;
+        }
+    }
+
+    /// Links the nodes `from..to` one to the next, the last to `NIL`.
+    fn thread(&mut self, from: u32, to: u32) {
+        for at in from..to {
+            self.links[at as usize].next = if at + 1 < to { at + 1 } else { NIL };
+        }
+    }
+
     /// Drops every list; keeps the memory.
     pub(crate) fn clear(&mut self) {
         self.links.clear();

@@ -21,7 +21,7 @@ const MAX_CELLS: f64 = (1u64 << 28) as f64;
 const DEFAULT_CELLS_PER_SIDE: f64 = 64.0;
 
 /// [`UniformGrid::auto`]: cell side as a multiple of the sample's mean box extent.
-const AUTO_EXTENT_FACTOR: f64 = 8.0;
+const AUTO_EXTENT_FACTOR: f64 = 12.0;
 
 /// [`UniformGrid::auto`]: at most this many cells per sampled element.
 const AUTO_MAX_CELLS_PER_ELEMENT: f64 = 4.0;
@@ -102,6 +102,8 @@ pub struct UniformGrid<S, T> {
     cells: Vec<u32>,
     pool: ListPool,
     slots: Slots<S, T>,
+    /// Whether the lists are laid out in cell order (no list changed since `maintain`).
+    packed: bool,
 }
 
 /// The inclusive block of cells a box overlaps (after clamping into the grid).
@@ -176,6 +178,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
             cells: vec![NIL; cols as usize * rows as usize],
             pool: ListPool::default(),
             slots: Slots::default(),
+            packed: true,
         })
     }
 
@@ -386,6 +389,7 @@ impl<S: Scalar, T> SpatialIndex<S, T> for UniformGrid<S, T> {
         self.cells.fill(NIL);
         self.pool.clear();
         self.slots.clear();
+        self.packed = true;
     }
 
     fn iter(&self) -> Iter<'_, S, T> {
@@ -413,6 +417,16 @@ impl<S: Scalar, T> SpatialIndex<S, T> for UniformGrid<S, T> {
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
         self.nearest_rings(point, k, workspace)
+    }
+
+    /// Re-packs the cells' lists in memory in cell order (O(list entries), in place, no
+    /// allocation), so that the next [`for_each_pair`](SpatialIndex::for_each_pair) and
+    /// updates read them sequentially; does nothing if no list changed since the last call.
+    fn maintain(&mut self) {
+        if !self.packed {
+            self.pool.compact(&mut self.cells);
+            self.packed = true;
+        }
     }
 
     fn memory_bytes(&self) -> usize {

@@ -35,6 +35,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// Files `slot` in every cell of `range` that is not in `except`.
     #[inline]
     fn link_block(&mut self, range: CellRange, except: Option<CellRange>, slot: u32) {
+        self.packed = false;
         for cy in range.y0..=range.y1 {
             let row = cy as usize * self.cols as usize;
             for cx in range.x0..=range.x1 {
@@ -48,6 +49,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// Unlinks `slot` from every cell of `range` that is not in `except`.
     #[inline]
     fn unlink_block(&mut self, range: CellRange, except: Option<CellRange>, slot: u32) {
+        self.packed = false;
         for cy in range.y0..=range.y1 {
             let row = cy as usize * self.cols as usize;
             for cx in range.x0..=range.x1 {

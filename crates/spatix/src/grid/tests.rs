@@ -199,7 +199,7 @@ fn auto_picks_sensible_cells() {
     assert_eq!(empty.cell_size(), 10.0);
     assert_eq!(empty.dims(), (64, 32));
 
-    // Boxes of extent 2: cells 8 times larger.
+    // Boxes of extent 2: cells 12 times larger.
     let boxes: Vec<_> = (0..2500)
         .map(|i| {
             let (x, y) = ((i % 50) as f64 * 2.0, (i / 50) as f64 * 2.0);
@@ -207,7 +207,7 @@ fn auto_picks_sensible_cells() {
         })
         .collect();
     let grid = UniformGrid::<f64, ()>::auto(world(), &boxes).unwrap();
-    assert_eq!(grid.cell_size(), 16.0);
+    assert_eq!(grid.cell_size(), 24.0);
 
     // Points: about four per cell.
     let points: Vec<_> = boxes.iter().map(|b| Aabb::point(b.min).unwrap()).collect();
@@ -347,18 +347,21 @@ fn coincident_points_give_every_pair_once() {
 }
 
 #[test]
-fn cells_around_the_block_size_pair_correctly() {
-    // Crowded cells are paired in blocks; try sizes around the block boundary, with boxes
-    // that share several cells so that the reference-cell rule matters.
-    for n in [1, 2, 47, 48, 49, 95, 96, 97, 150] {
-        let mut t = Twin::new(UniformGrid::new(world(), 10.0).unwrap());
-        let mut rng = Rng::new(n as u64);
-        for _ in 0..n {
-            let (x, y) = (rng.range(15.0, 25.0), rng.range(15.0, 25.0));
-            t.insert(bx(x, y, x + rng.range(0.0, 3.0), y + rng.range(0.0, 3.0)));
+fn crowded_cells_pair_correctly() {
+    // Cells are gathered in batches and over-full cells paired in blocks; try counts around
+    // those sizes, with boxes that share several cells so that the reference-cell rule
+    // matters, both in one spot and spread along a row of cells.
+    for n in [2, 63, 64, 65, 129, 255, 256, 257, 520] {
+        for spread in [10.0, 90.0] {
+            let mut t = Twin::new(UniformGrid::new(world(), 10.0).unwrap());
+            let mut rng = Rng::new(n as u64);
+            for _ in 0..n {
+                let (x, y) = (rng.range(5.0, 5.0 + spread), rng.range(15.0, 25.0));
+                t.insert(bx(x, y, x + rng.range(0.0, 3.0), y + rng.range(0.0, 3.0)));
+            }
+            t.assert_pairs();
+            t.assert_query(&bx(19.0, 19.0, 21.0, 21.0));
         }
-        t.assert_pairs();
-        t.assert_query(&bx(19.0, 19.0, 21.0, 21.0));
     }
 }
 
@@ -538,7 +541,7 @@ fn random_operations_match_the_oracle() {
     let mut rng = Rng::new(2024);
     for cell in [3.0, 10.0, 37.0] {
         let mut t = Twin::new(UniformGrid::new(world(), cell).unwrap());
-        let mut random_box = |rng: &mut Rng| {
+        let random_box = |rng: &mut Rng| {
             let (x, y) = (rng.range(-30.0, 130.0), rng.range(-30.0, 130.0));
             let size = if rng.unit() < 0.1 { 40.0 } else { 4.0 };
             bx(x, y, x + rng.range(0.0, size), y + rng.range(0.0, size))
@@ -564,6 +567,10 @@ fn random_operations_match_the_oracle() {
                     t.update(id, b);
                 }
                 8 if !live.is_empty() => t.remove(live[rng.below(live.len())]),
+                9 if rng.unit() < 0.3 => {
+                    t.grid.maintain();
+                    t.grid.check_invariants().unwrap();
+                }
                 _ => {
                     let area = random_box(&mut rng);
                     t.assert_query(&area);
@@ -615,4 +622,48 @@ fn cells_and_memory_are_reported() {
     grid.for_each_cell(|cell, count| cells.push((cell.min.x, cell.max.x, count)));
     assert_eq!(cells, [(0.0, 10.0, 2), (10.0, 20.0, 1), (20.0, 30.0, 0)]);
     assert!(grid.memory_bytes() > empty);
+}
+
+#[test]
+fn maintain_packs_the_lists_in_cell_order() {
+    let mut t = Twin::new(UniformGrid::new(world(), 7.0).unwrap());
+    let mut rng = Rng::new(5);
+    for _ in 0..400 {
+        let (x, y) = (rng.range(-10.0, 110.0), rng.range(-10.0, 110.0));
+        t.insert(bx(x, y, x + rng.range(0.0, 9.0), y + rng.range(0.0, 9.0)));
+    }
+    for round in 0..6 {
+        // Churn: moves, removals and insertions leave the nodes scattered, with free ones.
+        for id in t.live() {
+            match rng.below(8) {
+                0 => t.remove(id),
+                1 => {
+                    t.insert(bx(50.0, 50.0, 50.0 + f64::from(round), 60.0));
+                }
+                _ => {
+                    let (x, y) = (rng.range(-10.0, 110.0), rng.range(-10.0, 110.0));
+                    t.update(
+                        id,
+                        bx(x, y, x + rng.range(0.0, 9.0), y + rng.range(0.0, 9.0)),
+                    );
+                }
+            }
+        }
+        t.grid.maintain();
+        t.grid.check_invariants().unwrap();
+        // Walking the cells in order now reads nodes 0, 1, 2, ...
+        let mut expected = 0;
+        for &head in &t.grid.cells {
+            let mut at = head;
+            while at != crate::handle::NIL {
+                assert_eq!(at, expected);
+                expected += 1;
+                at = t.grid.pool.link(at).next;
+            }
+        }
+        assert_eq!(expected as usize, t.grid.pool.in_use());
+        t.assert_all();
+        t.grid.maintain(); // nothing changed: a no-op
+        t.grid.check_invariants().unwrap();
+    }
 }
