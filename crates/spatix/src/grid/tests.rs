@@ -624,6 +624,20 @@ fn cells_and_memory_are_reported() {
     assert!(grid.memory_bytes() > empty);
 }
 
+/// Walking the cells in order reads nodes 0, 1, 2, ...
+fn assert_packed(grid: &UniformGrid<f64, u32>) {
+    let mut expected = 0;
+    for &head in &grid.cells {
+        let mut at = head;
+        while at != crate::handle::NIL {
+            assert_eq!(at, expected);
+            expected += 1;
+            at = grid.pool.link(at).next;
+        }
+    }
+    assert_eq!(expected as usize, grid.pool.in_use());
+}
+
 #[test]
 fn maintain_packs_the_lists_in_cell_order() {
     let mut t = Twin::new(UniformGrid::new(world(), 7.0).unwrap());
@@ -651,19 +665,34 @@ fn maintain_packs_the_lists_in_cell_order() {
         }
         t.grid.maintain();
         t.grid.check_invariants().unwrap();
-        // Walking the cells in order now reads nodes 0, 1, 2, ...
-        let mut expected = 0;
-        for &head in &t.grid.cells {
-            let mut at = head;
-            while at != crate::handle::NIL {
-                assert_eq!(at, expected);
-                expected += 1;
-                at = t.grid.pool.link(at).next;
-            }
-        }
-        assert_eq!(expected as usize, t.grid.pool.in_use());
+        assert_packed(&t.grid);
         t.assert_all();
         t.grid.maintain(); // nothing changed: a no-op
         t.grid.check_invariants().unwrap();
     }
+}
+
+#[test]
+fn lists_are_packed_without_maintain_once_enough_moved() {
+    let mut t = Twin::new(UniformGrid::new(world(), 2.0).unwrap());
+    let mut rng = Rng::new(9);
+    let mut random_box = || {
+        let (x, y) = (rng.range(0.0, 100.0), rng.range(0.0, 100.0));
+        bx(x, y, x + 1.5, y + 1.5)
+    };
+    for _ in 0..1500 {
+        t.insert(random_box());
+    }
+    let mut packs = 0;
+    for id in t.live().into_iter().cycle().take(4000) {
+        t.update(id, random_box());
+        let (relinked, in_use) = (t.grid.relinked, t.grid.pool.in_use());
+        assert!(2 * relinked < in_use.max(4096));
+        if relinked == 0 {
+            packs += 1;
+            assert_packed(&t.grid);
+        }
+    }
+    assert!(packs >= 2, "{packs} packs");
+    t.assert_all();
 }
