@@ -23,11 +23,8 @@ const DEFAULT_CELLS_PER_SIDE: f64 = 64.0;
 /// [`UniformGrid::auto`]: cell side as a multiple of the sample's mean box extent.
 const AUTO_EXTENT_FACTOR: f64 = 12.0;
 
-/// [`UniformGrid::auto`]: at most this many cells per sampled element.
-const AUTO_MAX_CELLS_PER_ELEMENT: f64 = 4.0;
-
-/// [`UniformGrid::auto`]: for zero-size boxes (points), cells hold about this many elements.
-const AUTO_POINTS_PER_CELL: f64 = 4.0;
+/// [`UniformGrid::auto`]: cells hold at least about this many elements on average.
+const AUTO_ELEMENTS_PER_CELL: f64 = 4.0;
 
 /// A fixed-resolution grid over a declared world: every element is filed in every cell its box
 /// overlaps, and each cell is a single `u32`, the head of an index-linked list.
@@ -164,18 +161,11 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                 "cell_size must be finite and positive, with a finite inverse",
             ));
         }
-        let c = cell_size.to_f64();
-        let across = |lo: S, hi: S| ((hi.to_f64() - lo.to_f64()) / c).ceil().max(1.0);
-        let (cols, rows) = (
-            across(world.min.x, world.max.x),
-            across(world.min.y, world.max.y),
-        );
-        if cols * rows > MAX_CELLS {
-            return Err(Error::InvalidParameter(
+        let (width, height) = extent_of(&world);
+        let (cols, rows) =
+            dims_for(width, height, cell_size.to_f64()).ok_or(Error::InvalidParameter(
                 "the grid would have more than 2^28 cells: use a larger cell_size",
-            ));
-        }
-        let (cols, rows) = (cols as u32, rows as u32);
+            ))?;
         Ok(Self {
             world,
             cell_size,
@@ -194,13 +184,15 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     ///
     /// The cell side is 12 times the mean box extent (mean of width and height), tuned on the
     /// agents of [`workload`](crate::workload) (move every agent, update it, find all pairs),
-    /// raised if needed so that the grid has at most 4 cells per sampled element, and so that
-    /// cells hold about 4 elements when the boxes are points. Invalid boxes in the sample are
-    /// ignored; an empty sample gives 64 × 64 cells. Room is reserved for the sample's
-    /// elements and their list entries.
+    /// raised if needed so that cells hold at least 4 sampled elements on average (so there
+    /// are at most a quarter as many cells as elements; this decides for points and sparse
+    /// boxes) and so that the grid has at most 2^28 cells. Invalid boxes in the sample are
+    /// ignored; an empty sample gives 64 cells along the world's longer side. Room is reserved
+    /// for the sample's elements and their list entries.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] if `world` is not a valid box.
+    /// [`Error::InvalidParameter`] if `world` is not a valid box (or so large that its width
+    /// overflows `f64`).
     ///
     /// ```
     /// use spatix::{Aabb, Point, SpatialIndex, UniformGrid};
@@ -225,8 +217,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                 "world must be a valid box (finite, min <= max)",
             ));
         }
-        let size = world.size();
-        let (width, height) = (size.x.to_f64(), size.y.to_f64());
+        let (width, height) = extent_of(&world);
         let (mut n, mut extent) = (0usize, 0.0f64);
         for b in sample.iter().filter(|b| b.is_valid()) {
             let s = b.size();
@@ -239,17 +230,22 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         } else {
             let n = n as f64;
             let by_extent = AUTO_EXTENT_FACTOR * extent / n;
-            let by_points = (width * height * AUTO_POINTS_PER_CELL / n).sqrt();
-            let by_count = cell_for_count(width, height, AUTO_MAX_CELLS_PER_ELEMENT * n);
-            by_extent.max(by_points).max(by_count)
+            let by_count = (width * height * AUTO_ELEMENTS_PER_CELL / n).sqrt();
+            by_extent.max(by_count)
         };
-        // Never more than 2^28 cells, and a usable size for a degenerate world.
-        cell = cell.max(cell_for_count(width, height, MAX_CELLS) * (1.0 + 1e-9));
         if !(cell > 0.0 && cell.is_finite()) {
-            cell = if side > 0.0 { side } else { 1.0 };
+            // A world or boxes of no area.
+            cell = if side > 0.0 {
+                side / DEFAULT_CELLS_PER_SIDE
+            } else {
+                1.0
+            };
+        }
+        while dims_for(width, height, cell).is_none() && cell.is_finite() {
+            cell *= 2.0;
         }
         let mut grid = Self::new(world, S::from_f64(cell))?;
-        grid.slots.reserve(sample.len());
+        grid.slots.reserve(n);
         let entries: usize = sample
             .iter()
             .filter(|b| b.is_valid())
@@ -372,10 +368,20 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     }
 }
 
-/// The cell side at which a `width` × `height` world has `cells` cells (0 for a world of no
-/// area).
-fn cell_for_count(width: f64, height: f64, cells: f64) -> f64 {
-    (width * height / cells).sqrt()
+/// Width and height of a box, in `f64` so that they cannot overflow for `f32` boxes.
+fn extent_of<S: Scalar>(b: &Aabb<S>) -> (f64, f64) {
+    (
+        b.max.x.to_f64() - b.min.x.to_f64(),
+        b.max.y.to_f64() - b.min.y.to_f64(),
+    )
+}
+
+/// Columns and rows of a `width` × `height` world in cells of side `cell`, unless that is
+/// more than 2^28 cells.
+fn dims_for(width: f64, height: f64, cell: f64) -> Option<(u32, u32)> {
+    let across = |length: f64| (length / cell).ceil().max(1.0);
+    let (cols, rows) = (across(width), across(height));
+    (cols * rows <= MAX_CELLS).then_some((cols as u32, rows as u32))
 }
 
 impl<S: Scalar, T> SpatialIndex<S, T> for UniformGrid<S, T> {

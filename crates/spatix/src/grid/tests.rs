@@ -231,6 +231,14 @@ fn auto_picks_sensible_cells() {
     let dense = UniformGrid::<f64, ()>::auto(bx(0.0, 0.0, 1e6, 1.0), &tiny).unwrap();
     assert!(dense.dims().0 as usize * dense.dims().1 as usize <= 1 << 28);
     assert!(UniformGrid::<f64, ()>::auto(Aabb::default(), &[]).is_ok());
+    let line = UniformGrid::<f64, ()>::auto(bx(0.0, 0.0, 640.0, 0.0), &points).unwrap();
+    assert_eq!(line.dims(), (64, 1));
+    let widest = bx(-f64::MAX, -1.0, f64::MAX, 1.0);
+    assert!(UniformGrid::<f64, ()>::auto(widest, &points).is_err());
+    assert!(UniformGrid::<f64, ()>::new(widest, 1e300).is_err());
+    let widest = Aabb::new(Point::new(-f32::MAX, -1.0), Point::new(f32::MAX, 1.0)).unwrap();
+    let huge = UniformGrid::<f32, ()>::auto(widest, &[]).unwrap();
+    assert_eq!(huge.dims(), (64, 1));
 }
 
 #[test]
