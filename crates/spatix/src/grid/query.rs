@@ -70,7 +70,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                     for slot in self.pool.items(self.cells[self.index(cx, cy)]) {
                         let b = self.slots.aabb(slot);
                         let d = b.distance_2_to_point(point);
-                        if d < search.bound(k) {
+                        if d <= search.bound(k) {
                             let q = b.closest_point(point);
                             if self.col(q.x) == cx && self.row(q.y) == cy {
                                 search.offer(k, self.slots.handle(slot), d);
@@ -84,7 +84,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                     // Everything in ring r or beyond is at least this far away (less a
                     // relative margin for rounding in the distances).
                     let reach = (((r - 1) as f64 + edge) * (1.0 - 1e-5)).max(0.0) * cell;
-                    if bound <= S::from_f64(reach * reach) {
+                    if bound < S::INFINITY && bound.to_f64() <= reach * reach {
                         break;
                     }
                     let (x0, x1) = ((pcx - r).max(0), (pcx + r).min(cols - 1));

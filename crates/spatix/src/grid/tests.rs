@@ -545,6 +545,24 @@ fn nearest_near_cell_edges_matches_the_oracle() {
 }
 
 #[test]
+fn nearest_in_a_world_of_huge_cells() {
+    // Squared distances overflow `f32`: the search must still return k elements.
+    let world = Aabb::new(Point::new(-3e38f32, -3e38), Point::new(3e38, 3e38)).unwrap();
+    let mut grid = UniformGrid::new(world, 1e37).unwrap();
+    let far = grid
+        .insert(Aabb::point(Point::new(2e38, 2e38)).unwrap(), 0u32)
+        .unwrap();
+    let near = grid
+        .insert(Aabb::point(Point::new(0.0, 0.0)).unwrap(), 1u32)
+        .unwrap();
+    grid.check_invariants().unwrap();
+    let mut ws = Workspace::new();
+    let found = grid.nearest(Point::new(-2e38, -2e38), 2, &mut ws);
+    assert_eq!(found.len(), 2);
+    assert!(found.iter().any(|n| n.handle == far) && found.iter().any(|n| n.handle == near));
+}
+
+#[test]
 fn random_operations_match_the_oracle() {
     let mut rng = Rng::new(2024);
     for cell in [3.0, 10.0, 37.0] {
