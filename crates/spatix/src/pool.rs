@@ -135,6 +135,7 @@ impl ListPool {
             to += 1;
             at = next;
         }
+        debug_assert_eq!(to as usize, self.links.len(), "heads must hold every list");
         self.permute();
         // Every list is now a run that ends where the next one starts.
         let mut start = None;
