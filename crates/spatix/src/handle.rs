@@ -139,6 +139,13 @@ impl<S: Scalar, T> Slots<S, T> {
         Ok(slot)
     }
 
+    /// Reserves room for `additional` more elements.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.boxes.reserve(additional);
+        self.values.reserve(additional);
+        self.generations.reserve(additional);
+    }
+
     /// The live slot a handle names, if any.
     #[inline]
     pub(crate) fn slot_of(&self, handle: Handle) -> Option<u32> {

@@ -40,6 +40,7 @@
 mod brute;
 mod error;
 mod geom;
+mod grid;
 mod handle;
 mod index;
 mod nearest;
@@ -52,6 +53,7 @@ pub mod workload;
 pub use brute::BruteForce;
 pub use error::Error;
 pub use geom::{Aabb, Point, Scalar};
+pub use grid::UniformGrid;
 pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex};
 pub use nearest::{Neighbor, Workspace};

@@ -23,9 +23,9 @@ pub(crate) struct ListPool {
     links: Vec<Link>,
     free: u32,
     in_use: usize,
-    /// Where [`ListPool::relocate`] lays lists out contiguously; swapped in by
-    /// [`ListPool::finish_relocation`]. Kept to reuse its memory.
-    spare: Vec<Link>,
+    /// Nodes linked or unlinked since the lists were last laid out in order by
+    /// [`ListPool::compact`]: how scattered the lists may be.
+    relinked: usize,
 }
 
 impl Default for ListPool {
@@ -34,7 +34,7 @@ impl Default for ListPool {
             links: Vec::new(),
             free: NIL,
             in_use: 0,
-            spare: Vec::new(),
+            relinked: 0,
         }
     }
 }
@@ -54,6 +54,7 @@ impl ListPool {
             (self.links.len() - 1) as u32
         };
         self.in_use += 1;
+        self.relinked += 1;
     }
 
     /// Unlinks the first node carrying `item` from the list; returns whether one was found.
@@ -84,6 +85,7 @@ impl ListPool {
         self.links[at as usize].next = self.free;
         self.free = at;
         self.in_use -= 1;
+        self.relinked += 1;
     }
 
     /// The node at `at`.
@@ -107,38 +109,117 @@ impl ListPool {
         }
     }
 
-    /// Copies the list at `head` to the end of the spare array, its nodes contiguous and in
-    /// order, and re-points `head` there. Once every list of the structure has been
-    /// relocated (in the order its traversals walk them), [`ListPool::finish_relocation`]
-    /// makes the copy current: lists are then read front to back in memory order, which is
-    /// what the pair pass wants once random moves have scattered the nodes.
-    pub(crate) fn relocate(&mut self, head: &mut u32) {
-        let mut at = *head;
-        if at == NIL {
-            return;
-        }
-        *head = self.spare.len() as u32;
+    /// Reserves room for `additional` more nodes.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.links.reserve(additional);
+    }
+
+    /// Nodes linked or unlinked since the last [`ListPool::compact`].
+    #[inline]
+    pub(crate) fn relinked(&self) -> usize {
+        self.relinked
+    }
+
+    /// Moves the nodes so that the lists occupy consecutive nodes, in the order in which
+    /// `heads` presents their heads and each front to back, followed by the free nodes, and
+    /// updates the heads: walking the lists in that order then reads the nodes sequentially.
+    /// `heads` must present every list of the pool, in the same order each time it is called
+    /// (it is called twice). O(nodes), in place, and cheap when the nodes are nearly in order
+    /// already.
+    pub(crate) fn compact(&mut self, mut heads: impl FnMut(&mut dyn FnMut(&mut u32))) {
+        // Each node's destination, kept in its `next` until the nodes are in place.
+        let mut to = 0u32;
+        heads(&mut |head: &mut u32| {
+            let mut at = *head;
+            if at != NIL {
+                *head = to;
+            }
+            while at != NIL {
+                let next = self.links[at as usize].next;
+                self.links[at as usize].next = to;
+                to += 1;
+                at = next;
+            }
+        });
+        let mut at = self.free;
         while at != NIL {
-            let link = self.links[at as usize];
-            let next = if link.next == NIL {
-                NIL
-            } else {
-                self.spare.len() as u32 + 1
-            };
-            self.spare.push(Link {
-                next,
-                item: link.item,
-            });
-            at = link.next;
+            let next = self.links[at as usize].next;
+            self.links[at as usize].next = to;
+            to += 1;
+            at = next;
+        }
+        debug_assert_eq!(to as usize, self.links.len(), "heads must hold every list");
+        self.permute();
+        // Every list is now a run that ends where the next one starts.
+        let mut start = None;
+        heads(&mut |head: &mut u32| {
+            if *head != NIL {
+                if let Some(from) = start {
+                    self.thread(from, *head);
+                }
+                start = Some(*head);
+            }
+        });
+        let in_use = self.in_use as u32;
+        if let Some(from) = start {
+            self.thread(from, in_use);
+        }
+        let allocated = self.links.len() as u32;
+        self.free = if in_use < allocated { in_use } else { NIL };
+        self.thread(in_use, allocated);
+        self.relinked = 0;
+    }
+
+    /// Moves every node to the position held in its `next` (a permutation of the positions).
+    ///
+    /// Following the permutation's cycles directly would chase one dependent, cache-missing
+    /// load per node; instead a first pass (American flag sort) moves each node into its
+    /// bucket of consecutive positions, walking the array sequentially and writing to one
+    /// cursor per bucket, and a second pass follows the cycles within each cache-sized bucket.
+    fn permute(&mut self) {
+        const BUCKETS: usize = 1024;
+        const MIN_WIDTH: usize = 256;
+        let n = self.links.len();
+        let width = n.div_ceil(BUCKETS).max(MIN_WIDTH);
+        let buckets = n.div_ceil(width);
+        let bucket = |link: Link| link.next as usize / width;
+        let mut cursor = [0usize; BUCKETS];
+        for (b, c) in cursor.iter_mut().enumerate().take(buckets) {
+            *c = b * width;
+        }
+        for b in 0..buckets {
+            let end = ((b + 1) * width).min(n);
+            while cursor[b] < end {
+                let mut carried = self.links[cursor[b]];
+                let mut home = bucket(carried);
+                while home != b {
+                    // Skip what already belongs there, then drop the node and carry on with
+                    // the one it displaces.
+                    while bucket(self.links[cursor[home]]) == home {
+                        cursor[home] += 1;
+                    }
+                    carried = core::mem::replace(&mut self.links[cursor[home]], carried);
+                    cursor[home] += 1;
+                    home = bucket(carried);
+                }
+                self.links[cursor[b]] = carried;
+                cursor[b] += 1;
+            }
+        }
+        for i in 0..n {
+            let mut carried = self.links[i];
+            while carried.next as usize != i {
+                carried = core::mem::replace(&mut self.links[carried.next as usize], carried);
+            }
+            self.links[i] = carried;
         }
     }
 
-    /// Makes the relocated copy current (every list must have been relocated).
-    pub(crate) fn finish_relocation(&mut self) {
-        debug_assert_eq!(self.spare.len(), self.in_use, "every list relocated");
-        core::mem::swap(&mut self.links, &mut self.spare);
-        self.spare.clear();
-        self.free = NIL;
+    /// Links the nodes `from..to` one to the next, the last to `NIL`.
+    fn thread(&mut self, from: u32, to: u32) {
+        for at in from..to {
+            self.links[at as usize].next = if at + 1 < to { at + 1 } else { NIL };
+        }
     }
 
     /// Drops every list; keeps the memory.
@@ -146,6 +227,7 @@ impl ListPool {
         self.links.clear();
         self.free = NIL;
         self.in_use = 0;
+        self.relinked = 0;
     }
 
     /// Nodes currently linked into some list.
@@ -175,7 +257,7 @@ impl ListPool {
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        (self.links.capacity() + self.spare.capacity()) * size_of::<Link>()
+        self.links.capacity() * size_of::<Link>()
     }
 }
 

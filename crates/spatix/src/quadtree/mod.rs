@@ -508,7 +508,9 @@ impl<S: Scalar, T> SpatialIndex<S, T> for Quadtree<S, T> {
 
     fn maintain(&mut self) {
         self.collapse_empty_branches();
-        self.relocate_lists();
+        if self.links.relinked() > 0 {
+            self.compact_lists();
+        }
     }
 
     fn memory_bytes(&self) -> usize {

@@ -164,19 +164,21 @@ impl<S: Scalar, T> Quadtree<S, T> {
     }
 
     /// Lays every leaf's element list out contiguously, leaves in the pair pass's order.
-    pub(super) fn relocate_lists(&mut self) {
-        let mut stack = InlineStack::<u32, 128>::new();
-        stack.push(0);
-        while let Some(n) = stack.pop() {
-            let node = &mut self.nodes[n as usize];
-            if node.count == BRANCH {
-                for i in (0..4).rev() {
-                    stack.push(node.first_child + i);
+    pub(super) fn compact_lists(&mut self) {
+        let nodes = &mut self.nodes;
+        self.links.compact(|visit| {
+            let mut stack = InlineStack::<u32, 128>::new();
+            stack.push(0);
+            while let Some(n) = stack.pop() {
+                let node = &mut nodes[n as usize];
+                if node.count == BRANCH {
+                    for i in (0..4).rev() {
+                        stack.push(node.first_child + i);
+                    }
+                } else {
+                    visit(&mut node.first_child);
                 }
-            } else {
-                self.links.relocate(&mut node.first_child);
             }
-        }
-        self.links.finish_relocation();
+        });
     }
 }

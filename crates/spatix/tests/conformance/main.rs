@@ -56,3 +56,14 @@ conformance!(quadtree_small_leaves_f64, f64, |world| {
     )
     .unwrap()
 });
+// Grids with cells about an element wide, and with cells far smaller than the elements
+// (every element spans many cells; the reference-cell rule does all the de-duplication).
+conformance!(grid_f32, f32, |world| {
+    spatix::UniformGrid::new(world, world.size().x / 16.0).unwrap()
+});
+conformance!(grid_f64, f64, |world| {
+    spatix::UniformGrid::new(world, world.size().x / 16.0).unwrap()
+});
+conformance!(grid_fine_f64, f64, |world| {
+    spatix::UniformGrid::new(world, world.size().x / 128.0).unwrap()
+});

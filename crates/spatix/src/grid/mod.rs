@@ -1,0 +1,456 @@
+//! The uniform grid (seed 001 §2): a fixed array of cells, each the head of an index-linked
+//! list of the elements whose box overlaps it.
+
+use core::ops::ControlFlow;
+
+use crate::handle::{NIL, Slots};
+use crate::pool::ListPool;
+use crate::{Aabb, Error, Handle, Item, Iter, Neighbor, Point, Scalar, SpatialIndex, Workspace};
+
+mod mutate;
+mod pairs;
+mod query;
+#[cfg(test)]
+mod tests;
+mod validate;
+
+/// Most cells a grid may have (2^28, 1 GiB of cell heads).
+const MAX_CELLS: f64 = (1u64 << 28) as f64;
+
+/// Cells of the grid [`UniformGrid::auto`] builds for an empty sample, per side.
+const DEFAULT_CELLS_PER_SIDE: f64 = 64.0;
+
+/// [`UniformGrid::auto`]: cell side as a multiple of the sample's mean box extent.
+const AUTO_EXTENT_FACTOR: f64 = 12.0;
+
+/// [`UniformGrid::auto`]: cells hold at least about this many elements on average.
+const AUTO_ELEMENTS_PER_CELL: f64 = 4.0;
+
+/// A fixed-resolution grid over a declared world: every element is filed in every cell its box
+/// overlaps, and each cell is a single `u32`, the head of an index-linked list.
+///
+/// # When to use it
+/// Elements of similar size spread fairly evenly over a known world, such as the agents of a
+/// game or a particle simulation: insert, update and remove are O(1) for small boxes, an
+/// update that stays within its cells touches nothing but the element's own box, and
+/// [`for_each_pair`](SpatialIndex::for_each_pair) is a flat walk over the cells that needs no
+/// memory per call. Pick a cell several times larger than a typical element
+/// ([`UniformGrid::auto`] measures a sample for you) and call
+/// [`maintain`](SpatialIndex::maintain) once per frame: it lays the cells' lists out in
+/// memory in cell order, so the next frame reads them sequentially (the grid also does this
+/// by itself, less often, when it is never called).
+///
+/// Elements outside the world are clamped into the border cells, so nothing is lost, but a
+/// crowd far outside the world piles into few cells and slows down; so does a crowd much
+/// denser than the rest.
+///
+/// # Complexity
+/// With `m` = cells a box overlaps and `k` = entries per cell:
+/// insert O(m), remove and moving update O(m·k), update within the same cells O(1);
+/// query O(cells under the area · k); for_each_pair O(cells + Σ k²);
+/// nearest O(cells of the rings searched · k); maintain O(cells + entries).
+///
+/// # Memory per element
+/// The slot table (box, value and generation: 21 bytes for `f32` boxes and `()` values, 28
+/// for `u32` values) plus one 8-byte list entry per cell the box overlaps, plus 4 bytes per
+/// cell of the grid. With [`UniformGrid::auto`]'s cells, 12 times the mean box extent, a box
+/// overlaps about (1 + 1/12)² ≈ 1.17 cells, so the agents of [`workload`](crate::workload)
+/// take about 31 bytes each with `()` values (38 with `u32` values).
+///
+/// # Errors
+/// [`UniformGrid::new`] returns [`Error::InvalidParameter`] for an invalid world, a cell size
+/// that is not finite and positive, or more than 2^28 cells. Insert and update return
+/// [`Error::InvalidAabb`] for a NaN, infinite or inverted box and update returns
+/// [`Error::StaleHandle`] for a stale handle; nothing changes on error. Queries never fail:
+/// an invalid area matches nothing.
+///
+/// # Example
+/// ```
+/// use core::ops::ControlFlow;
+/// use spatix::{Aabb, Point, SpatialIndex, UniformGrid};
+///
+/// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+/// let mut grid = UniformGrid::new(world, 10.0)?;
+/// let orc = grid.insert(Aabb::new(Point::new(5.0, 5.0), Point::new(12.0, 8.0))?, "orc")?;
+/// grid.insert(Aabb::new(Point::new(11.0, 7.0), Point::new(13.0, 9.0))?, "elf")?;
+/// grid.insert(Aabb::new(Point::new(150.0, 5.0), Point::new(151.0, 6.0))?, "lost")?;
+///
+/// let mut pairs = 0;
+/// let _ = grid.for_each_pair(|_, _| { pairs += 1; ControlFlow::Continue(()) });
+/// assert_eq!(pairs, 1);
+///
+/// // Outside the world, yet still found.
+/// let far = Aabb::new(Point::new(140.0, 0.0), Point::new(160.0, 10.0))?;
+/// let mut found = Vec::new();
+/// let _ = grid.query(&far, |item| { found.push(*item.value); ControlFlow::Continue(()) });
+/// assert_eq!(found, ["lost"]);
+///
+/// grid.update(orc, Aabb::new(Point::new(50.0, 50.0), Point::new(52.0, 52.0))?)?;
+/// grid.check_invariants()?;
+/// # Ok::<(), spatix::Error>(())
+/// ```
+///
+/// # See also
+/// [`Quadtree`](crate::Quadtree) adapts its resolution to uneven density and to elements of
+/// very different sizes (a "dragon" overlapping hundreds of cells costs hundreds of list
+/// entries here); [`BruteForce`](crate::BruteForce) is faster below about 64 elements.
+#[derive(Clone, Debug)]
+pub struct UniformGrid<S, T> {
+    world: Aabb<S>,
+    cell_size: S,
+    /// `1 / cell_size`: cell coordinates are computed with a multiplication.
+    inv_cell: S,
+    cols: u32,
+    rows: u32,
+    /// Row-major heads of the cells' lists (`NIL` when empty).
+    cells: Vec<u32>,
+    pool: ListPool,
+    slots: Slots<S, T>,
+}
+
+/// The inclusive block of cells a box overlaps (after clamping into the grid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct CellRange {
+    pub(super) x0: u32,
+    pub(super) y0: u32,
+    pub(super) x1: u32,
+    pub(super) y1: u32,
+}
+
+impl CellRange {
+    #[inline]
+    pub(super) fn contains(&self, x: u32, y: u32) -> bool {
+        self.x0 <= x && x <= self.x1 && self.y0 <= y && y <= self.y1
+    }
+
+    /// Number of cells in the block.
+    #[inline]
+    pub(super) fn area(&self) -> usize {
+        (self.x1 - self.x0 + 1) as usize * (self.y1 - self.y0 + 1) as usize
+    }
+}
+
+impl<S: Scalar, T> UniformGrid<S, T> {
+    /// An empty grid over `world` with square cells of side `cell_size`:
+    /// `max(1, ceil(width / cell_size))` columns and as many rows as the height needs.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if `world` is not a valid box, if `cell_size` is not finite
+    /// and positive (or so small that its inverse overflows), or if the grid would have more
+    /// than 2^28 cells.
+    ///
+    /// ```
+    /// use spatix::{Aabb, Error, Point, UniformGrid};
+    /// let world = Aabb::new(Point::new(0.0f64, 0.0), Point::new(100.0, 50.0))?;
+    /// let grid = UniformGrid::<f64, ()>::new(world, 8.0)?;
+    /// assert_eq!(grid.dims(), (13, 7));
+    /// assert!(matches!(UniformGrid::<f64, ()>::new(world, 0.0), Err(Error::InvalidParameter(_))));
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn new(world: Aabb<S>, cell_size: S) -> Result<Self, Error> {
+        if !world.is_valid() {
+            return Err(Error::InvalidParameter(
+                "world must be a valid box (finite, min <= max)",
+            ));
+        }
+        let inv_cell = S::ONE / cell_size;
+        if !(cell_size.is_finite() && cell_size > S::ZERO && inv_cell.is_finite()) {
+            return Err(Error::InvalidParameter(
+                "cell_size must be finite and positive, with a finite inverse",
+            ));
+        }
+        let (width, height) = extent_of(&world);
+        let (cols, rows) =
+            dims_for(width, height, cell_size.to_f64()).ok_or(Error::InvalidParameter(
+                "the grid would have more than 2^28 cells: use a larger cell_size",
+            ))?;
+        Ok(Self {
+            world,
+            cell_size,
+            inv_cell,
+            cols,
+            rows,
+            cells: vec![NIL; cols as usize * rows as usize],
+            pool: ListPool::default(),
+            slots: Slots::default(),
+        })
+    }
+
+    /// An empty grid over `world` whose cell size is chosen from a sample of the boxes it will
+    /// hold (typically the initial boxes themselves), with room reserved for the sample.
+    ///
+    /// The cell side is 12 times the mean box extent (mean of width and height), tuned on the
+    /// agents of [`workload`](crate::workload) (move every agent, update it, find all pairs),
+    /// raised if needed so that cells hold at least 4 sampled elements on average (so there
+    /// are at most a quarter as many cells as elements; this decides for points and sparse
+    /// boxes) and so that the grid has at most 2^28 cells. Invalid boxes in the sample are
+    /// ignored; an empty sample gives 64 cells along the world's longer side. Room is reserved
+    /// for the sample's elements and their list entries.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if `world` is not a valid box (or so large that its width
+    /// overflows `f64`).
+    ///
+    /// ```
+    /// use spatix::{Aabb, Point, SpatialIndex, UniformGrid};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1000.0, 1000.0))?;
+    /// let boxes: Vec<_> = (0..1000)
+    ///     .map(|i| {
+    ///         let p = Point::new((i % 40) as f32 * 25.0, (i / 40) as f32 * 40.0);
+    ///         Aabb::from_center_half_extents(p, Point::new(2.0, 2.0))
+    ///     })
+    ///     .collect::<Result<_, _>>()?;
+    /// let mut grid = UniformGrid::auto(world, &boxes)?;
+    /// assert!(grid.cell_size() > 4.0);
+    /// for (i, b) in boxes.iter().enumerate() {
+    ///     grid.insert(*b, i)?;
+    /// }
+    /// assert_eq!(grid.len(), 1000);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn auto(world: Aabb<S>, sample: &[Aabb<S>]) -> Result<Self, Error> {
+        if !world.is_valid() {
+            return Err(Error::InvalidParameter(
+                "world must be a valid box (finite, min <= max)",
+            ));
+        }
+        let (width, height) = extent_of(&world);
+        let (mut n, mut extent) = (0usize, 0.0f64);
+        for b in sample.iter().filter(|b| b.is_valid()) {
+            let s = b.size();
+            extent += (s.x.to_f64() + s.y.to_f64()) * 0.5;
+            n += 1;
+        }
+        let side = width.max(height);
+        let mut cell = if n == 0 {
+            side / DEFAULT_CELLS_PER_SIDE
+        } else {
+            let n = n as f64;
+            let by_extent = AUTO_EXTENT_FACTOR * extent / n;
+            let by_count = (width * height * AUTO_ELEMENTS_PER_CELL / n).sqrt();
+            by_extent.max(by_count)
+        };
+        if !(cell > 0.0 && cell.is_finite()) {
+            // A world or boxes of no area.
+            cell = if side > 0.0 {
+                side / DEFAULT_CELLS_PER_SIDE
+            } else {
+                1.0
+            };
+        }
+        while dims_for(width, height, cell).is_none() && cell.is_finite() {
+            cell *= 2.0;
+        }
+        let mut grid = Self::new(world, S::from_f64(cell))?;
+        grid.slots.reserve(n);
+        let entries: usize = sample
+            .iter()
+            .filter(|b| b.is_valid())
+            .map(|b| grid.range(b).area())
+            .sum();
+        grid.pool.reserve(entries + entries / 32);
+        Ok(grid)
+    }
+
+    /// The world the grid was declared over.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, Point, UniformGrid};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10.0, 10.0))?;
+    /// assert_eq!(UniformGrid::<f32, ()>::new(world, 1.0)?.world(), world);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn world(&self) -> Aabb<S> {
+        self.world
+    }
+
+    /// The side of a cell.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, Point, UniformGrid};
+    /// # let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10.0, 10.0))?;
+    /// assert_eq!(UniformGrid::<f32, ()>::new(world, 2.5)?.cell_size(), 2.5);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn cell_size(&self) -> S {
+        self.cell_size
+    }
+
+    /// Columns and rows.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, Point, UniformGrid};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10.0, 4.0))?;
+    /// assert_eq!(UniformGrid::<f32, ()>::new(world, 3.0)?.dims(), (4, 2));
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn dims(&self) -> (u32, u32) {
+        (self.cols, self.rows)
+    }
+
+    /// Calls `visit(cell_box, count)` for every cell, row by row from the lower-left corner,
+    /// with the number of list entries filed there (for drawing the grid). Cell boxes are the
+    /// nominal ones: the last column and row may extend past the world's upper edges, and the
+    /// border cells also hold the elements outside the world.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, Point, SpatialIndex, UniformGrid};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(20.0, 10.0))?;
+    /// let mut grid = UniformGrid::new(world, 10.0)?;
+    /// grid.insert(Aabb::new(Point::new(8.0, 2.0), Point::new(12.0, 4.0))?, ())?;
+    /// let mut counts = Vec::new();
+    /// grid.for_each_cell(|cell, count| counts.push((cell.min.x, count)));
+    /// assert_eq!(counts, [(0.0, 1), (10.0, 1)]);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn for_each_cell(&self, mut visit: impl FnMut(Aabb<S>, usize)) {
+        let c = self.cell_size.to_f64();
+        let (x0, y0) = (self.world.min.x.to_f64(), self.world.min.y.to_f64());
+        for cy in 0..self.rows {
+            for cx in 0..self.cols {
+                let cell = Aabb {
+                    min: Point::new(
+                        S::from_f64(x0 + f64::from(cx) * c),
+                        S::from_f64(y0 + f64::from(cy) * c),
+                    ),
+                    max: Point::new(
+                        S::from_f64(x0 + f64::from(cx + 1) * c),
+                        S::from_f64(y0 + f64::from(cy + 1) * c),
+                    ),
+                };
+                let head = self.cells[self.index(cx, cy)];
+                visit(cell, self.pool.items(head).count());
+            }
+        }
+    }
+
+    /// The column of a coordinate, clamped into the grid (NaN gives column 0).
+    #[inline]
+    pub(super) fn col(&self, x: S) -> u32 {
+        // Truncation instead of floor: the two differ only below zero, which clamps to 0.
+        ((x - self.world.min.x) * self.inv_cell)
+            .to_i64()
+            .clamp(0, i64::from(self.cols - 1)) as u32
+    }
+
+    /// The row of a coordinate, clamped into the grid (NaN gives row 0).
+    #[inline]
+    pub(super) fn row(&self, y: S) -> u32 {
+        ((y - self.world.min.y) * self.inv_cell)
+            .to_i64()
+            .clamp(0, i64::from(self.rows - 1)) as u32
+    }
+
+    /// The block of cells a box is filed in.
+    #[inline]
+    pub(super) fn range(&self, b: &Aabb<S>) -> CellRange {
+        CellRange {
+            x0: self.col(b.min.x),
+            y0: self.row(b.min.y),
+            x1: self.col(b.max.x),
+            y1: self.row(b.max.y),
+        }
+    }
+
+    /// Lays the lists out in cell order (see `maintain`).
+    pub(super) fn pack(&mut self) {
+        let cells = &mut self.cells;
+        self.pool.compact(|visit| cells.iter_mut().for_each(visit));
+    }
+
+    /// Index of a cell in `cells`.
+    #[inline]
+    pub(super) fn index(&self, cx: u32, cy: u32) -> usize {
+        cy as usize * self.cols as usize + cx as usize
+    }
+}
+
+/// Width and height of a box, in `f64` so that they cannot overflow for `f32` boxes.
+fn extent_of<S: Scalar>(b: &Aabb<S>) -> (f64, f64) {
+    (
+        b.max.x.to_f64() - b.min.x.to_f64(),
+        b.max.y.to_f64() - b.min.y.to_f64(),
+    )
+}
+
+/// Columns and rows of a `width` × `height` world in cells of side `cell`, unless that is
+/// more than 2^28 cells.
+fn dims_for(width: f64, height: f64, cell: f64) -> Option<(u32, u32)> {
+    let across = |length: f64| (length / cell).ceil().max(1.0);
+    let (cols, rows) = (across(width), across(height));
+    (cols * rows <= MAX_CELLS).then_some((cols as u32, rows as u32))
+}
+
+impl<S: Scalar, T> SpatialIndex<S, T> for UniformGrid<S, T> {
+    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        self.insert_element(aabb, value)
+    }
+
+    fn remove(&mut self, handle: Handle) -> Option<T> {
+        self.remove_element(handle)
+    }
+
+    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
+        self.update_element(handle, aabb)
+    }
+
+    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
+        self.slots.slot_of(handle).map(|slot| self.slots.item(slot))
+    }
+
+    fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn clear(&mut self) {
+        self.cells.fill(NIL);
+        self.pool.clear();
+        self.slots.clear();
+    }
+
+    fn iter(&self) -> Iter<'_, S, T> {
+        self.slots.iter()
+    }
+
+    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.query_area(area, visit)
+    }
+
+    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.pairs(visit)
+    }
+
+    fn nearest<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+    ) -> &'w [Neighbor<S>] {
+        self.nearest_rings(point, k, workspace)
+    }
+
+    /// Re-packs the cells' lists in memory in cell order (O(list entries), in place, no
+    /// allocation), so that the next [`for_each_pair`](SpatialIndex::for_each_pair) and
+    /// updates read them sequentially; does nothing if no list changed since the last pack.
+    fn maintain(&mut self) {
+        if self.pool.relinked() > 0 {
+            self.pack();
+        }
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.slots.memory_bytes()
+            + self.cells.capacity() * size_of::<u32>()
+            + self.pool.memory_bytes()
+    }
+
+    fn check_invariants(&self) -> Result<(), Error> {
+        self.validate()
+    }
+}

@@ -1,0 +1,78 @@
+//! Insert, remove and update.
+
+use super::{CellRange, UniformGrid};
+use crate::{Aabb, Error, Handle, Scalar};
+
+/// Relinks tolerated before the lists are packed, however few entries they hold.
+const PACK_AFTER_AT_LEAST: usize = 4096;
+
+impl<S: Scalar, T> UniformGrid<S, T> {
+    pub(super) fn insert_element(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        let aabb = aabb.validated()?;
+        let slot = self.slots.insert(aabb, value)?;
+        let range = self.range(&aabb);
+        self.link_block(range, None, slot);
+        self.pack_if_scattered();
+        Ok(self.slots.handle(slot))
+    }
+
+    pub(super) fn remove_element(&mut self, handle: Handle) -> Option<T> {
+        let slot = self.slots.slot_of(handle)?;
+        let range = self.range(self.slots.aabb(slot));
+        self.unlink_block(range, None, slot);
+        self.pack_if_scattered();
+        Some(self.slots.remove(slot))
+    }
+
+    pub(super) fn update_element(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
+        let aabb = aabb.validated()?;
+        let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
+        let old = self.range(self.slots.aabb(slot));
+        let new = self.range(&aabb);
+        self.slots.set_aabb(slot, aabb);
+        if old != new {
+            self.unlink_block(old, Some(new), slot);
+            self.link_block(new, Some(old), slot);
+            self.pack_if_scattered();
+        }
+        Ok(())
+    }
+
+    /// Packs the lists once the entries relinked since the last pack reach half of those
+    /// held (so every pack is paid for by as many relinks as it moves, amortised O(1)): the
+    /// lists then stay close to cell order even if `maintain` is never called. Building by
+    /// insertion alone packs at every doubling.
+    #[inline]
+    fn pack_if_scattered(&mut self) {
+        if 2 * self.pool.relinked() >= self.pool.in_use().max(PACK_AFTER_AT_LEAST) {
+            self.pack();
+        }
+    }
+
+    /// Files `slot` in every cell of `range` that is not in `except`.
+    #[inline]
+    fn link_block(&mut self, range: CellRange, except: Option<CellRange>, slot: u32) {
+        for cy in range.y0..=range.y1 {
+            let row = cy as usize * self.cols as usize;
+            for cx in range.x0..=range.x1 {
+                if !except.is_some_and(|e| e.contains(cx, cy)) {
+                    self.pool.push(&mut self.cells[row + cx as usize], slot);
+                }
+            }
+        }
+    }
+
+    /// Unlinks `slot` from every cell of `range` that is not in `except`.
+    #[inline]
+    fn unlink_block(&mut self, range: CellRange, except: Option<CellRange>, slot: u32) {
+        for cy in range.y0..=range.y1 {
+            let row = cy as usize * self.cols as usize;
+            for cx in range.x0..=range.x1 {
+                if !except.is_some_and(|e| e.contains(cx, cy)) {
+                    let found = self.pool.remove(&mut self.cells[row + cx as usize], slot);
+                    debug_assert!(found, "a live element is filed in every cell of its range");
+                }
+            }
+        }
+    }
+}
