@@ -3,7 +3,7 @@
 //! (see the `spatix_bench` crate docs). Run `cargo bench -p spatix-bench`, or filter, e.g.
 //! `cargo bench -p spatix-bench -- frame/`.
 
-use spatix::{BruteForce, Quadtree, QuadtreeConfig};
+use spatix::{Aabb, BruteForce, Quadtree, QuadtreeConfig, UniformGrid};
 use spatix_bench::Suite;
 
 fn main() {
@@ -15,6 +15,10 @@ fn main() {
     suite.bench(&mut c, "quadtree", &spatix_bench::SIZES, |a| {
         let config = QuadtreeConfig::for_element_size(&a.world, 4.0);
         Quadtree::with_config(a.world, config).unwrap()
+    });
+    suite.bench(&mut c, "grid", &spatix_bench::SIZES, |a| {
+        let sample: Vec<Aabb<f32>> = a.boxes().collect();
+        UniformGrid::auto(a.world, &sample).unwrap()
     });
     c.final_summary();
 }
