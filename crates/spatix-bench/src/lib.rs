@@ -248,10 +248,12 @@ struct Built<I> {
 }
 
 impl<I: SpatialIndex<f32, u32>> Built<I> {
-    /// Builds `index` from the workload and prints its memory line.
+    /// Builds `index` from the workload, tidies it once as a program would after loading
+    /// (`maintain`), and prints its memory line.
     fn new(name: &str, mut index: I, workload: &Workload) -> Self {
         let mut handles = Vec::with_capacity(workload.agents.len());
         insert_agents(&mut index, &workload.agents, &mut handles);
+        index.maintain();
         println!(
             "{}",
             memory_line(name, workload.agents.len(), index.memory_bytes())
