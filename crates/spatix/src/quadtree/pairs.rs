@@ -60,7 +60,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
         let row = u32::from(corner.y >= f.aabb.min.y) * FIRST_ROW;
         let right = (corner.x >= f.aabb.max.x) & (f.edges & RIGHT == 0);
         let top = (corner.y >= f.aabb.max.y) & (f.edges & TOP == 0);
-        col | row | u32::from(right | top) * OUTSIDE
+        col | row | (u32::from(right | top) * OUTSIDE)
     }
 
     /// The seed's cache-friendly pass over the leaves below `start`: walk them in tree order
