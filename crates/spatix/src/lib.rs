@@ -60,3 +60,8 @@ pub use nearest::{Neighbor, Workspace};
 #[cfg(feature = "rayon")]
 pub use par::ParallelPairs;
 pub use quadtree::{NodeKind, Quadtree, QuadtreeConfig};
+
+/// The README's examples, compiled and run as doctests so that they cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;
