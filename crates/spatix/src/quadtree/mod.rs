@@ -309,6 +309,8 @@ pub struct Quadtree<S, T> {
     /// leaf when it overlaps one). Updates start there instead of at the root. A home stays
     /// valid through splits, and is never freed while the element is listed beneath it.
     homes: Vec<Frame<S>>,
+    /// The traversal stack of mutations, kept to reuse its memory.
+    stack: Vec<Frame<S>>,
 }
 
 impl<S: Scalar, T> Quadtree<S, T> {
@@ -353,6 +355,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
             links: ListPool::default(),
             slots: Slots::default(),
             homes: Vec::new(),
+            stack: Vec::new(),
         })
     }
 
@@ -517,7 +520,7 @@ impl<S: Scalar, T> SpatialIndex<S, T> for Quadtree<S, T> {
         self.nodes.capacity() * size_of::<Node>()
             + self.links.memory_bytes()
             + self.slots.memory_bytes()
-            + self.homes.capacity() * size_of::<Frame<S>>()
+            + (self.homes.capacity() + self.stack.capacity()) * size_of::<Frame<S>>()
     }
 
     fn check_invariants(&self) -> Result<(), Error> {

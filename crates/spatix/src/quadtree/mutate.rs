@@ -1,6 +1,6 @@
 //! Filing elements in leaves, splitting leaves, and the deferred collapse of empty branches.
 
-use super::{BRANCH, EMPTY_LEAF, Frame, Node, Quadtree, Stack};
+use super::{BRANCH, EMPTY_LEAF, Frame, Node, Quadtree};
 use crate::handle::NIL;
 use crate::pool::InlineStack;
 use crate::{Aabb, Scalar};
@@ -21,7 +21,9 @@ impl<S: Scalar, T> Quadtree<S, T> {
         new: Option<Aabb<S>>,
     ) {
         let touches = |f: &Frame<S>, b: &Option<Aabb<S>>| b.is_some_and(|b| b.intersects(&f.aabb));
-        let mut stack = Stack::new();
+        // The tree's own stack: no initialisation per call, and no allocation once warm.
+        let mut stack = core::mem::take(&mut self.stack);
+        stack.clear();
         stack.push(start);
         while let Some(f) = stack.pop() {
             let node = self.nodes[f.node as usize];
@@ -52,6 +54,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
                 _ => {}
             }
         }
+        self.stack = stack;
         if let Some(new) = new {
             self.homes[slot as usize] = self.descend(start, &new);
         }
