@@ -151,9 +151,12 @@ struct Frame<S> {
     edges: u8,
 }
 
-/// Explicit traversal stack: 3 pending siblings per level plus 4, inline for the default
-/// depth, so the common case never touches the heap.
-type Stack<S> = InlineStack<Frame<S>, 32>;
+/// Explicit traversal stack of the queries: a depth-first walk keeps at most 3 pending
+/// siblings per level plus 4, so 96 inline entries cover [`QuadtreeConfig::MAX_DEPTH`] and the
+/// heap is never touched.
+type Stack<S> = InlineStack<Frame<S>, 96>;
+
+const _: () = assert!(3 * QuadtreeConfig::MAX_DEPTH as usize + 4 <= 96);
 
 impl<S: Scalar> Frame<S> {
     fn root(world: Aabb<S>) -> Self {
