@@ -423,7 +423,7 @@ impl<S: Scalar, T> SpatialIndex<S, T> for UniformGrid<S, T> {
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        self.pairs(visit)
+        self.pairs_in_rows(0..self.rows, visit)
     }
 
     fn nearest<'w>(

@@ -1,6 +1,6 @@
 //! All intersecting pairs, cell by cell.
 
-use core::ops::ControlFlow;
+use core::ops::{ControlFlow, Range};
 
 use super::UniformGrid;
 use crate::handle::NIL;
@@ -59,13 +59,14 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// corner of the two boxes' intersection: `(max(a.x0, b.x0), max(a.y0, b.y0))` in cell
     /// coordinates, which is the current cell exactly when one of the two ranges starts in
     /// its column and one starts in its row.
-    pub(super) fn pairs<F>(&self, mut visit: F) -> ControlFlow<()>
+    /// Rows `rows` only: each cell reports its own pairs, so any split of the rows is exact.
+    pub(super) fn pairs_in_rows<F>(&self, rows: Range<u32>, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
         let mut buffer = [Entry::<S>::default(); BATCH];
         let mut spans = [Span::default(); BATCH_CELLS];
-        for cy in 0..self.rows {
+        for cy in rows {
             let row = &self.cells[self.index(0, cy)..][..self.cols as usize];
             let mut cx = 0u32;
             while cx < self.cols {
@@ -185,5 +186,22 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     fn first(&self, aabb: &Aabb<S>, cx: u32, cy: u32) -> u32 {
         (u32::from(self.col(aabb.min.x) == cx) * FIRST_COL)
             | (u32::from(self.row(aabb.min.y) == cy) * FIRST_ROW)
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl<S: Scalar, T: Sync> crate::ParallelPairs<S, T> for UniformGrid<S, T> {
+    /// Splits the rows into bands (about eight per thread) and runs the pair pass on each in
+    /// parallel; every cell reports only the pairs it owns, so the bands need no coordination.
+    fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
+    {
+        use rayon::prelude::*;
+        let bands = (rayon::current_num_threads() as u32 * 8).min(self.rows);
+        (0..bands).into_par_iter().try_for_each(|band| {
+            let rows = band * self.rows / bands..(band + 1) * self.rows / bands;
+            self.pairs_in_rows(rows, &visit)
+        })
     }
 }
