@@ -74,6 +74,20 @@ impl<S: Scalar> Workspace<S> {
         }
     }
 
+    /// A workspace with room for `k` results and `pending` nodes waiting in a tree search, so
+    /// that even the first searches up to that size do not allocate.
+    ///
+    /// ```
+    /// let ws = spatix::Workspace::<f64>::with_capacity(8, 1024);
+    /// # let _ = ws;
+    /// ```
+    pub fn with_capacity(k: usize, pending: usize) -> Self {
+        Self {
+            best: Vec::with_capacity(k),
+            queue: Vec::with_capacity(pending),
+        }
+    }
+
     /// Starts a k-nearest search.
     pub(crate) fn begin(&mut self) -> Search<'_, S> {
         self.best.clear();

@@ -358,7 +358,8 @@ impl<S: Scalar, T> Quadtree<S, T> {
             links: ListPool::default(),
             slots: Slots::default(),
             homes: Vec::new(),
-            stack: Vec::new(),
+            // A depth-first walk keeps at most 3 pending siblings per level plus 4.
+            stack: Vec::with_capacity(3 * config.max_depth as usize + 4),
         })
     }
 

@@ -1,0 +1,83 @@
+//! The contract's "no allocation once warm": after warm-up, a frame of moves and updates, the
+//! pair pass, rectangle queries, nearest and within queries and `maintain` allocates nothing,
+//! for every dynamic structure. One test only: the allocation counter is process-wide.
+
+use core::ops::ControlFlow;
+use std::alloc::System;
+
+use spatix::workload::{Agents, Layout, Sizes};
+use spatix::{Aabb, Handle, Quadtree, QuadtreeConfig, SpatialIndex, UniformGrid, Workspace};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+/// One frame of everything a simulation does with its index; returns a checksum so that no
+/// work can be skipped.
+fn frame<I: SpatialIndex<f32, u32>>(
+    index: &mut I,
+    agents: &mut Agents<f32>,
+    handles: &[Handle],
+    workspace: &mut Workspace<f32>,
+) -> usize {
+    agents.step();
+    for (i, &h) in handles.iter().enumerate() {
+        index.update(h, agents.aabb(i)).unwrap();
+    }
+    let mut sum = 0;
+    let _ = index.for_each_pair(|_, _| {
+        sum += 1;
+        ControlFlow::Continue(())
+    });
+    for i in (0..agents.len()).step_by(101) {
+        let _ = index.query(&agents.aabb(i), |_| {
+            sum += 1;
+            ControlFlow::Continue(())
+        });
+        sum += index.nearest(agents.positions[i], 8, workspace).len();
+        let _ = index.within(agents.positions[i], 12.0, |_| {
+            sum += 1;
+            ControlFlow::Continue(())
+        });
+    }
+    index.maintain();
+    sum
+}
+
+/// Allocations made by `measured` frames after `warm` frames.
+fn allocations<I: SpatialIndex<f32, u32>>(mut index: I, mut agents: Agents<f32>) -> usize {
+    let handles: Vec<Handle> = (0..agents.len())
+        .map(|i| index.insert(agents.aabb(i), i as u32).unwrap())
+        .collect();
+    // Sized up front: a tree search's front depends on the data, and a new high-water mark
+    // is warm-up, not a per-call allocation.
+    let mut workspace = Workspace::with_capacity(8, 4096);
+    let mut sum = 0;
+    for _ in 0..100 {
+        sum += frame(&mut index, &mut agents, &handles, &mut workspace);
+    }
+    let region = Region::new(GLOBAL);
+    for _ in 0..50 {
+        sum += frame(&mut index, &mut agents, &handles, &mut workspace);
+    }
+    let made = region.change().allocations + region.change().reallocations;
+    assert!(sum > 0);
+    made
+}
+
+#[test]
+fn warm_frames_allocate_nothing() {
+    for sizes in [Sizes::Uniform, Sizes::Mixed] {
+        let agents = Agents::<f32>::new(20_000, Layout::Uniform, sizes, 11);
+        let sample: Vec<Aabb<f32>> = agents.boxes().collect();
+        let grid = UniformGrid::auto(agents.world, &sample).unwrap();
+        assert_eq!(
+            allocations(grid, agents.clone()),
+            0,
+            "grid, {sizes:?} sizes"
+        );
+        let config = QuadtreeConfig::for_element_size(&agents.world, 4.0);
+        let tree = Quadtree::with_config(agents.world, config).unwrap();
+        assert_eq!(allocations(tree, agents), 0, "quadtree, {sizes:?} sizes");
+    }
+}
