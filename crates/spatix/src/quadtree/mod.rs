@@ -168,43 +168,66 @@ impl<S: Scalar> Frame<S> {
         }
     }
 
-    /// The four children (0: lower left, 1: lower right, 2: upper left, 3: upper right),
-    /// whose nodes start at `first_child`.
+    /// Where the node splits: its centre, clamped so that rounding (subnormals) can never put
+    /// a child outside its parent.
     #[inline]
-    fn children(&self, first_child: u32) -> [Self; 4] {
-        let b = self.aabb;
-        // Clamped so that rounding (subnormals) can never put a child outside its parent.
+    fn mid(&self) -> Point<S> {
+        let b = &self.aabb;
         let c = b.center();
-        let mid = Point::new(
+        Point::new(
             c.x.max_s(b.min.x).min_s(b.max.x),
             c.y.max_s(b.min.y).min_s(b.max.y),
-        );
-        let depth = self.depth + 1;
-        let make = |i: u32| {
-            let right = i & 1 == 1;
-            let top = i & 2 == 2;
-            let (x0, x1) = if right {
-                (mid.x, b.max.x)
-            } else {
-                (b.min.x, mid.x)
-            };
-            let (y0, y1) = if top {
-                (mid.y, b.max.y)
-            } else {
-                (b.min.y, mid.y)
-            };
-            let keep = (if right { RIGHT } else { LEFT }) | (if top { TOP } else { BOTTOM });
-            Self {
-                aabb: Aabb {
-                    min: Point::new(x0, y0),
-                    max: Point::new(x1, y1),
-                },
-                node: first_child + i,
-                depth,
-                edges: self.edges & keep,
-            }
+        )
+    }
+
+    /// Child `i` (0: lower left, 1: lower right, 2: upper left, 3: upper right) of the group
+    /// starting at `first_child`, given the split point `mid`.
+    #[inline]
+    fn child(&self, first_child: u32, i: u32, mid: Point<S>) -> Self {
+        let b = &self.aabb;
+        let right = i & 1 == 1;
+        let top = i & 2 == 2;
+        let (x0, x1) = if right {
+            (mid.x, b.max.x)
+        } else {
+            (b.min.x, mid.x)
         };
-        [make(0), make(1), make(2), make(3)]
+        let (y0, y1) = if top {
+            (mid.y, b.max.y)
+        } else {
+            (b.min.y, mid.y)
+        };
+        let keep = (if right { RIGHT } else { LEFT }) | (if top { TOP } else { BOTTOM });
+        Self {
+            aabb: Aabb {
+                min: Point::new(x0, y0),
+                max: Point::new(x1, y1),
+            },
+            node: first_child + i,
+            depth: self.depth + 1,
+            edges: self.edges & keep,
+        }
+    }
+
+    /// The four children, whose nodes start at `first_child`.
+    #[inline]
+    fn children(&self, first_child: u32) -> [Self; 4] {
+        let mid = self.mid();
+        [0, 1, 2, 3].map(|i| self.child(first_child, i, mid))
+    }
+
+    /// Bit `i` set for each child `i` that a box overlapping this node overlaps (closed),
+    /// found by comparing the box with the split point only.
+    #[inline]
+    fn quadrants(mid: Point<S>, b: &Aabb<S>) -> u8 {
+        let left = b.min.x <= mid.x;
+        let right = b.max.x >= mid.x;
+        let bottom = b.min.y <= mid.y;
+        let top = b.max.y >= mid.y;
+        u8::from(left & bottom)
+            | u8::from(right & bottom) << 1
+            | u8::from(left & top) << 2
+            | u8::from(right & top) << 3
     }
 
     /// Whether this node owns the point `q` (which lies in the world): the half-open box,

@@ -28,9 +28,15 @@ impl<S: Scalar, T> Quadtree<S, T> {
         while let Some(f) = stack.pop() {
             let node = self.nodes[f.node as usize];
             if node.count == BRANCH {
-                for child in f.children(node.first_child) {
-                    if touches(&child, &old) || touches(&child, &new) {
-                        stack.push(child);
+                let mid = f.mid();
+                let quadrants = |b: &Option<Aabb<S>>| match b {
+                    Some(b) if b.intersects(&f.aabb) => Frame::quadrants(mid, b),
+                    _ => 0,
+                };
+                let mask = quadrants(&old) | quadrants(&new);
+                for i in 0..4 {
+                    if mask & (1 << i) != 0 {
+                        stack.push(f.child(node.first_child, i, mid));
                     }
                 }
                 continue;

@@ -24,9 +24,11 @@ impl<S: Scalar, T> Quadtree<S, T> {
         while let Some(f) = stack.pop() {
             let node = self.nodes[f.node as usize];
             if node.count == BRANCH {
-                for child in f.children(node.first_child) {
-                    if qa.intersects(&child.aabb) {
-                        stack.push(child);
+                let mid = f.mid();
+                let mask = Frame::quadrants(mid, &qa);
+                for i in 0..4 {
+                    if mask & (1 << i) != 0 {
+                        stack.push(f.child(node.first_child, i, mid));
                     }
                 }
                 continue;
