@@ -287,8 +287,9 @@ impl<S: Scalar> Frame<S> {
 ///
 /// # Complexity
 /// Insert: O(depth + leaves overlapped). Remove: O(leaves overlapped), starting from the
-/// element's home node. Update: O(1) when the element stays inside its only leaf (no
-/// traversal at all), else a traversal from its home node (from the root only when it leaves
+/// element's home node. Update: O(1) when the element stays in the same leaves and those
+/// are its home node or the home's children (no traversal at all), else a traversal from its
+/// home node (from the root only when it leaves
 /// that node) that writes only to the leaves whose membership changes. Query: O(depth + leaves visited + elements in them). `for_each_pair`: one pass
 /// over the leaves, O(Σ leaf size²) pair tests. `maintain`: O(nodes).
 ///
@@ -444,6 +445,18 @@ impl<S: Scalar, T> Quadtree<S, T> {
         }
     }
 
+    /// Whether two boxes inside branch `f` overlap the same children of it, all leaves: then
+    /// they overlap the same leaves (the usual case for an element straddling a split line).
+    #[inline]
+    fn same_leaf_children(&self, f: &Frame<S>, first_child: u32, a: &Aabb<S>, b: &Aabb<S>) -> bool {
+        let mid = f.mid();
+        let mask = Frame::quadrants(mid, a);
+        mask == Frame::quadrants(mid, b)
+            && (0..4).all(|i| {
+                mask & (1 << i) == 0 || self.nodes[(first_child + i) as usize].count != BRANCH
+            })
+    }
+
     /// The element's box clamped into the world: where it is filed.
     #[inline]
     fn filed_box(&self, aabb: &Aabb<S>) -> Aabb<S> {
@@ -476,9 +489,12 @@ impl<S: Scalar, T> SpatialIndex<S, T> for Quadtree<S, T> {
         let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
         let new = self.filed_box(&aabb);
         let home = self.homes[slot as usize];
+        let old = self.filed_box(self.slots.aabb(slot));
         let start = if home.fits(&new) {
-            if self.nodes[home.node as usize].count != BRANCH {
-                // Still inside its only leaf: nothing but the box changes.
+            let node = self.nodes[home.node as usize];
+            if node.count != BRANCH || self.same_leaf_children(&home, node.first_child, &old, &new)
+            {
+                // Still in the same leaves: nothing but the box changes.
                 self.slots.set_aabb(slot, aabb);
                 return Ok(());
             }
@@ -486,7 +502,6 @@ impl<S: Scalar, T> SpatialIndex<S, T> for Quadtree<S, T> {
         } else {
             Frame::root(self.world)
         };
-        let old = self.filed_box(self.slots.aabb(slot));
         // The new box goes in first: a leaf split during the refiling reads it.
         self.slots.set_aabb(slot, aabb);
         self.refile(slot, start, Some(old), Some(new));
