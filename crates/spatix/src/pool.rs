@@ -281,44 +281,33 @@ impl Iterator for Items<'_> {
     }
 }
 
-/// A stack that keeps its first `N` entries inline (on the caller's stack) and spills to the
-/// heap only beyond that: the seed's "fixed buffer before the heap" for explicit-stack
-/// traversals. Sized so that the default configurations never spill.
-pub(crate) struct InlineStack<E, const N: usize> {
-    inline: [E; N],
+/// A fixed-capacity stack that lives on the caller's stack: the seed's "fixed buffer before
+/// the heap" for explicit-stack traversals. Users size `N` from a proven bound on the pending
+/// entries (and assert it at compile time), so it never needs the heap.
+pub(crate) struct ArrayStack<E, const N: usize> {
+    items: [E; N],
     len: usize,
-    spill: Vec<E>,
 }
 
-impl<E: Copy + Default, const N: usize> InlineStack<E, N> {
+impl<E: Copy + Default, const N: usize> ArrayStack<E, N> {
     #[inline]
     pub(crate) fn new() -> Self {
         Self {
-            inline: [E::default(); N],
+            items: [E::default(); N],
             len: 0,
-            spill: Vec::new(),
         }
     }
 
+    /// Pushes `e`; the caller's bound guarantees room.
     #[inline]
     pub(crate) fn push(&mut self, e: E) {
-        if self.len < N {
-            self.inline[self.len] = e;
-            self.len += 1;
-        } else {
-            self.spill.push(e);
-        }
+        self.items[self.len] = e;
+        self.len += 1;
     }
 
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<E> {
-        if let Some(e) = self.spill.pop() {
-            return Some(e);
-        }
-        if self.len == 0 {
-            return None;
-        }
-        self.len -= 1;
-        Some(self.inline[self.len])
+        self.len = self.len.checked_sub(1)?;
+        Some(self.items[self.len])
     }
 }

@@ -10,7 +10,7 @@ mod validate;
 use core::ops::ControlFlow;
 
 use crate::handle::{NIL, Slots};
-use crate::pool::{InlineStack, ListPool};
+use crate::pool::{ArrayStack, ListPool};
 use crate::{Aabb, Error, Handle, Item, Iter, Neighbor, Point, Scalar, SpatialIndex, Workspace};
 
 /// Tuning parameters of a [`Quadtree`].
@@ -151,12 +151,15 @@ struct Frame<S> {
     edges: u8,
 }
 
-/// Explicit traversal stack of the queries: a depth-first walk keeps at most 3 pending
-/// siblings per level plus 4, so 96 inline entries cover [`QuadtreeConfig::MAX_DEPTH`] and the
-/// heap is never touched.
-type Stack<S> = InlineStack<Frame<S>, 96>;
+/// Most entries a depth-first walk keeps pending: 3 siblings per level plus 4, for the deepest
+/// tree allowed.
+const MAX_PENDING: usize = 3 * QuadtreeConfig::MAX_DEPTH as usize + 4;
 
-const _: () = assert!(3 * QuadtreeConfig::MAX_DEPTH as usize + 4 <= 96);
+/// Explicit traversal stack of the queries, on the caller's stack: never the heap.
+type Stack<S> = ArrayStack<Frame<S>, MAX_PENDING>;
+
+/// The same walk over node indices only (maintenance passes).
+type NodeStack = ArrayStack<u32, MAX_PENDING>;
 
 impl<S: Scalar> Frame<S> {
     fn root(world: Aabb<S>) -> Self {
@@ -382,8 +385,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
             links: ListPool::default(),
             slots: Slots::default(),
             homes: Vec::new(),
-            // A depth-first walk keeps at most 3 pending siblings per level plus 4.
-            stack: Vec::with_capacity(3 * config.max_depth as usize + 4),
+            stack: Vec::with_capacity(MAX_PENDING),
         })
     }
 

@@ -1,8 +1,7 @@
 //! Filing elements in leaves, splitting leaves, and the deferred collapse of empty branches.
 
-use super::{BRANCH, EMPTY_LEAF, Frame, Node, Quadtree};
+use super::{BRANCH, EMPTY_LEAF, Frame, Node, NodeStack, Quadtree};
 use crate::handle::NIL;
-use crate::pool::InlineStack;
 use crate::{Aabb, Scalar};
 
 /// Marks the nodes of a freed child group (its first node links to the next free group).
@@ -148,7 +147,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
         if self.nodes[0].count != BRANCH {
             return;
         }
-        let mut stack = InlineStack::<u32, 128>::new();
+        let mut stack = NodeStack::new();
         stack.push(0);
         while let Some(n) = stack.pop() {
             let group = self.nodes[n as usize].first_child;
@@ -176,7 +175,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     pub(super) fn compact_lists(&mut self) {
         let nodes = &mut self.nodes;
         self.links.compact(|visit| {
-            let mut stack = InlineStack::<u32, 128>::new();
+            let mut stack = NodeStack::new();
             stack.push(0);
             while let Some(n) = stack.pop() {
                 let node = &mut nodes[n as usize];
