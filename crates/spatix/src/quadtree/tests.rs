@@ -227,3 +227,36 @@ fn bad_parameters_and_boxes_are_errors() {
     );
     tree.check_invariants().unwrap();
 }
+
+#[test]
+fn worlds_too_thin_to_halve_do_not_multiply_entries() {
+    let thin = [
+        Aabb::new(Point::new(5.0, 5.0), Point::new(5.0, 5.0)).unwrap(),
+        Aabb::new(Point::new(5.0, 0.0), Point::new(5.0, 64.0)).unwrap(),
+        // At f64 precision: the whole world is a few ulps wide.
+        Aabb::new(Point::new(1e16, 1e16), Point::new(1e16 + 8.0, 1e16 + 8.0)).unwrap(),
+    ];
+    for world in thin {
+        let config = QuadtreeConfig {
+            max_elements: 2,
+            max_depth: QuadtreeConfig::MAX_DEPTH,
+        };
+        let mut tree = Quadtree::with_config(world, config).unwrap();
+        let mut oracle = BruteForce::new();
+        for i in 0..100u32 {
+            // Points (each in at most four leaves), many of them coincident.
+            let c = world.center();
+            let y = world.min.y + f64::from(i % 10) * (world.max.y - world.min.y) / 10.0;
+            let b = bx(c.x, y, c.x, y);
+            tree.insert(b, i).unwrap();
+            oracle.insert(b, i).unwrap();
+        }
+        tree.check_invariants().unwrap();
+        assert!(
+            tree.links.in_use() <= 100 * 4,
+            "{world:?}: {} entries",
+            tree.links.in_use()
+        );
+        assert_eq!(pair_count(&tree), pair_count(&oracle), "{world:?}");
+    }
+}

@@ -53,8 +53,8 @@ impl<S: Scalar, T> Quadtree<S, T> {
                     items.len()
                 ));
             }
-            if node.count > self.config.max_elements && u32::from(f.depth) < self.config.max_depth {
-                return fail(format!("leaf {at} overflows above the depth limit"));
+            if node.count > self.config.max_elements && self.can_split(&f) {
+                return fail(format!("leaf {at} overflows, yet could split"));
             }
             for &e in &items {
                 if !self.slots.is_live(e) {
