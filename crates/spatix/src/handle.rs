@@ -156,6 +156,12 @@ impl<S: Scalar, T> Slots<S, T> {
         .then_some(handle.slot)
     }
 
+    /// The element a handle names, if it is live.
+    #[inline]
+    pub(crate) fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
+        self.slot_of(handle).map(|slot| self.item(slot))
+    }
+
     /// The handle of a live slot.
     #[inline]
     pub(crate) fn handle(&self, slot: u32) -> Handle {

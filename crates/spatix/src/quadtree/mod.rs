@@ -511,7 +511,7 @@ impl<S: Scalar, T> SpatialIndex<S, T> for Quadtree<S, T> {
     }
 
     fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        self.slots.slot_of(handle).map(|slot| self.slots.item(slot))
+        self.slots.get(handle)
     }
 
     fn len(&self) -> usize {
