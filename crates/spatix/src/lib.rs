@@ -34,7 +34,8 @@
 //!
 //! ## Features
 //! * `serde`: `Serialize`/`Deserialize` for [`Point`], [`Aabb`] and [`Handle`].
-//! * `rayon`: [`ParallelPairs`], the pair pass spread over rayon's thread pool.
+//! * `rayon`: `ParallelPairs`, the pair pass of the quadtree and the grid spread over
+//!   rayon's thread pool.
 #![deny(missing_docs)]
 
 mod brute;
