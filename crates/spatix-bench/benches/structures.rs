@@ -14,7 +14,9 @@ fn main() {
     suite.bench(&mut c, "brute", &[10_000], |_| BruteForce::new());
     suite.bench(&mut c, "quadtree", &spatix_bench::SIZES, |a| {
         let config = QuadtreeConfig::for_element_size(&a.world, 4.0);
-        Quadtree::with_config(a.world, config).unwrap()
+        let mut tree = Quadtree::with_config(a.world, config).unwrap();
+        tree.reserve(a.len());
+        tree
     });
     suite.bench(&mut c, "grid", &spatix_bench::SIZES, |a| {
         let sample: Vec<Aabb<f32>> = a.boxes().collect();

@@ -39,7 +39,8 @@ fn main() {
     let grid = UniformGrid::auto(agents.world, &sample).expect("a valid world");
     run("UniformGrid", grid, agents.clone(), frames);
     let config = QuadtreeConfig::for_element_size(&agents.world, 4.0);
-    let tree = Quadtree::with_config(agents.world, config).expect("a valid world");
+    let mut tree = Quadtree::with_config(agents.world, config).expect("a valid world");
+    tree.reserve(agents.len());
     run("Quadtree", tree, agents, frames);
 }
 

@@ -389,6 +389,26 @@ impl<S: Scalar, T> Quadtree<S, T> {
         })
     }
 
+    /// Reserves room for `additional` more elements (and, as an estimate, one and a half list
+    /// entries each), so that inserting them does not reallocate and memory holds no
+    /// growth slack.
+    ///
+    /// ```
+    /// use spatix::{Aabb, Point, Quadtree, SpatialIndex};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// let mut tree = Quadtree::<f32, u32>::new(world)?;
+    /// tree.reserve(1000);
+    /// let before = tree.memory_bytes();
+    /// tree.insert(Aabb::point(Point::new(1.0, 1.0))?, 7)?;
+    /// assert_eq!(tree.memory_bytes(), before);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        self.slots.reserve(additional);
+        self.homes.reserve(additional);
+        self.links.reserve(additional + additional / 2);
+    }
+
     /// The world box given at construction.
     ///
     /// ```
