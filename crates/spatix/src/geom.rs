@@ -53,10 +53,6 @@ pub trait Scalar:
     fn to_f64(self) -> f64;
     /// Conversion from `f64`, rounding to nearest.
     fn from_f64(v: f64) -> Self;
-    /// Largest integer not greater than `self`.
-    fn floor(self) -> Self;
-    /// Square root.
-    fn sqrt(self) -> Self;
     /// Saturating conversion to `i64` (NaN becomes 0).
     fn to_i64(self) -> i64;
     /// The smaller of two values (the other one if either is NaN).
@@ -90,14 +86,6 @@ macro_rules! impl_scalar {
             #[inline]
             fn from_f64(v: f64) -> Self {
                 v as $t
-            }
-            #[inline]
-            fn floor(self) -> Self {
-                <$t>::floor(self)
-            }
-            #[inline]
-            fn sqrt(self) -> Self {
-                <$t>::sqrt(self)
             }
             #[inline]
             fn to_i64(self) -> i64 {

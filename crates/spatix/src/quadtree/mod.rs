@@ -511,19 +511,20 @@ impl<S: Scalar, T> SpatialIndex<S, T> for Quadtree<S, T> {
         let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
         let new = self.filed_box(&aabb);
         let home = self.homes[slot as usize];
+        let fits = home.fits(&new);
+        let node = self.nodes[home.node as usize];
+        if fits && node.count != BRANCH {
+            // Still inside its only leaf: nothing but the box changes.
+            self.slots.set_aabb(slot, aabb);
+            return Ok(());
+        }
         let old = self.filed_box(self.slots.aabb(slot));
-        let start = if home.fits(&new) {
-            let node = self.nodes[home.node as usize];
-            if node.count != BRANCH || self.same_leaf_children(&home, node.first_child, &old, &new)
-            {
-                // Still in the same leaves: nothing but the box changes.
-                self.slots.set_aabb(slot, aabb);
-                return Ok(());
-            }
-            home
-        } else {
-            Frame::root(self.world)
-        };
+        if fits && self.same_leaf_children(&home, node.first_child, &old, &new) {
+            // Still in the same leaves below its home: nothing but the box changes.
+            self.slots.set_aabb(slot, aabb);
+            return Ok(());
+        }
+        let start = if fits { home } else { Frame::root(self.world) };
         // The new box goes in first: a leaf split during the refiling reads it.
         self.slots.set_aabb(slot, aabb);
         self.refile(slot, start, Some(old), Some(new));
