@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use spatix::{Aabb, Point, SpatialIndex, Workspace};
+use spatix::prelude::*;
+use spatix::{Aabb, Point, Workspace};
 
 use crate::failure::Failure;
 use crate::index_kind::{IndexKind, Plan, Structure, UseIndex};
@@ -134,7 +135,10 @@ fn run(data: &Path, shape: Shape, work: Work, common: &Common) -> Result<(), Fai
         work,
         sink: Sink::open(common.out.as_deref())?,
     };
-    let done = common.index.with_index(plan(survey), job).map_err(Failure::Index)??;
+    let done = common
+        .index
+        .with_index(plan(survey), job)
+        .map_err(Failure::Index)??;
     let what = match shape {
         Shape::Boxes => "boxes",
         Shape::Points => "points",
@@ -217,7 +221,7 @@ impl UseIndex<f64, u64> for Job {
 }
 
 /// Writes `a,b` for every intersecting pair; returns how many.
-fn write_pairs<I: SpatialIndex<f64, u64>>(index: &I, out: &mut Sink) -> io::Result<u64> {
+fn write_pairs<I: SpatialQuery<f64, u64>>(index: &I, out: &mut Sink) -> io::Result<u64> {
     writeln!(out, "a,b")?;
     let mut count = 0u64;
     let mut failed = None;
@@ -239,7 +243,7 @@ fn write_pairs<I: SpatialIndex<f64, u64>>(index: &I, out: &mut Sink) -> io::Resu
 
 /// Writes `query_id,id` for every element intersecting each query (ids ascending within a
 /// query); returns the number of results and of queries.
-fn write_query<I: SpatialIndex<f64, u64>>(
+fn write_query<I: SpatialQuery<f64, u64>>(
     index: &I,
     queries: &mut Elements,
     out: &mut Sink,
@@ -267,7 +271,7 @@ fn write_query<I: SpatialIndex<f64, u64>>(
 
 /// Writes `query_id,rank,id,distance` for the `k` nearest elements to each query point;
 /// returns the number of results and of queries.
-fn write_knn<I: SpatialIndex<f64, u64>>(
+fn write_knn<I: SpatialQuery<f64, u64>>(
     index: &I,
     queries: &mut Elements,
     k: usize,
@@ -295,7 +299,7 @@ fn write_knn<I: SpatialIndex<f64, u64>>(
 /// the smaller id, so that every structure gives the same answer. The index breaks ties at the
 /// k-th distance arbitrarily, so while the last neighbour found is as close as the k-th, this
 /// asks for twice as many.
-fn nearest_ids<I: SpatialIndex<f64, u64>>(
+fn nearest_ids<I: SpatialQuery<f64, u64>>(
     index: &I,
     point: Point<f64>,
     k: usize,

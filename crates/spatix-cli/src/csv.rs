@@ -40,7 +40,10 @@ pub(crate) struct CsvReader {
 impl CsvReader {
     /// Opens `path` and checks its header.
     pub(crate) fn open(path: &Path, columns: &'static [&'static str]) -> Result<Self, Failure> {
-        assert!(columns.len() <= MAX_COORDS, "at most {MAX_COORDS} coordinates");
+        assert!(
+            columns.len() <= MAX_COORDS,
+            "at most {MAX_COORDS} coordinates"
+        );
         let file = path.display().to_string();
         let handle = File::open(path).map_err(|e| Failure::input(&file, 0, format!("{e}")))?;
         let mut reader = Self {
@@ -124,7 +127,13 @@ impl CsvReader {
         }
         let missing = std::iter::once("id")
             .filter(|_| !seen_id)
-            .chain(self.columns.iter().zip(seen).filter(|(_, s)| !s).map(|(c, _)| *c))
+            .chain(
+                self.columns
+                    .iter()
+                    .zip(seen)
+                    .filter(|(_, s)| !s)
+                    .map(|(c, _)| *c),
+            )
             .collect::<Vec<_>>();
         if let Some(problem) = problem {
             return Err(self.error(self.line, problem));
@@ -166,9 +175,7 @@ impl CsvReader {
                             record.id = id;
                             None
                         }
-                        Err(_) => Some(format!(
-                            "id: {value:?} is not an unsigned 64-bit integer"
-                        )),
+                        Err(_) => Some(format!("id: {value:?} is not an unsigned 64-bit integer")),
                     },
                     Some(i) => match value.parse::<f64>() {
                         Ok(v) if v.is_finite() => {

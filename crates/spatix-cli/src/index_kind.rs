@@ -14,8 +14,8 @@ use clap::ValueEnum;
 
 use crate::stats::decimal;
 use spatix::{
-    Aabb, BruteForce, Error, Item, ParallelPairs, Quadtree, QuadtreeConfig, Scalar,
-    SpatialIndex, UniformGrid,
+    Aabb, BruteForce, Error, Item, ParallelPairs, Quadtree, QuadtreeConfig, Scalar, SpatialIndex,
+    UniformGrid,
 };
 
 /// A structure `--index` can name.
@@ -70,13 +70,13 @@ pub(crate) trait Structure<S: Scalar, T>: SpatialIndex<S, T> + Sync {
     /// boxes). Structures with nothing to draw visit none.
     fn outlines(&self, _visit: &mut dyn FnMut(&Aabb<S>)) {}
 
-    /// [`SpatialIndex::for_each_pair`] on rayon's current thread pool where the structure
+    /// [`SpatialQuery::for_each_pair`](spatix::SpatialQuery::for_each_pair) on rayon's current thread pool where the structure
     /// has a parallel pair pass; on the calling thread otherwise.
     fn pairs_parallel<F>(&self, visit: F) -> ControlFlow<()>
     where
         F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
     {
-        self.for_each_pair(|a, b| visit(a, b))
+        self.for_each_pair(visit)
     }
 }
 
@@ -114,7 +114,10 @@ impl<S: Scalar, T: Sync> Structure<S, T> for Quadtree<S, T> {
 impl<S: Scalar, T: Sync> Structure<S, T> for UniformGrid<S, T> {
     fn describe(&self) -> String {
         let (cols, rows) = self.dims();
-        format!("grid ({cols} x {rows} cells of side {})", decimal(self.cell_size().to_f64()))
+        format!(
+            "grid ({cols} x {rows} cells of side {})",
+            decimal(self.cell_size().to_f64())
+        )
     }
 
     fn outlines(&self, visit: &mut dyn FnMut(&Aabb<S>)) {

@@ -44,10 +44,7 @@ impl FromStr for Size {
 
     fn from_str(s: &str) -> Result<Self, String> {
         let side = |v: &str| -> Option<u32> {
-            v.trim()
-                .parse()
-                .ok()
-                .filter(|n| (1..=MAX_SIDE).contains(n))
+            v.trim().parse().ok().filter(|n| (1..=MAX_SIDE).contains(n))
         };
         s.split_once(['x', 'X'])
             .and_then(|(w, h)| Some((side(w)?, side(h)?)))
@@ -168,10 +165,14 @@ impl Canvas {
     }
 
     /// Draws the agents (colliding ones highlighted), then the structure's outlines over them.
-    fn draw<I: Structure<f32, u32>>(&mut self, agents: &Agents<f32>, colliding: &[bool], index: &I) {
+    fn draw<I: Structure<f32, u32>>(
+        &mut self,
+        agents: &Agents<f32>,
+        colliding: &[bool],
+        index: &I,
+    ) {
         let [r, g, b] = PALETTE[BACKGROUND];
-        self.pixmap
-            .fill(tiny_skia::Color::from_rgba8(r, g, b, 255));
+        self.pixmap.fill(tiny_skia::Color::from_rgba8(r, g, b, 255));
         for (colour, highlighted) in [(AGENT, false), (COLLIDING, true)] {
             let mut path = PathBuilder::new();
             for (i, aabb) in agents.boxes().enumerate() {
@@ -220,9 +221,7 @@ impl Canvas {
         out.clear();
         out.extend(self.pixmap.data().chunks_exact(4).map(|px| {
             let distance = |c: &[u8; 3]| -> u32 {
-                (0..3)
-                    .map(|i| u32::from(px[i].abs_diff(c[i])).pow(2))
-                    .sum()
+                (0..3).map(|i| u32::from(px[i].abs_diff(c[i])).pow(2)).sum()
             };
             (0..PALETTE.len())
                 .min_by_key(|&i| distance(&PALETTE[i]))
@@ -264,13 +263,16 @@ impl Recorder {
             Target::Png(path) => Format::Png(path.clone()),
             Target::Gif(path) => {
                 let gif_error = |e: gif::EncodingError| {
-                    Failure::io(format!("writing {}", path.display()), std::io::Error::other(e))
+                    Failure::io(
+                        format!("writing {}", path.display()),
+                        std::io::Error::other(e),
+                    )
                 };
                 let palette: Vec<u8> = PALETTE.concat();
                 // `Size` keeps both sides within u16.
                 let (w, h) = (size.width as u16, size.height as u16);
-                let mut encoder =
-                    gif::Encoder::new(AtomicFile::create(path)?, w, h, &palette).map_err(gif_error)?;
+                let mut encoder = gif::Encoder::new(AtomicFile::create(path)?, w, h, &palette)
+                    .map_err(gif_error)?;
                 encoder
                     .set_repeat(gif::Repeat::Infinite)
                     .map_err(gif_error)?;
@@ -315,7 +317,10 @@ impl Recorder {
         } = &mut self.format
         {
             self.canvas.indices(indices);
-            let (w, h) = (self.canvas.pixmap.width() as u16, self.canvas.pixmap.height() as u16);
+            let (w, h) = (
+                self.canvas.pixmap.width() as u16,
+                self.canvas.pixmap.height() as u16,
+            );
             let mut frame = gif::Frame::from_indexed_pixels(w, h, indices.as_slice(), None);
             frame.delay = *delay;
             encoder
@@ -331,7 +336,10 @@ impl Recorder {
         match self.format {
             Format::Png(file) => {
                 let bytes = self.canvas.pixmap.encode_png().map_err(|e| {
-                    Failure::io(format!("encoding {}", file.display()), std::io::Error::other(e))
+                    Failure::io(
+                        format!("encoding {}", file.display()),
+                        std::io::Error::other(e),
+                    )
                 })?;
                 let mut out = AtomicFile::create(&file)?;
                 out.write_all(&bytes)

@@ -7,8 +7,8 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use spatix::workload::{Agents, Layout, Sizes};
 use spatix::Handle;
+use spatix::workload::{Agents, Layout, Sizes};
 
 use crate::failure::Failure;
 use crate::index_kind::{IndexKind, Plan, Structure, UseIndex};
@@ -50,7 +50,12 @@ pub(crate) struct SimArgs {
           value_parser = clap::value_parser!(u32).range(1..))]
     render_every: Option<u32>,
     /// Picture size in pixels.
-    #[arg(long, value_name = "WxH", default_value = "800x800", requires = "render")]
+    #[arg(
+        long,
+        value_name = "WxH",
+        default_value = "800x800",
+        requires = "render"
+    )]
     size: Size,
 }
 
@@ -72,9 +77,9 @@ impl SimArgs {
     /// Checks what clap cannot: `--render-every` needs an animation.
     pub(crate) fn validate(&self) -> Result<(), String> {
         match (&self.render, self.render_every) {
-            (Some(Target::Png(_)), Some(_)) => Err(
-                "--render-every applies to an animation: give --render a .gif file".to_owned(),
-            ),
+            (Some(Target::Png(_)), Some(_)) => {
+                Err("--render-every applies to an animation: give --render a .gif file".to_owned())
+            }
             _ => Ok(()),
         }
     }
@@ -202,7 +207,9 @@ impl UseIndex<f32, u32> for Simulation {
             checksum: 0,
             picture: None,
         };
-        let threads = pool.as_ref().map_or(1, rayon::ThreadPool::current_num_threads);
+        let threads = pool
+            .as_ref()
+            .map_or(1, rayon::ThreadPool::current_num_threads);
         let buffers: Vec<Mutex<Vec<u64>>> = (0..threads).map(|_| Mutex::default()).collect();
         let mut pairs: Vec<u64> = Vec::new();
         let mut colliding = vec![false; if recorder.is_some() { agents.len() } else { 0 }];
@@ -256,7 +263,8 @@ impl UseIndex<f32, u32> for Simulation {
             report
                 .index_changed
                 .record(frame, index.memory_bytes() as u64);
-            if let (Some(changed), Some(resident)) = (&mut report.resident_changed, Resident::read())
+            if let (Some(changed), Some(resident)) =
+                (&mut report.resident_changed, Resident::read())
             {
                 changed.record(frame, resident.now);
             }
@@ -356,12 +364,12 @@ fn checksum(agents: &Agents<f32>) -> u64 {
 
 impl Report {
     fn print(&self, agents: usize, frames: usize) {
-        println!(
-            "index: {}, built in {:.1} ms",
-            self.index, self.build_ms
-        );
+        println!("index: {}, built in {:.1} ms", self.index, self.build_ms);
         println!();
-        println!("{:<16}{:>12}{:>12}{:>12}", "per frame", "median", "p95", "max");
+        println!(
+            "{:<16}{:>12}{:>12}{:>12}",
+            "per frame", "median", "p95", "max"
+        );
         for (name, series) in [
             ("move + update", &self.update),
             ("find pairs", &self.pairs),
@@ -376,10 +384,7 @@ impl Report {
             );
         }
         let p = self.pair_counts.summary();
-        println!(
-            "{:<16}{:>12}{:>12}{:>12}",
-            "pairs", p.median, p.p95, p.max
-        );
+        println!("{:<16}{:>12}{:>12}{:>12}", "pairs", p.median, p.p95, p.max);
         println!();
         println!(
             "{:<16}{:.1} bytes per agent ({:.1} MiB)",
@@ -397,7 +402,10 @@ impl Report {
             "final state", self.checksum
         );
         if let Some(picture) = &self.picture {
-            println!("{:<16}{picture} (drawing is not in the frame times)", "picture");
+            println!(
+                "{:<16}{picture} (drawing is not in the frame times)",
+                "picture"
+            );
         }
     }
 
@@ -429,4 +437,3 @@ impl Report {
         )
     }
 }
-

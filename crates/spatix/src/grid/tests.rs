@@ -251,7 +251,12 @@ fn auto_sampled_sizes_cells_and_memory_for_the_total() {
     let full = UniformGrid::<f64, u32>::auto(world(), &points).unwrap();
     let sampled = UniformGrid::<f64, u32>::auto_sampled(world(), &sample, points.len()).unwrap();
     assert_eq!(sampled.cell_size(), full.cell_size());
-    assert!(UniformGrid::<f64, u32>::auto(world(), &sample).unwrap().cell_size() > full.cell_size());
+    assert!(
+        UniformGrid::<f64, u32>::auto(world(), &sample)
+            .unwrap()
+            .cell_size()
+            > full.cell_size()
+    );
 
     // Room is reserved for the total: filling the grid allocates nothing more.
     let mut grid = sampled;
