@@ -241,6 +241,28 @@ fn write_pairs<I: SpatialQuery<f64, u64>>(index: &I, out: &mut Sink) -> io::Resu
     failed.map_or(Ok(count), Err)
 }
 
+/// Writes `header`, then for each query what `answer` writes (returning how many results);
+/// returns the number of results and of queries.
+fn per_query<F>(
+    queries: &mut Elements,
+    out: &mut Sink,
+    header: &str,
+    mut answer: F,
+) -> Result<(u64, Option<u64>), Failure>
+where
+    F: FnMut(u64, &Aabb<f64>, &mut Sink) -> io::Result<usize>,
+{
+    let name = out.name();
+    let write_error = |e: io::Error| Failure::io(format!("writing {name}"), e);
+    writeln!(out, "{header}").map_err(write_error)?;
+    let (mut results, mut count) = (0u64, 0u64);
+    while let Some((_, query_id, query)) = queries.next_element()? {
+        results += answer(query_id, &query, out).map_err(write_error)? as u64;
+        count += 1;
+    }
+    Ok((results, Some(count)))
+}
+
 /// Writes `query_id,id` for every element intersecting each query (ids ascending within a
 /// query); returns the number of results and of queries.
 fn write_query<I: SpatialQuery<f64, u64>>(
@@ -248,25 +270,19 @@ fn write_query<I: SpatialQuery<f64, u64>>(
     queries: &mut Elements,
     out: &mut Sink,
 ) -> Result<(u64, Option<u64>), Failure> {
-    let name = out.name();
-    let write_error = |e: io::Error| Failure::io(format!("writing {name}"), e);
-    writeln!(out, "query_id,id").map_err(write_error)?;
-    let (mut results, mut count) = (0u64, 0u64);
     let mut found = Vec::new();
-    while let Some((_, query_id, area)) = queries.next_element()? {
+    per_query(queries, out, "query_id,id", |query_id, area, out| {
         found.clear();
-        let _ = index.query(&area, |item| {
+        let _ = index.query(area, |item| {
             found.push(*item.value);
             ControlFlow::Continue(())
         });
         found.sort_unstable();
         for id in &found {
-            writeln!(out, "{query_id},{id}").map_err(write_error)?;
+            writeln!(out, "{query_id},{id}")?;
         }
-        results += found.len() as u64;
-        count += 1;
-    }
-    Ok((results, Some(count)))
+        Ok(found.len())
+    })
 }
 
 /// Writes `query_id,rank,id,distance` for the `k` nearest elements to each query point;
@@ -277,22 +293,17 @@ fn write_knn<I: SpatialQuery<f64, u64>>(
     k: usize,
     out: &mut Sink,
 ) -> Result<(u64, Option<u64>), Failure> {
-    let name = out.name();
-    let write_error = |e: io::Error| Failure::io(format!("writing {name}"), e);
-    writeln!(out, "query_id,rank,id,distance").map_err(write_error)?;
-    let (mut results, mut count) = (0u64, 0u64);
     let mut workspace = Workspace::new();
     let mut nearest = Vec::new();
-    while let Some((_, query_id, point)) = queries.next_element()? {
+    let header = "query_id,rank,id,distance";
+    per_query(queries, out, header, |query_id, point, out| {
         nearest_ids(index, point.min, k, &mut workspace, &mut nearest);
         for (rank, (distance_2, id)) in nearest.iter().enumerate() {
             let distance = distance_2.sqrt();
-            writeln!(out, "{query_id},{},{id},{distance}", rank + 1).map_err(write_error)?;
+            writeln!(out, "{query_id},{},{id},{distance}", rank + 1)?;
         }
-        results += nearest.len() as u64;
-        count += 1;
-    }
-    Ok((results, Some(count)))
+        Ok(nearest.len())
+    })
 }
 
 /// The `k` elements nearest to `point` as `(squared distance, id)`, ascending, ties broken by
