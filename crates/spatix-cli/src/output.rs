@@ -14,8 +14,10 @@ use crate::failure::Failure;
 pub(crate) struct AtomicFile {
     target: PathBuf,
     temp: PathBuf,
-    /// `None` once committed.
+    /// `None` once closed (by `commit`).
     file: Option<BufWriter<File>>,
+    /// Whether the file was renamed into place.
+    committed: bool,
 }
 
 impl AtomicFile {
@@ -37,6 +39,7 @@ impl AtomicFile {
             target: target.to_owned(),
             temp,
             file: Some(BufWriter::with_capacity(1 << 16, file)),
+            committed: false,
         })
     }
 
@@ -49,7 +52,9 @@ impl AtomicFile {
                 .map_err(|e| Failure::io(what(), e.into_error()))?;
             file.sync_all().map_err(|e| Failure::io(what(), e))?;
         }
-        fs::rename(&self.temp, &self.target).map_err(|e| Failure::io(what(), e))
+        fs::rename(&self.temp, &self.target).map_err(|e| Failure::io(what(), e))?;
+        self.committed = true;
+        Ok(())
     }
 
     /// The file this will become.
@@ -80,8 +85,10 @@ impl Write for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.file.take().is_some() {
-            // Not committed: the command failed. Nothing else to do if removal fails too.
+        // Close the file first (some systems cannot remove an open file).
+        drop(self.file.take());
+        if !self.committed {
+            // The command failed. Nothing else to do if removal fails too.
             let _ = fs::remove_file(&self.temp);
         }
     }

@@ -39,8 +39,8 @@ impl Progress {
     pub(crate) fn frame(&self, frame: usize, ms: f64, pairs: usize) {
         match self {
             Self::Bar(bar) => {
-                bar.set_position(frame as u64);
                 bar.set_message(format!("{ms:.2} ms, {pairs} pairs"));
+                bar.set_position(frame as u64);
             }
             Self::Lines { total, every } => {
                 if frame % every == 0 || frame == *total {

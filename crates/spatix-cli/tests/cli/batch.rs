@@ -229,3 +229,20 @@ fn the_output_file_replaces_an_old_one_only_when_complete() {
     assert_eq!(fs::read_to_string(&out).unwrap(), "a,b\n1,2\n");
     assert_eq!(dir.files(), ["boxes.csv", "out.csv"]);
 }
+
+#[test]
+fn an_output_that_cannot_be_put_in_place_fails_and_leaves_nothing() {
+    let dir = Scratch::new("unwritable");
+    let boxes = dir.write("boxes.csv", "id,min_x,min_y,max_x,max_y\n1,0,0,1,1\n");
+    let taken = dir.path("taken");
+    fs::create_dir(&taken).unwrap();
+    let output = spatix(&[
+        "pairs",
+        boxes.to_str().unwrap(),
+        "-o",
+        taken.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stderr(&output).starts_with(&format!("spatix: writing {}: ", taken.display())));
+    assert_eq!(dir.files(), ["boxes.csv", "taken"]);
+}
