@@ -125,25 +125,32 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), Failure> {
         pool,
         recorder,
     };
-    let report = args.index.with_index(plan, sim).map_err(Failure::Index)??;
     let threads = match args.threads {
         1 => "1 thread".to_owned(),
         n => format!("{n} threads"),
     };
-    let name = |v: Option<clap::builder::PossibleValue>| v.map(|v| v.get_name().to_owned());
     println!(
         "spatix sim: {} agents ({} layout, {} sizes, seed {}) in a {} x {} world, \
          {} frames, {threads}",
         args.agents,
-        name(args.layout.to_possible_value()).unwrap_or_default(),
-        name(args.sizes.to_possible_value()).unwrap_or_default(),
+        value_name(&args.layout),
+        value_name(&args.sizes),
         args.seed,
         decimal(f64::from(world.max.x - world.min.x)),
         decimal(f64::from(world.max.y - world.min.y)),
         args.frames,
     );
+    let report = args.index.with_index(plan, sim).map_err(Failure::Index)??;
     report.print(args.agents as usize, args.frames as usize);
     Ok(())
+}
+
+/// The name an option's value has on the command line.
+fn value_name<E: ValueEnum>(value: &E) -> String {
+    value
+        .to_possible_value()
+        .map(|v| v.get_name().to_owned())
+        .unwrap_or_default()
 }
 
 /// The simulation, handed to whichever structure `--index` chose.
@@ -222,30 +229,7 @@ impl UseIndex<f32, u32> for Simulation {
                 index.update(h, agents.aabb(i)).map_err(Failure::Index)?;
             }
             let t1 = Instant::now();
-            pairs.clear();
-            match &pool {
-                None => {
-                    let _ = index.for_each_pair(|a, b| {
-                        pairs.push(pair_key(*a.value, *b.value));
-                        ControlFlow::Continue(())
-                    });
-                }
-                Some(pool) => {
-                    let _ = pool.install(|| {
-                        index.pairs_parallel(|a, b| {
-                            let t = rayon::current_thread_index().unwrap_or(0) % buffers.len();
-                            buffers[t]
-                                .lock()
-                                .unwrap_or_else(PoisonError::into_inner)
-                                .push(pair_key(*a.value, *b.value));
-                            ControlFlow::Continue(())
-                        })
-                    });
-                    for buffer in &buffers {
-                        pairs.append(&mut buffer.lock().unwrap_or_else(PoisonError::into_inner));
-                    }
-                }
-            }
+            collect_pairs(&index, pool.as_ref(), &buffers, &mut pairs);
             let t2 = Instant::now();
             // A canonical order, so that the run does not depend on the structure or threads.
             pairs.sort_unstable();
@@ -285,6 +269,37 @@ impl UseIndex<f32, u32> for Simulation {
         report.checksum = checksum(&agents);
         report.picture = recorder.map(Recorder::finish).transpose()?;
         Ok(report)
+    }
+}
+
+/// Every colliding pair, as [`pair_key`]s into `pairs`: on the calling thread, or on `pool`
+/// with one buffer per thread (`buffers`), appended afterwards.
+fn collect_pairs<I: Structure<f32, u32>>(
+    index: &I,
+    pool: Option<&rayon::ThreadPool>,
+    buffers: &[Mutex<Vec<u64>>],
+    pairs: &mut Vec<u64>,
+) {
+    pairs.clear();
+    let Some(pool) = pool else {
+        let _ = index.for_each_pair(|a, b| {
+            pairs.push(pair_key(*a.value, *b.value));
+            ControlFlow::Continue(())
+        });
+        return;
+    };
+    let _ = pool.install(|| {
+        index.pairs_parallel(|a, b| {
+            let thread = rayon::current_thread_index().unwrap_or(0) % buffers.len();
+            buffers[thread]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(pair_key(*a.value, *b.value));
+            ControlFlow::Continue(())
+        })
+    });
+    for buffer in buffers {
+        pairs.append(&mut buffer.lock().unwrap_or_else(PoisonError::into_inner));
     }
 }
 
@@ -373,7 +388,7 @@ impl Report {
         for (name, series) in [
             ("move + update", &self.update),
             ("find pairs", &self.pairs),
-            ("resolve", &self.resolve),
+            ("sort + resolve", &self.resolve),
             ("maintain", &self.maintain),
             ("whole frame", &self.frame),
         ] {

@@ -44,7 +44,7 @@ fn the_table_has_every_row() {
     for name in [
         "move + update",
         "find pairs",
-        "resolve",
+        "sort + resolve",
         "maintain",
         "whole frame",
     ] {
