@@ -14,7 +14,7 @@ use crate::check::{self, B, P, R};
 
 /// Runs every data set; panics naming the set and the first difference.
 pub(crate) fn run<S: Scalar, I: SpatialIndex<S, u64>>(make: impl Fn(Aabb<S>) -> I) {
-    let sets: [(&str, fn() -> Set<S>); 6] = [
+    let sets: [(&str, MakeSet<S>); 6] = [
         ("100k coincident points", coincident),
         ("world box among 100k tiny boxes", world_box_and_dust),
         ("boxes on cell and node boundaries", on_boundaries),
@@ -32,6 +32,9 @@ pub(crate) fn run<S: Scalar, I: SpatialIndex<S, u64>>(make: impl Fn(Aabb<S>) -> 
         }
     }
 }
+
+/// Makes one data set.
+type MakeSet<S> = fn() -> Set<S>;
 
 /// A data set: its world, its boxes, and optionally frames of new boxes for the same elements.
 struct Set<S> {
