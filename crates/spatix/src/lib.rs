@@ -45,6 +45,7 @@ mod grid;
 mod handle;
 mod index;
 mod nearest;
+mod packed;
 #[cfg(feature = "rayon")]
 mod par;
 mod pool;
@@ -59,6 +60,7 @@ pub use grid::UniformGrid;
 pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex, SpatialQuery};
 pub use nearest::{Neighbor, Workspace};
+pub use packed::{PackedConfig, PackedIndex};
 #[cfg(feature = "rayon")]
 pub use par::ParallelPairs;
 pub use quadtree::{NodeKind, Quadtree, QuadtreeConfig};

@@ -1,0 +1,214 @@
+//! The bulk build: Hilbert keys, a radix sort, and bottom-up packing.
+
+use super::{PackedConfig, PackedIndex};
+use crate::handle::{NIL, StaticSlots};
+use crate::{Aabb, Error, Scalar};
+
+/// Cells per axis of the grid the curve is drawn on, less one.
+const GRID_MAX: f64 = 65535.0;
+
+/// The Hilbert curve over the data's extent: the grid of 2^16 × 2^16 cells that spans the
+/// centres of all the boxes. Coordinates are taken at half scale so that no difference of
+/// finite values overflows.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct Curve {
+    origin: [f64; 2],
+    /// Cells per half unit, on each axis (0 when the centres do not spread on it).
+    scale: [f64; 2],
+}
+
+impl Curve {
+    /// The curve over centres (at half scale) spanning `lo..=hi`.
+    fn over(lo: [f64; 2], hi: [f64; 2]) -> Self {
+        let scale = |a: usize| {
+            let width = hi[a] - lo[a];
+            if width > 0.0 { GRID_MAX / width } else { 0.0 }
+        };
+        Self {
+            origin: lo,
+            scale: [scale(0), scale(1)],
+        }
+    }
+
+    /// The key of a box: the Hilbert index of the grid cell of its centre.
+    #[inline]
+    pub(super) fn key<S: Scalar>(&self, aabb: &Aabb<S>) -> u32 {
+        let c = half_centre(aabb);
+        // `as` saturates (and maps NaN to 0); the key only orders, so rounding is harmless.
+        let cell = |a: usize| (((c[a] - self.origin[a]) * self.scale[a]) as u32).min(0xFFFF);
+        hilbert(cell(0), cell(1))
+    }
+}
+
+/// Half the centre of a box, in f64 (exact for f32; never overflows).
+#[inline]
+fn half_centre<S: Scalar>(aabb: &Aabb<S>) -> [f64; 2] {
+    let h = |lo: S, hi: S| lo.to_f64() * 0.25 + hi.to_f64() * 0.25;
+    [h(aabb.min.x, aabb.max.x), h(aabb.min.y, aabb.max.y)]
+}
+
+/// The index of cell `(x, y)` (each below 2^16) along the Hilbert curve of order 16, which
+/// starts at cell (0, 0): consecutive indices are neighbouring cells. Branch-free: the
+/// curve's state machine (which quadrant, in which orientation, at each of the 16 levels)
+/// is run as parallel prefix scans over all the levels' bits at once (four rounds of
+/// doubling), then the index bits are read off and interleaved.
+#[inline]
+pub(super) fn hilbert(x: u32, y: u32) -> u32 {
+    const LOW: u32 = 0xFFFF;
+    // Per level: a, b say how the quadrant maps the orientation; c, d track the state.
+    let a = x ^ y;
+    let b = LOW ^ a;
+    let c = LOW ^ (x | y);
+    let d = x & (y ^ LOW);
+    let mut pa = a | (b >> 1);
+    let mut pb = (a >> 1) ^ a;
+    let mut pc = ((c >> 1) ^ (b & (d >> 1))) ^ c;
+    let mut pd = ((a & (c >> 1)) ^ (d >> 1)) ^ d;
+    for shift in [2, 4] {
+        let (a, b, c, d) = (pa, pb, pc, pd);
+        pa = (a & (a >> shift)) ^ (b & (b >> shift));
+        pb = (a & (b >> shift)) ^ (b & ((a ^ b) >> shift));
+        pc ^= (a & (c >> shift)) ^ (b & (d >> shift));
+        pd ^= (b & (c >> shift)) ^ ((a ^ b) & (d >> shift));
+    }
+    let (a, b, c, d) = (pa, pb, pc, pd);
+    pc ^= (a & (c >> 8)) ^ (b & (d >> 8));
+    pd ^= (b & (c >> 8)) ^ ((a ^ b) & (d >> 8));
+    // Undo the scan's last step, then recover the two index bits of every level.
+    let a = pc ^ (pc >> 1);
+    let b = pd ^ (pd >> 1);
+    let i0 = x ^ y;
+    let i1 = b | (LOW ^ (i0 | a));
+    (spread(i1) << 1) | spread(i0)
+}
+
+/// The low 16 bits of `v` moved to the even bit positions.
+#[inline]
+fn spread(v: u32) -> u32 {
+    let v = (v | (v << 8)) & 0x00FF_00FF;
+    let v = (v | (v << 4)) & 0x0F0F_0F0F;
+    let v = (v | (v << 2)) & 0x3333_3333;
+    (v | (v << 1)) & 0x5555_5555
+}
+
+/// Bits per digit of the radix sort: three passes cover a 32-bit key.
+const DIGIT_BITS: u32 = 11;
+const DIGITS: usize = 3;
+const RADIX: usize = 1 << DIGIT_BITS;
+
+/// Sorts `keys` by their high 32 bits (the curve index), stably: a least-significant-digit
+/// radix sort with three 11-bit digits, all counted in one pass; a digit that is the same
+/// for every key is skipped. The low halves (input indices, ascending) break ties.
+pub(super) fn radix_sort(keys: &mut Vec<u64>) {
+    let n = keys.len();
+    let digit = |key: u64, d: usize| ((key >> (32 + DIGIT_BITS as usize * d)) as usize) & (RADIX - 1);
+    let mut counts = [[0u32; RADIX]; DIGITS];
+    for &key in keys.iter() {
+        for (d, count) in counts.iter_mut().enumerate() {
+            count[digit(key, d)] += 1;
+        }
+    }
+    let mut from = core::mem::take(keys);
+    let mut to = vec![0u64; n];
+    for (d, count) in counts.iter_mut().enumerate() {
+        if count.iter().any(|&c| c as usize == n) {
+            continue;
+        }
+        let mut start = 0u32;
+        for c in count.iter_mut() {
+            start += core::mem::replace(c, start);
+        }
+        for &key in &from {
+            let at = &mut count[digit(key, d)];
+            to[*at as usize] = key;
+            *at += 1;
+        }
+        core::mem::swap(&mut from, &mut to);
+    }
+    *keys = from;
+}
+
+/// The node levels over `boxes` (in curve order): each run of `node_size` boxes of a level
+/// gets its union box in the next, up to a single root. Returns the nodes, level 1 first,
+/// and the levels' offsets (`levels[l - 1]..levels[l]` for level `l`).
+fn pack<S: Scalar>(boxes: &[Aabb<S>], node_size: usize) -> (Vec<Aabb<S>>, Vec<u32>) {
+    if boxes.is_empty() {
+        return (Vec::new(), vec![0]);
+    }
+    // Level sizes: at least one level (a root above a single element), up to one node.
+    let mut lens = vec![boxes.len().div_ceil(node_size)];
+    while let Some(&len) = lens.last().filter(|&&len| len > 1) {
+        lens.push(len.div_ceil(node_size));
+    }
+    let mut nodes = Vec::with_capacity(lens.iter().sum());
+    let mut levels = Vec::with_capacity(lens.len() + 1);
+    levels.push(0u32);
+    let union = |run: &[Aabb<S>]| run.iter().skip(1).fold(run[0], |u, b| u.union(b));
+    nodes.extend(boxes.chunks(node_size).map(union));
+    levels.push(nodes.len() as u32);
+    for _ in 1..lens.len() {
+        let (start, end) = (levels[levels.len() - 2] as usize, nodes.len());
+        for first in (start..end).step_by(node_size) {
+            let node = union(&nodes[first..(first + node_size).min(end)]);
+            nodes.push(node);
+        }
+        levels.push(nodes.len() as u32);
+    }
+    (nodes, levels)
+}
+
+impl<S: Scalar, T> PackedIndex<S, T> {
+    /// Validates and collects the input, sorts it along the curve, gathers boxes and values
+    /// into curve order and packs the nodes.
+    pub(super) fn build_impl(
+        items: impl Iterator<Item = (Aabb<S>, T)>,
+        config: PackedConfig,
+    ) -> Result<Self, Error> {
+        let (lower, _) = items.size_hint();
+        let mut boxes = Vec::with_capacity(lower);
+        let mut values = Vec::with_capacity(lower);
+        let mut lo = [f64::INFINITY; 2];
+        let mut hi = [f64::NEG_INFINITY; 2];
+        for (aabb, value) in items {
+            let aabb = aabb.validated()?;
+            let c = half_centre(&aabb);
+            for a in 0..2 {
+                lo[a] = lo[a].min(c[a]);
+                hi[a] = hi[a].max(c[a]);
+            }
+            boxes.push(aabb);
+            values.push(Some(value));
+        }
+        if boxes.len() >= NIL as usize {
+            return Err(Error::CapacityExceeded);
+        }
+        let curve = Curve::over(lo, hi);
+        let mut keys: Vec<u64> = boxes
+            .iter()
+            .enumerate()
+            .map(|(i, b)| u64::from(curve.key(b)) << 32 | i as u64)
+            .collect();
+        radix_sort(&mut keys);
+        let slots: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
+        drop(keys);
+        let sorted_boxes: Vec<Aabb<S>> = slots.iter().map(|&i| boxes[i as usize]).collect();
+        drop(boxes);
+        let sorted_values: Vec<T> = slots
+            .iter()
+            .map(|&i| {
+                values[i as usize]
+                    .take()
+                    .expect("the sorted keys hold every input index once")
+            })
+            .collect();
+        let elements = StaticSlots::new(sorted_boxes, sorted_values, slots);
+        let (nodes, levels) = pack(&elements.boxes, config.node_size as usize);
+        Ok(Self {
+            config,
+            elements,
+            nodes,
+            levels,
+            curve,
+        })
+    }
+}
