@@ -91,41 +91,82 @@ fn spread(v: u32) -> u32 {
     (v | (v << 1)) & 0x5555_5555
 }
 
-/// Bits per digit of the radix sort: three passes cover a 32-bit key.
-const DIGIT_BITS: u32 = 11;
-const DIGITS: usize = 3;
+/// Bits per digit of the radix sort: four passes of 256 buckets cover a 32-bit key (measured
+/// faster here than three of 2048 or two of 65536, and than `sort_unstable` on the `u64`s).
+const DIGIT_BITS: usize = 8;
+const DIGITS: usize = 32 / DIGIT_BITS;
 const RADIX: usize = 1 << DIGIT_BITS;
 
-/// Sorts `keys` by their high 32 bits (the curve index), stably: a least-significant-digit
-/// radix sort with three 11-bit digits, all counted in one pass; a digit that is the same
-/// for every key is skipped. The low halves (input indices, ascending) break ties.
-pub(super) fn radix_sort(keys: &mut Vec<u64>) {
-    let n = keys.len();
-    let digit = |key: u64, d: usize| ((key >> (32 + DIGIT_BITS as usize * d)) as usize) & (RADIX - 1);
-    let mut counts = [[0u32; RADIX]; DIGITS];
-    for &key in keys.iter() {
-        for (d, count) in counts.iter_mut().enumerate() {
+/// Curve keys being collected for a radix sort: `(key << 32) | index` per element, and the
+/// histogram of every digit of the keys, counted as they are pushed (no separate pass).
+pub(super) struct Keys {
+    keys: Vec<u64>,
+    counts: [[u32; RADIX]; DIGITS],
+}
+
+#[inline]
+fn digit(key: u64, d: usize) -> usize {
+    (key >> (32 + DIGIT_BITS * d)) as usize & (RADIX - 1)
+}
+
+impl Keys {
+    pub(super) fn with_capacity(n: usize) -> Self {
+        Self {
+            keys: Vec::with_capacity(n),
+            counts: [[0; RADIX]; DIGITS],
+        }
+    }
+
+    /// Adds the key of the next element (whose index is the number pushed so far).
+    #[inline]
+    pub(super) fn push(&mut self, key: u32) {
+        let key = u64::from(key) << 32 | self.keys.len() as u64;
+        for (d, count) in self.counts.iter_mut().enumerate() {
             count[digit(key, d)] += 1;
         }
+        self.keys.push(key);
     }
-    let mut from = core::mem::take(keys);
-    let mut to = vec![0u64; n];
-    for (d, count) in counts.iter_mut().enumerate() {
-        if count.iter().any(|&c| c as usize == n) {
-            continue;
+
+    /// The element indices in ascending key order, ties by index: a least-significant-digit
+    /// radix sort (stable) that skips any digit shared by every key, and whose last pass
+    /// writes the indices alone.
+    pub(super) fn into_order(self) -> Vec<u32> {
+        let Self { keys, mut counts } = self;
+        let n = keys.len();
+        let active = |d: &usize| counts[*d].iter().all(|&c| c as usize != n);
+        let passes: Vec<usize> = (0..DIGITS).filter(active).collect();
+        let Some((&last, rest)) = passes.split_last() else {
+            return keys.iter().map(|&k| k as u32).collect();
+        };
+        // Each count becomes the first output position of its bucket.
+        let mut starts = |d: usize| {
+            let mut at = 0;
+            for c in counts[d].iter_mut() {
+                at += core::mem::replace(c, at);
+            }
+            counts[d]
+        };
+        let mut from = keys;
+        let mut to = if rest.is_empty() { Vec::new() } else { vec![0u64; n] };
+        for &d in rest {
+            let mut at = starts(d);
+            for &key in &from {
+                let slot = &mut at[digit(key, d)];
+                to[*slot as usize] = key;
+                *slot += 1;
+            }
+            core::mem::swap(&mut from, &mut to);
         }
-        let mut start = 0u32;
-        for c in count.iter_mut() {
-            start += core::mem::replace(c, start);
-        }
+        drop(to);
+        let mut order = vec![0u32; n];
+        let mut at = starts(last);
         for &key in &from {
-            let at = &mut count[digit(key, d)];
-            to[*at as usize] = key;
-            *at += 1;
+            let slot = &mut at[digit(key, last)];
+            order[*slot as usize] = key as u32;
+            *slot += 1;
         }
-        core::mem::swap(&mut from, &mut to);
+        order
     }
-    *keys = from;
 }
 
 /// The node levels over `boxes` (in curve order): each run of `node_size` boxes of a level
@@ -183,14 +224,11 @@ impl<S: Scalar, T> PackedIndex<S, T> {
             return Err(Error::CapacityExceeded);
         }
         let curve = Curve::over(lo, hi);
-        let mut keys: Vec<u64> = boxes
-            .iter()
-            .enumerate()
-            .map(|(i, b)| u64::from(curve.key(b)) << 32 | i as u64)
-            .collect();
-        radix_sort(&mut keys);
-        let slots: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
-        drop(keys);
+        let mut keys = Keys::with_capacity(boxes.len());
+        for b in &boxes {
+            keys.push(curve.key(b));
+        }
+        let slots = keys.into_order();
         let sorted_boxes: Vec<Aabb<S>> = slots.iter().map(|&i| boxes[i as usize]).collect();
         drop(boxes);
         let sorted_values: Vec<T> = slots

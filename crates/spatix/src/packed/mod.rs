@@ -294,13 +294,13 @@ impl<S: Scalar, T> PackedIndex<S, T> {
     }
 }
 
-/// Bit `i` set for each box `boxes[i]` for which `keep` holds (at most 64 boxes): one
-/// branch-free pass over a node's children.
+/// Bit `i` set for each box `boxes[i]` (at most 64) that intersects `area`: one branch-free
+/// pass over a node's children, which compiles to vector compares.
 #[inline]
-fn mask<S: Scalar>(boxes: &[Aabb<S>], keep: impl Fn(&Aabb<S>) -> bool) -> u64 {
+fn overlapping<S: Scalar>(boxes: &[Aabb<S>], area: &Aabb<S>) -> u64 {
     let mut mask = 0u64;
     for (i, b) in boxes.iter().enumerate() {
-        mask |= u64::from(keep(b)) << i;
+        mask |= u64::from(b.intersects_branchless(area)) << i;
     }
     mask
 }

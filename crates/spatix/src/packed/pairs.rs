@@ -2,7 +2,7 @@
 
 use core::ops::ControlFlow;
 
-use super::{PackedIndex, bits, mask};
+use super::{PackedIndex, bits, overlapping};
 use crate::handle::Elements;
 use crate::{Item, Scalar};
 
@@ -32,7 +32,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
             if level > 1 {
                 self.pairs_within(level - 1, i, visit)?;
             }
-            for j in bits(mask(later, |b| b.intersects(a))) {
+            for j in bits(overlapping(later, a)) {
                 let j = i + 1 + j;
                 if level == 1 {
                     visit(self.elements.item(i), self.elements.item(j))?;
@@ -56,14 +56,16 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         let kids = self.level(level as usize - 1);
         let (a0, a1) = self.children(level, a);
         let (b0, b1) = self.children(level, b);
-        let kids_b = &kids[b0 as usize..b1 as usize];
-        let near_b = mask(&kids[a0 as usize..a1 as usize], |k| k.intersects(box_b));
-        let near_a = mask(kids_b, |k| k.intersects(box_a));
+        let near_b = overlapping(&kids[a0 as usize..a1 as usize], box_b);
+        let near_a = overlapping(&kids[b0 as usize..b1 as usize], box_a);
         for i in bits(near_b) {
             let i = a0 + i;
             let kid = &kids[i as usize];
-            for j in bits(mask(kids_b, |k| k.intersects(kid)) & near_a) {
+            for j in bits(near_a) {
                 let j = b0 + j;
+                if !kids[j as usize].intersects(kid) {
+                    continue;
+                }
                 if level == 1 {
                     visit(self.elements.item(i), self.elements.item(j))?;
                 } else {

@@ -2,7 +2,7 @@
 
 use core::ops::ControlFlow;
 
-use super::{MAX_LEVELS, PackedIndex, bits, mask};
+use super::{MAX_LEVELS, PackedIndex, bits, overlapping};
 use crate::handle::Elements;
 use crate::nearest::Pending;
 use crate::pool::ArrayStack;
@@ -35,7 +35,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         loop {
             let (first, end) = self.children(level, node);
             let below = &self.level(level as usize - 1)[first as usize..end as usize];
-            let hits = mask(below, |b| b.intersects(area));
+            let hits = overlapping(below, area);
             if level == 1 {
                 for i in bits(hits) {
                     visit(self.elements.item(first + i))?;
@@ -61,6 +61,11 @@ impl<S: Scalar, T> PackedIndex<S, T> {
 
     /// Best-first search: nodes come off a min-queue by the distance to their union box, and
     /// the search stops when the nearest waiting node is farther than the k-th best so far.
+    ///
+    /// Until k candidates are known nothing can be pruned, so the search first walks down
+    /// greedily to the leaf that is nearest at every level and offers its elements (a first
+    /// bound at the cost of one descent, with nothing queued); the best-first pass then
+    /// queues only what beats that bound, and skips that leaf.
     pub(super) fn nearest_impl<'w>(
         &self,
         point: Point<S>,
@@ -68,21 +73,40 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
         let mut search = workspace.begin();
-        if let Some(root) = self.root().filter(|_| point.is_finite() && k > 0) {
-            search.push(Pending {
-                key: root.distance_2_to_point(point),
-                node: 0,
-                aux: self.depth(),
-                aabb: *root,
-            });
-            while let Some(p) = search.pop() {
-                if p.key > search.bound(k) {
-                    break;
-                }
+        let Some(root) = self.root().filter(|_| point.is_finite() && k > 0) else {
+            return workspace.finish();
+        };
+        let distance = |b: &Aabb<S>| b.distance_2_to_point(point);
+        let (mut level, mut node) = (self.depth(), 0);
+        while level > 1 {
+            let (first, end) = self.children(level, node);
+            let below = &self.level(level as usize - 1)[first as usize..end as usize];
+            let nearest = (first..end).zip(below).map(|(i, b)| (distance(b), i));
+            let (_, i) = nearest
+                .reduce(|a, b| if b.0 < a.0 { b } else { a })
+                .expect("nodes have children");
+            (level, node) = (level - 1, i);
+        }
+        let greedy_leaf = node;
+        let (first, end) = self.children(1, greedy_leaf);
+        for (i, b) in (first..end).zip(&self.elements.boxes[first as usize..end as usize]) {
+            search.offer(k, self.elements.handle(i), distance(b));
+        }
+        search.push(Pending {
+            key: distance(root),
+            node: 0,
+            aux: self.depth(),
+            aabb: *root,
+        });
+        while let Some(p) = search.pop() {
+            if p.key > search.bound(k) {
+                break;
+            }
+            if p.aux > 1 || p.node != greedy_leaf {
                 let (first, end) = self.children(p.aux, p.node);
                 let below = &self.level(p.aux as usize - 1)[first as usize..end as usize];
                 for (i, b) in (first..end).zip(below) {
-                    let d = b.distance_2_to_point(point);
+                    let d = distance(b);
                     if d > search.bound(k) {
                         continue;
                     }
