@@ -353,7 +353,7 @@ impl<S: Scalar, T> StaticSlots<S, T> {
     /// The handle of the element that was `slot`-th in the input.
     #[inline]
     pub(crate) fn handle_of_slot(&self, slot: usize) -> Option<Handle> {
-        (slot < self.len()).then(|| Handle {
+        (slot < self.len()).then_some(Handle {
             slot: slot as u32,
             generation: self.generation,
         })

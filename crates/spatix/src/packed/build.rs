@@ -164,7 +164,11 @@ impl Keys {
             counts[d]
         };
         let mut from = keys;
-        let mut to = if rest.is_empty() { Vec::new() } else { vec![0u64; n] };
+        let mut to = if rest.is_empty() {
+            Vec::new()
+        } else {
+            vec![0u64; n]
+        };
         for &d in rest {
             let mut at = starts(d);
             for &key in &from {

@@ -12,7 +12,9 @@ mod validate;
 use core::ops::ControlFlow;
 
 use crate::handle::StaticSlots;
-use crate::{Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialQuery, Workspace};
+use crate::{
+    Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialQuery, Workspace,
+};
 
 use build::Curve;
 

@@ -42,7 +42,12 @@ fn hilbert_curve_fills_the_first_square_cell_by_neighbouring_cell() {
     assert_eq!(at[0], Some((0, 0)));
     for d in 1..at.len() {
         let ((x0, y0), (x1, y1)) = (at[d - 1].unwrap(), at[d].unwrap());
-        assert_eq!(x0.abs_diff(x1) + y0.abs_diff(y1), 1, "indices {} and {d}", d - 1);
+        assert_eq!(
+            x0.abs_diff(x1) + y0.abs_diff(y1),
+            1,
+            "indices {} and {d}",
+            d - 1
+        );
     }
 }
 
@@ -55,7 +60,12 @@ fn hilbert_curve_is_a_curve_over_the_whole_grid() {
     for _ in 0..20_000 {
         let (x, y) = (rng.below(1 << 16) as u32, rng.below(1 << 16) as u32);
         let d = hilbert(x, y);
-        let neighbours = [(x.wrapping_sub(1), y), (x + 1, y), (x, y.wrapping_sub(1)), (x, y + 1)];
+        let neighbours = [
+            (x.wrapping_sub(1), y),
+            (x + 1, y),
+            (x, y.wrapping_sub(1)),
+            (x, y + 1),
+        ];
         let next = neighbours
             .iter()
             .filter(|&&(a, b)| a < 1 << 16 && b < 1 << 16)
@@ -66,18 +76,31 @@ fn hilbert_curve_is_a_curve_over_the_whole_grid() {
         let cell = *cells.entry(d).or_insert((x, y));
         assert_eq!(cell, (x, y), "two cells at index {d}");
     }
-    assert_eq!(hilbert(0xFFFF, 0), u32::MAX, "the curve ends at the other bottom corner");
+    assert_eq!(
+        hilbert(0xFFFF, 0),
+        u32::MAX,
+        "the curve ends at the other bottom corner"
+    );
 }
 
 #[test]
 fn radix_sort_orders_by_key_then_index() {
     let mut rng = Rng::new(5);
-    let spreads = [(0, 1u64), (1, 1), (2, 1 << 32), (100, 1), (5000, 1 << 32), (5000, 7)];
+    let spreads = [
+        (0, 1u64),
+        (1, 1),
+        (2, 1 << 32),
+        (100, 1),
+        (5000, 1 << 32),
+        (5000, 7),
+    ];
     let more = [(5000, 1 << 16), (5000, 0x0100_0000), (70_000, 1 << 20)];
     for (n, spread) in spreads.into_iter().chain(more) {
         // Some key sets share digits (small spreads): those passes are skipped.
         let offset = rng.next_u64() % (1 << 32);
-        let raw: Vec<u32> = (0..n).map(|_| ((rng.next_u64() % spread + offset) % (1 << 32)) as u32).collect();
+        let raw: Vec<u32> = (0..n)
+            .map(|_| ((rng.next_u64() % spread + offset) % (1 << 32)) as u32)
+            .collect();
         let mut keys = Keys::with_capacity(n);
         for &k in &raw {
             keys.push(k);
@@ -93,7 +116,9 @@ fn radix_sort_orders_by_key_then_index() {
 
 #[test]
 fn levels_pack_runs_of_node_size() {
-    let boxes: Vec<Aabb<f64>> = (0..17).map(|i| bx(f64::from(i), 0.0, f64::from(i), 1.0)).collect();
+    let boxes: Vec<Aabb<f64>> = (0..17)
+        .map(|i| bx(f64::from(i), 0.0, f64::from(i), 1.0))
+        .collect();
     let index = PackedIndex::with_config(numbered(&boxes), PackedConfig { node_size: 4 }).unwrap();
     assert_eq!(index.levels, [0, 5, 7, 8]);
     let mut per_level = [0usize; 4];
@@ -103,9 +128,15 @@ fn levels_pack_runs_of_node_size() {
     index.check_invariants().unwrap();
 
     let one = PackedIndex::build([(bx::<f32>(1.0, 2.0, 3.0, 4.0), 0)]).unwrap();
-    assert_eq!((one.levels.as_slice(), one.nodes.len()), ([0, 1].as_slice(), 1));
+    assert_eq!(
+        (one.levels.as_slice(), one.nodes.len()),
+        ([0, 1].as_slice(), 1)
+    );
     let none = PackedIndex::<f32, ()>::build([]).unwrap();
-    assert_eq!((none.levels.as_slice(), none.nodes.len()), ([0].as_slice(), 0));
+    assert_eq!(
+        (none.levels.as_slice(), none.nodes.len()),
+        ([0].as_slice(), 0)
+    );
     none.check_invariants().unwrap();
 }
 
@@ -159,9 +190,18 @@ fn memory_is_boxes_values_two_maps_and_the_nodes() {
 fn invalid_input_builds_nothing() {
     let good = bx::<f64>(0.0, 0.0, 1.0, 1.0);
     let bad = [
-        Aabb { min: Point::new(f64::NAN, 0.0), max: Point::new(1.0, 1.0) },
-        Aabb { min: Point::new(0.0, 0.0), max: Point::new(f64::INFINITY, 1.0) },
-        Aabb { min: Point::new(0.0, 2.0), max: Point::new(1.0, 1.0) },
+        Aabb {
+            min: Point::new(f64::NAN, 0.0),
+            max: Point::new(1.0, 1.0),
+        },
+        Aabb {
+            min: Point::new(0.0, 0.0),
+            max: Point::new(f64::INFINITY, 1.0),
+        },
+        Aabb {
+            min: Point::new(0.0, 2.0),
+            max: Point::new(1.0, 1.0),
+        },
     ];
     for b in bad {
         let r = PackedIndex::build([(good, 0), (b, 1), (good, 2)]);
@@ -184,7 +224,10 @@ fn handles_of_other_structures_are_rejected() {
     assert_eq!(*a.get(h).unwrap().value, 1);
     assert!(b.get(h).is_none(), "a handle of another packed index");
     assert!(a.get(foreign).is_none(), "a quadtree's handle");
-    assert!(a.get(Handle::from_bits(u64::from(h.to_bits() as u32 + 7))).is_none());
+    assert!(
+        a.get(Handle::from_bits(u64::from(h.to_bits() as u32 + 7)))
+            .is_none()
+    );
     assert!(a.handle(2).is_none());
     let slots: Vec<u32> = a.iter().map(|item| item.handle.slot()).collect();
     assert_eq!(slots, [0, 1], "iter walks slot (input) order");
@@ -207,19 +250,29 @@ fn check_invariants_catches_broken_trees() {
         assert!(copy.check_invariants().is_err(), "not caught: {why}");
     };
     broken("a grown node", &|t| t.nodes[3].max.x += 1.0);
-    broken("a shrunk root", &|t| t.nodes.last_mut().unwrap().min.y += 0.5);
+    broken("a shrunk root", &|t| {
+        t.nodes.last_mut().unwrap().min.y += 0.5
+    });
     broken("two elements swapped", &|t| {
         let (a, b) = (10, 200);
         t.elements.boxes.swap(a, b);
         t.elements.slots.swap(a, b);
-        t.elements.positions.swap(t.elements.slots[a] as usize, t.elements.slots[b] as usize);
+        t.elements
+            .positions
+            .swap(t.elements.slots[a] as usize, t.elements.slots[b] as usize);
     });
-    broken("an element listed twice", &|t| t.elements.slots[7] = t.elements.slots[8]);
+    broken("an element listed twice", &|t| {
+        t.elements.slots[7] = t.elements.slots[8]
+    });
     broken("a level missing", &|t| {
         t.levels.pop();
     });
-    broken("a moved element box", &|t| t.elements.boxes[0].max.x += 500.0);
-    broken("a node size that does not match", &|t| t.config.node_size = 5);
+    broken("a moved element box", &|t| {
+        t.elements.boxes[0].max.x += 500.0
+    });
+    broken("a node size that does not match", &|t| {
+        t.config.node_size = 5
+    });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -250,10 +303,20 @@ const KINDS: [Kind; 6] = [
 
 fn random_box<S: Scalar>(kind: Kind, rng: &mut Rng, centre: (f64, f64)) -> Aabb<S> {
     let (cx, cy, hx, hy) = match kind {
-        Kind::Uniform => (rng.range(0.0, 100.0), rng.range(0.0, 100.0), rng.range(0.0, 3.0), rng.range(0.0, 3.0)),
+        Kind::Uniform => (
+            rng.range(0.0, 100.0),
+            rng.range(0.0, 100.0),
+            rng.range(0.0, 3.0),
+            rng.range(0.0, 3.0),
+        ),
         Kind::Clustered => {
             let c = [(20.0, 30.0), (70.0, 60.0), (50.0, 50.0)][rng.below(3)];
-            (c.0 + 4.0 * rng.normal(), c.1 + 4.0 * rng.normal(), rng.range(0.0, 1.5), rng.range(0.0, 1.5))
+            (
+                c.0 + 4.0 * rng.normal(),
+                c.1 + 4.0 * rng.normal(),
+                rng.range(0.0, 1.5),
+                rng.range(0.0, 1.5),
+            )
         }
         Kind::Coincident => (centre.0, centre.1, 1.0, 0.5),
         Kind::Far => {
@@ -268,13 +331,27 @@ fn random_box<S: Scalar>(kind: Kind, rng: &mut Rng, centre: (f64, f64)) -> Aabb<
             (x, y, h * rng.unit(), h * rng.unit())
         }
         Kind::HugeAndTiny => {
-            let h = if rng.below(20) == 0 { rng.range(20.0, 60.0) } else { rng.range(0.0, 0.5) };
-            (rng.range(0.0, 100.0), rng.range(0.0, 100.0), h, h * rng.range(0.2, 1.0))
+            let h = if rng.below(20) == 0 {
+                rng.range(20.0, 60.0)
+            } else {
+                rng.range(0.0, 0.5)
+            };
+            (
+                rng.range(0.0, 100.0),
+                rng.range(0.0, 100.0),
+                h,
+                h * rng.range(0.2, 1.0),
+            )
         }
         Kind::Degenerate => {
             let i = |rng: &mut Rng| rng.below(12) as f64;
             let (x, y) = (i(rng), i(rng));
-            return bx(x, y, x + [0.0, 1.0][rng.below(2)], y + [0.0, 1.0, 2.0][rng.below(3)]);
+            return bx(
+                x,
+                y,
+                x + [0.0, 1.0][rng.below(2)],
+                y + [0.0, 1.0, 2.0][rng.below(3)],
+            );
         }
     };
     bx(cx - hx, cy - hy, cx + hx, cy + hy)
@@ -326,10 +403,17 @@ fn random_ray<S: Scalar>(kind: Kind, rng: &mut Rng) -> Ray<S> {
         0 => Point::new(S::ONE, S::ZERO),
         1 => Point::new(S::ZERO, -S::ONE),
         2 => Point::new(S::ZERO, S::ZERO),
-        _ => Point::new(S::from_f64(angle.cos() * 3.0), S::from_f64(angle.sin() * 3.0)),
+        _ => Point::new(
+            S::from_f64(angle.cos() * 3.0),
+            S::from_f64(angle.sin() * 3.0),
+        ),
     };
     let max_t = [S::INFINITY, S::ZERO, S::from_f64(rng.range(0.0, 40.0))][rng.below(3)];
-    Ray { origin, direction, max_t }
+    Ray {
+        origin,
+        direction,
+        max_t,
+    }
 }
 
 fn sorted(mut v: Vec<u32>) -> Vec<u32> {
@@ -392,7 +476,11 @@ fn assert_stops_at_once(calls: usize, flow: ControlFlow<()>, matches: usize, wha
     } else {
         (1, ControlFlow::Break(()))
     };
-    assert_eq!((calls, flow), want, "{what}: early stop with {matches} matches");
+    assert_eq!(
+        (calls, flow),
+        want,
+        "{what}: early stop with {matches} matches"
+    );
 }
 
 /// Builds the index and the oracle from the same boxes and compares every query.
@@ -400,7 +488,9 @@ fn compare<S: Scalar>(kind: Kind, boxes: &[Aabb<S>], node_size: u32, rng: &mut R
     let context = format!("{kind:?}, {} boxes, node size {node_size}", boxes.len());
     let config = PackedConfig { node_size };
     let index = PackedIndex::with_config(numbered(boxes), config).unwrap();
-    index.check_invariants().unwrap_or_else(|e| panic!("{context}: {e}"));
+    index
+        .check_invariants()
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
     let mut oracle = BruteForce::new();
     for (b, i) in numbered(boxes) {
         oracle.insert(b, i).unwrap();
@@ -408,12 +498,18 @@ fn compare<S: Scalar>(kind: Kind, boxes: &[Aabb<S>], node_size: u32, rng: &mut R
     assert_eq!(index.len(), boxes.len());
     assert_eq!(index.iter().len(), boxes.len());
     for (i, item) in index.iter().enumerate() {
-        assert_eq!((item.handle, *item.value, *item.aabb), (index.handle(i).unwrap(), i as u32, boxes[i]));
+        assert_eq!(
+            (item.handle, *item.value, *item.aabb),
+            (index.handle(i).unwrap(), i as u32, boxes[i])
+        );
     }
 
     let pairs = pair_ids(&index);
     assert_eq!(pairs, pair_ids(&oracle), "{context}: pairs");
-    assert!(pairs.windows(2).all(|w| w[0] != w[1]), "{context}: a pair twice");
+    assert!(
+        pairs.windows(2).all(|w| w[0] != w[1]),
+        "{context}: a pair twice"
+    );
     let (calls, flow) = stops(|calls| {
         index.for_each_pair(|_, _| {
             *calls += 1;
@@ -427,7 +523,10 @@ fn compare<S: Scalar>(kind: Kind, boxes: &[Aabb<S>], node_size: u32, rng: &mut R
         let area = random_area(kind, rng, boxes);
         let ids = query_ids(&index, &area);
         assert_eq!(ids, query_ids(&oracle, &area), "{context}: query {area:?}");
-        assert!(ids.windows(2).all(|w| w[0] != w[1]), "{context}: reported twice");
+        assert!(
+            ids.windows(2).all(|w| w[0] != w[1]),
+            "{context}: reported twice"
+        );
         let (calls, flow) = stops(|calls| {
             index.query(&area, |_| {
                 *calls += 1;
@@ -442,25 +541,51 @@ fn compare<S: Scalar>(kind: Kind, boxes: &[Aabb<S>], node_size: u32, rng: &mut R
             let want = oracle.nearest(p, k, &mut ws_oracle);
             let d = |v: &[crate::Neighbor<S>]| v.iter().map(|n| n.distance_2).collect::<Vec<_>>();
             assert_eq!(d(&got), d(want), "{context}: nearest {k} to {p:?}");
-            let ids: HashSet<u32> = got.iter().map(|n| *index.get(n.handle).unwrap().value).collect();
+            let ids: HashSet<u32> = got
+                .iter()
+                .map(|n| *index.get(n.handle).unwrap().value)
+                .collect();
             assert_eq!(ids.len(), got.len(), "{context}: a neighbour twice");
             for n in &got {
-                assert_eq!(index.get(n.handle).unwrap().aabb.distance_2_to_point(p), n.distance_2);
+                assert_eq!(
+                    index.get(n.handle).unwrap().aabb.distance_2_to_point(p),
+                    n.distance_2
+                );
             }
         }
-        let r = [S::ZERO, S::ONE, S::from_f64(rng.range(0.0, 30.0)), S::INFINITY, -S::ONE][rng.below(5)];
-        assert_eq!(within_ids(&index, p, r), within_ids(&oracle, p, r), "{context}: within {r:?} of {p:?}");
+        let r = [
+            S::ZERO,
+            S::ONE,
+            S::from_f64(rng.range(0.0, 30.0)),
+            S::INFINITY,
+            -S::ONE,
+        ][rng.below(5)];
+        assert_eq!(
+            within_ids(&index, p, r),
+            within_ids(&oracle, p, r),
+            "{context}: within {r:?} of {p:?}"
+        );
 
         let ray = random_ray::<S>(kind, rng);
         let hits = ray_hits(&index, &ray, &mut ws);
-        assert!(hits.windows(2).all(|w| w[0].0 <= w[1].0), "{context}: hits out of order");
+        assert!(
+            hits.windows(2).all(|w| w[0].0 <= w[1].0),
+            "{context}: hits out of order"
+        );
         let mut got: Vec<_> = hits.iter().map(|&(t, id)| (id, t)).collect();
-        let mut want: Vec<_> = ray_hits(&oracle, &ray, &mut ws_oracle).iter().map(|&(t, id)| (id, t)).collect();
+        let mut want: Vec<_> = ray_hits(&oracle, &ray, &mut ws_oracle)
+            .iter()
+            .map(|&(t, id)| (id, t))
+            .collect();
         got.sort_unstable_by_key(|h| h.0);
         want.sort_unstable_by_key(|h| h.0);
         assert_eq!(got, want, "{context}: ray {ray:?}");
         let first = index.raycast(&ray, &mut ws).map(|h| h.t);
-        assert_eq!(first, oracle.raycast(&ray, &mut ws_oracle).map(|h| h.t), "{context}: first hit");
+        assert_eq!(
+            first,
+            oracle.raycast(&ray, &mut ws_oracle).map(|h| h.t),
+            "{context}: first hit"
+        );
         let (calls, flow) = stops(|calls| {
             index.raycast_all(&ray, &mut ws, |_, _| {
                 *calls += 1;
@@ -502,7 +627,9 @@ fn larger_sets_match_the_oracle_with_every_node_size() {
     let mut rng = Rng::new(77);
     for node_size in [2, 5, 16, 33, 64] {
         for kind in [Kind::Uniform, Kind::HugeAndTiny, Kind::Degenerate] {
-            let boxes: Vec<Aabb<f32>> = (0..4000).map(|_| random_box(kind, &mut rng, (0.0, 0.0))).collect();
+            let boxes: Vec<Aabb<f32>> = (0..4000)
+                .map(|_| random_box(kind, &mut rng, (0.0, 0.0)))
+                .collect();
             compare(kind, &boxes, node_size, &mut rng);
         }
     }

@@ -14,10 +14,13 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         self.config.validate()?;
         self.elements.check()?;
         let boxes = &self.elements.boxes;
-        if let Some(p) = (1..boxes.len())
-            .find(|&p| self.curve.key(&boxes[p - 1]) > self.curve.key(&boxes[p]))
+        if let Some(p) =
+            (1..boxes.len()).find(|&p| self.curve.key(&boxes[p - 1]) > self.curve.key(&boxes[p]))
         {
-            return fail(format!("positions {} and {p} are out of curve order", p - 1));
+            return fail(format!(
+                "positions {} and {p} are out of curve order",
+                p - 1
+            ));
         }
         if self.levels.first() != Some(&0) {
             return fail("the node levels do not start at 0".into());
