@@ -10,7 +10,7 @@ const GRID_MAX: f64 = 65535.0;
 /// The Hilbert curve over the data's extent: the grid of 2^16 × 2^16 cells that spans the
 /// centres of all the boxes. Coordinates are taken at half scale so that no difference of
 /// finite values overflows.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub(super) struct Curve {
     origin: [f64; 2],
     /// Cells per half unit, on each axis (0 when the centres do not spread on it).
@@ -233,6 +233,9 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         let mut hi = [f64::NEG_INFINITY; 2];
         for (aabb, value) in items {
             let aabb = aabb.validated()?;
+            if boxes.len() >= NIL as usize {
+                return Err(Error::CapacityExceeded);
+            }
             let c = half_centre(&aabb);
             for a in 0..2 {
                 lo[a] = lo[a].min(c[a]);
@@ -240,9 +243,6 @@ impl<S: Scalar, T> PackedIndex<S, T> {
             }
             boxes.push(aabb);
             values.push(Some(value));
-        }
-        if boxes.len() >= NIL as usize {
-            return Err(Error::CapacityExceeded);
         }
         let curve = Curve::over(lo, hi);
         let slots = curve.keys(&boxes).into_order();
