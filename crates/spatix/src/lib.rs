@@ -6,13 +6,15 @@
 //! Every structure keeps one contract, [`SpatialIndex`]: closed boxes, generational
 //! [`Handle`]s, each result exactly once, nothing lost (elements outside the declared world are
 //! still stored and found), no panic on bad input ([`Error::InvalidAabb`]), and queries that
-//! take `&self` and allocate nothing once warm.
+//! take `&self` and allocate nothing once warm. Structures built once implement its query
+//! half, [`SpatialQuery`].
 //!
 //! | structure | elements live in | best for |
 //! | --- | --- | --- |
 //! | [`BruteForce`] | one array | fewer than ~64 elements; the oracle of every test |
 //! | [`Quadtree`] | every leaf they overlap | uneven density, similar sizes |
 //! | [`UniformGrid`] | every cell they overlap | even density, similar sizes |
+//! | [`PackedIndex`] (static) | one array, in Hilbert order | static content: built once, fastest queries |
 //!
 //! ```
 //! use core::ops::ControlFlow;
@@ -45,6 +47,7 @@ mod grid;
 mod handle;
 mod index;
 mod nearest;
+mod packed;
 #[cfg(feature = "rayon")]
 mod par;
 mod pool;
@@ -59,6 +62,7 @@ pub use grid::UniformGrid;
 pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex, SpatialQuery};
 pub use nearest::{Neighbor, Workspace};
+pub use packed::{PackedConfig, PackedIndex};
 #[cfg(feature = "rayon")]
 pub use par::ParallelPairs;
 pub use quadtree::{NodeKind, Quadtree, QuadtreeConfig};
