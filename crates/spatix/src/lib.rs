@@ -48,6 +48,7 @@ mod nearest;
 #[cfg(feature = "rayon")]
 mod par;
 mod pool;
+mod quad;
 mod quadtree;
 mod ray;
 pub mod workload;

@@ -2,8 +2,9 @@
 
 use core::ops::ControlFlow;
 
-use super::{BRANCH, Frame, Quadtree, Stack};
+use super::{BRANCH, Quadtree};
 use crate::nearest::Pending;
+use crate::quad::{Frame, Stack};
 use crate::ray::{RaySearch, cast_tree};
 use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
 

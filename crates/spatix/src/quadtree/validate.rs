@@ -1,8 +1,9 @@
 //! The full structural self-check.
 
 use super::mutate::FREE;
-use super::{BRANCH, Frame, Quadtree};
+use super::{BRANCH, Quadtree};
 use crate::handle::NIL;
+use crate::quad::Frame;
 use crate::{Aabb, Error, Scalar};
 
 fn fail<R>(why: String) -> Result<R, Error> {
@@ -53,7 +54,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
                     items.len()
                 ));
             }
-            if node.count > self.config.max_elements && self.can_split(&f) {
+            if node.count > self.config.max_elements && f.can_split(self.config.max_depth) {
                 return fail(format!("leaf {at} overflows, yet could split"));
             }
             for &e in &items {
