@@ -44,6 +44,7 @@ mod geom;
 mod grid;
 mod handle;
 mod index;
+mod mxcif;
 mod nearest;
 #[cfg(feature = "rayon")]
 mod par;
@@ -59,6 +60,7 @@ pub use geom::{Aabb, Point, Scalar};
 pub use grid::UniformGrid;
 pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex, SpatialQuery};
+pub use mxcif::{MxCifConfig, MxCifQuadtree};
 pub use nearest::{Neighbor, Workspace};
 #[cfg(feature = "rayon")]
 pub use par::ParallelPairs;

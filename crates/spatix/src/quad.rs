@@ -3,7 +3,7 @@
 
 use crate::nearest::Pending;
 use crate::pool::ArrayStack;
-use crate::{Aabb, Error, Point, Scalar};
+use crate::{Aabb, Error, NodeKind, Point, Scalar};
 
 /// The deepest tree a configuration may ask for: past this, floats stop halving usefully.
 pub(crate) const MAX_DEPTH: u32 = 30;
@@ -193,4 +193,58 @@ impl<S: Scalar> Frame<S> {
             && b.min.y < mid.y
             && mid.y < b.max.y
     }
+}
+
+/// Visits every node of a tree over `world`, parents before children, with its computed box,
+/// its depth and its kind: what the trees' `traverse` gives. `node(index)` returns the node's
+/// kind and, for a branch, the first of its four contiguous children.
+pub(crate) fn traverse<S: Scalar>(
+    world: Aabb<S>,
+    node: impl Fn(u32) -> (NodeKind, u32),
+    mut visit: impl FnMut(&Aabb<S>, u32, NodeKind),
+) {
+    let mut stack = Stack::new();
+    stack.push(Frame::root(world));
+    while let Some(f) = stack.pop() {
+        let (kind, first_child) = node(f.node);
+        visit(&f.aabb, u32::from(f.depth), kind);
+        if kind == NodeKind::Branch {
+            for child in f.children(first_child).into_iter().rev() {
+                stack.push(child);
+            }
+        }
+    }
+}
+
+/// Checks a tree's child groups (the nodes after the root, four by four): each is either
+/// reachable (`reached` by node) or on the free list starting at `head`, never both.
+/// `next_free(i)` is the group linked from free group `i`'s first node; `is_free(i)` whether
+/// node `i` is marked free.
+pub(crate) fn check_free_groups(
+    reached: &[bool],
+    head: u32,
+    next_free: impl Fn(usize) -> u32,
+    is_free: impl Fn(usize) -> bool,
+) -> Result<(), Error> {
+    let fail = |why: String| Err(Error::InvariantViolated(why));
+    let n_nodes = reached.len();
+    let groups = (n_nodes - 1) / 4;
+    let mut free = 0;
+    let mut g = head;
+    while g != crate::handle::NIL {
+        let at = g as usize;
+        free += 1;
+        if free > groups || at == 0 || (at - 1) % 4 != 0 || at + 4 > n_nodes {
+            return fail(format!("bad or cyclic free group {g}"));
+        }
+        if (at..at + 4).any(|i| reached[i] || !is_free(i)) {
+            return fail(format!("free group {g} is in use"));
+        }
+        g = next_free(at);
+    }
+    let used = reached.iter().skip(1).filter(|&&r| r).count();
+    if used % 4 != 0 || used / 4 + free != groups {
+        return fail(format!("{groups} groups: {} used, {free} free", used / 4));
+    }
+    Ok(())
 }

@@ -11,7 +11,7 @@ use core::ops::ControlFlow;
 
 use crate::handle::{NIL, Slots};
 use crate::pool::ListPool;
-use crate::quad::{Frame, MAX_PENDING, Stack};
+use crate::quad::{Frame, MAX_PENDING};
 use crate::{
     Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
     Workspace,
@@ -310,21 +310,22 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// assert!(leaves >= 4);
     /// # Ok::<(), spatix::Error>(())
     /// ```
-    pub fn traverse(&self, mut visit: impl FnMut(&Aabb<S>, u32, NodeKind)) {
-        let mut stack = Stack::new();
-        stack.push(Frame::root(self.world));
-        while let Some(f) = stack.pop() {
-            let node = self.nodes[f.node as usize];
-            if node.count == BRANCH {
-                visit(&f.aabb, u32::from(f.depth), NodeKind::Branch);
-                for child in f.children(node.first_child).into_iter().rev() {
-                    stack.push(child);
-                }
-            } else {
-                let elements = node.count as usize;
-                visit(&f.aabb, u32::from(f.depth), NodeKind::Leaf { elements });
-            }
-        }
+    pub fn traverse(&self, visit: impl FnMut(&Aabb<S>, u32, NodeKind)) {
+        crate::quad::traverse(
+            self.world,
+            |n| {
+                let node = self.nodes[n as usize];
+                let kind = if node.count == BRANCH {
+                    NodeKind::Branch
+                } else {
+                    NodeKind::Leaf {
+                        elements: node.count as usize,
+                    }
+                };
+                (kind, node.first_child)
+            },
+            visit,
+        );
     }
 
     /// Whether two boxes inside branch `f` overlap the same children of it, all leaves: then

@@ -1,0 +1,1 @@
+//! Focused unit tests of the MX-CIF quadtree.
