@@ -8,6 +8,18 @@ use crate::{Aabb, Error, NodeKind, Point, Scalar};
 /// The deepest tree a configuration may ask for: past this, floats stop halving usefully.
 pub(crate) const MAX_DEPTH: u32 = 30;
 
+/// The depth at which the nodes of a tree over `world` are about `leaf` wide (at most
+/// [`MAX_DEPTH`]; 0 for a world already no wider, or a non-positive `leaf`).
+pub(crate) fn depth_for_node_side<S: Scalar>(world: &Aabb<S>, leaf: f64) -> u32 {
+    let size = world.size();
+    let side = size.x.max_s(size.y).to_f64();
+    if leaf > 0.0 && side > leaf {
+        (side / leaf).log2().floor().min(f64::from(MAX_DEPTH)) as u32
+    } else {
+        0
+    }
+}
+
 /// Checks the two tree parameters every quadtree takes (split threshold, depth limit).
 pub(crate) fn validate_params(max_elements: u32, max_depth: u32) -> Result<(), Error> {
     if !(1..=65536).contains(&max_elements) {

@@ -57,6 +57,24 @@ impl MxCifConfig {
     /// ```
     pub const MAX_DEPTH: u32 = MAX_DEPTH;
 
+    /// The default split threshold with the depth limit at which the deepest nodes are about
+    /// twelve typical element sizes wide: measured best for the agents frame at 100k and 1M
+    /// (deeper trees keep more elements above split lines and move them between nodes more
+    /// often; shallower ones crowd the leaves).
+    ///
+    /// ```
+    /// use spatix::{Aabb, MxCifConfig, Point};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10_000.0, 10_000.0))?;
+    /// assert_eq!(MxCifConfig::for_element_size(&world, 4.0).max_depth, 7);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn for_element_size<S: Scalar>(world: &Aabb<S>, typical_size: S) -> Self {
+        Self {
+            max_depth: crate::quad::depth_for_node_side(world, 12.0 * typical_size.to_f64()),
+            ..Self::default()
+        }
+    }
+
     /// Checks the parameters' ranges.
     ///
     /// # Errors
@@ -84,7 +102,7 @@ struct Node {
     start: u32,
     /// Elements in the run. [`FREE`] for the nodes of a free group.
     len: u32,
-    /// Entries the run owns: 0 or a power of two.
+    /// Entries the run owns: 0 or the capacity of a size class.
     cap: u32,
 }
 
@@ -113,10 +131,10 @@ impl Node {
     }
 }
 
-/// Where an element is: its node, with the node's box and depth, and its entry in the run.
+/// Where an element is: its node and its entry in the element arrays.
 #[derive(Clone, Copy, Debug, Default)]
-struct Place<S> {
-    frame: Frame<S>,
+struct Place {
+    node: u32,
     at: u32,
 }
 
@@ -208,7 +226,11 @@ pub struct MxCifQuadtree<S, T> {
     runs: Runs<S>,
     slots: Slots<S, T>,
     /// By slot: where the element is.
-    places: Vec<Place<S>>,
+    places: Vec<Place>,
+    /// By node: its box, depth and border sides, as traversals compute them, kept so that
+    /// `update` can tell in O(1) whether an element still belongs to its node. Written when a
+    /// node is created; nodes never move.
+    frames: Vec<Frame<S>>,
     /// Whether an element left a node since the last merge pass.
     removed: bool,
 }
@@ -255,12 +277,14 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
             runs: Runs::default(),
             slots: Slots::default(),
             places: Vec::new(),
+            frames: vec![Frame::root(world)],
             removed: false,
         })
     }
 
-    /// Reserves room for `additional` more elements (and, as an estimate, one and a half run
-    /// entries and a quarter node each), so that inserting them does not reallocate.
+    /// Reserves room for `additional` more elements (and, as an estimate, 1.75 run entries
+    /// and a tenth of a node each: runs are powers of two, and splits leave freed runs
+    /// behind), so that inserting them usually does not reallocate.
     ///
     /// ```
     /// use spatix::{Aabb, MxCifQuadtree, Point, SpatialIndex, SpatialQuery};
@@ -275,8 +299,9 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     pub fn reserve(&mut self, additional: usize) {
         self.slots.reserve(additional);
         self.places.reserve(additional);
-        self.runs.reserve(additional + additional / 2);
-        self.nodes.reserve(additional / 4);
+        self.runs.reserve(additional + additional * 3 / 4);
+        self.nodes.reserve(additional / 10);
+        self.frames.reserve(additional / 10);
     }
 
     /// The world box given at construction.
@@ -405,7 +430,8 @@ impl<S: Scalar, T> SpatialQuery<S, T> for MxCifQuadtree<S, T> {
         self.nodes.capacity() * size_of::<Node>()
             + self.runs.memory_bytes()
             + self.slots.memory_bytes()
-            + self.places.capacity() * size_of::<Place<S>>()
+            + self.places.capacity() * size_of::<Place>()
+            + self.frames.capacity() * size_of::<Frame<S>>()
     }
 
     fn check_invariants(&self) -> Result<(), Error> {
@@ -416,6 +442,7 @@ impl<S: Scalar, T> SpatialQuery<S, T> for MxCifQuadtree<S, T> {
 impl<S: Scalar, T> SpatialIndex<S, T> for MxCifQuadtree<S, T> {
     fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
         let aabb = aabb.validated()?;
+        self.compact_if_fragmented();
         let slot = self.slots.insert(aabb, value)?;
         let i = slot as usize;
         if self.places.len() <= i {
@@ -435,7 +462,8 @@ impl<S: Scalar, T> SpatialIndex<S, T> for MxCifQuadtree<S, T> {
         let aabb = aabb.validated()?;
         let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
         let c = self.filed_box(&aabb);
-        let Place { frame: home, at } = self.places[slot as usize];
+        let Place { node, at } = self.places[slot as usize];
+        let home = self.frames[node as usize];
         let fits = home.fits(&c);
         if fits
             && (!self.nodes[home.node as usize].is_branch() || quadrant(home.mid(), &c).is_none())
@@ -445,6 +473,7 @@ impl<S: Scalar, T> SpatialIndex<S, T> for MxCifQuadtree<S, T> {
             self.runs.boxes[at as usize] = aabb;
             return Ok(());
         }
+        self.compact_if_fragmented();
         self.detach(slot);
         self.slots.set_aabb(slot, aabb);
         let start = if fits { home } else { Frame::root(self.world) };
@@ -455,6 +484,7 @@ impl<S: Scalar, T> SpatialIndex<S, T> for MxCifQuadtree<S, T> {
     fn clear(&mut self) {
         self.nodes.truncate(1);
         self.nodes[0] = EMPTY_LEAF;
+        self.frames.truncate(1);
         self.free_group = NIL;
         self.runs.clear();
         self.slots.clear();
@@ -470,5 +500,6 @@ impl<S: Scalar, T> SpatialIndex<S, T> for MxCifQuadtree<S, T> {
         if core::mem::take(&mut self.removed) {
             self.merge_below(Frame::root(self.world));
         }
+        self.compact_if_fragmented();
     }
 }

@@ -1,18 +1,16 @@
 //! Placing elements, swap-with-last removal, splitting leaves, merging branches, and the
 //! nodes' runs growing and shrinking.
 
+use super::runs::cap_for;
 use super::{EMPTY_LEAF, FREE, MxCifQuadtree, Node, Place, quadrant};
 use crate::handle::NIL;
 use crate::quad::Frame;
 use crate::{Aabb, Scalar};
 
-/// The smallest run a non-empty node owns: smaller runs would be reallocated as often as an
-/// element comes or goes.
-const MIN_CAP: u32 = 4;
-
-/// The run capacity for `len` elements: a power of two, at least [`MIN_CAP`].
-fn cap_for(len: u32) -> u32 {
-    len.next_power_of_two().max(MIN_CAP)
+/// The run a node of `len` elements moves to when it grows or shrinks: a quarter more room
+/// than it needs, so that a node whose count wavers does not move back and forth.
+fn roomy(len: u32) -> u32 {
+    cap_for(len + len / 4 + 1)
 }
 
 impl<S: Scalar, T> MxCifQuadtree<S, T> {
@@ -36,26 +34,31 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
                 break;
             }
         }
-        self.append(f, aabb, slot);
+        self.append(f.node, aabb, slot);
     }
 
-    /// Appends an element to node `f`'s run (growing it if full) and records its place.
-    fn append(&mut self, f: Frame<S>, aabb: Aabb<S>, slot: u32) {
-        let node = self.nodes[f.node as usize];
+    /// Appends an element to node `n`'s run (growing it if full) and records its place.
+    fn append(&mut self, n: u32, aabb: Aabb<S>, slot: u32) {
+        let node = self.nodes[n as usize];
         if node.len == node.cap {
-            self.move_run(f.node, cap_for(node.len + 1));
+            self.move_run(n, roomy(node.len));
         }
-        let node = &mut self.nodes[f.node as usize];
+        let node = &mut self.nodes[n as usize];
         let at = node.start + node.len;
         node.len += 1;
         self.runs.set(at, aabb, slot);
-        self.places[slot as usize] = Place { frame: f, at };
+        self.places[slot as usize] = Place { node: n, at };
     }
 
-    /// Moves a node's elements to a new run of `cap` entries (0: none) and frees the old one.
+    /// Moves a node's elements to a new run of at least `cap` entries (0: none) and frees the
+    /// old one.
     fn move_run(&mut self, n: u32, cap: u32) {
         let node = self.nodes[n as usize];
-        let start = if cap == 0 { 0 } else { self.runs.alloc(cap) };
+        let (start, cap) = if cap == 0 {
+            (0, 0)
+        } else {
+            self.runs.alloc(cap)
+        };
         for i in 0..node.len {
             self.runs.copy(node.start + i, start + i);
             let slot = self.runs.items[(start + i) as usize];
@@ -69,12 +72,50 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         node.cap = cap;
     }
 
+    /// Compacts the runs once a quarter of the element arrays lies in free runs: the arrays
+    /// then stay within a third more than the runs in use, whatever the churn. Amortised
+    /// O(1): freeing that many entries took as many moves. Called only while every live
+    /// element sits in its node (compaction finds runs through their elements' places).
+    pub(super) fn compact_if_fragmented(&mut self) {
+        if self.runs.free_entries() * 4 > self.runs.allocated() {
+            self.compact_runs();
+        }
+    }
+
+    /// Slides every node's run down over the free runs, in address order and in place, so
+    /// that the runs tile the start of the element arrays, and forgets the free runs. Run
+    /// starts are found from their first element's place (a run in use is never empty), free
+    /// runs from the capacity they are marked with. O(entries).
+    fn compact_runs(&mut self) {
+        let end = self.runs.allocated() as u32;
+        let (mut from, mut to) = (0u32, 0u32);
+        while from < end {
+            let first = self.runs.items[from as usize];
+            let place = self.places.get(first as usize).filter(|p| p.at == from);
+            let Some(n) = place.filter(|_| self.slots.is_live(first)).map(|p| p.node) else {
+                from += self.runs.free_cap(from);
+                continue;
+            };
+            let node = self.nodes[n as usize];
+            if to != from {
+                self.runs.slide(from, to, node.len);
+                for at in to..to + node.len {
+                    let slot = self.runs.items[at as usize];
+                    self.places[slot as usize].at = at;
+                }
+                self.nodes[n as usize].start = to;
+            }
+            from += node.cap;
+            to += node.cap;
+        }
+        self.runs.truncate(to);
+    }
+
     /// Takes element `slot` out of its node: the seed's swap-with-last (the node's last
-    /// element moves into its entry). A run left a quarter full moves to one of half the
-    /// size; an empty one is freed.
+    /// element moves into its entry). A run left less than half full moves to a smaller one;
+    /// an empty one is freed.
     pub(super) fn detach(&mut self, slot: u32) {
-        let Place { frame, at } = self.places[slot as usize];
-        let n = frame.node;
+        let Place { node: n, at } = self.places[slot as usize];
         let node = self.nodes[n as usize];
         let last = node.start + node.len - 1;
         if at != last {
@@ -86,8 +127,8 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         self.nodes[n as usize].len = len;
         if len == 0 {
             self.move_run(n, 0);
-        } else if node.cap > MIN_CAP && len <= node.cap / 4 {
-            self.move_run(n, node.cap / 2);
+        } else if len * 2 < node.cap && roomy(len) < node.cap {
+            self.move_run(n, roomy(len));
         }
         self.removed = true;
     }
@@ -96,7 +137,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// that fits a child (the seed's `split`); the rest stay. Each child's run is allocated
     /// once, at its final size.
     fn split(&mut self, f: &Frame<S>) {
-        let group = self.alloc_group();
+        let group = self.alloc_group(f);
         self.nodes[f.node as usize].first_child = group;
         let node = self.nodes[f.node as usize];
         let mid = f.mid();
@@ -109,17 +150,16 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         }
         for (i, &count) in counts.iter().enumerate() {
             if count > 0 {
-                self.move_run(group + i as u32, cap_for(count));
+                self.move_run(group + i as u32, roomy(count));
             }
         }
-        let children = f.children(group);
         let mut kept = node.start;
         for at in node.run() {
             let at = at as u32;
             let aabb = self.runs.boxes[at as usize];
             let slot = self.runs.items[at as usize];
             match quadrant(mid, &self.filed_box(&aabb)) {
-                Some(i) => self.append(children[i as usize], aabb, slot),
+                Some(i) => self.append(group + i, aabb, slot),
                 None => {
                     self.runs.set(kept, aabb, slot);
                     self.places[slot as usize].at = kept;
@@ -131,14 +171,15 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         self.nodes[f.node as usize].len = len;
         if len == 0 {
             self.move_run(f.node, 0);
-        } else if cap_for(len) < node.cap {
-            self.move_run(f.node, cap_for(len));
+        } else if len * 2 < node.cap && roomy(len) < node.cap {
+            self.move_run(f.node, roomy(len));
         }
     }
 
-    /// Four empty leaves, contiguous: a recycled group if one is free.
-    fn alloc_group(&mut self) -> u32 {
-        if self.free_group != NIL {
+    /// Four empty leaves, contiguous, as the children of `f`: a recycled group if one is
+    /// free. Their frames are recorded.
+    fn alloc_group(&mut self, f: &Frame<S>) -> u32 {
+        let group = if self.free_group != NIL {
             let group = self.free_group;
             let g = group as usize;
             self.free_group = self.nodes[g].first_child;
@@ -147,8 +188,12 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         } else {
             let group = self.nodes.len() as u32;
             self.nodes.extend_from_slice(&[EMPTY_LEAF; 4]);
+            self.frames.extend_from_slice(&[Frame::default(); 4]);
             group
-        }
+        };
+        let g = group as usize;
+        self.frames[g..g + 4].copy_from_slice(&f.children(group));
+        group
     }
 
     /// The seed's merge, bottom-up below `f`: a branch whose four children are leaves
@@ -171,12 +216,12 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
             return false;
         }
         if total > node.cap {
-            self.move_run(f.node, cap_for(total));
+            self.move_run(f.node, roomy(total));
         }
         for child in group..group + 4 {
             let c = self.nodes[child as usize];
             for at in c.run() {
-                self.append(f, self.runs.boxes[at], self.runs.items[at]);
+                self.append(f.node, self.runs.boxes[at], self.runs.items[at]);
             }
             if c.cap > 0 {
                 self.runs.release(c.start, c.cap);

@@ -3,80 +3,104 @@
 
 use core::ops::ControlFlow;
 
-use super::MxCifQuadtree;
+use super::{MxCifQuadtree, Node};
 use crate::quad::{Frame, Stack};
 use crate::{Aabb, Item, Scalar};
+
+/// [`Aabb::intersects`] without branches: in the pair loops, which comparison fails is
+/// unpredictable.
+#[inline(always)]
+fn touch<S: Scalar>(a: &Aabb<S>, b: &Aabb<S>) -> bool {
+    (a.min.x <= b.max.x) & (b.min.x <= a.max.x) & (a.min.y <= b.max.y) & (b.min.y <= a.max.y)
+}
 
 impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// Every intersecting pair exactly once, with no per-element query and no memory but two
     /// fixed stacks: elements of different subtrees never intersect (an element that touches
     /// a split line stays above it), so a pair lies either in one node (tested there, each
     /// against the earlier ones) or in a node and one of its descendants (tested by the
-    /// upper element's walk down the children its box overlaps).
+    /// upper element's walk down the children its box overlaps). Leaves are handled by their
+    /// parent and never go on a stack.
     pub(super) fn pairs_impl<F>(&self, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        let mut stack = Stack::new();
-        stack.push(Frame::root(self.world));
-        while let Some(f) = stack.pop() {
+        let root = self.nodes[0];
+        self.pairs_within(&root, &mut visit)?;
+        if !root.is_branch() {
+            return ControlFlow::Continue(());
+        }
+        let mut branches = Stack::new();
+        let mut walk = Stack::new();
+        branches.push(Frame::root(self.world));
+        while let Some(f) = branches.pop() {
             let node = self.nodes[f.node as usize];
             let (boxes, slots) = self.elements(&node);
-            for i in 1..boxes.len() {
-                let a = &boxes[i];
-                for j in 0..i {
-                    if a.intersects(&boxes[j]) {
-                        visit(self.slots.item(slots[i]), self.slots.item(slots[j]))?;
-                    }
-                }
+            for (a, &slot) in boxes.iter().zip(slots) {
+                walk.push(f);
+                self.against_descendants(a, slot, &mut walk, &mut visit)?;
             }
-            if node.is_branch() {
-                let children = f.children(node.first_child);
-                for (a, &slot) in boxes.iter().zip(slots) {
-                    self.against_descendants(&children, a, slot, &mut visit)?;
-                }
-                for child in children.into_iter().rev() {
-                    stack.push(child);
+            let mid = f.mid();
+            for i in (0..4).rev() {
+                let child = self.nodes[(node.first_child + i) as usize];
+                self.pairs_within(&child, &mut visit)?;
+                if child.is_branch() {
+                    branches.push(f.child(node.first_child, i, mid));
                 }
             }
         }
         ControlFlow::Continue(())
     }
 
-    /// Tests element `slot` (box `a`) of a branch against the elements of the branch's
-    /// descendants, visiting only the nodes its clamped box overlaps.
+    /// Tests the elements of a node against each other.
+    #[inline]
+    fn pairs_within<F>(&self, node: &Node, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        let (boxes, slots) = self.elements(node);
+        for i in 1..boxes.len() {
+            let a = &boxes[i];
+            for j in 0..i {
+                if touch(a, &boxes[j]) {
+                    visit(self.slots.item(slots[i]), self.slots.item(slots[j]))?;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Tests element `slot` (box `a`) against the elements of the descendants of the branch
+    /// on `walk`, visiting only the nodes its clamped box overlaps; `walk` holds the branches
+    /// whose children are still to be visited.
     fn against_descendants<F>(
         &self,
-        children: &[Frame<S>; 4],
         a: &Aabb<S>,
         slot: u32,
+        walk: &mut Stack<S>,
         visit: &mut F,
     ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
         let c = self.filed_box(a);
-        let mut stack = Stack::new();
-        for child in children {
-            if c.intersects(&child.aabb) {
-                stack.push(*child);
-            }
-        }
-        while let Some(f) = stack.pop() {
-            let node = self.nodes[f.node as usize];
-            let (boxes, slots) = self.elements(&node);
-            for (b, &other) in boxes.iter().zip(slots) {
-                if a.intersects(b) {
-                    visit(self.slots.item(slot), self.slots.item(other))?;
+        while let Some(f) = walk.pop() {
+            let first_child = self.nodes[f.node as usize].first_child;
+            let mid = f.mid();
+            let mask = Frame::quadrants(mid, &c);
+            for i in 0..4 {
+                if mask & (1 << i) == 0 {
+                    continue;
                 }
-            }
-            if node.is_branch() {
-                let mid = f.mid();
-                let mask = Frame::quadrants(mid, &c);
-                for i in 0..4 {
-                    if mask & (1 << i) != 0 {
-                        stack.push(f.child(node.first_child, i, mid));
+                let child = self.nodes[(first_child + i) as usize];
+                let (boxes, slots) = self.elements(&child);
+                for (b, &other) in boxes.iter().zip(slots) {
+                    if touch(a, b) {
+                        visit(self.slots.item(slot), self.slots.item(other))?;
                     }
+                }
+                if child.is_branch() {
+                    walk.push(f.child(first_child, i, mid));
                 }
             }
         }

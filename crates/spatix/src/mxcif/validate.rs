@@ -1,5 +1,6 @@
 //! The full structural self-check.
 
+use super::runs::cap_for;
 use super::{FREE, MxCifQuadtree, quadrant};
 use crate::quad::{Frame, check_free_groups};
 use crate::{Error, Scalar};
@@ -15,7 +16,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     pub(super) fn validate(&self) -> Result<(), Error> {
         self.slots.check()?;
         let n_nodes = self.nodes.len();
-        if n_nodes == 0 || (n_nodes - 1) % 4 != 0 {
+        if n_nodes == 0 || (n_nodes - 1) % 4 != 0 || self.frames.len() != n_nodes {
             return fail(format!("{n_nodes} nodes is not a root plus groups of four"));
         }
         let mut reached = vec![false; n_nodes];
@@ -31,11 +32,19 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
             if u32::from(f.depth) > self.config.max_depth {
                 return fail(format!("node {at} is deeper than max_depth"));
             }
+            let kept = self.frames.get(at);
+            if kept.is_none_or(|k| {
+                (k.aabb, k.node, k.depth, k.edges) != (f.aabb, f.node, f.depth, f.edges)
+            }) {
+                return fail(format!("node {at}'s recorded frame is not its box"));
+            }
             let node = self.nodes[at];
             if node.len == FREE {
                 return fail(format!("free node {at} is reachable"));
             }
-            if node.len > node.cap || (node.cap != 0 && !node.cap.is_power_of_two()) {
+            if node.len > node.cap
+                || (node.cap != 0 && (cap_for(node.cap) != node.cap || node.len == 0))
+            {
                 return fail(format!(
                     "node {at} holds {} in a run of {}",
                     node.len, node.cap
@@ -69,12 +78,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
                 }
                 let place = &self.places[e as usize];
                 let entry = node.start + i as u32;
-                if place.frame.node != f.node
-                    || place.at != entry
-                    || place.frame.aabb != f.aabb
-                    || place.frame.depth != f.depth
-                    || place.frame.edges != f.edges
-                {
+                if place.node != f.node || place.at != entry {
                     return fail(format!("slot {e}'s place is not node {at}, entry {entry}"));
                 }
             }
@@ -98,7 +102,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// The used runs and the free runs tile the element arrays exactly.
     fn validate_runs(&self, mut runs: Vec<(u32, u32)>) -> Result<(), Error> {
         let Some(free) = self.runs.free_runs() else {
-            return fail("a free run list is out of range or cyclic".into());
+            return fail("a free run list is broken, or the free entries miscounted".into());
         };
         runs.extend(free);
         runs.sort_unstable();

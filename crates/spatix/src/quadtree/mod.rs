@@ -65,16 +65,8 @@ impl QuadtreeConfig {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn for_element_size<S: Scalar>(world: &Aabb<S>, typical_size: S) -> Self {
-        let size = world.size();
-        let side = size.x.max_s(size.y).to_f64();
-        let leaf = 6.0 * typical_size.to_f64();
-        let depth = if leaf > 0.0 && side > leaf {
-            (side / leaf).log2().floor().min(f64::from(Self::MAX_DEPTH)) as u32
-        } else {
-            0
-        };
         Self {
-            max_depth: depth,
+            max_depth: crate::quad::depth_for_node_side(world, 6.0 * typical_size.to_f64()),
             ..Self::default()
         }
     }
