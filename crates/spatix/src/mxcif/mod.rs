@@ -282,9 +282,10 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         })
     }
 
-    /// Reserves room for `additional` more elements (and, as an estimate, 1.75 run entries
-    /// and a tenth of a node each: runs are powers of two, and splits leave freed runs
-    /// behind), so that inserting them usually does not reallocate.
+    /// Reserves room for `additional` more elements (and, as an estimate, two run entries and
+    /// a tenth of a node each: runs keep room to grow, and up to a quarter of the entries
+    /// may lie in free runs before they are compacted), so that inserting and moving them
+    /// usually does not reallocate.
     ///
     /// ```
     /// use spatix::{Aabb, MxCifQuadtree, Point, SpatialIndex, SpatialQuery};
@@ -299,7 +300,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     pub fn reserve(&mut self, additional: usize) {
         self.slots.reserve(additional);
         self.places.reserve(additional);
-        self.runs.reserve(additional + additional * 3 / 4);
+        self.runs.reserve(2 * additional);
         self.nodes.reserve(additional / 10);
         self.frames.reserve(additional / 10);
     }
