@@ -132,7 +132,7 @@ impl Node {
 }
 
 /// Where an element is: its node and its entry in the element arrays.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Place {
     node: u32,
     at: u32,
