@@ -12,6 +12,7 @@
 //! | --- | --- | --- |
 //! | [`BruteForce`] | one array | fewer than ~64 elements; the oracle of every test |
 //! | [`Quadtree`] | every leaf they overlap | uneven density, similar sizes |
+//! | [`MxCifQuadtree`] | the smallest node that contains them | mixed sizes, every colliding pair |
 //! | [`UniformGrid`] | every cell they overlap | even density, similar sizes |
 //!
 //! ```
