@@ -1,9 +1,13 @@
 //! Node geometry shared by the quadtrees: node boxes are never stored, but computed on the way
 //! down from the world box and carried by traversals in a [`Frame`].
 
-use crate::nearest::Pending;
+use core::ops::ControlFlow;
+
+use crate::handle::Slots;
+use crate::nearest::{Pending, Search};
 use crate::pool::ArrayStack;
-use crate::{Aabb, Error, NodeKind, Point, Scalar};
+use crate::ray::{RaySearch, cast_tree};
+use crate::{Aabb, Error, Item, Neighbor, NodeKind, Point, Ray, Scalar, Workspace};
 
 /// The deepest tree a configuration may ask for: past this, floats stop halving usefully.
 pub(crate) const MAX_DEPTH: u32 = 30;
@@ -228,6 +232,28 @@ pub(crate) fn traverse<S: Scalar>(
     }
 }
 
+/// Four contiguous nodes for a new group of children, set to `empty`: the first group of the
+/// free list headed by `free` (linked through each free group's first node, read by
+/// `next_free`) if any, else four new nodes at the end. Returns the group's first node.
+pub(crate) fn take_group<N: Copy>(
+    nodes: &mut Vec<N>,
+    free: &mut u32,
+    empty: N,
+    next_free: impl Fn(&N) -> u32,
+) -> u32 {
+    if *free != crate::handle::NIL {
+        let group = *free;
+        let g = group as usize;
+        *free = next_free(&nodes[g]);
+        nodes[g..g + 4].fill(empty);
+        group
+    } else {
+        let group = nodes.len() as u32;
+        nodes.extend_from_slice(&[empty; 4]);
+        group
+    }
+}
+
 /// Checks a tree's child groups (the nodes after the root, four by four): each is either
 /// reachable (`reached` by node) or on the free list starting at `head`, never both.
 /// `next_free(i)` is the group linked from free group `i`'s first node; `is_free(i)` whether
@@ -259,4 +285,74 @@ pub(crate) fn check_free_groups(
         return fail(format!("{groups} groups: {} used, {free} free", used / 4));
     }
     Ok(())
+}
+
+/// Best-first k-nearest search over a tree's frames: nodes come off a min-queue by the distance
+/// to their box grown to infinity across world borders (so out-of-world elements are bounded
+/// too), and the search stops when the nearest pending node is farther than the k-th best so
+/// far. `node(frame, search)` offers the node's candidates and returns, for a branch, the
+/// first of its four children.
+pub(crate) fn nearest_in_frames<S: Scalar>(
+    world: Aabb<S>,
+    point: Point<S>,
+    k: usize,
+    workspace: &mut Workspace<S>,
+    mut node: impl FnMut(&Frame<S>, &mut Search<'_, S>) -> Option<u32>,
+) -> &[Neighbor<S>] {
+    let mut search = workspace.begin();
+    if point.is_finite() && k > 0 {
+        let pending = |f: &Frame<S>| f.pending(f.reach().distance_2_to_point(point));
+        search.push(pending(&Frame::root(world)));
+        while let Some(p) = search.pop() {
+            if p.key > search.bound(k) {
+                break;
+            }
+            let f = Frame::from_pending(&p);
+            if let Some(first_child) = node(&f, &mut search) {
+                for child in f.children(first_child) {
+                    let next = pending(&child);
+                    if next.key <= search.bound(k) {
+                        search.push(next);
+                    }
+                }
+            }
+        }
+    }
+    workspace.finish()
+}
+
+/// Ordered ray traversal of a tree's frames ([`cast_tree`]): nodes come off a min-queue by
+/// where the ray may enter them (their box grown to infinity across world borders, widened
+/// for rounding). `node(frame, search)` records the node's hits and returns, for a branch,
+/// the first of its four children.
+pub(crate) fn cast_frames<S: Scalar, T, F>(
+    world: Aabb<S>,
+    ray: &Ray<S>,
+    workspace: &mut Workspace<S>,
+    slots: &Slots<S, T>,
+    mut node: impl FnMut(&Frame<S>, &mut RaySearch<'_, S>) -> Option<u32>,
+    visit: F,
+) -> ControlFlow<()>
+where
+    F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+{
+    let mut search = workspace.begin_ray();
+    if !ray.is_valid() || slots.len() == 0 {
+        return ControlFlow::Continue(());
+    }
+    let pending = |f: &Frame<S>| f.reach().ray_entry_conservative(ray).map(|t| f.pending(t));
+    if let Some(root) = pending(&Frame::root(world)) {
+        search.push_region(root);
+    }
+    let expand = |p: Pending<S>, search: &mut RaySearch<'_, S>| {
+        let f = Frame::from_pending(&p);
+        if let Some(first_child) = node(&f, search) {
+            for child in f.children(first_child) {
+                if let Some(next) = pending(&child) {
+                    search.push_region(next);
+                }
+            }
+        }
+    };
+    cast_tree(&mut search, slots, expand, visit)
 }

@@ -4,7 +4,7 @@
 use super::runs::cap_for;
 use super::{EMPTY_LEAF, FREE, MxCifQuadtree, Node, Place, quadrant};
 use crate::handle::NIL;
-use crate::quad::Frame;
+use crate::quad::{Frame, take_group};
 use crate::{Aabb, Scalar};
 
 /// The run a node of `len` elements moves to when it grows or shrinks: a quarter more room
@@ -179,19 +179,11 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// Four empty leaves, contiguous, as the children of `f`: a recycled group if one is
     /// free. Their frames are recorded.
     fn alloc_group(&mut self, f: &Frame<S>) -> u32 {
-        let group = if self.free_group != NIL {
-            let group = self.free_group;
-            let g = group as usize;
-            self.free_group = self.nodes[g].first_child;
-            self.nodes[g..g + 4].fill(EMPTY_LEAF);
-            group
-        } else {
-            let group = self.nodes.len() as u32;
-            self.nodes.extend_from_slice(&[EMPTY_LEAF; 4]);
-            self.frames.extend_from_slice(&[Frame::default(); 4]);
-            group
-        };
+        let group = take_group(&mut self.nodes, &mut self.free_group, EMPTY_LEAF, |n| {
+            n.first_child
+        });
         let g = group as usize;
+        self.frames.resize(self.nodes.len(), Frame::default());
         self.frames[g..g + 4].copy_from_slice(&f.children(group));
         group
     }

@@ -2,7 +2,7 @@
 
 use super::{BRANCH, EMPTY_LEAF, Node, Quadtree};
 use crate::handle::NIL;
-use crate::quad::{Frame, NodeStack};
+use crate::quad::{Frame, NodeStack, take_group};
 use crate::{Aabb, Scalar};
 
 /// Marks the nodes of a freed child group (its first node links to the next free group).
@@ -126,17 +126,9 @@ impl<S: Scalar, T> Quadtree<S, T> {
 
     /// Four empty leaves, contiguous: a recycled group if one is free.
     fn alloc_group(&mut self) -> u32 {
-        if self.free_group != NIL {
-            let group = self.free_group;
-            let g = group as usize;
-            self.free_group = self.nodes[g].first_child;
-            self.nodes[g..g + 4].fill(EMPTY_LEAF);
-            group
-        } else {
-            let group = self.nodes.len() as u32;
-            self.nodes.extend_from_slice(&[EMPTY_LEAF; 4]);
-            group
-        }
+        take_group(&mut self.nodes, &mut self.free_group, EMPTY_LEAF, |n| {
+            n.first_child
+        })
     }
 
     /// The seed's deferred cleanup: every branch whose four children are all empty leaves
