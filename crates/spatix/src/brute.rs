@@ -3,7 +3,10 @@
 use core::ops::ControlFlow;
 
 use crate::handle::Slots;
-use crate::{Aabb, Error, Handle, Item, Iter, Neighbor, Point, Scalar, SpatialIndex, Workspace};
+use crate::{
+    Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
+    Workspace,
+};
 
 /// Every element in one array; every query tests every element.
 ///
@@ -17,7 +20,7 @@ use crate::{Aabb, Error, Handle, Item, Iter, Neighbor, Point, Scalar, SpatialInd
 /// # Example
 /// ```
 /// use core::ops::ControlFlow;
-/// use spatix::{Aabb, BruteForce, Point, SpatialIndex};
+/// use spatix::{Aabb, BruteForce, Point, SpatialIndex, SpatialQuery};
 /// let mut index = BruteForce::new();
 /// index.insert(Aabb::new(Point::new(0.0f64, 0.0), Point::new(2.0, 2.0))?, "crate")?;
 /// index.insert(Aabb::new(Point::new(5.0f64, 5.0), Point::new(6.0, 6.0))?, "barrel")?;
@@ -49,7 +52,7 @@ impl<S: Scalar, T> BruteForce<S, T> {
     /// An empty index.
     ///
     /// ```
-    /// use spatix::{BruteForce, SpatialIndex};
+    /// use spatix::{BruteForce, SpatialIndex, SpatialQuery};
     /// let index = BruteForce::<f32, ()>::new();
     /// assert!(index.is_empty());
     /// ```
@@ -62,46 +65,13 @@ impl<S: Scalar, T> BruteForce<S, T> {
     }
 }
 
-impl<S: Scalar, T> SpatialIndex<S, T> for BruteForce<S, T> {
-    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        let slot = self.slots.insert(aabb.validated()?, value)?;
-        let i = slot as usize;
-        if self.position.len() <= i {
-            self.position.resize(i + 1, 0);
-        }
-        self.position[i] = self.live.len() as u32;
-        self.live.push(slot);
-        Ok(self.slots.handle(slot))
-    }
-
-    fn remove(&mut self, handle: Handle) -> Option<T> {
-        let slot = self.slots.slot_of(handle)?;
-        let at = self.position[slot as usize] as usize;
-        self.live.swap_remove(at);
-        if let Some(&moved) = self.live.get(at) {
-            self.position[moved as usize] = at as u32;
-        }
-        Some(self.slots.remove(slot))
-    }
-
-    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
-        let aabb = aabb.validated()?;
-        let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
-        self.slots.set_aabb(slot, aabb);
-        Ok(())
-    }
-
+impl<S: Scalar, T> SpatialQuery<S, T> for BruteForce<S, T> {
     fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
         self.slots.get(handle)
     }
 
     fn len(&self) -> usize {
         self.slots.len()
-    }
-
-    fn clear(&mut self) {
-        self.slots.clear();
-        self.live.clear();
     }
 
     fn iter(&self) -> Iter<'_, S, T> {
@@ -177,5 +147,60 @@ impl<S: Scalar, T> SpatialIndex<S, T> for BruteForce<S, T> {
             }
         }
         Ok(())
+    }
+
+    fn raycast_all<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        mut visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        let mut search = workspace.begin_ray();
+        if ray.is_valid() {
+            for &slot in &self.live {
+                if let Some(t) = self.slots.aabb(slot).entry_unchecked(ray) {
+                    search.push_hit(t, slot);
+                }
+            }
+        }
+        search.report_until(S::INFINITY, &self.slots, &mut visit)
+    }
+}
+
+impl<S: Scalar, T> SpatialIndex<S, T> for BruteForce<S, T> {
+    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        let slot = self.slots.insert(aabb.validated()?, value)?;
+        let i = slot as usize;
+        if self.position.len() <= i {
+            self.position.resize(i + 1, 0);
+        }
+        self.position[i] = self.live.len() as u32;
+        self.live.push(slot);
+        Ok(self.slots.handle(slot))
+    }
+
+    fn remove(&mut self, handle: Handle) -> Option<T> {
+        let slot = self.slots.slot_of(handle)?;
+        let at = self.position[slot as usize] as usize;
+        self.live.swap_remove(at);
+        if let Some(&moved) = self.live.get(at) {
+            self.position[moved as usize] = at as u32;
+        }
+        Some(self.slots.remove(slot))
+    }
+
+    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
+        let aabb = aabb.validated()?;
+        let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
+        self.slots.set_aabb(slot, aabb);
+        Ok(())
+    }
+
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.live.clear();
     }
 }

@@ -47,6 +47,11 @@ pub trait Scalar:
     const INFINITY: Self;
     /// The largest finite value.
     const MAX: Self;
+    /// The smallest positive normal value.
+    const MIN_POSITIVE: Self;
+    /// A relative margin (a few hundred ulps) that covers the rounding of one ray-box test;
+    /// used to widen cells and nodes so that a ray is never pruned from a region it touches.
+    const RELATIVE_SLACK: Self;
     /// Whether the value is neither NaN nor infinite.
     fn is_finite(self) -> bool;
     /// Lossless (f32) or exact (f64) conversion to `f64`.
@@ -55,6 +60,8 @@ pub trait Scalar:
     fn from_f64(v: f64) -> Self;
     /// Saturating conversion to `i64` (NaN becomes 0).
     fn to_i64(self) -> i64;
+    /// The absolute value.
+    fn abs_s(self) -> Self;
     /// The smaller of two values (the other one if either is NaN).
     #[inline]
     fn min_s(self, other: Self) -> Self {
@@ -75,6 +82,8 @@ macro_rules! impl_scalar {
             const HALF: Self = 0.5;
             const INFINITY: Self = <$t>::INFINITY;
             const MAX: Self = <$t>::MAX;
+            const MIN_POSITIVE: Self = <$t>::MIN_POSITIVE;
+            const RELATIVE_SLACK: Self = 256.0 * <$t>::EPSILON;
             #[inline]
             fn is_finite(self) -> bool {
                 <$t>::is_finite(self)
@@ -90,6 +99,10 @@ macro_rules! impl_scalar {
             #[inline]
             fn to_i64(self) -> i64 {
                 self as i64
+            }
+            #[inline]
+            fn abs_s(self) -> Self {
+                self.abs()
             }
         }
     };

@@ -17,7 +17,7 @@ pub(crate) const NIL: u32 = u32::MAX;
 ///
 /// # Example
 /// ```
-/// use spatix::{Aabb, BruteForce, Point, SpatialIndex};
+/// use spatix::{Aabb, BruteForce, Point, SpatialIndex, SpatialQuery};
 /// let mut index = BruteForce::<f32, &str>::new();
 /// let h = index.insert(Aabb::point(Point::new(1.0, 1.0))?, "a")?;
 /// assert_eq!(index.remove(h), Some("a"));
@@ -39,7 +39,7 @@ impl Handle {
     /// The slot index: dense, small, and reused after removal. Useful to index side tables.
     ///
     /// ```
-    /// # use spatix::{Aabb, BruteForce, Point, SpatialIndex};
+    /// # use spatix::{Aabb, BruteForce, Point, SpatialIndex, SpatialQuery};
     /// let mut index = BruteForce::<f64, ()>::new();
     /// let h = index.insert(Aabb::point(Point::new(0.0, 0.0))?, ())?;
     /// assert_eq!(h.slot(), 0);
@@ -53,7 +53,7 @@ impl Handle {
     /// The handle as one `u64` (slot in the low half, generation in the high half).
     ///
     /// ```
-    /// # use spatix::{Aabb, BruteForce, Handle, Point, SpatialIndex};
+    /// # use spatix::{Aabb, BruteForce, Handle, Point, SpatialIndex, SpatialQuery};
     /// # let mut index = BruteForce::<f64, ()>::new();
     /// let h = index.insert(Aabb::point(Point::new(0.0, 0.0))?, ())?;
     /// assert_eq!(Handle::from_bits(h.to_bits()), h);
@@ -286,7 +286,7 @@ impl<S: Scalar, T> Slots<S, T> {
 }
 
 /// Iterator over every element of a structure, in slot order: see
-/// [`SpatialIndex::iter`](crate::SpatialIndex::iter).
+/// [`SpatialQuery::iter`](crate::SpatialQuery::iter).
 #[derive(Clone, Debug)]
 pub struct Iter<'a, S, T> {
     slots: &'a Slots<S, T>,

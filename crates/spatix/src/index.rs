@@ -2,13 +2,13 @@
 
 use core::ops::ControlFlow;
 
-use crate::{Aabb, Error, Handle, Iter, Neighbor, Point, Scalar, Workspace};
+use crate::{Aabb, Error, Handle, Iter, Neighbor, Point, Ray, RayHit, Scalar, Workspace};
 
 /// One element as a visitor sees it: its handle, its box and its value.
 ///
 /// # Example
 /// ```
-/// use spatix::{Aabb, BruteForce, Point, SpatialIndex};
+/// use spatix::{Aabb, BruteForce, Point, SpatialIndex, SpatialQuery};
 /// let mut index = BruteForce::<f32, u32>::new();
 /// let h = index.insert(Aabb::point(Point::new(1.0, 2.0))?, 7)?;
 /// let item = index.get(h).unwrap();
@@ -32,26 +32,26 @@ impl<S, T> Clone for Item<'_, S, T> {
 }
 impl<S, T> Copy for Item<'_, S, T> {}
 
-/// A 2D spatial index of boxes with values: the contract every dynamic structure in spatix
-/// keeps, so that they can be swapped for one another and all be checked against
-/// [`BruteForce`](crate::BruteForce).
+/// The read half of the contract: every query, on every structure, static or dynamic.
 ///
-/// * Boxes are closed ([`Aabb::intersects`]); a NaN, infinite or inverted box is rejected with
-///   [`Error::InvalidAabb`] and nothing changes.
-/// * Elements outside a structure's declared world are still stored and found.
+/// * Boxes are closed ([`Aabb::intersects`]).
 /// * Every query reports each matching element exactly once; [`for_each_pair`] reports each
 ///   intersecting unordered pair exactly once.
-/// * Queries take `&self` (many threads may query at once) and do not allocate once warm.
+/// * Queries take `&self` (many threads may query at once) and do not allocate once warm
+///   (those that need scratch memory take a caller-owned [`Workspace`]).
 /// * Visitors return [`ControlFlow::Break`] to stop early; queries then return `Break` too.
 ///
-/// [`for_each_pair`]: SpatialIndex::for_each_pair
+/// Static structures (built once) implement this trait; dynamic ones implement
+/// [`SpatialIndex`] on top of it.
+///
+/// [`for_each_pair`]: SpatialQuery::for_each_pair
 ///
 /// # Example
 /// ```
 /// use core::ops::ControlFlow;
-/// use spatix::{Aabb, Point, Quadtree, SpatialIndex};
+/// use spatix::{Aabb, Point, Quadtree, SpatialIndex, SpatialQuery};
 ///
-/// fn colliding<I: SpatialIndex<f32, u32>>(index: &I) -> usize {
+/// fn colliding<I: SpatialQuery<f32, u32>>(index: &I) -> usize {
 ///     let mut n = 0;
 ///     let _ = index.for_each_pair(|_, _| { n += 1; ControlFlow::Continue(()) });
 ///     n
@@ -63,25 +63,7 @@ impl<S, T> Copy for Item<'_, S, T> {}
 /// assert_eq!(colliding(&tree), 1);
 /// # Ok::<(), spatix::Error>(())
 /// ```
-pub trait SpatialIndex<S: Scalar, T> {
-    /// Stores `value` with box `aabb` and returns its handle.
-    ///
-    /// # Errors
-    /// [`Error::InvalidAabb`] for an invalid box; [`Error::CapacityExceeded`] past 2^32 - 2
-    /// elements. Nothing changes on error.
-    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error>;
-
-    /// Removes an element and returns its value; `None` (and no change) for a stale handle.
-    fn remove(&mut self, handle: Handle) -> Option<T>;
-
-    /// Moves an element to a new box. When it stays in its cell or leaf this touches nothing
-    /// but the element's own box.
-    ///
-    /// # Errors
-    /// [`Error::InvalidAabb`] for an invalid box, [`Error::StaleHandle`] for a stale handle;
-    /// nothing changes on error.
-    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error>;
-
+pub trait SpatialQuery<S: Scalar, T> {
     /// The element a handle names, or `None` if the handle is stale.
     fn get(&self, handle: Handle) -> Option<Item<'_, S, T>>;
 
@@ -92,10 +74,6 @@ pub trait SpatialIndex<S: Scalar, T> {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-
-    /// Removes every element; every handle given out so far becomes stale. Keeps the
-    /// allocated memory for reuse.
-    fn clear(&mut self);
 
     /// Every element, in slot order.
     fn iter(&self) -> Iter<'_, S, T>;
@@ -149,9 +127,49 @@ pub trait SpatialIndex<S: Scalar, T> {
         })
     }
 
-    /// Deferred tidying, once per frame (collapse empty branches, shrink loose boxes).
-    /// Results are correct whether or not it is called.
-    fn maintain(&mut self) {}
+    /// Visits every element the ray hits ([`Aabb::ray_entry`] is `Some`), each exactly once,
+    /// in ascending order of its entry parameter `t` (ties in any order), with that `t`. An
+    /// invalid ray hits nothing. The search's scratch memory lives in `workspace`.
+    ///
+    /// ```
+    /// use core::ops::ControlFlow;
+    /// use spatix::{Aabb, Point, Ray, SpatialIndex, SpatialQuery, UniformGrid, Workspace};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// let mut grid = UniformGrid::new(world, 10.0)?;
+    /// for x in [70.0, 30.0, 50.0] {
+    ///     grid.insert(Aabb::new(Point::new(x, 0.0), Point::new(x + 1.0, 100.0))?, x)?;
+    /// }
+    /// let ray = Ray::new(Point::new(0.0, 50.0), Point::new(1.0, 0.0), 60.0)?;
+    /// let mut walls = Vec::new();
+    /// let _ = grid.raycast_all(&ray, &mut Workspace::new(), |item, t| {
+    ///     walls.push((*item.value, t));
+    ///     ControlFlow::Continue(())
+    /// });
+    /// assert_eq!(walls, [(30.0, 30.0), (50.0, 50.0)]);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    fn raycast_all<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>;
+
+    /// The first element the ray hits (smallest entry parameter; ties broken arbitrarily), or
+    /// `None`.
+    fn raycast(&self, ray: &Ray<S>, workspace: &mut Workspace<S>) -> Option<RayHit<S>> {
+        let mut first = None;
+        let _ = self.raycast_all(ray, workspace, |item, t| {
+            first = Some(RayHit {
+                handle: item.handle,
+                t,
+            });
+            ControlFlow::Break(())
+        });
+        first
+    }
 
     /// Bytes of heap memory the structure holds (capacity, not length), values included.
     fn memory_bytes(&self) -> usize;
@@ -161,4 +179,57 @@ pub trait SpatialIndex<S: Scalar, T> {
     /// # Errors
     /// [`Error::InvariantViolated`] naming the first inconsistency found.
     fn check_invariants(&self) -> Result<(), Error>;
+}
+
+/// A dynamic 2D spatial index of boxes with values: the contract every dynamic structure in
+/// spatix keeps, so that they can be swapped for one another and all be checked against
+/// [`BruteForce`](crate::BruteForce). Its queries are those of [`SpatialQuery`].
+///
+/// * A NaN, infinite or inverted box is rejected with [`Error::InvalidAabb`] and nothing
+///   changes; a stale handle is rejected with `None` or [`Error::StaleHandle`].
+/// * Elements outside a structure's declared world are still stored and found.
+///
+/// # Example
+/// ```
+/// use spatix::{Aabb, Point, SpatialIndex, SpatialQuery, UniformGrid};
+///
+/// fn spawn<I: SpatialIndex<f32, &'static str>>(index: &mut I) -> Result<(), spatix::Error> {
+///     let h = index.insert(Aabb::point(Point::new(5.0, 5.0))?, "orc")?;
+///     index.update(h, Aabb::point(Point::new(6.0, 5.0))?)?;
+///     assert_eq!(index.remove(h), Some("orc"));
+///     assert_eq!(index.remove(h), None);
+///     Ok(())
+/// }
+/// let world = Aabb::new(Point::new(0.0, 0.0), Point::new(100.0, 100.0))?;
+/// let mut grid = UniformGrid::new(world, 10.0)?;
+/// spawn(&mut grid)?;
+/// assert!(grid.is_empty());
+/// # Ok::<(), spatix::Error>(())
+/// ```
+pub trait SpatialIndex<S: Scalar, T>: SpatialQuery<S, T> {
+    /// Stores `value` with box `aabb` and returns its handle.
+    ///
+    /// # Errors
+    /// [`Error::InvalidAabb`] for an invalid box; [`Error::CapacityExceeded`] past 2^32 - 2
+    /// elements. Nothing changes on error.
+    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error>;
+
+    /// Removes an element and returns its value; `None` (and no change) for a stale handle.
+    fn remove(&mut self, handle: Handle) -> Option<T>;
+
+    /// Moves an element to a new box. When it stays in its cell or leaf this touches nothing
+    /// but the element's own box.
+    ///
+    /// # Errors
+    /// [`Error::InvalidAabb`] for an invalid box, [`Error::StaleHandle`] for a stale handle;
+    /// nothing changes on error.
+    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error>;
+
+    /// Removes every element; every handle given out so far becomes stale. Keeps the
+    /// allocated memory for reuse.
+    fn clear(&mut self);
+
+    /// Deferred tidying, once per frame (collapse empty branches, shrink loose boxes).
+    /// Results are correct whether or not it is called.
+    fn maintain(&mut self) {}
 }

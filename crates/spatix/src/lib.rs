@@ -16,7 +16,7 @@
 //!
 //! ```
 //! use core::ops::ControlFlow;
-//! use spatix::{Aabb, Point, SpatialIndex, UniformGrid};
+//! use spatix::{Aabb, Point, SpatialIndex, SpatialQuery, UniformGrid};
 //!
 //! let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1000.0, 1000.0))?;
 //! let mut grid = UniformGrid::new(world, 16.0)?;
@@ -49,6 +49,7 @@ mod nearest;
 mod par;
 mod pool;
 mod quadtree;
+mod ray;
 pub mod workload;
 
 pub use brute::BruteForce;
@@ -56,11 +57,26 @@ pub use error::Error;
 pub use geom::{Aabb, Point, Scalar};
 pub use grid::UniformGrid;
 pub use handle::{Handle, Iter};
-pub use index::{Item, SpatialIndex};
+pub use index::{Item, SpatialIndex, SpatialQuery};
 pub use nearest::{Neighbor, Workspace};
 #[cfg(feature = "rayon")]
 pub use par::ParallelPairs;
 pub use quadtree::{NodeKind, Quadtree, QuadtreeConfig};
+pub use ray::{Ray, RayHit};
+
+/// The two traits every user of spatix needs in scope: `use spatix::prelude::*;`.
+///
+/// ```
+/// use spatix::prelude::*;
+/// use spatix::{Aabb, BruteForce, Point};
+/// let mut index = BruteForce::<f32, ()>::new();
+/// index.insert(Aabb::point(Point::new(1.0, 1.0))?, ())?; // SpatialIndex
+/// assert_eq!(index.len(), 1); // SpatialQuery
+/// # Ok::<(), spatix::Error>(())
+/// ```
+pub mod prelude {
+    pub use crate::{SpatialIndex, SpatialQuery};
+}
 
 /// The README's examples, compiled and run as doctests so that they cannot drift.
 #[cfg(doctest)]

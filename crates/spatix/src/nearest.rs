@@ -3,13 +3,14 @@
 
 use core::cmp::Ordering;
 
+use crate::ray::{Hit, RaySearch};
 use crate::{Aabb, Handle, Scalar};
 
-/// One result of [`SpatialIndex::nearest`](crate::SpatialIndex::nearest).
+/// One result of [`SpatialQuery::nearest`](crate::SpatialQuery::nearest).
 ///
 /// # Example
 /// ```
-/// use spatix::{Aabb, BruteForce, Point, SpatialIndex, Workspace};
+/// use spatix::{Aabb, BruteForce, Point, SpatialIndex, SpatialQuery, Workspace};
 /// let mut index = BruteForce::<f64, ()>::new();
 /// let h = index.insert(Aabb::point(Point::new(3.0, 4.0))?, ())?;
 /// let mut ws = Workspace::new();
@@ -25,22 +26,23 @@ pub struct Neighbor<S> {
     pub distance_2: S,
 }
 
-/// A node waiting in a best-first search: its lower-bound distance, its index, one word of
-/// structure-specific data (depth, flags) and its box.
+/// A node or cell waiting in a best-first search: its key (a lower bound: the squared distance
+/// for nearest, the ray parameter for ray casts), its index, one word of structure-specific data
+/// (depth, flags) and its box.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Pending<S> {
-    pub(crate) distance_2: S,
+    pub(crate) key: S,
     pub(crate) node: u32,
     pub(crate) aux: u32,
     pub(crate) aabb: Aabb<S>,
 }
 
-/// Reusable memory for [`SpatialIndex::nearest`](crate::SpatialIndex::nearest): keep one per
+/// Reusable memory for [`SpatialQuery::nearest`](crate::SpatialQuery::nearest): keep one per
 /// thread and pass it to every call, so that no call allocates once warm.
 ///
 /// # Example
 /// ```
-/// use spatix::{Aabb, Point, SpatialIndex, UniformGrid, Workspace};
+/// use spatix::{Aabb, Point, SpatialIndex, SpatialQuery, UniformGrid, Workspace};
 /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
 /// let mut grid = UniformGrid::new(world, 10.0)?;
 /// for i in 0..10 {
@@ -56,8 +58,10 @@ pub(crate) struct Pending<S> {
 pub struct Workspace<S> {
     /// Max-heap (by distance) of the best candidates so far; sorted ascending at the end.
     best: Vec<Neighbor<S>>,
-    /// Min-heap (by distance) of nodes still to visit.
+    /// Min-heap (by key) of nodes still to visit.
     queue: Vec<Pending<S>>,
+    /// Min-heap (by ray parameter) of ray hits waiting to be reported.
+    hits: Vec<Hit<S>>,
 }
 
 impl<S: Scalar> Workspace<S> {
@@ -71,11 +75,12 @@ impl<S: Scalar> Workspace<S> {
         Self {
             best: Vec::new(),
             queue: Vec::new(),
+            hits: Vec::new(),
         }
     }
 
-    /// A workspace with room for `k` results and `pending` nodes waiting in a tree search, so
-    /// that even the first searches up to that size do not allocate.
+    /// A workspace with room for `k` results (or ray hits) and `pending` nodes waiting in a
+    /// search, so that even the first searches up to that size do not allocate.
     ///
     /// ```
     /// let ws = spatix::Workspace::<f64>::with_capacity(8, 1024);
@@ -85,6 +90,7 @@ impl<S: Scalar> Workspace<S> {
         Self {
             best: Vec::with_capacity(k),
             queue: Vec::with_capacity(pending),
+            hits: Vec::with_capacity(k),
         }
     }
 
@@ -95,6 +101,16 @@ impl<S: Scalar> Workspace<S> {
         Search {
             best: &mut self.best,
             queue: &mut self.queue,
+        }
+    }
+
+    /// Starts a ray cast.
+    pub(crate) fn begin_ray(&mut self) -> RaySearch<'_, S> {
+        self.queue.clear();
+        self.hits.clear();
+        RaySearch {
+            queue: &mut self.queue,
+            hits: &mut self.hits,
         }
     }
 
@@ -151,25 +167,31 @@ impl<S: Scalar> Search<'_, S> {
     #[inline]
     pub(crate) fn push(&mut self, pending: Pending<S>) {
         self.queue.push(pending);
-        sift_up(self.queue, |a, b| a.distance_2 < b.distance_2);
+        sift_up(self.queue, |a, b| a.key < b.key);
     }
 
     /// The nearest pending node, if any.
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<Pending<S>> {
-        let last = self.queue.pop()?;
-        if self.queue.is_empty() {
-            return Some(last);
-        }
-        let top = core::mem::replace(&mut self.queue[0], last);
-        sift_down(self.queue, |a, b| a.distance_2 < b.distance_2);
-        Some(top)
+        pop_min(self.queue, |a, b| a.key < b.key)
     }
+}
+
+/// Removes and returns the top of a heap ordered by `above`.
+#[inline]
+pub(crate) fn pop_min<E: Copy>(heap: &mut Vec<E>, above: impl Fn(&E, &E) -> bool) -> Option<E> {
+    let last = heap.pop()?;
+    if heap.is_empty() {
+        return Some(last);
+    }
+    let top = core::mem::replace(&mut heap[0], last);
+    sift_down(heap, above);
+    Some(top)
 }
 
 /// Restores the heap property after a push; `above(a, b)` says `a` belongs above `b`.
 #[inline]
-fn sift_up<E: Copy>(heap: &mut [E], above: impl Fn(&E, &E) -> bool) {
+pub(crate) fn sift_up<E: Copy>(heap: &mut [E], above: impl Fn(&E, &E) -> bool) {
     let mut i = heap.len() - 1;
     while i > 0 {
         let parent = (i - 1) / 2;

@@ -14,7 +14,7 @@ use crate::{Item, Scalar, SpatialIndex};
 /// ```
 /// use core::ops::ControlFlow;
 /// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use spatix::{Aabb, ParallelPairs, Point, Quadtree, SpatialIndex};
+/// use spatix::{Aabb, ParallelPairs, Point, Quadtree, SpatialIndex, SpatialQuery};
 /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
 /// let mut tree = Quadtree::new(world)?;
 /// for i in 0..100 {
@@ -31,7 +31,7 @@ use crate::{Item, Scalar, SpatialIndex};
 /// # Ok::<(), spatix::Error>(())
 /// ```
 pub trait ParallelPairs<S: Scalar, T: Sync>: SpatialIndex<S, T> + Sync {
-    /// [`SpatialIndex::for_each_pair`] on all threads. Returns `Break` if a visitor broke
+    /// [`SpatialQuery::for_each_pair`](crate::SpatialQuery::for_each_pair) on all threads. Returns `Break` if a visitor broke
     /// (other threads stop soon after).
     fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
     where

@@ -5,7 +5,10 @@ use core::ops::ControlFlow;
 
 use crate::handle::{NIL, Slots};
 use crate::pool::ListPool;
-use crate::{Aabb, Error, Handle, Item, Iter, Neighbor, Point, Scalar, SpatialIndex, Workspace};
+use crate::{
+    Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
+    Workspace,
+};
 
 mod mutate;
 mod pairs;
@@ -33,7 +36,7 @@ const AUTO_ELEMENTS_PER_CELL: f64 = 4.0;
 /// Elements of similar size spread fairly evenly over a known world, such as the agents of a
 /// game or a particle simulation: insert, update and remove are O(1) for small boxes, an
 /// update that stays within its cells touches nothing but the element's own box, and
-/// [`for_each_pair`](SpatialIndex::for_each_pair) is a flat walk over the cells that needs no
+/// [`for_each_pair`](SpatialQuery::for_each_pair) is a flat walk over the cells that needs no
 /// memory per call. Pick a cell several times larger than a typical element
 /// ([`UniformGrid::auto`] measures a sample for you) and call
 /// [`maintain`](SpatialIndex::maintain) once per frame: it lays the cells' lists out in
@@ -67,7 +70,7 @@ const AUTO_ELEMENTS_PER_CELL: f64 = 4.0;
 /// # Example
 /// ```
 /// use core::ops::ControlFlow;
-/// use spatix::{Aabb, Point, SpatialIndex, UniformGrid};
+/// use spatix::{Aabb, Point, SpatialIndex, SpatialQuery, UniformGrid};
 ///
 /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
 /// let mut grid = UniformGrid::new(world, 10.0)?;
@@ -192,7 +195,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// overflows `f64`).
     ///
     /// ```
-    /// use spatix::{Aabb, Point, SpatialIndex, UniformGrid};
+    /// use spatix::{Aabb, Point, SpatialIndex, SpatialQuery, UniformGrid};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1000.0, 1000.0))?;
     /// let boxes: Vec<_> = (0..1000)
     ///     .map(|i| {
@@ -294,7 +297,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// border cells also hold the elements outside the world.
     ///
     /// ```
-    /// # use spatix::{Aabb, Point, SpatialIndex, UniformGrid};
+    /// # use spatix::{Aabb, Point, SpatialIndex, SpatialQuery, UniformGrid};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(20.0, 10.0))?;
     /// let mut grid = UniformGrid::new(world, 10.0)?;
     /// grid.insert(Aabb::new(Point::new(8.0, 2.0), Point::new(12.0, 4.0))?, ())?;
@@ -381,31 +384,13 @@ fn dims_for(width: f64, height: f64, cell: f64) -> Option<(u32, u32)> {
     (cols * rows <= MAX_CELLS).then_some((cols as u32, rows as u32))
 }
 
-impl<S: Scalar, T> SpatialIndex<S, T> for UniformGrid<S, T> {
-    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        self.insert_element(aabb, value)
-    }
-
-    fn remove(&mut self, handle: Handle) -> Option<T> {
-        self.remove_element(handle)
-    }
-
-    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
-        self.update_element(handle, aabb)
-    }
-
+impl<S: Scalar, T> SpatialQuery<S, T> for UniformGrid<S, T> {
     fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
         self.slots.get(handle)
     }
 
     fn len(&self) -> usize {
         self.slots.len()
-    }
-
-    fn clear(&mut self) {
-        self.cells.fill(NIL);
-        self.pool.clear();
-        self.slots.clear();
     }
 
     fn iter(&self) -> Iter<'_, S, T> {
@@ -435,15 +420,6 @@ impl<S: Scalar, T> SpatialIndex<S, T> for UniformGrid<S, T> {
         self.nearest_rings(point, k, workspace)
     }
 
-    /// Re-packs the cells' lists in memory in cell order (O(list entries), in place, no
-    /// allocation), so that the next [`for_each_pair`](SpatialIndex::for_each_pair) and
-    /// updates read them sequentially; does nothing if no list changed since the last pack.
-    fn maintain(&mut self) {
-        if self.pool.relinked() > 0 {
-            self.pack();
-        }
-    }
-
     fn memory_bytes(&self) -> usize {
         self.slots.memory_bytes()
             + self.cells.capacity() * size_of::<u32>()
@@ -452,5 +428,46 @@ impl<S: Scalar, T> SpatialIndex<S, T> for UniformGrid<S, T> {
 
     fn check_invariants(&self) -> Result<(), Error> {
         self.validate()
+    }
+
+    fn raycast_all<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        self.raycast_impl(ray, workspace, visit)
+    }
+}
+
+impl<S: Scalar, T> SpatialIndex<S, T> for UniformGrid<S, T> {
+    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        self.insert_element(aabb, value)
+    }
+
+    fn remove(&mut self, handle: Handle) -> Option<T> {
+        self.remove_element(handle)
+    }
+
+    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
+        self.update_element(handle, aabb)
+    }
+
+    fn clear(&mut self) {
+        self.cells.fill(NIL);
+        self.pool.clear();
+        self.slots.clear();
+    }
+
+    /// Re-packs the cells' lists in memory in cell order (O(list entries), in place, no
+    /// allocation), so that the next [`for_each_pair`](SpatialQuery::for_each_pair) and
+    /// updates read them sequentially; does nothing if no list changed since the last pack.
+    fn maintain(&mut self) {
+        if self.pool.relinked() > 0 {
+            self.pack();
+        }
     }
 }

@@ -4,7 +4,7 @@ use core::ops::ControlFlow;
 
 use super::UniformGrid;
 use crate::workload::Rng;
-use crate::{Aabb, BruteForce, Error, Handle, Point, SpatialIndex, Workspace};
+use crate::{Aabb, BruteForce, Error, Handle, Point, SpatialIndex, SpatialQuery, Workspace};
 
 fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
     Aabb::new(Point::new(x0, y0), Point::new(x1, y1)).unwrap()

@@ -10,8 +10,12 @@ mod validate;
 use core::ops::ControlFlow;
 
 use crate::handle::{NIL, Slots};
+use crate::nearest::Pending;
 use crate::pool::{ArrayStack, ListPool};
-use crate::{Aabb, Error, Handle, Item, Iter, Neighbor, Point, Scalar, SpatialIndex, Workspace};
+use crate::{
+    Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
+    Workspace,
+};
 
 /// Tuning parameters of a [`Quadtree`].
 ///
@@ -252,6 +256,28 @@ impl<S: Scalar> Frame<S> {
         r.min.x < c.min.x && c.max.x < r.max.x && r.min.y < c.min.y && c.max.y < r.max.y
     }
 
+    /// This frame waiting in a best-first search with `key`.
+    #[inline]
+    fn pending(&self, key: S) -> Pending<S> {
+        Pending {
+            key,
+            node: self.node,
+            aux: u32::from(self.depth) | u32::from(self.edges) << 8,
+            aabb: self.aabb,
+        }
+    }
+
+    /// The frame a best-first search entry stands for.
+    #[inline]
+    fn from_pending(p: &Pending<S>) -> Self {
+        Self {
+            aabb: p.aabb,
+            node: p.node,
+            depth: p.aux as u8,
+            edges: (p.aux >> 8) as u8,
+        }
+    }
+
     /// The box grown to infinity across world-border sides: it contains the true position of
     /// every element filed here, even one outside the world. Used for distance bounds.
     #[inline]
@@ -308,7 +334,7 @@ impl<S: Scalar> Frame<S> {
 /// # Example
 /// ```
 /// use core::ops::ControlFlow;
-/// use spatix::{Aabb, Point, Quadtree, SpatialIndex};
+/// use spatix::{Aabb, Point, Quadtree, SpatialIndex, SpatialQuery};
 /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(256.0, 256.0))?;
 /// let mut tree = Quadtree::new(world)?;
 /// let h = tree.insert(Aabb::new(Point::new(10.0, 10.0), Point::new(12.0, 12.0))?, "agent")?;
@@ -350,7 +376,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// [`Error::InvalidAabb`] if `world` is not a valid box.
     ///
     /// ```
-    /// use spatix::{Aabb, Point, Quadtree, SpatialIndex};
+    /// use spatix::{Aabb, Point, Quadtree, SpatialIndex, SpatialQuery};
     /// let world = Aabb::new(Point::new(0.0f64, 0.0), Point::new(100.0, 100.0))?;
     /// let tree = Quadtree::<f64, u32>::new(world)?;
     /// assert!(tree.is_empty());
@@ -394,7 +420,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// growth slack.
     ///
     /// ```
-    /// use spatix::{Aabb, Point, Quadtree, SpatialIndex};
+    /// use spatix::{Aabb, Point, Quadtree, SpatialIndex, SpatialQuery};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
     /// let mut tree = Quadtree::<f32, u32>::new(world)?;
     /// tree.reserve(1000);
@@ -437,7 +463,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// kind, e.g. to draw the tree.
     ///
     /// ```
-    /// use spatix::{Aabb, NodeKind, Point, Quadtree, SpatialIndex};
+    /// use spatix::{Aabb, NodeKind, Point, Quadtree, SpatialIndex, SpatialQuery};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(64.0, 64.0))?;
     /// let mut tree = Quadtree::new(world)?;
     /// for i in 0..20 {
@@ -486,6 +512,66 @@ impl<S: Scalar, T> Quadtree<S, T> {
     }
 }
 
+impl<S: Scalar, T> SpatialQuery<S, T> for Quadtree<S, T> {
+    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
+        self.slots.get(handle)
+    }
+
+    fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn iter(&self) -> Iter<'_, S, T> {
+        self.slots.iter()
+    }
+
+    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.query_impl(area, visit)
+    }
+
+    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.pairs_below(Frame::root(self.world), visit)
+    }
+
+    fn nearest<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+    ) -> &'w [Neighbor<S>] {
+        self.nearest_impl(point, k, workspace)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.nodes.capacity() * size_of::<Node>()
+            + self.links.memory_bytes()
+            + self.slots.memory_bytes()
+            + (self.homes.capacity() + self.stack.capacity()) * size_of::<Frame<S>>()
+    }
+
+    fn check_invariants(&self) -> Result<(), Error> {
+        self.validate()
+    }
+
+    fn raycast_all<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        self.raycast_impl(ray, workspace, visit)
+    }
+}
+
 impl<S: Scalar, T> SpatialIndex<S, T> for Quadtree<S, T> {
     fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
         let aabb = aabb.validated()?;
@@ -531,14 +617,6 @@ impl<S: Scalar, T> SpatialIndex<S, T> for Quadtree<S, T> {
         Ok(())
     }
 
-    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        self.slots.get(handle)
-    }
-
-    fn len(&self) -> usize {
-        self.slots.len()
-    }
-
     fn clear(&mut self) {
         self.nodes.truncate(1);
         self.nodes[0] = EMPTY_LEAF;
@@ -547,48 +625,10 @@ impl<S: Scalar, T> SpatialIndex<S, T> for Quadtree<S, T> {
         self.slots.clear();
     }
 
-    fn iter(&self) -> Iter<'_, S, T> {
-        self.slots.iter()
-    }
-
-    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.query_impl(area, visit)
-    }
-
-    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.pairs_below(Frame::root(self.world), visit)
-    }
-
-    fn nearest<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
-        self.nearest_impl(point, k, workspace)
-    }
-
     fn maintain(&mut self) {
         self.collapse_empty_branches();
         if self.links.relinked() > 0 {
             self.compact_lists();
         }
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.nodes.capacity() * size_of::<Node>()
-            + self.links.memory_bytes()
-            + self.slots.memory_bytes()
-            + (self.homes.capacity() + self.stack.capacity()) * size_of::<Frame<S>>()
-    }
-
-    fn check_invariants(&self) -> Result<(), Error> {
-        self.validate()
     }
 }

@@ -1,10 +1,11 @@
-//! Rectangle and nearest-neighbour queries.
+//! Rectangle, nearest-neighbour and ray queries.
 
 use core::ops::ControlFlow;
 
 use super::{BRANCH, Frame, Quadtree, Stack};
 use crate::nearest::Pending;
-use crate::{Aabb, Item, Neighbor, Point, Scalar, Workspace};
+use crate::ray::{RaySearch, cast_tree};
+use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
 
 impl<S: Scalar, T> Quadtree<S, T> {
     /// Visits the leaves overlapping `area` with an explicit stack; an element listed in
@@ -61,28 +62,18 @@ impl<S: Scalar, T> Quadtree<S, T> {
     ) -> &'w [Neighbor<S>] {
         let mut search = workspace.begin();
         if point.is_finite() && k > 0 && self.slots.len() > 0 {
-            let pending = |f: &Frame<S>| Pending {
-                distance_2: f.reach().distance_2_to_point(point),
-                node: f.node,
-                aux: u32::from(f.depth) | u32::from(f.edges) << 8,
-                aabb: f.aabb,
-            };
+            let pending = |f: &Frame<S>| f.pending(f.reach().distance_2_to_point(point));
             search.push(pending(&Frame::root(self.world)));
             while let Some(p) = search.pop() {
-                if p.distance_2 > search.bound(k) {
+                if p.key > search.bound(k) {
                     break;
                 }
-                let f = Frame {
-                    aabb: p.aabb,
-                    node: p.node,
-                    depth: p.aux as u8,
-                    edges: (p.aux >> 8) as u8,
-                };
+                let f = Frame::from_pending(&p);
                 let node = self.nodes[f.node as usize];
                 if node.count == BRANCH {
                     for child in f.children(node.first_child) {
                         let next = pending(&child);
-                        if next.distance_2 <= search.bound(k) {
+                        if next.key <= search.bound(k) {
                             search.push(next);
                         }
                     }
@@ -100,5 +91,49 @@ impl<S: Scalar, T> Quadtree<S, T> {
             }
         }
         workspace.finish()
+    }
+
+    /// Ordered traversal: nodes come off a min-queue by where the ray enters them (their box
+    /// grown to infinity across world borders, widened for rounding), and a hit is reported
+    /// once no waiting node could hold an earlier one. An element listed in several leaves is
+    /// recorded only by the leaf owning the (clamped) point where the ray enters it.
+    pub(super) fn raycast_impl<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        let mut search = workspace.begin_ray();
+        if !ray.is_valid() || self.slots.len() == 0 {
+            return ControlFlow::Continue(());
+        }
+        let pending = |f: &Frame<S>| f.reach().ray_entry_conservative(ray).map(|t| f.pending(t));
+        if let Some(root) = pending(&Frame::root(self.world)) {
+            search.push_region(root);
+        }
+        let expand = |p: Pending<S>, search: &mut RaySearch<'_, S>| {
+            let f = Frame::from_pending(&p);
+            let node = self.nodes[f.node as usize];
+            if node.count == BRANCH {
+                for child in f.children(node.first_child) {
+                    if let Some(next) = pending(&child) {
+                        search.push_region(next);
+                    }
+                }
+                return;
+            }
+            for e in self.links.items(node.first_child) {
+                let b = self.slots.aabb(e);
+                if let Some(t) = b.entry_unchecked(ray) {
+                    if f.owns(self.world.closest_point(b.entry_point(ray, t))) {
+                        search.push_hit(t, e);
+                    }
+                }
+            }
+        };
+        cast_tree(&mut search, &self.slots, expand, visit)
     }
 }

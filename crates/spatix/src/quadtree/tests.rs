@@ -4,7 +4,7 @@
 use core::ops::ControlFlow;
 
 use super::{Node, Quadtree, QuadtreeConfig};
-use crate::{Aabb, BruteForce, Error, NodeKind, Point, SpatialIndex, Workspace};
+use crate::{Aabb, BruteForce, Error, NodeKind, Point, SpatialIndex, SpatialQuery, Workspace};
 
 fn world() -> Aabb<f64> {
     Aabb::new(Point::new(0.0, 0.0), Point::new(64.0, 64.0)).unwrap()

@@ -8,7 +8,8 @@ use core::ops::ControlFlow;
 use proptest::test_runner::TestError;
 use spatix::workload::{Layout, Sizes};
 use spatix::{
-    Aabb, BruteForce, Error, Handle, Item, Iter, Neighbor, Point, Scalar, SpatialIndex, Workspace,
+    Aabb, BruteForce, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex,
+    SpatialQuery, Workspace,
 };
 
 use crate::bulk;
@@ -40,6 +41,8 @@ enum Fault {
     IgnoreGeneration,
     /// `query` (and so `within`) loses elements entirely outside the world.
     OutOfWorldLost,
+    /// `raycast_all` reports its hits farthest first.
+    RaycastReversed,
 }
 
 /// `BruteForce` with a fault.
@@ -81,39 +84,13 @@ fn strictly_overlap<S: Scalar>(a: &Aabb<S>, b: &Aabb<S>) -> bool {
     a.min.x < b.max.x && b.min.x < a.max.x && a.min.y < b.max.y && b.min.y < a.max.y
 }
 
-impl<S: Scalar> SpatialIndex<S, u64> for Broken<S, u64> {
-    fn insert(&mut self, aabb: Aabb<S>, value: u64) -> Result<Handle, Error> {
-        if self.fault == Fault::AcceptInvalidBox && !valid(&aabb) {
-            return self.inner.insert(Aabb::default(), value);
-        }
-        self.inner.insert(aabb, value)
-    }
-
-    fn remove(&mut self, handle: Handle) -> Option<u64> {
-        self.inner.remove(self.resolve(handle))
-    }
-
-    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
-        if self.fault == Fault::LoseEvery5thUpdate
-            && valid(&aabb)
-            && self.inner.get(handle).is_some()
-            && self.every(5)
-        {
-            return Ok(());
-        }
-        self.inner.update(self.resolve(handle), aabb)
-    }
-
+impl<S: Scalar> SpatialQuery<S, u64> for Broken<S, u64> {
     fn get(&self, handle: Handle) -> Option<Item<'_, S, u64>> {
         self.inner.get(self.resolve(handle))
     }
 
     fn len(&self) -> usize {
         self.inner.len()
-    }
-
-    fn clear(&mut self) {
-        self.inner.clear();
     }
 
     fn iter(&self) -> Iter<'_, S, u64> {
@@ -196,16 +173,67 @@ impl<S: Scalar> SpatialIndex<S, u64> for Broken<S, u64> {
         self.inner.nearest(point, k, workspace)
     }
 
-    fn maintain(&mut self) {
-        self.inner.maintain();
-    }
-
     fn memory_bytes(&self) -> usize {
         self.inner.memory_bytes()
     }
 
     fn check_invariants(&self) -> Result<(), Error> {
         self.inner.check_invariants()
+    }
+
+    fn raycast_all<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        mut visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, u64>, S) -> ControlFlow<()>,
+    {
+        if self.fault != Fault::RaycastReversed {
+            return self.inner.raycast_all(ray, workspace, visit);
+        }
+        let mut hits = Vec::new();
+        let _ = self.inner.raycast_all(ray, workspace, |item, t| {
+            hits.push((item.handle, t));
+            ControlFlow::Continue(())
+        });
+        for (handle, t) in hits.into_iter().rev() {
+            visit(self.inner.get(handle).expect("live"), t)?;
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl<S: Scalar> SpatialIndex<S, u64> for Broken<S, u64> {
+    fn insert(&mut self, aabb: Aabb<S>, value: u64) -> Result<Handle, Error> {
+        if self.fault == Fault::AcceptInvalidBox && !valid(&aabb) {
+            return self.inner.insert(Aabb::default(), value);
+        }
+        self.inner.insert(aabb, value)
+    }
+
+    fn remove(&mut self, handle: Handle) -> Option<u64> {
+        self.inner.remove(self.resolve(handle))
+    }
+
+    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
+        if self.fault == Fault::LoseEvery5thUpdate
+            && valid(&aabb)
+            && self.inner.get(handle).is_some()
+            && self.every(5)
+        {
+            return Ok(());
+        }
+        self.inner.update(self.resolve(handle), aabb)
+    }
+
+    fn clear(&mut self) {
+        self.inner.clear();
+    }
+
+    fn maintain(&mut self) {
+        self.inner.maintain();
     }
 }
 
@@ -318,6 +346,11 @@ fn catches_out_of_world_elements_lost() {
 }
 
 /// The bulk comparisons catch faults too.
+#[test]
+fn catches_rays_out_of_order() {
+    assert_caught(Fault::RaycastReversed, Variant::Uniform, "out of order", 6);
+}
+
 #[test]
 fn bulk_catches_faults() {
     for (fault, expect) in [

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use spatix::workload::{Agents, Layout, Rng, Sizes};
-use spatix::{Aabb, BruteForce, Handle, Point, Scalar, SpatialIndex, Workspace};
+use spatix::{Aabb, BruteForce, Handle, Point, Scalar, SpatialIndex, SpatialQuery, Workspace};
 
 use crate::check::{self, B, P, Seen};
 

@@ -10,7 +10,7 @@ use core::ops::ControlFlow;
 use std::collections::HashSet;
 use std::fmt::{self, Debug};
 
-use spatix::{Aabb, Handle, Item, Neighbor, Point, Scalar, SpatialIndex};
+use spatix::{Aabb, Handle, Item, Neighbor, Point, Ray, Scalar, SpatialQuery, Workspace};
 
 /// How many ids a mismatch message lists.
 const SHOWN: usize = 8;
@@ -91,7 +91,7 @@ impl<S: Scalar> Seen<S> {
 pub(crate) type Pair<S> = (Seen<S>, Seen<S>);
 
 /// Every element `query` reports, and what it returned.
-pub(crate) fn query_all<S: Scalar, I: SpatialIndex<S, u64>>(
+pub(crate) fn query_all<S: Scalar, I: SpatialQuery<S, u64>>(
     index: &I,
     area: &Aabb<S>,
 ) -> (Vec<Seen<S>>, ControlFlow<()>) {
@@ -104,7 +104,7 @@ pub(crate) fn query_all<S: Scalar, I: SpatialIndex<S, u64>>(
 }
 
 /// Every element `within` reports, and what it returned.
-pub(crate) fn within_all<S: Scalar, I: SpatialIndex<S, u64>>(
+pub(crate) fn within_all<S: Scalar, I: SpatialQuery<S, u64>>(
     index: &I,
     point: Point<S>,
     radius: S,
@@ -117,8 +117,36 @@ pub(crate) fn within_all<S: Scalar, I: SpatialIndex<S, u64>>(
     (out, flow)
 }
 
+/// Every element `raycast_all` reports with its entry parameter, and what it returned.
+pub(crate) fn raycast_all<S: Scalar, I: SpatialQuery<S, u64>>(
+    index: &I,
+    ray: &Ray<S>,
+    workspace: &mut Workspace<S>,
+) -> (Vec<(Seen<S>, S)>, ControlFlow<()>) {
+    let mut out = Vec::new();
+    let flow = index.raycast_all(ray, workspace, |item, t| {
+        out.push((Seen::of(item), t));
+        ControlFlow::Continue(())
+    });
+    (out, flow)
+}
+
+/// A ray, compactly: `origin -> direction up to max_t`.
+pub(crate) struct R<'a, S>(pub(crate) &'a Ray<S>);
+
+impl<S: Debug> Debug for R<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let r = self.0;
+        write!(
+            f,
+            "({:?}, {:?}) -> ({:?}, {:?}) up to {:?}",
+            r.origin.x, r.origin.y, r.direction.x, r.direction.y, r.max_t
+        )
+    }
+}
+
 /// Every pair `for_each_pair` reports, and what it returned.
-pub(crate) fn pairs_all<S: Scalar, I: SpatialIndex<S, u64>>(
+pub(crate) fn pairs_all<S: Scalar, I: SpatialQuery<S, u64>>(
     index: &I,
 ) -> (Vec<Pair<S>>, ControlFlow<()>) {
     let mut out = Vec::new();

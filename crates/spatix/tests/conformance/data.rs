@@ -10,7 +10,7 @@ use std::fmt;
 
 use proptest::prelude::*;
 use proptest::sample::select;
-use spatix::{Aabb, Point, Scalar};
+use spatix::{Aabb, Point, Ray, Scalar};
 
 /// A square world `[min, min + side]²`, the box the structure under test is built with.
 #[derive(Clone, Copy, PartialEq)]
@@ -338,6 +338,52 @@ pub(crate) fn points(variant: Variant, world: World) -> BoxedStrategy<Pt> {
         ]),
     ]
     .boxed()
+}
+
+/// A ray as generated: origin, direction, reach (possibly invalid: a NaN, a zero direction, a
+/// negative reach).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ry {
+    pub(crate) origin: Pt,
+    pub(crate) direction: Pt,
+    pub(crate) max_t: f64,
+}
+
+impl Ry {
+    /// The ray, built field by field so that invalid rays reach the structure too.
+    pub(crate) fn to<S: Scalar>(self) -> Ray<S> {
+        Ray {
+            origin: self.origin.to(),
+            direction: self.direction.to(),
+            max_t: S::from_f64(self.max_t),
+        }
+    }
+}
+
+/// Rays of every kind: from element centres, lattice points and outside the world; along the
+/// axes (the grid and tree boundaries' worst case), diagonals, random and nearly axis-parallel
+/// directions; short, long and infinite reaches; and a few invalid ones.
+pub(crate) fn rays(variant: Variant, world: World) -> BoxedStrategy<Ry> {
+    let directions = prop_oneof![
+        4 => select(vec![Pt(1.0, 0.0), Pt(-1.0, 0.0), Pt(0.0, 1.0), Pt(0.0, -1.0)]),
+        3 => select(vec![Pt(1.0, 1.0), Pt(-1.0, 1.0), Pt(0.5, -0.5), Pt(-2.0, -2.0)]),
+        6 => (-1.0..1.0f64, -1.0..1.0f64).prop_map(|(x, y)| Pt(x, y)),
+        1 => select(vec![Pt(1.0, 1e-30), Pt(-1e-12, 1.0), Pt(3.0, -1e-7)]),
+        1 => select(vec![Pt(0.0, 0.0), Pt(f64::NAN, 1.0), Pt(f64::INFINITY, 0.0)]),
+    ];
+    let reaches = prop_oneof![
+        2 => Just(f64::INFINITY),
+        4 => 0.0..world.side * 1.5,
+        1 => select(vec![0.0, world.side / 16.0, 1e300]),
+        1 => select(vec![-1.0, f64::NAN]),
+    ];
+    (points(variant, world), directions, reaches)
+        .prop_map(|(origin, direction, max_t)| Ry {
+            origin,
+            direction,
+            max_t,
+        })
+        .boxed()
 }
 
 /// Radii for within: zero, lattice values (exact distances to lattice boxes), arbitrary values,

@@ -4,11 +4,13 @@
 use core::ops::ControlFlow;
 use std::collections::HashMap;
 
-use spatix::{Aabb, BruteForce, Error, Handle, Point, Scalar, SpatialIndex, Workspace};
+use spatix::{
+    Aabb, BruteForce, Error, Handle, Point, Ray, Scalar, SpatialIndex, SpatialQuery, Workspace,
+};
 
 use crate::check::{
-    B, P, Seen, check_nearest, check_stop, dist2, overlap, pairs_all, query_all, same_ids,
-    same_pairs, valid, within_all,
+    B, P, R, Seen, check_nearest, check_stop, dist2, overlap, pairs_all, query_all, raycast_all,
+    same_ids, same_pairs, valid, within_all,
 };
 use crate::data::{Bx, World};
 use crate::ops::{Move, Op, Pick, StaleOp, StaleSrc, Stop};
@@ -28,6 +30,7 @@ pub(crate) struct Stats {
     pub(crate) pairs: usize,
     pub(crate) nearest_over_len: usize,
     pub(crate) early_breaks: usize,
+    pub(crate) ray_hits: usize,
     pub(crate) max_len: usize,
 }
 
@@ -45,6 +48,7 @@ impl Stats {
         self.pairs += o.pairs;
         self.nearest_over_len += o.nearest_over_len;
         self.early_breaks += o.early_breaks;
+        self.ray_hits += o.ray_hits;
         self.max_len = self.max_len.max(o.max_len);
     }
 }
@@ -219,6 +223,7 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
                 self.nearest(p.to(), k)
             }
             Op::Within(p, r) => self.within(p.to(), S::from_f64(*r)),
+            Op::Raycast(r) => self.raycast(r.to()),
             Op::Get(p) => match self.pick_live(*p) {
                 Some(e) => self.check_get(e.id),
                 None => Ok(()),
@@ -567,6 +572,86 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
         Ok(())
     }
 
+    /// Every hit once, in ascending `t`, each with the exact entry parameter of
+    /// `Aabb::ray_entry`; and `raycast` returns a hit at the smallest parameter.
+    fn raycast(&mut self, ray: Ray<S>) -> Result<(), String> {
+        let what = || format!("raycast {:?}", R(&ray));
+        let (got, flow) = raycast_all(&self.sut, &ray, &mut self.ws_sut);
+        if flow.is_break() {
+            return Err(format!(
+                "{}: returned Break, but the visitor never broke",
+                what()
+            ));
+        }
+        let model: HashMap<u64, S> = self
+            .live
+            .iter()
+            .filter_map(|e| e.aabb.ray_entry(&ray).map(|t| (e.id, t)))
+            .collect();
+        let (want, _) = raycast_all(&self.oracle, &ray, &mut self.ws_oracle);
+        for (side, hits) in [(Side::Oracle, &want), (Side::Sut, &got)] {
+            let who = if side == Side::Oracle { "ORACLE: " } else { "" };
+            if let Some(w) = hits.windows(2).find(|w| w[1].1 < w[0].1) {
+                return Err(format!(
+                    "{who}{}: hits out of order: t = {:?} (#{}) reported before t = {:?} (#{})",
+                    what(),
+                    w[0].1,
+                    w[0].0.id,
+                    w[1].1,
+                    w[1].0.id
+                ));
+            }
+            for (seen, t) in hits.iter() {
+                let id = self
+                    .resolve(side, seen)
+                    .map_err(|e| format!("{}: {e}", what()))?;
+                if let Some(&true_t) = model.get(&id)
+                    && true_t != *t
+                {
+                    return Err(format!(
+                        "{who}{}: reported {} at t = {t:?}, but the ray enters it at {true_t:?}",
+                        what(),
+                        self.describe(id)
+                    ));
+                }
+            }
+        }
+        let ids =
+            |hits: &[(crate::check::Seen<S>, S)]| hits.iter().map(|h| h.0.id).collect::<Vec<_>>();
+        let model_ids: Vec<u64> = model.keys().copied().collect();
+        let describe = |id| self.describe(id);
+        same_ids(&ids(&want), &model_ids, &describe)
+            .map_err(|e| format!("ORACLE disagrees with the model on {}: {e}", what()))?;
+        same_ids(&ids(&got), &model_ids, &describe).map_err(|e| format!("{}: {e}", what()))?;
+        let first = self.sut.raycast(&ray, &mut self.ws_sut);
+        let min_t = model
+            .values()
+            .copied()
+            .reduce(|a, b| if b < a { b } else { a });
+        match (first, min_t) {
+            (None, None) => {}
+            (Some(hit), Some(t)) => {
+                let id = self.by_sut.get(&hit.handle).copied();
+                if hit.t != t || id.and_then(|id| model.get(&id)) != Some(&t) {
+                    return Err(format!(
+                        "{}: raycast returned {:?} at t = {:?}, but the first hit is at t = {t:?}",
+                        what(),
+                        hit.handle,
+                        hit.t
+                    ));
+                }
+            }
+            (first, _) => {
+                return Err(format!(
+                    "{}: raycast returned {first:?}, but the first hit is at {min_t:?}",
+                    what()
+                ));
+            }
+        }
+        self.stats.ray_hits += usize::from(!got.is_empty());
+        Ok(())
+    }
+
     fn stop(&mut self, probe: Stop) -> Result<(), String> {
         let mut calls = 0;
         let (flow, matches, what) = match probe {
@@ -603,6 +688,18 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
                     flow,
                     within_all(&self.oracle, p, r).0.len(),
                     format!("within({:?}, {r:?})", P(p)),
+                )
+            }
+            Stop::Raycast(r) => {
+                let ray = r.to();
+                let flow = self.sut.raycast_all(&ray, &mut self.ws_sut, |_, _| {
+                    calls += 1;
+                    ControlFlow::Break(())
+                });
+                (
+                    flow,
+                    raycast_all(&self.oracle, &ray, &mut self.ws_oracle).0.len(),
+                    format!("raycast {:?}", R(&ray)),
                 )
             }
         };
@@ -713,6 +810,14 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
             self.nearest(c, 1)?;
             self.nearest(c, n)?;
             self.within(c, S::ONE)?;
+            for origin in [world.min, world.max, Point::new(world.min.x, c.y)] {
+                let direction = Point::new(c.x - origin.x, c.y - origin.y);
+                self.raycast(Ray {
+                    origin,
+                    direction,
+                    max_t: S::INFINITY,
+                })?;
+            }
         }
         for (h, ho) in self.stale.clone().into_iter().take(24) {
             if let Some(item) = self.sut.get(h) {

@@ -11,7 +11,7 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use crate::data::{self, Bx, Pt, Variant, World};
+use crate::data::{self, Bx, Pt, Ry, Variant, World};
 
 /// Longest generated sequence.
 const MAX_OPS: usize = 200;
@@ -47,6 +47,8 @@ pub(crate) enum Op {
     Pairs,
     Nearest(Pt, K),
     Within(Pt, f64),
+    /// `raycast_all` and `raycast`.
+    Raycast(Ry),
     /// `get` a live element.
     Get(Pick),
     /// `iter`, `len` and `memory_bytes`.
@@ -115,6 +117,7 @@ pub(crate) enum Stop {
     Query(Bx),
     Pairs,
     Within(Pt, f64),
+    Raycast(Ry),
 }
 
 /// One generated test case: a world and a sequence of operations.
@@ -183,6 +186,7 @@ pub(crate) fn op(variant: Variant, world: World) -> BoxedStrategy<Op> {
         data::areas(variant, world).prop_map(Stop::Query),
         Just(Stop::Pairs),
         (points.clone(), radii.clone()).prop_map(|(p, r)| Stop::Within(p, r)),
+        data::rays(variant, world).prop_map(Stop::Raycast),
     ];
     prop_oneof![
         6 => Just(Op::Maintain),
@@ -197,6 +201,7 @@ pub(crate) fn op(variant: Variant, world: World) -> BoxedStrategy<Op> {
         6 => Just(Op::Pairs),
         10 => (points.clone(), ks()).prop_map(|(p, k)| Op::Nearest(p, k)),
         8 => (points, radii).prop_map(|(p, r)| Op::Within(p, r)),
+        8 => data::rays(variant, world).prop_map(Op::Raycast),
         6 => pick().prop_map(Op::Get),
         3 => Just(Op::Iter),
         6 => stop.prop_map(Op::Stop),

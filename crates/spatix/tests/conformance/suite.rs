@@ -172,6 +172,7 @@ fn coverage(variant: Variant, s: &Stats) {
         ("intersecting pairs", s.pairs),
         ("nearest with k > len", s.nearest_over_len),
         ("early stops", s.early_breaks),
+        ("ray hits", s.ray_hits),
     ];
     for (what, n) in reached {
         assert!(n > 0, "{variant:?}: no sequence produced {what}: {s:?}");
