@@ -6,6 +6,7 @@ use spatix::{Aabb, Point};
 use spatix_bench::{
     AGENTS_SEED, QUERIES_SEED, QUERY_COUNT, QUERY_SIDE, query_points, query_squares,
 };
+use spatix_bench::{MIXES, Mix};
 
 use crate::check::{Answer, Mismatch, Tally};
 use crate::measure::{heap_growth, median, time};
@@ -30,7 +31,7 @@ const BUILD_CHECK_QUERIES: usize = 1000;
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Kind {
     /// Move every agent, update (or rebuild) the index, find every pair.
-    Frame(Layout, Sizes),
+    Frame(Mix),
     /// Build from N boxes.
     BuildBoxes,
     /// Build from N points.
@@ -75,14 +76,14 @@ pub(crate) fn all() -> Vec<Workload> {
             headline,
         })
     };
-    for (layout, sizes, name) in [
-        (Layout::Uniform, Sizes::Uniform, "uniform"),
-        (Layout::Clustered, Sizes::Uniform, "clustered"),
-        (Layout::Uniform, Sizes::Mixed, "mixed sizes"),
-    ] {
+    for mix in MIXES {
+        let name = match mix {
+            Mix::Mixed => "mixed sizes",
+            other => other.name(),
+        };
         add(
-            Kind::Frame(layout, sizes),
-            format!("frame-{}", name.replace(' ', "-")),
+            Kind::Frame(mix),
+            format!("frame-{}", mix.name()),
             format!("Agents frame ({name}): move, update or rebuild, all pairs"),
             true,
         );
@@ -242,11 +243,11 @@ fn run_one(
     let box_index = || peers::box_indexes(threads).swap_remove(j);
     let point_index = || peers::point_indexes(threads).swap_remove(j);
     match kind {
-        Kind::Frame(layout, sizes) => {
+        Kind::Frame(mix) => {
             let mut index = box_index();
             let outcome = index
                 .runs_at(n)
-                .then(|| frame(&mut *index, n, layout, sizes, settings))?;
+                .then(|| frame(&mut *index, n, mix, settings))?;
             Some((index.name(), Some(index.moves()), outcome))
         }
         Kind::BuildBoxes => {
@@ -308,14 +309,8 @@ fn points(n: usize, layout: Layout) -> (Aabb<f32>, Vec<Point<f32>>, Vec<Point<f3
     (agents.world, agents.positions, queries)
 }
 
-fn frame(
-    index: &mut dyn BoxIndex,
-    n: usize,
-    layout: Layout,
-    sizes: Sizes,
-    settings: &Settings,
-) -> Outcome {
-    let mut agents = Agents::<f32>::new(n, layout, sizes, AGENTS_SEED);
+fn frame(index: &mut dyn BoxIndex, n: usize, mix: Mix, settings: &Settings) -> Outcome {
+    let mut agents = mix.agents(n);
     let world = agents.world;
     let mut boxes: Vec<Aabb<f32>> = agents.boxes().collect();
     index.build(&world, &boxes);
