@@ -66,7 +66,7 @@ impl Machine {
             load_at_start.as_deref().unwrap_or("?"),
             load_average().as_deref().unwrap_or("?"),
             "the machine is shared, so absolute times are noisy; ratios within one run are the \
-             comparison"
+             comparison."
         );
         Self {
             description: format!("{cpu}, {cores} cores, {memory}; {rustc}, release profile"),

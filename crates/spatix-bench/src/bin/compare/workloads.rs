@@ -11,6 +11,7 @@ use spatix_bench::{MIXES, Mix};
 use crate::check::{Answer, Mismatch, Tally};
 use crate::measure::{heap_growth, median, time};
 use crate::peers::{self, BoxIndex, Moves, PointIndex};
+use crate::report::n_label;
 
 /// Untimed runs before the measured ones (the first frame after a build, cold caches).
 const WARMUP: usize = 1;
@@ -103,7 +104,10 @@ pub(crate) fn all() -> Vec<Workload> {
     add(
         Kind::Query,
         "query".into(),
-        format!("{QUERY_COUNT} rectangle queries ({QUERY_SIDE} × {QUERY_SIDE}), agents at rest"),
+        format!(
+            "{} rectangle queries ({QUERY_SIDE} × {QUERY_SIDE}), agents at rest",
+            n_label(QUERY_COUNT)
+        ),
         true,
     );
     for layout in [Layout::Uniform, Layout::Clustered] {
@@ -112,7 +116,10 @@ pub(crate) fn all() -> Vec<Workload> {
             add(
                 Kind::Nearest(layout, k),
                 format!("nearest-{name}-k{k}"),
-                format!("{QUERY_COUNT} nearest-neighbour queries, k = {k}, {name} points"),
+                format!(
+                    "{} nearest-neighbour queries, k = {k}, {name} points",
+                    n_label(QUERY_COUNT)
+                ),
                 k == 8,
             );
         }
@@ -122,7 +129,10 @@ pub(crate) fn all() -> Vec<Workload> {
         add(
             Kind::Within(layout),
             format!("radius-{name}"),
-            format!("{QUERY_COUNT} radius queries (r = {RADIUS}), {name} points"),
+            format!(
+                "{} radius queries (r = {RADIUS}), {name} points",
+                n_label(QUERY_COUNT)
+            ),
             layout == Layout::Uniform,
         );
     }

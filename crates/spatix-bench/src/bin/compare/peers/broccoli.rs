@@ -18,8 +18,10 @@ pub(crate) const CRATE: Crate = Crate {
          tree borrows its elements, so the adapter keeps `get_tree_data()` after building and \
          re-attaches with `Tree::from_tree_data` (the documented way to keep a tree outside \
          lifetimes) before each pass. Pairs: `find_colliding_pairs`; queries: \
-         `find_all_intersect_rect`. No point workloads (its kNN is not what the crate is for, and \
-         it is left out here).",
+         `find_all_intersect_rect`, whose test is open (a box that only touches the rectangle is \
+         not found: the cross-check caught it), so the adapter widens each rectangle by one ulp \
+         on every side, which on floats makes the open test exactly the closed one. No point \
+         workloads (its k-nearest is not what the crate is for).",
 };
 
 fn rect(b: &Aabb<f32>) -> Rect<f32> {
@@ -71,7 +73,14 @@ impl BoxIndex for Boxes {
     fn query(&mut self, squares: &[Aabb<f32>], tally: &mut Tally) {
         let mut tree = self.tree();
         for square in squares {
-            let mut area = rect(square);
+            // Its rectangle query is open (a box that only touches the rectangle is not
+            // found); widened by one ulp on every side, the open test is exactly the closed one.
+            let mut area = broccoli::rect(
+                square.min.x.next_down(),
+                square.max.x.next_up(),
+                square.min.y.next_down(),
+                square.max.y.next_up(),
+            );
             tree.find_all_intersect_rect(AabbPin::from_mut(&mut area), |_, hit| {
                 tally.hit(*hit.unpack_inner());
             });
