@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::check::DISTANCE_TOLERANCE;
 use crate::machine::Machine;
 use crate::peers::{self, Moves};
-use crate::workloads::{Entry, Settings, Table};
+use crate::workloads::{BUILD_CHECK_QUERIES, Entry, Settings, Table};
 
 /// `10k`, `100k`, `1M`.
 pub(crate) fn n_label(n: usize) -> String {
@@ -57,7 +57,7 @@ fn entry<'t>(table: &'t Table, structure: &str, n: usize) -> Option<&'t Entry> {
 }
 
 /// The fastest median at `n` among the entries that pass `filter`.
-fn fastest<'t>(table: &'t Table, n: usize, filter: impl Fn(&Entry) -> bool) -> Option<&'t Entry> {
+fn fastest(table: &Table, n: usize, filter: impl Fn(&Entry) -> bool) -> Option<&Entry> {
     table
         .entries
         .iter()
@@ -233,8 +233,8 @@ pub(crate) fn markdown(
          query, the number of neighbours and the sum of their squared distances, computed by the \
          harness in f64 from the returned points, equal within a relative {DISTANCE_TOLERANCE:e} \
          (a crate's f32 distances may tie two points one bit apart and return either). Builds: \
-         {} queries on the built structure.\n",
-        "1000 rectangle (boxes) or radius (points)"
+         {BUILD_CHECK_QUERIES} rectangle (boxes) or radius (points) queries on the built \
+         structure.\n"
     );
     let _ = writeln!(out, "## Summary\n");
     out.push_str(&summary(tables, false));

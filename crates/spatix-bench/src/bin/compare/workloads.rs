@@ -17,7 +17,7 @@ use crate::report::n_label;
 const WARMUP: usize = 1;
 
 /// Seed of the query points of the k-nearest and radius workloads.
-const POINT_QUERIES_SEED: u64 = 0x0A11_CE5;
+const POINT_QUERIES_SEED: u64 = 0x00A1_1CE5;
 
 /// How far a query point lies from the data point it is drawn near, on each axis.
 const POINT_QUERY_JITTER: f32 = 5.0;
@@ -26,7 +26,7 @@ const POINT_QUERY_JITTER: f32 = 5.0;
 const RADIUS: f32 = 10.0;
 
 /// Squares queried after each build, to check that the structure holds what it was given.
-const BUILD_CHECK_QUERIES: usize = 1000;
+pub(crate) const BUILD_CHECK_QUERIES: usize = 1000;
 
 /// What a workload does.
 #[derive(Clone, Copy, Debug)]

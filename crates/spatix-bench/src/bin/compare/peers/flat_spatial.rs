@@ -14,10 +14,13 @@ pub(crate) const CRATE: Crate = Crate {
     how: "flat_spatial: `AABBGrid` for boxes (eager `set_aabb` updates, so a frame updates in \
          place) and `Grid` for points. Cell size from its README's rule, \"an average of 10-20 \
          objects per cell\" (15 here), which also puts cells at the magnitude of the 50 × 50 \
-         queries as its API docs advise. Neither has a pair pass: pairs are one `query_visitor` \
-         per element keeping pairs with first value < second. Neither has k-nearest; radius \
-         queries use `Grid::query_around` (which returns handles: each hit's value is read with \
-         `get`).",
+         queries as its API docs advise. Boxes implement its `AABB` trait, overriding the \
+         provided `intersects`: the default compares centre distance with summed extents in f32, \
+         which misjudges nearly touching boxes at coordinates near 10^4 (the cross-check caught \
+         it missing a pair in 320k at 1M agents); the override is the exact closed test every \
+         other structure uses. Neither grid has a pair pass: pairs are one `query_visitor` per \
+         element keeping pairs with first value < second. Neither has k-nearest; radius queries \
+         use `Grid::query_around` (which returns handles: each hit's value is read with `get`).",
 };
 
 /// Objects per cell the README recommends (10-20).
@@ -54,6 +57,16 @@ impl AABB for Bx {
 
     fn ur(&self) -> [f32; 2] {
         self.ur
+    }
+
+    /// The exact closed test. The trait's default compares sums of coordinates (centre
+    /// distance against summed extents) in f32, which misjudges nearly touching boxes at
+    /// coordinates near 10^4: the cross-check caught it missing 1 pair in 320k at 1M agents.
+    fn intersects(&self, b: &Self) -> bool {
+        self.ll[0] <= b.ur[0]
+            && b.ll[0] <= self.ur[0]
+            && self.ll[1] <= b.ur[1]
+            && b.ll[1] <= self.ur[1]
     }
 }
 

@@ -58,7 +58,7 @@ impl BoxIndex for Boxes {
         }
         self.bvh.refit(&mut self.workspace);
         self.frames += 1;
-        if self.frames % OPTIMIZE_EVERY == 0 {
+        if self.frames.is_multiple_of(OPTIMIZE_EVERY) {
             self.bvh.optimize_incremental(&mut self.workspace);
         }
     }
