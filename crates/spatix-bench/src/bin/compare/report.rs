@@ -65,6 +65,21 @@ fn fastest(table: &Table, n: usize, filter: impl Fn(&Entry) -> bool) -> Option<&
         .min_by(|a, b| a.median().total_cmp(&b.median()))
 }
 
+/// A table's heading rows: structure, what a frame does (agents frame), one column per N.
+fn header(out: &mut String, sizes: &[usize], frame: bool) {
+    let mut head = String::from("| structure |");
+    let mut rule = String::from("| --- |");
+    if frame {
+        head.push_str(" frame does |");
+        rule.push_str(" --- |");
+    }
+    for &n in sizes {
+        let _ = write!(head, " N = {} |", n_label(n));
+        rule.push_str(" ---: |");
+    }
+    let _ = writeln!(out, "{head}\n{rule}");
+}
+
 /// One workload's section: plot, time table (ratio to the fastest at each N), memory table
 /// where measured, and the answers every structure agreed on.
 fn section(out: &mut String, table: &Table, plots: &str) {
@@ -77,17 +92,7 @@ fn section(out: &mut String, table: &Table, plots: &str) {
         "![time versus N]({plots}/{}.svg)\n",
         table.workload.slug
     );
-    let mut head = String::from("| structure |");
-    let mut rule = String::from("| --- |");
-    if frame {
-        head.push_str(" frame does |");
-        rule.push_str(" --- |");
-    }
-    for &n in &sizes {
-        let _ = write!(head, " N = {} |", n_label(n));
-        rule.push_str(" ---: |");
-    }
-    let _ = writeln!(out, "{head}\n{rule}");
+    header(out, &sizes, frame);
     for name in &names {
         let mut row = format!("| {name} |");
         if frame {
@@ -123,13 +128,7 @@ fn section(out: &mut String, table: &Table, plots: &str) {
     }
     if table.entries.iter().any(|e| e.bytes_per_element.is_some()) {
         let _ = writeln!(out, "\nHeap held after building, bytes per element:\n");
-        let mut head = String::from("| structure |");
-        let mut rule = String::from("| --- |");
-        for &n in &sizes {
-            let _ = write!(head, " N = {} |", n_label(n));
-            rule.push_str(" ---: |");
-        }
-        let _ = writeln!(out, "{head}\n{rule}");
+        header(out, &sizes, false);
         for name in &names {
             let mut row = format!("| {name} |");
             for &n in &sizes {

@@ -252,51 +252,33 @@ fn run_one(
     let threads = settings.threads;
     let box_index = || peers::box_indexes(threads).swap_remove(j);
     let point_index = || peers::point_indexes(threads).swap_remove(j);
+    // A box or point structure's run, `None` if it is not measured at this N or does not do
+    // the workload.
+    let on_boxes = |run: &dyn Fn(&mut dyn BoxIndex) -> Option<Outcome>, frames: bool| {
+        let mut index = box_index();
+        let outcome = if index.runs_at(n) {
+            run(&mut *index)
+        } else {
+            None
+        }?;
+        Some((index.name(), frames.then(|| index.moves()), outcome))
+    };
+    let on_points = |run: &dyn Fn(&mut dyn PointIndex) -> Option<Outcome>| {
+        let mut index = point_index();
+        let outcome = if index.runs_at(n) {
+            run(&mut *index)
+        } else {
+            None
+        }?;
+        Some((PointIndex::name(&*index), None, outcome))
+    };
     match kind {
-        Kind::Frame(mix) => {
-            let mut index = box_index();
-            let outcome = index
-                .runs_at(n)
-                .then(|| frame(&mut *index, n, mix, settings))?;
-            Some((index.name(), Some(index.moves()), outcome))
-        }
-        Kind::BuildBoxes => {
-            let probe = box_index();
-            let outcome = probe
-                .runs_at(n)
-                .then(|| build_boxes(box_index, n, settings))?;
-            Some((probe.name(), None, outcome))
-        }
-        Kind::BuildPoints => {
-            let probe = point_index();
-            let outcome = probe
-                .runs_at(n)
-                .then(|| build_points(point_index, n, settings))?;
-            Some((probe.name(), None, outcome))
-        }
-        Kind::Query => {
-            let mut index = box_index();
-            let outcome = index.runs_at(n).then(|| query(&mut *index, n, settings))?;
-            Some((index.name(), None, outcome))
-        }
-        Kind::Nearest(layout, k) => {
-            let mut index = point_index();
-            let outcome = if index.runs_at(n) {
-                nearest(&mut *index, n, layout, k, settings)
-            } else {
-                None
-            }?;
-            Some((PointIndex::name(&*index), None, outcome))
-        }
-        Kind::Within(layout) => {
-            let mut index = point_index();
-            let outcome = if index.runs_at(n) {
-                within(&mut *index, n, layout, settings)
-            } else {
-                None
-            }?;
-            Some((PointIndex::name(&*index), None, outcome))
-        }
+        Kind::Frame(mix) => on_boxes(&|index| Some(frame(index, n, mix, settings)), true),
+        Kind::BuildBoxes => on_boxes(&|_| Some(build_boxes(box_index, n, settings)), false),
+        Kind::Query => on_boxes(&|index| Some(query(index, n, settings)), false),
+        Kind::BuildPoints => on_points(&|_| Some(build_points(point_index, n, settings))),
+        Kind::Nearest(layout, k) => on_points(&|index| nearest(index, n, layout, k, settings)),
+        Kind::Within(layout) => on_points(&|index| within(index, n, layout, settings)),
     }
 }
 
