@@ -8,6 +8,10 @@ use plotters::prelude::*;
 use crate::report::n_label;
 use crate::workloads::Table;
 
+/// Width of the picture, and of the legend's column at its right.
+const WIDTH: u32 = 1000;
+const LEGEND_WIDTH: u32 = 200;
+
 /// Line colours, one per structure in measuring order (spatix's first).
 const PALETTE: [RGBColor; 10] = [
     RGBColor(0xd6, 0x27, 0x28),
@@ -39,9 +43,11 @@ pub(crate) fn plot(table: &Table, dir: &Path) -> Result<(), Box<dyn std::error::
     if points.is_empty() {
         return Ok(());
     }
-    let root = SVGBackend::new(&path, (860, 520)).into_drawing_area();
+    let root = SVGBackend::new(&path, (WIDTH, 520)).into_drawing_area();
     root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
+    // The legend has a column of its own, right of the plot, so that it hides no line.
+    let (plot_area, legend_area) = root.split_horizontally(WIDTH - LEGEND_WIDTH);
+    let mut chart = ChartBuilder::on(&plot_area)
         .caption(&table.workload.title, ("sans-serif", 18))
         .margin(12)
         .x_label_area_size(40)
@@ -72,24 +78,23 @@ pub(crate) fn plot(table: &Table, dir: &Path) -> Result<(), Box<dyn std::error::
             .map(|e| (e.n as f64, e.median() * 1e3))
             .collect();
         let width = if crate::peers::is_spatix(name) { 3 } else { 1 };
-        chart
-            .draw_series(LineSeries::new(series.clone(), color.stroke_width(width)))?
-            .label(*name)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(width))
-            });
+        chart.draw_series(LineSeries::new(series.clone(), color.stroke_width(width)))?;
         chart.draw_series(
             series
                 .into_iter()
                 .map(|p| Circle::new(p, 3, color.filled())),
         )?;
+        let y = 48 + 22 * i as i32;
+        legend_area.draw(&PathElement::new(
+            vec![(0, y), (24, y)],
+            color.stroke_width(width),
+        ))?;
+        legend_area.draw(&Text::new(
+            name.to_string(),
+            (32, y - 7),
+            ("sans-serif", 14),
+        ))?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()?;
     root.present()?;
     Ok(())
 }
