@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release -p spatix-bench --bin compare -- [--quick] [--write] [--json FILE]
-//!     [--threads N] [--runs N] [--only TEXT]
+//!     [--threads N] [--runs N] [--only TEXT] [--structures TEXT]
 //! ```
 //!
 //! * `--quick`: N = 10k and 100k only (a few minutes); the full run is 10k, 100k and 1M.
@@ -13,6 +13,8 @@
 //! * `--threads N`: let the structures with a parallel mode use N threads (default 1).
 //! * `--runs N`: measured runs per structure and N (at least 5, the default).
 //! * `--only TEXT`: only the workloads whose name contains TEXT (e.g. `frame`, `nearest`).
+//! * `--structures TEXT`: only the structures whose name contains TEXT (e.g. `spatix`, for a
+//!   profile); the answers are then checked against the first of those.
 //!
 //! Any answer that differs from the others is printed and makes the run exit with status 1,
 //! writing nothing.
@@ -56,6 +58,7 @@ struct Options {
     threads: usize,
     runs: usize,
     only: Option<String>,
+    structures: String,
 }
 
 fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
@@ -66,6 +69,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
         threads: 1,
         runs: MIN_RUNS,
         only: None,
+        structures: String::new(),
     };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -91,6 +95,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
                     ))?;
             }
             "--only" => options.only = Some(value("--only")?),
+            "--structures" => options.structures = value("--structures")?,
             "--help" | "-h" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -111,7 +116,7 @@ fn main() -> ExitCode {
                 eprintln!("compare: {message}");
             }
             eprintln!(
-                "usage: compare [--quick] [--write] [--json FILE] [--threads N] [--runs N] [--only TEXT]"
+                "usage: compare [--quick] [--write] [--json FILE] [--threads N] [--runs N] [--only TEXT] [--structures TEXT]"
             );
             return ExitCode::from(2);
         }
@@ -133,6 +138,7 @@ fn main() -> ExitCode {
         },
         runs: options.runs,
         threads: options.threads,
+        structures: options.structures.clone(),
     };
     let mut mismatches = Vec::new();
     let mut tables = Vec::new();
@@ -233,6 +239,7 @@ mod tests {
                 threads: 2,
                 runs: 7,
                 only: Some("frame".into()),
+                structures: "rstar".into(),
             }
         );
         let defaults = parse(args("")).unwrap();

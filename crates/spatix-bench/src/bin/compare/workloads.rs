@@ -146,6 +146,8 @@ pub(crate) struct Settings {
     /// Measured runs per structure and N (frames, for the agents frame).
     pub(crate) runs: usize,
     pub(crate) threads: usize,
+    /// Only the structures whose name contains this (all for "").
+    pub(crate) structures: String,
 }
 
 /// One structure at one N.
@@ -193,13 +195,18 @@ pub(crate) fn run(
     let mut entries = Vec::new();
     for &n in &settings.sizes {
         let mut reference: Option<(String, Answer)> = None;
-        let count = match workload.kind {
-            Kind::Frame(..) | Kind::BuildBoxes | Kind::Query => peers::box_indexes(1).len(),
+        let names: Vec<String> = match workload.kind {
+            Kind::Frame(..) | Kind::BuildBoxes | Kind::Query => {
+                peers::box_indexes(1).iter().map(|i| i.name()).collect()
+            }
             Kind::BuildPoints | Kind::Nearest(..) | Kind::Within(_) => {
-                peers::point_indexes(1).len()
+                peers::point_indexes(1).iter().map(|i| i.name()).collect()
             }
         };
-        for j in 0..count {
+        for (j, name) in names.iter().enumerate() {
+            if !name.contains(settings.structures.as_str()) {
+                continue;
+            }
             let Some((structure, moves, outcome)) = run_one(workload.kind, j, n, settings) else {
                 continue;
             };
@@ -548,6 +555,7 @@ mod tests {
             sizes: vec![600],
             runs: 1,
             threads: 1,
+            structures: String::new(),
         };
         let mut mismatches = Vec::new();
         for workload in all() {
