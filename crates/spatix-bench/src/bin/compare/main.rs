@@ -227,7 +227,7 @@ mod tests {
     #[test]
     fn parses_every_option() {
         let o = parse(args(
-            "--quick --write --json out.json --threads 2 --runs 7 --only frame",
+            "--quick --write --json out.json --threads 2 --runs 7 --only frame --structures rstar",
         ))
         .unwrap();
         assert_eq!(
