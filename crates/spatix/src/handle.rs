@@ -64,6 +64,13 @@ impl Handle {
         (u64::from(self.generation) << 32) | u64::from(self.slot)
     }
 
+    /// The handle of `slot` at `generation` (for structures that know an element's
+    /// generation without looking it up, such as static ones whose slots are never reused).
+    #[inline]
+    pub(crate) const fn new(slot: u32, generation: u32) -> Self {
+        Self { slot, generation }
+    }
+
     /// The inverse of [`Handle::to_bits`]. Any `u64` is accepted; one that names no live
     /// element is simply stale.
     ///
@@ -144,6 +151,13 @@ impl<S: Scalar, T> Slots<S, T> {
         self.boxes.reserve(additional);
         self.values.reserve(additional);
         self.generations.reserve(additional);
+    }
+
+    /// The generation of every slot that has never been vacated: the handles of a table that
+    /// was only ever inserted into are `(slot, first_generation)`.
+    #[inline]
+    pub(crate) fn first_generation(&self) -> u32 {
+        self.salt
     }
 
     /// The live slot a handle names, if any.

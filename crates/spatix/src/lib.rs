@@ -13,6 +13,7 @@
 //! | [`BruteForce`] | one array | fewer than ~64 elements; the oracle of every test |
 //! | [`Quadtree`] | every leaf they overlap | uneven density, similar sizes |
 //! | [`UniformGrid`] | every cell they overlap | even density, similar sizes |
+//! | [`KdTree`] (static points) | leaves of a median-split tree | k-nearest neighbours on points built once |
 //!
 //! ```
 //! use core::ops::ControlFlow;
@@ -35,7 +36,8 @@
 //! ## Features
 //! * `serde`: `Serialize`/`Deserialize` for [`Point`], [`Aabb`] and [`Handle`].
 //! * `rayon`: `ParallelPairs`, the pair pass of the quadtree and the grid spread over
-//!   rayon's thread pool.
+//!   rayon's thread pool; `KdTree::par_build` and the kd-tree's batch queries
+//!   (`nearest_batch`, `within_batch`).
 #![deny(missing_docs)]
 
 mod brute;
@@ -44,6 +46,7 @@ mod geom;
 mod grid;
 mod handle;
 mod index;
+mod kdtree;
 mod nearest;
 #[cfg(feature = "rayon")]
 mod par;
@@ -58,6 +61,7 @@ pub use geom::{Aabb, Point, Scalar};
 pub use grid::UniformGrid;
 pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex, SpatialQuery};
+pub use kdtree::{KdTree, KdTreeConfig, SplitRule};
 pub use nearest::{Neighbor, Workspace};
 #[cfg(feature = "rayon")]
 pub use par::ParallelPairs;
