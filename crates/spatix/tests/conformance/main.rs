@@ -11,6 +11,8 @@
 
 #[macro_use]
 mod suite;
+#[macro_use]
+mod static_suite;
 mod broken;
 mod bulk;
 mod check;
@@ -66,4 +68,21 @@ conformance!(grid_f64, f64, |world| {
 });
 conformance!(grid_fine_f64, f64, |world| {
     spatix::UniformGrid::new(world, world.size().x / 128.0).unwrap()
+});
+
+// The kd-tree stores points: its static suite runs on zero-size boxes. Buckets of the default
+// size, and buckets of two with the seed's cycling axes (the deepest tree, every split line
+// crowded with equal coordinates).
+conformance_static!(kdtree_f32, f32, points, |data| {
+    spatix::KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))
+});
+conformance_static!(kdtree_f64, f64, points, |data| {
+    spatix::KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))
+});
+conformance_static!(kdtree_small_buckets_f64, f64, points, |data| {
+    let config = spatix::KdTreeConfig {
+        bucket_size: 2,
+        split: spatix::SplitRule::Cycle,
+    };
+    spatix::KdTree::with_config(data.iter().map(|&(b, id)| (b.min, id)), config)
 });

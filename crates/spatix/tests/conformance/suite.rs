@@ -99,7 +99,7 @@ const DEFAULT_CASES: u32 = 256;
 /// The fixed seed (override with `PROPTEST_RNG_SEED` to explore further).
 const SEED: u64 = 0x5EED_2DC0_111D_E5A5;
 /// Coverage is asserted only when at least this many cases ran.
-const COVERAGE_MIN_CASES: u32 = 24;
+pub(crate) const COVERAGE_MIN_CASES: u32 = 24;
 
 /// Calls the constructor closure of `conformance!` (here so that the closure's argument type is
 /// known).
