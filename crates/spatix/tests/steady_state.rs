@@ -1,12 +1,16 @@
 //! The contract's "no allocation once warm": after warm-up, a frame of moves and updates, the
 //! pair pass, rectangle queries, nearest and within queries and `maintain` allocates nothing,
-//! for every dynamic structure. One test only: the allocation counter is process-wide.
+//! for every dynamic structure; every query of a static structure allocates nothing either.
+//! One test only: the allocation counter is process-wide.
 
 use core::ops::ControlFlow;
 use std::alloc::System;
 
 use spatix::workload::{Agents, Layout, Sizes};
-use spatix::{Aabb, Handle, Quadtree, QuadtreeConfig, SpatialIndex, UniformGrid, Workspace};
+use spatix::{
+    Aabb, Handle, KdTree, Point, Quadtree, QuadtreeConfig, Ray, SpatialIndex, SpatialQuery,
+    UniformGrid, Workspace,
+};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 #[global_allocator]
@@ -65,8 +69,54 @@ fn allocations<I: SpatialIndex<f32, u32>>(mut index: I, mut agents: Agents<f32>)
     made
 }
 
+/// Every query of a static structure, from the points of `agents`: returns a checksum.
+fn queries<I: SpatialQuery<f32, u32>>(
+    index: &I,
+    agents: &Agents<f32>,
+    workspace: &mut Workspace<f32>,
+) -> usize {
+    let mut hits = 0;
+    let mut neighbours = 0;
+    let mut count = |_| {
+        hits += 1;
+        ControlFlow::Continue(())
+    };
+    let _ = index.for_each_pair(|_, _| count(()));
+    for i in (0..agents.len()).step_by(101) {
+        let p = agents.positions[i];
+        let _ = index.query(&agents.aabb(i), |_| count(()));
+        let _ = index.within(p, 12.0, |_| count(()));
+        let ray = Ray::new(p, Point::new(1.0, 0.5), 200.0).unwrap();
+        let _ = index.raycast_all(&ray, workspace, |_, _| count(()));
+        neighbours += index.nearest(p, 8, workspace).len();
+    }
+    hits + neighbours
+}
+
+/// Allocations made by `measured` rounds of every query after `warm` rounds.
+fn static_allocations<I: SpatialQuery<f32, u32>>(index: &I, agents: &Agents<f32>) -> usize {
+    let mut workspace = Workspace::with_capacity(8, 4096);
+    let mut sum = 0;
+    for _ in 0..3 {
+        sum += queries(index, agents, &mut workspace);
+    }
+    let region = Region::new(GLOBAL);
+    for _ in 0..5 {
+        sum += queries(index, agents, &mut workspace);
+    }
+    let made = region.change().allocations + region.change().reallocations;
+    assert!(sum > 0);
+    made
+}
+
 #[test]
 fn warm_frames_allocate_nothing() {
+    // Points that coincide in pairs, so that the pair pass reports something.
+    let agents = Agents::<f32>::new(20_000, Layout::Uniform, Sizes::Uniform, 12);
+    let points = (0..agents.len()).map(|i| (agents.positions[i / 2 * 2], i as u32));
+    let tree = KdTree::build(points).unwrap();
+    assert_eq!(static_allocations(&tree, &agents), 0, "kd-tree");
+
     for sizes in [Sizes::Uniform, Sizes::Mixed] {
         let agents = Agents::<f32>::new(20_000, Layout::Uniform, sizes, 11);
         let sample: Vec<Aabb<f32>> = agents.boxes().collect();
