@@ -88,7 +88,11 @@ impl<S: Scalar, T> KdTree<S, T> {
         parallel_above: usize,
     ) -> Result<Self, Error> {
         config.validate()?;
-        let (slots, mut recs, bounds) = gather(points)?;
+        let Gathered {
+            slots,
+            mut recs,
+            bounds,
+        } = gather(points)?;
         let shape = Shape::new(recs.len(), config.bucket_size);
         let mut splits = vec![Split::default(); shape.nodes()];
         let job = Job {
@@ -111,11 +115,18 @@ impl<S: Scalar, T> KdTree<S, T> {
     }
 }
 
+/// The input, stored and copied: the slot table, the build records and the points' bounds.
+struct Gathered<S, T> {
+    slots: Slots<S, T>,
+    recs: Vec<Rec<S>>,
+    bounds: Aabb<S>,
+}
+
 /// Stores every point and value in a fresh slot table (slot `i` for input `i`) and copies the
-/// points into build records; returns the points' bounds too.
+/// points into build records.
 fn gather<S: Scalar, T>(
     points: impl IntoIterator<Item = (Point<S>, T)>,
-) -> Result<(Slots<S, T>, Vec<Rec<S>>, Aabb<S>), Error> {
+) -> Result<Gathered<S, T>, Error> {
     let points = points.into_iter();
     let (lower, _) = points.size_hint();
     let mut slots = Slots::default();
@@ -131,7 +142,11 @@ fn gather<S: Scalar, T>(
         });
         bounds = Some(bounds.map_or(aabb, |b| b.union(&aabb)));
     }
-    Ok((slots, recs, bounds.unwrap_or_default()))
+    Ok(Gathered {
+        slots,
+        recs,
+        bounds: bounds.unwrap_or_default(),
+    })
 }
 
 /// What every node of one build shares.

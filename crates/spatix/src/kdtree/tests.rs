@@ -307,7 +307,8 @@ fn huge_coordinates_do_not_break_the_search() {
 fn check_invariants_catches_corruption() {
     let points = random_points(500, 6);
     let fresh = tree_of(&points, KdTreeConfig::default());
-    let corrupt: [(&str, fn(&mut KdTree<f64, usize>)); 6] = [
+    type Corruption = fn(&mut KdTree<f64, usize>);
+    let corrupt: [(&str, Corruption); 6] = [
         ("a split moved", |t| t.splits[0].value += 10.0),
         ("a split's axis flipped", |t| t.splits[0].axis ^= 1),
         ("two points swapped across the root", |t| {

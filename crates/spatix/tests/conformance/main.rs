@@ -7,12 +7,17 @@
 //! is compared with `BruteForce`, and `check_invariants` runs after every step. `broken.rs`
 //! shows that the checks catch deliberately broken structures.
 //!
+//! Static structures (built once, then only read) get the query half instead, one line of
+//! `conformance_static!` each (see `static_suite.rs`): random data sets of every variant,
+//! read-only probes, bulk sets of 10^4 elements, and invalid data.
+//!
 //! `PROPTEST_CASES` and `PROPTEST_RNG_SEED` override the number of cases and the seed.
 
 #[macro_use]
 mod suite;
 #[macro_use]
 mod static_suite;
+mod adversarial;
 mod broken;
 mod bulk;
 mod check;
