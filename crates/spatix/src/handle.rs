@@ -146,6 +146,30 @@ impl<S: Scalar, T> Slots<S, T> {
         Ok(slot)
     }
 
+    /// A table holding `boxes[i]` and `values[i]` in slot `i` (boxes already validated,
+    /// every value `Some`): what `insert` into an empty table would build, in one go.
+    ///
+    /// # Errors
+    /// [`Error::CapacityExceeded`] past 2^32 - 2 elements.
+    pub(crate) fn from_elements(
+        boxes: Vec<Aabb<S>>,
+        values: Vec<Option<T>>,
+    ) -> Result<Self, Error> {
+        debug_assert_eq!(boxes.len(), values.len());
+        if boxes.len() >= NIL as usize {
+            return Err(Error::CapacityExceeded);
+        }
+        let salt = next_salt();
+        Ok(Self {
+            len: boxes.len(),
+            generations: vec![salt; boxes.len()],
+            values,
+            boxes,
+            free: Vec::new(),
+            salt,
+        })
+    }
+
     /// Reserves room for `additional` more elements.
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.boxes.reserve(additional);

@@ -135,9 +135,9 @@ impl<S: Scalar, T> KdTree<S, T> {
                 }
                 node = near;
             }
+            let range = self.shape.range(node);
             let mut bound = search.bound(k);
-            for i in self.shape.range(node) {
-                let [x, y] = self.points[i];
+            for (i, &[x, y]) in range.clone().zip(&self.points[range]) {
                 let (dx, dy) = (q[0] - x, q[1] - y);
                 let d2 = dx * dx + dy * dy;
                 // `<=`: an infinite distance still fills a heap that is not full.
@@ -194,8 +194,8 @@ impl<S: Scalar, T> KdTree<S, T> {
                 }
                 node = near;
             }
-            for i in self.shape.range(node) {
-                let [x, y] = self.points[i];
+            let range = self.shape.range(node);
+            for (i, &[x, y]) in range.clone().zip(&self.points[range]) {
                 let (dx, dy) = (q[0] - x, q[1] - y);
                 if dx * dx + dy * dy <= r2 {
                     visit(self.item(i))?;
