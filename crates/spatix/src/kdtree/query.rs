@@ -45,6 +45,33 @@ impl<S: Scalar> Far<S> {
 }
 
 impl<S: Scalar, T> KdTree<S, T> {
+    /// One step of a distance search down an internal node: the child on the side of `q`,
+    /// and the other child with its distance bound (`from` holds the offsets of the subtree
+    /// being descended, which the near child keeps).
+    #[inline]
+    fn towards(&self, node: Cursor, q: [S; 2], from: &Far<S>) -> (Cursor, Far<S>) {
+        let split = self.splits[node.index];
+        let axis = split.axis as usize;
+        let d = q[axis] - split.value;
+        let (left, right) = node.children();
+        let (near, other) = if d < S::ZERO {
+            (left, right)
+        } else {
+            (right, left)
+        };
+        (near, from.beyond(other, axis, d))
+    }
+
+    /// The stack of a distance search, holding the root (at bound 0).
+    fn distance_stack(&self) -> ArrayStack<Far<S>, MAX_PENDING> {
+        let mut stack = ArrayStack::new();
+        stack.push(Far {
+            node: self.shape.root(),
+            ..Far::default()
+        });
+        stack
+    }
+
     /// Depth-first over the subtrees whose region meets `area`; a subtree whose region lies
     /// inside `area` is reported without testing its points.
     pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
@@ -106,11 +133,7 @@ impl<S: Scalar, T> KdTree<S, T> {
             return workspace.finish();
         }
         let q = [point.x, point.y];
-        let mut stack = ArrayStack::<Far<S>, MAX_PENDING>::new();
-        stack.push(Far {
-            node: self.shape.root(),
-            ..Far::default()
-        });
+        let mut stack = self.distance_stack();
         while let Some(far) = stack.pop() {
             // An infinite bound means the heap is not full yet (or squares overflowed).
             let bound = search.bound(k);
@@ -119,16 +142,7 @@ impl<S: Scalar, T> KdTree<S, T> {
             }
             let mut node = far.node;
             while node.height > 0 {
-                let split = self.splits[node.index];
-                let axis = split.axis as usize;
-                let d = q[axis] - split.value;
-                let (left, right) = node.children();
-                let (near, other) = if d < S::ZERO {
-                    (left, right)
-                } else {
-                    (right, left)
-                };
-                let beyond = far.beyond(other, axis, d);
+                let (near, beyond) = self.towards(node, q, &far);
                 let bound = search.bound(k);
                 if beyond.bound < bound || bound == S::INFINITY {
                     stack.push(beyond);
@@ -171,24 +185,11 @@ impl<S: Scalar, T> KdTree<S, T> {
             return ControlFlow::Continue(());
         }
         let q = [point.x, point.y];
-        let mut stack = ArrayStack::<Far<S>, MAX_PENDING>::new();
-        stack.push(Far {
-            node: self.shape.root(),
-            ..Far::default()
-        });
+        let mut stack = self.distance_stack();
         while let Some(far) = stack.pop() {
             let mut node = far.node;
             while node.height > 0 {
-                let split = self.splits[node.index];
-                let axis = split.axis as usize;
-                let d = q[axis] - split.value;
-                let (left, right) = node.children();
-                let (near, other) = if d < S::ZERO {
-                    (left, right)
-                } else {
-                    (right, left)
-                };
-                let beyond = far.beyond(other, axis, d);
+                let (near, beyond) = self.towards(node, q, &far);
                 if beyond.bound <= r2 {
                     stack.push(beyond);
                 }

@@ -763,16 +763,7 @@ impl<S: Scalar, I: SpatialQuery<S, u64>> Harness<S, I> {
             }
         }
         for (h, ho) in self.stale.clone().into_iter().take(24) {
-            if let Some(item) = self.sut.get(h) {
-                return Err(format!(
-                    "get of the removed handle {h:?} returned value {} box {:?}, expected None",
-                    item.value,
-                    B(item.aabb)
-                ));
-            }
-            if self.oracle.get(ho).is_some() {
-                return Err(format!("ORACLE: get of the removed handle {ho:?} is Some"));
-            }
+            self.check_stale_get(h, ho, "removed")?;
         }
         Ok(())
     }

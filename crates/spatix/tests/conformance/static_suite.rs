@@ -369,10 +369,7 @@ where
             ("ray hits", s.ray_hits),
             ("stale-handle gets", s.stale),
         ];
-        for (what, n) in reached {
-            assert!(n > 0, "{source:?}: no case produced {what}: {s:?}");
-        }
-        assert!(s.max_len >= 40, "{source:?}: data sets stay small: {s:?}");
+        suite::assert_reached(source, &reached, &s);
     }
 }
 
