@@ -146,6 +146,9 @@ fn gather<S: Scalar, T>(
         values.push(Some(value));
         bounds = Some(bounds.map_or(aabb, |b| b.union(&aabb)));
     }
+    // A static structure keeps no room to grow (an iterator without a size hint leaves some).
+    boxes.shrink_to_fit();
+    values.shrink_to_fit();
     Ok(Gathered {
         slots: Slots::from_elements(boxes, values)?,
         recs,
