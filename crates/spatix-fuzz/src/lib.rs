@@ -69,7 +69,7 @@ pub fn run(data: &[u8]) {
             ops,
         ),
         2 => drive(UniformGrid::new(world_f32, 8.0).expect("valid grid"), ops),
-        _ => drive(UniformGrid::new(world_f64, 1.0).expect("valid grid"), ops),
+        _ => drive(UniformGrid::new(world_f64, 4.0).expect("valid grid"), ops),
     }
 }
 
