@@ -4,7 +4,10 @@
 //! (see the `spatix_bench` crate docs). Run `cargo bench -p spatix-bench`, or filter, e.g.
 //! `cargo bench -p spatix-bench -- frame/`.
 
-use spatix::{Aabb, BruteForce, PackedIndex, Quadtree, QuadtreeConfig, UniformGrid};
+use spatix::{
+    Aabb, BruteForce, MxCifConfig, MxCifQuadtree, PackedIndex, Quadtree, QuadtreeConfig,
+    UniformGrid,
+};
 use spatix_bench::Suite;
 
 fn main() {
@@ -16,6 +19,12 @@ fn main() {
     suite.bench(&mut c, "quadtree", &spatix_bench::SIZES, |a| {
         let config = QuadtreeConfig::for_element_size(&a.world, 4.0);
         let mut tree = Quadtree::with_config(a.world, config).unwrap();
+        tree.reserve(a.len());
+        tree
+    });
+    suite.bench(&mut c, "mxcif", &spatix_bench::SIZES, |a| {
+        let config = MxCifConfig::for_element_size(&a.world, 4.0);
+        let mut tree = MxCifQuadtree::with_config(a.world, config).unwrap();
         tree.reserve(a.len());
         tree
     });

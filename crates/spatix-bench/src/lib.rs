@@ -134,6 +134,41 @@ pub fn query_squares(world: &Aabb<f32>, count: usize, side: f32, seed: u64) -> V
         .collect()
 }
 
+/// `count` query points for point workloads (k-nearest, radius), so that queries follow the
+/// data's distribution: each is one of `points`, chosen uniformly at random (from `seed`),
+/// moved by up to `jitter` on each axis. None if there are no points.
+///
+/// ```
+/// use spatix::Point;
+/// let points = [Point::new(10.0f32, 10.0), Point::new(500.0, 500.0)];
+/// let queries = spatix_bench::query_points(&points, 100, 5.0, 1);
+/// assert_eq!(queries.len(), 100);
+/// assert!(queries.iter().all(|q| points
+///     .iter()
+///     .any(|p| (q.x - p.x).abs() <= 5.0 && (q.y - p.y).abs() <= 5.0)));
+/// assert!(spatix_bench::query_points(&[], 100, 5.0, 1).is_empty());
+/// ```
+pub fn query_points(
+    points: &[Point<f32>],
+    count: usize,
+    jitter: f32,
+    seed: u64,
+) -> Vec<Point<f32>> {
+    if points.is_empty() {
+        return Vec::new();
+    }
+    let mut rng = Rng::new(seed);
+    let jitter = f64::from(jitter);
+    (0..count)
+        .map(|_| {
+            let p = points[rng.below(points.len())];
+            let dx = rng.range(-jitter, jitter) as f32;
+            let dy = rng.range(-jitter, jitter) as f32;
+            Point::new(p.x + dx, p.y + dy)
+        })
+        .collect()
+}
+
 /// Inserts every agent's box into `index`, with the agent's number as its value, and appends
 /// the handles to `handles` in agent order (reserve it beforehand to keep allocation out of a
 /// measurement).

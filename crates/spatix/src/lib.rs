@@ -13,6 +13,7 @@
 //! | --- | --- | --- |
 //! | [`BruteForce`] | one array | fewer than ~64 elements; the oracle of every test |
 //! | [`Quadtree`] | every leaf they overlap | uneven density, similar sizes |
+//! | [`MxCifQuadtree`] | the smallest node that contains them | mixed sizes, every colliding pair |
 //! | [`UniformGrid`] | every cell they overlap | even density, similar sizes |
 //! | [`PackedIndex`] (static) | one array, in Hilbert order | static content: built once, fastest queries |
 //!
@@ -36,7 +37,7 @@
 //!
 //! ## Features
 //! * `serde`: `Serialize`/`Deserialize` for [`Point`], [`Aabb`] and [`Handle`].
-//! * `rayon`: `ParallelPairs`, the pair pass of the quadtree and the grid spread over
+//! * `rayon`: `ParallelPairs`, the pair pass of the quadtrees and the grid spread over
 //!   rayon's thread pool.
 #![deny(missing_docs)]
 
@@ -46,11 +47,13 @@ mod geom;
 mod grid;
 mod handle;
 mod index;
+mod mxcif;
 mod nearest;
 mod packed;
 #[cfg(feature = "rayon")]
 mod par;
 mod pool;
+mod quad;
 mod quadtree;
 mod ray;
 pub mod workload;
@@ -61,6 +64,7 @@ pub use geom::{Aabb, Point, Scalar};
 pub use grid::UniformGrid;
 pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex, SpatialQuery};
+pub use mxcif::{MxCifConfig, MxCifQuadtree};
 pub use nearest::{Neighbor, Workspace};
 pub use packed::{PackedConfig, PackedIndex};
 #[cfg(feature = "rayon")]

@@ -8,8 +8,8 @@ use std::alloc::System;
 
 use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
-    Aabb, Handle, PackedIndex, Point, Quadtree, QuadtreeConfig, Ray, SpatialIndex, SpatialQuery,
-    UniformGrid, Workspace,
+    Aabb, Handle, MxCifConfig, MxCifQuadtree, PackedIndex, Point, Quadtree, QuadtreeConfig, Ray,
+    SpatialIndex, SpatialQuery, UniformGrid, Workspace,
 };
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -116,5 +116,9 @@ fn warm_frames_allocate_nothing() {
         let made = region.change().allocations + region.change().reallocations;
         assert!(sum > 0);
         assert_eq!(made, 0, "packed, {sizes:?} sizes");
+
+        let config = MxCifConfig::for_element_size(&agents.world, 4.0);
+        let mxcif = MxCifQuadtree::with_config(agents.world, config).unwrap();
+        assert_eq!(allocations(mxcif, agents), 0, "mxcif, {sizes:?} sizes");
     }
 }
