@@ -49,6 +49,10 @@ pub(crate) struct SimArgs {
     #[arg(long, value_name = "K", requires = "render",
           value_parser = clap::value_parser!(u32).range(1..))]
     render_every: Option<u32>,
+    /// Every K frames, check the index against a brute-force recount: the pairs of 1000
+    /// sampled agents, and `len()` (for soak runs; the check is not in the frame times).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    verify_every: Option<u32>,
     /// Picture size in pixels.
     #[arg(
         long,
@@ -124,6 +128,7 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), Failure> {
         frames: args.frames as usize,
         pool,
         recorder,
+        verify_every: args.verify_every.map_or(0, |k| k as usize),
     };
     let threads = match args.threads {
         1 => "1 thread".to_owned(),
@@ -159,6 +164,8 @@ struct Simulation {
     frames: usize,
     pool: Option<rayon::ThreadPool>,
     recorder: Option<Recorder>,
+    /// Check against a recount every this many frames (0: never).
+    verify_every: usize,
 }
 
 /// What a run measured.
@@ -178,6 +185,8 @@ struct Report {
     peak_resident: Option<u64>,
     checksum: u64,
     picture: Option<String>,
+    /// Frames checked against a recount, and the pairs those checks compared.
+    verified: (usize, usize),
 }
 
 impl UseIndex<f32, u32> for Simulation {
@@ -189,6 +198,7 @@ impl UseIndex<f32, u32> for Simulation {
             frames,
             pool,
             mut recorder,
+            verify_every,
         } = self;
         let start = Instant::now();
         let handles = (0..agents.len())
@@ -213,6 +223,7 @@ impl UseIndex<f32, u32> for Simulation {
             peak_resident: None,
             checksum: 0,
             picture: None,
+            verified: (0, 0),
         };
         let threads = pool
             .as_ref()
@@ -221,6 +232,7 @@ impl UseIndex<f32, u32> for Simulation {
         let mut pairs: Vec<u64> = Vec::new();
         let mut colliding = vec![false; if recorder.is_some() { agents.len() } else { 0 }];
         let progress = Progress::new(frames);
+        let mut verify_buffers = (Vec::new(), Vec::new());
 
         for frame in 1..=frames {
             let t0 = Instant::now();
@@ -230,7 +242,20 @@ impl UseIndex<f32, u32> for Simulation {
             }
             let t1 = Instant::now();
             collect_pairs(&index, pool.as_ref(), &buffers, &mut pairs);
-            let t2 = Instant::now();
+            let found = Instant::now();
+            if verify_every > 0 && frame % verify_every == 0 {
+                if index.len() != handles.len() {
+                    return Err(Failure::Index(spatix::Error::InvariantViolated(format!(
+                        "frame {frame}: the index holds {} agents, expected {}",
+                        index.len(),
+                        handles.len()
+                    ))));
+                }
+                report.verified.0 += 1;
+                report.verified.1 += verify_pairs(&agents, &pairs, frame, &mut verify_buffers)?;
+            }
+            let checked = Instant::now();
+            let t2 = found;
             // A canonical order, so that the run does not depend on the structure or threads.
             pairs.sort_unstable();
             resolve(&mut agents, &pairs);
@@ -240,9 +265,9 @@ impl UseIndex<f32, u32> for Simulation {
 
             report.update.push_ms(t1 - t0);
             report.pairs.push_ms(t2 - t1);
-            report.resolve.push_ms(t3 - t2);
+            report.resolve.push_ms(t3 - checked);
             report.maintain.push_ms(t4 - t3);
-            report.frame.push_ms(t4 - t0);
+            report.frame.push_ms(t4 - t0 - (checked - found));
             report.pair_counts.push(pairs.len() as f64);
             report
                 .index_changed
@@ -261,7 +286,8 @@ impl UseIndex<f32, u32> for Simulation {
                 }
                 recorder.record(&agents, &colliding, &index)?;
             }
-            progress.frame(frame, (t4 - t0).as_secs_f64() * 1e3, pairs.len());
+            let frame_time = t4 - t0 - (checked - found);
+            progress.frame(frame, frame_time.as_secs_f64() * 1e3, pairs.len());
         }
         progress.finish();
         report.index_bytes = index.memory_bytes();
@@ -270,6 +296,55 @@ impl UseIndex<f32, u32> for Simulation {
         report.picture = recorder.map(Recorder::finish).transpose()?;
         Ok(report)
     }
+}
+
+/// (sampled agent, partner) pairs.
+type Partners = Vec<(usize, usize)>;
+
+/// The soak check: the partners of every 1000th-or-so agent, among the pairs the index
+/// reported, equal a brute-force recount over all agents. Returns the pairs compared.
+///
+/// `reported` and `recount` are the caller's buffers, reused so that a soak run's memory stays
+/// flat.
+fn verify_pairs(
+    agents: &Agents<f32>,
+    pairs: &[u64],
+    frame: usize,
+    (reported, recount): &mut (Partners, Partners),
+) -> Result<usize, Failure> {
+    let n = agents.len();
+    let stride = (n / 1000).max(1);
+    reported.clear();
+    recount.clear();
+    for &key in pairs {
+        let (a, b) = pair_of(key);
+        for (s, other) in [(a, b), (b, a)] {
+            if s % stride == 0 {
+                reported.push((s, other));
+            }
+        }
+    }
+    for s in (0..n).step_by(stride) {
+        let b = agents.aabb(s);
+        recount.extend(
+            (0..n)
+                .filter(|&j| j != s && b.intersects(&agents.aabb(j)))
+                .map(|j| (s, j)),
+        );
+    }
+    reported.sort_unstable();
+    recount.sort_unstable();
+    if reported != recount {
+        let missing = recount.iter().find(|p| reported.binary_search(p).is_err());
+        let extra = reported.iter().find(|p| recount.binary_search(p).is_err());
+        return Err(Failure::Index(spatix::Error::InvariantViolated(format!(
+            "frame {frame}: pairs differ from a brute-force recount: {} reported, {} recounted \
+             for the sampled agents (first missing {missing:?}, first extra {extra:?})",
+            reported.len(),
+            recount.len()
+        ))));
+    }
+    Ok(recount.len())
 }
 
 /// Every colliding pair, as [`pair_key`]s into `pairs`: on the calling thread, or on `pool`
@@ -412,6 +487,13 @@ impl Report {
             None => println!("{:<16}n/a", "peak resident"),
         }
         println!("{:<16}{}", "memory steady", self.steadiness(frames));
+        if self.verified.0 > 0 {
+            println!(
+                "{:<16}{} frames checked against a brute-force recount ({} pairs of sampled \
+                 agents), len() constant: all identical",
+                "verified", self.verified.0, self.verified.1
+            );
+        }
         println!(
             "{:<16}{:#018x} (a run's result: the same for every --index and --threads)",
             "final state", self.checksum

@@ -218,3 +218,23 @@ fn bad_picture_options_are_usage_errors() {
     }
     assert!(dir.files().is_empty(), "no picture written");
 }
+
+#[test]
+fn verify_every_checks_each_index_against_a_recount() {
+    for kind in index_kinds() {
+        let table = sim(&["--index", &kind, "--verify-every", "10"]);
+        let verified = row(&table, "verified");
+        assert!(
+            verified.starts_with("3 frames checked") && verified.ends_with("all identical"),
+            "{kind}: {verified}"
+        );
+        let checked: usize = verified
+            .split('(')
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .expect("a pair count");
+        assert!(checked > 0, "{kind}: the check compared no pairs");
+    }
+    assert!(!sim(&[]).contains("verified"), "no check unless asked");
+}
