@@ -105,6 +105,45 @@ pub fn agents(n: usize) -> Agents<f32> {
     Mix::Uniform.agents(n)
 }
 
+/// The centres of `n` agents of `layout` (from [`AGENTS_SEED`]): the point sets of the
+/// kd-tree benchmarks.
+///
+/// ```
+/// use spatix::workload::Layout;
+/// let points = spatix_bench::points(1000, Layout::Clustered);
+/// assert_eq!(points.len(), 1000);
+/// assert_eq!(points, spatix_bench::points(1000, Layout::Clustered));
+/// ```
+pub fn points(n: usize, layout: Layout) -> Vec<Point<f32>> {
+    Agents::<f32>::new(n, layout, Sizes::Uniform, AGENTS_SEED).positions
+}
+
+/// `count` query points that follow the distribution of `points`: randomly chosen ones (from
+/// `seed`), each moved by up to 1 on each axis.
+///
+/// ```
+/// use spatix::workload::Layout;
+/// let points = spatix_bench::points(1000, Layout::Uniform);
+/// let queries = spatix_bench::queries_near(&points, 50, 3);
+/// assert_eq!(queries.len(), 50);
+/// assert!(queries.iter().all(|q| points.iter().any(|p| (p.x - q.x).abs() <= 1.0 && (p.y - q.y).abs() <= 1.0)));
+/// ```
+///
+/// # Panics
+/// If `points` is empty.
+pub fn queries_near(points: &[Point<f32>], count: usize, seed: u64) -> Vec<Point<f32>> {
+    let mut rng = Rng::new(seed);
+    (0..count)
+        .map(|_| {
+            let p = points[rng.below(points.len())];
+            Point::new(
+                p.x + rng.range(-1.0, 1.0) as f32,
+                p.y + rng.range(-1.0, 1.0) as f32,
+            )
+        })
+        .collect()
+}
+
 /// `count` squares of the given `side`, placed uniformly at random (from `seed`) so that each
 /// lies inside `world` (or starts at its lower-left corner when the world is smaller).
 ///
