@@ -1,9 +1,13 @@
 //! Criterion benchmarks of the spatix structures on the standard agents workload: groups
-//! `build/`, `query/`, `pairs/` and `frame/`, each benchmark named `<group>/<structure>/<N>`
+//! `build/`, `query/`, `pairs/` and `frame/` (no `frame/` for static structures), each
+//! benchmark named `<group>/<structure>/<mix>/<N>`
 //! (see the `spatix_bench` crate docs). Run `cargo bench -p spatix-bench`, or filter, e.g.
 //! `cargo bench -p spatix-bench -- frame/`.
 
-use spatix::{Aabb, BruteForce, MxCifConfig, MxCifQuadtree, Quadtree, QuadtreeConfig, UniformGrid};
+use spatix::{
+    Aabb, BruteForce, MxCifConfig, MxCifQuadtree, PackedIndex, Quadtree, QuadtreeConfig,
+    UniformGrid,
+};
 use spatix_bench::Suite;
 
 fn main() {
@@ -27,6 +31,10 @@ fn main() {
     suite.bench(&mut c, "grid", &spatix_bench::SIZES, |a| {
         let sample: Vec<Aabb<f32>> = a.boxes().collect();
         UniformGrid::auto(a.world, &sample).unwrap()
+    });
+    // Static structures: how to build one from the agents (timed as the build).
+    suite.bench_static(&mut c, "packed", &spatix_bench::SIZES, |a| {
+        PackedIndex::build(a.boxes().zip(0..)).unwrap()
     });
     c.final_summary();
 }

@@ -6,7 +6,8 @@
 //! Every structure keeps one contract, [`SpatialIndex`]: closed boxes, generational
 //! [`Handle`]s, each result exactly once, nothing lost (elements outside the declared world are
 //! still stored and found), no panic on bad input ([`Error::InvalidAabb`]), and queries that
-//! take `&self` and allocate nothing once warm.
+//! take `&self` and allocate nothing once warm. Structures built once implement its query
+//! half, [`SpatialQuery`].
 //!
 //! | structure | elements live in | best for |
 //! | --- | --- | --- |
@@ -14,6 +15,7 @@
 //! | [`Quadtree`] | every leaf they overlap | uneven density, similar sizes |
 //! | [`MxCifQuadtree`] | the smallest node that contains them | mixed sizes, every colliding pair |
 //! | [`UniformGrid`] | every cell they overlap | even density, similar sizes |
+//! | [`PackedIndex`] (static) | one array, in Hilbert order | static content: built once, fastest queries |
 //!
 //! ```
 //! use core::ops::ControlFlow;
@@ -47,6 +49,7 @@ mod handle;
 mod index;
 mod mxcif;
 mod nearest;
+mod packed;
 #[cfg(feature = "rayon")]
 mod par;
 mod pool;
@@ -63,6 +66,7 @@ pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex, SpatialQuery};
 pub use mxcif::{MxCifConfig, MxCifQuadtree};
 pub use nearest::{Neighbor, Workspace};
+pub use packed::{PackedConfig, PackedIndex};
 #[cfg(feature = "rayon")]
 pub use par::ParallelPairs;
 pub use quadtree::{NodeKind, Quadtree, QuadtreeConfig};

@@ -1,14 +1,15 @@
 //! The contract's "no allocation once warm": after warm-up, a frame of moves and updates, the
-//! pair pass, rectangle queries, nearest and within queries and `maintain` allocates nothing,
-//! for every dynamic structure. One test only: the allocation counter is process-wide.
+//! pair pass, rectangle queries, nearest, within and ray queries and `maintain` allocates
+//! nothing, for every dynamic structure; and the queries allocate nothing on every static
+//! one. One test only: the allocation counter is process-wide.
 
 use core::ops::ControlFlow;
 use std::alloc::System;
 
 use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
-    Aabb, Handle, MxCifConfig, MxCifQuadtree, Quadtree, QuadtreeConfig, SpatialIndex, UniformGrid,
-    Workspace,
+    Aabb, Handle, MxCifConfig, MxCifQuadtree, PackedIndex, Point, Quadtree, QuadtreeConfig, Ray,
+    SpatialIndex, SpatialQuery, UniformGrid, Workspace,
 };
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -27,6 +28,18 @@ fn frame<I: SpatialIndex<f32, u32>>(
     for (i, &h) in handles.iter().enumerate() {
         index.update(h, agents.aabb(i)).unwrap();
     }
+    let sum = queries(index, agents, workspace);
+    index.maintain();
+    sum
+}
+
+/// Every query of a frame: the pair pass, and rectangle, nearest, within and ray queries
+/// around every 101st agent.
+fn queries<I: SpatialQuery<f32, u32>>(
+    index: &I,
+    agents: &Agents<f32>,
+    workspace: &mut Workspace<f32>,
+) -> usize {
     let mut sum = 0;
     let _ = index.for_each_pair(|_, _| {
         sum += 1;
@@ -42,8 +55,12 @@ fn frame<I: SpatialIndex<f32, u32>>(
             sum += 1;
             ControlFlow::Continue(())
         });
+        let ray = Ray::new(agents.positions[i], Point::new(1.0, 0.5), 40.0).unwrap();
+        let _ = index.raycast_all(&ray, workspace, |_, _| {
+            sum += 1;
+            ControlFlow::Continue(())
+        });
     }
-    index.maintain();
     sum
 }
 
@@ -88,6 +105,23 @@ fn warm_frames_allocate_nothing() {
         );
         let config = MxCifConfig::for_element_size(&agents.world, 4.0);
         let mxcif = MxCifQuadtree::with_config(agents.world, config).unwrap();
-        assert_eq!(allocations(mxcif, agents), 0, "mxcif, {sizes:?} sizes");
+        assert_eq!(
+            allocations(mxcif, agents.clone()),
+            0,
+            "mxcif, {sizes:?} sizes"
+        );
+
+        let packed = PackedIndex::build(agents.boxes().zip(0..)).unwrap();
+        let mut workspace = Workspace::with_capacity(8, 4096);
+        for _ in 0..10 {
+            queries(&packed, &agents, &mut workspace);
+        }
+        let region = Region::new(GLOBAL);
+        let sum: usize = (0..20)
+            .map(|_| queries(&packed, &agents, &mut workspace))
+            .sum();
+        let made = region.change().allocations + region.change().reallocations;
+        assert!(sum > 0);
+        assert_eq!(made, 0, "packed, {sizes:?} sizes");
     }
 }
