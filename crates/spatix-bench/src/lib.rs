@@ -105,6 +105,45 @@ pub fn agents(n: usize) -> Agents<f32> {
     Mix::Uniform.agents(n)
 }
 
+/// The centres of `n` agents of `layout` (from [`AGENTS_SEED`]): the point sets of the
+/// kd-tree benchmarks.
+///
+/// ```
+/// use spatix::workload::Layout;
+/// let points = spatix_bench::points(1000, Layout::Clustered);
+/// assert_eq!(points.len(), 1000);
+/// assert_eq!(points, spatix_bench::points(1000, Layout::Clustered));
+/// ```
+pub fn points(n: usize, layout: Layout) -> Vec<Point<f32>> {
+    Agents::<f32>::new(n, layout, Sizes::Uniform, AGENTS_SEED).positions
+}
+
+/// `count` query points that follow the distribution of `points`: randomly chosen ones (from
+/// `seed`), each moved by up to 1 on each axis.
+///
+/// ```
+/// use spatix::workload::Layout;
+/// let points = spatix_bench::points(1000, Layout::Uniform);
+/// let queries = spatix_bench::queries_near(&points, 50, 3);
+/// assert_eq!(queries.len(), 50);
+/// assert!(queries.iter().all(|q| points.iter().any(|p| (p.x - q.x).abs() <= 1.0 && (p.y - q.y).abs() <= 1.0)));
+/// ```
+///
+/// # Panics
+/// If `points` is empty.
+pub fn queries_near(points: &[Point<f32>], count: usize, seed: u64) -> Vec<Point<f32>> {
+    let mut rng = Rng::new(seed);
+    (0..count)
+        .map(|_| {
+            let p = points[rng.below(points.len())];
+            Point::new(
+                p.x + rng.range(-1.0, 1.0) as f32,
+                p.y + rng.range(-1.0, 1.0) as f32,
+            )
+        })
+        .collect()
+}
+
 /// `count` squares of the given `side`, placed uniformly at random (from `seed`) so that each
 /// lies inside `world` (or starts at its lower-left corner when the world is smaller).
 ///
@@ -130,6 +169,41 @@ pub fn query_squares(world: &Aabb<f32>, count: usize, side: f32, seed: u64) -> V
                 min: Point::new(x, y),
                 max: Point::new(x + side, y + side),
             }
+        })
+        .collect()
+}
+
+/// `count` query points for point workloads (k-nearest, radius), so that queries follow the
+/// data's distribution: each is one of `points`, chosen uniformly at random (from `seed`),
+/// moved by up to `jitter` on each axis. None if there are no points.
+///
+/// ```
+/// use spatix::Point;
+/// let points = [Point::new(10.0f32, 10.0), Point::new(500.0, 500.0)];
+/// let queries = spatix_bench::query_points(&points, 100, 5.0, 1);
+/// assert_eq!(queries.len(), 100);
+/// assert!(queries.iter().all(|q| points
+///     .iter()
+///     .any(|p| (q.x - p.x).abs() <= 5.0 && (q.y - p.y).abs() <= 5.0)));
+/// assert!(spatix_bench::query_points(&[], 100, 5.0, 1).is_empty());
+/// ```
+pub fn query_points(
+    points: &[Point<f32>],
+    count: usize,
+    jitter: f32,
+    seed: u64,
+) -> Vec<Point<f32>> {
+    if points.is_empty() {
+        return Vec::new();
+    }
+    let mut rng = Rng::new(seed);
+    let jitter = f64::from(jitter);
+    (0..count)
+        .map(|_| {
+            let p = points[rng.below(points.len())];
+            let dx = rng.range(-jitter, jitter) as f32;
+            let dy = rng.range(-jitter, jitter) as f32;
+            Point::new(p.x + dx, p.y + dy)
         })
         .collect()
 }

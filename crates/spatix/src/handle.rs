@@ -64,6 +64,13 @@ impl Handle {
         (u64::from(self.generation) << 32) | u64::from(self.slot)
     }
 
+    /// The handle of `slot` at `generation` (for structures that know an element's
+    /// generation without looking it up, such as static ones whose slots are never reused).
+    #[inline]
+    pub(crate) const fn new(slot: u32, generation: u32) -> Self {
+        Self { slot, generation }
+    }
+
     /// The inverse of [`Handle::to_bits`]. Any `u64` is accepted; one that names no live
     /// element is simply stale.
     ///
@@ -139,11 +146,42 @@ impl<S: Scalar, T> Slots<S, T> {
         Ok(slot)
     }
 
+    /// A table holding `boxes[i]` and `values[i]` in slot `i` (boxes already validated,
+    /// every value `Some`): what `insert` into an empty table would build, in one go.
+    ///
+    /// # Errors
+    /// [`Error::CapacityExceeded`] past 2^32 - 2 elements.
+    pub(crate) fn from_elements(
+        boxes: Vec<Aabb<S>>,
+        values: Vec<Option<T>>,
+    ) -> Result<Self, Error> {
+        debug_assert_eq!(boxes.len(), values.len());
+        if boxes.len() >= NIL as usize {
+            return Err(Error::CapacityExceeded);
+        }
+        let salt = next_salt();
+        Ok(Self {
+            len: boxes.len(),
+            generations: vec![salt; boxes.len()],
+            values,
+            boxes,
+            free: Vec::new(),
+            salt,
+        })
+    }
+
     /// Reserves room for `additional` more elements.
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.boxes.reserve(additional);
         self.values.reserve(additional);
         self.generations.reserve(additional);
+    }
+
+    /// The generation of every slot that has never been vacated: the handles of a table that
+    /// was only ever inserted into are `(slot, first_generation)`.
+    #[inline]
+    pub(crate) fn first_generation(&self) -> u32 {
+        self.salt
     }
 
     /// The live slot a handle names, if any.

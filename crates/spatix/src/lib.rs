@@ -16,6 +16,7 @@
 //! | [`MxCifQuadtree`] | the smallest node that contains them | mixed sizes, every colliding pair |
 //! | [`UniformGrid`] | every cell they overlap | even density, similar sizes |
 //! | [`PackedIndex`] (static) | one array, in Hilbert order | static content: built once, fastest queries |
+//! | [`KdTree`] (static points) | leaves of a median-split tree | k-nearest neighbours on points built once |
 //!
 //! ```
 //! use core::ops::ControlFlow;
@@ -38,7 +39,8 @@
 //! ## Features
 //! * `serde`: `Serialize`/`Deserialize` for [`Point`], [`Aabb`] and [`Handle`].
 //! * `rayon`: `ParallelPairs`, the pair pass of the quadtrees and the grid spread over
-//!   rayon's thread pool.
+//!   rayon's thread pool; `KdTree::par_build` and the kd-tree's batch queries
+//!   (`nearest_batch`, `within_batch`).
 #![deny(missing_docs)]
 
 mod brute;
@@ -47,6 +49,7 @@ mod geom;
 mod grid;
 mod handle;
 mod index;
+mod kdtree;
 mod mxcif;
 mod nearest;
 mod packed;
@@ -64,6 +67,7 @@ pub use geom::{Aabb, Point, Scalar};
 pub use grid::UniformGrid;
 pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex, SpatialQuery};
+pub use kdtree::{KdTree, KdTreeConfig, SplitRule};
 pub use mxcif::{MxCifConfig, MxCifQuadtree};
 pub use nearest::{Neighbor, Workspace};
 pub use packed::{PackedConfig, PackedIndex};

@@ -8,8 +8,8 @@ use std::alloc::System;
 
 use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
-    Aabb, Handle, MxCifConfig, MxCifQuadtree, PackedIndex, Point, Quadtree, QuadtreeConfig, Ray,
-    SpatialIndex, SpatialQuery, UniformGrid, Workspace,
+    Aabb, Handle, KdTree, MxCifConfig, MxCifQuadtree, PackedIndex, Point, Quadtree, QuadtreeConfig,
+    Ray, SpatialIndex, SpatialQuery, UniformGrid, Workspace,
 };
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -85,8 +85,30 @@ fn allocations<I: SpatialIndex<f32, u32>>(mut index: I, mut agents: Agents<f32>)
     made
 }
 
+/// Allocations made by `measured` rounds of every query after `warm` rounds.
+fn static_allocations<I: SpatialQuery<f32, u32>>(index: &I, agents: &Agents<f32>) -> usize {
+    let mut workspace = Workspace::with_capacity(8, 4096);
+    let mut sum = 0;
+    for _ in 0..3 {
+        sum += queries(index, agents, &mut workspace);
+    }
+    let region = Region::new(GLOBAL);
+    for _ in 0..5 {
+        sum += queries(index, agents, &mut workspace);
+    }
+    let made = region.change().allocations + region.change().reallocations;
+    assert!(sum > 0);
+    made
+}
+
 #[test]
 fn warm_frames_allocate_nothing() {
+    // Points that coincide in pairs, so that the pair pass reports something.
+    let agents = Agents::<f32>::new(20_000, Layout::Uniform, Sizes::Uniform, 12);
+    let points = (0..agents.len()).map(|i| (agents.positions[i / 2 * 2], i as u32));
+    let tree = KdTree::build(points).unwrap();
+    assert_eq!(static_allocations(&tree, &agents), 0, "kd-tree");
+
     for sizes in [Sizes::Uniform, Sizes::Mixed] {
         let agents = Agents::<f32>::new(20_000, Layout::Uniform, sizes, 11);
         let sample: Vec<Aabb<f32>> = agents.boxes().collect();
@@ -103,25 +125,16 @@ fn warm_frames_allocate_nothing() {
             0,
             "quadtree, {sizes:?} sizes"
         );
-        let config = MxCifConfig::for_element_size(&agents.world, 4.0);
-        let mxcif = MxCifQuadtree::with_config(agents.world, config).unwrap();
-        assert_eq!(
-            allocations(mxcif, agents.clone()),
-            0,
-            "mxcif, {sizes:?} sizes"
-        );
 
         let packed = PackedIndex::build(agents.boxes().zip(0..)).unwrap();
-        let mut workspace = Workspace::with_capacity(8, 4096);
-        for _ in 0..10 {
-            queries(&packed, &agents, &mut workspace);
-        }
-        let region = Region::new(GLOBAL);
-        let sum: usize = (0..20)
-            .map(|_| queries(&packed, &agents, &mut workspace))
-            .sum();
-        let made = region.change().allocations + region.change().reallocations;
-        assert!(sum > 0);
-        assert_eq!(made, 0, "packed, {sizes:?} sizes");
+        assert_eq!(
+            static_allocations(&packed, &agents),
+            0,
+            "packed, {sizes:?} sizes"
+        );
+
+        let config = MxCifConfig::for_element_size(&agents.world, 4.0);
+        let mxcif = MxCifQuadtree::with_config(agents.world, config).unwrap();
+        assert_eq!(allocations(mxcif, agents), 0, "mxcif, {sizes:?} sizes");
     }
 }

@@ -7,10 +7,16 @@
 //! is compared with `BruteForce`, and `check_invariants` runs after every step. `broken.rs`
 //! shows that the checks catch deliberately broken structures.
 //!
+//! Static structures (built once, then only read) get the query half instead, one line of
+//! `conformance_static!` each (see `static_suite.rs`): random data sets of every variant,
+//! read-only probes, bulk sets of 10^4 elements, and invalid data.
+//!
 //! `PROPTEST_CASES` and `PROPTEST_RNG_SEED` override the number of cases and the seed.
 
 #[macro_use]
 mod suite;
+#[macro_use]
+mod static_suite;
 mod adversarial;
 mod broken;
 mod bulk;
@@ -92,4 +98,20 @@ conformance!(mxcif_threshold_one_f64, f64, |world| {
         },
     )
     .unwrap()
+});
+// The kd-tree stores points: its static suite runs on zero-size boxes. Buckets of the default
+// size, and buckets of two with the seed's cycling axes (the deepest tree, every split line
+// crowded with equal coordinates).
+conformance_static!(kdtree_f32, f32, points, |data| {
+    spatix::KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))
+});
+conformance_static!(kdtree_f64, f64, points, |data| {
+    spatix::KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))
+});
+conformance_static!(kdtree_small_buckets_f64, f64, points, |data| {
+    let config = spatix::KdTreeConfig {
+        bucket_size: 2,
+        split: spatix::SplitRule::Cycle,
+    };
+    spatix::KdTree::with_config(data.iter().map(|&(b, id)| (b.min, id)), config)
 });
