@@ -115,3 +115,13 @@ conformance_static!(kdtree_small_buckets_f64, f64, points, |data| {
     };
     spatix::KdTree::with_config(data.iter().map(|&(b, id)| (b.min, id)), config)
 });
+// The packed index of static boxes: the default fan-out, and nodes of two (the deepest tree).
+conformance_static!(packed_f32, f32, boxes, |data| {
+    spatix::PackedIndex::build(data.iter().copied())
+});
+conformance_static!(packed_f64, f64, boxes, |data| {
+    spatix::PackedIndex::build(data.iter().copied())
+});
+conformance_static!(packed_small_nodes_f64, f64, boxes, |data| {
+    spatix::PackedIndex::with_config(data.iter().copied(), spatix::PackedConfig { node_size: 2 })
+});
