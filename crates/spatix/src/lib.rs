@@ -12,6 +12,7 @@
 //! | --- | --- | --- |
 //! | [`BruteForce`] | one array | fewer than ~64 elements; the oracle of every test |
 //! | [`Quadtree`] | every leaf they overlap | uneven density, similar sizes |
+//! | [`LooseQuadtree`] | one leaf (by centre); nodes carry grown boxes | sizes that vary enormously, one structure for a whole world |
 //! | [`UniformGrid`] | every cell they overlap | even density, similar sizes |
 //!
 //! ```
@@ -44,6 +45,7 @@ mod geom;
 mod grid;
 mod handle;
 mod index;
+mod loose_quadtree;
 mod nearest;
 #[cfg(feature = "rayon")]
 mod par;
@@ -58,6 +60,7 @@ pub use geom::{Aabb, Point, Scalar};
 pub use grid::UniformGrid;
 pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex, SpatialQuery};
+pub use loose_quadtree::{LooseNode, LooseQuadtree, LooseQuadtreeConfig};
 pub use nearest::{Neighbor, Workspace};
 #[cfg(feature = "rayon")]
 pub use par::ParallelPairs;

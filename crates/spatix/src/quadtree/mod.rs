@@ -7,6 +7,9 @@ mod query;
 mod tests;
 mod validate;
 
+pub(crate) use mutate::{FREE, compact_leaf_lists, release_group, take_group};
+pub(crate) use validate::check_free_groups;
+
 use core::ops::ControlFlow;
 
 use crate::handle::{NIL, Slots};
@@ -117,24 +120,24 @@ pub enum NodeKind {
 }
 
 /// Marks a branch in [`Node::count`].
-const BRANCH: u32 = u32::MAX;
+pub(crate) const BRANCH: u32 = u32::MAX;
 
 /// A quadtree node, exactly as seed 001 lays it out: 8 bytes, no box (boxes are computed on
 /// the way down from the root's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
-struct Node {
+pub(crate) struct Node {
     /// Branch: index of the first of its four contiguous children.
     /// Leaf: head of its element list in the list pool ([`NIL`] when empty).
     /// Free group: the next free group.
-    first_child: u32,
+    pub(crate) first_child: u32,
     /// Leaf: number of elements. Branch: [`BRANCH`].
-    count: u32,
+    pub(crate) count: u32,
 }
 
 const _: () = assert!(size_of::<Node>() == 8);
 
-const EMPTY_LEAF: Node = Node {
+pub(crate) const EMPTY_LEAF: Node = Node {
     first_child: NIL,
     count: 0,
 };
@@ -147,26 +150,26 @@ const TOP: u8 = 8;
 
 /// A node with the box and depth computed on the way down, as traversals carry it.
 #[derive(Clone, Copy, Debug, Default)]
-struct Frame<S> {
-    aabb: Aabb<S>,
-    node: u32,
-    depth: u8,
+pub(crate) struct Frame<S> {
+    pub(crate) aabb: Aabb<S>,
+    pub(crate) node: u32,
+    pub(crate) depth: u8,
     /// Which sides lie on the world's border (elements beyond them are clamped onto them).
     edges: u8,
 }
 
 /// Most entries a depth-first walk keeps pending: 3 siblings per level plus 4, for the deepest
 /// tree allowed.
-const MAX_PENDING: usize = 3 * QuadtreeConfig::MAX_DEPTH as usize + 4;
+pub(crate) const MAX_PENDING: usize = 3 * QuadtreeConfig::MAX_DEPTH as usize + 4;
 
 /// Explicit traversal stack of the queries, on the caller's stack: never the heap.
-type Stack<S> = ArrayStack<Frame<S>, MAX_PENDING>;
+pub(crate) type Stack<S> = ArrayStack<Frame<S>, MAX_PENDING>;
 
 /// The same walk over node indices only (maintenance passes).
-type NodeStack = ArrayStack<u32, MAX_PENDING>;
+pub(crate) type NodeStack = ArrayStack<u32, MAX_PENDING>;
 
 impl<S: Scalar> Frame<S> {
-    fn root(world: Aabb<S>) -> Self {
+    pub(crate) fn root(world: Aabb<S>) -> Self {
         Self {
             aabb: world,
             node: 0,
@@ -178,7 +181,7 @@ impl<S: Scalar> Frame<S> {
     /// Where the node splits: its centre, clamped so that rounding (subnormals) can never put
     /// a child outside its parent.
     #[inline]
-    fn mid(&self) -> Point<S> {
+    pub(crate) fn mid(&self) -> Point<S> {
         let b = &self.aabb;
         let c = b.center();
         Point::new(
@@ -190,7 +193,7 @@ impl<S: Scalar> Frame<S> {
     /// Child `i` (0: lower left, 1: lower right, 2: upper left, 3: upper right) of the group
     /// starting at `first_child`, given the split point `mid`.
     #[inline]
-    fn child(&self, first_child: u32, i: u32, mid: Point<S>) -> Self {
+    pub(crate) fn child(&self, first_child: u32, i: u32, mid: Point<S>) -> Self {
         let b = &self.aabb;
         let right = i & 1 == 1;
         let top = i & 2 == 2;
@@ -218,7 +221,7 @@ impl<S: Scalar> Frame<S> {
 
     /// The four children, whose nodes start at `first_child`.
     #[inline]
-    fn children(&self, first_child: u32) -> [Self; 4] {
+    pub(crate) fn children(&self, first_child: u32) -> [Self; 4] {
         let mid = self.mid();
         [0, 1, 2, 3].map(|i| self.child(first_child, i, mid))
     }
@@ -241,11 +244,25 @@ impl<S: Scalar> Frame<S> {
     /// closed on the world's far border. Sibling nodes own disjoint parts of their parent, so
     /// exactly one leaf owns any point of the world. Used to report each result once.
     #[inline]
-    fn owns(&self, q: Point<S>) -> bool {
+    pub(crate) fn owns(&self, q: Point<S>) -> bool {
         q.x >= self.aabb.min.x
             && (q.x < self.aabb.max.x || self.edges & RIGHT != 0)
             && q.y >= self.aabb.min.y
             && (q.y < self.aabb.max.y || self.edges & TOP != 0)
+    }
+
+    /// Whether a leaf here may split: above the depth limit `max_depth`, and with room to
+    /// halve on both axes. A node too thin to halve (a world of zero width or height, or
+    /// coordinates at the limit of float precision) would hand all its elements to the same
+    /// children, level after level.
+    #[inline]
+    pub(crate) fn can_split(&self, max_depth: u32) -> bool {
+        let (b, mid) = (&self.aabb, self.mid());
+        u32::from(self.depth) < max_depth
+            && b.min.x < mid.x
+            && mid.x < b.max.x
+            && b.min.y < mid.y
+            && mid.y < b.max.y
     }
 
     /// Whether a (clamped) box lies strictly inside [`Frame::reach`]: then every leaf it
@@ -281,7 +298,7 @@ impl<S: Scalar> Frame<S> {
     /// The box grown to infinity across world-border sides: it contains the true position of
     /// every element filed here, even one outside the world. Used for distance bounds.
     #[inline]
-    fn reach(&self) -> Aabb<S> {
+    pub(crate) fn reach(&self) -> Aabb<S> {
         let mut r = self.aabb;
         if self.edges & LEFT != 0 {
             r.min.x = -S::INFINITY;

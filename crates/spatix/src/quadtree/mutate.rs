@@ -2,10 +2,11 @@
 
 use super::{BRANCH, EMPTY_LEAF, Frame, Node, NodeStack, Quadtree};
 use crate::handle::NIL;
+use crate::pool::ListPool;
 use crate::{Aabb, Scalar};
 
 /// Marks the nodes of a freed child group (its first node links to the next free group).
-pub(super) const FREE: u32 = u32::MAX - 1;
+pub(crate) const FREE: u32 = u32::MAX - 1;
 
 impl<S: Scalar, T> Quadtree<S, T> {
     /// Moves element `slot` from the leaves overlapping `old` to those overlapping `new`
@@ -86,7 +87,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// children that still overflow split in turn, as far as [`Quadtree::can_split`] allows.
     fn split(&mut self, f: Frame<S>) {
         let mut at = self.nodes[f.node as usize].first_child;
-        let group = self.alloc_group();
+        let (group, _) = take_group(&mut self.nodes, &mut self.free_group);
         self.nodes[f.node as usize] = Node {
             first_child: group,
             count: BRANCH,
@@ -123,32 +124,9 @@ impl<S: Scalar, T> Quadtree<S, T> {
         }
     }
 
-    /// Whether a leaf may split: above the depth limit, and with room to halve on both axes.
-    /// A node too thin to halve (a world of zero width or height, or coordinates at the
-    /// limit of float precision) would hand all its elements to two or four children alike,
-    /// level after level.
+    /// Whether a leaf may split: see [`Frame::can_split`].
     pub(super) fn can_split(&self, f: &Frame<S>) -> bool {
-        let (b, mid) = (&f.aabb, f.mid());
-        u32::from(f.depth) < self.config.max_depth
-            && b.min.x < mid.x
-            && mid.x < b.max.x
-            && b.min.y < mid.y
-            && mid.y < b.max.y
-    }
-
-    /// Four empty leaves, contiguous: a recycled group if one is free.
-    fn alloc_group(&mut self) -> u32 {
-        if self.free_group != NIL {
-            let group = self.free_group;
-            let g = group as usize;
-            self.free_group = self.nodes[g].first_child;
-            self.nodes[g..g + 4].fill(EMPTY_LEAF);
-            group
-        } else {
-            let group = self.nodes.len() as u32;
-            self.nodes.extend_from_slice(&[EMPTY_LEAF; 4]);
-            group
-        }
+        f.can_split(self.config.max_depth)
     }
 
     /// The seed's deferred cleanup: every branch whose four children are all empty leaves
@@ -165,13 +143,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
             let g = group as usize;
             let children = &self.nodes[g..g + 4];
             if children.iter().all(|c| c.count == 0) {
-                self.nodes[n as usize] = EMPTY_LEAF;
-                self.nodes[g..g + 4].fill(Node {
-                    first_child: NIL,
-                    count: FREE,
-                });
-                self.nodes[g].first_child = self.free_group;
-                self.free_group = group;
+                release_group(&mut self.nodes, &mut self.free_group, n);
             } else {
                 for (i, c) in children.iter().enumerate() {
                     if c.count == BRANCH {
@@ -184,20 +156,55 @@ impl<S: Scalar, T> Quadtree<S, T> {
 
     /// Lays every leaf's element list out contiguously, leaves in the pair pass's order.
     pub(super) fn compact_lists(&mut self) {
-        let nodes = &mut self.nodes;
-        self.links.compact(|visit| {
-            let mut stack = NodeStack::new();
-            stack.push(0);
-            while let Some(n) = stack.pop() {
-                let node = &mut nodes[n as usize];
-                if node.count == BRANCH {
-                    for i in (0..4).rev() {
-                        stack.push(node.first_child + i);
-                    }
-                } else {
-                    visit(&mut node.first_child);
-                }
-            }
-        });
+        compact_leaf_lists(&mut self.nodes, &mut self.links);
     }
+}
+
+/// Four empty leaves, contiguous, for a quadtree's node array: a recycled group from the free
+/// list headed by `free_group` if one is free, else four new nodes at the end (then `true`).
+pub(crate) fn take_group(nodes: &mut Vec<Node>, free_group: &mut u32) -> (u32, bool) {
+    if *free_group != NIL {
+        let group = *free_group;
+        let g = group as usize;
+        *free_group = nodes[g].first_child;
+        nodes[g..g + 4].fill(EMPTY_LEAF);
+        (group, false)
+    } else {
+        let group = nodes.len() as u32;
+        nodes.extend_from_slice(&[EMPTY_LEAF; 4]);
+        (group, true)
+    }
+}
+
+/// Turns branch `n` into an empty leaf and puts its child group on the free list (linked
+/// through the group's first node, its nodes marked [`FREE`]).
+pub(crate) fn release_group(nodes: &mut [Node], free_group: &mut u32, n: u32) {
+    let group = nodes[n as usize].first_child;
+    let g = group as usize;
+    nodes[n as usize] = EMPTY_LEAF;
+    nodes[g..g + 4].fill(Node {
+        first_child: NIL,
+        count: FREE,
+    });
+    nodes[g].first_child = *free_group;
+    *free_group = group;
+}
+
+/// Lays every leaf's element list out contiguously in `links`, leaves in depth-first order
+/// (children in order), the order of the pair passes.
+pub(crate) fn compact_leaf_lists(nodes: &mut [Node], links: &mut ListPool) {
+    links.compact(|visit| {
+        let mut stack = NodeStack::new();
+        stack.push(0);
+        while let Some(n) = stack.pop() {
+            let node = &mut nodes[n as usize];
+            if node.count == BRANCH {
+                for i in (0..4).rev() {
+                    stack.push(node.first_child + i);
+                }
+            } else {
+                visit(&mut node.first_child);
+            }
+        }
+    });
 }

@@ -1,7 +1,7 @@
 //! The full structural self-check.
 
 use super::mutate::FREE;
-use super::{BRANCH, Frame, Quadtree};
+use super::{BRANCH, Frame, Node, Quadtree};
 use crate::handle::NIL;
 use crate::{Aabb, Error, Scalar};
 
@@ -74,7 +74,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
             }
             listed += items.len();
         }
-        self.validate_free_groups(&reached)?;
+        check_free_groups(&self.nodes, self.free_group, &reached)?;
         if self.links.in_use() != listed {
             return fail(format!(
                 "{} element nodes in use, {listed} listed",
@@ -108,29 +108,6 @@ impl<S: Scalar, T> Quadtree<S, T> {
         Ok(())
     }
 
-    /// Every group is either reachable or on the free list, never both.
-    fn validate_free_groups(&self, reached: &[bool]) -> Result<(), Error> {
-        let groups = (self.nodes.len() - 1) / 4;
-        let mut free = 0;
-        let mut g = self.free_group;
-        while g != NIL {
-            let at = g as usize;
-            free += 1;
-            if free > groups || at == 0 || (at - 1) % 4 != 0 || at + 4 > self.nodes.len() {
-                return fail(format!("bad or cyclic free group {g}"));
-            }
-            if (at..at + 4).any(|i| reached[i] || self.nodes[i].count != FREE) {
-                return fail(format!("free group {g} is in use"));
-            }
-            g = self.nodes[at].first_child;
-        }
-        let used = reached.iter().skip(1).filter(|&&r| r).count();
-        if used % 4 != 0 || used / 4 + free != groups {
-            return fail(format!("{groups} groups: {} used, {free} free", used / 4));
-        }
-        Ok(())
-    }
-
     /// How many leaves a (clamped) box overlaps.
     fn count_leaves(&self, c: &Aabb<S>) -> u32 {
         let mut n = 0;
@@ -149,4 +126,28 @@ impl<S: Scalar, T> Quadtree<S, T> {
         }
         n
     }
+}
+
+/// Every child group of a quadtree's node array is either reachable (`reached`, by node) or
+/// on the free list headed by `free_group`, never both.
+pub(crate) fn check_free_groups(nodes: &[Node], free_group: u32, reached: &[bool]) -> Result<(), Error> {
+    let groups = (nodes.len() - 1) / 4;
+    let mut free = 0;
+    let mut g = free_group;
+    while g != NIL {
+        let at = g as usize;
+        free += 1;
+        if free > groups || at == 0 || (at - 1) % 4 != 0 || at + 4 > nodes.len() {
+            return fail(format!("bad or cyclic free group {g}"));
+        }
+        if (at..at + 4).any(|i| reached[i] || nodes[i].count != FREE) {
+            return fail(format!("free group {g} is in use"));
+        }
+        g = nodes[at].first_child;
+    }
+    let used = reached.iter().skip(1).filter(|&&r| r).count();
+    if used % 4 != 0 || used / 4 + free != groups {
+        return fail(format!("{groups} groups: {} used, {free} free", used / 4));
+    }
+    Ok(())
 }
