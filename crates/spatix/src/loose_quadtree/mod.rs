@@ -122,6 +122,13 @@ pub struct LooseNode<S> {
     pub kind: NodeKind,
 }
 
+/// What a child group records: the branch it belongs to, and the depth of its nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Group {
+    parent: u32,
+    depth: u32,
+}
+
 /// The loose box of a node below which nothing is filed: inverted, so that it intersects and
 /// contains nothing, every box contains it, and its union with a box is that box.
 #[inline]
@@ -225,8 +232,8 @@ pub struct LooseQuadtree<S, T> {
     /// By node: the region whose centres it owns ([`Frame::reach`] of its quadrant, tested
     /// half-open by [`owns`]).
     regions: Vec<Aabb<S>>,
-    /// By child group (`(node - 1) / 4`): the branch the group belongs to.
-    parents: Vec<u32>,
+    /// By child group (`(node - 1) / 4`): the branch it belongs to and its depth.
+    groups: Vec<Group>,
     /// Head of the list of freed child groups (linked through their first node).
     free_group: u32,
     /// Element nodes of every leaf.
@@ -276,7 +283,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             nodes: vec![EMPTY_LEAF],
             loose: vec![nothing()],
             regions: vec![Frame::root(world).reach()],
-            parents: Vec::new(),
+            groups: Vec::new(),
             free_group: NIL,
             links: ListPool::default(),
             slots: Slots::default(),
@@ -382,7 +389,17 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// The branch a node belongs to (the node must not be the root).
     #[inline]
     fn parent(&self, node: u32) -> u32 {
-        self.parents[(node as usize - 1) / 4]
+        self.groups[(node as usize - 1) / 4].parent
+    }
+
+    /// The depth of a node (the root is 0).
+    #[inline]
+    fn depth(&self, node: u32) -> u32 {
+        if node == 0 {
+            0
+        } else {
+            self.groups[(node as usize - 1) / 4].depth
+        }
     }
 }
 
@@ -437,7 +454,8 @@ impl<S: Scalar, T> SpatialQuery<S, T> for LooseQuadtree<S, T> {
     fn memory_bytes(&self) -> usize {
         self.nodes.capacity() * size_of::<Node>()
             + (self.loose.capacity() + self.regions.capacity()) * size_of::<Aabb<S>>()
-            + (self.parents.capacity() + self.leaves.capacity()) * size_of::<u32>()
+            + self.groups.capacity() * size_of::<Group>()
+            + self.leaves.capacity() * size_of::<u32>()
             + self.links.memory_bytes()
             + self.slots.memory_bytes()
     }
@@ -455,7 +473,7 @@ impl<S: Scalar, T> SpatialIndex<S, T> for LooseQuadtree<S, T> {
         if self.leaves.len() <= i {
             self.leaves.resize(i + 1, NIL);
         }
-        self.file(slot, &aabb);
+        self.file(0, slot, &aabb, self.centre(&aabb));
         Ok(self.slots.handle(slot))
     }
 
@@ -471,12 +489,12 @@ impl<S: Scalar, T> SpatialIndex<S, T> for LooseQuadtree<S, T> {
         let leaf = self.leaves[slot as usize];
         // The new box goes in first: a leaf split during the refiling reads it.
         self.slots.set_aabb(slot, aabb);
-        if owns(&self.regions[leaf as usize], self.centre(&aabb)) {
+        let c = self.centre(&aabb);
+        if owns(&self.regions[leaf as usize], c) {
             // Still in its leaf: only boxes grow, up to the first that already encloses it.
             self.grow_from(leaf, &aabb);
         } else {
-            self.unfile(slot);
-            self.file(slot, &aabb);
+            self.refile(slot, leaf, &aabb, c);
         }
         Ok(())
     }
@@ -487,7 +505,7 @@ impl<S: Scalar, T> SpatialIndex<S, T> for LooseQuadtree<S, T> {
         self.loose.truncate(1);
         self.loose[0] = nothing();
         self.regions.truncate(1);
-        self.parents.clear();
+        self.groups.clear();
         self.free_group = NIL;
         self.links.clear();
         self.slots.clear();

@@ -1,35 +1,67 @@
 //! Filing elements by centre, growing loose boxes, splitting leaves, and the deferred refit of
 //! the loose boxes (with the collapse of empty branches).
 
-use super::{LooseQuadtree, nothing, quadrant};
+use super::{Group, LooseQuadtree, nothing, owns, quadrant};
 use crate::handle::NIL;
 use crate::quadtree::{BRANCH, Frame, Node, compact_leaf_lists, release_group, take_group};
-use crate::{Aabb, Scalar};
+use crate::{Aabb, Point, Scalar};
 
 impl<S: Scalar, T> LooseQuadtree<S, T> {
-    /// Lists element `slot` (whose box `aabb` is already stored) in the leaf whose quadrant
-    /// holds its clamped centre, growing the loose box of every node on the way down, and
-    /// splits that leaf if it overflows.
-    pub(super) fn file(&mut self, slot: u32, aabb: &Aabb<S>) {
-        let c = self.centre(aabb);
-        let mut f = Frame::root(self.world);
+    /// Lists element `slot` (whose box `aabb` is already stored) in the leaf below `start`
+    /// whose quadrant holds its clamped centre `c` (`start` must own `c`), growing the loose
+    /// box of every node on the way down, and splits that leaf if it overflows. The nodes
+    /// above `start` must already enclose `aabb`.
+    pub(super) fn file(&mut self, start: u32, slot: u32, aabb: &Aabb<S>, c: Point<S>) {
+        let (mut n, mut depth) = (start, self.depth(start));
         loop {
-            let at = f.node as usize;
+            let at = n as usize;
             self.loose[at] = self.loose[at].union(aabb);
             let node = self.nodes[at];
             if node.count != BRANCH {
                 break;
             }
-            let mid = f.mid();
-            f = f.child(node.first_child, quadrant(mid, c), mid);
+            let g = node.first_child;
+            n = (g..g + 4)
+                .find(|&child| owns(&self.regions[child as usize], c))
+                .unwrap_or(g);
+            depth += 1;
         }
-        let leaf = &mut self.nodes[f.node as usize];
+        let leaf = &mut self.nodes[n as usize];
         self.links.push(&mut leaf.first_child, slot);
         leaf.count += 1;
-        self.leaves[slot as usize] = f.node;
-        if leaf.count > self.config.max_elements && f.can_split(self.config.max_depth) {
-            self.split(f);
+        self.leaves[slot as usize] = n;
+        if leaf.count > self.config.max_elements && depth < self.config.max_depth {
+            let f = self.frame_of(n, c);
+            if f.can_split(self.config.max_depth) {
+                self.split(f);
+            }
         }
+    }
+
+    /// The frame (quadrant, depth) of node `n`, which owns the point `c`: found on the way
+    /// down from the root towards `c`.
+    fn frame_of(&self, n: u32, c: Point<S>) -> Frame<S> {
+        let mut f = Frame::root(self.world);
+        while f.node != n {
+            let mid = f.mid();
+            f = f.child(self.nodes[f.node as usize].first_child, quadrant(mid, c), mid);
+        }
+        f
+    }
+
+    /// Moves element `slot` out of `leaf`, whose quadrant no longer holds its clamped centre
+    /// `c`, into the leaf that does: up to the nearest ancestor that owns `c` (whose own
+    /// ancestors grow to enclose `aabb`), and down from there.
+    pub(super) fn refile(&mut self, slot: u32, leaf: u32, aabb: &Aabb<S>, c: Point<S>) {
+        self.unfile(slot);
+        let mut a = self.parent(leaf);
+        while !owns(&self.regions[a as usize], c) {
+            a = self.parent(a);
+        }
+        if a != 0 {
+            self.grow_from(self.parent(a), aabb);
+        }
+        self.file(a, slot, aabb, c);
     }
 
     /// Unlinks element `slot` from its leaf. Loose boxes stay as they are until `maintain`.
@@ -63,7 +95,10 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// encloses them all.
     fn split(&mut self, f: Frame<S>) {
         let mut at = self.nodes[f.node as usize].first_child;
-        let group = self.alloc_group(f.node);
+        let group = self.alloc_group(Group {
+            parent: f.node,
+            depth: u32::from(f.depth) + 1,
+        });
         self.nodes[f.node as usize] = Node {
             first_child: group,
             count: BRANCH,
@@ -96,18 +131,18 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         }
     }
 
-    /// Four empty leaves under `parent`, contiguous, with empty loose boxes: a recycled group
-    /// if one is free. Their regions are the caller's to set.
-    fn alloc_group(&mut self, parent: u32) -> u32 {
+    /// Four empty leaves, contiguous, with empty loose boxes: a recycled group if one is
+    /// free. Their regions are the caller's to set.
+    fn alloc_group(&mut self, record: Group) -> u32 {
         let (group, fresh) = take_group(&mut self.nodes, &mut self.free_group);
         let g = group as usize;
         if fresh {
             self.loose.extend_from_slice(&[nothing(); 4]);
             self.regions.extend_from_slice(&[nothing(); 4]);
-            self.parents.push(parent);
+            self.groups.push(record);
         } else {
             self.loose[g..g + 4].fill(nothing());
-            self.parents[(g - 1) / 4] = parent;
+            self.groups[(g - 1) / 4] = record;
         }
         group
     }

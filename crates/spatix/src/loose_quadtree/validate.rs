@@ -1,6 +1,6 @@
 //! The full structural self-check.
 
-use super::{LooseQuadtree, nothing};
+use super::{Group, LooseQuadtree, nothing};
 use crate::quadtree::{BRANCH, FREE, Frame, check_free_groups};
 use crate::{Error, Scalar};
 
@@ -9,7 +9,7 @@ fn fail<R>(why: String) -> Result<R, Error> {
 }
 
 impl<S: Scalar, T> LooseQuadtree<S, T> {
-    /// Checks the tree shape, the stored regions and parents, the leaf lists and counts, that
+    /// Checks the tree shape, the stored regions and group records, the leaf lists and counts, that
     /// every element is listed once, in the leaf owning its clamped centre, that every loose
     /// box encloses its elements and its children's boxes, and the free lists.
     pub(super) fn validate(&self) -> Result<(), Error> {
@@ -20,13 +20,13 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         }
         if self.loose.len() != n_nodes
             || self.regions.len() != n_nodes
-            || self.parents.len() != (n_nodes - 1) / 4
+            || self.groups.len() != (n_nodes - 1) / 4
         {
             return fail(format!(
-                "{n_nodes} nodes, but {} loose boxes, {} regions and {} group parents",
+                "{n_nodes} nodes, but {} loose boxes, {} regions and {} group records",
                 self.loose.len(),
                 self.regions.len(),
-                self.parents.len()
+                self.groups.len()
             ));
         }
         let mut reached = vec![false; n_nodes];
@@ -54,8 +54,12 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                 if g == 0 || (g - 1) % 4 != 0 || g + 4 > n_nodes {
                     return fail(format!("branch {at} points at bad child group {g}"));
                 }
-                if self.parents[(g - 1) / 4] != f.node {
-                    return fail(format!("group {g} does not record its parent {at}"));
+                let record = Group {
+                    parent: f.node,
+                    depth: u32::from(f.depth) + 1,
+                };
+                if self.groups[(g - 1) / 4] != record {
+                    return fail(format!("group {g} does not record its parent {at} and depth"));
                 }
                 if let Some(c) = (g..g + 4).find(|&c| !loose.contains(&self.loose[c])) {
                     return fail(format!("branch {at}'s loose box misses child {c}'s"));
