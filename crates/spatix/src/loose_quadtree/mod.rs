@@ -11,7 +11,7 @@ mod validate;
 use core::ops::ControlFlow;
 
 use crate::handle::{NIL, Slots};
-use crate::pool::ListPool;
+use crate::pool::{Link, ListPool};
 use crate::quadtree::{BRANCH, EMPTY_LEAF, Frame, Node, Stack};
 use crate::{
     Aabb, Error, Handle, Item, Iter, Neighbor, NodeKind, Point, QuadtreeConfig, Ray, Scalar,
@@ -159,6 +159,27 @@ fn quadrant<S: Scalar>(mid: Point<S>, c: Point<S>) -> u32 {
     u32::from(c.x >= mid.x) | (u32::from(c.y >= mid.y) << 1)
 }
 
+/// Iterator over the element nodes of one list: `(index, node)`.
+struct Walk<'a, S> {
+    links: &'a ListPool<Aabb<S>>,
+    at: u32,
+}
+
+impl<S: Scalar> Iterator for Walk<'_, S> {
+    type Item = (u32, Link<Aabb<S>>);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.at == NIL {
+            return None;
+        }
+        let at = self.at;
+        let link = self.links.link(at);
+        self.at = link.next;
+        Some((at, link))
+    }
+}
+
 /// The loose quadtree of seed 001 §3: every element is listed in exactly one leaf, the one
 /// whose quadrant holds its (world-clamped) centre, and every node carries a loose box that
 /// encloses the boxes of all the elements below it.
@@ -236,11 +257,14 @@ pub struct LooseQuadtree<S, T> {
     groups: Vec<Group>,
     /// Head of the list of freed child groups (linked through their first node).
     free_group: u32,
-    /// Element nodes of every leaf.
-    links: ListPool,
+    /// Element nodes of every leaf, each with a copy of its element's box, so that walking a
+    /// leaf reads nothing else (laid out leaf after leaf by `maintain`).
+    links: ListPool<Aabb<S>>,
     slots: Slots<S, T>,
     /// By slot: the leaf listing the element.
     leaves: Vec<u32>,
+    /// By slot: the element node carrying it (and its box's copy).
+    entries: Vec<u32>,
 }
 
 impl<S: Scalar, T> LooseQuadtree<S, T> {
@@ -288,6 +312,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             links: ListPool::default(),
             slots: Slots::default(),
             leaves: Vec::new(),
+            entries: Vec::new(),
         })
     }
 
@@ -307,6 +332,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     pub fn reserve(&mut self, additional: usize) {
         self.slots.reserve(additional);
         self.leaves.reserve(additional);
+        self.entries.reserve(additional);
         self.links.reserve(additional);
     }
 
@@ -386,6 +412,15 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         self.world.closest_point(b.center())
     }
 
+    /// The element nodes of the list starting at `head`, front to back, with their indices.
+    #[inline]
+    fn walk(&self, head: u32) -> Walk<'_, S> {
+        Walk {
+            links: &self.links,
+            at: head,
+        }
+    }
+
     /// The branch a node belongs to (the node must not be the root).
     #[inline]
     fn parent(&self, node: u32) -> u32 {
@@ -455,7 +490,7 @@ impl<S: Scalar, T> SpatialQuery<S, T> for LooseQuadtree<S, T> {
         self.nodes.capacity() * size_of::<Node>()
             + (self.loose.capacity() + self.regions.capacity()) * size_of::<Aabb<S>>()
             + self.groups.capacity() * size_of::<Group>()
-            + self.leaves.capacity() * size_of::<u32>()
+            + (self.leaves.capacity() + self.entries.capacity()) * size_of::<u32>()
             + self.links.memory_bytes()
             + self.slots.memory_bytes()
     }
@@ -472,6 +507,7 @@ impl<S: Scalar, T> SpatialIndex<S, T> for LooseQuadtree<S, T> {
         let i = slot as usize;
         if self.leaves.len() <= i {
             self.leaves.resize(i + 1, NIL);
+            self.entries.resize(i + 1, NIL);
         }
         self.file(0, slot, &aabb, self.centre(&aabb));
         Ok(self.slots.handle(slot))
@@ -492,6 +528,7 @@ impl<S: Scalar, T> SpatialIndex<S, T> for LooseQuadtree<S, T> {
         let c = self.centre(&aabb);
         if owns(&self.regions[leaf as usize], c) {
             // Still in its leaf: only boxes grow, up to the first that already encloses it.
+            *self.links.data_mut(self.entries[slot as usize]) = aabb;
             self.grow_from(leaf, &aabb);
         } else {
             self.refile(slot, leaf, &aabb, c);
@@ -512,9 +549,10 @@ impl<S: Scalar, T> SpatialIndex<S, T> for LooseQuadtree<S, T> {
     }
 
     fn maintain(&mut self) {
-        self.refit(0);
-        if self.links.relinked() > 0 {
+        let compacted = self.links.relinked() > 0;
+        if compacted {
             self.compact_lists();
         }
+        self.refit(0, compacted);
     }
 }

@@ -1,7 +1,7 @@
 //! Filing elements by centre, growing loose boxes, splitting leaves, and the deferred refit of
 //! the loose boxes (with the collapse of empty branches).
 
-use super::{Group, LooseQuadtree, nothing, owns, quadrant};
+use super::{Group, LooseQuadtree, Walk, nothing, owns, quadrant};
 use crate::handle::NIL;
 use crate::quadtree::{BRANCH, Frame, Node, compact_leaf_lists, release_group, take_group};
 use crate::{Aabb, Point, Scalar};
@@ -27,7 +27,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             depth += 1;
         }
         let leaf = &mut self.nodes[n as usize];
-        self.links.push(&mut leaf.first_child, slot);
+        self.entries[slot as usize] = self.links.push_with(&mut leaf.first_child, slot, *aabb);
         leaf.count += 1;
         self.leaves[slot as usize] = n;
         if leaf.count > self.config.max_elements && depth < self.config.max_depth {
@@ -110,8 +110,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         let mid = f.mid();
         while at != NIL {
             let link = self.links.link(at);
-            let e = link.item;
-            let b = *self.slots.aabb(e);
+            let (e, b) = (link.item, link.data);
             let child = group + quadrant(mid, self.centre(&b));
             let node = &mut self.nodes[child as usize];
             self.links.set_next(at, node.first_child);
@@ -148,17 +147,18 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     }
 
     /// Recomputes the loose boxes below `n` (included) bottom-up, so that each is the union
-    /// of its elements' or its children's boxes, and returns `n`'s. A branch whose four
-    /// children are then empty leaves becomes an empty leaf (its group goes on the free
+    /// of its elements' or its children's boxes, and returns `n`'s; with `renumber`, also
+    /// records again where each element's node is (after the nodes moved). A branch whose
+    /// four children are then empty leaves becomes an empty leaf (its group goes on the free
     /// list), so a subtree emptied since the last call collapses in one pass. Recursion
     /// depth is bounded by the depth limit (at most 30).
-    pub(super) fn refit(&mut self, n: u32) -> Aabb<S> {
+    pub(super) fn refit(&mut self, n: u32, renumber: bool) -> Aabb<S> {
         let node = self.nodes[n as usize];
         let b = if node.count == BRANCH {
             let g = node.first_child;
             let mut b = nothing();
             for i in 0..4 {
-                b = b.union(&self.refit(g + i));
+                b = b.union(&self.refit(g + i, renumber));
             }
             let g = g as usize;
             if self.nodes[g..g + 4].iter().all(|c| c.count == 0) {
@@ -166,9 +166,18 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             }
             b
         } else {
-            self.links
-                .items(node.first_child)
-                .fold(nothing(), |b, e| b.union(self.slots.aabb(e)))
+            let walk = Walk {
+                links: &self.links,
+                at: node.first_child,
+            };
+            let mut b = nothing();
+            for (at, link) in walk {
+                b = b.union(&link.data);
+                if renumber {
+                    self.entries[link.item as usize] = at;
+                }
+            }
+            b
         };
         self.loose[n as usize] = b;
         b

@@ -96,7 +96,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             while at != NIL && n < CHUNK {
                 let link = self.links.link(at);
                 chunk[n] = Entry {
-                    aabb: *self.slots.aabb(link.item),
+                    aabb: link.data,
                     slot: link.item,
                 };
                 n += 1;
@@ -110,11 +110,10 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                     }
                 }
             }
-            for e in self.links.items(at) {
-                let b = self.slots.aabb(e);
+            for (_, e) in self.walk(at) {
                 for x in chunk {
-                    if x.aabb.intersects(b) {
-                        visit(self.slots.item(x.slot), self.slots.item(e))?;
+                    if x.aabb.intersects(&e.data) {
+                        visit(self.slots.item(x.slot), self.slots.item(e.item))?;
                     }
                 }
             }
@@ -141,7 +140,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             let (mut n, mut bounds) = (0, nothing());
             while at != NIL && n < CHUNK {
                 let link = self.links.link(at);
-                let aabb = *self.slots.aabb(link.item);
+                let aabb = link.data;
                 if aabb.intersects(b_box) {
                     chunk[n] = Entry {
                         aabb,
@@ -156,14 +155,13 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                 continue;
             }
             let chunk = &chunk[..n];
-            for e in self.links.items(b) {
-                let eb = self.slots.aabb(e);
-                if !eb.intersects(&bounds) {
+            for (_, e) in self.walk(b) {
+                if !e.data.intersects(&bounds) {
                     continue;
                 }
                 for x in chunk {
-                    if x.aabb.intersects(eb) {
-                        visit(self.slots.item(x.slot), self.slots.item(e))?;
+                    if x.aabb.intersects(&e.data) {
+                        visit(self.slots.item(x.slot), self.slots.item(e.item))?;
                     }
                 }
             }

@@ -32,9 +32,9 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                 }
                 continue;
             }
-            for e in self.links.items(node.first_child) {
-                if self.slots.aabb(e).intersects(area) {
-                    visit(self.slots.item(e))?;
+            for (_, e) in self.walk(node.first_child) {
+                if e.data.intersects(area) {
+                    visit(self.slots.item(e.item))?;
                 }
             }
         }
@@ -81,10 +81,10 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                     }
                     continue;
                 }
-                for e in self.links.items(node.first_child) {
-                    let d = self.slots.aabb(e).distance_2_to_point(point);
+                for (_, e) in self.walk(node.first_child) {
+                    let d = e.data.distance_2_to_point(point);
                     if d <= search.bound(k) {
-                        search.offer(k, self.slots.handle(e), d);
+                        search.offer(k, self.slots.handle(e.item), d);
                     }
                 }
             }
@@ -128,9 +128,9 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                 }
                 return;
             }
-            for e in self.links.items(node.first_child) {
-                if let Some(t) = self.slots.aabb(e).entry_unchecked(ray) {
-                    search.push_hit(t, e);
+            for (_, e) in self.walk(node.first_child) {
+                if let Some(t) = e.data.entry_unchecked(ray) {
+                    search.push_hit(t, e.item);
                 }
             }
         };

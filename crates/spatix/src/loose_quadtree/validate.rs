@@ -70,35 +70,38 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             if node.count == FREE {
                 return fail(format!("free node {at} is reachable"));
             }
-            let items: Vec<u32> = self
-                .links
-                .items(node.first_child)
+            let entries: Vec<_> = self
+                .walk(node.first_child)
                 .take(self.links.allocated() + 1)
                 .collect();
-            if items.len() != node.count as usize {
+            if entries.len() != node.count as usize {
                 return fail(format!(
                     "leaf {at} counts {} but lists {}",
                     node.count,
-                    items.len()
+                    entries.len()
                 ));
             }
             if node.count > self.config.max_elements && f.can_split(self.config.max_depth) {
                 return fail(format!("leaf {at} overflows, yet could split"));
             }
-            for &e in &items {
+            for &(entry, link) in &entries {
+                let e = link.item;
                 if !self.slots.is_live(e) {
                     return fail(format!("leaf {at} lists dead slot {e}"));
                 }
                 if let Some(other) = listed_in[e as usize].replace(at) {
                     return fail(format!("slot {e} is listed in leaf {other} and in leaf {at}"));
                 }
-                if self.leaves[e as usize] != f.node {
+                if self.leaves[e as usize] != f.node || self.entries[e as usize] != entry {
                     return fail(format!(
-                        "slot {e} is listed in leaf {at} but records leaf {}",
-                        self.leaves[e as usize]
+                        "slot {e} is listed in leaf {at}, node {entry}, but records leaf {}, node {}",
+                        self.leaves[e as usize], self.entries[e as usize]
                     ));
                 }
                 let b = self.slots.aabb(e);
+                if link.data != *b {
+                    return fail(format!("node {entry}'s copy of slot {e}'s box is stale"));
+                }
                 if !f.owns(self.centre(b)) {
                     return fail(format!("leaf {at} lists slot {e}, whose centre is elsewhere"));
                 }
@@ -106,7 +109,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                     return fail(format!("leaf {at}'s loose box misses slot {e}'s box"));
                 }
             }
-            listed += items.len();
+            listed += entries.len();
         }
         check_free_groups(&self.nodes, self.free_group, &reached)?;
         if let Some(item) = self

@@ -192,7 +192,7 @@ pub(crate) fn release_group(nodes: &mut [Node], free_group: &mut u32, n: u32) {
 
 /// Lays every leaf's element list out contiguously in `links`, leaves in depth-first order
 /// (children in order), the order of the pair passes.
-pub(crate) fn compact_leaf_lists(nodes: &mut [Node], links: &mut ListPool) {
+pub(crate) fn compact_leaf_lists<D: Copy + Default>(nodes: &mut [Node], links: &mut ListPool<D>) {
     links.compact(|visit| {
         let mut stack = NodeStack::new();
         stack.push(0);
