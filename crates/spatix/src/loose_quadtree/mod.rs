@@ -458,11 +458,11 @@ impl<S: Scalar, T> SpatialQuery<S, T> for LooseQuadtree<S, T> {
         self.query_impl(area, visit)
     }
 
-    fn for_each_pair<F>(&self, mut visit: F) -> ControlFlow<()>
+    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        self.pairs_within(0, &mut visit)
+        pairs::PairPass::new(self, visit).within(0)
     }
 
     fn nearest<'w>(
