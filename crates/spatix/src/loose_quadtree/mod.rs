@@ -462,7 +462,7 @@ impl<S: Scalar, T> SpatialQuery<S, T> for LooseQuadtree<S, T> {
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        pairs::PairPass::new(self, visit).within(0)
+        pairs::PairPass::run(self, visit)
     }
 
     fn nearest<'w>(

@@ -10,19 +10,32 @@
 use core::ops::ControlFlow;
 
 use super::{LooseQuadtree, nothing};
-use crate::handle::NIL;
+use crate::handle::{NIL, Slots};
 use crate::quadtree::BRANCH;
 use crate::{Aabb, Item, Point, Scalar};
 
 /// Elements gathered on the stack at once from one leaf (crowded leaves at the depth limit
-/// are taken in several chunks).
+/// are taken in several rounds).
 const CHUNK: usize = 64;
 
-/// One gathered element: its box, copied out of the slot table, and its slot.
+/// Candidate pairs waiting to be reported: room for one element against a full chunk, and
+/// more.
+const PENDING: usize = 4 * CHUNK;
+
+/// Pairs whose items are looked up together before any is reported.
+const REPORT: usize = 32;
+
+/// One gathered element: its box, copied out of its list node, and its slot.
 #[derive(Clone, Copy, Default)]
 struct Entry<S> {
     aabb: Aabb<S>,
     slot: u32,
+}
+
+/// Closed box intersection without short-circuits: which comparison fails is unpredictable.
+#[inline(always)]
+fn meet<S: Scalar>(a: &Aabb<S>, b: &Aabb<S>) -> bool {
+    (a.min.x <= b.max.x) & (b.min.x <= a.max.x) & (a.min.y <= b.max.y) & (b.min.y <= a.max.y)
 }
 
 /// Half the perimeter of a box (never NaN, unlike the area of an unbounded one).
@@ -32,36 +45,95 @@ fn extent<S: Scalar>(b: &Aabb<S>) -> S {
     s.x + s.y
 }
 
-/// One run of the pair pass: the tree, the visitor, and the stack buffer that the leaves'
-/// elements are gathered into (one for the whole pass, so the recursion does not clear a
-/// buffer per call).
+/// Pairs found but not yet reported, and their reporting in batches.
+struct Pending {
+    pairs: [(u32, u32); PENDING],
+    len: usize,
+}
+
+impl Pending {
+    /// Records the pairs of `a` with each of `others` whose boxes meet (branch-free); there
+    /// must be room for all of `others`.
+    #[inline]
+    fn test<S: Scalar>(&mut self, a: &Entry<S>, others: &[Entry<S>]) {
+        let mut len = self.len;
+        for b in others {
+            self.pairs[len] = (a.slot, b.slot);
+            len += usize::from(meet(&a.aabb, &b.aabb));
+        }
+        self.len = len;
+    }
+
+    /// Makes room for `room` more pairs, reporting the pending ones if needed.
+    #[inline]
+    fn reserve<S: Scalar, T, F>(
+        &mut self,
+        room: usize,
+        slots: &Slots<S, T>,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        if self.len + room > PENDING {
+            self.flush(slots, visit)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Reports the pending pairs: the items of a few dozen are looked up in one tight loop
+    /// before any is reported, so that the cache misses of those lookups (pairs are found in
+    /// space order, far from slot order) overlap.
+    fn flush<S: Scalar, T, F>(&mut self, slots: &Slots<S, T>, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        let n = core::mem::take(&mut self.len);
+        for chunk in self.pairs[..n].chunks(REPORT) {
+            let mut items = [None; REPORT];
+            for (item, &(a, b)) in items.iter_mut().zip(chunk) {
+                *item = Some((slots.item(a), slots.item(b)));
+            }
+            for &(a, b) in items.iter().flatten() {
+                visit(a, b)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// One run of the pair pass: the tree, the visitor, and the stack memory of the whole pass
+/// (the elements of the two leaves being paired, and the pairs found but not yet reported).
 pub(super) struct PairPass<'t, S, T, F> {
     tree: &'t LooseQuadtree<S, T>,
     visit: F,
-    chunk: [Entry<S>; CHUNK],
+    own: [Entry<S>; CHUNK],
+    other: [Entry<S>; CHUNK],
+    pending: Pending,
 }
 
 impl<'t, S: Scalar, T, F> PairPass<'t, S, T, F>
 where
-    F: FnMut(Item<'t, S, T>, Item<'t, S, T>) -> ControlFlow<()>,
+    F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
 {
-    pub(super) fn new(tree: &'t LooseQuadtree<S, T>, visit: F) -> Self {
-        Self {
+    /// Runs the pass over the whole tree.
+    pub(super) fn run(tree: &'t LooseQuadtree<S, T>, visit: F) -> ControlFlow<()> {
+        let mut pass = Self {
             tree,
             visit,
-            chunk: [Entry::default(); CHUNK],
-        }
-    }
-
-    /// Reports one pair.
-    #[inline]
-    fn report(&mut self, a: u32, b: u32) -> ControlFlow<()> {
-        let slots = &self.tree.slots;
-        (self.visit)(slots.item(a), slots.item(b))
+            own: [Entry::default(); CHUNK],
+            other: [Entry::default(); CHUNK],
+            pending: Pending {
+                pairs: [(0, 0); PENDING],
+                len: 0,
+            },
+        };
+        pass.within(0)?;
+        pass.pending.flush(&tree.slots, &mut pass.visit)
     }
 
     /// Every intersecting pair of elements below node `n`, each once.
-    pub(super) fn within(&mut self, n: u32) -> ControlFlow<()> {
+    fn within(&mut self, n: u32) -> ControlFlow<()> {
         let tree = self.tree;
         let node = tree.nodes[n as usize];
         if node.count != BRANCH {
@@ -106,83 +178,94 @@ where
         ControlFlow::Continue(())
     }
 
-    /// Gathers into the buffer the elements of the list from `at` on whose box meets
-    /// `filter`, until it is full; returns how many, their bounds, and where the list
-    /// resumes.
-    #[inline]
-    fn gather(&mut self, mut at: u32, filter: &Aabb<S>) -> (usize, Aabb<S>, u32) {
-        let (mut n, mut bounds) = (0, nothing());
-        while at != NIL && n < CHUNK {
-            let link = self.tree.links.link(at);
-            if link.data.intersects(filter) {
-                self.chunk[n] = Entry {
-                    aabb: link.data,
-                    slot: link.item,
-                };
-                n += 1;
-                bounds = bounds.union(&link.data);
-            }
-            at = link.next;
-        }
-        (n, bounds, at)
-    }
-
     /// The intersecting pairs among the elements of one leaf (list `head`): each chunk of
-    /// gathered elements against itself, then against the rest of the list.
+    /// its elements against itself, then against the rest of the list.
     fn in_leaf(&mut self, head: u32) -> ControlFlow<()> {
-        let tree = self.tree;
-        let everything = Aabb {
-            min: Point::new(-S::INFINITY, -S::INFINITY),
-            max: Point::new(S::INFINITY, S::INFINITY),
-        };
+        let (tree, everything) = (self.tree, everything());
         let mut at = head;
         while at != NIL {
-            let (n, _, rest) = self.gather(at, &everything);
+            let (n, _, rest) = gather(tree, at, &everything, &mut self.own);
             at = rest;
             for i in 1..n {
-                for j in 0..i {
-                    let (x, y) = (self.chunk[i], self.chunk[j]);
-                    if x.aabb.intersects(&y.aabb) {
-                        self.report(x.slot, y.slot)?;
-                    }
-                }
+                self.pending.reserve(i, &tree.slots, &mut self.visit)?;
+                self.pending.test(&self.own[i], &self.own[..i]);
             }
-            for (_, e) in tree.walk(rest) {
-                for i in 0..n {
-                    let x = self.chunk[i];
-                    if x.aabb.intersects(&e.data) {
-                        self.report(x.slot, e.item)?;
-                    }
-                }
+            let mut more = rest;
+            while more != NIL {
+                let (m, _, after) = gather(tree, more, &everything, &mut self.other);
+                more = after;
+                self.pairs_of_chunks(n, m)?;
             }
         }
         ControlFlow::Continue(())
     }
 
     /// The intersecting pairs with one element in leaf `a` and one in leaf `b` (list heads):
-    /// the elements of `a` that meet `b`'s loose box `b_box` are gathered (in chunks), and
-    /// `b`'s list is streamed against them, skipping elements that miss the chunk's bounds.
+    /// the elements of `a` that meet `b`'s loose box `b_box` are gathered (in chunks), those
+    /// of `b` that meet their bounds likewise, and the two tested against each other.
     fn between_leaves(&mut self, a: u32, b: u32, b_box: &Aabb<S>) -> ControlFlow<()> {
         let tree = self.tree;
         let mut at = a;
         while at != NIL {
-            let (n, bounds, rest) = self.gather(at, b_box);
+            let (n, bounds, rest) = gather(tree, at, b_box, &mut self.own);
             at = rest;
-            if n == 0 {
-                continue;
-            }
-            for (_, e) in tree.walk(b) {
-                if !e.data.intersects(&bounds) {
-                    continue;
-                }
-                for i in 0..n {
-                    let x = self.chunk[i];
-                    if x.aabb.intersects(&e.data) {
-                        self.report(x.slot, e.item)?;
-                    }
-                }
+            let mut more = if n == 0 { NIL } else { b };
+            while more != NIL {
+                let (m, _, after) = gather(tree, more, &bounds, &mut self.other);
+                more = after;
+                self.pairs_of_chunks(n, m)?;
             }
         }
         ControlFlow::Continue(())
     }
+
+    /// Tests the first `n` gathered elements of one side against the first `m` of the other.
+    #[inline]
+    fn pairs_of_chunks(&mut self, n: usize, m: usize) -> ControlFlow<()> {
+        let (own, other) = if n <= m {
+            (&self.own[..n], &self.other[..m])
+        } else {
+            (&self.other[..m], &self.own[..n])
+        };
+        for a in own {
+            self.pending
+                .reserve(other.len(), &self.tree.slots, &mut self.visit)?;
+            self.pending.test(a, other);
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// The box that meets every box.
+fn everything<S: Scalar>() -> Aabb<S> {
+    Aabb {
+        min: Point::new(-S::INFINITY, -S::INFINITY),
+        max: Point::new(S::INFINITY, S::INFINITY),
+    }
+}
+
+/// Copies into `into` the elements of the list from `at` on whose box meets `filter`, until
+/// it is full; returns how many, their bounds, and where the list resumes.
+#[inline]
+fn gather<S: Scalar, T>(
+    tree: &LooseQuadtree<S, T>,
+    mut at: u32,
+    filter: &Aabb<S>,
+    into: &mut [Entry<S>; CHUNK],
+) -> (usize, Aabb<S>, u32) {
+    let (mut n, mut bounds) = (0, nothing());
+    while at != NIL && n < CHUNK {
+        let link = tree.links.link(at);
+        into[n] = Entry {
+            aabb: link.data,
+            slot: link.item,
+        };
+        let keep = meet(&link.data, filter);
+        if keep {
+            bounds = bounds.union(&link.data);
+        }
+        n += usize::from(keep);
+        at = link.next;
+    }
+    (n, bounds, at)
 }
