@@ -154,26 +154,65 @@ where
     }
 
     /// Every intersecting pair with one element below `a` and the other below `b` (two
-    /// disjoint subtrees whose loose boxes meet), each once: the larger branch is split
-    /// into its children whose boxes meet the other side's, down to two leaves.
+    /// disjoint subtrees whose loose boxes meet), each once: the larger of two branches is
+    /// split into its children whose boxes meet the other side's, until one side is a leaf,
+    /// whose elements are then gathered once and taken down the other side.
     fn across(&mut self, a: u32, b: u32) -> ControlFlow<()> {
         let tree = self.tree;
         let (na, nb) = (tree.nodes[a as usize], tree.nodes[b as usize]);
         let (la, lb) = (&tree.loose[a as usize], &tree.loose[b as usize]);
-        let (a_branch, b_branch) = (na.count == BRANCH, nb.count == BRANCH);
-        if !a_branch && !b_branch {
-            return self.between_leaves(na.first_child, nb.first_child, lb);
-        }
-        let (split, keep) = if a_branch && (!b_branch || extent(la) >= extent(lb)) {
-            (na.first_child, b)
-        } else {
-            (nb.first_child, a)
+        let (split, keep) = match (na.count == BRANCH, nb.count == BRANCH) {
+            (false, _) => return self.leaf_against(na.first_child, b),
+            (true, false) => return self.leaf_against(nb.first_child, a),
+            (true, true) if extent(la) >= extent(lb) => (na.first_child, b),
+            (true, true) => (nb.first_child, a),
         };
         let kept = tree.loose[keep as usize];
         for c in split..split + 4 {
             if tree.loose[c as usize].intersects(&kept) {
                 self.across(c, keep)?;
             }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Every intersecting pair with one element in the leaf whose list is `head` and one
+    /// below node `other`: the leaf's elements that meet `other`'s loose box are gathered (in
+    /// chunks), and each chunk is taken down `other`.
+    fn leaf_against(&mut self, head: u32, other: u32) -> ControlFlow<()> {
+        let tree = self.tree;
+        let filter = tree.loose[other as usize];
+        let mut at = head;
+        while at != NIL {
+            let (n, bounds, rest) = gather(tree, at, &filter, &mut self.own);
+            at = rest;
+            if n > 0 {
+                self.chunk_against(n, &bounds, other)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Every intersecting pair of one of the `n` gathered elements (whose boxes' union is
+    /// `bounds`) with an element below `node`: down the children whose loose box meets
+    /// `bounds`, and at the leaves, their elements that meet `bounds`, gathered in chunks.
+    fn chunk_against(&mut self, n: usize, bounds: &Aabb<S>, node: u32) -> ControlFlow<()> {
+        let tree = self.tree;
+        let nd = tree.nodes[node as usize];
+        if nd.count == BRANCH {
+            let g = nd.first_child;
+            for c in g..g + 4 {
+                if tree.loose[c as usize].intersects(bounds) {
+                    self.chunk_against(n, bounds, c)?;
+                }
+            }
+            return ControlFlow::Continue(());
+        }
+        let mut more = nd.first_child;
+        while more != NIL {
+            let (m, _, after) = gather(tree, more, bounds, &mut self.other);
+            more = after;
+            self.pairs_of_chunks(n, m)?;
         }
         ControlFlow::Continue(())
     }
@@ -193,25 +232,6 @@ where
             let mut more = rest;
             while more != NIL {
                 let (m, _, after) = gather(tree, more, &everything, &mut self.other);
-                more = after;
-                self.pairs_of_chunks(n, m)?;
-            }
-        }
-        ControlFlow::Continue(())
-    }
-
-    /// The intersecting pairs with one element in leaf `a` and one in leaf `b` (list heads):
-    /// the elements of `a` that meet `b`'s loose box `b_box` are gathered (in chunks), those
-    /// of `b` that meet their bounds likewise, and the two tested against each other.
-    fn between_leaves(&mut self, a: u32, b: u32, b_box: &Aabb<S>) -> ControlFlow<()> {
-        let tree = self.tree;
-        let mut at = a;
-        while at != NIL {
-            let (n, bounds, rest) = gather(tree, at, b_box, &mut self.own);
-            at = rest;
-            let mut more = if n == 0 { NIL } else { b };
-            while more != NIL {
-                let (m, _, after) = gather(tree, more, &bounds, &mut self.other);
                 more = after;
                 self.pairs_of_chunks(n, m)?;
             }
