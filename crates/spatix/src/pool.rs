@@ -96,6 +96,24 @@ impl<D: Copy + Default> ListPool<D> {
         false
     }
 
+    /// Removes node `at` from the list whose head is `head`, in O(1): the head node's item
+    /// and data move into `at` and the head node is released. Returns the item that moved
+    /// (now carried by node `at`, so its owner must record that), or `None` when `at` was the
+    /// head itself.
+    #[inline]
+    pub(crate) fn remove_node(&mut self, head: &mut u32, at: u32) -> Option<u32> {
+        let first = *head;
+        let front = self.links[first as usize];
+        *head = front.next;
+        self.release(first);
+        (first != at).then(|| {
+            let node = &mut self.links[at as usize];
+            node.item = front.item;
+            node.data = front.data;
+            front.item
+        })
+    }
+
     /// Returns one node to the free list.
     #[inline]
     pub(crate) fn release(&mut self, at: u32) {

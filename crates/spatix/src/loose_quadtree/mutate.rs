@@ -64,11 +64,14 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         self.file(a, slot, aabb, c);
     }
 
-    /// Unlinks element `slot` from its leaf. Loose boxes stay as they are until `maintain`.
+    /// Unlinks element `slot` from its leaf (in O(1): the leaf's first element takes its
+    /// node). Loose boxes stay as they are until `maintain`.
     pub(super) fn unfile(&mut self, slot: u32) {
         let leaf = &mut self.nodes[self.leaves[slot as usize] as usize];
-        let found = self.links.remove(&mut leaf.first_child, slot);
-        debug_assert!(found, "element {slot} missing from its leaf");
+        let entry = self.entries[slot as usize];
+        if let Some(moved) = self.links.remove_node(&mut leaf.first_child, entry) {
+            self.entries[moved as usize] = entry;
+        }
         leaf.count -= 1;
     }
 
