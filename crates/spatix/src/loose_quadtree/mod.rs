@@ -49,14 +49,16 @@ impl Default for LooseQuadtreeConfig {
 
 impl LooseQuadtreeConfig {
     /// The default split threshold with a depth limit that lets the deepest leaves be about
-    /// four typical element sizes wide. An element is filed by its centre alone, so leaves
-    /// may be smaller than in the tight tree (nothing is listed twice); much smaller ones
-    /// only make every loose box spill further over its neighbours.
+    /// twelve typical element sizes wide (up to twice that: the depth is a whole number).
+    /// Measured best on the agents workload at 100k and 1M, uniform and mixed sizes: an
+    /// element is filed by its centre alone, so a leaf costs nothing per element it
+    /// overlaps, and large leaves (tens of elements) make moves rarely change leaves and keep
+    /// the node arrays small; their pairs are tested from a stack copy, branch-free.
     ///
     /// ```
     /// use spatix::{Aabb, LooseQuadtreeConfig, Point};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10_000.0, 10_000.0))?;
-    /// assert_eq!(LooseQuadtreeConfig::for_element_size(&world, 4.0).max_depth, 9);
+    /// assert_eq!(LooseQuadtreeConfig::for_element_size(&world, 4.0).max_depth, 7);
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn for_element_size<S: Scalar>(world: &Aabb<S>, typical_size: S) -> Self {
@@ -103,7 +105,7 @@ const COMPACT_ONE_IN: usize = 2;
 
 /// [`LooseQuadtreeConfig::for_element_size`]: width of the deepest leaves in typical element
 /// sizes.
-const LEAF_ELEMENT_SIZES: f64 = 4.0;
+const LEAF_ELEMENT_SIZES: f64 = 12.0;
 
 /// One node as [`LooseQuadtree::traverse`] shows it.
 ///
