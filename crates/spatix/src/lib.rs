@@ -14,6 +14,7 @@
 //! | [`BruteForce`] | one array | fewer than ~64 elements; the oracle of every test |
 //! | [`Quadtree`] | every leaf they overlap | uneven density, similar sizes |
 //! | [`MxCifQuadtree`] | the smallest node that contains them | mixed sizes, every colliding pair |
+//! | [`LooseQuadtree`] | one leaf (by centre); nodes carry grown boxes | sizes that vary enormously, one structure for a whole world |
 //! | [`UniformGrid`] | every cell they overlap | even density, similar sizes |
 //! | [`PackedIndex`] (static) | one array, in Hilbert order | static content: built once, fastest queries |
 //! | [`KdTree`] (static points) | leaves of a median-split tree | k-nearest neighbours on points built once |
@@ -50,6 +51,7 @@ mod grid;
 mod handle;
 mod index;
 mod kdtree;
+mod loose_quadtree;
 mod mxcif;
 mod nearest;
 mod packed;
@@ -68,6 +70,7 @@ pub use grid::UniformGrid;
 pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex, SpatialQuery};
 pub use kdtree::{KdTree, KdTreeConfig, SplitRule};
+pub use loose_quadtree::{LooseNode, LooseQuadtree, LooseQuadtreeConfig};
 pub use mxcif::{MxCifConfig, MxCifQuadtree};
 pub use nearest::{Neighbor, Workspace};
 pub use packed::{PackedConfig, PackedIndex};

@@ -7,20 +7,23 @@
 
 use crate::handle::NIL;
 
-/// One node of an index-linked list: the next node and the element slot it carries.
-#[derive(Clone, Copy, Debug)]
+/// One node of an index-linked list: the next node, the element slot it carries and, for
+/// lists that keep a copy of something per entry (the loose quadtree keeps each element's box
+/// beside it, so that walking a list reads nothing else), that data.
+#[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
-pub(crate) struct Link {
+pub(crate) struct Link<D = ()> {
     pub(crate) next: u32,
     pub(crate) item: u32,
+    pub(crate) data: D,
 }
 
 const _: () = assert!(size_of::<Link>() == 8);
 
 /// The node array of every list of one structure, with a free list threaded through `next`.
 #[derive(Clone, Debug)]
-pub(crate) struct ListPool {
-    links: Vec<Link>,
+pub(crate) struct ListPool<D = ()> {
+    links: Vec<Link<D>>,
     free: u32,
     in_use: usize,
     /// Nodes linked or unlinked since the lists were last laid out in order by
@@ -28,7 +31,7 @@ pub(crate) struct ListPool {
     relinked: usize,
 }
 
-impl Default for ListPool {
+impl<D> Default for ListPool<D> {
     fn default() -> Self {
         Self {
             links: Vec::new(),
@@ -43,7 +46,20 @@ impl ListPool {
     /// Pushes `item` at the front of the list whose head is `head`.
     #[inline]
     pub(crate) fn push(&mut self, head: &mut u32, item: u32) {
-        let link = Link { next: *head, item };
+        self.push_with(head, item, ());
+    }
+}
+
+impl<D: Copy + Default> ListPool<D> {
+    /// Pushes `item`, with its data, at the front of the list whose head is `head`; returns
+    /// the node it now occupies.
+    #[inline]
+    pub(crate) fn push_with(&mut self, head: &mut u32, item: u32, data: D) -> u32 {
+        let link = Link {
+            next: *head,
+            item,
+            data,
+        };
         *head = if self.free != NIL {
             let at = self.free;
             self.free = self.links[at as usize].next;
@@ -55,6 +71,7 @@ impl ListPool {
         };
         self.in_use += 1;
         self.relinked += 1;
+        *head
     }
 
     /// Unlinks the first node carrying `item` from the list; returns whether one was found.
@@ -79,6 +96,24 @@ impl ListPool {
         false
     }
 
+    /// Removes node `at` from the list whose head is `head`, in O(1): the head node's item
+    /// and data move into `at` and the head node is released. Returns the item that moved
+    /// (now carried by node `at`, so its owner must record that), or `None` when `at` was the
+    /// head itself.
+    #[inline]
+    pub(crate) fn remove_node(&mut self, head: &mut u32, at: u32) -> Option<u32> {
+        let first = *head;
+        let front = self.links[first as usize];
+        *head = front.next;
+        self.release(first);
+        (first != at).then(|| {
+            let node = &mut self.links[at as usize];
+            node.item = front.item;
+            node.data = front.data;
+            front.item
+        })
+    }
+
     /// Returns one node to the free list.
     #[inline]
     pub(crate) fn release(&mut self, at: u32) {
@@ -90,8 +125,14 @@ impl ListPool {
 
     /// The node at `at`.
     #[inline]
-    pub(crate) fn link(&self, at: u32) -> Link {
+    pub(crate) fn link(&self, at: u32) -> Link<D> {
         self.links[at as usize]
+    }
+
+    /// The data of the node at `at`, to change it in place.
+    #[inline]
+    pub(crate) fn data_mut(&mut self, at: u32) -> &mut D {
+        &mut self.links[at as usize].data
     }
 
     /// Re-points a node's `next` (used when moving whole nodes between lists).
@@ -102,7 +143,7 @@ impl ListPool {
 
     /// The items of the list starting at `head`, front to back.
     #[inline]
-    pub(crate) fn items(&self, head: u32) -> Items<'_> {
+    pub(crate) fn items(&self, head: u32) -> Items<'_, D> {
         Items {
             pool: self,
             at: head,
@@ -182,7 +223,7 @@ impl ListPool {
         let n = self.links.len();
         let width = n.div_ceil(BUCKETS).max(MIN_WIDTH);
         let buckets = n.div_ceil(width);
-        let bucket = |link: Link| link.next as usize / width;
+        let bucket = |link: &Link<D>| link.next as usize / width;
         let mut cursor = [0usize; BUCKETS];
         for (b, c) in cursor.iter_mut().enumerate().take(buckets) {
             *c = b * width;
@@ -191,16 +232,16 @@ impl ListPool {
             let end = ((b + 1) * width).min(n);
             while cursor[b] < end {
                 let mut carried = self.links[cursor[b]];
-                let mut home = bucket(carried);
+                let mut home = bucket(&carried);
                 while home != b {
                     // Skip what already belongs there, then drop the node and carry on with
                     // the one it displaces.
-                    while bucket(self.links[cursor[home]]) == home {
+                    while bucket(&self.links[cursor[home]]) == home {
                         cursor[home] += 1;
                     }
                     carried = core::mem::replace(&mut self.links[cursor[home]], carried);
                     cursor[home] += 1;
-                    home = bucket(carried);
+                    home = bucket(&carried);
                 }
                 self.links[cursor[b]] = carried;
                 cursor[b] += 1;
@@ -257,17 +298,17 @@ impl ListPool {
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.links.capacity() * size_of::<Link>()
+        self.links.capacity() * size_of::<Link<D>>()
     }
 }
 
 /// Iterator over the items of one index-linked list.
-pub(crate) struct Items<'a> {
-    pool: &'a ListPool,
+pub(crate) struct Items<'a, D = ()> {
+    pool: &'a ListPool<D>,
     at: u32,
 }
 
-impl Iterator for Items<'_> {
+impl<D: Copy + Default> Iterator for Items<'_, D> {
     type Item = u32;
 
     #[inline]

@@ -7,11 +7,14 @@ mod query;
 mod tests;
 mod validate;
 
+pub(crate) use crate::quad::{Frame, NodeStack, Stack};
+pub(crate) use mutate::{FREE, compact_leaf_lists, release_group, take_group};
+
 use core::ops::ControlFlow;
 
 use crate::handle::{NIL, Slots};
 use crate::pool::ListPool;
-use crate::quad::{Frame, MAX_PENDING};
+use crate::quad::MAX_PENDING;
 use crate::{
     Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
     Workspace,
@@ -103,24 +106,24 @@ pub enum NodeKind {
 }
 
 /// Marks a branch in [`Node::count`].
-const BRANCH: u32 = u32::MAX;
+pub(crate) const BRANCH: u32 = u32::MAX;
 
 /// A quadtree node, exactly as seed 001 lays it out: 8 bytes, no box (boxes are computed on
 /// the way down from the root's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]
-struct Node {
+pub(crate) struct Node {
     /// Branch: index of the first of its four contiguous children.
     /// Leaf: head of its element list in the list pool ([`NIL`] when empty).
     /// Free group: the next free group.
-    first_child: u32,
+    pub(crate) first_child: u32,
     /// Leaf: number of elements. Branch: [`BRANCH`].
-    count: u32,
+    pub(crate) count: u32,
 }
 
 const _: () = assert!(size_of::<Node>() == 8);
 
-const EMPTY_LEAF: Node = Node {
+pub(crate) const EMPTY_LEAF: Node = Node {
     first_child: NIL,
     count: 0,
 };

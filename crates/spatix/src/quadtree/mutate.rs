@@ -2,11 +2,12 @@
 
 use super::{BRANCH, EMPTY_LEAF, Node, Quadtree};
 use crate::handle::NIL;
-use crate::quad::{Frame, NodeStack, take_group};
+use crate::pool::ListPool;
+use crate::quad::{Frame, NodeStack};
 use crate::{Aabb, Scalar};
 
 /// Marks the nodes of a freed child group (its first node links to the next free group).
-pub(super) const FREE: u32 = u32::MAX - 1;
+pub(crate) const FREE: u32 = u32::MAX - 1;
 
 impl<S: Scalar, T> Quadtree<S, T> {
     /// Moves element `slot` from the leaves overlapping `old` to those overlapping `new`
@@ -126,9 +127,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
 
     /// Four empty leaves, contiguous: a recycled group if one is free.
     fn alloc_group(&mut self) -> u32 {
-        take_group(&mut self.nodes, &mut self.free_group, EMPTY_LEAF, |n| {
-            n.first_child
-        })
+        take_group(&mut self.nodes, &mut self.free_group).0
     }
 
     /// The seed's deferred cleanup: every branch whose four children are all empty leaves
@@ -145,13 +144,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
             let g = group as usize;
             let children = &self.nodes[g..g + 4];
             if children.iter().all(|c| c.count == 0) {
-                self.nodes[n as usize] = EMPTY_LEAF;
-                self.nodes[g..g + 4].fill(Node {
-                    first_child: NIL,
-                    count: FREE,
-                });
-                self.nodes[g].first_child = self.free_group;
-                self.free_group = group;
+                release_group(&mut self.nodes, &mut self.free_group, n);
             } else {
                 for (i, c) in children.iter().enumerate() {
                     if c.count == BRANCH {
@@ -164,20 +157,48 @@ impl<S: Scalar, T> Quadtree<S, T> {
 
     /// Lays every leaf's element list out contiguously, leaves in the pair pass's order.
     pub(super) fn compact_lists(&mut self) {
-        let nodes = &mut self.nodes;
-        self.links.compact(|visit| {
-            let mut stack = NodeStack::new();
-            stack.push(0);
-            while let Some(n) = stack.pop() {
-                let node = &mut nodes[n as usize];
-                if node.count == BRANCH {
-                    for i in (0..4).rev() {
-                        stack.push(node.first_child + i);
-                    }
-                } else {
-                    visit(&mut node.first_child);
-                }
-            }
-        });
+        compact_leaf_lists(&mut self.nodes, &mut self.links);
     }
+}
+
+/// Four empty leaves, contiguous, for a quadtree's node array: a recycled group from the free
+/// list headed by `free_group` if one is free (then `false`), else four new nodes at the end
+/// (then `true`).
+pub(crate) fn take_group(nodes: &mut Vec<Node>, free_group: &mut u32) -> (u32, bool) {
+    let before = nodes.len();
+    let group = crate::quad::take_group(nodes, free_group, EMPTY_LEAF, |n| n.first_child);
+    (group, nodes.len() != before)
+}
+
+/// Turns branch `n` into an empty leaf and puts its child group on the free list (linked
+/// through the group's first node, its nodes marked [`FREE`]).
+pub(crate) fn release_group(nodes: &mut [Node], free_group: &mut u32, n: u32) {
+    let group = nodes[n as usize].first_child;
+    let g = group as usize;
+    nodes[n as usize] = EMPTY_LEAF;
+    nodes[g..g + 4].fill(Node {
+        first_child: NIL,
+        count: FREE,
+    });
+    nodes[g].first_child = *free_group;
+    *free_group = group;
+}
+
+/// Lays every leaf's element list out contiguously in `links`, leaves in depth-first order
+/// (children in order), the order of the pair passes.
+pub(crate) fn compact_leaf_lists<D: Copy + Default>(nodes: &mut [Node], links: &mut ListPool<D>) {
+    links.compact(|visit| {
+        let mut stack = NodeStack::new();
+        stack.push(0);
+        while let Some(n) = stack.pop() {
+            let node = &mut nodes[n as usize];
+            if node.count == BRANCH {
+                for i in (0..4).rev() {
+                    stack.push(node.first_child + i);
+                }
+            } else {
+                visit(&mut node.first_child);
+            }
+        }
+    });
 }

@@ -63,6 +63,33 @@ conformance!(quadtree_small_leaves_f64, f64, |world| {
     )
     .unwrap()
 });
+// Loose quadtrees configured for two element sizes, and one that splits eagerly (a leaf of
+// one element, depth 4), so that crowded leaves sit at the depth limit and loose boxes
+// overhang many neighbours.
+conformance!(loose_quadtree_f32, f32, |world| {
+    spatix::LooseQuadtree::with_config(
+        world,
+        spatix::LooseQuadtreeConfig::for_element_size(&world, 1.0),
+    )
+    .unwrap()
+});
+conformance!(loose_quadtree_f64, f64, |world| {
+    spatix::LooseQuadtree::with_config(
+        world,
+        spatix::LooseQuadtreeConfig::for_element_size(&world, 0.25),
+    )
+    .unwrap()
+});
+conformance!(loose_quadtree_small_leaves_f64, f64, |world| {
+    spatix::LooseQuadtree::with_config(
+        world,
+        spatix::LooseQuadtreeConfig {
+            max_elements: 1,
+            max_depth: 4,
+        },
+    )
+    .unwrap()
+});
 // Grids with cells about an element wide, and with cells far smaller than the elements
 // (every element spans many cells; the reference-cell rule does all the de-duplication).
 conformance!(grid_f32, f32, |world| {

@@ -1,0 +1,566 @@
+//! The loose quadtree of seed 001 §3: each element in exactly one leaf, chosen by its centre;
+//! every node carries a box grown to enclose everything below it.
+
+mod mutate;
+mod pairs;
+mod query;
+#[cfg(test)]
+mod tests;
+mod validate;
+
+use core::ops::ControlFlow;
+
+use crate::handle::{NIL, Slots};
+use crate::pool::{Link, ListPool};
+use crate::quadtree::{BRANCH, EMPTY_LEAF, Frame, Node, Stack};
+use crate::{
+    Aabb, Error, Handle, Item, Iter, Neighbor, NodeKind, Point, QuadtreeConfig, Ray, Scalar,
+    SpatialIndex, SpatialQuery, Workspace,
+};
+
+/// Tuning parameters of a [`LooseQuadtree`]: the same two as the tight
+/// [`QuadtreeConfig`], with the same ranges.
+///
+/// # Example
+/// ```
+/// use spatix::LooseQuadtreeConfig;
+/// let config = LooseQuadtreeConfig { max_elements: 16, ..LooseQuadtreeConfig::default() };
+/// assert!(config.validate().is_ok());
+/// assert!(LooseQuadtreeConfig { max_depth: 99, ..config }.validate().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LooseQuadtreeConfig {
+    /// A leaf holding more elements than this splits (unless it is at `max_depth`).
+    /// Default 8, the seed's measured best. Range 1..=65536.
+    pub max_elements: u32,
+    /// Depth of the deepest leaves (the root is depth 0). Default 8. Range 0..=30.
+    /// Required even for points: coincident centres would otherwise split forever.
+    pub max_depth: u32,
+}
+
+impl Default for LooseQuadtreeConfig {
+    fn default() -> Self {
+        Self {
+            max_elements: 8,
+            max_depth: 8,
+        }
+    }
+}
+
+impl LooseQuadtreeConfig {
+    /// The default split threshold with a depth limit that lets the deepest leaves be about
+    /// twelve typical element sizes wide (up to twice that: the depth is a whole number).
+    /// Measured best on the agents workload at 100k and 1M, uniform and mixed sizes: an
+    /// element is filed by its centre alone, so a leaf costs nothing per element it
+    /// overlaps, and large leaves (tens of elements) make moves rarely change leaves and keep
+    /// the node arrays small; their pairs are tested from a stack copy, branch-free.
+    ///
+    /// ```
+    /// use spatix::{Aabb, LooseQuadtreeConfig, Point};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10_000.0, 10_000.0))?;
+    /// assert_eq!(LooseQuadtreeConfig::for_element_size(&world, 4.0).max_depth, 7);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn for_element_size<S: Scalar>(world: &Aabb<S>, typical_size: S) -> Self {
+        let size = world.size();
+        let side = size.x.max_s(size.y).to_f64();
+        let leaf = LEAF_ELEMENT_SIZES * typical_size.to_f64();
+        let depth = if leaf > 0.0 && side > leaf {
+            (side / leaf)
+                .log2()
+                .floor()
+                .min(f64::from(QuadtreeConfig::MAX_DEPTH)) as u32
+        } else {
+            0
+        };
+        Self {
+            max_depth: depth,
+            ..Self::default()
+        }
+    }
+
+    /// Checks the parameters' ranges (those of [`QuadtreeConfig::validate`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the parameter out of range.
+    ///
+    /// ```
+    /// use spatix::LooseQuadtreeConfig;
+    /// assert!(LooseQuadtreeConfig { max_elements: 0, max_depth: 8 }.validate().is_err());
+    /// ```
+    pub fn validate(&self) -> Result<(), Error> {
+        QuadtreeConfig {
+            max_elements: self.max_elements,
+            max_depth: self.max_depth,
+        }
+        .validate()
+    }
+}
+
+/// `maintain` lays the element lists out in tree order again once the nodes linked or
+/// unlinked since the last time reach this fraction of the entries. Measured on 1M agents:
+/// every frame, the layout cost 40 ms of a 60 ms `maintain`, and the pair pass was no faster
+/// for it than with the layout renewed every few frames.
+const COMPACT_ONE_IN: usize = 2;
+
+/// [`LooseQuadtreeConfig::for_element_size`]: width of the deepest leaves in typical element
+/// sizes.
+const LEAF_ELEMENT_SIZES: f64 = 12.0;
+
+/// One node as [`LooseQuadtree::traverse`] shows it.
+///
+/// ```
+/// use spatix::{Aabb, LooseNode, NodeKind, Point};
+/// let cell = Aabb::new(Point::new(0.0f32, 0.0), Point::new(8.0, 8.0))?;
+/// let node = LooseNode { cell, loose: None, depth: 0, kind: NodeKind::Leaf { elements: 0 } };
+/// assert!(node.loose.is_none());
+/// # Ok::<(), spatix::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LooseNode<S> {
+    /// The node's quadrant of the world: it decides which elements are filed below the node
+    /// (those whose clamped centre lies in it).
+    pub cell: Aabb<S>,
+    /// The node's loose box, which encloses every element filed below it; `None` when
+    /// nothing has been filed below it since the last [`maintain`](SpatialIndex::maintain).
+    pub loose: Option<Aabb<S>>,
+    /// The node's depth (the root is 0).
+    pub depth: u32,
+    /// Branch or leaf.
+    pub kind: NodeKind,
+}
+
+/// What a child group records: the branch it belongs to, and the depth of its nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Group {
+    parent: u32,
+    depth: u32,
+}
+
+/// The loose box of a node below which nothing is filed: inverted, so that it intersects and
+/// contains nothing, every box contains it, and its union with a box is that box.
+#[inline]
+fn nothing<S: Scalar>() -> Aabb<S> {
+    Aabb {
+        min: Point::new(S::INFINITY, S::INFINITY),
+        max: Point::new(-S::INFINITY, -S::INFINITY),
+    }
+}
+
+/// Whether a loose box encloses something (is not [`nothing`]).
+#[inline]
+fn is_something<S: Scalar>(b: &Aabb<S>) -> bool {
+    b.min.x <= b.max.x
+}
+
+/// Whether the region a node owns (its cell, open to infinity across the world's border,
+/// half-open) holds the clamped centre `c`: the same test as [`Frame::owns`], precomputed.
+#[inline]
+fn owns<S: Scalar>(region: &Aabb<S>, c: Point<S>) -> bool {
+    region.min.x <= c.x && c.x < region.max.x && region.min.y <= c.y && c.y < region.max.y
+}
+
+/// The child of a branch (split at `mid`) whose quadrant holds the centre `c`, numbered as
+/// [`Frame::child`] numbers them.
+#[inline]
+fn quadrant<S: Scalar>(mid: Point<S>, c: Point<S>) -> u32 {
+    u32::from(c.x >= mid.x) | (u32::from(c.y >= mid.y) << 1)
+}
+
+/// Iterator over the element nodes of one list: `(index, node)`.
+struct Walk<'a, S> {
+    links: &'a ListPool<Aabb<S>>,
+    at: u32,
+}
+
+impl<S: Scalar> Iterator for Walk<'_, S> {
+    type Item = (u32, Link<Aabb<S>>);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.at == NIL {
+            return None;
+        }
+        let at = self.at;
+        let link = self.links.link(at);
+        self.at = link.next;
+        Some((at, link))
+    }
+}
+
+/// The loose quadtree of seed 001 §3: every element is listed in exactly one leaf, the one
+/// whose quadrant holds its (world-clamped) centre, and every node carries a loose box that
+/// encloses the boxes of all the elements below it.
+///
+/// The layout is the seed's: nodes in one array, the four children of a branch contiguous,
+/// freed child groups recycled as units through a free list, the leaves' element lists in one
+/// shared, free-listed pool of 8-byte links. Unlike the tight tree's, node boxes are loose,
+/// so they cannot be computed on the way down: each node's loose box is stored, in an array
+/// of its own next to the 8-byte nodes (the queries read four sibling boxes at once and only
+/// then the nodes they descend into). Each node also stores the region whose centres it
+/// owns, and each child group its parent, so that an element moving within its leaf is
+/// handled without a descent.
+///
+/// Loose boxes grow on insert (along the path from the root) and when an element moves within
+/// its leaf (the leaf's and its ancestors', up to the first that already encloses the new
+/// box); [`maintain`](SpatialIndex::maintain) recomputes them all bottom-up, so they shrink
+/// after removals and moves, and collapses branches that hold nothing.
+///
+/// # When to use it
+/// Element sizes that vary enormously in one dynamic world: the largest element costs one
+/// list entry, like the smallest, and updates rarely leave their leaf. Queries are slower
+/// than the tight tree's (every loose box on the way must be tested); for similar sizes a
+/// [`UniformGrid`](crate::UniformGrid) or the tight [`Quadtree`](crate::Quadtree) is faster.
+///
+/// # Complexity
+/// Insert: O(depth). Remove: O(leaf size). Update: O(1) when the centre stays in its leaf
+/// (plus the ancestors whose boxes grow), else a remove and an insert. Query: O(nodes whose
+/// loose box meets the area + their elements). `for_each_pair`: one simultaneous traversal
+/// of the tree against itself, visiting the pairs of nodes whose loose boxes intersect.
+/// `maintain`: O(nodes + elements).
+///
+/// Memory per element: the element's box, value and generation, its leaf (4 bytes), one
+/// 8-byte list entry, plus per node 8 bytes of node, the loose box and the owned region
+/// (16 bytes each in f32) and a parent per group (about one node per 3–4 elements at the
+/// default split threshold). See the benchmarks for measured figures.
+///
+/// # Errors
+/// Invalid boxes give [`Error::InvalidAabb`]; stale handles `None`/[`Error::StaleHandle`].
+/// An element whose centre lies outside the world is filed by its centre clamped onto the
+/// world's border; the loose boxes enclose its true box, so it is still found.
+///
+/// # Example
+/// ```
+/// use core::ops::ControlFlow;
+/// use spatix::{Aabb, LooseQuadtree, Point, SpatialIndex, SpatialQuery};
+/// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(256.0, 256.0))?;
+/// let mut tree = LooseQuadtree::new(world)?;
+/// let dragon = tree.insert(Aabb::new(Point::new(10.0, 10.0), Point::new(200.0, 200.0))?, "dragon")?;
+/// tree.insert(Aabb::new(Point::new(150.0, 150.0), Point::new(151.0, 151.0))?, "hobbit")?;
+/// let mut pairs = 0;
+/// let _ = tree.for_each_pair(|_, _| { pairs += 1; ControlFlow::Continue(()) });
+/// assert_eq!(pairs, 1);
+/// tree.update(dragon, Aabb::new(Point::new(12.0, 10.0), Point::new(202.0, 200.0))?)?;
+/// tree.maintain(); // once per frame: loose boxes shrink to fit
+/// # Ok::<(), spatix::Error>(())
+/// ```
+///
+/// # See also
+/// [`Quadtree`](crate::Quadtree) (tight: elements in every leaf they overlap),
+/// [`UniformGrid`](crate::UniformGrid) for even density and similar sizes.
+#[derive(Clone, Debug)]
+pub struct LooseQuadtree<S, T> {
+    world: Aabb<S>,
+    config: LooseQuadtreeConfig,
+    /// Node 0 is the root; then groups of four children. A leaf's list holds the elements
+    /// whose clamped centre its quadrant owns.
+    nodes: Vec<Node>,
+    /// By node: its loose box, enclosing the boxes of every element below it ([`nothing`]
+    /// when none has been filed there since the last `maintain`).
+    loose: Vec<Aabb<S>>,
+    /// By node: the region whose centres it owns ([`Frame::reach`] of its quadrant, tested
+    /// half-open by [`owns`]).
+    regions: Vec<Aabb<S>>,
+    /// By child group (`(node - 1) / 4`): the branch it belongs to and its depth.
+    groups: Vec<Group>,
+    /// Head of the list of freed child groups (linked through their first node).
+    free_group: u32,
+    /// Element nodes of every leaf, each with a copy of its element's box, so that walking a
+    /// leaf reads nothing else (laid out leaf after leaf by `maintain`).
+    links: ListPool<Aabb<S>>,
+    slots: Slots<S, T>,
+    /// By slot: the leaf listing the element.
+    leaves: Vec<u32>,
+    /// By slot: the element node carrying it (and its box's copy).
+    entries: Vec<u32>,
+}
+
+impl<S: Scalar, T> LooseQuadtree<S, T> {
+    /// An empty tree over `world` with the default [`LooseQuadtreeConfig`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidAabb`] if `world` is not a valid box.
+    ///
+    /// ```
+    /// use spatix::{Aabb, LooseQuadtree, Point, SpatialQuery};
+    /// let world = Aabb::new(Point::new(0.0f64, 0.0), Point::new(100.0, 100.0))?;
+    /// let tree = LooseQuadtree::<f64, u32>::new(world)?;
+    /// assert!(tree.is_empty());
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn new(world: Aabb<S>) -> Result<Self, Error> {
+        Self::with_config(world, LooseQuadtreeConfig::default())
+    }
+
+    /// An empty tree over `world` with the given parameters.
+    ///
+    /// # Errors
+    /// [`Error::InvalidAabb`] for an invalid world, [`Error::InvalidParameter`] for
+    /// parameters out of range.
+    ///
+    /// ```
+    /// use spatix::{Aabb, LooseQuadtree, LooseQuadtreeConfig, Point};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// let config = LooseQuadtreeConfig { max_elements: 4, max_depth: 6 };
+    /// let tree = LooseQuadtree::<f32, ()>::with_config(world, config)?;
+    /// assert_eq!(tree.config(), config);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn with_config(world: Aabb<S>, config: LooseQuadtreeConfig) -> Result<Self, Error> {
+        let world = world.validated()?;
+        config.validate()?;
+        Ok(Self {
+            world,
+            config,
+            nodes: vec![EMPTY_LEAF],
+            loose: vec![nothing()],
+            regions: vec![Frame::root(world).reach()],
+            groups: Vec::new(),
+            free_group: NIL,
+            links: ListPool::default(),
+            slots: Slots::default(),
+            leaves: Vec::new(),
+            entries: Vec::new(),
+        })
+    }
+
+    /// Reserves room for `additional` more elements (and their list entries), so that
+    /// inserting them does not reallocate.
+    ///
+    /// ```
+    /// use spatix::{Aabb, LooseQuadtree, Point, SpatialIndex, SpatialQuery};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// let mut tree = LooseQuadtree::<f32, u32>::new(world)?;
+    /// tree.reserve(1000);
+    /// let before = tree.memory_bytes();
+    /// tree.insert(Aabb::point(Point::new(1.0, 1.0))?, 7)?;
+    /// assert_eq!(tree.memory_bytes(), before);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        self.slots.reserve(additional);
+        self.leaves.reserve(additional);
+        self.entries.reserve(additional);
+        self.links.reserve(additional);
+    }
+
+    /// The world box given at construction.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, LooseQuadtree, Point};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1.0, 1.0))?;
+    /// assert_eq!(LooseQuadtree::<f32, ()>::new(world)?.world(), world);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn world(&self) -> Aabb<S> {
+        self.world
+    }
+
+    /// The parameters given at construction.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, LooseQuadtree, LooseQuadtreeConfig, Point};
+    /// # let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1.0, 1.0))?;
+    /// let tree = LooseQuadtree::<f32, ()>::new(world)?;
+    /// assert_eq!(tree.config(), LooseQuadtreeConfig::default());
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn config(&self) -> LooseQuadtreeConfig {
+        self.config
+    }
+
+    /// Visits every node, parents before children, with its quadrant, its loose box, its
+    /// depth and its kind, e.g. to draw the tree.
+    ///
+    /// ```
+    /// use spatix::{Aabb, LooseQuadtree, NodeKind, Point, SpatialIndex};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(64.0, 64.0))?;
+    /// let mut tree = LooseQuadtree::new(world)?;
+    /// for i in 0..20 {
+    ///     let c = Point::new(i as f32 * 3.0, i as f32 * 3.0);
+    ///     tree.insert(Aabb::from_center_half_extents(c, Point::new(2.0, 2.0))?, i)?;
+    /// }
+    /// let mut spill = 0;
+    /// tree.traverse(|node| {
+    ///     if let (NodeKind::Leaf { .. }, Some(loose)) = (node.kind, node.loose) {
+    ///         spill += usize::from(!node.cell.contains(&loose)); // loose boxes overhang
+    ///     }
+    /// });
+    /// assert!(spill > 0);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn traverse(&self, mut visit: impl FnMut(LooseNode<S>)) {
+        let mut stack = Stack::new();
+        stack.push(Frame::root(self.world));
+        while let Some(f) = stack.pop() {
+            let node = self.nodes[f.node as usize];
+            let loose = self.loose[f.node as usize];
+            let kind = if node.count == BRANCH {
+                for child in f.children(node.first_child).into_iter().rev() {
+                    stack.push(child);
+                }
+                NodeKind::Branch
+            } else {
+                NodeKind::Leaf {
+                    elements: node.count as usize,
+                }
+            };
+            visit(LooseNode {
+                cell: f.aabb,
+                loose: is_something(&loose).then_some(loose),
+                depth: u32::from(f.depth),
+                kind,
+            });
+        }
+    }
+
+    /// Where an element with box `b` is filed: its centre, clamped into the world.
+    #[inline]
+    fn centre(&self, b: &Aabb<S>) -> Point<S> {
+        self.world.closest_point(b.center())
+    }
+
+    /// The element nodes of the list starting at `head`, front to back, with their indices.
+    #[inline]
+    fn walk(&self, head: u32) -> Walk<'_, S> {
+        Walk {
+            links: &self.links,
+            at: head,
+        }
+    }
+
+    /// The branch a node belongs to (the node must not be the root).
+    #[inline]
+    fn parent(&self, node: u32) -> u32 {
+        self.groups[(node as usize - 1) / 4].parent
+    }
+
+    /// The depth of a node (the root is 0).
+    #[inline]
+    fn depth(&self, node: u32) -> u32 {
+        if node == 0 {
+            0
+        } else {
+            self.groups[(node as usize - 1) / 4].depth
+        }
+    }
+}
+
+impl<S: Scalar, T> SpatialQuery<S, T> for LooseQuadtree<S, T> {
+    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
+        self.slots.get(handle)
+    }
+
+    fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn iter(&self) -> Iter<'_, S, T> {
+        self.slots.iter()
+    }
+
+    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.query_impl(area, visit)
+    }
+
+    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        pairs::PairPass::run(self, visit)
+    }
+
+    fn nearest<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+    ) -> &'w [Neighbor<S>] {
+        self.nearest_impl(point, k, workspace)
+    }
+
+    fn raycast_all<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        self.raycast_impl(ray, workspace, visit)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.nodes.capacity() * size_of::<Node>()
+            + (self.loose.capacity() + self.regions.capacity()) * size_of::<Aabb<S>>()
+            + self.groups.capacity() * size_of::<Group>()
+            + (self.leaves.capacity() + self.entries.capacity()) * size_of::<u32>()
+            + self.links.memory_bytes()
+            + self.slots.memory_bytes()
+    }
+
+    fn check_invariants(&self) -> Result<(), Error> {
+        self.validate()
+    }
+}
+
+impl<S: Scalar, T> SpatialIndex<S, T> for LooseQuadtree<S, T> {
+    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        let aabb = aabb.validated()?;
+        let slot = self.slots.insert(aabb, value)?;
+        let i = slot as usize;
+        if self.leaves.len() <= i {
+            self.leaves.resize(i + 1, NIL);
+            self.entries.resize(i + 1, NIL);
+        }
+        self.file(0, slot, &aabb, self.centre(&aabb));
+        Ok(self.slots.handle(slot))
+    }
+
+    fn remove(&mut self, handle: Handle) -> Option<T> {
+        let slot = self.slots.slot_of(handle)?;
+        self.unfile(slot);
+        Some(self.slots.remove(slot))
+    }
+
+    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
+        let aabb = aabb.validated()?;
+        let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
+        let leaf = self.leaves[slot as usize];
+        // The new box goes in first: a leaf split during the refiling reads it.
+        self.slots.set_aabb(slot, aabb);
+        let c = self.centre(&aabb);
+        if owns(&self.regions[leaf as usize], c) {
+            // Still in its leaf: only boxes grow, up to the first that already encloses it.
+            *self.links.data_mut(self.entries[slot as usize]) = aabb;
+            self.grow_from(leaf, &aabb);
+        } else {
+            self.refile(slot, leaf, &aabb, c);
+        }
+        Ok(())
+    }
+
+    fn clear(&mut self) {
+        self.nodes.truncate(1);
+        self.nodes[0] = EMPTY_LEAF;
+        self.loose.truncate(1);
+        self.loose[0] = nothing();
+        self.regions.truncate(1);
+        self.groups.clear();
+        self.free_group = NIL;
+        self.links.clear();
+        self.slots.clear();
+    }
+
+    fn maintain(&mut self) {
+        let compacted = self.links.relinked() * COMPACT_ONE_IN >= self.links.in_use().max(1);
+        if compacted {
+            self.compact_lists();
+        }
+        self.refit(0, compacted);
+    }
+}

@@ -1,0 +1,139 @@
+//! Rectangle, nearest-neighbour and ray queries: descents into the children whose loose box
+//! meets the search. Each element is listed in one leaf, so each is met once.
+
+use core::ops::ControlFlow;
+
+use super::{LooseQuadtree, is_something};
+use crate::nearest::Pending;
+use crate::quadtree::{BRANCH, NodeStack};
+use crate::ray::{RaySearch, cast_tree};
+use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
+
+impl<S: Scalar, T> LooseQuadtree<S, T> {
+    /// Depth-first descent with an explicit stack into every node whose loose box meets
+    /// `area`; the elements of the leaves reached are tested exactly.
+    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        if !area.is_valid() || !self.loose[0].intersects(area) {
+            return ControlFlow::Continue(());
+        }
+        let mut stack = NodeStack::new();
+        stack.push(0);
+        while let Some(n) = stack.pop() {
+            let node = self.nodes[n as usize];
+            if node.count == BRANCH {
+                let g = node.first_child;
+                for i in 0..4 {
+                    if self.loose[(g + i) as usize].intersects(area) {
+                        stack.push(g + i);
+                    }
+                }
+                continue;
+            }
+            for (_, e) in self.walk(node.first_child) {
+                if e.data.intersects(area) {
+                    visit(self.slots.item(e.item))?;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The node `n` waiting in a best-first search with `key`.
+    #[inline]
+    fn pending(&self, n: u32, key: S) -> Pending<S> {
+        Pending {
+            key,
+            node: n,
+            aux: 0,
+            aabb: self.loose[n as usize],
+        }
+    }
+
+    /// Best-first search: nodes come off a min-queue by the distance to their loose box (a
+    /// lower bound for every element below them), and the search stops when the nearest
+    /// pending node is farther than the k-th best so far.
+    pub(super) fn nearest_impl<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+    ) -> &'w [Neighbor<S>] {
+        let mut search = workspace.begin();
+        if point.is_finite() && k > 0 && self.slots.len() > 0 {
+            search.push(self.pending(0, self.loose[0].distance_2_to_point(point)));
+            while let Some(p) = search.pop() {
+                if p.key > search.bound(k) {
+                    break;
+                }
+                let node = self.nodes[p.node as usize];
+                if node.count == BRANCH {
+                    for c in node.first_child..node.first_child + 4 {
+                        let b = &self.loose[c as usize];
+                        if is_something(b) {
+                            let key = b.distance_2_to_point(point);
+                            if key <= search.bound(k) {
+                                search.push(self.pending(c, key));
+                            }
+                        }
+                    }
+                    continue;
+                }
+                for (_, e) in self.walk(node.first_child) {
+                    let d = e.data.distance_2_to_point(point);
+                    if d <= search.bound(k) {
+                        search.offer(k, self.slots.handle(e.item), d);
+                    }
+                }
+            }
+        }
+        workspace.finish()
+    }
+
+    /// Ordered traversal ([`cast_tree`]): nodes come off a min-queue by where the ray enters
+    /// their loose box (widened for rounding, so never later than it enters any element
+    /// below), and a hit is reported once no waiting node could hold an earlier one.
+    pub(super) fn raycast_impl<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        let mut search = workspace.begin_ray();
+        if !ray.is_valid() {
+            return ControlFlow::Continue(());
+        }
+        let pending = |n: u32| {
+            let b = &self.loose[n as usize];
+            is_something(b)
+                .then(|| b.ray_entry_conservative(ray))
+                .flatten()
+                .map(|t| self.pending(n, t))
+        };
+        if let Some(root) = pending(0) {
+            search.push_region(root);
+        }
+        let expand = |p: Pending<S>, search: &mut RaySearch<'_, S>| {
+            let node = self.nodes[p.node as usize];
+            if node.count == BRANCH {
+                for c in node.first_child..node.first_child + 4 {
+                    if let Some(next) = pending(c) {
+                        search.push_region(next);
+                    }
+                }
+                return;
+            }
+            for (_, e) in self.walk(node.first_child) {
+                if let Some(t) = e.data.entry_unchecked(ray) {
+                    search.push_hit(t, e.item);
+                }
+            }
+        };
+        cast_tree(&mut search, &self.slots, expand, visit)
+    }
+}
