@@ -60,7 +60,9 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                     depth: u32::from(f.depth) + 1,
                 };
                 if self.groups[(g - 1) / 4] != record {
-                    return fail(format!("group {g} does not record its parent {at} and depth"));
+                    return fail(format!(
+                        "group {g} does not record its parent {at} and depth"
+                    ));
                 }
                 if let Some(c) = (g..g + 4).find(|&c| !loose.contains(&self.loose[c])) {
                     return fail(format!("branch {at}'s loose box misses child {c}'s"));
@@ -91,7 +93,9 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                     return fail(format!("leaf {at} lists dead slot {e}"));
                 }
                 if let Some(other) = listed_in[e as usize].replace(at) {
-                    return fail(format!("slot {e} is listed in leaf {other} and in leaf {at}"));
+                    return fail(format!(
+                        "slot {e} is listed in leaf {other} and in leaf {at}"
+                    ));
                 }
                 if self.leaves[e as usize] != f.node || self.entries[e as usize] != entry {
                     return fail(format!(
@@ -104,7 +108,9 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                     return fail(format!("node {entry}'s copy of slot {e}'s box is stale"));
                 }
                 if !f.owns(self.centre(b)) {
-                    return fail(format!("leaf {at} lists slot {e}, whose centre is elsewhere"));
+                    return fail(format!(
+                        "leaf {at} lists slot {e}, whose centre is elsewhere"
+                    ));
                 }
                 if !loose.contains(b) {
                     return fail(format!("leaf {at}'s loose box misses slot {e}'s box"));
