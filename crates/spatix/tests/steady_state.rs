@@ -1,15 +1,15 @@
 //! The contract's "no allocation once warm": after warm-up, a frame of moves and updates, the
-//! pair pass, rectangle queries, nearest and within queries and `maintain` allocates nothing,
-//! for every dynamic structure; every query of a static structure allocates nothing either.
-//! One test only: the allocation counter is process-wide.
+//! pair pass, rectangle queries, nearest, within and ray queries and `maintain` allocates
+//! nothing, for every dynamic structure; and the queries allocate nothing on every static
+//! one. One test only: the allocation counter is process-wide.
 
 use core::ops::ControlFlow;
 use std::alloc::System;
 
 use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
-    Aabb, Handle, KdTree, Point, Quadtree, QuadtreeConfig, Ray, SpatialIndex, SpatialQuery,
-    UniformGrid, Workspace,
+    Aabb, Handle, KdTree, MxCifConfig, MxCifQuadtree, PackedIndex, Point, Quadtree, QuadtreeConfig,
+    Ray, SpatialIndex, SpatialQuery, UniformGrid, Workspace,
 };
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -28,6 +28,18 @@ fn frame<I: SpatialIndex<f32, u32>>(
     for (i, &h) in handles.iter().enumerate() {
         index.update(h, agents.aabb(i)).unwrap();
     }
+    let sum = queries(index, agents, workspace);
+    index.maintain();
+    sum
+}
+
+/// Every query of a frame: the pair pass, and rectangle, nearest, within and ray queries
+/// around every 101st agent.
+fn queries<I: SpatialQuery<f32, u32>>(
+    index: &I,
+    agents: &Agents<f32>,
+    workspace: &mut Workspace<f32>,
+) -> usize {
     let mut sum = 0;
     let _ = index.for_each_pair(|_, _| {
         sum += 1;
@@ -43,8 +55,12 @@ fn frame<I: SpatialIndex<f32, u32>>(
             sum += 1;
             ControlFlow::Continue(())
         });
+        let ray = Ray::new(agents.positions[i], Point::new(1.0, 0.5), 40.0).unwrap();
+        let _ = index.raycast_all(&ray, workspace, |_, _| {
+            sum += 1;
+            ControlFlow::Continue(())
+        });
     }
-    index.maintain();
     sum
 }
 
@@ -67,30 +83,6 @@ fn allocations<I: SpatialIndex<f32, u32>>(mut index: I, mut agents: Agents<f32>)
     let made = region.change().allocations + region.change().reallocations;
     assert!(sum > 0);
     made
-}
-
-/// Every query of a static structure, from the points of `agents`: returns a checksum.
-fn queries<I: SpatialQuery<f32, u32>>(
-    index: &I,
-    agents: &Agents<f32>,
-    workspace: &mut Workspace<f32>,
-) -> usize {
-    let mut hits = 0;
-    let mut neighbours = 0;
-    let mut count = |_| {
-        hits += 1;
-        ControlFlow::Continue(())
-    };
-    let _ = index.for_each_pair(|_, _| count(()));
-    for i in (0..agents.len()).step_by(101) {
-        let p = agents.positions[i];
-        let _ = index.query(&agents.aabb(i), |_| count(()));
-        let _ = index.within(p, 12.0, |_| count(()));
-        let ray = Ray::new(p, Point::new(1.0, 0.5), 200.0).unwrap();
-        let _ = index.raycast_all(&ray, workspace, |_, _| count(()));
-        neighbours += index.nearest(p, 8, workspace).len();
-    }
-    hits + neighbours
 }
 
 /// Allocations made by `measured` rounds of every query after `warm` rounds.
@@ -128,6 +120,21 @@ fn warm_frames_allocate_nothing() {
         );
         let config = QuadtreeConfig::for_element_size(&agents.world, 4.0);
         let tree = Quadtree::with_config(agents.world, config).unwrap();
-        assert_eq!(allocations(tree, agents), 0, "quadtree, {sizes:?} sizes");
+        assert_eq!(
+            allocations(tree, agents.clone()),
+            0,
+            "quadtree, {sizes:?} sizes"
+        );
+
+        let packed = PackedIndex::build(agents.boxes().zip(0..)).unwrap();
+        assert_eq!(
+            static_allocations(&packed, &agents),
+            0,
+            "packed, {sizes:?} sizes"
+        );
+
+        let config = MxCifConfig::for_element_size(&agents.world, 4.0);
+        let mxcif = MxCifQuadtree::with_config(agents.world, config).unwrap();
+        assert_eq!(allocations(mxcif, agents), 0, "mxcif, {sizes:?} sizes");
     }
 }

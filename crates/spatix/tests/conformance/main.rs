@@ -74,7 +74,31 @@ conformance!(grid_f64, f64, |world| {
 conformance!(grid_fine_f64, f64, |world| {
     spatix::UniformGrid::new(world, world.size().x / 128.0).unwrap()
 });
-
+// MX-CIF quadtrees: the seed's parameters; a small threshold (deep trees, elements high up
+// above many descendants); and a threshold of 1 with a shallow depth limit (leaves crowded
+// at the limit, splits and merges on almost every operation).
+conformance!(mxcif_f32, f32, |world| spatix::MxCifQuadtree::new(world)
+    .unwrap());
+conformance!(mxcif_f64, f64, |world| {
+    spatix::MxCifQuadtree::with_config(
+        world,
+        spatix::MxCifConfig {
+            max_elements: 4,
+            max_depth: 10,
+        },
+    )
+    .unwrap()
+});
+conformance!(mxcif_threshold_one_f64, f64, |world| {
+    spatix::MxCifQuadtree::with_config(
+        world,
+        spatix::MxCifConfig {
+            max_elements: 1,
+            max_depth: 4,
+        },
+    )
+    .unwrap()
+});
 // The kd-tree stores points: its static suite runs on zero-size boxes. Buckets of the default
 // size, and buckets of two with the seed's cycling axes (the deepest tree, every split line
 // crowded with equal coordinates).
