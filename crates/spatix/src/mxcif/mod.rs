@@ -169,8 +169,9 @@ fn quadrant<S: Scalar>(mid: Point<S>, c: &Aabb<S>) -> Option<u32> {
 /// (pairs within each node, then each node's elements against its descendants'), with no
 /// per-element query and nothing to de-duplicate, and a dragon costs one entry. On the
 /// mixed-size agents of [`workload`](crate::workload) its frame (move, update, all pairs,
-/// maintain) measured close to a [`UniformGrid`](crate::UniformGrid)'s and 1.4 to 1.8 times
-/// faster than a [`Quadtree`](crate::Quadtree)'s; for similar sizes the grid is faster.
+/// maintain) measured within about 10% of a [`UniformGrid`](crate::UniformGrid)'s and 1.4 to
+/// 1.7 times faster than a [`Quadtree`](crate::Quadtree)'s; for similar sizes the grid is
+/// faster.
 /// Configure it with [`MxCifConfig::for_element_size`]: an element that straddles a split
 /// line stays in the node above it, where every query passing by and every element below
 /// it are tested against it, so a tree deeper than needed costs.

@@ -313,9 +313,7 @@ fn frame(index: &mut dyn BoxIndex, n: usize, mix: Mix, settings: &Settings) -> O
     let world = agents.world;
     let mut boxes: Vec<Aabb<f32>> = agents.boxes().collect();
     index.build(&world, &boxes);
-    let mut runs = Vec::with_capacity(settings.runs);
-    let mut frames = Vec::with_capacity(WARMUP + settings.runs);
-    for f in 0..WARMUP + settings.runs {
+    let (runs, frames) = repeat(settings, || {
         agents.step();
         boxes.clear();
         boxes.extend(agents.boxes());
@@ -324,16 +322,33 @@ fn frame(index: &mut dyn BoxIndex, n: usize, mix: Mix, settings: &Settings) -> O
             index.moved(&world, &boxes);
             index.pairs(&mut tally);
         });
-        if f >= WARMUP {
-            runs.push(seconds);
-        }
-        frames.push(tally);
-    }
+        Some((seconds, tally))
+    })
+    .expect("every run answers");
     Outcome {
         runs,
         answer: Answer::Frames(frames),
         bytes: None,
     }
+}
+
+/// Calls `once` for the warm-up and the measured runs; returns the measured runs' seconds
+/// and every run's answer, or `None` as soon as a run returns `None` (a structure that does
+/// not do the workload).
+fn repeat<R>(
+    settings: &Settings,
+    mut once: impl FnMut() -> Option<(f64, R)>,
+) -> Option<(Vec<f64>, Vec<R>)> {
+    let mut runs = Vec::with_capacity(settings.runs);
+    let mut answers = Vec::with_capacity(WARMUP + settings.runs);
+    for r in 0..WARMUP + settings.runs {
+        let (seconds, answer) = once()?;
+        if r >= WARMUP {
+            runs.push(seconds);
+        }
+        answers.push(answer);
+    }
+    Some((runs, answers))
 }
 
 /// Builds a fresh structure per run (dropped outside the timing); the heap it holds is
@@ -400,16 +415,12 @@ fn query(index: &mut dyn BoxIndex, n: usize, settings: &Settings) -> Outcome {
     let (agents, boxes) = agents_at_rest(n);
     let squares = query_squares(&agents.world, QUERY_COUNT, QUERY_SIDE, QUERIES_SEED);
     index.build(&agents.world, &boxes);
-    let mut runs = Vec::with_capacity(settings.runs);
-    let mut answers = Vec::new();
-    for r in 0..WARMUP + settings.runs {
+    let (runs, answers) = repeat(settings, || {
         let mut tally = Tally::default();
         let (seconds, ()) = time(|| index.query(&squares, &mut tally));
-        if r >= WARMUP {
-            runs.push(seconds);
-        }
-        answers.push(tally);
-    }
+        Some((seconds, tally))
+    })
+    .expect("every run answers");
     Outcome {
         runs,
         answer: same_every_run(answers),
@@ -436,18 +447,12 @@ fn nearest(
 ) -> Option<Outcome> {
     let (world, points, queries) = points(n, layout);
     index.build(&world, &points);
-    let mut runs = Vec::with_capacity(settings.runs);
     let mut found = Vec::with_capacity(queries.len() * k);
-    for r in 0..WARMUP + settings.runs {
+    let (runs, _) = repeat(settings, || {
         found.clear();
         let (seconds, supported) = time(|| index.nearest(&queries, k, &mut found));
-        if !supported {
-            return None;
-        }
-        if r >= WARMUP {
-            runs.push(seconds);
-        }
-    }
+        supported.then_some((seconds, ()))
+    })?;
     Some(Outcome {
         runs,
         answer: nearest_answer(&points, &queries, k, &found),
@@ -496,19 +501,11 @@ fn within(
 ) -> Option<Outcome> {
     let (world, points, queries) = points(n, layout);
     index.build(&world, &points);
-    let mut runs = Vec::with_capacity(settings.runs);
-    let mut answers = Vec::new();
-    for r in 0..WARMUP + settings.runs {
+    let (runs, answers) = repeat(settings, || {
         let mut tally = Tally::default();
         let (seconds, supported) = time(|| index.within(&queries, RADIUS, &mut tally));
-        if !supported {
-            return None;
-        }
-        if r >= WARMUP {
-            runs.push(seconds);
-        }
-        answers.push(tally);
-    }
+        supported.then_some((seconds, tally))
+    })?;
     Some(Outcome {
         runs,
         answer: same_every_run(answers),

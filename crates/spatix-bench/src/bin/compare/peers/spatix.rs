@@ -1,17 +1,17 @@
 //! spatix's own structures, through the `SpatialIndex` contract: one generic adapter, and one
 //! line per structure in [`box_indexes`] and [`point_indexes`].
 //!
-//! The dynamic structures hold points as zero-size boxes. A static structure (a kd-tree for
-//! points, a packed index for boxes) gets its own small adapter here, implementing
-//! [`PointIndex`] (build, nearest, within) or [`BoxIndex`] (its `moved` rebuilds), and its line
-//! in the lists below.
+//! Points are zero-size boxes. A static structure gets a small adapter of its own here (as
+//! [`Packed`] and [`KdPoints`]), implementing [`BoxIndex`] (its `moved` rebuilds) and/or
+//! [`PointIndex`] with the shared query functions below, and its line in the lists.
 
 use core::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use spatix::{
-    Aabb, BruteForce, Handle, KdTree, KdTreeConfig, ParallelPairs, Point, Quadtree, QuadtreeConfig,
-    SpatialIndex, SpatialQuery, UniformGrid, Workspace,
+    Aabb, BruteForce, Handle, KdTree, KdTreeConfig, MxCifConfig, MxCifQuadtree, PackedIndex,
+    ParallelPairs, Point, Quadtree, QuadtreeConfig, SpatialIndex, SpatialQuery, UniformGrid,
+    Workspace,
 };
 
 use super::{BoxIndex, Crate, Moves, PointIndex};
@@ -22,8 +22,9 @@ pub(crate) const CRATE: Crate = Crate {
     name: "spatix",
     version: env!("CARGO_PKG_VERSION"),
     how: "Every dynamic structure through the `SpatialIndex` contract: built by `insert` of \
-         every element (after `QuadtreeConfig::for_element_size(world, mean extent)` and \
-         `reserve(n)`, or `UniformGrid::auto(world, boxes)`), then `maintain`; a frame \
+         every element (after `QuadtreeConfig` or `MxCifConfig::for_element_size(world, mean \
+         extent)` and `reserve(n)`, or `UniformGrid::auto(world, boxes)`), then `maintain`; \
+         the static `PackedIndex` by `PackedIndex::build` (a frame rebuilds it); a frame \
          `update`s every element then `maintain`s; pairs `for_each_pair` (`ParallelPairs` with \
          `--threads`); queries `query`, `nearest` (one reused `Workspace`, each result's value \
          read with `get`), `within`. Points are zero-size boxes. `BruteForce` only at 10k. \
@@ -40,6 +41,8 @@ pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
     vec![
         Box::new(Dynamic::new("Quadtree", quadtree).parallel(threads)),
         Box::new(Dynamic::new("UniformGrid", grid).parallel(threads)),
+        Box::new(Dynamic::new("MxCifQuadtree", mxcif).parallel(threads)),
+        Box::new(Packed::default()),
         Box::new(Dynamic::new("BruteForce", brute).up_to(BRUTE_MAX_N)),
     ]
 }
@@ -50,20 +53,34 @@ pub(crate) fn point_indexes(threads: usize) -> Vec<Box<dyn PointIndex>> {
         Box::new(KdPoints::new(threads)),
         Box::new(Dynamic::new("Quadtree", quadtree)),
         Box::new(Dynamic::new("UniformGrid", grid)),
+        Box::new(Dynamic::new("MxCifQuadtree", mxcif)),
+        Box::new(Packed::default()),
         Box::new(Dynamic::new("BruteForce", brute).up_to(BRUTE_MAX_N)),
     ]
+}
+
+/// The mean of the boxes' extents (mean of width and height), at least 1 (for points).
+fn typical_size(sample: &[Aabb<f32>]) -> f32 {
+    let sum: f64 = sample
+        .iter()
+        .map(|b| f64::from(b.size().x + b.size().y) * 0.5)
+        .sum();
+    (sum / sample.len().max(1) as f64).max(1.0) as f32
 }
 
 /// `QuadtreeConfig::for_element_size` with the sample's mean box extent (at least 1, for
 /// points), room reserved for the sample.
 fn quadtree(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> Quadtree<f32, u32> {
-    let extent: f64 = sample
-        .iter()
-        .map(|b| f64::from(b.size().x + b.size().y) * 0.5)
-        .sum::<f64>()
-        / sample.len().max(1) as f64;
-    let config = QuadtreeConfig::for_element_size(world, extent.max(1.0) as f32);
+    let config = QuadtreeConfig::for_element_size(world, typical_size(sample));
     let mut tree = Quadtree::with_config(*world, config).expect("the agents' world is valid");
+    tree.reserve(sample.len());
+    tree
+}
+
+/// `MxCifConfig::for_element_size` with the sample's mean box extent, room reserved.
+fn mxcif(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> MxCifQuadtree<f32, u32> {
+    let config = MxCifConfig::for_element_size(world, typical_size(sample));
+    let mut tree = MxCifQuadtree::with_config(*world, config).expect("the agents' world is valid");
     tree.reserve(sample.len());
     tree
 }
@@ -139,7 +156,7 @@ impl<I: ParallelPairs<f32, u32>> Dynamic<I> {
     }
 }
 
-fn serial_pairs<I: SpatialIndex<f32, u32>>(index: &I, tally: &mut Tally) {
+fn serial_pairs<I: SpatialQuery<f32, u32>>(index: &I, tally: &mut Tally) {
     let _ = index.for_each_pair(|a, b| {
         tally.pair(*a.value, *b.value);
         ControlFlow::Continue(())
@@ -192,13 +209,118 @@ impl<I: SpatialIndex<f32, u32>> BoxIndex for Dynamic<I> {
     }
 
     fn query(&mut self, squares: &[Aabb<f32>], tally: &mut Tally) {
-        let index = self.index();
-        for square in squares {
-            let _ = index.query(square, |item| {
-                tally.hit(*item.value);
-                ControlFlow::Continue(())
-            });
+        query(self.index(), squares, tally);
+    }
+}
+
+/// One `query` per square.
+fn query<I: SpatialQuery<f32, u32>>(index: &I, squares: &[Aabb<f32>], tally: &mut Tally) {
+    for square in squares {
+        let _ = index.query(square, |item| {
+            tally.hit(*item.value);
+            ControlFlow::Continue(())
+        });
+    }
+}
+
+/// One `nearest` per query point, each result's value read with `get`.
+fn nearest<I: SpatialQuery<f32, u32>>(
+    index: &I,
+    queries: &[Point<f32>],
+    k: usize,
+    workspace: &mut Workspace<f32>,
+    out: &mut Vec<u32>,
+) {
+    for q in queries {
+        for found in index.nearest(*q, k, workspace) {
+            let item = index.get(found.handle).expect("a found handle is live");
+            out.push(*item.value);
         }
+    }
+}
+
+/// One `within` per query point.
+fn within<I: SpatialQuery<f32, u32>>(
+    index: &I,
+    queries: &[Point<f32>],
+    radius: f32,
+    tally: &mut Tally,
+) {
+    for q in queries {
+        let _ = index.within(*q, radius, |item| {
+            tally.hit(*item.value);
+            ControlFlow::Continue(())
+        });
+    }
+}
+
+/// The static `PackedIndex`: built in one go from all elements (`PackedIndex::build`), so a
+/// frame rebuilds it; points are zero-size boxes.
+#[derive(Default)]
+struct Packed {
+    index: Option<PackedIndex<f32, u32>>,
+    workspace: Workspace<f32>,
+}
+
+impl Packed {
+    fn fill(&mut self, boxes: impl Iterator<Item = Aabb<f32>>) {
+        let items = boxes.enumerate().map(|(i, b)| (b, i as u32));
+        self.index = Some(PackedIndex::build(items).expect("workload boxes are valid"));
+    }
+
+    fn index(&self) -> &PackedIndex<f32, u32> {
+        self.index.as_ref().expect("built before use")
+    }
+}
+
+impl BoxIndex for Packed {
+    fn name(&self) -> String {
+        "spatix PackedIndex".into()
+    }
+
+    fn moves(&self) -> Moves {
+        Moves::Rebuild
+    }
+
+    fn build(&mut self, _world: &Aabb<f32>, boxes: &[Aabb<f32>]) {
+        self.fill(boxes.iter().copied());
+    }
+
+    fn moved(&mut self, _world: &Aabb<f32>, boxes: &[Aabb<f32>]) {
+        self.fill(boxes.iter().copied());
+    }
+
+    fn pairs(&mut self, tally: &mut Tally) {
+        serial_pairs(self.index(), tally);
+    }
+
+    fn query(&mut self, squares: &[Aabb<f32>], tally: &mut Tally) {
+        query(self.index(), squares, tally);
+    }
+}
+
+impl PointIndex for Packed {
+    fn name(&self) -> String {
+        "spatix PackedIndex".into()
+    }
+
+    fn build(&mut self, _world: &Aabb<f32>, points: &[Point<f32>]) {
+        self.fill(
+            points
+                .iter()
+                .map(|p| Aabb::point(*p).expect("workload points are finite")),
+        );
+    }
+
+    fn nearest(&mut self, queries: &[Point<f32>], k: usize, out: &mut Vec<u32>) -> bool {
+        let index = self.index.as_ref().expect("built before use");
+        nearest(index, queries, k, &mut self.workspace, out);
+        true
+    }
+
+    fn within(&mut self, queries: &[Point<f32>], radius: f32, tally: &mut Tally) -> bool {
+        within(self.index(), queries, radius, tally);
+        true
     }
 }
 
@@ -221,23 +343,12 @@ impl<I: SpatialIndex<f32, u32>> PointIndex for Dynamic<I> {
 
     fn nearest(&mut self, queries: &[Point<f32>], k: usize, out: &mut Vec<u32>) -> bool {
         let index = self.index.as_ref().expect("built before use");
-        for q in queries {
-            for found in index.nearest(*q, k, &mut self.workspace) {
-                let item = index.get(found.handle).expect("a found handle is live");
-                out.push(*item.value);
-            }
-        }
+        nearest(index, queries, k, &mut self.workspace, out);
         true
     }
 
     fn within(&mut self, queries: &[Point<f32>], radius: f32, tally: &mut Tally) -> bool {
-        let index = self.index();
-        for q in queries {
-            let _ = index.within(*q, radius, |item| {
-                tally.hit(*item.value);
-                ControlFlow::Continue(())
-            });
-        }
+        within(self.index(), queries, radius, tally);
         true
     }
 }
@@ -289,13 +400,12 @@ impl PointIndex for KdPoints {
     }
 
     fn within(&mut self, queries: &[Point<f32>], radius: f32, tally: &mut Tally) -> bool {
-        let tree = self.tree.as_ref().expect("built before use");
-        for q in queries {
-            let _ = tree.within(*q, radius, |item| {
-                tally.hit(*item.value);
-                ControlFlow::Continue(())
-            });
-        }
+        within(
+            self.tree.as_ref().expect("built before use"),
+            queries,
+            radius,
+            tally,
+        );
         true
     }
 }
