@@ -9,7 +9,7 @@ impl<S: Scalar, T: Sync> KdTree<S, T> {
     /// [`nearest`](SpatialQuery::nearest) for every point of `points`, spread over rayon's
     /// thread pool: `visit(i, neighbours)` receives the `k` nearest elements of `points[i]`,
     /// ascending, from whichever thread answered it, in no particular order of `i`. Each
-    /// thread reuses one [`Workspace`].
+    /// rayon task makes one [`Workspace`] and reuses it for all of its queries.
     ///
     /// ```
     /// use std::sync::Mutex;

@@ -52,8 +52,9 @@ pub enum SplitRule {
 pub struct KdTreeConfig {
     /// Most points a leaf holds. The tree halves its points until every leaf holds at most
     /// this many, so leaves hold between about half of it and all of it (and never none).
-    /// Default 16 (measured best for nearest-neighbour queries; see the `kdtree`
-    /// benchmarks). Range 2..=65536.
+    /// Default 16: of 8, 16, 32 and 64, the fastest for 8-nearest queries on a million
+    /// points (32 builds about 10% faster, and answers them about 10% slower). Range
+    /// 2..=65536.
     pub bucket_size: u32,
     /// How each node picks its split axis. Default [`SplitRule::Spread`].
     pub split: SplitRule,

@@ -116,7 +116,7 @@ pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
 
 /// Every point structure, spatix's first, each new and empty.
 pub(crate) fn point_indexes(threads: usize) -> Vec<Box<dyn PointIndex>> {
-    let mut all = spatix::point_indexes();
+    let mut all = spatix::point_indexes(threads);
     all.extend([
         Box::new(rstar::Points::default()) as Box<dyn PointIndex>,
         Box::new(kiddo::Points::new(threads)),

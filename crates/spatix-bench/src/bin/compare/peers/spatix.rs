@@ -2,16 +2,16 @@
 //! line per structure in [`box_indexes`] and [`point_indexes`].
 //!
 //! Points are zero-size boxes. A static structure gets a small adapter of its own here (as
-//! [`Packed`]), implementing [`BoxIndex`] (its `moved` rebuilds) and/or [`PointIndex`] with
-//! the shared query functions below, and its line in the lists; a kd-tree for points goes the
-//! same way.
+//! [`Packed`] and [`KdPoints`]), implementing [`BoxIndex`] (its `moved` rebuilds) and/or
+//! [`PointIndex`] with the shared query functions below, and its line in the lists.
 
 use core::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use spatix::{
-    Aabb, BruteForce, Handle, MxCifConfig, MxCifQuadtree, PackedIndex, ParallelPairs, Point,
-    Quadtree, QuadtreeConfig, SpatialIndex, SpatialQuery, UniformGrid, Workspace,
+    Aabb, BruteForce, Handle, KdTree, KdTreeConfig, MxCifConfig, MxCifQuadtree, PackedIndex,
+    ParallelPairs, Point, Quadtree, QuadtreeConfig, SpatialIndex, SpatialQuery, UniformGrid,
+    Workspace,
 };
 
 use super::{BoxIndex, Crate, Moves, PointIndex};
@@ -27,7 +27,10 @@ pub(crate) const CRATE: Crate = Crate {
          the static `PackedIndex` by `PackedIndex::build` (a frame rebuilds it); a frame \
          `update`s every element then `maintain`s; pairs `for_each_pair` (`ParallelPairs` with \
          `--threads`); queries `query`, `nearest` (one reused `Workspace`, each result's value \
-         read with `get`), `within`. Points are zero-size boxes. `BruteForce` only at 10k.",
+         read with `get`), `within`. Points are zero-size boxes. `BruteForce` only at 10k. \
+         The static `KdTree` (points) is built by `KdTree::build` (`par_build` with \
+         `--threads`) with the default configuration; its nearest results are named by \
+         `Handle::slot`, the point's position in the input.",
 };
 
 /// Above this N the brute-force oracle is not measured (it is quadratic).
@@ -45,8 +48,9 @@ pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
 }
 
 /// Every spatix structure of points.
-pub(crate) fn point_indexes() -> Vec<Box<dyn PointIndex>> {
+pub(crate) fn point_indexes(threads: usize) -> Vec<Box<dyn PointIndex>> {
     vec![
+        Box::new(KdPoints::new(threads)),
         Box::new(Dynamic::new("Quadtree", quadtree)),
         Box::new(Dynamic::new("UniformGrid", grid)),
         Box::new(Dynamic::new("MxCifQuadtree", mxcif)),
@@ -345,6 +349,63 @@ impl<I: SpatialIndex<f32, u32>> PointIndex for Dynamic<I> {
 
     fn within(&mut self, queries: &[Point<f32>], radius: f32, tally: &mut Tally) -> bool {
         within(self.index(), queries, radius, tally);
+        true
+    }
+}
+
+/// The static kd-tree: built once from the points (in parallel with `--threads`), then
+/// queried.
+struct KdPoints {
+    threads: usize,
+    tree: Option<KdTree<f32, u32>>,
+    workspace: Workspace<f32>,
+}
+
+impl KdPoints {
+    fn new(threads: usize) -> Self {
+        Self {
+            threads,
+            tree: None,
+            workspace: Workspace::new(),
+        }
+    }
+}
+
+impl PointIndex for KdPoints {
+    fn name(&self) -> String {
+        "spatix KdTree".into()
+    }
+
+    fn build(&mut self, _world: &Aabb<f32>, points: &[Point<f32>]) {
+        let input = points.iter().enumerate().map(|(i, &p)| (p, i as u32));
+        let tree = if self.threads > 1 {
+            KdTree::par_build(input, KdTreeConfig::default())
+        } else {
+            KdTree::build(input)
+        };
+        self.tree = Some(tree.expect("workload points are finite"));
+    }
+
+    fn nearest(&mut self, queries: &[Point<f32>], k: usize, out: &mut Vec<u32>) -> bool {
+        let tree = self.tree.as_ref().expect("built before use");
+        for q in queries {
+            // The slot is the point's position in the input, which is its value here.
+            out.extend(
+                tree.nearest(*q, k, &mut self.workspace)
+                    .iter()
+                    .map(|n| n.handle.slot()),
+            );
+        }
+        true
+    }
+
+    fn within(&mut self, queries: &[Point<f32>], radius: f32, tally: &mut Tally) -> bool {
+        within(
+            self.tree.as_ref().expect("built before use"),
+            queries,
+            radius,
+            tally,
+        );
         true
     }
 }
