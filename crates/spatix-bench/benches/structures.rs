@@ -3,7 +3,9 @@
 //! (see the `spatix_bench` crate docs). Run `cargo bench -p spatix-bench`, or filter, e.g.
 //! `cargo bench -p spatix-bench -- frame/`.
 
-use spatix::{Aabb, BruteForce, Quadtree, QuadtreeConfig, UniformGrid};
+use spatix::{
+    Aabb, BruteForce, LooseQuadtree, LooseQuadtreeConfig, Quadtree, QuadtreeConfig, UniformGrid,
+};
 use spatix_bench::Suite;
 
 fn main() {
@@ -21,6 +23,12 @@ fn main() {
     suite.bench(&mut c, "grid", &spatix_bench::SIZES, |a| {
         let sample: Vec<Aabb<f32>> = a.boxes().collect();
         UniformGrid::auto(a.world, &sample).unwrap()
+    });
+    suite.bench(&mut c, "loose_quadtree", &spatix_bench::SIZES, |a| {
+        let config = LooseQuadtreeConfig::for_element_size(&a.world, 4.0);
+        let mut tree = LooseQuadtree::with_config(a.world, config).unwrap();
+        tree.reserve(a.len());
+        tree
     });
     c.final_summary();
 }

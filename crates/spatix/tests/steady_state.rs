@@ -6,7 +6,10 @@ use core::ops::ControlFlow;
 use std::alloc::System;
 
 use spatix::workload::{Agents, Layout, Sizes};
-use spatix::{Aabb, Handle, Quadtree, QuadtreeConfig, SpatialIndex, UniformGrid, Workspace};
+use spatix::{
+    Aabb, Handle, LooseQuadtree, LooseQuadtreeConfig, Quadtree, QuadtreeConfig, SpatialIndex,
+    UniformGrid, Workspace,
+};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 #[global_allocator]
@@ -78,6 +81,17 @@ fn warm_frames_allocate_nothing() {
         );
         let config = QuadtreeConfig::for_element_size(&agents.world, 4.0);
         let tree = Quadtree::with_config(agents.world, config).unwrap();
-        assert_eq!(allocations(tree, agents), 0, "quadtree, {sizes:?} sizes");
+        assert_eq!(
+            allocations(tree, agents.clone()),
+            0,
+            "quadtree, {sizes:?} sizes"
+        );
+        let config = LooseQuadtreeConfig::for_element_size(&agents.world, 4.0);
+        let tree = LooseQuadtree::with_config(agents.world, config).unwrap();
+        assert_eq!(
+            allocations(tree, agents),
+            0,
+            "loose quadtree, {sizes:?} sizes"
+        );
     }
 }
