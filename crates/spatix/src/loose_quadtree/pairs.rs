@@ -45,6 +45,14 @@ fn extent<S: Scalar>(b: &Aabb<S>) -> S {
     s.x + s.y
 }
 
+/// A part of the pair pass: the pairs below a node, or across two disjoint subtrees whose
+/// loose boxes meet. The parts that `within` splits into are disjoint, so they may run apart.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Job {
+    Within(u32),
+    Across(u32, u32),
+}
+
 /// Pairs found but not yet reported, and their reporting in batches.
 struct Pending {
     pairs: [(u32, u32); PENDING],
@@ -116,8 +124,8 @@ impl<'t, S: Scalar, T, F> PairPass<'t, S, T, F>
 where
     F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
 {
-    /// Runs the pass over the whole tree.
-    pub(super) fn run(tree: &'t LooseQuadtree<S, T>, visit: F) -> ControlFlow<()> {
+    /// Runs one part of the pass (the whole pass is `Job::Within(0)`).
+    pub(super) fn run(tree: &'t LooseQuadtree<S, T>, job: Job, visit: F) -> ControlFlow<()> {
         let mut pass = Self {
             tree,
             visit,
@@ -128,7 +136,10 @@ where
                 len: 0,
             },
         };
-        pass.within(0)?;
+        match job {
+            Job::Within(n) => pass.within(n)?,
+            Job::Across(a, b) => pass.across(a, b)?,
+        }
         pass.pending.flush(&tree.slots, &mut pass.visit)
     }
 
@@ -288,4 +299,47 @@ fn gather<S: Scalar, T>(
         at = link.next;
     }
     (n, bounds, at)
+}
+
+#[cfg(feature = "rayon")]
+impl<S: Scalar, T: Sync> crate::ParallelPairs<S, T> for LooseQuadtree<S, T> {
+    /// Splits the self-join into parts (breadth first, a branch into its four subtrees and
+    /// the pairs of its children whose loose boxes meet, until there are about eight parts
+    /// per thread) and runs them in parallel; the parts partition the pairs, so they need no
+    /// coordination.
+    fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
+    {
+        use rayon::prelude::*;
+        let target = rayon::current_num_threads() * 8;
+        let mut jobs = vec![Job::Within(0)];
+        while jobs.len() < target {
+            let mut next = Vec::with_capacity(jobs.len() * 8);
+            for &job in &jobs {
+                match job {
+                    Job::Within(n) if self.nodes[n as usize].count == BRANCH => {
+                        let g = self.nodes[n as usize].first_child;
+                        next.extend((g..g + 4).map(Job::Within));
+                        for a in g..g + 3 {
+                            next.extend(
+                                (a + 1..g + 4)
+                                    .filter(|&b| {
+                                        self.loose[a as usize].intersects(&self.loose[b as usize])
+                                    })
+                                    .map(|b| Job::Across(a, b)),
+                            );
+                        }
+                    }
+                    _ => next.push(job),
+                }
+            }
+            if next.len() == jobs.len() {
+                break;
+            }
+            jobs = next;
+        }
+        jobs.par_iter()
+            .try_for_each(|&job| PairPass::run(self, job, &visit))
+    }
 }
