@@ -35,7 +35,7 @@
 //!
 //! ## Features
 //! * `serde`: `Serialize`/`Deserialize` for [`Point`], [`Aabb`] and [`Handle`].
-//! * `rayon`: `ParallelPairs`, the pair pass of the quadtree and the grid spread over
+//! * `rayon`: `ParallelPairs`, the pair pass of the quadtrees and the grid spread over
 //!   rayon's thread pool.
 #![deny(missing_docs)]
 

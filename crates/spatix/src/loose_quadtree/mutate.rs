@@ -44,7 +44,11 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         let mut f = Frame::root(self.world);
         while f.node != n {
             let mid = f.mid();
-            f = f.child(self.nodes[f.node as usize].first_child, quadrant(mid, c), mid);
+            f = f.child(
+                self.nodes[f.node as usize].first_child,
+                quadrant(mid, c),
+                mid,
+            );
         }
         f
     }

@@ -111,8 +111,14 @@ fn loose_boxes_grow_on_insert_and_overhang_their_quadrants() {
             overhanging += usize::from(!n.cell.contains(&loose));
         }
     });
-    assert!(overhanging > 0, "the dragon's leaf reaches past its quadrant");
-    assert_eq!(tree.loose[0], tree.iter().fold(nothing(), |b, it| b.union(it.aabb)));
+    assert!(
+        overhanging > 0,
+        "the dragon's leaf reaches past its quadrant"
+    );
+    assert_eq!(
+        tree.loose[0],
+        tree.iter().fold(nothing(), |b, it| b.union(it.aabb))
+    );
 }
 
 #[test]
@@ -131,7 +137,11 @@ fn a_move_within_the_leaf_only_grows_boxes() {
     assert_eq!(tree.nodes, nodes, "no node changes");
     assert_eq!(tree.links.in_use(), links);
     assert_eq!((tree.leaves[slot], tree.entries[slot]), (leaf, entry));
-    assert_eq!(tree.links.link(entry).data, wider, "the list node's copy follows");
+    assert_eq!(
+        tree.links.link(entry).data,
+        wider,
+        "the list node's copy follows"
+    );
     assert!(tree.loose[leaf as usize].contains(&wider));
     let mut ancestors = vec![leaf];
     while *ancestors.last().unwrap() != 0 {
@@ -153,7 +163,10 @@ fn a_move_out_of_the_leaf_refiles_by_centre() {
     tree.update(h, bx(50.0, 50.0, 53.0, 53.0)).unwrap();
     let new = tree.leaves[h.slot() as usize];
     assert_ne!(old, new);
-    assert!(super::owns(&tree.regions[new as usize], Point::new(51.5, 51.5)));
+    assert!(super::owns(
+        &tree.regions[new as usize],
+        Point::new(51.5, 51.5)
+    ));
     tree.check_invariants().unwrap();
 }
 
@@ -166,12 +179,18 @@ fn maintain_shrinks_every_box_to_fit() {
         } else {
             // Shrink each box towards its centre.
             let b = *tree.get(h).unwrap().aabb;
-            tree.update(h, bx(b.min.x + 0.5, b.min.y + 0.5, b.max.x - 0.5, b.max.y - 0.5))
-                .unwrap();
+            tree.update(
+                h,
+                bx(b.min.x + 0.5, b.min.y + 0.5, b.max.x - 0.5, b.max.y - 0.5),
+            )
+            .unwrap();
         }
     }
     let exact = tree.iter().fold(nothing(), |b, it| b.union(it.aabb));
-    assert_ne!(tree.loose[0], exact, "removals and moves leave boxes too large");
+    assert_ne!(
+        tree.loose[0], exact,
+        "removals and moves leave boxes too large"
+    );
     tree.maintain();
     tree.check_invariants().unwrap();
     assert_eq!(tree.loose[0], exact);
@@ -181,11 +200,15 @@ fn maintain_shrinks_every_box_to_fit() {
         let leaf = tree.leaves[item.handle.slot() as usize] as usize;
         fitted[leaf] = fitted[leaf].union(item.aabb);
     }
-    for (n, node) in tree.nodes.iter().enumerate() {
-        if node.count != BRANCH && node.count != crate::quadtree::FREE {
-            assert_eq!(tree.loose[n], fitted[n], "leaf {n}");
-        }
+    for item in tree.iter() {
+        let leaf = tree.leaves[item.handle.slot() as usize] as usize;
+        assert_eq!(tree.loose[leaf], fitted[leaf], "leaf {leaf}");
     }
+    tree.traverse(|n| {
+        if n.kind == (NodeKind::Leaf { elements: 0 }) {
+            assert_eq!(n.loose, None, "an empty leaf has no loose box");
+        }
+    });
 }
 
 #[test]
@@ -306,7 +329,10 @@ fn bad_parameters_and_boxes_are_errors() {
     assert_eq!(tree.update(h, nan), Err(Error::InvalidAabb));
     assert_eq!(tree.remove(h), Some(2));
     assert_eq!(tree.remove(h), None);
-    assert_eq!(tree.update(h, bx(1.0, 1.0, 2.0, 2.0)), Err(Error::StaleHandle));
+    assert_eq!(
+        tree.update(h, bx(1.0, 1.0, 2.0, 2.0)),
+        Err(Error::StaleHandle)
+    );
     tree.check_invariants().unwrap();
 }
 
@@ -325,7 +351,9 @@ fn for_element_size_scales_the_depth_with_the_world() {
 fn list_pool_removes_a_known_node_in_place() {
     let mut pool = ListPool::<u8>::default();
     let mut head = NIL;
-    let nodes: Vec<u32> = (0..4).map(|i| pool.push_with(&mut head, i, i as u8)).collect();
+    let nodes: Vec<u32> = (0..4)
+        .map(|i| pool.push_with(&mut head, i, i as u8))
+        .collect();
     // The list is 3, 2, 1, 0; removing node 1 (item 1) moves the head's item 3 into it.
     assert_eq!(pool.remove_node(&mut head, nodes[1]), Some(3));
     assert_eq!(pool.link(nodes[1]).data, 3);

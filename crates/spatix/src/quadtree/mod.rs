@@ -7,8 +7,8 @@ mod query;
 mod tests;
 mod validate;
 
-pub(crate) use mutate::{FREE, compact_leaf_lists, release_group, take_group};
-pub(crate) use validate::check_free_groups;
+pub(crate) use mutate::{compact_leaf_lists, release_group, take_group};
+pub(crate) use validate::{check_tree, fail};
 
 use core::ops::ControlFlow;
 
@@ -68,16 +68,8 @@ impl QuadtreeConfig {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn for_element_size<S: Scalar>(world: &Aabb<S>, typical_size: S) -> Self {
-        let size = world.size();
-        let side = size.x.max_s(size.y).to_f64();
-        let leaf = 6.0 * typical_size.to_f64();
-        let depth = if leaf > 0.0 && side > leaf {
-            (side / leaf).log2().floor().min(f64::from(Self::MAX_DEPTH)) as u32
-        } else {
-            0
-        };
         Self {
-            max_depth: depth,
+            max_depth: depth_for_leaf(world, 6.0 * typical_size.to_f64()),
             ..Self::default()
         }
     }
@@ -99,6 +91,21 @@ impl QuadtreeConfig {
             return Err(Error::InvalidParameter("max_depth must be at most 30"));
         }
         Ok(())
+    }
+}
+
+/// The depth at which the quadrants of `world` (halved on its longer side) are at least
+/// `leaf` wide, within [`QuadtreeConfig::MAX_DEPTH`]; 0 when the world is no wider.
+pub(crate) fn depth_for_leaf<S: Scalar>(world: &Aabb<S>, leaf: f64) -> u32 {
+    let size = world.size();
+    let side = size.x.max_s(size.y).to_f64();
+    if leaf > 0.0 && side > leaf {
+        (side / leaf)
+            .log2()
+            .floor()
+            .min(f64::from(QuadtreeConfig::MAX_DEPTH)) as u32
+    } else {
+        0
     }
 }
 
