@@ -465,7 +465,7 @@ impl<S: Scalar, T> SpatialQuery<S, T> for LooseQuadtree<S, T> {
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        pairs::PairPass::run(self, pairs::Job::Within(0), visit)
+        pairs::PairPass::run(self, visit, |pass| pass.within(0))
     }
 
     fn nearest<'w>(

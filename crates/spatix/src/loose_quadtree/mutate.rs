@@ -20,10 +20,9 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             if node.count != BRANCH {
                 break;
             }
+            // The upper-right child's region starts at the branch's split point.
             let g = node.first_child;
-            n = (g..g + 4)
-                .find(|&child| owns(&self.regions[child as usize], c))
-                .unwrap_or(g);
+            n = g + quadrant(self.regions[(g + 3) as usize].min, c);
             depth += 1;
         }
         let leaf = &mut self.nodes[n as usize];

@@ -45,14 +45,6 @@ fn extent<S: Scalar>(b: &Aabb<S>) -> S {
     s.x + s.y
 }
 
-/// A part of the pair pass: the pairs below a node, or across two disjoint subtrees whose
-/// loose boxes meet. The parts that `within` splits into are disjoint, so they may run apart.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Job {
-    Within(u32),
-    Across(u32, u32),
-}
-
 /// Pairs found but not yet reported, and their reporting in batches.
 struct Pending {
     pairs: [(u32, u32); PENDING],
@@ -124,8 +116,12 @@ impl<'t, S: Scalar, T, F> PairPass<'t, S, T, F>
 where
     F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
 {
-    /// Runs one part of the pass (the whole pass is `Job::Within(0)`).
-    pub(super) fn run(tree: &'t LooseQuadtree<S, T>, job: Job, visit: F) -> ControlFlow<()> {
+    /// Runs `part` of the pass (the whole pass is `within(0)`) and reports what it found.
+    pub(super) fn run(
+        tree: &'t LooseQuadtree<S, T>,
+        visit: F,
+        part: impl FnOnce(&mut Self) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         let mut pass = Self {
             tree,
             visit,
@@ -136,15 +132,12 @@ where
                 len: 0,
             },
         };
-        match job {
-            Job::Within(n) => pass.within(n)?,
-            Job::Across(a, b) => pass.across(a, b)?,
-        }
+        part(&mut pass)?;
         pass.pending.flush(&tree.slots, &mut pass.visit)
     }
 
     /// Every intersecting pair of elements below node `n`, each once.
-    fn within(&mut self, n: u32) -> ControlFlow<()> {
+    pub(super) fn within(&mut self, n: u32) -> ControlFlow<()> {
         let tree = self.tree;
         let node = tree.nodes[n as usize];
         if node.count != BRANCH {
@@ -312,6 +305,13 @@ impl<S: Scalar, T: Sync> crate::ParallelPairs<S, T> for LooseQuadtree<S, T> {
         F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
     {
         use rayon::prelude::*;
+        /// A part of the pass: the pairs below a node, or across two disjoint subtrees whose
+        /// loose boxes meet; the parts `within` splits into are disjoint.
+        #[derive(Clone, Copy)]
+        enum Job {
+            Within(u32),
+            Across(u32, u32),
+        }
         let target = rayon::current_num_threads() * 8;
         let mut jobs = vec![Job::Within(0)];
         while jobs.len() < target {
@@ -339,7 +339,11 @@ impl<S: Scalar, T: Sync> crate::ParallelPairs<S, T> for LooseQuadtree<S, T> {
             }
             jobs = next;
         }
-        jobs.par_iter()
-            .try_for_each(|&job| PairPass::run(self, job, &visit))
+        jobs.par_iter().try_for_each(|&job| {
+            PairPass::run(self, &visit, |pass| match job {
+                Job::Within(n) => pass.within(n),
+                Job::Across(a, b) => pass.across(a, b),
+            })
+        })
     }
 }
