@@ -12,7 +12,10 @@ use core::ops::ControlFlow;
 use std::time::Instant;
 
 use spatix::workload::{Agents, Layout, Sizes};
-use spatix::{Aabb, Handle, Quadtree, QuadtreeConfig, SpatialIndex, UniformGrid};
+use spatix::{
+    Aabb, Handle, LooseQuadtree, LooseQuadtreeConfig, Quadtree, QuadtreeConfig, SpatialIndex,
+    UniformGrid,
+};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -41,7 +44,11 @@ fn main() {
     let config = QuadtreeConfig::for_element_size(&agents.world, 4.0);
     let mut tree = Quadtree::with_config(agents.world, config).expect("a valid world");
     tree.reserve(agents.len());
-    run("Quadtree", tree, agents, frames);
+    run("Quadtree", tree, agents.clone(), frames);
+    let config = LooseQuadtreeConfig::for_element_size(&agents.world, 4.0);
+    let mut tree = LooseQuadtree::with_config(agents.world, config).expect("a valid world");
+    tree.reserve(agents.len());
+    run("LooseQuadtree", tree, agents, frames);
 }
 
 fn usage(why: &dyn std::fmt::Display) -> ! {
@@ -91,7 +98,7 @@ fn run<I: SpatialIndex<f32, u32>>(
     }
     let bytes = index.memory_bytes() as f64 / agents.len().max(1) as f64;
     println!(
-        "{name:<12} build {build:7.1} ms | frame median {:7.2} ms, p95 {:7.2} ms \
+        "{name:<13} build {build:7.1} ms | frame median {:7.2} ms, p95 {:7.2} ms \
          (move+update {:.2}, pairs {:.2}, maintain {:.2}) | {found} pairs | {bytes:.1} bytes/agent",
         percentile(&mut total, 0.5),
         percentile(&mut total, 0.95),
