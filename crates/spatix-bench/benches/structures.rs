@@ -1,10 +1,12 @@
 //! Criterion benchmarks of the spatix structures on the standard agents workload: groups
-//! `build/`, `query/`, `pairs/` and `frame/`, each benchmark named `<group>/<structure>/<N>`
+//! `build/`, `query/`, `pairs/` and `frame/` (no `frame/` for static structures), each
+//! benchmark named `<group>/<structure>/<mix>/<N>`
 //! (see the `spatix_bench` crate docs). Run `cargo bench -p spatix-bench`, or filter, e.g.
 //! `cargo bench -p spatix-bench -- frame/`.
 
 use spatix::{
-    Aabb, BruteForce, LooseQuadtree, LooseQuadtreeConfig, Quadtree, QuadtreeConfig, UniformGrid,
+    Aabb, BruteForce, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree, PackedIndex,
+    Quadtree, QuadtreeConfig, UniformGrid,
 };
 use spatix_bench::Suite;
 
@@ -20,6 +22,12 @@ fn main() {
         tree.reserve(a.len());
         tree
     });
+    suite.bench(&mut c, "mxcif", &spatix_bench::SIZES, |a| {
+        let config = MxCifConfig::for_element_size(&a.world, 4.0);
+        let mut tree = MxCifQuadtree::with_config(a.world, config).unwrap();
+        tree.reserve(a.len());
+        tree
+    });
     suite.bench(&mut c, "grid", &spatix_bench::SIZES, |a| {
         let sample: Vec<Aabb<f32>> = a.boxes().collect();
         UniformGrid::auto(a.world, &sample).unwrap()
@@ -29,6 +37,10 @@ fn main() {
         let mut tree = LooseQuadtree::with_config(a.world, config).unwrap();
         tree.reserve(a.len());
         tree
+    });
+    // Static structures: how to build one from the agents (timed as the build).
+    suite.bench_static(&mut c, "packed", &spatix_bench::SIZES, |a| {
+        PackedIndex::build(a.boxes().zip(0..)).unwrap()
     });
     c.final_summary();
 }

@@ -7,7 +7,8 @@ use std::sync::Mutex;
 
 use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
-    Aabb, LooseQuadtree, LooseQuadtreeConfig, ParallelPairs, Quadtree, QuadtreeConfig, UniformGrid,
+    Aabb, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree, ParallelPairs, Quadtree,
+    QuadtreeConfig, UniformGrid,
 };
 
 fn same_pairs<I: ParallelPairs<f64, u32>>(make: impl Fn(&Agents<f64>) -> I) {
@@ -60,6 +61,13 @@ fn grid_parallel_pairs_equal_serial_pairs() {
     same_pairs(|a| {
         let sample: Vec<Aabb<f64>> = a.boxes().collect();
         UniformGrid::auto(a.world, &sample).unwrap()
+    });
+}
+
+#[test]
+fn mxcif_parallel_pairs_equal_serial_pairs() {
+    same_pairs(|a| {
+        MxCifQuadtree::with_config(a.world, MxCifConfig::for_element_size(&a.world, 4.0)).unwrap()
     });
 }
 

@@ -12,14 +12,15 @@ use core::ops::ControlFlow;
 
 use crate::handle::{NIL, Slots};
 use crate::pool::{Link, ListPool};
-use crate::quadtree::{BRANCH, EMPTY_LEAF, Frame, Node, Stack, depth_for_leaf};
+use crate::quad::{Frame, Stack, depth_for_node_side, validate_params};
+use crate::quadtree::{BRANCH, EMPTY_LEAF, Node};
 use crate::{
-    Aabb, Error, Handle, Item, Iter, Neighbor, NodeKind, Point, QuadtreeConfig, Ray, Scalar,
-    SpatialIndex, SpatialQuery, Workspace,
+    Aabb, Error, Handle, Item, Iter, Neighbor, NodeKind, Point, Ray, Scalar, SpatialIndex,
+    SpatialQuery, Workspace,
 };
 
 /// Tuning parameters of a [`LooseQuadtree`]: the same two as the tight
-/// [`QuadtreeConfig`], with the same ranges.
+/// [`QuadtreeConfig`](crate::QuadtreeConfig), with the same ranges.
 ///
 /// # Example
 /// ```
@@ -63,12 +64,12 @@ impl LooseQuadtreeConfig {
     /// ```
     pub fn for_element_size<S: Scalar>(world: &Aabb<S>, typical_size: S) -> Self {
         Self {
-            max_depth: depth_for_leaf(world, LEAF_ELEMENT_SIZES * typical_size.to_f64()),
+            max_depth: depth_for_node_side(world, LEAF_ELEMENT_SIZES * typical_size.to_f64()),
             ..Self::default()
         }
     }
 
-    /// Checks the parameters' ranges (those of [`QuadtreeConfig::validate`]).
+    /// Checks the parameters' ranges (those of [`QuadtreeConfig::validate`](crate::QuadtreeConfig::validate)).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] naming the parameter out of range.
@@ -78,11 +79,7 @@ impl LooseQuadtreeConfig {
     /// assert!(LooseQuadtreeConfig { max_elements: 0, max_depth: 8 }.validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), Error> {
-        QuadtreeConfig {
-            max_elements: self.max_elements,
-            max_depth: self.max_depth,
-        }
-        .validate()
+        validate_params(self.max_elements, self.max_depth)
     }
 }
 

@@ -3,7 +3,8 @@
 
 use super::{Group, LooseQuadtree, Walk, nothing, owns, quadrant};
 use crate::handle::NIL;
-use crate::quadtree::{BRANCH, Frame, Node, compact_leaf_lists, release_group, take_group};
+use crate::quad::{Frame, take_group};
+use crate::quadtree::{BRANCH, EMPTY_LEAF, Node, compact_leaf_lists, release_group};
 use crate::{Aabb, Point, Scalar};
 
 impl<S: Scalar, T> LooseQuadtree<S, T> {
@@ -139,8 +140,11 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Four empty leaves, contiguous, with empty loose boxes: a recycled group if one is
     /// free. Their regions are the caller's to set.
     fn alloc_group(&mut self, record: Group) -> u32 {
-        let (group, fresh) = take_group(&mut self.nodes, &mut self.free_group);
-        let g = group as usize;
+        let before = self.nodes.len();
+        let group = take_group(&mut self.nodes, &mut self.free_group, EMPTY_LEAF, |n| {
+            n.first_child
+        });
+        let (g, fresh) = (group as usize, self.nodes.len() > before);
         if fresh {
             self.loose.extend_from_slice(&[nothing(); 4]);
             self.regions.extend_from_slice(&[nothing(); 4]);

@@ -1,7 +1,8 @@
 //! The full structural self-check.
 
 use super::{Group, LooseQuadtree, nothing};
-use crate::quadtree::{BRANCH, Frame, check_tree, fail};
+use crate::quad::Frame;
+use crate::quadtree::{BRANCH, check_tree, fail};
 use crate::{Error, QuadtreeConfig, Scalar};
 
 impl<S: Scalar, T> LooseQuadtree<S, T> {

@@ -1,8 +1,9 @@
 //! Filing elements in leaves, splitting leaves, and the deferred collapse of empty branches.
 
-use super::{BRANCH, EMPTY_LEAF, Frame, Node, NodeStack, Quadtree};
+use super::{BRANCH, EMPTY_LEAF, Node, Quadtree};
 use crate::handle::NIL;
 use crate::pool::ListPool;
+use crate::quad::{Frame, NodeStack, take_group};
 use crate::{Aabb, Scalar};
 
 /// Marks the nodes of a freed child group (its first node links to the next free group).
@@ -51,7 +52,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
                 (false, true) => {
                     self.links.push(&mut leaf.first_child, slot);
                     leaf.count += 1;
-                    if leaf.count > self.config.max_elements && self.can_split(&f) {
+                    if leaf.count > self.config.max_elements && f.can_split(self.config.max_depth) {
                         self.split(f);
                     }
                 }
@@ -84,10 +85,10 @@ impl<S: Scalar, T> Quadtree<S, T> {
 
     /// Turns an overflowing leaf into a branch with four children and moves its element
     /// nodes down (relinking them, allocating only for elements that straddle children);
-    /// children that still overflow split in turn, as far as [`Quadtree::can_split`] allows.
+    /// children that still overflow split in turn, as far as [`Frame::can_split`] allows.
     fn split(&mut self, f: Frame<S>) {
         let mut at = self.nodes[f.node as usize].first_child;
-        let (group, _) = take_group(&mut self.nodes, &mut self.free_group);
+        let group = self.alloc_group();
         self.nodes[f.node as usize] = Node {
             first_child: group,
             count: BRANCH,
@@ -117,16 +118,18 @@ impl<S: Scalar, T> Quadtree<S, T> {
         }
         for child in children {
             if self.nodes[child.node as usize].count > self.config.max_elements
-                && self.can_split(&child)
+                && child.can_split(self.config.max_depth)
             {
                 self.split(child);
             }
         }
     }
 
-    /// Whether a leaf may split: see [`Frame::can_split`].
-    pub(super) fn can_split(&self, f: &Frame<S>) -> bool {
-        f.can_split(self.config.max_depth)
+    /// Four empty leaves, contiguous: a recycled group if one is free.
+    fn alloc_group(&mut self) -> u32 {
+        take_group(&mut self.nodes, &mut self.free_group, EMPTY_LEAF, |n| {
+            n.first_child
+        })
     }
 
     /// The seed's deferred cleanup: every branch whose four children are all empty leaves
@@ -157,22 +160,6 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// Lays every leaf's element list out contiguously, leaves in the pair pass's order.
     pub(super) fn compact_lists(&mut self) {
         compact_leaf_lists(&mut self.nodes, &mut self.links);
-    }
-}
-
-/// Four empty leaves, contiguous, for a quadtree's node array: a recycled group from the free
-/// list headed by `free_group` if one is free, else four new nodes at the end (then `true`).
-pub(crate) fn take_group(nodes: &mut Vec<Node>, free_group: &mut u32) -> (u32, bool) {
-    if *free_group != NIL {
-        let group = *free_group;
-        let g = group as usize;
-        *free_group = nodes[g].first_child;
-        nodes[g..g + 4].fill(EMPTY_LEAF);
-        (group, false)
-    } else {
-        let group = nodes.len() as u32;
-        nodes.extend_from_slice(&[EMPTY_LEAF; 4]);
-        (group, true)
     }
 }
 

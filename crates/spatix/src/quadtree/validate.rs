@@ -1,23 +1,15 @@
 //! The full structural self-check.
 
 use super::mutate::FREE;
-use super::{BRANCH, Frame, Node, Quadtree, QuadtreeConfig};
+use super::{BRANCH, Node, Quadtree, QuadtreeConfig};
 use crate::handle::NIL;
 use crate::pool::{Link, ListPool};
+use crate::quad::{Frame, check_free_groups};
 use crate::{Aabb, Error, Scalar};
 
 /// An invariant violation, described.
 pub(crate) fn fail<R>(why: String) -> Result<R, Error> {
     Err(Error::InvariantViolated(why))
-}
-
-/// A quadtree's node array is a root plus whole groups of four.
-pub(crate) fn check_node_shape(nodes: &[Node]) -> Result<(), Error> {
-    let n = nodes.len();
-    if n == 0 || (n - 1) % 4 != 0 {
-        return fail(format!("{n} nodes is not a root plus groups of four"));
-    }
-    Ok(())
 }
 
 impl<S: Scalar, T> Quadtree<S, T> {
@@ -97,13 +89,13 @@ impl<S: Scalar, T> Quadtree<S, T> {
     }
 }
 
-/// The checks every quadtree's self-check shares. Walks the nodes from `root` (the world's
-/// frame): each is reached once and no deeper than `config.max_depth`, a branch points at a
-/// whole child group, no free node is reachable, a leaf lists exactly as many elements as it
-/// counts and does not overflow while it could split. Calls `node` with each node's frame and,
-/// for a leaf, its list (node index and contents, front to back; empty for a branch). Then
-/// checks the free groups and that the pool holds exactly the listed nodes and its free list.
-/// Returns which nodes were reached.
+/// The checks every quadtree over 8-byte [`Node`]s shares. Walks the nodes from `root` (the
+/// world's frame): each is reached once and no deeper than `config.max_depth`, a branch points
+/// at a whole child group, no free node is reachable, a leaf lists exactly as many elements
+/// as it counts and does not overflow while it could split. Calls `node` with each node's
+/// frame and, for a leaf, its list (node index and contents, front to back; empty for a
+/// branch). Then checks the free groups and that the pool holds exactly the listed nodes and
+/// its free list. Returns which nodes were reached.
 pub(crate) fn check_tree<S: Scalar, D: Copy + Default>(
     nodes: &[Node],
     free_group: u32,
@@ -112,8 +104,10 @@ pub(crate) fn check_tree<S: Scalar, D: Copy + Default>(
     links: &ListPool<D>,
     mut node: impl FnMut(&Frame<S>, &[(u32, Link<D>)]) -> Result<(), Error>,
 ) -> Result<Vec<bool>, Error> {
-    check_node_shape(nodes)?;
     let n_nodes = nodes.len();
+    if n_nodes == 0 || (n_nodes - 1) % 4 != 0 {
+        return fail(format!("{n_nodes} nodes is not a root plus groups of four"));
+    }
     let mut reached = vec![false; n_nodes];
     let mut listed = 0usize;
     let mut entries = Vec::new();
@@ -159,7 +153,12 @@ pub(crate) fn check_tree<S: Scalar, D: Copy + Default>(
         node(&f, &entries)?;
         listed += entries.len();
     }
-    check_free_groups(nodes, free_group, &reached)?;
+    check_free_groups(
+        &reached,
+        free_group,
+        |g| nodes[g].first_child,
+        |i| nodes[i].count == FREE,
+    )?;
     if links.in_use() != listed {
         return fail(format!(
             "{} element nodes in use, {listed} listed",
@@ -170,32 +169,4 @@ pub(crate) fn check_tree<S: Scalar, D: Copy + Default>(
         return fail("element nodes leaked from the pool".into());
     }
     Ok(reached)
-}
-
-/// Every child group of a quadtree's node array is either reachable (`reached`, by node) or
-/// on the free list headed by `free_group`, never both.
-pub(crate) fn check_free_groups(
-    nodes: &[Node],
-    free_group: u32,
-    reached: &[bool],
-) -> Result<(), Error> {
-    let groups = (nodes.len() - 1) / 4;
-    let mut free = 0;
-    let mut g = free_group;
-    while g != NIL {
-        let at = g as usize;
-        free += 1;
-        if free > groups || at == 0 || (at - 1) % 4 != 0 || at + 4 > nodes.len() {
-            return fail(format!("bad or cyclic free group {g}"));
-        }
-        if (at..at + 4).any(|i| reached[i] || nodes[i].count != FREE) {
-            return fail(format!("free group {g} is in use"));
-        }
-        g = nodes[at].first_child;
-    }
-    let used = reached.iter().skip(1).filter(|&&r| r).count();
-    if used % 4 != 0 || used / 4 + free != groups {
-        return fail(format!("{groups} groups: {} used, {free} free", used / 4));
-    }
-    Ok(())
 }

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use spatix::workload::Rng;
+use spatix::workload::{Adversary, Rng};
 use spatix::{Aabb, BruteForce, Handle, Point, Ray, Scalar, SpatialIndex, SpatialQuery, Workspace};
 
 use crate::bulk::sweep_pairs;
@@ -14,345 +14,201 @@ use crate::check::{self, B, P, R};
 
 /// Runs every data set; panics naming the set and the first difference.
 pub(crate) fn run<S: Scalar, I: SpatialIndex<S, u64>>(make: impl Fn(Aabb<S>) -> I) {
-    let sets: [(&str, MakeSet<S>); 6] = [
-        ("100k coincident points", coincident),
-        ("world box among 100k tiny boxes", world_box_and_dust),
-        ("boxes on cell and node boundaries", on_boundaries),
-        (
-            "coordinates near 1e7 (f32 precision limit)",
-            near_precision_limit,
-        ),
-        ("extremely thin boxes", thin),
-        ("agents crossing one boundary every frame", crossing),
-    ];
-    for (name, set) in sets {
-        let set = set();
-        if let Err(e) = set.check(&make) {
-            panic!("adversarial set '{name}': {e}");
+    for set in Adversary::<S>::all() {
+        if let Err(e) = check(&set, &make) {
+            panic!("adversarial set '{}': {e}", set.name);
         }
     }
 }
 
-/// Makes one data set.
-type MakeSet<S> = fn() -> Set<S>;
+/// In a quadratic set, the pairs of this many elements are counted (after removing the rest).
+const QUADRATIC_PAIRS_OF: usize = 2000;
 
-/// A data set: its world, its boxes, and optionally frames of new boxes for the same elements.
-struct Set<S> {
-    world: Aabb<S>,
-    boxes: Vec<Aabb<S>>,
-    frames: Vec<Vec<Aabb<S>>>,
-    /// Whether to compare the full pair list (quadratic sets compare the count of a subset).
-    pairs: Pairs,
-}
-
-enum Pairs {
-    /// Every pair against the sweep.
-    All,
-    /// Coincident sets: n (n - 1) / 2 pairs, too many to list; count those of the first `n`
-    /// elements after removing the rest.
-    CountOfFirst(usize),
-}
-
-fn sq<S: Scalar>(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<S> {
-    Aabb {
-        min: Point::new(S::from_f64(x0), S::from_f64(y0)),
-        max: Point::new(S::from_f64(x1), S::from_f64(y1)),
+/// Builds the set into a fresh structure and the oracle, compares, plays its frames comparing
+/// after each, then removes everything.
+fn check<S: Scalar, I: SpatialIndex<S, u64>>(
+    set: &Adversary<S>,
+    make: &impl Fn(Aabb<S>) -> I,
+) -> Result<(), String> {
+    let mut sut = make(set.world);
+    let mut oracle = BruteForce::new();
+    let mut handles = Vec::with_capacity(set.boxes.len());
+    for (i, b) in set.boxes.iter().enumerate() {
+        let h = sut
+            .insert(*b, i as u64)
+            .map_err(|e| format!("insert {:?}: {e}", B(b)))?;
+        handles.push((h, oracle.insert(*b, i as u64).expect("valid")));
     }
-}
-
-fn coincident<S: Scalar>() -> Set<S> {
-    Set {
-        world: sq(0.0, 0.0, 1000.0, 1000.0),
-        boxes: vec![sq(500.0, 500.0, 500.0, 500.0); 100_000],
-        frames: Vec::new(),
-        pairs: Pairs::CountOfFirst(2000),
+    sut.maintain();
+    let mut current = set.boxes.clone();
+    compare(set, &sut, &oracle, &current, &handles, "after the build")?;
+    for (f, frame) in set.frames.iter().enumerate() {
+        for (i, b) in frame.iter().enumerate() {
+            sut.update(handles[i].0, *b)
+                .map_err(|e| format!("frame {f}: update #{i}: {e}"))?;
+            oracle.update(handles[i].1, *b).expect("live");
+        }
+        sut.maintain();
+        current.clone_from(frame);
+        compare(
+            set,
+            &sut,
+            &oracle,
+            &current,
+            &handles,
+            &format!("frame {f}"),
+        )?;
     }
-}
-
-fn world_box_and_dust<S: Scalar>() -> Set<S> {
-    let mut rng = Rng::new(11);
-    let mut boxes = vec![sq(0.0, 0.0, 1000.0, 1000.0)];
-    boxes.extend((0..100_000).map(|_| {
-        let (x, y) = (rng.range(0.0, 1000.0), rng.range(0.0, 1000.0));
-        sq(x, y, x + 0.01, y + 0.01)
-    }));
-    Set {
-        world: sq(0.0, 0.0, 1000.0, 1000.0),
-        boxes,
-        frames: Vec::new(),
-        pairs: Pairs::All,
+    if set.quadratic {
+        let n = QUADRATIC_PAIRS_OF;
+        // Newest first: a crowded cell or leaf lists its newest element first, so this is
+        // each structure's best removal order; the worst (oldest first) costs O(crowd) per
+        // removal, which docs/RELIABILITY.md records rather than this test.
+        for &(h, ho) in handles[n..].iter().rev() {
+            sut.remove(h)
+                .ok_or("remove of a live element returned None")?;
+            oracle.remove(ho);
+        }
+        sut.maintain();
+        sut.check_invariants()
+            .map_err(|e| format!("after removals: {e}"))?;
+        let mut count = 0u64;
+        let _ = sut.for_each_pair(|a, b| {
+            count += u64::from(a.handle != b.handle);
+            core::ops::ControlFlow::Continue(())
+        });
+        let want = (n * (n - 1) / 2) as u64;
+        if count != want {
+            return Err(format!(
+                "{count} pairs among {n} coincident points, expected {want}"
+            ));
+        }
     }
+    for &(h, _) in &handles {
+        sut.remove(h);
+    }
+    sut.check_invariants()
+        .map_err(|e| format!("after removing everything: {e}"))?;
+    if sut.len() != 0 || sut.iter().next().is_some() {
+        return Err(format!("{} elements left after removing all", sut.len()));
+    }
+    Ok(())
 }
 
-/// Corners and edges on the lattice of 1/2^k of the world for k up to 10: every quadtree node
-/// boundary and every cell boundary of power-of-two grids.
-fn on_boundaries<S: Scalar>() -> Set<S> {
-    let mut rng = Rng::new(12);
-    let side = 1024.0;
-    let boxes = (0..20_000)
-        .map(|_| {
-            let step = side / f64::from(1u32 << (1 + rng.below(10)));
-            let cells = (side / step) as usize;
-            let x = rng.below(cells + 1) as f64 * step;
-            let y = rng.below(cells + 1) as f64 * step;
-            let (w, h) = (rng.below(3) as f64 * step, rng.below(3) as f64 * step);
-            sq(x, y, x + w.min(8.0), y + h.min(8.0))
-        })
+/// Everything against the oracle and the sweep, after the build or a frame.
+fn compare<S: Scalar, I: SpatialIndex<S, u64>>(
+    set: &Adversary<S>,
+    sut: &I,
+    oracle: &BruteForce<S, u64>,
+    boxes: &[Aabb<S>],
+    handles: &[(Handle, Handle)],
+    when: &str,
+) -> Result<(), String> {
+    let fail = |what: String| format!("{when}: {what}");
+    sut.check_invariants().map_err(|e| fail(e.to_string()))?;
+    if sut.len() != boxes.len() {
+        return Err(fail(format!(
+            "len {} for {} elements",
+            sut.len(),
+            boxes.len()
+        )));
+    }
+    let describe = |id: u64| format!("#{id} {:?}", B(&boxes[id as usize]));
+    let by_handle: HashMap<Handle, u64> = handles
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (h.0, i as u64))
         .collect();
-    Set {
-        world: sq(0.0, 0.0, side, side),
-        boxes,
-        frames: Vec::new(),
-        pairs: Pairs::All,
-    }
-}
-
-/// Boxes around 1e7 whose edges fall on half units: in f32 (24-bit mantissa) the spacing there
-/// is 1.0, so every edge rounds, and cells of one unit are at the precision limit.
-fn near_precision_limit<S: Scalar>() -> Set<S> {
-    let mut rng = Rng::new(13);
-    let base = 1e7;
-    let boxes = (0..20_000)
-        .map(|_| {
-            let x = base + rng.below(1000) as f64 + [0.0, 0.5, -0.5][rng.below(3)];
-            let y = base + rng.below(1000) as f64 + [0.0, 0.5, -0.5][rng.below(3)];
-            sq(
-                x,
-                y,
-                x + rng.below(3) as f64 * 0.5,
-                y + rng.below(3) as f64 * 0.5,
-            )
-        })
-        .collect();
-    Set {
-        world: sq(base, base, base + 1000.0, base + 1000.0),
-        boxes,
-        frames: Vec::new(),
-        pairs: Pairs::All,
-    }
-}
-
-/// Zero-width and 1e-9-wide boxes half a world long, horizontal and vertical.
-fn thin<S: Scalar>() -> Set<S> {
-    let mut rng = Rng::new(14);
-    let boxes = (0..10_000)
-        .map(|i| {
-            let (a, b) = (rng.range(0.0, 1000.0), rng.range(0.0, 500.0));
-            let width = if i % 2 == 0 { 0.0 } else { 1e-9 * a };
-            if i % 4 < 2 {
-                sq(b, a, b + 500.0, a + width)
-            } else {
-                sq(a, b, a + width, b + 500.0)
-            }
-        })
-        .collect();
-    Set {
-        world: sq(0.0, 0.0, 1000.0, 1000.0),
-        boxes,
-        frames: Vec::new(),
-        pairs: Pairs::All,
-    }
-}
-
-/// 10k agents on either side of the world's centre line (the root split of every quadtree, a
-/// cell boundary of every even grid), all jumping across it every frame.
-fn crossing<S: Scalar>() -> Set<S> {
-    let mut rng = Rng::new(15);
-    let spots: Vec<(f64, f64)> = (0..10_000)
-        .map(|_| (rng.range(0.5, 4.0), rng.range(0.0, 1000.0)))
-        .collect();
-    let at = |flip: bool| -> Vec<Aabb<S>> {
-        spots
-            .iter()
-            .enumerate()
-            .map(|(i, &(d, y))| {
-                let left = (i % 2 == 0) != flip;
-                let x = if left { 500.0 - d } else { 500.0 + d };
-                sq(x - 0.5, y - 0.5, x + 0.5, y + 0.5)
+    let ids = |seen: Vec<check::Seen<S>>| -> Result<Vec<u64>, String> {
+        seen.iter()
+            .map(|s| match by_handle.get(&s.handle) {
+                Some(&id) if id == s.id && s.aabb == boxes[id as usize] => Ok(id),
+                _ => Err(fail(format!("reported a wrong element: {s:?}"))),
             })
             .collect()
     };
-    Set {
-        world: sq(0.0, 0.0, 1000.0, 1000.0),
-        boxes: at(false),
-        frames: (1..=6).map(|f| at(f % 2 == 1)).collect(),
-        pairs: Pairs::All,
-    }
-}
-
-impl<S: Scalar> Set<S> {
-    fn check<I: SpatialIndex<S, u64>>(&self, make: &impl Fn(Aabb<S>) -> I) -> Result<(), String> {
-        let mut sut = make(self.world);
-        let mut oracle = BruteForce::new();
-        let mut handles = Vec::with_capacity(self.boxes.len());
-        for (i, b) in self.boxes.iter().enumerate() {
-            let h = sut
-                .insert(*b, i as u64)
-                .map_err(|e| format!("insert {:?}: {e}", B(b)))?;
-            handles.push((h, oracle.insert(*b, i as u64).expect("valid")));
-        }
-        sut.maintain();
-        let mut current = self.boxes.clone();
-        self.compare(&sut, &oracle, &current, &handles, "after the build")?;
-        for (f, frame) in self.frames.iter().enumerate() {
-            for (i, b) in frame.iter().enumerate() {
-                sut.update(handles[i].0, *b)
-                    .map_err(|e| format!("frame {f}: update #{i}: {e}"))?;
-                oracle.update(handles[i].1, *b).expect("live");
-            }
-            sut.maintain();
-            current.clone_from(frame);
-            self.compare(&sut, &oracle, &current, &handles, &format!("frame {f}"))?;
-        }
-        if let Pairs::CountOfFirst(n) = self.pairs {
-            // Newest first: a crowded cell or leaf lists its newest element first, so this is
-            // each structure's best removal order; the worst (oldest first) costs O(crowd) per
-            // removal, which docs/RELIABILITY.md records rather than this test.
-            for &(h, ho) in handles[n..].iter().rev() {
-                sut.remove(h)
-                    .ok_or("remove of a live element returned None")?;
-                oracle.remove(ho);
-            }
-            sut.maintain();
-            sut.check_invariants()
-                .map_err(|e| format!("after removals: {e}"))?;
-            let mut count = 0u64;
-            let _ = sut.for_each_pair(|a, b| {
-                count += u64::from(a.handle != b.handle);
-                core::ops::ControlFlow::Continue(())
-            });
-            let want = (n * (n - 1) / 2) as u64;
-            if count != want {
-                return Err(format!(
-                    "{count} pairs among {n} coincident points, expected {want}"
-                ));
-            }
-        }
-        for &(h, _) in &handles {
-            sut.remove(h);
-        }
-        sut.check_invariants()
-            .map_err(|e| format!("after removing everything: {e}"))?;
-        if sut.len() != 0 || sut.iter().next().is_some() {
-            return Err(format!("{} elements left after removing all", sut.len()));
-        }
-        Ok(())
-    }
-
-    fn compare<I: SpatialIndex<S, u64>>(
-        &self,
-        sut: &I,
-        oracle: &BruteForce<S, u64>,
-        boxes: &[Aabb<S>],
-        handles: &[(Handle, Handle)],
-        when: &str,
-    ) -> Result<(), String> {
-        let fail = |what: String| format!("{when}: {what}");
-        sut.check_invariants().map_err(|e| fail(e.to_string()))?;
-        if sut.len() != boxes.len() {
-            return Err(fail(format!(
-                "len {} for {} elements",
-                sut.len(),
-                boxes.len()
-            )));
-        }
-        let describe = |id: u64| format!("#{id} {:?}", B(&boxes[id as usize]));
-        let by_handle: HashMap<Handle, u64> = handles
+    if !set.quadratic {
+        let (got, _) = check::pairs_all(sut);
+        let got: Vec<(u64, u64)> = got
+            .iter()
+            .map(|(a, b)| Ok((ids(vec![*a])?[0], ids(vec![*b])?[0])))
+            .collect::<Result<_, String>>()?;
+        let indexed: Vec<(u64, Aabb<S>)> = boxes
             .iter()
             .enumerate()
-            .map(|(i, h)| (h.0, i as u64))
+            .map(|(i, b)| (i as u64, *b))
             .collect();
-        let ids = |seen: Vec<check::Seen<S>>| -> Result<Vec<u64>, String> {
-            seen.iter()
-                .map(|s| match by_handle.get(&s.handle) {
-                    Some(&id) if id == s.id && s.aabb == boxes[id as usize] => Ok(id),
-                    _ => Err(fail(format!("reported a wrong element: {s:?}"))),
-                })
-                .collect()
-        };
-        if matches!(self.pairs, Pairs::All) {
-            let (got, _) = check::pairs_all(sut);
-            let got: Vec<(u64, u64)> = got
-                .iter()
-                .map(|(a, b)| Ok((ids(vec![*a])?[0], ids(vec![*b])?[0])))
-                .collect::<Result<_, String>>()?;
-            let indexed: Vec<(u64, Aabb<S>)> = boxes
-                .iter()
-                .enumerate()
-                .map(|(i, b)| (i as u64, *b))
-                .collect();
-            check::same_pairs(&got, &sweep_pairs(&indexed), &describe)
-                .map_err(|e| fail(format!("for_each_pair: {e}")))?;
-        }
-        let mut rng = Rng::new(boxes.len() as u64);
-        let (lo, hi) = (self.world.min.x.to_f64(), self.world.max.x.to_f64());
-        let side = hi - lo;
-        let mut coord = || S::from_f64(rng.range(lo - side * 0.05, hi + side * 0.05));
-        let (mut ws, mut ws_oracle) = (Workspace::new(), Workspace::new());
-        for q in 0..60 {
-            let p = if q % 3 == 0 {
-                boxes[q * 7919 % boxes.len()].center()
-            } else {
-                Point::new(coord(), coord())
-            };
-            let half = S::from_f64(side * [0.0, 0.001, 0.02, 0.3][q % 4]);
-            let area = Aabb {
-                min: Point::new(p.x - half, p.y - half),
-                max: Point::new(p.x + half, p.y + half),
-            };
-            let got = ids(check::query_all(sut, &area).0)?;
-            let want: Vec<u64> = check::query_all(oracle, &area)
-                .0
-                .iter()
-                .map(|s| s.id)
-                .collect();
-            check::same_ids(&got, &want, &describe)
-                .map_err(|e| fail(format!("query {:?}: {e}", B(&area))))?;
-            let got = ids(check::within_all(sut, p, half).0)?;
-            let want: Vec<u64> = check::within_all(oracle, p, half)
-                .0
-                .iter()
-                .map(|s| s.id)
-                .collect();
-            check::same_ids(&got, &want, &describe)
-                .map_err(|e| fail(format!("within({:?}, {half:?}): {e}", P(p))))?;
-            let k = [1, 8, 64][q % 3];
-            let got = sut.nearest(p, k, &mut ws).to_vec();
-            let want = oracle.nearest(p, k, &mut ws_oracle).to_vec();
-            let truth = |h: Handle| by_handle.get(&h).map(|&id| (id, boxes[id as usize]));
-            check::check_nearest(&got, &want, p, k, boxes.len(), &truth)
-                .map_err(|e| fail(format!("nearest({:?}, k = {k}): {e}", P(p))))?;
-            let angle = q as f64 * 0.7;
-            let direction = [
-                Point::new(S::ONE, S::ZERO),
-                Point::new(S::ZERO, -S::ONE),
-                Point::new(S::from_f64(angle.cos()), S::from_f64(angle.sin())),
-            ][q % 3];
-            let ray = Ray {
-                origin: p,
-                direction,
-                max_t: S::from_f64(side * 0.1),
-            };
-            let (got, _) = check::raycast_all(sut, &ray, &mut ws);
-            let (want, _) = check::raycast_all(oracle, &ray, &mut ws_oracle);
-            if got.windows(2).any(|w| w[1].1 < w[0].1) {
-                return Err(fail(format!("raycast {:?}: hits out of order", R(&ray))));
-            }
-            let mut got_t: Vec<(u64, S)> = got.iter().map(|(s, t)| (s.id, *t)).collect();
-            let mut want_t: Vec<(u64, S)> = want.iter().map(|(s, t)| (s.id, *t)).collect();
-            got_t.sort_unstable_by_key(|e| e.0);
-            want_t.sort_unstable_by_key(|e| e.0);
-            if got_t != want_t {
-                let got_ids: Vec<u64> = got_t.iter().map(|e| e.0).collect();
-                let want_ids: Vec<u64> = want_t.iter().map(|e| e.0).collect();
-                check::same_ids(&got_ids, &want_ids, &describe)
-                    .map_err(|e| fail(format!("raycast {:?}: {e}", R(&ray))))?;
-                return Err(fail(format!(
-                    "raycast {:?}: entry parameters differ",
-                    R(&ray)
-                )));
-            }
-        }
-        Ok(())
+        check::same_pairs(&got, &sweep_pairs(&indexed), &describe)
+            .map_err(|e| fail(format!("for_each_pair: {e}")))?;
     }
+    let mut rng = Rng::new(boxes.len() as u64);
+    let (lo, hi) = (set.world.min.x.to_f64(), set.world.max.x.to_f64());
+    let side = hi - lo;
+    let mut coord = || S::from_f64(rng.range(lo - side * 0.05, hi + side * 0.05));
+    let (mut ws, mut ws_oracle) = (Workspace::new(), Workspace::new());
+    for q in 0..60 {
+        let p = if q % 3 == 0 {
+            boxes[q * 7919 % boxes.len()].center()
+        } else {
+            Point::new(coord(), coord())
+        };
+        let half = S::from_f64(side * [0.0, 0.001, 0.02, 0.3][q % 4]);
+        let area = Aabb {
+            min: Point::new(p.x - half, p.y - half),
+            max: Point::new(p.x + half, p.y + half),
+        };
+        let got = ids(check::query_all(sut, &area).0)?;
+        let want: Vec<u64> = check::query_all(oracle, &area)
+            .0
+            .iter()
+            .map(|s| s.id)
+            .collect();
+        check::same_ids(&got, &want, &describe)
+            .map_err(|e| fail(format!("query {:?}: {e}", B(&area))))?;
+        let got = ids(check::within_all(sut, p, half).0)?;
+        let want: Vec<u64> = check::within_all(oracle, p, half)
+            .0
+            .iter()
+            .map(|s| s.id)
+            .collect();
+        check::same_ids(&got, &want, &describe)
+            .map_err(|e| fail(format!("within({:?}, {half:?}): {e}", P(p))))?;
+        let k = [1, 8, 64][q % 3];
+        let got = sut.nearest(p, k, &mut ws).to_vec();
+        let want = oracle.nearest(p, k, &mut ws_oracle).to_vec();
+        let truth = |h: Handle| by_handle.get(&h).map(|&id| (id, boxes[id as usize]));
+        check::check_nearest(&got, &want, p, k, boxes.len(), &truth)
+            .map_err(|e| fail(format!("nearest({:?}, k = {k}): {e}", P(p))))?;
+        let angle = q as f64 * 0.7;
+        let direction = [
+            Point::new(S::ONE, S::ZERO),
+            Point::new(S::ZERO, -S::ONE),
+            Point::new(S::from_f64(angle.cos()), S::from_f64(angle.sin())),
+        ][q % 3];
+        let ray = Ray {
+            origin: p,
+            direction,
+            max_t: S::from_f64(side * 0.1),
+        };
+        let (got, _) = check::raycast_all(sut, &ray, &mut ws);
+        let (want, _) = check::raycast_all(oracle, &ray, &mut ws_oracle);
+        if got.windows(2).any(|w| w[1].1 < w[0].1) {
+            return Err(fail(format!("raycast {:?}: hits out of order", R(&ray))));
+        }
+        let mut got_t: Vec<(u64, S)> = got.iter().map(|(s, t)| (s.id, *t)).collect();
+        let mut want_t: Vec<(u64, S)> = want.iter().map(|(s, t)| (s.id, *t)).collect();
+        got_t.sort_unstable_by_key(|e| e.0);
+        want_t.sort_unstable_by_key(|e| e.0);
+        if got_t != want_t {
+            let got_ids: Vec<u64> = got_t.iter().map(|e| e.0).collect();
+            let want_ids: Vec<u64> = want_t.iter().map(|e| e.0).collect();
+            check::same_ids(&got_ids, &want_ids, &describe)
+                .map_err(|e| fail(format!("raycast {:?}: {e}", R(&ray))))?;
+            return Err(fail(format!(
+                "raycast {:?}: entry parameters differ",
+                R(&ray)
+            )));
+        }
+    }
+    Ok(())
 }
