@@ -5,8 +5,8 @@
 //! `cargo bench -p spatix-bench -- frame/`.
 
 use spatix::{
-    Aabb, BruteForce, MxCifConfig, MxCifQuadtree, PackedIndex, Quadtree, QuadtreeConfig,
-    UniformGrid,
+    Aabb, BruteForce, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree, PackedIndex,
+    Quadtree, QuadtreeConfig, UniformGrid,
 };
 use spatix_bench::Suite;
 
@@ -31,6 +31,12 @@ fn main() {
     suite.bench(&mut c, "grid", &spatix_bench::SIZES, |a| {
         let sample: Vec<Aabb<f32>> = a.boxes().collect();
         UniformGrid::auto(a.world, &sample).unwrap()
+    });
+    suite.bench(&mut c, "loose_quadtree", &spatix_bench::SIZES, |a| {
+        let config = LooseQuadtreeConfig::for_element_size(&a.world, 4.0);
+        let mut tree = LooseQuadtree::with_config(a.world, config).unwrap();
+        tree.reserve(a.len());
+        tree
     });
     // Static structures: how to build one from the agents (timed as the build).
     suite.bench_static(&mut c, "packed", &spatix_bench::SIZES, |a| {

@@ -14,8 +14,8 @@ use clap::ValueEnum;
 
 use crate::stats::decimal;
 use spatix::{
-    Aabb, BruteForce, Error, Item, ParallelPairs, Quadtree, QuadtreeConfig, Scalar, SpatialIndex,
-    UniformGrid,
+    Aabb, BruteForce, Error, Item, LooseQuadtree, LooseQuadtreeConfig, ParallelPairs, Quadtree,
+    QuadtreeConfig, Scalar, SpatialIndex, UniformGrid,
 };
 
 /// A structure `--index` can name.
@@ -25,6 +25,9 @@ pub(crate) enum IndexKind {
     BruteForce,
     /// `Quadtree`: tight quadtree, depth from the elements' size.
     Quadtree,
+    /// `LooseQuadtree`: each element in one leaf by its centre, loose node boxes; depth from
+    /// the elements' size.
+    LooseQuadtree,
     /// `UniformGrid`: cells from the elements' size and count. The fastest on the agents
     /// workload today, hence the default.
     #[default]
@@ -111,6 +114,32 @@ impl<S: Scalar, T: Sync> Structure<S, T> for Quadtree<S, T> {
     }
 }
 
+impl<S: Scalar, T: Sync> Structure<S, T> for LooseQuadtree<S, T> {
+    fn describe(&self) -> String {
+        let config = self.config();
+        format!(
+            "loose quadtree (max depth {}, split above {} elements per leaf)",
+            config.max_depth, config.max_elements
+        )
+    }
+
+    /// The leaves' loose boxes (where elements are), not their quadrants.
+    fn outlines(&self, visit: &mut dyn FnMut(&Aabb<S>)) {
+        self.traverse(|node| {
+            if let (spatix::NodeKind::Leaf { .. }, Some(loose)) = (node.kind, node.loose) {
+                visit(&loose);
+            }
+        });
+    }
+
+    fn pairs_parallel<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
+    {
+        self.par_for_each_pair(visit)
+    }
+}
+
 impl<S: Scalar, T: Sync> Structure<S, T> for UniformGrid<S, T> {
     fn describe(&self) -> String {
         let (cols, rows) = self.dims();
@@ -163,6 +192,13 @@ impl IndexKind {
             Self::Quadtree => {
                 let config = QuadtreeConfig::for_element_size(&plan.world, plan.typical_size());
                 let mut tree = Quadtree::with_config(plan.world, config)?;
+                tree.reserve(plan.count);
+                start(tree, plan, user)
+            }
+            Self::LooseQuadtree => {
+                let size = plan.typical_size();
+                let config = LooseQuadtreeConfig::for_element_size(&plan.world, size);
+                let mut tree = LooseQuadtree::with_config(plan.world, config)?;
                 tree.reserve(plan.count);
                 start(tree, plan, user)
             }

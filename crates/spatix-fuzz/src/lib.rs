@@ -22,8 +22,8 @@ use core::ops::ControlFlow;
 
 use spatix::prelude::*;
 use spatix::{
-    Aabb, BruteForce, Handle, MxCifConfig, MxCifQuadtree, Point, Quadtree, QuadtreeConfig, Ray,
-    Scalar, UniformGrid, Workspace,
+    Aabb, BruteForce, Handle, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree,
+    Point, Quadtree, QuadtreeConfig, Ray, Scalar, UniformGrid, Workspace,
 };
 
 /// The structures the fuzzer drives, by name; `run`'s first byte picks one (modulo the count).
@@ -34,6 +34,8 @@ pub const TARGETS: &[&str] = &[
     "grid-f64-fine",
     "mxcif-f32",
     "mxcif-f64-threshold-one",
+    "loose-quadtree-f32",
+    "loose-quadtree-f64-small-leaves",
 ];
 
 /// The world every fuzzed structure declares: elements outside it are legal and common.
@@ -78,7 +80,7 @@ pub fn run(data: &[u8]) {
                 .expect("valid MX-CIF quadtree"),
             ops,
         ),
-        _ => drive(
+        5 => drive(
             MxCifQuadtree::with_config(
                 world_f64,
                 MxCifConfig {
@@ -87,6 +89,25 @@ pub fn run(data: &[u8]) {
                 },
             )
             .expect("valid MX-CIF quadtree"),
+            ops,
+        ),
+        6 => drive(
+            LooseQuadtree::with_config(
+                world_f32,
+                LooseQuadtreeConfig::for_element_size(&world_f32, 4.0),
+            )
+            .expect("valid loose quadtree"),
+            ops,
+        ),
+        _ => drive(
+            LooseQuadtree::with_config(
+                world_f64,
+                LooseQuadtreeConfig {
+                    max_elements: 1,
+                    max_depth: 5,
+                },
+            )
+            .expect("valid loose quadtree"),
             ops,
         ),
     }

@@ -7,7 +7,8 @@ use std::sync::Mutex;
 
 use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
-    Aabb, MxCifConfig, MxCifQuadtree, ParallelPairs, Quadtree, QuadtreeConfig, UniformGrid,
+    Aabb, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree, ParallelPairs, Quadtree,
+    QuadtreeConfig, UniformGrid,
 };
 
 fn same_pairs<I: ParallelPairs<f64, u32>>(make: impl Fn(&Agents<f64>) -> I) {
@@ -67,5 +68,13 @@ fn grid_parallel_pairs_equal_serial_pairs() {
 fn mxcif_parallel_pairs_equal_serial_pairs() {
     same_pairs(|a| {
         MxCifQuadtree::with_config(a.world, MxCifConfig::for_element_size(&a.world, 4.0)).unwrap()
+    });
+}
+
+#[test]
+fn loose_quadtree_parallel_pairs_equal_serial_pairs() {
+    same_pairs(|a| {
+        let config = LooseQuadtreeConfig::for_element_size(&a.world, 4.0);
+        LooseQuadtree::with_config(a.world, config).unwrap()
     });
 }

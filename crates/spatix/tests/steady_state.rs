@@ -8,8 +8,9 @@ use std::alloc::System;
 
 use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
-    Aabb, Handle, KdTree, MxCifConfig, MxCifQuadtree, PackedIndex, Point, Quadtree, QuadtreeConfig,
-    Ray, SpatialIndex, SpatialQuery, UniformGrid, Workspace,
+    Aabb, Handle, KdTree, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree,
+    PackedIndex, Point, Quadtree, QuadtreeConfig, Ray, SpatialIndex, SpatialQuery, UniformGrid,
+    Workspace,
 };
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -135,6 +136,18 @@ fn warm_frames_allocate_nothing() {
 
         let config = MxCifConfig::for_element_size(&agents.world, 4.0);
         let mxcif = MxCifQuadtree::with_config(agents.world, config).unwrap();
-        assert_eq!(allocations(mxcif, agents), 0, "mxcif, {sizes:?} sizes");
+        assert_eq!(
+            allocations(mxcif, agents.clone()),
+            0,
+            "mxcif, {sizes:?} sizes"
+        );
+
+        let config = LooseQuadtreeConfig::for_element_size(&agents.world, 4.0);
+        let tree = LooseQuadtree::with_config(agents.world, config).unwrap();
+        assert_eq!(
+            allocations(tree, agents),
+            0,
+            "loose quadtree, {sizes:?} sizes"
+        );
     }
 }

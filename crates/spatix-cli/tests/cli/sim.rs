@@ -160,8 +160,8 @@ fn a_png_shows_the_last_frame_and_the_structure() {
         assert!(foreground(&pixels) > 200, "{kind}: agents drawn");
         images.insert(kind, pixels);
     }
-    // The same agents; the grid and the quadtree also draw their cells.
-    for kind in ["grid", "quadtree"] {
+    // The same agents; the grid and the quadtrees also draw their cells or loose boxes.
+    for kind in ["grid", "quadtree", "loose-quadtree"] {
         assert!(
             foreground(&images[kind]) > foreground(&images["brute-force"]) + 100,
             "{kind} draws its structure"

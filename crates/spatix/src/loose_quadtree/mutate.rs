@@ -3,7 +3,8 @@
 
 use super::{Group, LooseQuadtree, Walk, nothing, owns, quadrant};
 use crate::handle::NIL;
-use crate::quadtree::{BRANCH, Frame, Node, compact_leaf_lists, release_group, take_group};
+use crate::quad::{Frame, take_group};
+use crate::quadtree::{BRANCH, EMPTY_LEAF, Node, compact_leaf_lists, release_group};
 use crate::{Aabb, Point, Scalar};
 
 impl<S: Scalar, T> LooseQuadtree<S, T> {
@@ -20,10 +21,9 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             if node.count != BRANCH {
                 break;
             }
+            // The upper-right child's region starts at the branch's split point.
             let g = node.first_child;
-            n = (g..g + 4)
-                .find(|&child| owns(&self.regions[child as usize], c))
-                .unwrap_or(g);
+            n = g + quadrant(self.regions[(g + 3) as usize].min, c);
             depth += 1;
         }
         let leaf = &mut self.nodes[n as usize];
@@ -140,8 +140,11 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Four empty leaves, contiguous, with empty loose boxes: a recycled group if one is
     /// free. Their regions are the caller's to set.
     fn alloc_group(&mut self, record: Group) -> u32 {
-        let (group, fresh) = take_group(&mut self.nodes, &mut self.free_group);
-        let g = group as usize;
+        let before = self.nodes.len();
+        let group = take_group(&mut self.nodes, &mut self.free_group, EMPTY_LEAF, |n| {
+            n.first_child
+        });
+        let (g, fresh) = (group as usize, self.nodes.len() > before);
         if fresh {
             self.loose.extend_from_slice(&[nothing(); 4]);
             self.regions.extend_from_slice(&[nothing(); 4]);

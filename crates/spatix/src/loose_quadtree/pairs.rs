@@ -116,8 +116,12 @@ impl<'t, S: Scalar, T, F> PairPass<'t, S, T, F>
 where
     F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
 {
-    /// Runs the pass over the whole tree.
-    pub(super) fn run(tree: &'t LooseQuadtree<S, T>, visit: F) -> ControlFlow<()> {
+    /// Runs `part` of the pass (the whole pass is `within(0)`) and reports what it found.
+    pub(super) fn run(
+        tree: &'t LooseQuadtree<S, T>,
+        visit: F,
+        part: impl FnOnce(&mut Self) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         let mut pass = Self {
             tree,
             visit,
@@ -128,12 +132,12 @@ where
                 len: 0,
             },
         };
-        pass.within(0)?;
+        part(&mut pass)?;
         pass.pending.flush(&tree.slots, &mut pass.visit)
     }
 
     /// Every intersecting pair of elements below node `n`, each once.
-    fn within(&mut self, n: u32) -> ControlFlow<()> {
+    pub(super) fn within(&mut self, n: u32) -> ControlFlow<()> {
         let tree = self.tree;
         let node = tree.nodes[n as usize];
         if node.count != BRANCH {
@@ -288,4 +292,58 @@ fn gather<S: Scalar, T>(
         at = link.next;
     }
     (n, bounds, at)
+}
+
+#[cfg(feature = "rayon")]
+impl<S: Scalar, T: Sync> crate::ParallelPairs<S, T> for LooseQuadtree<S, T> {
+    /// Splits the self-join into parts (breadth first, a branch into its four subtrees and
+    /// the pairs of its children whose loose boxes meet, until there are about eight parts
+    /// per thread) and runs them in parallel; the parts partition the pairs, so they need no
+    /// coordination.
+    fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
+    {
+        use rayon::prelude::*;
+        /// A part of the pass: the pairs below a node, or across two disjoint subtrees whose
+        /// loose boxes meet; the parts `within` splits into are disjoint.
+        #[derive(Clone, Copy)]
+        enum Job {
+            Within(u32),
+            Across(u32, u32),
+        }
+        let target = rayon::current_num_threads() * 8;
+        let mut jobs = vec![Job::Within(0)];
+        while jobs.len() < target {
+            let mut next = Vec::with_capacity(jobs.len() * 8);
+            for &job in &jobs {
+                match job {
+                    Job::Within(n) if self.nodes[n as usize].count == BRANCH => {
+                        let g = self.nodes[n as usize].first_child;
+                        next.extend((g..g + 4).map(Job::Within));
+                        for a in g..g + 3 {
+                            next.extend(
+                                (a + 1..g + 4)
+                                    .filter(|&b| {
+                                        self.loose[a as usize].intersects(&self.loose[b as usize])
+                                    })
+                                    .map(|b| Job::Across(a, b)),
+                            );
+                        }
+                    }
+                    _ => next.push(job),
+                }
+            }
+            if next.len() == jobs.len() {
+                break;
+            }
+            jobs = next;
+        }
+        jobs.par_iter().try_for_each(|&job| {
+            PairPass::run(self, &visit, |pass| match job {
+                Job::Within(n) => pass.within(n),
+                Job::Across(a, b) => pass.across(a, b),
+            })
+        })
+    }
 }

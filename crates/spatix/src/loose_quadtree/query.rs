@@ -5,7 +5,8 @@ use core::ops::ControlFlow;
 
 use super::{LooseQuadtree, is_something};
 use crate::nearest::Pending;
-use crate::quadtree::{BRANCH, NodeStack};
+use crate::quad::NodeStack;
+use crate::quadtree::BRANCH;
 use crate::ray::{RaySearch, cast_tree};
 use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
 

@@ -200,11 +200,15 @@ fn maintain_shrinks_every_box_to_fit() {
         let leaf = tree.leaves[item.handle.slot() as usize] as usize;
         fitted[leaf] = fitted[leaf].union(item.aabb);
     }
-    for (n, node) in tree.nodes.iter().enumerate() {
-        if node.count != BRANCH && node.count != crate::quadtree::FREE {
-            assert_eq!(tree.loose[n], fitted[n], "leaf {n}");
-        }
+    for item in tree.iter() {
+        let leaf = tree.leaves[item.handle.slot() as usize] as usize;
+        assert_eq!(tree.loose[leaf], fitted[leaf], "leaf {leaf}");
     }
+    tree.traverse(|n| {
+        if n.kind == (NodeKind::Leaf { elements: 0 }) {
+            assert_eq!(n.loose, None, "an empty leaf has no loose box");
+        }
+    });
 }
 
 #[test]

@@ -7,14 +7,14 @@ mod query;
 mod tests;
 mod validate;
 
-pub(crate) use crate::quad::{Frame, NodeStack, Stack};
-pub(crate) use mutate::{FREE, compact_leaf_lists, release_group, take_group};
+pub(crate) use mutate::{compact_leaf_lists, release_group};
+pub(crate) use validate::{check_tree, fail};
 
 use core::ops::ControlFlow;
 
 use crate::handle::{NIL, Slots};
 use crate::pool::ListPool;
-use crate::quad::MAX_PENDING;
+use crate::quad::{Frame, MAX_PENDING};
 use crate::{
     Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
     Workspace,

@@ -3,7 +3,7 @@
 use super::{BRANCH, EMPTY_LEAF, Node, Quadtree};
 use crate::handle::NIL;
 use crate::pool::ListPool;
-use crate::quad::{Frame, NodeStack};
+use crate::quad::{Frame, NodeStack, take_group};
 use crate::{Aabb, Scalar};
 
 /// Marks the nodes of a freed child group (its first node links to the next free group).
@@ -127,7 +127,9 @@ impl<S: Scalar, T> Quadtree<S, T> {
 
     /// Four empty leaves, contiguous: a recycled group if one is free.
     fn alloc_group(&mut self) -> u32 {
-        take_group(&mut self.nodes, &mut self.free_group).0
+        take_group(&mut self.nodes, &mut self.free_group, EMPTY_LEAF, |n| {
+            n.first_child
+        })
     }
 
     /// The seed's deferred cleanup: every branch whose four children are all empty leaves
@@ -159,15 +161,6 @@ impl<S: Scalar, T> Quadtree<S, T> {
     pub(super) fn compact_lists(&mut self) {
         compact_leaf_lists(&mut self.nodes, &mut self.links);
     }
-}
-
-/// Four empty leaves, contiguous, for a quadtree's node array: a recycled group from the free
-/// list headed by `free_group` if one is free (then `false`), else four new nodes at the end
-/// (then `true`).
-pub(crate) fn take_group(nodes: &mut Vec<Node>, free_group: &mut u32) -> (u32, bool) {
-    let before = nodes.len();
-    let group = crate::quad::take_group(nodes, free_group, EMPTY_LEAF, |n| n.first_child);
-    (group, nodes.len() != before)
 }
 
 /// Turns branch `n` into an empty leaf and puts its child group on the free list (linked

@@ -9,9 +9,9 @@ use core::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use spatix::{
-    Aabb, BruteForce, Handle, KdTree, KdTreeConfig, MxCifConfig, MxCifQuadtree, PackedIndex,
-    ParallelPairs, Point, Quadtree, QuadtreeConfig, SpatialIndex, SpatialQuery, UniformGrid,
-    Workspace,
+    Aabb, BruteForce, Handle, KdTree, KdTreeConfig, LooseQuadtree, LooseQuadtreeConfig,
+    MxCifConfig, MxCifQuadtree, PackedIndex, ParallelPairs, Point, Quadtree, QuadtreeConfig,
+    SpatialIndex, SpatialQuery, UniformGrid, Workspace,
 };
 
 use super::{BoxIndex, Crate, Moves, PointIndex};
@@ -22,8 +22,8 @@ pub(crate) const CRATE: Crate = Crate {
     name: "spatix",
     version: env!("CARGO_PKG_VERSION"),
     how: "Every dynamic structure through the `SpatialIndex` contract: built by `insert` of \
-         every element (after `QuadtreeConfig` or `MxCifConfig::for_element_size(world, mean \
-         extent)` and `reserve(n)`, or `UniformGrid::auto(world, boxes)`), then `maintain`; \
+         every element (after `QuadtreeConfig`, `LooseQuadtreeConfig` or \
+         `MxCifConfig::for_element_size(world, mean extent)` and `reserve(n)`, or `UniformGrid::auto(world, boxes)`), then `maintain`; \
          the static `PackedIndex` by `PackedIndex::build` (a frame rebuilds it); a frame \
          `update`s every element then `maintain`s; pairs `for_each_pair` (`ParallelPairs` with \
          `--threads`); queries `query`, `nearest` (one reused `Workspace`, each result's value \
@@ -42,6 +42,7 @@ pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
         Box::new(Dynamic::new("Quadtree", quadtree).parallel(threads)),
         Box::new(Dynamic::new("UniformGrid", grid).parallel(threads)),
         Box::new(Dynamic::new("MxCifQuadtree", mxcif).parallel(threads)),
+        Box::new(Dynamic::new("LooseQuadtree", loose_quadtree).parallel(threads)),
         Box::new(Packed::default()),
         Box::new(Dynamic::new("BruteForce", brute).up_to(BRUTE_MAX_N)),
     ]
@@ -54,6 +55,7 @@ pub(crate) fn point_indexes(threads: usize) -> Vec<Box<dyn PointIndex>> {
         Box::new(Dynamic::new("Quadtree", quadtree)),
         Box::new(Dynamic::new("UniformGrid", grid)),
         Box::new(Dynamic::new("MxCifQuadtree", mxcif)),
+        Box::new(Dynamic::new("LooseQuadtree", loose_quadtree)),
         Box::new(Packed::default()),
         Box::new(Dynamic::new("BruteForce", brute).up_to(BRUTE_MAX_N)),
     ]
@@ -73,6 +75,14 @@ fn typical_size(sample: &[Aabb<f32>]) -> f32 {
 fn quadtree(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> Quadtree<f32, u32> {
     let config = QuadtreeConfig::for_element_size(world, typical_size(sample));
     let mut tree = Quadtree::with_config(*world, config).expect("the agents' world is valid");
+    tree.reserve(sample.len());
+    tree
+}
+
+/// `LooseQuadtreeConfig::for_element_size` with the sample's mean box extent, room reserved.
+fn loose_quadtree(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> LooseQuadtree<f32, u32> {
+    let config = LooseQuadtreeConfig::for_element_size(world, typical_size(sample));
+    let mut tree = LooseQuadtree::with_config(*world, config).expect("the agents' world is valid");
     tree.reserve(sample.len());
     tree
 }
