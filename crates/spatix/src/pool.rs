@@ -7,7 +7,17 @@
 
 use crate::handle::NIL;
 
-/// One node of an index-linked list: the next node and the element slot it carries.
+/// A node of an index-linked list: the index of the next node and the element slot it
+/// carries, plus whatever else a structure keeps next to them.
+pub(crate) trait Node: Copy {
+    /// The next node of its list (or of the free list), `NIL` at the end.
+    fn next(&self) -> u32;
+    fn set_next(&mut self, next: u32);
+    /// The element slot it carries.
+    fn item(&self) -> u32;
+}
+
+/// The plain node: the next node and the element slot it carries.
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 pub(crate) struct Link {
@@ -17,10 +27,31 @@ pub(crate) struct Link {
 
 const _: () = assert!(size_of::<Link>() == 8);
 
+impl Node for Link {
+    #[inline]
+    fn next(&self) -> u32 {
+        self.next
+    }
+
+    #[inline]
+    fn set_next(&mut self, next: u32) {
+        self.next = next;
+    }
+
+    #[inline]
+    fn item(&self) -> u32 {
+        self.item
+    }
+}
+
+/// Relinks tolerated before [`ListPool::scattered`] says the lists need laying out again,
+/// however few nodes they hold.
+const SCATTERED_AFTER_AT_LEAST: usize = 4096;
+
 /// The node array of every list of one structure, with a free list threaded through `next`.
 #[derive(Clone, Debug)]
-pub(crate) struct ListPool {
-    links: Vec<Link>,
+pub(crate) struct ListPool<N = Link> {
+    links: Vec<N>,
     free: u32,
     in_use: usize,
     /// Nodes linked or unlinked since the lists were last laid out in order by
@@ -28,7 +59,7 @@ pub(crate) struct ListPool {
     relinked: usize,
 }
 
-impl Default for ListPool {
+impl<N> Default for ListPool<N> {
     fn default() -> Self {
         Self {
             links: Vec::new(),
@@ -39,18 +70,27 @@ impl Default for ListPool {
     }
 }
 
-impl ListPool {
+impl ListPool<Link> {
     /// Pushes `item` at the front of the list whose head is `head`.
     #[inline]
     pub(crate) fn push(&mut self, head: &mut u32, item: u32) {
-        let link = Link { next: *head, item };
+        self.push_node(head, Link { next: NIL, item });
+    }
+}
+
+impl<N: Node> ListPool<N> {
+    /// Pushes `node` (its `next` is overwritten) at the front of the list whose head is
+    /// `head`; the head then names the node's index.
+    #[inline]
+    pub(crate) fn push_node(&mut self, head: &mut u32, mut node: N) {
+        node.set_next(*head);
         *head = if self.free != NIL {
             let at = self.free;
-            self.free = self.links[at as usize].next;
-            self.links[at as usize] = link;
+            self.free = self.links[at as usize].next();
+            self.links[at as usize] = node;
             at
         } else {
-            self.links.push(link);
+            self.links.push(node);
             (self.links.len() - 1) as u32
         };
         self.in_use += 1;
@@ -64,17 +104,17 @@ impl ListPool {
         let mut at = *head;
         while at != NIL {
             let link = self.links[at as usize];
-            if link.item == item {
+            if link.item() == item {
                 if prev == NIL {
-                    *head = link.next;
+                    *head = link.next();
                 } else {
-                    self.links[prev as usize].next = link.next;
+                    self.links[prev as usize].set_next(link.next());
                 }
                 self.release(at);
                 return true;
             }
             prev = at;
-            at = link.next;
+            at = link.next();
         }
         false
     }
@@ -82,7 +122,7 @@ impl ListPool {
     /// Returns one node to the free list.
     #[inline]
     pub(crate) fn release(&mut self, at: u32) {
-        self.links[at as usize].next = self.free;
+        self.links[at as usize].set_next(self.free);
         self.free = at;
         self.in_use -= 1;
         self.relinked += 1;
@@ -90,19 +130,32 @@ impl ListPool {
 
     /// The node at `at`.
     #[inline]
-    pub(crate) fn link(&self, at: u32) -> Link {
+    pub(crate) fn link(&self, at: u32) -> N {
         self.links[at as usize]
+    }
+
+    /// The node at `at`, to change what it carries (not its `next`).
+    #[inline]
+    pub(crate) fn link_mut(&mut self, at: u32) -> &mut N {
+        &mut self.links[at as usize]
     }
 
     /// Re-points a node's `next` (used when moving whole nodes between lists).
     #[inline]
     pub(crate) fn set_next(&mut self, at: u32, next: u32) {
-        self.links[at as usize].next = next;
+        self.links[at as usize].set_next(next);
+    }
+
+    /// The nodes from index `at` on: after [`ListPool::compact`], the lists' nodes are
+    /// `0..in_use`, in the order their heads were presented.
+    #[inline]
+    pub(crate) fn links_from(&self, at: usize) -> &[N] {
+        &self.links[at..]
     }
 
     /// The items of the list starting at `head`, front to back.
     #[inline]
-    pub(crate) fn items(&self, head: u32) -> Items<'_> {
+    pub(crate) fn items(&self, head: u32) -> Items<'_, N> {
         Items {
             pool: self,
             at: head,
@@ -120,6 +173,16 @@ impl ListPool {
         self.relinked
     }
 
+    /// Whether the nodes relinked since the last compaction reach half of those in use (or
+    /// a few thousand, whichever is more): compacting then is paid for by as many relinks as
+    /// it moves (amortised O(1)), which keeps the lists close to traversal order even for a
+    /// structure whose `maintain` is never called. Building by insertion alone compacts at
+    /// every doubling.
+    #[inline]
+    pub(crate) fn scattered(&self) -> bool {
+        2 * self.relinked >= self.in_use.max(SCATTERED_AFTER_AT_LEAST)
+    }
+
     /// Moves the nodes so that the lists occupy consecutive nodes, in the order in which
     /// `heads` presents their heads and each front to back, followed by the free nodes, and
     /// updates the heads: walking the lists in that order then reads the nodes sequentially.
@@ -135,16 +198,16 @@ impl ListPool {
                 *head = to;
             }
             while at != NIL {
-                let next = self.links[at as usize].next;
-                self.links[at as usize].next = to;
+                let next = self.links[at as usize].next();
+                self.links[at as usize].set_next(to);
                 to += 1;
                 at = next;
             }
         });
         let mut at = self.free;
         while at != NIL {
-            let next = self.links[at as usize].next;
-            self.links[at as usize].next = to;
+            let next = self.links[at as usize].next();
+            self.links[at as usize].set_next(to);
             to += 1;
             at = next;
         }
@@ -182,7 +245,7 @@ impl ListPool {
         let n = self.links.len();
         let width = n.div_ceil(BUCKETS).max(MIN_WIDTH);
         let buckets = n.div_ceil(width);
-        let bucket = |link: Link| link.next as usize / width;
+        let bucket = |link: N| link.next() as usize / width;
         let mut cursor = [0usize; BUCKETS];
         for (b, c) in cursor.iter_mut().enumerate().take(buckets) {
             *c = b * width;
@@ -208,8 +271,8 @@ impl ListPool {
         }
         for i in 0..n {
             let mut carried = self.links[i];
-            while carried.next as usize != i {
-                carried = core::mem::replace(&mut self.links[carried.next as usize], carried);
+            while carried.next() as usize != i {
+                carried = core::mem::replace(&mut self.links[carried.next() as usize], carried);
             }
             self.links[i] = carried;
         }
@@ -218,7 +281,7 @@ impl ListPool {
     /// Links the nodes `from..to` one to the next, the last to `NIL`.
     fn thread(&mut self, from: u32, to: u32) {
         for at in from..to {
-            self.links[at as usize].next = if at + 1 < to { at + 1 } else { NIL };
+            self.links[at as usize].set_next(if at + 1 < to { at + 1 } else { NIL });
         }
     }
 
@@ -246,7 +309,7 @@ impl ListPool {
                     "the list pool's free list has a cycle".into(),
                 ));
             }
-            at = self.links[at as usize].next;
+            at = self.links[at as usize].next();
         }
         Ok(n)
     }
@@ -257,17 +320,17 @@ impl ListPool {
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.links.capacity() * size_of::<Link>()
+        self.links.capacity() * size_of::<N>()
     }
 }
 
 /// Iterator over the items of one index-linked list.
-pub(crate) struct Items<'a> {
-    pool: &'a ListPool,
+pub(crate) struct Items<'a, N> {
+    pool: &'a ListPool<N>,
     at: u32,
 }
 
-impl Iterator for Items<'_> {
+impl<N: Node> Iterator for Items<'_, N> {
     type Item = u32;
 
     #[inline]
@@ -276,8 +339,8 @@ impl Iterator for Items<'_> {
             return None;
         }
         let link = self.pool.links[self.at as usize];
-        self.at = link.next;
-        Some(link.item)
+        self.at = link.next();
+        Some(link.item())
     }
 }
 
