@@ -229,8 +229,7 @@ impl Rings {
         if r == 0 {
             return 0.0;
         }
-        ((((r - 1) as f64 + self.edge) * (1.0 - 1e-5)).max(0.0) * self.cell
-            - grow * (1.0 + 1e-5))
+        ((((r - 1) as f64 + self.edge) * (1.0 - 1e-5)).max(0.0) * self.cell - grow * (1.0 + 1e-5))
             .max(0.0)
     }
 

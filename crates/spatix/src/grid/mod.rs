@@ -5,19 +5,25 @@ use core::ops::ControlFlow;
 
 use crate::handle::{NIL, Slots};
 use crate::pool::ListPool;
-use cells::{Lattice, dims_for, extent_of};
 use crate::{
     Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
     Workspace,
 };
+use cells::{Lattice, dims_for, extent_of};
 
 mod cells;
+mod hierarchical;
+mod levels;
 mod mutate;
 mod pairs;
+mod point;
 mod query;
 #[cfg(test)]
 mod tests;
 mod validate;
+
+pub use hierarchical::HierarchicalGrid;
+pub use point::PointGrid;
 
 /// Cells of the grid [`UniformGrid::auto`] builds for an empty sample, per side.
 const DEFAULT_CELLS_PER_SIDE: f64 = 64.0;

@@ -18,7 +18,10 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                 self.lattice.rows
             ));
         }
-        if !(self.lattice.inv_cell * self.lattice.cell_size).is_finite() || self.lattice.cols == 0 || self.lattice.rows == 0 {
+        if !(self.lattice.inv_cell * self.lattice.cell_size).is_finite()
+            || self.lattice.cols == 0
+            || self.lattice.rows == 0
+        {
             return fail("the grid's cell size or dimensions are unusable".into());
         }
         let slot_count = self

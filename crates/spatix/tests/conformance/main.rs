@@ -67,3 +67,35 @@ conformance!(grid_f64, f64, |world| {
 conformance!(grid_fine_f64, f64, |world| {
     spatix::UniformGrid::new(world, world.size().x / 128.0).unwrap()
 });
+// Point grids hold only boxes up to a bound, and must refuse larger ones (the dragons of
+// mixed sizes, the far and enclosing boxes of out-of-world data): cells twice the bound, and
+// cells at the smallest size allowed, so that neighbouring cells do the work.
+conformance!(
+    points_f32,
+    f32,
+    |world| spatix::PointGrid::new(world, 4.0).unwrap(),
+    max_half_extent = 4.0
+);
+conformance!(
+    points_f64,
+    f64,
+    |world| spatix::PointGrid::new(world, 2.5).unwrap(),
+    max_half_extent = 2.5
+);
+conformance!(
+    points_tight_f64,
+    f64,
+    |world| spatix::PointGrid::with_cell_size(world, 3.0, 6.01).unwrap(),
+    max_half_extent = 3.0
+);
+// Hierarchical grids: levels from cells smaller than the elements up; and with a factor of 2,
+// many levels, every size class in its own.
+conformance!(hierarchical_f32, f32, |world| {
+    spatix::HierarchicalGrid::new(world, world.size().x / 64.0).unwrap()
+});
+conformance!(hierarchical_f64, f64, |world| {
+    spatix::HierarchicalGrid::new(world, 4.0).unwrap()
+});
+conformance!(hierarchical_factor2_f64, f64, |world| {
+    spatix::HierarchicalGrid::with_factor(world, 0.5, 2).unwrap()
+});
