@@ -290,6 +290,16 @@ impl<S: Scalar> Aabb<S> {
             && other.min.y <= self.max.y
     }
 
+    /// [`Aabb::intersects`] without short-circuits: in hot loops where the outcome is
+    /// unpredictable, evaluating all four comparisons beats branching on each.
+    #[inline]
+    pub(crate) fn overlaps(&self, other: &Self) -> bool {
+        (self.min.x <= other.max.x)
+            & (other.min.x <= self.max.x)
+            & (self.min.y <= other.max.y)
+            & (other.min.y <= self.max.y)
+    }
+
     /// Whether `other` lies entirely inside `self` (boundaries included).
     ///
     /// ```

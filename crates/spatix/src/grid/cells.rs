@@ -49,6 +49,16 @@ pub(crate) fn extent_of<S: Scalar>(b: &Aabb<S>) -> (f64, f64) {
     )
 }
 
+/// The largest magnitude of a coordinate of a box.
+pub(crate) fn magnitude<S: Scalar>(w: &Aabb<S>) -> S {
+    w.min
+        .x
+        .abs_s()
+        .max_s(w.max.x.abs_s())
+        .max_s(w.min.y.abs_s())
+        .max_s(w.max.y.abs_s())
+}
+
 /// Columns and rows of a `width` × `height` world in cells of side `cell`, unless that is
 /// more than 2^28 cells.
 pub(crate) fn dims_for(width: f64, height: f64, cell: f64) -> Option<(u32, u32)> {
@@ -159,15 +169,7 @@ impl<S: Scalar> Lattice<S> {
     /// An absolute margin covering the rounding in cell boundaries (which `col` and `row`
     /// compute by scaling, and `band` by multiplying) at this world's magnitude.
     pub(crate) fn margin(&self) -> S {
-        let w = self.world;
-        let magnitude = w
-            .min
-            .x
-            .abs_s()
-            .max_s(w.max.x.abs_s())
-            .max_s(w.min.y.abs_s())
-            .max_s(w.max.y.abs_s());
-        (magnitude + self.cell_size) * S::RELATIVE_SLACK
+        (magnitude(&self.world) + self.cell_size) * S::RELATIVE_SLACK
     }
 
     /// The cells a ray may cross, in an order that lets hits be reported in ascending `t`

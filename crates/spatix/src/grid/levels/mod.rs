@@ -22,7 +22,7 @@ use crate::handle::{NIL, Slots};
 use crate::pool::{ListPool, Node};
 use crate::{Aabb, Error, Point, Scalar};
 
-use super::cells::Lattice;
+use super::cells::{Lattice, magnitude};
 
 mod mutate;
 mod pairs;
@@ -217,16 +217,6 @@ impl<S: Scalar> Level<S> {
 /// point, the exact difference is at most this.
 fn reach_of<S: Scalar>(fit: S) -> S {
     fit + fit * S::RELATIVE_SLACK
-}
-
-/// The largest magnitude of a world coordinate.
-fn magnitude<S: Scalar>(w: &Aabb<S>) -> S {
-    w.min
-        .x
-        .abs_s()
-        .max_s(w.max.x.abs_s())
-        .max_s(w.min.y.abs_s())
-        .max_s(w.max.y.abs_s())
 }
 
 /// Where an element is filed: its level and cell.

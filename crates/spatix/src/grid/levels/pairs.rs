@@ -182,10 +182,16 @@ impl<S: Scalar, T> Levels<S, T> {
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
         let len = core::mem::take(&mut candidates.len);
-        for &(a, b) in &candidates.pairs[..len] {
-            if self.slots.aabb(a).intersects(self.slots.aabb(b)) {
-                visit(self.slots.item(a), self.slots.item(b))?;
-            }
+        // First keep the pairs that intersect, without branching (so that the box reads of
+        // many candidates are in flight at once), then report them.
+        let mut kept = 0;
+        for at in 0..len {
+            let (a, b) = candidates.pairs[at];
+            candidates.pairs[kept] = (a, b);
+            kept += usize::from(self.slots.aabb(a).overlaps(self.slots.aabb(b)));
+        }
+        for &(a, b) in &candidates.pairs[..kept] {
+            visit(self.slots.item(a), self.slots.item(b))?;
         }
         ControlFlow::Continue(())
     }

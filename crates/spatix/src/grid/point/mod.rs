@@ -1,7 +1,7 @@
 //! The point grid (seed 001 §5, the "uniform size" trick): elements share one upper bound on
 //! their size, so each is filed as a single point, in exactly one cell.
 
-use super::cells::extent_of;
+use super::cells::{extent_of, magnitude};
 use super::levels::{Level, Levels, levels_index};
 use crate::{Aabb, Error, Scalar};
 
@@ -10,6 +10,9 @@ mod tests;
 
 /// [`PointGrid::new`]: cell side as a multiple of the smallest allowed (twice the bound).
 const CELL_FACTOR: f64 = 2.0;
+
+/// [`PointGrid::auto`]: the bound exceeds the sample's largest half extent by this fraction.
+const AUTO_HEADROOM: f64 = 1.0 / 64.0;
 
 /// [`PointGrid::new`]: at most this many cells along the world's longer side (cells smaller
 /// than that only help points, and rows of them would be long).
@@ -144,9 +147,11 @@ impl<S: Scalar, T> PointGrid<S, T> {
     }
 
     /// An empty grid over `world` whose bound is the largest half extent in `sample`
-    /// (typically the initial boxes themselves), with cells as [`PointGrid::new`] picks them
-    /// and room reserved for the sample. Invalid boxes in the sample are ignored; an empty
-    /// sample gives a grid for points.
+    /// (typically the initial boxes themselves) plus headroom for rounding (1/64 of it, and a
+    /// few ulps at the world's magnitude: a box that moves is recomputed, and its width may
+    /// round differently), with cells as [`PointGrid::new`] picks them and room reserved for
+    /// the sample. Invalid boxes in the sample are ignored; an empty sample gives a grid for
+    /// points.
     ///
     /// # Errors
     /// As [`PointGrid::new`].
@@ -155,7 +160,8 @@ impl<S: Scalar, T> PointGrid<S, T> {
     /// use spatix::{Aabb, Point, PointGrid};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
     /// let sample = [Aabb::new(Point::new(1.0, 1.0), Point::new(3.0, 6.0))?];
-    /// assert_eq!(PointGrid::<f32, ()>::auto(world, &sample)?.max_half_extent(), 2.5);
+    /// let bound = PointGrid::<f32, ()>::auto(world, &sample)?.max_half_extent();
+    /// assert!(bound >= 2.5 && bound < 2.6);
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto(world: Aabb<S>, sample: &[Aabb<S>]) -> Result<Self, Error> {
@@ -164,7 +170,10 @@ impl<S: Scalar, T> PointGrid<S, T> {
             .filter(|b| b.is_valid())
             .map(|b| (b.max.x - b.min.x).max_s(b.max.y - b.min.y))
             .fold(S::ZERO, S::max_s);
-        let mut grid = Self::new(world, largest * S::HALF)?;
+        let headroom = S::from_f64(AUTO_HEADROOM);
+        let half = largest * S::HALF;
+        let ulps = magnitude(&world) * S::RELATIVE_SLACK * headroom;
+        let mut grid = Self::new(world, half + half * headroom + ulps)?;
         grid.reserve(sample.len());
         Ok(grid)
     }
