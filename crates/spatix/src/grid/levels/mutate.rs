@@ -2,6 +2,7 @@
 
 use super::{Corner, Levels, Place};
 use crate::handle::NIL;
+use crate::pool::Node;
 use crate::{Aabb, Error, Handle, Point, Scalar};
 
 impl<S: Scalar, T> Levels<S, T> {
@@ -66,11 +67,24 @@ impl<S: Scalar, T> Levels<S, T> {
         level.len += 1;
     }
 
+    /// Unlinks `slot` from the cell it is filed in, in O(1) without walking the list: the
+    /// first node of the list takes over the contents of the slot's node, and is unlinked and
+    /// freed instead.
     #[inline]
     fn unlink(&mut self, place: Place, slot: u32) {
+        let node = self.node_of[slot as usize];
         let level = &mut self.levels[place.level];
-        let found = self.pool.remove(level.head_mut(place.cx, place.cy), slot);
-        debug_assert!(found, "a live element is listed in the cell of its corner");
+        let head = level.head_mut(place.cx, place.cy);
+        let first = *head;
+        let moved = self.pool.link(first);
+        if first != node {
+            let at = self.pool.link_mut(node);
+            at.slot = moved.slot;
+            at.corner = moved.corner;
+            self.node_of[moved.slot as usize] = node;
+        }
+        *head = moved.next();
+        self.pool.release(first);
         level.row_len[place.cy as usize] -= 1;
         level.len -= 1;
     }

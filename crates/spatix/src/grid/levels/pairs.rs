@@ -40,11 +40,16 @@ struct Candidates {
 }
 
 impl Candidates {
-    /// Appends the pair if `keep` (branch-free); the caller leaves room for a block.
+    /// Appends the pairs of `b` with the entries of `block` whose corners are near it
+    /// (branch-free, the length kept in a register); the caller leaves room for a block.
     #[inline]
-    fn push(&mut self, a: u32, b: u32, keep: bool) {
-        self.pairs[self.len] = (a, b);
-        self.len += usize::from(keep);
+    fn near_pairs<S: Scalar>(&mut self, block: &[(Point<S>, u32)], b: (Point<S>, u32), reach: S) {
+        let mut len = self.len;
+        for &(a, sa) in block {
+            self.pairs[len] = (sa, b.1);
+            len += usize::from(near(a, b.0, reach));
+        }
+        self.len = len;
     }
 }
 
@@ -147,13 +152,11 @@ impl<S: Scalar, T> Levels<S, T> {
                     n += 1;
                 }
                 let block = &block[..n];
-                for (j, &(a, sa)) in block.iter().enumerate() {
+                for (j, &a) in block.iter().enumerate() {
                     if candidates.len + BLOCK > CANDIDATES {
                         self.test(candidates, visit)?;
                     }
-                    for &(b, sb) in &block[j + 1..] {
-                        candidates.push(sa, sb, near(a, b, reach));
-                    }
+                    candidates.near_pairs(&block[j + 1..], a, reach);
                 }
                 // The rest of this cell's list (later blocks), then the neighbours.
                 start = at;
@@ -165,9 +168,7 @@ impl<S: Scalar, T> Levels<S, T> {
                         if candidates.len + BLOCK > CANDIDATES {
                             self.test(candidates, visit)?;
                         }
-                        for &(a, sa) in block {
-                            candidates.push(sa, node.slot, near(a, node.corner, reach));
-                        }
+                        candidates.near_pairs(block, (node.corner, node.slot), reach);
                     }
                 }
             }
