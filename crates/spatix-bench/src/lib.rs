@@ -10,7 +10,7 @@
 //! | --- | --- |
 //! | `build` | [`insert_agents`]: every agent's box into an empty structure |
 //! | `query` | [`count_query_hits`]: [`QUERY_COUNT`] squares of side [`QUERY_SIDE`] |
-//! | `pairs` | [`count_pairs`]: one [`SpatialQuery::for_each_pair`] |
+//! | `pairs` | [`count_pairs`]: one [`SpatialQuery::for_each_pair`](spatix::SpatialQuery::for_each_pair) |
 //! | `frame` | [`frame`]: move every agent, update it, find every pair, maintain |
 //!
 //! Criterion cannot report memory, so the harness prints one [`memory_line`] per structure
@@ -162,7 +162,7 @@ pub fn insert_agents<I: SpatialIndex<f32, u32>>(
     }
 }
 
-/// Runs one [`SpatialQuery::query`] per area and returns the total number of hits.
+/// Runs one [`SpatialQuery::query`](spatix::SpatialQuery::query) per area and returns the total number of hits.
 ///
 /// ```
 /// use spatix::BruteForce;
@@ -183,7 +183,7 @@ pub fn count_query_hits<I: SpatialIndex<f32, u32>>(index: &I, areas: &[Aabb<f32>
     hits
 }
 
-/// Runs one [`SpatialQuery::for_each_pair`] and returns the number of intersecting pairs.
+/// Runs one [`SpatialQuery::for_each_pair`](spatix::SpatialQuery::for_each_pair) and returns the number of intersecting pairs.
 ///
 /// ```
 /// use spatix::{Aabb, BruteForce, Point, SpatialIndex};

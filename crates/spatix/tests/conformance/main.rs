@@ -11,6 +11,7 @@
 
 #[macro_use]
 mod suite;
+mod adversarial;
 mod broken;
 mod bulk;
 mod check;

@@ -21,10 +21,12 @@ use crate::scenarios;
 ///
 /// The closure gets the world box of the data set and returns an empty structure storing
 /// `u64` values. `bulk_max` caps the size of the largest bulk test (default 100_000); only
-/// structures whose `for_each_pair` is quadratic need it. `max_half_extent` declares that the
-/// structure holds only boxes with `max - min <= 2 * max_half_extent` on each axis (computed
-/// in the scalar type): it must reject larger valid boxes with `Error::BoxTooLarge` and
-/// change nothing, and is compared with the oracle on the rest.
+/// structures whose `for_each_pair` is quadratic need it, and they skip the adversarial data
+/// sets (`adversarial.rs`, 10^4 to 10^5 elements each), which the others all run.
+/// `max_half_extent` declares that the structure holds only boxes with
+/// `max - min <= 2 * max_half_extent` on each axis (computed in the scalar type): it must
+/// reject larger valid boxes with `Error::BoxTooLarge` and change nothing, and is compared
+/// with the oracle on the rest.
 ///
 /// ```text
 /// conformance!(points_f32, f32, |world| spatix::PointGrid::new(world, 4.0).unwrap(), max_half_extent = 4.0);
@@ -36,14 +38,23 @@ macro_rules! conformance {
     (@or $default:expr, $value:expr) => {
         $value
     };
-    ($name:ident, $scalar:ty, $make:expr
-        $(, bulk_max = $bulk_max:expr)? $(, max_half_extent = $bound:expr)? $(,)?) => {
+    ($name:ident, $scalar:ty, $make:expr $(, max_half_extent = $bound:expr)? $(,)?) => {
+        conformance!(
+            @suite $name, $scalar, $make, 100_000,
+            conformance!(@or None $(, Some($bound))?), adversarial
+        );
+    };
+    ($name:ident, $scalar:ty, $make:expr, bulk_max = $bulk_max:expr $(,)?) => {
+        conformance!(@suite $name, $scalar, $make, $bulk_max, None);
+    };
+    (@suite $name:ident, $scalar:ty, $make:expr, $bulk_max:expr, $bound:expr
+        $(, $adversarial:ident)?) => {
         mod $name {
             use $crate::data::Variant;
             use $crate::{bulk, suite};
 
-            const BULK_MAX: usize = conformance!(@or 100_000 $(, $bulk_max)?);
-            const BOUND: Option<f64> = conformance!(@or None $(, Some($bound))?);
+            const BULK_MAX: usize = $bulk_max;
+            const BOUND: Option<f64> = $bound;
 
             #[allow(unused_variables)]
             fn make(world: ::spatix::Aabb<$scalar>) -> impl ::spatix::SpatialIndex<$scalar, u64> {
@@ -104,6 +115,13 @@ macro_rules! conformance {
             fn bulk_large() {
                 bulk::run(100_000, BULK_MAX, make, BOUND);
             }
+
+            $(
+                #[test]
+                fn $adversarial() {
+                    $crate::adversarial::run(make, BOUND);
+                }
+            )?
         }
     };
 }
