@@ -146,6 +146,13 @@ impl<N: Node> ListPool<N> {
         self.links[at as usize].set_next(next);
     }
 
+    /// Counts one node moved between lists by hand (with [`ListPool::set_next`]), so that
+    /// [`ListPool::relinked`] knows the lists are less in order.
+    #[inline]
+    pub(crate) fn note_relink(&mut self) {
+        self.relinked += 1;
+    }
+
     /// The nodes from index `at` on: after [`ListPool::compact`], the lists' nodes are
     /// `0..in_use`, in the order their heads were presented.
     #[inline]

@@ -2,7 +2,7 @@
 //! grids whose cell sizes grow by a constant factor; each element is filed once, as a point,
 //! in the level whose cells fit its size.
 
-use super::cells::extent_of;
+use super::cells::{Lattice, extent_of};
 use super::levels::{Level, Levels, MAX_LEVELS, levels_index};
 use crate::{Aabb, Error, Handle, Scalar};
 
@@ -13,25 +13,27 @@ mod tests;
 const DEFAULT_FACTOR: u32 = 4;
 
 /// [`HierarchicalGrid::auto`]: the finest cells are this multiple of the sample's typical
-/// size (the extent below which [`AUTO_QUANTILE`] of the boxes fall).
+/// size (the extent below which [`AUTO_QUANTILE`] of the boxes fall), so that the finest level
+/// holds that share of them.
 const AUTO_CELL_FACTOR: f64 = 2.0;
 
 /// [`HierarchicalGrid::auto`]: the share of the sample the finest level should hold.
-const AUTO_QUANTILE: f64 = 0.9;
+const AUTO_QUANTILE: f64 = 0.98;
 
 /// [`HierarchicalGrid::auto`]: the finest level has at most this many cells along the
 /// world's longer side.
 const AUTO_MAX_CELLS_PER_SIDE: f64 = 4096.0;
 
 /// Levels of grids over one world, the finest first, each with cells `factor` times wider
-/// than the last; an element is filed once, in the first level whose cells are at least as
-/// wide and high as its box, as one point (the lower-left corner of its box) in one cell. The
-/// last level is a single cell that takes whatever is larger. A dragon among hobbits is one
-/// entry in a coarse level, not hundreds in fine cells.
+/// than the last; an element is filed once, in the first level whose cells are at least twice
+/// as wide and high as its box, as one point (the lower-left corner of its box) in one cell.
+/// The last level is a single cell that takes whatever is larger. A dragon among hobbits is
+/// one entry in a coarse level, not hundreds in fine cells.
 ///
-/// Within a level an element sticks out of its cell by at most a cell on the high sides, so
-/// searches widen by one cell of each level, test the stored points, and read true boxes only
-/// where the points cannot decide. Rows of cells are allocated when first used and released
+/// Within a level an element sticks out of its cell by at most half a cell on the high sides
+/// (a little more while it moves, until [`maintain`](crate::SpatialIndex::maintain) re-files
+/// it), so searches widen by that on each level, test the stored points, and read true boxes
+/// only where the points cannot decide. Rows of cells are allocated when first used and released
 /// by [`maintain`](crate::SpatialIndex::maintain) once empty, so empty levels and empty rows
 /// cost (almost) nothing.
 ///
@@ -73,8 +75,8 @@ const AUTO_MAX_CELLS_PER_SIDE: f64 = 4096.0;
 /// let mut grid = HierarchicalGrid::new(world, 8.0)?; // cells of 8, 32, 128, 512, then one
 /// let hobbit = grid.insert(Aabb::new(Point::new(10.0, 10.0), Point::new(12.0, 12.0))?, "hobbit")?;
 /// let dragon = grid.insert(Aabb::new(Point::new(0.0, 0.0), Point::new(90.0, 60.0))?, "dragon")?;
-/// assert_eq!(grid.level_of(hobbit), Some(0));
-/// assert_eq!(grid.level_of(dragon), Some(2));
+/// assert_eq!(grid.level_of(hobbit), Some(0)); // up to 4 x 4 in cells of 8
+/// assert_eq!(grid.level_of(dragon), Some(3)); // up to 256 x 256 in cells of 512
 ///
 /// let mut pairs = Vec::new();
 /// let _ = grid.for_each_pair(|a, b| { pairs.push((*a.value, *b.value)); ControlFlow::Continue(()) });
@@ -148,7 +150,13 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
         let mut cell = finest_cell.to_f64();
         while cell < side && levels.len() + 1 < MAX_LEVELS {
             let c = S::from_f64(cell);
-            levels.push(Level::new(world, c, Level::fit_for_cell(&world, c))?);
+            match Level::new(world, c, c * S::HALF) {
+                Ok(level) => levels.push(level),
+                // Cells too fine for the precision of coordinates this far from the origin:
+                // start at a coarser level.
+                Err(_) if levels.is_empty() && Lattice::new(world, c).is_ok() => {}
+                Err(e) => return Err(e),
+            }
             cell *= f64::from(factor);
         }
         if cell < side {
@@ -164,7 +172,7 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
         })
     }
 
-    /// An empty hierarchy over `world` whose finest cells are twice the size below which 90%
+    /// An empty hierarchy over `world` whose finest cells are twice the size below which 98%
     /// of the `sample`'s boxes fall (their larger side), so that level holds the common
     /// elements, with room reserved for the sample. Invalid boxes are ignored; an empty or
     /// zero-size sample gives 4096 cells along the world's longer side at the finest level.
@@ -273,7 +281,7 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
     /// let mut grid = HierarchicalGrid::new(world, 2.0)?;
     /// grid.insert(Aabb::new(Point::new(1.0, 1.0), Point::new(6.0, 2.0))?, ())?;
-    /// assert_eq!((grid.level_len(0), grid.level_len(1)), (Some(0), Some(1)));
+    /// assert_eq!((grid.level_len(1), grid.level_len(2)), (Some(0), Some(1)));
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn level_len(&self, level: usize) -> Option<usize> {

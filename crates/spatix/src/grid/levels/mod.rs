@@ -33,6 +33,11 @@ mod validate;
 /// from at most 2^28 cells across the finest level, plus the catch-all level.
 pub(crate) const MAX_LEVELS: usize = 30;
 
+/// `maintain` packs the lists once one node in this many moved since the last pack: a node
+/// that moves stays near its old cell's nodes, and the pair pass was measured to lose little
+/// until many did, whereas a pack rewrites every node.
+const PACK_SHARE: usize = 4;
+
 /// One list node: the next node, the element's slot, and the lower-left corner of its box.
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
@@ -71,6 +76,13 @@ pub(crate) struct Level<S> {
     /// `fit` plus a relative margin: bounds the true extent of every box filed here, whatever
     /// the rounding of `max - min`. Searches widen by it.
     pub(crate) reach: S,
+    /// How far (on either axis) any element's corner may lie outside its cell: elements that
+    /// move stay in their cell until `maintain` re-files them, as long as their corner stays
+    /// within `max_overhang` of it. Grown by updates, reset by `maintain`.
+    pub(crate) overhang: S,
+    /// The most `overhang` may reach while cells stay wide enough for the pair pass: two
+    /// elements within `reach` of each other must still sit in the same or neighbouring cells.
+    pub(crate) max_overhang: S,
     /// Per row: the offset of its `cols` heads in `heads`, or `NIL` if it has none.
     rows: Vec<u32>,
     /// Per row: the elements filed in it.
@@ -100,7 +112,7 @@ impl<S: Scalar> Level<S> {
         }
         let reach = reach_of(fit);
         let fits = if fit.is_finite() {
-            reach + lattice.margin() <= cell
+            reach + lattice.margin() * S::from_f64(4.0) <= cell
         } else {
             lattice.cells() == 1
         };
@@ -109,10 +121,18 @@ impl<S: Scalar> Level<S> {
                 "cells must be at least as wide as the largest element (twice its half extent)",
             ));
         }
+        let max_overhang = if fit.is_finite() {
+            let room = cell - reach - lattice.margin() * S::from_f64(4.0);
+            (room * S::HALF * (S::ONE - S::RELATIVE_SLACK)).max_s(S::ZERO)
+        } else {
+            S::ZERO
+        };
         Ok(Self {
             lattice,
             fit,
             reach,
+            overhang: S::ZERO,
+            max_overhang,
             rows: vec![NIL; lattice.rows as usize],
             row_len: vec![0; lattice.rows as usize],
             heads: Vec::new(),
@@ -121,17 +141,33 @@ impl<S: Scalar> Level<S> {
         })
     }
 
-    /// The smallest cell side (up to rounding) of a level over `world` for boxes up to `fit`.
+    /// The smallest cell side (up to rounding) of a level over `world` for boxes up to `fit`:
+    /// `fit` plus the rounding margins.
     pub(crate) fn cell_for_fit(world: &Aabb<S>, fit: S) -> S {
         let slack = S::RELATIVE_SLACK;
-        (reach_of(fit) + magnitude(world) * slack) * (S::ONE + slack + slack)
+        let four = S::from_f64(4.0);
+        (reach_of(fit) + magnitude(world) * slack * four) * (S::ONE + slack * (four + S::ONE))
     }
 
-    /// The largest `fit` a level over `world` with cells of side `cell` can take.
-    pub(crate) fn fit_for_cell(world: &Aabb<S>, cell: S) -> S {
-        let slack = S::RELATIVE_SLACK;
-        let margin = (magnitude(world) + cell) * slack;
-        ((cell - margin) / (S::ONE + slack + slack + slack)).max_s(S::ZERO)
+    /// How far (the larger of the two axes) `corner` lies outside cell `(cx, cy)`, whose
+    /// bands reach to infinity on the world's border.
+    #[inline]
+    pub(crate) fn drift(&self, corner: Point<S>, cx: u32, cy: u32) -> S {
+        let l = &self.lattice;
+        let (x0, x1) = l.band(cx, l.cols, l.world.min.x);
+        let (y0, y1) = l.band(cy, l.rows, l.world.min.y);
+        let dx = (x0 - corner.x).max_s(corner.x - x1);
+        let dy = (y0 - corner.y).max_s(corner.y - y1);
+        dx.max_s(dy).max_s(S::ZERO)
+    }
+
+    /// How far the elements filed in a cell may stick out of it, below and above: the
+    /// overhang, plus `reach` above, plus the rounding margin of cell boundaries. Every search
+    /// widens its cells by these.
+    #[inline]
+    pub(crate) fn spread(&self) -> (S, S) {
+        let below = self.overhang + self.lattice.margin();
+        (below, below + self.reach)
     }
 
     /// The heads of row `cy`, if it has any.
@@ -189,6 +225,7 @@ impl<S: Scalar> Level<S> {
 
     /// Forgets every element; keeps the memory.
     fn clear(&mut self) {
+        self.overhang = S::ZERO;
         self.rows.fill(NIL);
         self.row_len.fill(0);
         self.heads.clear();
@@ -235,6 +272,8 @@ pub(crate) struct Levels<S, T> {
     pub(crate) pool: ListPool<Corner<S>>,
     /// Per slot: the node that files it.
     pub(crate) node_of: Vec<u32>,
+    /// Per slot: the index of its cell (row-major) in its level.
+    pub(crate) home: Vec<u32>,
     pub(crate) slots: Slots<S, T>,
 }
 
@@ -246,6 +285,7 @@ impl<S: Scalar, T> Levels<S, T> {
             levels,
             pool: ListPool::default(),
             node_of: Vec::new(),
+            home: Vec::new(),
             slots: Slots::default(),
         }
     }
@@ -255,6 +295,7 @@ impl<S: Scalar, T> Levels<S, T> {
         self.slots.reserve(additional);
         self.pool.reserve(additional);
         self.node_of.reserve(additional);
+        self.home.reserve(additional);
     }
 
     /// Where a (valid) box is filed: the first level whose `fit` holds its width and height,
@@ -286,13 +327,19 @@ impl<S: Scalar, T> Levels<S, T> {
         self.levels.iter_mut().for_each(Level::clear);
         self.pool.clear();
         self.node_of.clear();
+        self.home.clear();
         self.slots.clear();
     }
 
-    /// Releases empty rows and lays the lists out in traversal order (when any changed).
+    /// Re-files the elements whose corner left their cell, releases empty rows, and lays the
+    /// lists out in traversal order once a quarter of the nodes moved since the last time.
     pub(crate) fn maintain(&mut self) {
-        self.levels.iter_mut().for_each(Level::release_empty_rows);
-        if self.pool.relinked() > 0 {
+        for i in 0..self.levels.len() {
+            self.refile(i);
+            self.levels[i].release_empty_rows();
+        }
+        let relinked = self.pool.relinked();
+        if relinked > 0 && relinked * PACK_SHARE >= self.pool.in_use() {
             self.pack();
         }
     }
@@ -300,7 +347,7 @@ impl<S: Scalar, T> Levels<S, T> {
     pub(crate) fn memory_bytes(&self) -> usize {
         self.slots.memory_bytes()
             + self.pool.memory_bytes()
-            + self.node_of.capacity() * size_of::<u32>()
+            + (self.node_of.capacity() + self.home.capacity()) * size_of::<u32>()
             + self.levels.capacity() * size_of::<Level<S>>()
             + self.levels.iter().map(Level::memory_bytes).sum::<usize>()
     }

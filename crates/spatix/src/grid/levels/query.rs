@@ -24,7 +24,8 @@ fn reach_box<S: Scalar>(corner: Point<S>, reach: S) -> Aabb<S> {
 
 impl<S: Scalar, T> Levels<S, T> {
     /// Calls `visit` with each node filed in the cells of `level` whose corners may belong
-    /// to a box intersecting `area` (corner within `[area.min - reach, area.max]`).
+    /// to a box intersecting `area` (corner within `[area.min - reach, area.max]`), from the
+    /// cells that may hold such corners (widened by the level's spread).
     #[inline]
     pub(crate) fn near_area(
         &self,
@@ -34,8 +35,9 @@ impl<S: Scalar, T> Levels<S, T> {
     ) -> ControlFlow<()> {
         let l = &level.lattice;
         let lo = Point::new(area.min.x - level.reach, area.min.y - level.reach);
-        let (x0, x1) = (l.col(lo.x), l.col(area.max.x));
-        for cy in l.row(lo.y)..=l.row(area.max.y) {
+        let (below, above) = level.spread();
+        let (x0, x1) = (l.col(area.min.x - above), l.col(area.max.x + below));
+        for cy in l.row(area.min.y - above)..=l.row(area.max.y + below) {
             let Some(row) = level.row_heads(cy) else {
                 continue;
             };
@@ -95,7 +97,7 @@ impl<S: Scalar, T> Levels<S, T> {
                         *state = Some((level.lattice.rings(point), 0));
                     }
                 }
-                let grow = |level: &Level<S>| level.reach.to_f64();
+                let grow = |level: &Level<S>| level.spread().1.to_f64();
                 loop {
                     let mut next: Option<(usize, f64)> = None;
                     for (i, state) in rings.iter().enumerate() {
@@ -158,7 +160,8 @@ impl<S: Scalar, T> Levels<S, T> {
         let mut walks: [Walk<'_, S>; MAX_LEVELS] = [None; MAX_LEVELS];
         for (state, level) in walks.iter_mut().zip(&self.levels) {
             if level.len > 0 {
-                let mut walk = level.lattice.walk(ray, S::ZERO, level.reach);
+                let (below, above) = level.spread();
+                let mut walk = level.lattice.walk(ray, below, above);
                 *state = walk.next().map(|cell| (walk, cell));
             }
         }

@@ -22,10 +22,17 @@ impl<S: Scalar> Level<S> {
             ));
         }
         let fits = if self.fit.is_finite() {
-            self.reach + l.margin() <= l.cell_size
+            self.reach + self.max_overhang + self.max_overhang + l.margin() * S::from_f64(4.0)
+                <= l.cell_size
         } else {
             l.cells() == 1
         };
+        if !(self.overhang >= S::ZERO && self.overhang <= self.max_overhang) {
+            return fail(format!(
+                "level {i}: overhang {:?} outside 0..={:?}",
+                self.overhang, self.max_overhang
+            ));
+        }
         if !fits || !(l.inv_cell * l.cell_size).is_finite() {
             return fail(format!(
                 "level {i}: cells of {:?} cannot hold boxes up to {:?}",
@@ -103,7 +110,7 @@ impl<S: Scalar, T> Levels<S, T> {
             .map(|item| item.handle.slot() as usize + 1)
             .max()
             .unwrap_or(0);
-        if self.node_of.len() < slot_count {
+        if self.node_of.len() < slot_count || self.home.len() < slot_count {
             return fail(format!(
                 "node_of covers {} of {slot_count} slots",
                 self.node_of.len()
@@ -199,12 +206,26 @@ impl<S: Scalar, T> Levels<S, T> {
                     node.corner, b.min
                 ));
             }
-            if self.place(b) != Some(place) {
+            if self.place(b).map(|p| p.level) != Some(level) {
                 return fail(format!(
-                    "slot {slot} is listed in level {level} cell ({cx}, {cy}), but belongs in {:?}",
+                    "slot {slot} is listed in level {level}, but belongs in {:?}",
                     self.place(b)
                 ));
             }
+            let l = &self.levels[level];
+            if self.home[slot as usize] as usize != l.lattice.index(cx, cy) {
+                return fail(format!(
+                    "slot {slot} is listed in cell ({cx}, {cy}), not its home"
+                ));
+            }
+            let drift = l.drift(b.min, cx, cy);
+            if !(drift <= l.overhang + l.lattice.margin()) {
+                return fail(format!(
+                    "slot {slot} lies {drift:?} outside cell ({cx}, {cy}) of level {level}, whose overhang is {:?}",
+                    l.overhang
+                ));
+            }
+
             at = node.next();
         }
         Ok(length)
