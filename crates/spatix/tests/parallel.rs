@@ -6,7 +6,9 @@ use core::ops::ControlFlow;
 use std::sync::Mutex;
 
 use spatix::workload::{Agents, Layout, Sizes};
-use spatix::{Aabb, ParallelPairs, Quadtree, QuadtreeConfig, UniformGrid};
+use spatix::{
+    Aabb, HierarchicalGrid, ParallelPairs, PointGrid, Quadtree, QuadtreeConfig, UniformGrid,
+};
 
 fn same_pairs<I: ParallelPairs<f64, u32>>(make: impl Fn(&Agents<f64>) -> I) {
     for (layout, sizes) in [
@@ -58,5 +60,21 @@ fn grid_parallel_pairs_equal_serial_pairs() {
     same_pairs(|a| {
         let sample: Vec<Aabb<f64>> = a.boxes().collect();
         UniformGrid::auto(a.world, &sample).unwrap()
+    });
+}
+
+#[test]
+fn point_grid_parallel_pairs_equal_serial_pairs() {
+    same_pairs(|a| {
+        let sample: Vec<Aabb<f64>> = a.boxes().collect();
+        PointGrid::auto(a.world, &sample).unwrap()
+    });
+}
+
+#[test]
+fn hierarchical_grid_parallel_pairs_equal_serial_pairs() {
+    same_pairs(|a| {
+        let sample: Vec<Aabb<f64>> = a.boxes().collect();
+        HierarchicalGrid::auto(a.world, &sample).unwrap()
     });
 }

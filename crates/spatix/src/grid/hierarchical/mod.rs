@@ -13,8 +13,9 @@ mod tests;
 const DEFAULT_FACTOR: u32 = 4;
 
 /// [`HierarchicalGrid::auto`]: the finest cells are this multiple of the sample's typical
-/// size (the extent below which [`AUTO_QUANTILE`] of the boxes fall), so that the finest level
-/// holds that share of them.
+/// size (the extent below which [`AUTO_QUANTILE`] of the boxes fall, plus rounding margins),
+/// so that the finest level holds that share of them, as a [`PointGrid`](crate::PointGrid)
+/// for that size would.
 const AUTO_CELL_FACTOR: f64 = 2.0;
 
 /// [`HierarchicalGrid::auto`]: the share of the sample the finest level should hold.
@@ -173,8 +174,9 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
     }
 
     /// An empty hierarchy over `world` whose finest cells are twice the size below which 98%
-    /// of the `sample`'s boxes fall (their larger side), so that level holds the common
-    /// elements, with room reserved for the sample. Invalid boxes are ignored; an empty or
+    /// of the `sample`'s boxes fall (their larger side; plus rounding margins at the world's
+    /// magnitude), so that level holds the common elements, with room reserved for the
+    /// sample. Invalid boxes are ignored; an empty or
     /// zero-size sample gives 4096 cells along the world's longer side at the finest level.
     ///
     /// # Errors
@@ -187,7 +189,8 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
     ///     .map(|i| Aabb::new(Point::new(i as f32, 0.0), Point::new(i as f32 + 4.0, 3.0)))
     ///     .collect::<Result<_, _>>()?;
     /// let grid = HierarchicalGrid::<f32, usize>::auto(world, &boxes)?;
-    /// assert_eq!(grid.cell_size(0), Some(8.0));
+    /// let finest = grid.cell_size(0).unwrap();
+    /// assert!(finest >= 8.0 && finest < 8.1);
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto(world: Aabb<S>, sample: &[Aabb<S>]) -> Result<Self, Error> {
@@ -211,8 +214,9 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
             *extents.select_nth_unstable_by(at, f64::total_cmp).1
         };
         let (width, height) = extent_of(&world);
+        let fitting = Level::cell_for_fit(&world, S::from_f64(typical)).to_f64();
         let mut cell =
-            (typical * AUTO_CELL_FACTOR).max(width.max(height) / AUTO_MAX_CELLS_PER_SIDE);
+            (fitting * AUTO_CELL_FACTOR).max(width.max(height) / AUTO_MAX_CELLS_PER_SIDE);
         if !(cell > 0.0 && cell.is_finite()) {
             cell = 1.0; // points in a world of no area
         }

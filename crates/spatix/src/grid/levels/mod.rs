@@ -451,6 +451,19 @@ macro_rules! levels_index {
                 self.inner.maintain();
             }
         }
+
+        #[cfg(feature = "rayon")]
+        impl<S: Scalar, T: Sync> $crate::ParallelPairs<S, T> for $structure<S, T> {
+            /// Splits each level's rows into bands (about eight per thread) and runs the pair
+            /// pass on each in parallel; a band reports only the pairs of its own elements.
+            fn par_for_each_pair<F>(&self, visit: F) -> core::ops::ControlFlow<()>
+            where
+                F: Fn($crate::Item<'_, S, T>, $crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>
+                    + Sync,
+            {
+                self.inner.par_pairs(visit)
+            }
+        }
     };
 }
 pub(crate) use levels_index;

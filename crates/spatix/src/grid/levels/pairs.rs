@@ -215,3 +215,31 @@ impl<S: Scalar, T> Levels<S, T> {
         ControlFlow::Continue(())
     }
 }
+
+#[cfg(feature = "rayon")]
+impl<S: Scalar, T: Sync> Levels<S, T> {
+    /// The pair pass on rayon's pool: each level's rows split into bands (about eight per
+    /// thread); every band reports only the pairs it owns (see [`Levels::pairs_in_rows`]), so
+    /// the bands need no coordination.
+    pub(crate) fn par_pairs<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
+    {
+        use rayon::prelude::*;
+        let per_level = rayon::current_num_threads() as u32 * 8;
+        let parts: Vec<(usize, Range<u32>)> = self
+            .levels
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.len > 0)
+            .flat_map(|(i, l)| {
+                let rows = l.lattice.rows;
+                let bands = per_level.min(rows);
+                (0..bands).map(move |b| (i, b * rows / bands..(b + 1) * rows / bands))
+            })
+            .collect();
+        parts
+            .into_par_iter()
+            .try_for_each(|(i, rows)| self.pairs_in_rows(i, rows, &mut |a, b| visit(a, b)))
+    }
+}
