@@ -170,6 +170,12 @@ impl<S: Scalar> Level<S> {
         (below, below + self.reach)
     }
 
+    /// Rows of heads ever made (in use or released).
+    #[cfg(test)]
+    pub(crate) fn head_rows(&self) -> usize {
+        self.heads.len() / self.lattice.cols as usize
+    }
+
     /// The heads of row `cy`, if it has any.
     #[inline]
     pub(crate) fn row_heads(&self, cy: u32) -> Option<&[u32]> {
