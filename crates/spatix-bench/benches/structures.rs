@@ -3,8 +3,10 @@
 //! (see the `spatix_bench` crate docs). Run `cargo bench -p spatix-bench`, or filter, e.g.
 //! `cargo bench -p spatix-bench -- frame/`.
 
-use spatix::{Aabb, BruteForce, Quadtree, QuadtreeConfig, UniformGrid};
-use spatix_bench::Suite;
+use spatix::{
+    Aabb, BruteForce, HierarchicalGrid, PointGrid, Quadtree, QuadtreeConfig, UniformGrid,
+};
+use spatix_bench::{Mix, Suite};
 
 fn main() {
     let mut c = spatix_bench::criterion().configure_from_args();
@@ -21,6 +23,16 @@ fn main() {
     suite.bench(&mut c, "grid", &spatix_bench::SIZES, |a| {
         let sample: Vec<Aabb<f32>> = a.boxes().collect();
         UniformGrid::auto(a.world, &sample).unwrap()
+    });
+    // Same-size agents only: with the dragons of the mixed mix, its bound would be theirs.
+    let same_size = [Mix::Uniform, Mix::Clustered];
+    suite.bench_mixes(&mut c, "points", &same_size, &spatix_bench::SIZES, |a| {
+        let sample: Vec<Aabb<f32>> = a.boxes().collect();
+        PointGrid::auto(a.world, &sample).unwrap()
+    });
+    suite.bench(&mut c, "hierarchical", &spatix_bench::SIZES, |a| {
+        let sample: Vec<Aabb<f32>> = a.boxes().collect();
+        HierarchicalGrid::auto(a.world, &sample).unwrap()
     });
     c.final_summary();
 }

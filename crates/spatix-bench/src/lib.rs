@@ -381,7 +381,33 @@ impl Suite {
         I: SpatialIndex<f32, u32>,
         F: Fn(&Agents<f32>) -> I,
     {
-        for (mix, &n) in MIXES
+        self.bench_mixes(c, name, &MIXES, sizes, make);
+    }
+
+    /// [`Suite::bench`] on the given mixes only: for structures that hold one size class
+    /// (a point grid's bound would be the dragons' on [`Mix::Mixed`]).
+    ///
+    /// ```no_run
+    /// use spatix::PointGrid;
+    /// use spatix_bench::{Mix, Suite, criterion};
+    /// let mut c = criterion().configure_from_args();
+    /// Suite::new().bench_mixes(&mut c, "points", &[Mix::Uniform], &[10_000], |a| {
+    ///     PointGrid::new(a.world, 3.0).unwrap()
+    /// });
+    /// c.final_summary();
+    /// ```
+    pub fn bench_mixes<I, F>(
+        &mut self,
+        c: &mut Criterion,
+        name: &str,
+        mixes: &[Mix],
+        sizes: &[usize],
+        make: F,
+    ) where
+        I: SpatialIndex<f32, u32>,
+        F: Fn(&Agents<f32>) -> I,
+    {
+        for (mix, &n) in mixes
             .iter()
             .flat_map(|&m| sizes.iter().map(move |n| (m, n)))
         {

@@ -13,6 +13,8 @@
 //! | [`BruteForce`] | one array | fewer than ~64 elements; the oracle of every test |
 //! | [`Quadtree`] | every leaf they overlap | uneven density, similar sizes |
 //! | [`UniformGrid`] | every cell they overlap | even density, similar sizes |
+//! | [`PointGrid`] | one cell, as a point (their size has a shared bound) | same-size agents |
+//! | [`HierarchicalGrid`] | one cell of the level that fits their size | sizes over orders of magnitude |
 //!
 //! ```
 //! use core::ops::ControlFlow;

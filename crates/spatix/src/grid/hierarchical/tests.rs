@@ -60,7 +60,9 @@ fn each_element_goes_to_the_level_that_fits_it() {
         assert_eq!(grid.level_of(h), Some(*level), "{b:?}");
     }
     assert_eq!(
-        (0..5).map(|l| grid.level_len(l).unwrap()).collect::<Vec<_>>(),
+        (0..5)
+            .map(|l| grid.level_len(l).unwrap())
+            .collect::<Vec<_>>(),
         [2, 1, 2, 1, 1]
     );
     grid.check_invariants().unwrap();
@@ -128,7 +130,12 @@ fn unused_levels_and_rows_hold_no_cells() {
     grid.insert(bx(5.0, 5.0, 300.0, 300.0), 1).unwrap();
     let level = &grid.inner.levels[0];
     assert_eq!(level.head_rows(), 1, "one row of the finest level");
-    assert!(grid.inner.levels[1..].iter().filter(|l| l.len == 0).all(|l| l.head_rows() == 0));
+    assert!(
+        grid.inner.levels[1..]
+            .iter()
+            .filter(|l| l.len == 0)
+            .all(|l| l.head_rows() == 0)
+    );
     assert!(grid.memory_bytes() < empty + 20_000);
     grid.check_invariants().unwrap();
 }

@@ -18,6 +18,8 @@
 //! the corner next to the slot. Rows of cells are allocated on first use and released by
 //! `maintain` once empty, so empty rows cost one table entry.
 
+use core::cmp::Ordering;
+
 use crate::handle::{NIL, Slots};
 use crate::pool::{ListPool, Node};
 use crate::{Aabb, Error, Point, Scalar};
@@ -105,7 +107,10 @@ impl<S: Scalar> Level<S> {
     /// if the cells are too small for `fit`.
     pub(crate) fn new(world: Aabb<S>, cell: S, fit: S) -> Result<Self, Error> {
         let lattice = Lattice::new(world, cell)?;
-        if !(fit >= S::ZERO) {
+        if fit
+            .partial_cmp(&S::ZERO)
+            .is_none_or(|o| o == Ordering::Less)
+        {
             return Err(Error::InvalidParameter(
                 "the size bound must not be negative",
             ));

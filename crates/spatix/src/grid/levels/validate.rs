@@ -219,7 +219,7 @@ impl<S: Scalar, T> Levels<S, T> {
                 ));
             }
             let drift = l.drift(b.min, cx, cy);
-            if !(drift <= l.overhang + l.lattice.margin()) {
+            if drift > l.overhang + l.lattice.margin() {
                 return fail(format!(
                     "slot {slot} lies {drift:?} outside cell ({cx}, {cy}) of level {level}, whose overhang is {:?}",
                     l.overhang

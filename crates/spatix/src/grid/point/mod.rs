@@ -115,7 +115,7 @@ impl<S: Scalar, T> PointGrid<S, T> {
         let (width, height) = extent_of(&world);
         let least = Level::cell_for_fit(&world, fit).to_f64();
         let mut cell = (least * CELL_FACTOR).max(width.max(height) / MAX_CELLS_PER_SIDE);
-        if !(cell > 0.0) {
+        if cell.is_nan() || cell <= 0.0 {
             cell = 1.0; // points in a world of no area
         }
         Self::build(

@@ -119,7 +119,11 @@ fn a_move_within_the_overhang_writes_only_the_box_and_the_corner() {
     let relinked = grid.inner.pool.relinked();
     // Into the next cell, by less than the overhang allowed (cells of 10 for boxes up to 2).
     grid.update(h, bx(20.5, 12.0, 21.5, 13.0)).unwrap();
-    assert_eq!(grid.inner.home[h.slot() as usize], home, "stays in its cell");
+    assert_eq!(
+        grid.inner.home[h.slot() as usize],
+        home,
+        "stays in its cell"
+    );
     assert_eq!(grid.inner.pool.relinked(), relinked, "no list changes");
     assert!(grid.inner.levels[0].overhang >= 0.5);
     let node = grid.inner.pool.link(grid.inner.node_of[h.slot() as usize]);
@@ -185,7 +189,10 @@ fn empty_rows_are_released_by_maintain() {
     let mut grid = PointGrid::with_cell_size(world(), 1.0, 10.0).unwrap();
     let h = grid.insert(bx(5.0, 55.0, 6.0, 56.0), 1).unwrap();
     let level = &grid.inner.levels[0];
-    assert!(level.row_heads(5).is_some(), "the row of the element is allocated");
+    assert!(
+        level.row_heads(5).is_some(),
+        "the row of the element is allocated"
+    );
     assert_eq!((0..10).filter(|&r| level.row_heads(r).is_some()).count(), 1);
     grid.update(h, bx(5.0, 5.0, 6.0, 6.0)).unwrap();
     grid.maintain();
