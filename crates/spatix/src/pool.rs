@@ -7,42 +7,18 @@
 
 use crate::handle::NIL;
 
-/// A node of an index-linked list: the index of the next node and the element slot it
-/// carries, plus whatever else a structure keeps next to them.
-pub(crate) trait Node: Copy {
-    /// The next node of its list (or of the free list), `NIL` at the end.
-    fn next(&self) -> u32;
-    fn set_next(&mut self, next: u32);
-    /// The element slot it carries.
-    fn item(&self) -> u32;
-}
-
-/// The plain node: the next node and the element slot it carries.
-#[derive(Clone, Copy, Debug)]
+/// One node of an index-linked list: the next node, the element slot it carries and, for
+/// lists that keep a copy of something per entry (the point grids keep each element's corner
+/// beside it, so that walking a list reads nothing else), that data.
+#[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
-pub(crate) struct Link {
+pub(crate) struct Link<D = ()> {
     pub(crate) next: u32,
     pub(crate) item: u32,
+    pub(crate) data: D,
 }
 
 const _: () = assert!(size_of::<Link>() == 8);
-
-impl Node for Link {
-    #[inline]
-    fn next(&self) -> u32 {
-        self.next
-    }
-
-    #[inline]
-    fn set_next(&mut self, next: u32) {
-        self.next = next;
-    }
-
-    #[inline]
-    fn item(&self) -> u32 {
-        self.item
-    }
-}
 
 /// Relinks tolerated before [`ListPool::scattered`] says the lists need laying out again,
 /// however few nodes they hold.
@@ -50,8 +26,8 @@ const SCATTERED_AFTER_AT_LEAST: usize = 4096;
 
 /// The node array of every list of one structure, with a free list threaded through `next`.
 #[derive(Clone, Debug)]
-pub(crate) struct ListPool<N = Link> {
-    links: Vec<N>,
+pub(crate) struct ListPool<D = ()> {
+    links: Vec<Link<D>>,
     free: u32,
     in_use: usize,
     /// Nodes linked or unlinked since the lists were last laid out in order by
@@ -59,7 +35,7 @@ pub(crate) struct ListPool<N = Link> {
     relinked: usize,
 }
 
-impl<N> Default for ListPool<N> {
+impl<D> Default for ListPool<D> {
     fn default() -> Self {
         Self {
             links: Vec::new(),
@@ -70,31 +46,36 @@ impl<N> Default for ListPool<N> {
     }
 }
 
-impl ListPool<Link> {
+impl ListPool {
     /// Pushes `item` at the front of the list whose head is `head`.
     #[inline]
     pub(crate) fn push(&mut self, head: &mut u32, item: u32) {
-        self.push_node(head, Link { next: NIL, item });
+        self.push_with(head, item, ());
     }
 }
 
-impl<N: Node> ListPool<N> {
-    /// Pushes `node` (its `next` is overwritten) at the front of the list whose head is
-    /// `head`; the head then names the node's index.
+impl<D: Copy> ListPool<D> {
+    /// Pushes `item`, with its data, at the front of the list whose head is `head`; returns
+    /// the node it now occupies.
     #[inline]
-    pub(crate) fn push_node(&mut self, head: &mut u32, mut node: N) {
-        node.set_next(*head);
+    pub(crate) fn push_with(&mut self, head: &mut u32, item: u32, data: D) -> u32 {
+        let link = Link {
+            next: *head,
+            item,
+            data,
+        };
         *head = if self.free != NIL {
             let at = self.free;
-            self.free = self.links[at as usize].next();
-            self.links[at as usize] = node;
+            self.free = self.links[at as usize].next;
+            self.links[at as usize] = link;
             at
         } else {
-            self.links.push(node);
+            self.links.push(link);
             (self.links.len() - 1) as u32
         };
         self.in_use += 1;
         self.relinked += 1;
+        *head
     }
 
     /// Unlinks the first node carrying `item` from the list; returns whether one was found.
@@ -104,17 +85,17 @@ impl<N: Node> ListPool<N> {
         let mut at = *head;
         while at != NIL {
             let link = self.links[at as usize];
-            if link.item() == item {
+            if link.item == item {
                 if prev == NIL {
-                    *head = link.next();
+                    *head = link.next;
                 } else {
-                    self.links[prev as usize].set_next(link.next());
+                    self.links[prev as usize].next = link.next;
                 }
                 self.release(at);
                 return true;
             }
             prev = at;
-            at = link.next();
+            at = link.next;
         }
         false
     }
@@ -122,7 +103,7 @@ impl<N: Node> ListPool<N> {
     /// Returns one node to the free list.
     #[inline]
     pub(crate) fn release(&mut self, at: u32) {
-        self.links[at as usize].set_next(self.free);
+        self.links[at as usize].next = self.free;
         self.free = at;
         self.in_use -= 1;
         self.relinked += 1;
@@ -130,20 +111,28 @@ impl<N: Node> ListPool<N> {
 
     /// The node at `at`.
     #[inline]
-    pub(crate) fn link(&self, at: u32) -> N {
+    pub(crate) fn link(&self, at: u32) -> Link<D> {
         self.links[at as usize]
     }
 
-    /// The node at `at`, to change what it carries (not its `next`).
+    /// The data of the node at `at`, to change it in place.
     #[inline]
-    pub(crate) fn link_mut(&mut self, at: u32) -> &mut N {
-        &mut self.links[at as usize]
+    pub(crate) fn data_mut(&mut self, at: u32) -> &mut D {
+        &mut self.links[at as usize].data
+    }
+
+    /// Gives the node at `at` another item and data (its place in its list unchanged).
+    #[inline]
+    pub(crate) fn replace(&mut self, at: u32, item: u32, data: D) {
+        let link = &mut self.links[at as usize];
+        link.item = item;
+        link.data = data;
     }
 
     /// Re-points a node's `next` (used when moving whole nodes between lists).
     #[inline]
     pub(crate) fn set_next(&mut self, at: u32, next: u32) {
-        self.links[at as usize].set_next(next);
+        self.links[at as usize].next = next;
     }
 
     /// Counts one node moved between lists by hand (with [`ListPool::set_next`]), so that
@@ -153,16 +142,15 @@ impl<N: Node> ListPool<N> {
         self.relinked += 1;
     }
 
-    /// The nodes from index `at` on: after [`ListPool::compact`], the lists' nodes are
-    /// `0..in_use`, in the order their heads were presented.
+    /// Every node, in place: after [`ListPool::compact`], the lists one after another.
     #[inline]
-    pub(crate) fn links_from(&self, at: usize) -> &[N] {
-        &self.links[at..]
+    pub(crate) fn nodes(&self) -> &[Link<D>] {
+        &self.links
     }
 
     /// The items of the list starting at `head`, front to back.
     #[inline]
-    pub(crate) fn items(&self, head: u32) -> Items<'_, N> {
+    pub(crate) fn items(&self, head: u32) -> Items<'_, D> {
         Items {
             pool: self,
             at: head,
@@ -205,16 +193,16 @@ impl<N: Node> ListPool<N> {
                 *head = to;
             }
             while at != NIL {
-                let next = self.links[at as usize].next();
-                self.links[at as usize].set_next(to);
+                let next = self.links[at as usize].next;
+                self.links[at as usize].next = to;
                 to += 1;
                 at = next;
             }
         });
         let mut at = self.free;
         while at != NIL {
-            let next = self.links[at as usize].next();
-            self.links[at as usize].set_next(to);
+            let next = self.links[at as usize].next;
+            self.links[at as usize].next = to;
             to += 1;
             at = next;
         }
@@ -252,7 +240,7 @@ impl<N: Node> ListPool<N> {
         let n = self.links.len();
         let width = n.div_ceil(BUCKETS).max(MIN_WIDTH);
         let buckets = n.div_ceil(width);
-        let bucket = |link: N| link.next() as usize / width;
+        let bucket = |link: Link<D>| link.next as usize / width;
         let mut cursor = [0usize; BUCKETS];
         for (b, c) in cursor.iter_mut().enumerate().take(buckets) {
             *c = b * width;
@@ -278,8 +266,8 @@ impl<N: Node> ListPool<N> {
         }
         for i in 0..n {
             let mut carried = self.links[i];
-            while carried.next() as usize != i {
-                carried = core::mem::replace(&mut self.links[carried.next() as usize], carried);
+            while carried.next as usize != i {
+                carried = core::mem::replace(&mut self.links[carried.next as usize], carried);
             }
             self.links[i] = carried;
         }
@@ -288,7 +276,7 @@ impl<N: Node> ListPool<N> {
     /// Links the nodes `from..to` one to the next, the last to `NIL`.
     fn thread(&mut self, from: u32, to: u32) {
         for at in from..to {
-            self.links[at as usize].set_next(if at + 1 < to { at + 1 } else { NIL });
+            self.links[at as usize].next = if at + 1 < to { at + 1 } else { NIL };
         }
     }
 
@@ -316,9 +304,30 @@ impl<N: Node> ListPool<N> {
                     "the list pool's free list has a cycle".into(),
                 ));
             }
-            at = self.links[at as usize].next();
+            at = self.links[at as usize].next;
         }
         Ok(n)
+    }
+
+    /// Checks that the nodes in use are the `listed` ones the structure's lists hold and that
+    /// every other node is on the free list (none leaked).
+    pub(crate) fn check_counts(&self, listed: usize) -> Result<(), crate::Error> {
+        let fail = |why: String| Err(crate::Error::InvariantViolated(why));
+        if self.in_use != listed {
+            return fail(format!(
+                "the pool counts {} nodes in use but the lists hold {listed}",
+                self.in_use
+            ));
+        }
+        let free = self.free_len()?;
+        if free + self.in_use != self.links.len() {
+            return fail(format!(
+                "{free} free and {} used nodes, but {} allocated",
+                self.in_use,
+                self.links.len()
+            ));
+        }
+        Ok(())
     }
 
     /// Total nodes ever allocated (in use + free).
@@ -327,17 +336,17 @@ impl<N: Node> ListPool<N> {
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.links.capacity() * size_of::<N>()
+        self.links.capacity() * size_of::<Link<D>>()
     }
 }
 
 /// Iterator over the items of one index-linked list.
-pub(crate) struct Items<'a, N> {
-    pool: &'a ListPool<N>,
+pub(crate) struct Items<'a, D> {
+    pool: &'a ListPool<D>,
     at: u32,
 }
 
-impl<N: Node> Iterator for Items<'_, N> {
+impl<D: Copy> Iterator for Items<'_, D> {
     type Item = u32;
 
     #[inline]
@@ -346,8 +355,8 @@ impl<N: Node> Iterator for Items<'_, N> {
             return None;
         }
         let link = self.pool.links[self.at as usize];
-        self.at = link.next();
-        Some(link.item())
+        self.at = link.next;
+        Some(link.item)
     }
 }
 

@@ -19,6 +19,8 @@ mod pairs;
 mod point;
 mod query;
 #[cfg(test)]
+mod testing;
+#[cfg(test)]
 mod tests;
 mod validate;
 

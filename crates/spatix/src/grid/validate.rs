@@ -77,20 +77,6 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                 ));
             }
         }
-        if self.pool.in_use() != total {
-            return fail(format!(
-                "the pool counts {} nodes in use but the cells list {total}",
-                self.pool.in_use()
-            ));
-        }
-        let free = self.pool.free_len()?;
-        if free + self.pool.in_use() != self.pool.allocated() {
-            return fail(format!(
-                "{free} free and {} used nodes, but {} allocated",
-                self.pool.in_use(),
-                self.pool.allocated()
-            ));
-        }
-        Ok(())
+        self.pool.check_counts(total)
     }
 }

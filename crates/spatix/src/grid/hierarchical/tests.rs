@@ -1,29 +1,13 @@
 //! The hierarchical grid's mechanics: levels by size, one entry per element whatever its
 //! size, pairs across levels, levels allocated on use, best-first nearest across levels.
 
-use core::ops::ControlFlow;
-
 use super::HierarchicalGrid;
+use crate::grid::testing::{bx, pairs};
 use crate::workload::Rng;
 use crate::{Aabb, BruteForce, Point, SpatialIndex, SpatialQuery, Workspace};
 
-fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
-    Aabb::new(Point::new(x0, y0), Point::new(x1, y1)).unwrap()
-}
-
 fn world() -> Aabb<f64> {
     bx(0.0, 0.0, 1000.0, 1000.0)
-}
-
-/// Sorted value pairs of `for_each_pair`.
-fn pairs<I: SpatialQuery<f64, u32>>(index: &I) -> Vec<(u32, u32)> {
-    let mut out = Vec::new();
-    let _ = index.for_each_pair(|a, b| {
-        out.push((*a.value.min(b.value), *a.value.max(b.value)));
-        ControlFlow::Continue(())
-    });
-    out.sort_unstable();
-    out
 }
 
 #[test]

@@ -21,7 +21,7 @@
 use core::cmp::Ordering;
 
 use crate::handle::{NIL, Slots};
-use crate::pool::{ListPool, Node};
+use crate::pool::{Link, ListPool};
 use crate::{Aabb, Error, Point, Scalar};
 
 use super::cells::{Lattice, magnitude};
@@ -40,34 +40,12 @@ pub(crate) const MAX_LEVELS: usize = 30;
 /// until many did, whereas a pack rewrites every node.
 const PACK_SHARE: usize = 4;
 
-/// One list node: the next node, the element's slot, and the lower-left corner of its box.
-#[derive(Clone, Copy, Debug)]
-#[repr(C)]
-pub(crate) struct Corner<S> {
-    next: u32,
-    pub(crate) slot: u32,
-    pub(crate) corner: Point<S>,
-}
+/// One list node: the next node, the element's slot (`item`), and the lower-left corner of
+/// its box (`data`).
+pub(crate) type Corner<S> = Link<Point<S>>;
 
 const _: () = assert!(size_of::<Corner<f32>>() == 16);
 const _: () = assert!(size_of::<Corner<f64>>() == 24);
-
-impl<S: Scalar> Node for Corner<S> {
-    #[inline]
-    fn next(&self) -> u32 {
-        self.next
-    }
-
-    #[inline]
-    fn set_next(&mut self, next: u32) {
-        self.next = next;
-    }
-
-    #[inline]
-    fn item(&self) -> u32 {
-        self.slot
-    }
-}
 
 /// One lattice of cells holding the elements whose boxes fit `fit`.
 #[derive(Clone, Debug)]
@@ -280,7 +258,7 @@ pub(crate) struct Place {
 pub(crate) struct Levels<S, T> {
     /// Finest first; each element goes to the first level it fits.
     pub(crate) levels: Vec<Level<S>>,
-    pub(crate) pool: ListPool<Corner<S>>,
+    pub(crate) pool: ListPool<Point<S>>,
     /// Per slot: the node that files it.
     pub(crate) node_of: Vec<u32>,
     /// Per slot: the index of its cell (row-major) in its level.
@@ -328,8 +306,8 @@ impl<S: Scalar, T> Levels<S, T> {
             }
         });
         let in_use = self.pool.in_use();
-        for (at, node) in self.pool.links_from(0)[..in_use].iter().enumerate() {
-            self.node_of[node.slot as usize] = at as u32;
+        for (at, node) in self.pool.nodes()[..in_use].iter().enumerate() {
+            self.node_of[node.item as usize] = at as u32;
         }
     }
 

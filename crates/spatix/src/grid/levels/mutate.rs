@@ -1,8 +1,7 @@
 //! Insert, remove and update.
 
-use super::{Corner, Levels, Place};
+use super::{Levels, Place};
 use crate::handle::NIL;
-use crate::pool::Node;
 use crate::{Aabb, Error, Handle, Point, Scalar};
 
 impl<S: Scalar, T> Levels<S, T> {
@@ -44,7 +43,7 @@ impl<S: Scalar, T> Levels<S, T> {
             let drift = level.drift(aabb.min, old.cx, old.cy);
             if drift <= level.max_overhang {
                 level.overhang = level.overhang.max_s(drift);
-                self.pool.link_mut(self.node_of[slot as usize]).corner = aabb.min;
+                *self.pool.data_mut(self.node_of[slot as usize]) = aabb.min;
                 return Ok(());
             }
         }
@@ -92,8 +91,8 @@ impl<S: Scalar, T> Levels<S, T> {
                 let mut at = level.head(cx, cy);
                 while at != NIL {
                     let node = self.pool.link(at);
-                    let next = node.next();
-                    let (tx, ty) = level.lattice.cell_of(node.corner);
+                    let next = node.next;
+                    let (tx, ty) = level.lattice.cell_of(node.data);
                     if (tx, ty) == (cx, cy) {
                         prev = at;
                     } else {
@@ -108,7 +107,7 @@ impl<S: Scalar, T> Levels<S, T> {
                         self.pool.note_relink();
                         level.row_len[cy as usize] -= 1;
                         level.row_len[ty as usize] += 1;
-                        self.home[node.slot as usize] = level.lattice.index(tx, ty) as u32;
+                        self.home[node.item as usize] = level.lattice.index(tx, ty) as u32;
                     }
                     at = next;
                 }
@@ -121,13 +120,7 @@ impl<S: Scalar, T> Levels<S, T> {
     fn link(&mut self, place: Place, slot: u32, corner: Point<S>) {
         let level = &mut self.levels[place.level];
         let head = level.head_mut(place.cx, place.cy);
-        let node = Corner {
-            next: NIL,
-            slot,
-            corner,
-        };
-        self.pool.push_node(head, node);
-        self.node_of[slot as usize] = *head;
+        self.node_of[slot as usize] = self.pool.push_with(head, slot, corner);
         self.home[slot as usize] = level.lattice.index(place.cx, place.cy) as u32;
         level.row_len[place.cy as usize] += 1;
         level.len += 1;
@@ -144,12 +137,10 @@ impl<S: Scalar, T> Levels<S, T> {
         let first = *head;
         let moved = self.pool.link(first);
         if first != node {
-            let at = self.pool.link_mut(node);
-            at.slot = moved.slot;
-            at.corner = moved.corner;
-            self.node_of[moved.slot as usize] = node;
+            self.pool.replace(node, moved.item, moved.data);
+            self.node_of[moved.item as usize] = node;
         }
-        *head = moved.next();
+        *head = moved.next;
         self.pool.release(first);
         level.row_len[place.cy as usize] -= 1;
         level.len -= 1;

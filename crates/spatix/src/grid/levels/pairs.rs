@@ -14,7 +14,6 @@ use core::ops::{ControlFlow, Range};
 
 use super::{Level, Levels};
 use crate::handle::NIL;
-use crate::pool::Node;
 use crate::{Item, Point, Scalar};
 
 /// Entries of a cell gathered on the stack at once; a more crowded cell is paired in blocks.
@@ -98,8 +97,8 @@ impl<S: Scalar, T> Levels<S, T> {
                 let mut at = head;
                 while at != NIL {
                     let node = self.pool.link(at);
-                    at = node.next();
-                    self.pairs_across(node.slot, finer, visit)?;
+                    at = node.next;
+                    self.pairs_across(node.item, finer, visit)?;
                 }
             }
         }
@@ -147,8 +146,8 @@ impl<S: Scalar, T> Levels<S, T> {
                 let mut at = start;
                 while at != NIL && n < BLOCK {
                     let node = self.pool.link(at);
-                    block[n] = (node.corner, node.slot);
-                    at = node.next();
+                    block[n] = (node.data, node.item);
+                    at = node.next;
                     n += 1;
                 }
                 let block = &block[..n];
@@ -164,11 +163,11 @@ impl<S: Scalar, T> Levels<S, T> {
                     let mut at = list;
                     while at != NIL {
                         let node = self.pool.link(at);
-                        at = node.next();
+                        at = node.next;
                         if candidates.len + BLOCK > CANDIDATES {
                             self.test(candidates, visit)?;
                         }
-                        candidates.near_pairs(block, (node.corner, node.slot), reach);
+                        candidates.near_pairs(block, (node.data, node.item), reach);
                     }
                 }
             }
@@ -206,8 +205,8 @@ impl<S: Scalar, T> Levels<S, T> {
         let e = self.slots.aabb(slot);
         for level in finer.iter().filter(|l| l.len > 0) {
             self.near_area(level, e, |node| {
-                if e.contains_point(node.corner) || self.slots.aabb(node.slot).intersects(e) {
-                    visit(self.slots.item(slot), self.slots.item(node.slot))?;
+                if e.contains_point(node.data) || self.slots.aabb(node.item).intersects(e) {
+                    visit(self.slots.item(slot), self.slots.item(node.item))?;
                 }
                 ControlFlow::Continue(())
             })?;

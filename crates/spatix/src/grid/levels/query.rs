@@ -7,7 +7,6 @@ use core::ops::ControlFlow;
 
 use super::{Corner, Level, Levels, MAX_LEVELS};
 use crate::handle::NIL;
-use crate::pool::Node;
 use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
 
 use crate::grid::cells::{RayWalk, Rings};
@@ -45,8 +44,8 @@ impl<S: Scalar, T> Levels<S, T> {
                 let mut at = head;
                 while at != NIL {
                     let node = self.pool.link(at);
-                    at = node.next();
-                    let c = node.corner;
+                    at = node.next;
+                    let c = node.data;
                     if lo.x <= c.x && c.x <= area.max.x && lo.y <= c.y && c.y <= area.max.y {
                         visit(node)?;
                     }
@@ -67,8 +66,8 @@ impl<S: Scalar, T> Levels<S, T> {
         }
         for level in self.levels.iter().filter(|l| l.len > 0) {
             self.near_area(level, area, |node| {
-                if area.contains_point(node.corner) || self.slots.aabb(node.slot).intersects(area) {
-                    visit(self.slots.item(node.slot))?;
+                if area.contains_point(node.data) || self.slots.aabb(node.item).intersects(area) {
+                    visit(self.slots.item(node.item))?;
                 }
                 ControlFlow::Continue(())
             })?;
@@ -121,12 +120,11 @@ impl<S: Scalar, T> Levels<S, T> {
                         let mut at = level.head(cx, cy);
                         while at != NIL {
                             let node = self.pool.link(at);
-                            at = node.next();
-                            let near =
-                                reach_box(node.corner, level.reach).distance_2_to_point(point);
+                            at = node.next;
+                            let near = reach_box(node.data, level.reach).distance_2_to_point(point);
                             if near <= search.bound(k) {
-                                let d = self.slots.aabb(node.slot).distance_2_to_point(point);
-                                search.offer(k, self.slots.handle(node.slot), d);
+                                let d = self.slots.aabb(node.item).distance_2_to_point(point);
+                                search.offer(k, self.slots.handle(node.item), d);
                             }
                         }
                     });
@@ -184,13 +182,13 @@ impl<S: Scalar, T> Levels<S, T> {
             let mut at = level.head(cx, cy);
             while at != NIL {
                 let node = self.pool.link(at);
-                at = node.next();
-                if reach_box(node.corner, level.reach)
+                at = node.next;
+                if reach_box(node.data, level.reach)
                     .entry_unchecked(ray)
                     .is_some()
                 {
-                    if let Some(t) = self.slots.aabb(node.slot).entry_unchecked(ray) {
-                        search.push_hit(t, node.slot);
+                    if let Some(t) = self.slots.aabb(node.item).entry_unchecked(ray) {
+                        search.push_hit(t, node.item);
                     }
                 }
             }

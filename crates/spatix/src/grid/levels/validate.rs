@@ -2,7 +2,6 @@
 
 use super::{Level, Levels, Place};
 use crate::handle::NIL;
-use crate::pool::Node;
 use crate::{Error, Scalar};
 
 fn fail<R>(why: String) -> Result<R, Error> {
@@ -152,21 +151,7 @@ impl<S: Scalar, T> Levels<S, T> {
                 self.slots.len()
             ));
         }
-        if self.pool.in_use() != total {
-            return fail(format!(
-                "the pool counts {} nodes in use but the cells list {total}",
-                self.pool.in_use()
-            ));
-        }
-        let free = self.pool.free_len()?;
-        if free + self.pool.in_use() != self.pool.allocated() {
-            return fail(format!(
-                "{free} free and {} used nodes, but {} allocated",
-                self.pool.in_use(),
-                self.pool.allocated()
-            ));
-        }
-        Ok(())
+        self.pool.check_counts(total)
     }
 
     /// Checks the list of one cell; returns its length.
@@ -187,7 +172,7 @@ impl<S: Scalar, T> Levels<S, T> {
                 ));
             }
             let node = self.pool.link(at);
-            let slot = node.slot;
+            let slot = node.item;
             if !self.slots.is_live(slot) || seen[slot as usize] {
                 return fail(format!(
                     "level {level} cell ({cx}, {cy}) lists slot {slot}, which is dead or listed twice"
@@ -200,10 +185,10 @@ impl<S: Scalar, T> Levels<S, T> {
                 ));
             }
             let b = self.slots.aabb(slot);
-            if node.corner != b.min {
+            if node.data != b.min {
                 return fail(format!(
                     "slot {slot}'s node carries {:?}, not its corner {:?}",
-                    node.corner, b.min
+                    node.data, b.min
                 ));
             }
             if self.place(b).map(|p| p.level) != Some(level) {
@@ -226,7 +211,7 @@ impl<S: Scalar, T> Levels<S, T> {
                 ));
             }
 
-            at = node.next();
+            at = node.next;
         }
         Ok(length)
     }

@@ -1,40 +1,13 @@
 //! The point grid's mechanics: one node per element carrying its corner, the bound refusing
 //! larger boxes, moves that stay in their cell until `maintain`, pairs across cell borders.
 
-use core::ops::ControlFlow;
-
 use super::PointGrid;
+use crate::grid::testing::{bx, pairs, query};
 use crate::workload::Rng;
 use crate::{Aabb, BruteForce, Error, Point, SpatialIndex, SpatialQuery};
 
-fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
-    Aabb::new(Point::new(x0, y0), Point::new(x1, y1)).unwrap()
-}
-
 fn world() -> Aabb<f64> {
     bx(0.0, 0.0, 100.0, 100.0)
-}
-
-/// Sorted value pairs of `for_each_pair`.
-fn pairs<I: SpatialQuery<f64, u32>>(index: &I) -> Vec<(u32, u32)> {
-    let mut out = Vec::new();
-    let _ = index.for_each_pair(|a, b| {
-        out.push((*a.value.min(b.value), *a.value.max(b.value)));
-        ControlFlow::Continue(())
-    });
-    out.sort_unstable();
-    out
-}
-
-/// Sorted values of `query`.
-fn query<I: SpatialQuery<f64, u32>>(index: &I, area: &Aabb<f64>) -> Vec<u32> {
-    let mut out = Vec::new();
-    let _ = index.query(area, |item| {
-        out.push(*item.value);
-        ControlFlow::Continue(())
-    });
-    out.sort_unstable();
-    out
 }
 
 #[test]
@@ -103,8 +76,8 @@ fn each_element_is_one_node_carrying_its_corner() {
     assert_eq!(inner.pool.in_use(), 500);
     for item in grid.iter() {
         let node = inner.pool.link(inner.node_of[item.handle.slot() as usize]);
-        assert_eq!(node.slot, item.handle.slot());
-        assert_eq!(node.corner, item.aabb.min);
+        assert_eq!(node.item, item.handle.slot());
+        assert_eq!(node.data, item.aabb.min);
     }
     grid.check_invariants().unwrap();
 }
@@ -127,7 +100,7 @@ fn a_move_within_the_overhang_writes_only_the_box_and_the_corner() {
     assert_eq!(grid.inner.pool.relinked(), relinked, "no list changes");
     assert!(grid.inner.levels[0].overhang >= 0.5);
     let node = grid.inner.pool.link(grid.inner.node_of[h.slot() as usize]);
-    assert_eq!(node.corner, Point::new(20.5, 12.0));
+    assert_eq!(node.data, Point::new(20.5, 12.0));
     grid.check_invariants().unwrap();
     // Found where it is now, from every side, before maintain.
     assert_eq!(query(&grid, &bx(21.0, 12.5, 25.0, 12.5)), [7]);
