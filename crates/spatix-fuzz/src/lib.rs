@@ -22,8 +22,8 @@ use core::ops::ControlFlow;
 
 use spatix::prelude::*;
 use spatix::{
-    Aabb, BruteForce, Error, Handle, HierarchicalGrid, Point, PointGrid, Quadtree, QuadtreeConfig,
-    Ray, Scalar, UniformGrid, Workspace,
+    Aabb, BruteForce, Error, Handle, HierarchicalGrid, MxCifConfig, MxCifQuadtree, Point,
+    PointGrid, Quadtree, QuadtreeConfig, Ray, Scalar, UniformGrid, Workspace,
 };
 
 /// The structures the fuzzer drives, by name; `run`'s first byte picks one (modulo the count).
@@ -32,6 +32,8 @@ pub const TARGETS: &[&str] = &[
     "quadtree-f64-small-leaves",
     "grid-f32",
     "grid-f64-fine",
+    "mxcif-f32",
+    "mxcif-f64-threshold-one",
     "hierarchical-f32",
     "hierarchical-f64-factor-2",
     "points-f32",
@@ -80,14 +82,30 @@ pub fn run(data: &[u8]) {
         2 => drive(UniformGrid::new(world_f32, 8.0).expect("valid grid"), ops),
         3 => drive(UniformGrid::new(world_f64, 4.0).expect("valid grid"), ops),
         4 => drive(
-            HierarchicalGrid::new(world_f32, 2.0).expect("valid hierarchy"),
+            MxCifQuadtree::with_config(world_f32, MxCifConfig::for_element_size(&world_f32, 1.0))
+                .expect("valid MX-CIF quadtree"),
             ops,
         ),
         5 => drive(
+            MxCifQuadtree::with_config(
+                world_f64,
+                MxCifConfig {
+                    max_elements: 1,
+                    max_depth: 5,
+                },
+            )
+            .expect("valid MX-CIF quadtree"),
+            ops,
+        ),
+        6 => drive(
+            HierarchicalGrid::new(world_f32, 2.0).expect("valid hierarchy"),
+            ops,
+        ),
+        7 => drive(
             HierarchicalGrid::with_factor(world_f64, 0.5, 2).expect("valid hierarchy"),
             ops,
         ),
-        6 => drive_bounded(
+        8 => drive_bounded(
             PointGrid::new(world_f32, POINT_BOUND as f32).expect("valid point grid"),
             ops,
         ),

@@ -7,7 +7,8 @@ use std::sync::Mutex;
 
 use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
-    Aabb, HierarchicalGrid, ParallelPairs, PointGrid, Quadtree, QuadtreeConfig, UniformGrid,
+    Aabb, HierarchicalGrid, MxCifConfig, MxCifQuadtree, ParallelPairs, PointGrid, Quadtree,
+    QuadtreeConfig, UniformGrid,
 };
 
 fn same_pairs<I: ParallelPairs<f64, u32>>(make: impl Fn(&Agents<f64>) -> I) {
@@ -76,5 +77,12 @@ fn hierarchical_grid_parallel_pairs_equal_serial_pairs() {
     same_pairs(|a| {
         let sample: Vec<Aabb<f64>> = a.boxes().collect();
         HierarchicalGrid::auto(a.world, &sample).unwrap()
+    });
+}
+
+#[test]
+fn mxcif_parallel_pairs_equal_serial_pairs() {
+    same_pairs(|a| {
+        MxCifQuadtree::with_config(a.world, MxCifConfig::for_element_size(&a.world, 4.0)).unwrap()
     });
 }

@@ -5,12 +5,13 @@ use core::ops::ControlFlow;
 use std::collections::HashMap;
 
 use spatix::{
-    Aabb, BruteForce, Error, Handle, Point, Ray, Scalar, SpatialIndex, SpatialQuery, Workspace,
+    Aabb, BruteForce, Error, Handle, Item, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
+    Workspace,
 };
 
 use crate::check::{
-    B, P, R, Seen, check_nearest, check_stop, dist2, overlap, pairs_all, query_all, raycast_all,
-    same_ids, same_pairs, valid, within_all,
+    B, P, PairSet, R, Seen, check_nearest, check_stop, dist2, overlap, query_all, raycast_all,
+    same_ids, shown_pairs, valid, within_all,
 };
 use crate::data::{Bx, World};
 use crate::ops::{Move, Op, Pick, StaleOp, StaleSrc, Stop};
@@ -31,6 +32,7 @@ pub(crate) struct Stats {
     pub(crate) nearest_over_len: usize,
     pub(crate) early_breaks: usize,
     pub(crate) ray_hits: usize,
+    pub(crate) pairs_skipped: usize,
     pub(crate) too_large: usize,
     pub(crate) max_len: usize,
 }
@@ -50,6 +52,7 @@ impl Stats {
         self.nearest_over_len += o.nearest_over_len;
         self.early_breaks += o.early_breaks;
         self.ray_hits += o.ray_hits;
+        self.pairs_skipped += o.pairs_skipped;
         self.too_large += o.too_large;
         self.max_len = self.max_len.max(o.max_len);
     }
@@ -88,6 +91,9 @@ pub(crate) struct Harness<S: Scalar, I> {
     next_id: u64,
     ws_sut: Workspace<S>,
     ws_oracle: Workspace<S>,
+    /// `for_each_pair` is compared only when at most this many pairs intersect (the bulk
+    /// static tests lower it: the oracle's pair pass is quadratic).
+    pub(crate) pairs_limit: usize,
     /// The structure's declared bound on half extents (see `conformance!`).
     bound: Option<f64>,
     pub(crate) stats: Stats,
@@ -107,35 +113,16 @@ fn next_generation(h: Handle) -> Handle {
     Handle::from_bits(h.to_bits().wrapping_add(1 << 32))
 }
 
-impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
-    /// A fresh structure from `make`, a fresh oracle, and a few handles from a second instance
-    /// of each (foreign handles: live there, stale here).
-    pub(crate) fn new(
-        make: &impl Fn(Aabb<S>) -> I,
+impl<S: Scalar, I: SpatialQuery<S, u64>> Harness<S, I> {
+    /// A harness around a structure and an oracle that hold nothing the model knows of yet;
+    /// `foreign` are handles of other instances (stale here).
+    fn with_parts(
+        sut: I,
+        oracle: BruteForce<S, u64>,
         world: Aabb<S>,
-        bound: Option<f64>,
-    ) -> Result<Self, String> {
-        let sut = make(world);
-        let oracle = BruteForce::new();
-        let mut other = make(world);
-        let mut other_oracle = BruteForce::<S, u64>::new();
-        let mut foreign = Vec::new();
-        let c = world.center();
-        for (i, p) in [c, world.min, world.max, c].into_iter().enumerate() {
-            let b = Aabb { min: p, max: p };
-            let h = other.insert(b, 1_000_000 + i as u64).map_err(|e| {
-                format!("a second instance rejected the valid box {:?}: {e}", B(&b))
-            })?;
-            let ho = other_oracle
-                .insert(b, 1_000_000 + i as u64)
-                .map_err(|e| format!("ORACLE rejected {:?}: {e}", B(&b)))?;
-            foreign.push((h, ho));
-        }
-        if other.remove(foreign[3].0) != Some(1_000_003) {
-            return Err("a second instance did not remove an element it holds".into());
-        }
-        other_oracle.remove(foreign[3].1);
-        Ok(Self {
+        foreign: Vec<(Handle, Handle)>,
+    ) -> Self {
+        Self {
             sut,
             oracle,
             world,
@@ -148,9 +135,117 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
             next_id: 0,
             ws_sut: Workspace::new(),
             ws_oracle: Workspace::new(),
-            bound,
+            pairs_limit: usize::MAX,
+            bound: None,
             stats: Stats::default(),
-        })
+        }
+    }
+
+    /// A harness around a structure built from `data` (element `i` is `data[i]` with value
+    /// `i`) and an oracle holding the same elements: each element of the structure is matched
+    /// to its data by value, and must carry its box.
+    pub(crate) fn from_built(
+        sut: I,
+        data: &[(Aabb<S>, u64)],
+        world: Aabb<S>,
+        foreign: Vec<(Handle, Handle)>,
+    ) -> Result<Self, String> {
+        let mut oracle = BruteForce::new();
+        let mut oracle_handles = Vec::with_capacity(data.len());
+        for &(aabb, id) in data {
+            let h = oracle
+                .insert(aabb, id)
+                .map_err(|e| format!("ORACLE rejected {:?}: {e}", B(&aabb)))?;
+            oracle_handles.push(h);
+        }
+        let mut h = Self::with_parts(sut, oracle, world, foreign);
+        let mut found = vec![false; data.len()];
+        let items: Vec<Seen<S>> = h.sut.iter().map(Seen::of).collect();
+        for seen in items {
+            let i = usize::try_from(seen.id).ok().filter(|&i| i < data.len());
+            let Some(i) = i.filter(|&i| !found[i]) else {
+                return Err(format!(
+                    "iter yielded value {} (handle {:?}), which is not the index of a data element or repeats one",
+                    seen.id, seen.handle
+                ));
+            };
+            found[i] = true;
+            if seen.aabb != data[i].0 {
+                return Err(format!(
+                    "element {i} was built from {:?}, but holds {:?}",
+                    B(&data[i].0),
+                    B(&seen.aabb)
+                ));
+            }
+            h.register(Entry {
+                id: seen.id,
+                sut: seen.handle,
+                oracle: oracle_handles[i],
+                aabb: seen.aabb,
+            });
+        }
+        if let Some(i) = found.iter().position(|f| !f) {
+            return Err(format!(
+                "element {i} {:?} is missing from iter ({} of {} found)",
+                B(&data[i].0),
+                h.live.len(),
+                data.len()
+            ));
+        }
+        h.next_id = data.len() as u64;
+        Ok(h)
+    }
+
+    /// Applies one read-only operation to both structures and compares what they return.
+    pub(crate) fn probe(&mut self, op: &Op) -> Result<(), String> {
+        self.stats.steps += 1;
+        self.read(op)
+    }
+
+    fn read(&mut self, op: &Op) -> Result<(), String> {
+        match op {
+            Op::Query(b) => self.query(b.to()),
+            Op::Pairs => self.pairs(),
+            Op::Nearest(p, k) => {
+                let k = k.resolve(self.live.len());
+                self.nearest(p.to(), k)
+            }
+            Op::Within(p, r) => self.within(p.to(), S::from_f64(*r)),
+            Op::Raycast(r) => self.raycast(r.to()),
+            Op::Get(p) => match self.pick_live(*p) {
+                Some(e) => self.check_get(e.id),
+                None => Ok(()),
+            },
+            Op::Iter => self.check_iter(),
+            Op::Stop(s) => self.stop(*s),
+            Op::Stale(src, StaleOp::Get) => self.stale_get(*src),
+            _ => Err(format!(
+                "{op:?} changes the structure: not a read-only operation"
+            )),
+        }
+    }
+
+    /// `get` of a handle that names no live element is `None` in both structures.
+    fn stale_get(&mut self, src: StaleSrc) -> Result<(), String> {
+        let Some((h, ho, what)) = self.stale_handle(src) else {
+            return Ok(());
+        };
+        self.stats.stale += 1;
+        self.check_stale_get(h, ho, what)
+    }
+
+    fn check_stale_get(&self, h: Handle, ho: Handle, what: &str) -> Result<(), String> {
+        if let Some(item) = self.sut.get(h) {
+            return Err(format!(
+                "get of the {what} handle {h:?} returned value {} box {:?}, expected None",
+                item.value,
+                B(item.aabb)
+            ));
+        }
+        if self.oracle.get(ho).is_some() {
+            return Err(format!("ORACLE: get of the {what} handle {ho:?} is Some"));
+        }
+        Ok(())
     }
 
     fn describe(&self, id: u64) -> String {
@@ -209,6 +304,519 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
         self.live.push(e);
     }
 
+    /// A (structure under test, oracle) pair of handles that name no live element, and where it
+    /// came from; `None` when the source has nothing to offer or (by a fluke) names a live one.
+    fn stale_handle(&self, src: StaleSrc) -> Option<(Handle, Handle, &'static str)> {
+        let (h, ho, what) = match src {
+            StaleSrc::Removed(p) if !self.stale.is_empty() => {
+                let (h, ho) = self.stale[p.of(self.stale.len())?];
+                (h, ho, "removed")
+            }
+            StaleSrc::Removed(p) | StaleSrc::Foreign(p) => {
+                let (h, ho) = self.foreign[p.of(self.foreign.len())?];
+                (h, ho, "foreign")
+            }
+            StaleSrc::NextGeneration(p) => {
+                let e = self.pick_live(p)?;
+                (
+                    next_generation(e.sut),
+                    next_generation(e.oracle),
+                    "next-generation",
+                )
+            }
+            StaleSrc::Swapped(p) => {
+                let e = self.pick_live(p)?;
+                (e.oracle, e.sut, "other instance's")
+            }
+            StaleSrc::Forged(bits) => (Handle::from_bits(bits), Handle::from_bits(bits), "forged"),
+        };
+        (!self.by_sut.contains_key(&h) && !self.by_oracle.contains_key(&ho))
+            .then_some((h, ho, what))
+    }
+
+    fn query(&mut self, area: Aabb<S>) -> Result<(), String> {
+        let what = || format!("query {:?}", B(&area));
+        let (got, flow) = query_all(&self.sut, &area);
+        if flow.is_break() {
+            return Err(format!(
+                "{}: returned Break, but the visitor never broke",
+                what()
+            ));
+        }
+        if !valid(&area) && !got.is_empty() {
+            return Err(format!(
+                "{}: the area is invalid, yet {} elements matched",
+                what(),
+                got.len()
+            ));
+        }
+        let got = self
+            .resolve_all(Side::Sut, &got)
+            .map_err(|e| format!("{}: {e}", what()))?;
+        let (want, _) = query_all(&self.oracle, &area);
+        let want = self.resolve_all(Side::Oracle, &want)?;
+        let model: Vec<u64> = self
+            .live
+            .iter()
+            .filter(|e| valid(&area) && overlap(&e.aabb, &area))
+            .map(|e| e.id)
+            .collect();
+        let describe = |id| self.describe(id);
+        same_ids(&want, &model, &describe)
+            .map_err(|e| format!("ORACLE disagrees with the model on {}: {e}", what()))?;
+        same_ids(&got, &want, &describe).map_err(|e| format!("{}: {e}", what()))?;
+        self.stats.query_hits += usize::from(!got.is_empty());
+        Ok(())
+    }
+
+    fn within(&mut self, point: Point<S>, radius: S) -> Result<(), String> {
+        let what = || format!("within({:?}, {radius:?})", P(point));
+        let (got, flow) = within_all(&self.sut, point, radius);
+        if flow.is_break() {
+            return Err(format!(
+                "{}: returned Break, but the visitor never broke",
+                what()
+            ));
+        }
+        let got = self
+            .resolve_all(Side::Sut, &got)
+            .map_err(|e| format!("{}: {e}", what()))?;
+        let usable = point.x.is_finite() && point.y.is_finite() && radius >= S::ZERO;
+        if let Some(&far) = got.iter().find(|&&id| {
+            !usable
+                || (radius < S::INFINITY && dist2(&self.entry(id).aabb, point) > radius * radius)
+        }) {
+            return Err(format!(
+                "{}: reported {}, which is not within the radius",
+                what(),
+                self.describe(far)
+            ));
+        }
+        let (want, _) = within_all(&self.oracle, point, radius);
+        let want = self.resolve_all(Side::Oracle, &want)?;
+        let model: Vec<u64> = self
+            .live
+            .iter()
+            .filter(|e| {
+                usable && (radius == S::INFINITY || dist2(&e.aabb, point) <= radius * radius)
+            })
+            .map(|e| e.id)
+            .collect();
+        let describe = |id| self.describe(id);
+        same_ids(&want, &model, &describe)
+            .map_err(|e| format!("ORACLE disagrees with the model on {}: {e}", what()))?;
+        same_ids(&got, &want, &describe).map_err(|e| format!("{}: {e}", what()))
+    }
+
+    /// Every intersecting pair once, and nothing else: each side's pairs are streamed into a
+    /// set of unordered pairs of model positions (one bit per possible pair, so even the
+    /// quadratic pair counts of coincident data stay cheap), each checked as it comes, and
+    /// the count compared with the model's; on a shortfall the missing pairs are listed.
+    fn pairs(&mut self) -> Result<(), String> {
+        let expected = self.model_pair_count();
+        if expected > self.pairs_limit {
+            self.stats.pairs_skipped += 1;
+            return Ok(());
+        }
+        let want = self
+            .pair_set(Side::Oracle)
+            .map_err(|e| format!("ORACLE: for_each_pair: {e}"))?;
+        self.check_pair_count(&want, expected)
+            .map_err(|e| format!("ORACLE disagrees with the model on pairs: {e}"))?;
+        let got = self
+            .pair_set(Side::Sut)
+            .map_err(|e| format!("for_each_pair: {e}"))?;
+        self.check_pair_count(&got, expected)
+            .map_err(|e| format!("for_each_pair: {e}"))?;
+        self.stats.pairs += got.len();
+        Ok(())
+    }
+
+    /// How many unordered pairs of live elements intersect.
+    fn model_pair_count(&self) -> usize {
+        let mut n = 0;
+        for (i, a) in self.live.iter().enumerate() {
+            n += self.live[i + 1..]
+                .iter()
+                .filter(|b| overlap(&a.aabb, &b.aabb))
+                .count();
+        }
+        n
+    }
+
+    /// The pairs one side reports, each checked as it comes: live elements, distinct,
+    /// intersecting, not reported before.
+    fn pair_set(&self, side: Side) -> Result<PairSet, String> {
+        let mut set = PairSet::new(self.live.len());
+        let mut error = None;
+        let mut visit = |a: Item<'_, S, u64>, b: Item<'_, S, u64>| match self.add_pair(
+            side,
+            &mut set,
+            &Seen::of(a),
+            &Seen::of(b),
+        ) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                error = Some(e);
+                ControlFlow::Break(())
+            }
+        };
+        let flow = match side {
+            Side::Sut => self.sut.for_each_pair(&mut visit),
+            Side::Oracle => self.oracle.for_each_pair(&mut visit),
+        };
+        if let Some(e) = error {
+            return Err(e);
+        }
+        if flow.is_break() {
+            return Err("returned Break, but the visitor never broke".into());
+        }
+        Ok(set)
+    }
+
+    fn add_pair(
+        &self,
+        side: Side,
+        set: &mut PairSet,
+        a: &Seen<S>,
+        b: &Seen<S>,
+    ) -> Result<(), String> {
+        let (ia, ib) = (self.resolve(side, a)?, self.resolve(side, b)?);
+        if ia == ib {
+            return Err(format!("element {} paired with itself", self.describe(ia)));
+        }
+        let (pa, pb) = (self.pos[&ia], self.pos[&ib]);
+        if !overlap(&self.live[pa].aabb, &self.live[pb].aabb) {
+            return Err(format!(
+                "unexpected pair ({}, {}): they do not intersect",
+                self.describe(ia),
+                self.describe(ib)
+            ));
+        }
+        if !set.insert(pa, pb) {
+            return Err(format!(
+                "pair ({}, {}) reported more than once",
+                self.describe(ia),
+                self.describe(ib)
+            ));
+        }
+        Ok(())
+    }
+
+    /// A set whose every pair intersects has `expected` pairs, or names the missing ones.
+    fn check_pair_count(&self, set: &PairSet, expected: usize) -> Result<(), String> {
+        if set.len() == expected {
+            return Ok(());
+        }
+        let mut missing = Vec::new();
+        for (i, a) in self.live.iter().enumerate() {
+            for (j, b) in self.live.iter().enumerate().skip(i + 1) {
+                if overlap(&a.aabb, &b.aabb) && !set.contains(i, j) {
+                    missing.push((a.id, b.id));
+                }
+            }
+        }
+        Err(format!(
+            "{} pairs reported, {expected} expected; missing {}",
+            set.len(),
+            shown_pairs(&missing, &|id| self.describe(id))
+        ))
+    }
+
+    fn nearest(&mut self, point: Point<S>, k: usize) -> Result<(), String> {
+        let got = self.sut.nearest(point, k, &mut self.ws_sut).to_vec();
+        let want = self.oracle.nearest(point, k, &mut self.ws_oracle).to_vec();
+        let truth = |h: Handle| self.by_sut.get(&h).map(|&id| (id, self.entry(id).aabb));
+        check_nearest(&got, &want, point, k, self.live.len(), &truth)
+            .map_err(|e| format!("nearest({:?}, k = {k}): {e}", P(point)))?;
+        self.stats.nearest_over_len += usize::from(k > self.live.len());
+        Ok(())
+    }
+
+    /// Every hit once, in ascending `t`, each with the exact entry parameter of
+    /// `Aabb::ray_entry`; and `raycast` returns a hit at the smallest parameter.
+    fn raycast(&mut self, ray: Ray<S>) -> Result<(), String> {
+        let what = || format!("raycast {:?}", R(&ray));
+        let (got, flow) = raycast_all(&self.sut, &ray, &mut self.ws_sut);
+        if flow.is_break() {
+            return Err(format!(
+                "{}: returned Break, but the visitor never broke",
+                what()
+            ));
+        }
+        let model: HashMap<u64, S> = self
+            .live
+            .iter()
+            .filter_map(|e| e.aabb.ray_entry(&ray).map(|t| (e.id, t)))
+            .collect();
+        let (want, _) = raycast_all(&self.oracle, &ray, &mut self.ws_oracle);
+        for (side, hits) in [(Side::Oracle, &want), (Side::Sut, &got)] {
+            let who = if side == Side::Oracle { "ORACLE: " } else { "" };
+            if let Some(w) = hits.windows(2).find(|w| w[1].1 < w[0].1) {
+                return Err(format!(
+                    "{who}{}: hits out of order: t = {:?} (#{}) reported before t = {:?} (#{})",
+                    what(),
+                    w[0].1,
+                    w[0].0.id,
+                    w[1].1,
+                    w[1].0.id
+                ));
+            }
+            for (seen, t) in hits.iter() {
+                let id = self
+                    .resolve(side, seen)
+                    .map_err(|e| format!("{}: {e}", what()))?;
+                if let Some(&true_t) = model.get(&id)
+                    && true_t != *t
+                {
+                    return Err(format!(
+                        "{who}{}: reported {} at t = {t:?}, but the ray enters it at {true_t:?}",
+                        what(),
+                        self.describe(id)
+                    ));
+                }
+            }
+        }
+        let ids =
+            |hits: &[(crate::check::Seen<S>, S)]| hits.iter().map(|h| h.0.id).collect::<Vec<_>>();
+        let model_ids: Vec<u64> = model.keys().copied().collect();
+        let describe = |id| self.describe(id);
+        same_ids(&ids(&want), &model_ids, &describe)
+            .map_err(|e| format!("ORACLE disagrees with the model on {}: {e}", what()))?;
+        same_ids(&ids(&got), &model_ids, &describe).map_err(|e| format!("{}: {e}", what()))?;
+        let first = self.sut.raycast(&ray, &mut self.ws_sut);
+        let min_t = model
+            .values()
+            .copied()
+            .reduce(|a, b| if b < a { b } else { a });
+        match (first, min_t) {
+            (None, None) => {}
+            (Some(hit), Some(t)) => {
+                let id = self.by_sut.get(&hit.handle).copied();
+                if hit.t != t || id.and_then(|id| model.get(&id)) != Some(&t) {
+                    return Err(format!(
+                        "{}: raycast returned {:?} at t = {:?}, but the first hit is at t = {t:?}",
+                        what(),
+                        hit.handle,
+                        hit.t
+                    ));
+                }
+            }
+            (first, _) => {
+                return Err(format!(
+                    "{}: raycast returned {first:?}, but the first hit is at {min_t:?}",
+                    what()
+                ));
+            }
+        }
+        self.stats.ray_hits += usize::from(!got.is_empty());
+        Ok(())
+    }
+
+    fn stop(&mut self, probe: Stop) -> Result<(), String> {
+        let mut calls = 0;
+        let (flow, matches, what) = match probe {
+            Stop::Query(b) => {
+                let area = b.to();
+                let flow = self.sut.query(&area, |_| {
+                    calls += 1;
+                    ControlFlow::Break(())
+                });
+                (
+                    flow,
+                    query_all(&self.oracle, &area).0.len(),
+                    format!("query {:?}", B(&area)),
+                )
+            }
+            Stop::Pairs => {
+                let flow = self.sut.for_each_pair(|_, _| {
+                    calls += 1;
+                    ControlFlow::Break(())
+                });
+                (flow, self.model_pair_count(), "for_each_pair".into())
+            }
+            Stop::Within(p, r) => {
+                let (p, r) = (p.to(), S::from_f64(r));
+                let flow = self.sut.within(p, r, |_| {
+                    calls += 1;
+                    ControlFlow::Break(())
+                });
+                (
+                    flow,
+                    within_all(&self.oracle, p, r).0.len(),
+                    format!("within({:?}, {r:?})", P(p)),
+                )
+            }
+            Stop::Raycast(r) => {
+                let ray = r.to();
+                let flow = self.sut.raycast_all(&ray, &mut self.ws_sut, |_, _| {
+                    calls += 1;
+                    ControlFlow::Break(())
+                });
+                (
+                    flow,
+                    raycast_all(&self.oracle, &ray, &mut self.ws_oracle).0.len(),
+                    format!("raycast {:?}", R(&ray)),
+                )
+            }
+        };
+        check_stop(calls, flow, matches).map_err(|e| format!("early stop in {what}: {e}"))?;
+        self.stats.early_breaks += usize::from(matches > 0);
+        Ok(())
+    }
+
+    /// `get` of a live element returns its handle, box and value, in both structures.
+    fn check_get(&self, id: u64) -> Result<(), String> {
+        let e = self.entry(id);
+        let item = self.sut.get(e.sut).ok_or_else(|| {
+            format!(
+                "get({:?}) of the live {} returned None",
+                e.sut,
+                self.describe(id)
+            )
+        })?;
+        if item.handle != e.sut || *item.value != id || *item.aabb != e.aabb {
+            return Err(format!(
+                "get({:?}) returned handle {:?} value {} box {:?}, but #{id} was last set to box {:?}",
+                e.sut,
+                item.handle,
+                item.value,
+                B(item.aabb),
+                B(&e.aabb)
+            ));
+        }
+        match self.oracle.get(e.oracle) {
+            Some(o) if *o.value == id && *o.aabb == e.aabb => Ok(()),
+            _ => Err(format!("ORACLE: get of #{id} disagrees with the model")),
+        }
+    }
+
+    /// `iter` yields every live element once; `len`, `is_empty` and the iterator's exact size
+    /// agree; `memory_bytes` covers at least every element's box and value.
+    fn check_iter(&self) -> Result<(), String> {
+        let n = self.live.len();
+        let items: Vec<Seen<S>> = self.sut.iter().map(Seen::of).collect();
+        let hint = self.sut.iter().len();
+        if hint != n || items.len() != n {
+            return Err(format!(
+                "iter yielded {} elements and reported length {hint}, but {n} are live",
+                items.len()
+            ));
+        }
+        let ids = self
+            .resolve_all(Side::Sut, &items)
+            .map_err(|e| format!("iter: {e}"))?;
+        let model: Vec<u64> = self.live.iter().map(|e| e.id).collect();
+        same_ids(&ids, &model, &|id| self.describe(id)).map_err(|e| format!("iter: {e}"))?;
+        let oracle: Vec<Seen<S>> = self.oracle.iter().map(Seen::of).collect();
+        let oracle = self.resolve_all(Side::Oracle, &oracle)?;
+        same_ids(&oracle, &model, &|id| self.describe(id))
+            .map_err(|e| format!("ORACLE iter: {e}"))?;
+        let least = n * (size_of::<Aabb<S>>() + size_of::<u64>());
+        let bytes = self.sut.memory_bytes();
+        if bytes < least {
+            return Err(format!(
+                "memory_bytes() is {bytes}, less than the {least} bytes {n} boxes and values take"
+            ));
+        }
+        Ok(())
+    }
+
+    /// After every step: the structural self-check and the length.
+    pub(crate) fn check_step(&mut self) -> Result<(), String> {
+        self.sut
+            .check_invariants()
+            .map_err(|e| format!("check_invariants: {e}"))?;
+        self.oracle
+            .check_invariants()
+            .map_err(|e| format!("ORACLE check_invariants: {e}"))?;
+        let n = self.live.len();
+        if self.sut.len() != n || self.sut.is_empty() != (n == 0) {
+            return Err(format!(
+                "len() is {} and is_empty() {}, but {n} elements are live",
+                self.sut.len(),
+                self.sut.is_empty()
+            ));
+        }
+        if self.oracle.len() != n {
+            return Err(format!(
+                "ORACLE: len() is {}, expected {n}",
+                self.oracle.len()
+            ));
+        }
+        self.stats.max_len = self.stats.max_len.max(n);
+        Ok(())
+    }
+
+    /// After the last step: everything, from many places.
+    pub(crate) fn check_all(&mut self) -> Result<(), String> {
+        self.check_iter()?;
+        for e in self.live.clone() {
+            self.check_get(e.id)?;
+        }
+        self.pairs()?;
+        let world = self.world;
+        let huge = Bx::new(-1e15, -1e15, 1e15, 1e15).to();
+        for area in [world, huge] {
+            self.query(area)?;
+        }
+        let n = self.live.len();
+        for e in self.live.clone().into_iter().take(24) {
+            self.query(e.aabb)?;
+            let c = e.aabb.center();
+            for k in [0, 1, 8, 64, n, n + 1] {
+                self.nearest(c, k)?;
+            }
+            self.within(c, S::ONE)?;
+            for origin in [world.min, world.max, Point::new(world.min.x, c.y)] {
+                let direction = Point::new(c.x - origin.x, c.y - origin.y);
+                self.raycast(Ray {
+                    origin,
+                    direction,
+                    max_t: S::INFINITY,
+                })?;
+            }
+        }
+        for (h, ho) in self.stale.clone().into_iter().take(24) {
+            self.check_stale_get(h, ho, "removed")?;
+        }
+        Ok(())
+    }
+}
+
+impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
+    /// A fresh structure from `make`, a fresh oracle, and a few handles from a second instance
+    /// of each (foreign handles: live there, stale here).
+    pub(crate) fn new(
+        make: &impl Fn(Aabb<S>) -> I,
+        world: Aabb<S>,
+        bound: Option<f64>,
+    ) -> Result<Self, String> {
+        let sut = make(world);
+        let oracle = BruteForce::new();
+        let mut other = make(world);
+        let mut other_oracle = BruteForce::<S, u64>::new();
+        let mut foreign = Vec::new();
+        let c = world.center();
+        for (i, p) in [c, world.min, world.max, c].into_iter().enumerate() {
+            let b = Aabb { min: p, max: p };
+            let h = other.insert(b, 1_000_000 + i as u64).map_err(|e| {
+                format!("a second instance rejected the valid box {:?}: {e}", B(&b))
+            })?;
+            let ho = other_oracle
+                .insert(b, 1_000_000 + i as u64)
+                .map_err(|e| format!("ORACLE rejected {:?}: {e}", B(&b)))?;
+            foreign.push((h, ho));
+        }
+        if other.remove(foreign[3].0) != Some(1_000_003) {
+            return Err("a second instance did not remove an element it holds".into());
+        }
+        other_oracle.remove(foreign[3].1);
+        let mut h = Self::with_parts(sut, oracle, world, foreign);
+        h.bound = bound;
+        Ok(h)
+    }
+
     fn unregister(&mut self, id: u64) {
         let i = self.pos.remove(&id).expect("live");
         let e = self.live.swap_remove(i);
@@ -235,20 +843,7 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
                 Ok(())
             }
             Op::Clear => self.clear(),
-            Op::Query(b) => self.query(b.to()),
-            Op::Pairs => self.pairs(),
-            Op::Nearest(p, k) => {
-                let k = k.resolve(self.live.len());
-                self.nearest(p.to(), k)
-            }
-            Op::Within(p, r) => self.within(p.to(), S::from_f64(*r)),
-            Op::Raycast(r) => self.raycast(r.to()),
-            Op::Get(p) => match self.pick_live(*p) {
-                Some(e) => self.check_get(e.id),
-                None => Ok(()),
-            },
-            Op::Iter => self.check_iter(),
-            Op::Stop(s) => self.stop(*s),
+            _ => self.read(op),
         }
     }
 
@@ -390,54 +985,12 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
         self.check_get(e.id)
     }
 
-    /// A (structure under test, oracle) pair of handles that name no live element, and where it
-    /// came from; `None` when the source has nothing to offer or (by a fluke) names a live one.
-    fn stale_handle(&self, src: StaleSrc) -> Option<(Handle, Handle, &'static str)> {
-        let (h, ho, what) = match src {
-            StaleSrc::Removed(p) if !self.stale.is_empty() => {
-                let (h, ho) = self.stale[p.of(self.stale.len())?];
-                (h, ho, "removed")
-            }
-            StaleSrc::Removed(p) | StaleSrc::Foreign(p) => {
-                let (h, ho) = self.foreign[p.of(self.foreign.len())?];
-                (h, ho, "foreign")
-            }
-            StaleSrc::NextGeneration(p) => {
-                let e = self.pick_live(p)?;
-                (
-                    next_generation(e.sut),
-                    next_generation(e.oracle),
-                    "next-generation",
-                )
-            }
-            StaleSrc::Swapped(p) => {
-                let e = self.pick_live(p)?;
-                (e.oracle, e.sut, "other instance's")
-            }
-            StaleSrc::Forged(bits) => (Handle::from_bits(bits), Handle::from_bits(bits), "forged"),
-        };
-        (!self.by_sut.contains_key(&h) && !self.by_oracle.contains_key(&ho))
-            .then_some((h, ho, what))
-    }
-
     fn stale_op(&mut self, src: StaleSrc, op: StaleOp) -> Result<(), String> {
         let Some((h, ho, what)) = self.stale_handle(src) else {
             return Ok(());
         };
         self.stats.stale += 1;
         match op {
-            StaleOp::Get => {
-                if let Some(item) = self.sut.get(h) {
-                    return Err(format!(
-                        "get of the {what} handle {h:?} returned value {} box {:?}, expected None",
-                        item.value,
-                        B(item.aabb)
-                    ));
-                }
-                if self.oracle.get(ho).is_some() {
-                    return Err(format!("ORACLE: get of the {what} handle {ho:?} is Some"));
-                }
-            }
             StaleOp::Remove => {
                 let got = self.sut.remove(h);
                 if got.is_some() {
@@ -451,6 +1004,7 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
                     ));
                 }
             }
+            StaleOp::Get => self.check_stale_get(h, ho, what)?,
             StaleOp::Update(bx) => {
                 let aabb = bx.to();
                 let got = self.sut.update(h, aabb);
@@ -486,391 +1040,6 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
         }
         self.stats.clears += 1;
         self.check_iter()
-    }
-
-    fn query(&mut self, area: Aabb<S>) -> Result<(), String> {
-        let what = || format!("query {:?}", B(&area));
-        let (got, flow) = query_all(&self.sut, &area);
-        if flow.is_break() {
-            return Err(format!(
-                "{}: returned Break, but the visitor never broke",
-                what()
-            ));
-        }
-        if !valid(&area) && !got.is_empty() {
-            return Err(format!(
-                "{}: the area is invalid, yet {} elements matched",
-                what(),
-                got.len()
-            ));
-        }
-        let got = self
-            .resolve_all(Side::Sut, &got)
-            .map_err(|e| format!("{}: {e}", what()))?;
-        let (want, _) = query_all(&self.oracle, &area);
-        let want = self.resolve_all(Side::Oracle, &want)?;
-        let model: Vec<u64> = self
-            .live
-            .iter()
-            .filter(|e| valid(&area) && overlap(&e.aabb, &area))
-            .map(|e| e.id)
-            .collect();
-        let describe = |id| self.describe(id);
-        same_ids(&want, &model, &describe)
-            .map_err(|e| format!("ORACLE disagrees with the model on {}: {e}", what()))?;
-        same_ids(&got, &want, &describe).map_err(|e| format!("{}: {e}", what()))?;
-        self.stats.query_hits += usize::from(!got.is_empty());
-        Ok(())
-    }
-
-    fn within(&mut self, point: Point<S>, radius: S) -> Result<(), String> {
-        let what = || format!("within({:?}, {radius:?})", P(point));
-        let (got, flow) = within_all(&self.sut, point, radius);
-        if flow.is_break() {
-            return Err(format!(
-                "{}: returned Break, but the visitor never broke",
-                what()
-            ));
-        }
-        let got = self
-            .resolve_all(Side::Sut, &got)
-            .map_err(|e| format!("{}: {e}", what()))?;
-        let usable = point.x.is_finite() && point.y.is_finite() && radius >= S::ZERO;
-        if let Some(&far) = got.iter().find(|&&id| {
-            !usable
-                || (radius < S::INFINITY && dist2(&self.entry(id).aabb, point) > radius * radius)
-        }) {
-            return Err(format!(
-                "{}: reported {}, which is not within the radius",
-                what(),
-                self.describe(far)
-            ));
-        }
-        let (want, _) = within_all(&self.oracle, point, radius);
-        let want = self.resolve_all(Side::Oracle, &want)?;
-        let model: Vec<u64> = self
-            .live
-            .iter()
-            .filter(|e| {
-                usable && (radius == S::INFINITY || dist2(&e.aabb, point) <= radius * radius)
-            })
-            .map(|e| e.id)
-            .collect();
-        let describe = |id| self.describe(id);
-        same_ids(&want, &model, &describe)
-            .map_err(|e| format!("ORACLE disagrees with the model on {}: {e}", what()))?;
-        same_ids(&got, &want, &describe).map_err(|e| format!("{}: {e}", what()))
-    }
-
-    fn pairs(&mut self) -> Result<(), String> {
-        let (got, flow) = pairs_all(&self.sut);
-        if flow.is_break() {
-            return Err("for_each_pair returned Break, but the visitor never broke".into());
-        }
-        let mut ids = Vec::with_capacity(got.len());
-        for (a, b) in &got {
-            let (ia, ib) = (
-                self.resolve(Side::Sut, a)
-                    .map_err(|e| format!("for_each_pair: {e}"))?,
-                self.resolve(Side::Sut, b)
-                    .map_err(|e| format!("for_each_pair: {e}"))?,
-            );
-            ids.push((ia, ib));
-        }
-        let (want, _) = pairs_all(&self.oracle);
-        let mut want_ids = Vec::with_capacity(want.len());
-        for (a, b) in &want {
-            want_ids.push((
-                self.resolve(Side::Oracle, a)?,
-                self.resolve(Side::Oracle, b)?,
-            ));
-        }
-        let mut model = Vec::new();
-        for (i, a) in self.live.iter().enumerate() {
-            for b in &self.live[i + 1..] {
-                if overlap(&a.aabb, &b.aabb) {
-                    model.push((a.id, b.id));
-                }
-            }
-        }
-        let describe = |id| self.describe(id);
-        same_pairs(&want_ids, &model, &describe)
-            .map_err(|e| format!("ORACLE disagrees with the model on pairs: {e}"))?;
-        same_pairs(&ids, &want_ids, &describe).map_err(|e| format!("for_each_pair: {e}"))?;
-        self.stats.pairs += ids.len();
-        Ok(())
-    }
-
-    fn nearest(&mut self, point: Point<S>, k: usize) -> Result<(), String> {
-        let got = self.sut.nearest(point, k, &mut self.ws_sut).to_vec();
-        let want = self.oracle.nearest(point, k, &mut self.ws_oracle).to_vec();
-        let truth = |h: Handle| self.by_sut.get(&h).map(|&id| (id, self.entry(id).aabb));
-        check_nearest(&got, &want, point, k, self.live.len(), &truth)
-            .map_err(|e| format!("nearest({:?}, k = {k}): {e}", P(point)))?;
-        self.stats.nearest_over_len += usize::from(k > self.live.len());
-        Ok(())
-    }
-
-    /// Every hit once, in ascending `t`, each with the exact entry parameter of
-    /// `Aabb::ray_entry`; and `raycast` returns a hit at the smallest parameter.
-    fn raycast(&mut self, ray: Ray<S>) -> Result<(), String> {
-        let what = || format!("raycast {:?}", R(&ray));
-        let (got, flow) = raycast_all(&self.sut, &ray, &mut self.ws_sut);
-        if flow.is_break() {
-            return Err(format!(
-                "{}: returned Break, but the visitor never broke",
-                what()
-            ));
-        }
-        let model: HashMap<u64, S> = self
-            .live
-            .iter()
-            .filter_map(|e| e.aabb.ray_entry(&ray).map(|t| (e.id, t)))
-            .collect();
-        let (want, _) = raycast_all(&self.oracle, &ray, &mut self.ws_oracle);
-        for (side, hits) in [(Side::Oracle, &want), (Side::Sut, &got)] {
-            let who = if side == Side::Oracle { "ORACLE: " } else { "" };
-            if let Some(w) = hits.windows(2).find(|w| w[1].1 < w[0].1) {
-                return Err(format!(
-                    "{who}{}: hits out of order: t = {:?} (#{}) reported before t = {:?} (#{})",
-                    what(),
-                    w[0].1,
-                    w[0].0.id,
-                    w[1].1,
-                    w[1].0.id
-                ));
-            }
-            for (seen, t) in hits.iter() {
-                let id = self
-                    .resolve(side, seen)
-                    .map_err(|e| format!("{}: {e}", what()))?;
-                if let Some(&true_t) = model.get(&id)
-                    && true_t != *t
-                {
-                    return Err(format!(
-                        "{who}{}: reported {} at t = {t:?}, but the ray enters it at {true_t:?}",
-                        what(),
-                        self.describe(id)
-                    ));
-                }
-            }
-        }
-        let ids =
-            |hits: &[(crate::check::Seen<S>, S)]| hits.iter().map(|h| h.0.id).collect::<Vec<_>>();
-        let model_ids: Vec<u64> = model.keys().copied().collect();
-        let describe = |id| self.describe(id);
-        same_ids(&ids(&want), &model_ids, &describe)
-            .map_err(|e| format!("ORACLE disagrees with the model on {}: {e}", what()))?;
-        same_ids(&ids(&got), &model_ids, &describe).map_err(|e| format!("{}: {e}", what()))?;
-        let first = self.sut.raycast(&ray, &mut self.ws_sut);
-        let min_t = model
-            .values()
-            .copied()
-            .reduce(|a, b| if b < a { b } else { a });
-        match (first, min_t) {
-            (None, None) => {}
-            (Some(hit), Some(t)) => {
-                let id = self.by_sut.get(&hit.handle).copied();
-                if hit.t != t || id.and_then(|id| model.get(&id)) != Some(&t) {
-                    return Err(format!(
-                        "{}: raycast returned {:?} at t = {:?}, but the first hit is at t = {t:?}",
-                        what(),
-                        hit.handle,
-                        hit.t
-                    ));
-                }
-            }
-            (first, _) => {
-                return Err(format!(
-                    "{}: raycast returned {first:?}, but the first hit is at {min_t:?}",
-                    what()
-                ));
-            }
-        }
-        self.stats.ray_hits += usize::from(!got.is_empty());
-        Ok(())
-    }
-
-    fn stop(&mut self, probe: Stop) -> Result<(), String> {
-        let mut calls = 0;
-        let (flow, matches, what) = match probe {
-            Stop::Query(b) => {
-                let area = b.to();
-                let flow = self.sut.query(&area, |_| {
-                    calls += 1;
-                    ControlFlow::Break(())
-                });
-                (
-                    flow,
-                    query_all(&self.oracle, &area).0.len(),
-                    format!("query {:?}", B(&area)),
-                )
-            }
-            Stop::Pairs => {
-                let flow = self.sut.for_each_pair(|_, _| {
-                    calls += 1;
-                    ControlFlow::Break(())
-                });
-                (
-                    flow,
-                    pairs_all(&self.oracle).0.len(),
-                    "for_each_pair".into(),
-                )
-            }
-            Stop::Within(p, r) => {
-                let (p, r) = (p.to(), S::from_f64(r));
-                let flow = self.sut.within(p, r, |_| {
-                    calls += 1;
-                    ControlFlow::Break(())
-                });
-                (
-                    flow,
-                    within_all(&self.oracle, p, r).0.len(),
-                    format!("within({:?}, {r:?})", P(p)),
-                )
-            }
-            Stop::Raycast(r) => {
-                let ray = r.to();
-                let flow = self.sut.raycast_all(&ray, &mut self.ws_sut, |_, _| {
-                    calls += 1;
-                    ControlFlow::Break(())
-                });
-                (
-                    flow,
-                    raycast_all(&self.oracle, &ray, &mut self.ws_oracle).0.len(),
-                    format!("raycast {:?}", R(&ray)),
-                )
-            }
-        };
-        check_stop(calls, flow, matches).map_err(|e| format!("early stop in {what}: {e}"))?;
-        self.stats.early_breaks += usize::from(matches > 0);
-        Ok(())
-    }
-
-    /// `get` of a live element returns its handle, box and value, in both structures.
-    fn check_get(&self, id: u64) -> Result<(), String> {
-        let e = self.entry(id);
-        let item = self.sut.get(e.sut).ok_or_else(|| {
-            format!(
-                "get({:?}) of the live {} returned None",
-                e.sut,
-                self.describe(id)
-            )
-        })?;
-        if item.handle != e.sut || *item.value != id || *item.aabb != e.aabb {
-            return Err(format!(
-                "get({:?}) returned handle {:?} value {} box {:?}, but #{id} was last set to box {:?}",
-                e.sut,
-                item.handle,
-                item.value,
-                B(item.aabb),
-                B(&e.aabb)
-            ));
-        }
-        match self.oracle.get(e.oracle) {
-            Some(o) if *o.value == id && *o.aabb == e.aabb => Ok(()),
-            _ => Err(format!("ORACLE: get of #{id} disagrees with the model")),
-        }
-    }
-
-    /// `iter` yields every live element once; `len`, `is_empty` and the iterator's exact size
-    /// agree; `memory_bytes` covers at least every element's box and value.
-    fn check_iter(&self) -> Result<(), String> {
-        let n = self.live.len();
-        let items: Vec<Seen<S>> = self.sut.iter().map(Seen::of).collect();
-        let hint = self.sut.iter().len();
-        if hint != n || items.len() != n {
-            return Err(format!(
-                "iter yielded {} elements and reported length {hint}, but {n} are live",
-                items.len()
-            ));
-        }
-        let ids = self
-            .resolve_all(Side::Sut, &items)
-            .map_err(|e| format!("iter: {e}"))?;
-        let model: Vec<u64> = self.live.iter().map(|e| e.id).collect();
-        same_ids(&ids, &model, &|id| self.describe(id)).map_err(|e| format!("iter: {e}"))?;
-        let oracle: Vec<Seen<S>> = self.oracle.iter().map(Seen::of).collect();
-        let oracle = self.resolve_all(Side::Oracle, &oracle)?;
-        same_ids(&oracle, &model, &|id| self.describe(id))
-            .map_err(|e| format!("ORACLE iter: {e}"))?;
-        let least = n * (size_of::<Aabb<S>>() + size_of::<u64>());
-        let bytes = self.sut.memory_bytes();
-        if bytes < least {
-            return Err(format!(
-                "memory_bytes() is {bytes}, less than the {least} bytes {n} boxes and values take"
-            ));
-        }
-        Ok(())
-    }
-
-    /// After every step: the structural self-check and the length.
-    pub(crate) fn check_step(&mut self) -> Result<(), String> {
-        self.sut
-            .check_invariants()
-            .map_err(|e| format!("check_invariants: {e}"))?;
-        self.oracle
-            .check_invariants()
-            .map_err(|e| format!("ORACLE check_invariants: {e}"))?;
-        let n = self.live.len();
-        if self.sut.len() != n || self.sut.is_empty() != (n == 0) {
-            return Err(format!(
-                "len() is {} and is_empty() {}, but {n} elements are live",
-                self.sut.len(),
-                self.sut.is_empty()
-            ));
-        }
-        if self.oracle.len() != n {
-            return Err(format!(
-                "ORACLE: len() is {}, expected {n}",
-                self.oracle.len()
-            ));
-        }
-        self.stats.max_len = self.stats.max_len.max(n);
-        Ok(())
-    }
-
-    /// After the last step: everything, from many places.
-    pub(crate) fn check_all(&mut self) -> Result<(), String> {
-        self.check_iter()?;
-        for e in self.live.clone() {
-            self.check_get(e.id)?;
-        }
-        self.pairs()?;
-        let world = self.world;
-        let huge = Bx::new(-1e15, -1e15, 1e15, 1e15).to();
-        for area in [world, huge] {
-            self.query(area)?;
-        }
-        let n = self.live.len();
-        for e in self.live.clone().into_iter().take(24) {
-            self.query(e.aabb)?;
-            let c = e.aabb.center();
-            self.nearest(c, 1)?;
-            self.nearest(c, n)?;
-            self.within(c, S::ONE)?;
-            for origin in [world.min, world.max, Point::new(world.min.x, c.y)] {
-                let direction = Point::new(c.x - origin.x, c.y - origin.y);
-                self.raycast(Ray {
-                    origin,
-                    direction,
-                    max_t: S::INFINITY,
-                })?;
-            }
-        }
-        for (h, ho) in self.stale.clone().into_iter().take(24) {
-            if let Some(item) = self.sut.get(h) {
-                return Err(format!(
-                    "get of the removed handle {h:?} returned value {} box {:?}, expected None",
-                    item.value,
-                    B(item.aabb)
-                ));
-            }
-            if self.oracle.get(ho).is_some() {
-                return Err(format!("ORACLE: get of the removed handle {ho:?} is Some"));
-            }
-        }
-        Ok(())
     }
 }
 

@@ -188,7 +188,7 @@ impl<S: Scalar, T> Levels<S, T> {
         for at in 0..len {
             let (a, b) = candidates.pairs[at];
             candidates.pairs[kept] = (a, b);
-            kept += usize::from(self.slots.aabb(a).overlaps(self.slots.aabb(b)));
+            kept += usize::from(self.slots.aabb(a).intersects_branchless(self.slots.aabb(b)));
         }
         for &(a, b) in &candidates.pairs[..kept] {
             visit(self.slots.item(a), self.slots.item(b))?;
