@@ -48,17 +48,17 @@ const AUTO_MAX_CELLS_PER_SIDE: f64 = 4096.0;
 /// [`PointGrid`](crate::PointGrid) tuned to its size class.
 ///
 /// # Complexity
-/// With `L` = levels holding elements and `k` = elements per cell: insert O(L), remove and
-/// moving update O(L + k), update within the same cell O(L) (finding the level);
+/// With `L` = levels holding elements and `k` = elements per cell: insert, remove and update
+/// O(L) (finding the level; moves are re-filed by `maintain`);
 /// query O(Σ over levels of cells under the area widened by a cell · k); for_each_pair
 /// O(cells in use + Σ k² + Σ over elements of the cells of finer levels under their box);
 /// nearest O(rings searched · k), best first across levels; maintain O(rows + elements).
 ///
 /// # Memory per element
 /// As [`PointGrid`](crate::PointGrid): the slot table (21 bytes for `f32` boxes and `()`
-/// values, 28 with `u32` values), a 16-byte list node (24 with `f64`) and a 4-byte back-link:
-/// 41 bytes with `()` values, 48 with `u32` values, whatever the element's size, plus 4 bytes
-/// per cell of the rows in use and 8 bytes per row of every level.
+/// values, 28 with `u32` values), a 16-byte list node (24 with `f64`), a 4-byte link to it and
+/// a 4-byte cell: 45 bytes with `()` values, 52 with `u32` values, whatever the element's
+/// size, plus 4 bytes per cell of the rows in use and 8 bytes per row of every level.
 ///
 /// # Errors
 /// [`HierarchicalGrid::new`] returns [`Error::InvalidParameter`] for an invalid world, a cell

@@ -39,17 +39,20 @@ const MAX_CELLS_PER_SIDE: f64 = 4096.0;
 /// Elements outside the world are filed in the border cells, so nothing is lost, but a crowd
 /// far outside the world piles into few cells and slows down.
 ///
+/// An update writes the box and the stored point; an element whose point leaves its cell
+/// stays there (searches widen by how far such points stray, a bounded amount) until
+/// [`maintain`](crate::SpatialIndex::maintain) re-files it, so call that once per frame.
+///
 /// # Complexity
-/// With `k` = elements per cell: insert O(1), remove and moving update O(k), update within
-/// the same cell O(1); query O(cells under the area widened by the bound · k);
-/// for_each_pair O(cells + Σ k²); nearest O(cells of the rings searched · k); maintain
-/// O(cells + elements).
+/// With `k` = elements per cell: insert, remove and update O(1); query O(cells under the area
+/// widened by the bound · k); for_each_pair O(cells + Σ k² over neighbourhoods); nearest
+/// O(cells of the rings searched · k); maintain O(cells + elements).
 ///
 /// # Memory per element
 /// The slot table (box, value and generation: 21 bytes for `f32` boxes and `()` values, 28 for
-/// `u32` values), one 16-byte list node (next, slot, corner; 24 with `f64`) and a 4-byte
-/// back-link from the slot to its node: 41 bytes with `()` values, 48 with `u32` values, plus
-/// 4 bytes per cell of the rows in use.
+/// `u32` values), one 16-byte list node (next, slot, corner; 24 with `f64`), a 4-byte link
+/// from the slot to its node and its 4-byte cell: 45 bytes with `()` values, 52 with `u32`
+/// values, plus 4 bytes per cell of the rows in use.
 ///
 /// # Errors
 /// [`PointGrid::new`] returns [`Error::InvalidParameter`] for an invalid world or a bound that
