@@ -5,10 +5,10 @@
 //! `cargo bench -p spatix-bench -- frame/`.
 
 use spatix::{
-    Aabb, BruteForce, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree, PackedIndex,
-    Quadtree, QuadtreeConfig, UniformGrid,
+    Aabb, BruteForce, HierarchicalGrid, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig,
+    MxCifQuadtree, PackedIndex, PointGrid, Quadtree, QuadtreeConfig, UniformGrid,
 };
-use spatix_bench::Suite;
+use spatix_bench::{Mix, Suite};
 
 fn main() {
     let mut c = spatix_bench::criterion().configure_from_args();
@@ -37,6 +37,16 @@ fn main() {
         let mut tree = LooseQuadtree::with_config(a.world, config).unwrap();
         tree.reserve(a.len());
         tree
+    });
+    // Same-size agents only: with the dragons of the mixed mix, its bound would be theirs.
+    let same_size = [Mix::Uniform, Mix::Clustered];
+    suite.bench_mixes(&mut c, "points", &same_size, &spatix_bench::SIZES, |a| {
+        let sample: Vec<Aabb<f32>> = a.boxes().collect();
+        PointGrid::auto(a.world, &sample).unwrap()
+    });
+    suite.bench(&mut c, "hierarchical", &spatix_bench::SIZES, |a| {
+        let sample: Vec<Aabb<f32>> = a.boxes().collect();
+        HierarchicalGrid::auto(a.world, &sample).unwrap()
     });
     // Static structures: how to build one from the agents (timed as the build).
     suite.bench_static(&mut c, "packed", &spatix_bench::SIZES, |a| {

@@ -456,7 +456,33 @@ impl Suite {
         I: SpatialIndex<f32, u32>,
         F: Fn(&Agents<f32>) -> I,
     {
-        for (mix, n) in cases(sizes) {
+        self.bench_mixes(c, name, &MIXES, sizes, make);
+    }
+
+    /// [`Suite::bench`] on the given mixes only: for structures that hold one size class
+    /// (a point grid's bound would be the dragons' on [`Mix::Mixed`]).
+    ///
+    /// ```no_run
+    /// use spatix::PointGrid;
+    /// use spatix_bench::{Mix, Suite, criterion};
+    /// let mut c = criterion().configure_from_args();
+    /// Suite::new().bench_mixes(&mut c, "points", &[Mix::Uniform], &[10_000], |a| {
+    ///     PointGrid::new(a.world, 3.0).unwrap()
+    /// });
+    /// c.final_summary();
+    /// ```
+    pub fn bench_mixes<I, F>(
+        &mut self,
+        c: &mut Criterion,
+        name: &str,
+        mixes: &[Mix],
+        sizes: &[usize],
+        make: F,
+    ) where
+        I: SpatialIndex<f32, u32>,
+        F: Fn(&Agents<f32>) -> I,
+    {
+        for (mix, n) in cases(mixes, sizes) {
             let id = || BenchmarkId::new(mix.name(), n);
             let workload = self.workload(n, mix);
             let agents = &workload.agents;
@@ -523,7 +549,7 @@ impl Suite {
         I: SpatialQuery<f32, u32>,
         F: Fn(&Agents<f32>) -> I,
     {
-        for (mix, n) in cases(sizes) {
+        for (mix, n) in cases(&MIXES, sizes) {
             let id = || BenchmarkId::new(mix.name(), n);
             let workload = self.workload(n, mix);
             let agents = &workload.agents;
@@ -555,8 +581,8 @@ impl Suite {
 }
 
 /// Every mix at every N of `sizes`, mixes outermost: the order the suite runs them in.
-fn cases(sizes: &[usize]) -> impl Iterator<Item = (Mix, usize)> + '_ {
-    MIXES
+fn cases<'a>(mixes: &'a [Mix], sizes: &'a [usize]) -> impl Iterator<Item = (Mix, usize)> + 'a {
+    mixes
         .iter()
         .flat_map(move |&mix| sizes.iter().map(move |&n| (mix, n)))
 }

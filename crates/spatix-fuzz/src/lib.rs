@@ -22,8 +22,9 @@ use core::ops::ControlFlow;
 
 use spatix::prelude::*;
 use spatix::{
-    Aabb, BruteForce, Handle, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree,
-    Point, Quadtree, QuadtreeConfig, Ray, Scalar, UniformGrid, Workspace,
+    Aabb, BruteForce, Error, Handle, HierarchicalGrid, LooseQuadtree, LooseQuadtreeConfig,
+    MxCifConfig, MxCifQuadtree, Point, PointGrid, Quadtree, QuadtreeConfig, Ray, Scalar,
+    UniformGrid, Workspace,
 };
 
 /// The structures the fuzzer drives, by name; `run`'s first byte picks one (modulo the count).
@@ -36,7 +37,15 @@ pub const TARGETS: &[&str] = &[
     "mxcif-f64-threshold-one",
     "loose-quadtree-f32",
     "loose-quadtree-f64-small-leaves",
+    "hierarchical-f32",
+    "hierarchical-f64-factor-2",
+    "points-f32",
+    "points-f64-tight",
 ];
+
+/// The bound on half extents of the point grids the fuzzer drives (larger boxes must be
+/// refused with `Error::BoxTooLarge`).
+const POINT_BOUND: f64 = 4.0;
 
 /// The world every fuzzed structure declares: elements outside it are legal and common.
 const WORLD: f64 = 128.0;
@@ -99,7 +108,7 @@ pub fn run(data: &[u8]) {
             .expect("valid loose quadtree"),
             ops,
         ),
-        _ => drive(
+        7 => drive(
             LooseQuadtree::with_config(
                 world_f64,
                 LooseQuadtreeConfig {
@@ -108,6 +117,23 @@ pub fn run(data: &[u8]) {
                 },
             )
             .expect("valid loose quadtree"),
+            ops,
+        ),
+        8 => drive(
+            HierarchicalGrid::new(world_f32, 2.0).expect("valid hierarchy"),
+            ops,
+        ),
+        9 => drive(
+            HierarchicalGrid::with_factor(world_f64, 0.5, 2).expect("valid hierarchy"),
+            ops,
+        ),
+        10 => drive_bounded(
+            PointGrid::new(world_f32, POINT_BOUND as f32).expect("valid point grid"),
+            ops,
+        ),
+        _ => drive_bounded(
+            PointGrid::with_cell_size(world_f64, POINT_BOUND, 2.0 * POINT_BOUND + 0.01)
+                .expect("valid point grid"),
             ops,
         ),
     }
@@ -208,9 +234,20 @@ struct Pair<S: Scalar, I> {
     stale: Vec<(Handle, Handle)>,
     next_id: u64,
     ws: (Workspace<S>, Workspace<S>),
+    /// The structure's bound on half extents, if it has one.
+    bound: Option<f64>,
 }
 
 fn drive<S: Scalar, I: SpatialIndex<S, u64>>(sut: I, data: &[u8]) {
+    drive_with(sut, data, None);
+}
+
+/// [`drive`] for a point grid of bound [`POINT_BOUND`].
+fn drive_bounded<S: Scalar, I: SpatialIndex<S, u64>>(sut: I, data: &[u8]) {
+    drive_with(sut, data, Some(POINT_BOUND));
+}
+
+fn drive_with<S: Scalar, I: SpatialIndex<S, u64>>(sut: I, data: &[u8], bound: Option<f64>) {
     let mut p = Pair {
         sut,
         oracle: BruteForce::new(),
@@ -218,6 +255,7 @@ fn drive<S: Scalar, I: SpatialIndex<S, u64>>(sut: I, data: &[u8]) {
         stale: Vec::new(),
         next_id: 0,
         ws: (Workspace::new(), Workspace::new()),
+        bound,
     };
     let mut input = Bytes { data };
     let mut step = 0usize;
@@ -231,6 +269,32 @@ fn drive<S: Scalar, I: SpatialIndex<S, u64>>(sut: I, data: &[u8]) {
 }
 
 impl<S: Scalar, I: SpatialIndex<S, u64>> Pair<S, I> {
+    /// Whether the structure refused a box for being over its bound, as it must exactly for
+    /// valid boxes with `max - min > 2 * bound` on an axis (then the oracle is left alone).
+    fn refused<R: Debug>(
+        &self,
+        step: usize,
+        what: &str,
+        b: &Aabb<S>,
+        got: &Result<R, Error>,
+    ) -> bool {
+        let over = self.bound.is_some_and(|h| {
+            let fit = S::from_f64(h) + S::from_f64(h);
+            b.is_valid() && (b.max.x - b.min.x > fit || b.max.y - b.min.y > fit)
+        });
+        let refused = matches!(got, Err(Error::BoxTooLarge));
+        if over != refused {
+            fail(
+                step,
+                what,
+                b,
+                got,
+                &"Err(BoxTooLarge) exactly for boxes over the bound",
+            );
+        }
+        refused
+    }
+
     fn pick(&self, input: &mut Bytes<'_>) -> Option<usize> {
         let i = usize::from(input.u16());
         (!self.live.is_empty()).then(|| i % self.live.len())
@@ -241,7 +305,11 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Pair<S, I> {
             0..=3 => {
                 let b: Aabb<S> = input.aabb();
                 let id = self.next_id;
-                let (got, want) = (self.sut.insert(b, id), self.oracle.insert(b, id));
+                let got = self.sut.insert(b, id);
+                if self.refused(step, "insert", &b, &got) {
+                    return;
+                }
+                let want = self.oracle.insert(b, id);
                 match (got, want) {
                     (Ok(sut), Ok(oracle)) => {
                         self.next_id += 1;
@@ -265,7 +333,12 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Pair<S, I> {
                 let b: Aabb<S> = input.aabb();
                 if let Some(i) = self.pick(input) {
                     let e = &self.live[i];
-                    let (got, want) = (self.sut.update(e.sut, b), self.oracle.update(e.oracle, b));
+                    let got = self.sut.update(e.sut, b);
+                    if self.refused(step, "update", &b, &got) {
+                        return;
+                    }
+                    let e = &self.live[i];
+                    let want = self.oracle.update(e.oracle, b);
                     if got.is_ok() != want.is_ok() {
                         fail(step, "update", &b, &got, &want);
                     }

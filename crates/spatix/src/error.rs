@@ -24,6 +24,9 @@ pub enum Error {
     InvalidParameter(&'static str),
     /// The structure already holds the most elements it can address (2^32 - 2).
     CapacityExceeded,
+    /// The box is larger than the structure accepts: a [`PointGrid`](crate::PointGrid) holds
+    /// only boxes no larger than its bound (`max - min <= 2 * max_half_extent` on each axis).
+    BoxTooLarge,
     /// `check_invariants` found the structure inconsistent; the text says where.
     InvariantViolated(String),
 }
@@ -37,6 +40,9 @@ impl fmt::Display for Error {
             Self::StaleHandle => f.write_str("stale handle: the element was removed or never here"),
             Self::InvalidParameter(why) => write!(f, "invalid parameter: {why}"),
             Self::CapacityExceeded => f.write_str("capacity exceeded: too many elements"),
+            Self::BoxTooLarge => {
+                f.write_str("box too large: larger than the structure's bound on element size")
+            }
             Self::InvariantViolated(why) => write!(f, "invariant violated: {why}"),
         }
     }

@@ -16,6 +16,8 @@
 //! | [`MxCifQuadtree`] | the smallest node that contains them | mixed sizes, every colliding pair |
 //! | [`LooseQuadtree`] | one leaf (by centre); nodes carry grown boxes | sizes that vary enormously, one structure for a whole world |
 //! | [`UniformGrid`] | every cell they overlap | even density, similar sizes |
+//! | [`PointGrid`] | one cell, as a point (their size has a shared bound) | same-size agents |
+//! | [`HierarchicalGrid`] | one cell of the level that fits their size | sizes over orders of magnitude |
 //! | [`PackedIndex`] (static) | one array, in Hilbert order | static content: built once, fastest queries |
 //! | [`KdTree`] (static points) | leaves of a median-split tree | k-nearest neighbours on points built once |
 //!
@@ -66,7 +68,7 @@ pub mod workload;
 pub use brute::BruteForce;
 pub use error::Error;
 pub use geom::{Aabb, Point, Scalar};
-pub use grid::UniformGrid;
+pub use grid::{HierarchicalGrid, PointGrid, UniformGrid};
 pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex, SpatialQuery};
 pub use kdtree::{KdTree, KdTreeConfig, SplitRule};

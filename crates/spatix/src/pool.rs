@@ -8,7 +8,8 @@
 use crate::handle::NIL;
 
 /// One node of an index-linked list: the next node, the element slot it carries and, for
-/// lists that keep a copy of something per entry (the loose quadtree keeps each element's box
+/// lists that keep a copy of something per entry (the loose quadtree keeps each element's box,
+/// the point grids each element's corner
 /// beside it, so that walking a list reads nothing else), that data.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
@@ -19,6 +20,10 @@ pub(crate) struct Link<D = ()> {
 }
 
 const _: () = assert!(size_of::<Link>() == 8);
+
+/// Relinks tolerated before [`ListPool::scattered`] says the lists need laying out again,
+/// however few nodes they hold.
+const SCATTERED_AFTER_AT_LEAST: usize = 4096;
 
 /// The node array of every list of one structure, with a free list threaded through `next`.
 #[derive(Clone, Debug)]
@@ -135,10 +140,31 @@ impl<D: Copy + Default> ListPool<D> {
         &mut self.links[at as usize].data
     }
 
+    /// Gives the node at `at` another item and data (its place in its list unchanged).
+    #[inline]
+    pub(crate) fn replace(&mut self, at: u32, item: u32, data: D) {
+        let link = &mut self.links[at as usize];
+        link.item = item;
+        link.data = data;
+    }
+
     /// Re-points a node's `next` (used when moving whole nodes between lists).
     #[inline]
     pub(crate) fn set_next(&mut self, at: u32, next: u32) {
         self.links[at as usize].next = next;
+    }
+
+    /// Counts one node moved between lists by hand (with [`ListPool::set_next`]), so that
+    /// [`ListPool::relinked`] knows the lists are less in order.
+    #[inline]
+    pub(crate) fn note_relink(&mut self) {
+        self.relinked += 1;
+    }
+
+    /// Every node, in place: after [`ListPool::compact`], the lists one after another.
+    #[inline]
+    pub(crate) fn nodes(&self) -> &[Link<D>] {
+        &self.links
     }
 
     /// The items of the list starting at `head`, front to back.
@@ -159,6 +185,16 @@ impl<D: Copy + Default> ListPool<D> {
     #[inline]
     pub(crate) fn relinked(&self) -> usize {
         self.relinked
+    }
+
+    /// Whether the nodes relinked since the last compaction reach half of those in use (or
+    /// a few thousand, whichever is more): compacting then is paid for by as many relinks as
+    /// it moves (amortised O(1)), which keeps the lists close to traversal order even for a
+    /// structure whose `maintain` is never called. Building by insertion alone compacts at
+    /// every doubling.
+    #[inline]
+    pub(crate) fn scattered(&self) -> bool {
+        2 * self.relinked >= self.in_use.max(SCATTERED_AFTER_AT_LEAST)
     }
 
     /// Moves the nodes so that the lists occupy consecutive nodes, in the order in which
@@ -290,6 +326,27 @@ impl<D: Copy + Default> ListPool<D> {
             at = self.links[at as usize].next;
         }
         Ok(n)
+    }
+
+    /// Checks that the nodes in use are the `listed` ones the structure's lists hold and that
+    /// every other node is on the free list (none leaked).
+    pub(crate) fn check_counts(&self, listed: usize) -> Result<(), crate::Error> {
+        let fail = |why: String| Err(crate::Error::InvariantViolated(why));
+        if self.in_use != listed {
+            return fail(format!(
+                "the pool counts {} nodes in use but the lists hold {listed}",
+                self.in_use
+            ));
+        }
+        let free = self.free_len()?;
+        if free + self.in_use != self.links.len() {
+            return fail(format!(
+                "{free} free and {} used nodes, but {} allocated",
+                self.in_use,
+                self.links.len()
+            ));
+        }
+        Ok(())
     }
 
     /// Total nodes ever allocated (in use + free).

@@ -8,9 +8,9 @@ use std::alloc::System;
 
 use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
-    Aabb, Handle, KdTree, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree,
-    PackedIndex, Point, Quadtree, QuadtreeConfig, Ray, SpatialIndex, SpatialQuery, UniformGrid,
-    Workspace,
+    Aabb, Handle, HierarchicalGrid, KdTree, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig,
+    MxCifQuadtree, PackedIndex, Point, PointGrid, Quadtree, QuadtreeConfig, Ray, SpatialIndex,
+    SpatialQuery, UniformGrid, Workspace,
 };
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -119,6 +119,21 @@ fn warm_frames_allocate_nothing() {
             0,
             "grid, {sizes:?} sizes"
         );
+        let hierarchy = HierarchicalGrid::auto(agents.world, &sample).unwrap();
+        assert_eq!(
+            allocations(hierarchy, agents.clone()),
+            0,
+            "hierarchical grid, {sizes:?} sizes"
+        );
+        if sizes == Sizes::Uniform {
+            // A point grid holds one size class (with the dragons its bound would be theirs).
+            let points = PointGrid::auto(agents.world, &sample).unwrap();
+            assert_eq!(
+                allocations(points, agents.clone()),
+                0,
+                "point grid, {sizes:?} sizes"
+            );
+        }
         let config = QuadtreeConfig::for_element_size(&agents.world, 4.0);
         let tree = Quadtree::with_config(agents.world, config).unwrap();
         assert_eq!(

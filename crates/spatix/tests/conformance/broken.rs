@@ -245,7 +245,7 @@ fn failure(fault: Fault, variant: Variant) -> Option<(String, usize)> {
     let mut config = suite::config(2048);
     // a fault is caught within a few cases; never let a small PROPTEST_CASES hide it
     config.cases = config.cases.max(256);
-    match suite::run_cases(variant, &make, config) {
+    match suite::run_cases(variant, &make, config, None) {
         Ok(_) => None,
         Err(e) => {
             eprintln!("{fault:?} caught: {}", suite::describe(variant, &e));
@@ -356,7 +356,7 @@ fn bulk_catches_faults() {
         (Fault::NearestOneShort, "neighbours"),
     ] {
         let make = |world: Aabb<f32>| Broken::<f32, u64>::new(fault, world);
-        let e = bulk::one(1000, Layout::Clustered, Sizes::Mixed, 1, &make)
+        let e = bulk::one(1000, Layout::Clustered, Sizes::Mixed, 1, &make, None)
             .expect_err("the bulk test did not catch the fault");
         assert!(e.contains(expect), "{fault:?}: {e}");
         eprintln!("{fault:?} caught by the bulk test: {e}");
@@ -463,4 +463,25 @@ fn static_suite_catches_invalid_data_accepted() {
     static_suite::invalid_data(Kind::Boxes, |data: &[(Aabb<f64>, u64)]| {
         built(Fault::AcceptInvalidBox, data)
     });
+}
+
+/// A structure that declares a bound on half extents must refuse larger boxes: one that
+/// accepts them is caught by the random sequences and by the bulk test.
+#[test]
+fn catches_boxes_over_the_bound_accepted() {
+    let make = |world: Aabb<f64>| Broken::<f64, u64>::new(Fault::None, world);
+    let mut config = suite::config(2048);
+    config.cases = config.cases.max(256);
+    match suite::run_cases(Variant::MixedSizes, &make, config, Some(2.0)) {
+        Err(TestError::Fail(reason, _)) => assert!(
+            reason
+                .to_string()
+                .contains("larger than the declared bound"),
+            "caught, but not as expected: {reason}"
+        ),
+        other => panic!("the suite did not catch boxes over the bound: {other:?}"),
+    }
+    let e = bulk::one(1000, Layout::Uniform, Sizes::Mixed, 1, &make, Some(4.0))
+        .expect_err("the bulk test did not catch boxes over the bound");
+    assert!(e.contains("larger than the bound"), "{e}");
 }

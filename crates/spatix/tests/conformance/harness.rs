@@ -33,6 +33,7 @@ pub(crate) struct Stats {
     pub(crate) early_breaks: usize,
     pub(crate) ray_hits: usize,
     pub(crate) pairs_skipped: usize,
+    pub(crate) too_large: usize,
     pub(crate) max_len: usize,
 }
 
@@ -52,6 +53,7 @@ impl Stats {
         self.early_breaks += o.early_breaks;
         self.ray_hits += o.ray_hits;
         self.pairs_skipped += o.pairs_skipped;
+        self.too_large += o.too_large;
         self.max_len = self.max_len.max(o.max_len);
     }
 }
@@ -92,7 +94,19 @@ pub(crate) struct Harness<S: Scalar, I> {
     /// `for_each_pair` is compared only when at most this many pairs intersect (the bulk
     /// static tests lower it: the oracle's pair pass is quadratic).
     pub(crate) pairs_limit: usize,
+    /// The structure's declared bound on half extents (see `conformance!`).
+    bound: Option<f64>,
     pub(crate) stats: Stats,
+}
+
+/// Whether a valid box is larger than a structure's declared bound on half extents, by the
+/// rule such a structure keeps: `max - min > 2 * bound` on an axis, computed in `S`.
+pub(crate) fn too_large<S: Scalar>(b: &Aabb<S>, bound: Option<f64>) -> bool {
+    bound.is_some_and(|h| {
+        let h = S::from_f64(h);
+        let fit = h + h;
+        valid(b) && (b.max.x - b.min.x > fit || b.max.y - b.min.y > fit)
+    })
 }
 
 fn next_generation(h: Handle) -> Handle {
@@ -122,6 +136,7 @@ impl<S: Scalar, I: SpatialQuery<S, u64>> Harness<S, I> {
             ws_sut: Workspace::new(),
             ws_oracle: Workspace::new(),
             pairs_limit: usize::MAX,
+            bound: None,
             stats: Stats::default(),
         }
     }
@@ -772,7 +787,11 @@ impl<S: Scalar, I: SpatialQuery<S, u64>> Harness<S, I> {
 impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
     /// A fresh structure from `make`, a fresh oracle, and a few handles from a second instance
     /// of each (foreign handles: live there, stale here).
-    pub(crate) fn new(make: &impl Fn(Aabb<S>) -> I, world: Aabb<S>) -> Result<Self, String> {
+    pub(crate) fn new(
+        make: &impl Fn(Aabb<S>) -> I,
+        world: Aabb<S>,
+        bound: Option<f64>,
+    ) -> Result<Self, String> {
         let sut = make(world);
         let oracle = BruteForce::new();
         let mut other = make(world);
@@ -793,7 +812,9 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
             return Err("a second instance did not remove an element it holds".into());
         }
         other_oracle.remove(foreign[3].1);
-        Ok(Self::with_parts(sut, oracle, world, foreign))
+        let mut h = Self::with_parts(sut, oracle, world, foreign);
+        h.bound = bound;
+        Ok(h)
     }
 
     fn unregister(&mut self, id: u64) {
@@ -830,6 +851,17 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
         let id = self.next_id;
         self.next_id += 1;
         let got = self.sut.insert(aabb, id);
+        if too_large(&aabb, self.bound) {
+            if got != Err(Error::BoxTooLarge) {
+                return Err(format!(
+                    "insert of {:?}, larger than the declared bound {:?}, returned {got:?}, expected Err(BoxTooLarge)",
+                    B(&aabb),
+                    self.bound
+                ));
+            }
+            self.stats.too_large += 1;
+            return Ok(());
+        }
         let want = self.oracle.insert(aabb, id);
         if !valid(&aabb) {
             if got != Err(Error::InvalidAabb) {
@@ -919,11 +951,18 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
             }
         };
         let got = self.sut.update(e.sut, aabb);
-        let want = self.oracle.update(e.oracle, aabb);
-        let expected = if valid(&aabb) {
-            Ok(())
-        } else {
+        let expected = if !valid(&aabb) {
             Err(Error::InvalidAabb)
+        } else if too_large(&aabb, self.bound) {
+            self.stats.too_large += 1;
+            Err(Error::BoxTooLarge)
+        } else {
+            Ok(())
+        };
+        let want = if expected == Err(Error::BoxTooLarge) {
+            expected.clone()
+        } else {
+            self.oracle.update(e.oracle, aabb)
         };
         if got != expected {
             return Err(format!(
@@ -970,9 +1009,11 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
                 let aabb = bx.to();
                 let got = self.sut.update(h, aabb);
                 let want = self.oracle.update(ho, aabb);
+                let large = too_large(&aabb, self.bound);
                 let ok = |r: &Result<(), Error>| {
                     r == &Err(Error::StaleHandle)
                         || (!valid(&aabb) && r == &Err(Error::InvalidAabb))
+                        || (large && r == &Err(Error::BoxTooLarge))
                 };
                 if !ok(&got) {
                     return Err(format!(
@@ -1009,8 +1050,9 @@ pub(crate) fn run_ops<S: Scalar, I: SpatialIndex<S, u64>>(
     make: &impl Fn(Aabb<S>) -> I,
     world: World,
     ops: &[Op],
+    bound: Option<f64>,
 ) -> Result<Stats, String> {
-    let mut h = Harness::new(make, world.aabb())?;
+    let mut h = Harness::new(make, world.aabb(), bound)?;
     h.check_step()
         .map_err(|e| format!("fresh structure: {e}"))?;
     for (i, op) in ops.iter().enumerate() {

@@ -152,3 +152,36 @@ conformance_static!(packed_f64, f64, boxes, |data| {
 conformance_static!(packed_small_nodes_f64, f64, boxes, |data| {
     spatix::PackedIndex::with_config(data.iter().copied(), spatix::PackedConfig { node_size: 2 })
 });
+// Point grids hold only boxes up to a bound (the half sizes of uniform data), and must refuse
+// larger ones (the dragons of mixed sizes, the far and enclosing boxes of out-of-world data):
+// cells four times the bound (elements re-filed by maintain), and cells at the smallest size
+// allowed (re-filed at once), so that neighbouring cells do the work.
+conformance!(
+    points_f32,
+    f32,
+    |world| spatix::PointGrid::new(world, 4.0).unwrap(),
+    max_half_extent = 4.0
+);
+conformance!(
+    points_f64,
+    f64,
+    |world| spatix::PointGrid::new(world, 4.0).unwrap(),
+    max_half_extent = 4.0
+);
+conformance!(
+    points_tight_f64,
+    f64,
+    |world| spatix::PointGrid::with_cell_size(world, 4.0, 8.01).unwrap(),
+    max_half_extent = 4.0
+);
+// Hierarchical grids: levels from cells smaller than the elements up; and with a factor of 2,
+// many levels, every size class in its own.
+conformance!(hierarchical_f32, f32, |world| {
+    spatix::HierarchicalGrid::new(world, world.size().x / 64.0).unwrap()
+});
+conformance!(hierarchical_f64, f64, |world| {
+    spatix::HierarchicalGrid::new(world, 4.0).unwrap()
+});
+conformance!(hierarchical_factor2_f64, f64, |world| {
+    spatix::HierarchicalGrid::with_factor(world, 0.5, 2).unwrap()
+});

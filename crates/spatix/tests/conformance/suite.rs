@@ -24,17 +24,38 @@ use crate::scenarios;
 /// `u64` values. `bulk_max` caps the size of the largest bulk test (default 100_000); only
 /// structures whose `for_each_pair` is quadratic need it, and they skip the adversarial data
 /// sets (`adversarial.rs`, 10^4 to 10^5 elements each), which the others all run.
+/// `max_half_extent` declares that the structure holds only boxes with
+/// `max - min <= 2 * max_half_extent` on each axis (computed in the scalar type): it must
+/// reject larger valid boxes with `Error::BoxTooLarge` and change nothing, and is compared
+/// with the oracle on the rest.
+///
+/// ```text
+/// conformance!(points_f32, f32, |world| spatix::PointGrid::new(world, 4.0).unwrap(), max_half_extent = 4.0);
+/// ```
 macro_rules! conformance {
-    ($name:ident, $scalar:ty, $make:expr $(,)?) => {
-        conformance!(@suite $name, $scalar, $make, 100_000, adversarial);
+    (@or $default:expr) => {
+        $default
+    };
+    (@or $default:expr, $value:expr) => {
+        $value
+    };
+    ($name:ident, $scalar:ty, $make:expr $(, max_half_extent = $bound:expr)? $(,)?) => {
+        conformance!(
+            @suite $name, $scalar, $make, 100_000,
+            conformance!(@or None $(, Some($bound))?), adversarial
+        );
     };
     ($name:ident, $scalar:ty, $make:expr, bulk_max = $bulk_max:expr $(,)?) => {
-        conformance!(@suite $name, $scalar, $make, $bulk_max);
+        conformance!(@suite $name, $scalar, $make, $bulk_max, None);
     };
-    (@suite $name:ident, $scalar:ty, $make:expr, $bulk_max:expr $(, $adversarial:ident)?) => {
+    (@suite $name:ident, $scalar:ty, $make:expr, $bulk_max:expr, $bound:expr
+        $(, $adversarial:ident)?) => {
         mod $name {
             use $crate::data::Variant;
             use $crate::{bulk, suite};
+
+            const BULK_MAX: usize = $bulk_max;
+            const BOUND: Option<f64> = $bound;
 
             #[allow(unused_variables)]
             fn make(world: ::spatix::Aabb<$scalar>) -> impl ::spatix::SpatialIndex<$scalar, u64> {
@@ -43,63 +64,63 @@ macro_rules! conformance {
 
             #[test]
             fn ops_uniform() {
-                suite::random_ops(Variant::Uniform, make);
+                suite::random_ops(Variant::Uniform, make, BOUND);
             }
 
             #[test]
             fn ops_clustered() {
-                suite::random_ops(Variant::Clustered, make);
+                suite::random_ops(Variant::Clustered, make, BOUND);
             }
 
             #[test]
             fn ops_mixed_sizes() {
-                suite::random_ops(Variant::MixedSizes, make);
+                suite::random_ops(Variant::MixedSizes, make, BOUND);
             }
 
             #[test]
             fn ops_coincident() {
-                suite::random_ops(Variant::Coincident, make);
+                suite::random_ops(Variant::Coincident, make, BOUND);
             }
 
             #[test]
             fn ops_out_of_world() {
-                suite::random_ops(Variant::OutOfWorld, make);
+                suite::random_ops(Variant::OutOfWorld, make, BOUND);
             }
 
             #[test]
             fn ops_degenerate() {
-                suite::random_ops(Variant::Degenerate, make);
+                suite::random_ops(Variant::Degenerate, make, BOUND);
             }
 
             #[test]
             fn scenarios() {
-                suite::scenarios(make);
+                suite::scenarios(make, BOUND);
             }
 
             #[test]
             fn bulk_empty() {
-                bulk::run(0, $bulk_max, make);
+                bulk::run(0, BULK_MAX, make, BOUND);
             }
 
             #[test]
             fn bulk_one() {
-                bulk::run(1, $bulk_max, make);
+                bulk::run(1, BULK_MAX, make, BOUND);
             }
 
             #[test]
             fn bulk_thousand() {
-                bulk::run(1000, $bulk_max, make);
+                bulk::run(1000, BULK_MAX, make, BOUND);
             }
 
             #[test]
             fn bulk_large() {
-                bulk::run(100_000, $bulk_max, make);
+                bulk::run(100_000, BULK_MAX, make, BOUND);
             }
 
             $(
                 #[test]
                 fn $adversarial() {
-                    $crate::adversarial::run(make);
+                    $crate::adversarial::run(make, BOUND);
                 }
             )?
         }
@@ -135,11 +156,13 @@ pub(crate) fn run_cases<S: Scalar, I: SpatialIndex<S, u64>>(
     variant: Variant,
     make: &impl Fn(Aabb<S>) -> I,
     config: Config,
+    bound: Option<f64>,
 ) -> Result<Stats, TestError<Case>> {
     let stats = RefCell::new(Stats::default());
     let mut runner = TestRunner::new(config);
     runner.run(&ops::cases(variant), |case| {
-        let s = harness::run_ops(make, case.world, &case.ops).map_err(TestCaseError::fail)?;
+        let s =
+            harness::run_ops(make, case.world, &case.ops, bound).map_err(TestCaseError::fail)?;
         stats.borrow_mut().add(&s);
         Ok(())
     })?;
@@ -161,11 +184,12 @@ pub(crate) fn describe(variant: Variant, error: &TestError<Case>) -> String {
 pub(crate) fn random_ops<S: Scalar, I: SpatialIndex<S, u64>>(
     variant: Variant,
     make: impl Fn(Aabb<S>) -> I,
+    bound: Option<f64>,
 ) {
     let config = config(8192);
     let cases = config.cases;
-    let stats =
-        run_cases(variant, &make, config).unwrap_or_else(|e| panic!("{}", describe(variant, &e)));
+    let stats = run_cases(variant, &make, config, bound)
+        .unwrap_or_else(|e| panic!("{}", describe(variant, &e)));
     if cases >= COVERAGE_MIN_CASES {
         coverage(variant, &stats);
     }
@@ -199,9 +223,12 @@ pub(crate) fn assert_reached(what: impl Debug, reached: &[(&str, usize)], s: &St
 }
 
 /// The hand-written scenarios.
-pub(crate) fn scenarios<S: Scalar, I: SpatialIndex<S, u64>>(make: impl Fn(Aabb<S>) -> I) {
+pub(crate) fn scenarios<S: Scalar, I: SpatialIndex<S, u64>>(
+    make: impl Fn(Aabb<S>) -> I,
+    bound: Option<f64>,
+) {
     for (name, case) in scenarios::all() {
-        if let Err(e) = harness::run_ops(&make, case.world, &case.ops) {
+        if let Err(e) = harness::run_ops(&make, case.world, &case.ops, bound) {
             panic!("scenario \"{name}\": {e}\nsequence, {case:?}");
         }
     }

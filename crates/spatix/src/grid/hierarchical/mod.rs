@@ -1,0 +1,311 @@
+//! The hierarchical grid (seed 001 §2's preferred hierarchy, generalised): a few levels of
+//! grids whose cell sizes grow by a constant factor; each element is filed once, as a point,
+//! in the level whose cells fit its size.
+
+use super::cells::{Lattice, extent_of};
+use super::levels::{Level, Levels, MAX_LEVELS, levels_index};
+use crate::{Aabb, Error, Handle, Scalar};
+
+#[cfg(test)]
+mod tests;
+
+/// The factor between the cell sizes of consecutive levels, unless told otherwise.
+const DEFAULT_FACTOR: u32 = 4;
+
+/// [`HierarchicalGrid::auto`]: the finest cells are this multiple of the sample's typical
+/// size (the extent below which [`AUTO_QUANTILE`] of the boxes fall, plus rounding margins),
+/// so that the finest level holds that share of them, as a [`PointGrid`](crate::PointGrid)
+/// for that size would.
+const AUTO_CELL_FACTOR: f64 = 2.0;
+
+/// [`HierarchicalGrid::auto`]: the share of the sample the finest level should hold.
+const AUTO_QUANTILE: f64 = 0.98;
+
+/// [`HierarchicalGrid::auto`]: the finest level has at most this many cells along the
+/// world's longer side.
+const AUTO_MAX_CELLS_PER_SIDE: f64 = 4096.0;
+
+/// Levels of grids over one world, the finest first, each with cells `factor` times wider
+/// than the last; an element is filed once, in the first level whose cells are at least twice
+/// as wide and high as its box, as one point (the lower-left corner of its box) in one cell.
+/// The last level is a single cell that takes whatever is larger. A dragon among hobbits is
+/// one entry in a coarse level, not hundreds in fine cells.
+///
+/// Within a level an element sticks out of its cell by at most half a cell on the high sides
+/// (a little more while it moves, until [`maintain`](crate::SpatialIndex::maintain) re-files
+/// it), so searches widen by that on each level, test the stored points, and read true boxes
+/// only where the points cannot decide. Rows of cells are allocated when first used and released
+/// by [`maintain`](crate::SpatialIndex::maintain) once empty, so empty levels and empty rows
+/// cost (almost) nothing.
+///
+/// Pairs: within a level, each cell against itself and its four forward neighbours (east and
+/// the three above); across levels, each element of a coarser level searches the finer levels
+/// around its box, so each pair is found once, from its larger element.
+///
+/// # When to use it
+/// Elements whose sizes differ by orders of magnitude — agents, vehicles, buildings — in
+/// one index, with no bound to declare. Every level works like a
+/// [`PointGrid`](crate::PointGrid) tuned to its size class.
+///
+/// # Complexity
+/// With `L` = levels holding elements and `k` = elements per cell: insert, remove and update
+/// O(L) (finding the level; moves are re-filed by `maintain`);
+/// query O(Σ over levels of cells under the area widened by a cell · k); for_each_pair
+/// O(cells in use + Σ k² + Σ over elements of the cells of finer levels under their box);
+/// nearest O(rings searched · k), best first across levels; maintain O(rows + elements).
+///
+/// # Memory per element
+/// As [`PointGrid`](crate::PointGrid): the slot table (21 bytes for `f32` boxes and `()`
+/// values, 28 with `u32` values), a 16-byte list node (24 with `f64`), a 4-byte link to it and
+/// a 4-byte cell: 45 bytes with `()` values, 52 with `u32` values, whatever the element's
+/// size, plus 4 bytes per cell of the rows in use and 8 bytes per row of every level.
+///
+/// # Errors
+/// [`HierarchicalGrid::new`] returns [`Error::InvalidParameter`] for an invalid world, a cell
+/// size that is not finite and positive, a factor outside `2..=16`, or a finest level of more
+/// than 2^28 cells. Insert and update return [`Error::InvalidAabb`] for a NaN, infinite or
+/// inverted box and update returns [`Error::StaleHandle`] for a stale handle; nothing changes
+/// on error.
+///
+/// # Example
+/// ```
+/// use core::ops::ControlFlow;
+/// use spatix::{Aabb, HierarchicalGrid, Point, SpatialIndex, SpatialQuery};
+///
+/// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1000.0, 1000.0))?;
+/// let mut grid = HierarchicalGrid::new(world, 8.0)?; // cells of 8, 32, 128, 512, then one
+/// let hobbit = grid.insert(Aabb::new(Point::new(10.0, 10.0), Point::new(12.0, 12.0))?, "hobbit")?;
+/// let dragon = grid.insert(Aabb::new(Point::new(0.0, 0.0), Point::new(90.0, 60.0))?, "dragon")?;
+/// assert_eq!(grid.level_of(hobbit), Some(0)); // up to 4 x 4 in cells of 8
+/// assert_eq!(grid.level_of(dragon), Some(3)); // up to 256 x 256 in cells of 512
+///
+/// let mut pairs = Vec::new();
+/// let _ = grid.for_each_pair(|a, b| { pairs.push((*a.value, *b.value)); ControlFlow::Continue(()) });
+/// assert_eq!(pairs, [("dragon", "hobbit")]);
+/// grid.check_invariants()?;
+/// # Ok::<(), spatix::Error>(())
+/// ```
+///
+/// # See also
+/// [`PointGrid`](crate::PointGrid) is the single-level version, for one size class;
+/// [`UniformGrid`](crate::UniformGrid) files boxes in every cell they overlap, which suits
+/// similar sizes only; [`Quadtree`](crate::Quadtree) adapts to uneven density.
+#[derive(Clone, Debug)]
+pub struct HierarchicalGrid<S, T> {
+    inner: Levels<S, T>,
+}
+
+impl<S: Scalar, T> HierarchicalGrid<S, T> {
+    /// An empty hierarchy over `world` whose finest cells have side `finest_cell`, each level
+    /// 4 times coarser than the last, up to the first level whose cell
+    /// covers the world; the last level is one cell.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if `world` is not a valid box, `finest_cell` is not finite
+    /// and positive, or the finest level would have more than 2^28 cells.
+    ///
+    /// ```
+    /// use spatix::{Aabb, HierarchicalGrid, Point};
+    /// let world = Aabb::new(Point::new(0.0f64, 0.0), Point::new(1000.0, 1000.0))?;
+    /// let grid = HierarchicalGrid::<f64, ()>::new(world, 10.0)?;
+    /// assert_eq!(grid.levels(), 5); // 10, 40, 160, 640, then the whole world
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn new(world: Aabb<S>, finest_cell: S) -> Result<Self, Error> {
+        Self::with_factor(world, finest_cell, DEFAULT_FACTOR)
+    }
+
+    /// As [`HierarchicalGrid::new`], with cell sizes growing by `factor` (2 to 16) from one
+    /// level to the next.
+    ///
+    /// # Errors
+    /// As [`HierarchicalGrid::new`], and for a factor outside `2..=16`.
+    ///
+    /// ```
+    /// use spatix::{Aabb, HierarchicalGrid, Point};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(64.0, 64.0))?;
+    /// let grid = HierarchicalGrid::<f32, ()>::with_factor(world, 1.0, 2)?;
+    /// assert_eq!(grid.levels(), 7); // 1, 2, 4, 8, 16, 32, then one cell
+    /// assert!(HierarchicalGrid::<f32, ()>::with_factor(world, 1.0, 1).is_err());
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn with_factor(world: Aabb<S>, finest_cell: S, factor: u32) -> Result<Self, Error> {
+        if !(2..=16).contains(&factor) {
+            return Err(Error::InvalidParameter(
+                "the factor between levels must be 2 to 16",
+            ));
+        }
+        if !(finest_cell.is_finite() && finest_cell > S::ZERO) {
+            return Err(Error::InvalidParameter(
+                "the finest cell size must be finite and positive",
+            ));
+        }
+        if !world.is_valid() {
+            return Err(Error::InvalidParameter(
+                "world must be a valid box (finite, min <= max)",
+            ));
+        }
+        let (width, height) = extent_of(&world);
+        let side = width.max(height);
+        let mut levels = Vec::new();
+        let mut cell = finest_cell.to_f64();
+        while cell < side && levels.len() + 1 < MAX_LEVELS {
+            let c = S::from_f64(cell);
+            match Level::new(world, c, c * S::HALF) {
+                Ok(level) => levels.push(level),
+                // Cells too fine for the precision of coordinates this far from the origin:
+                // start at a coarser level.
+                Err(_) if levels.is_empty() && Lattice::new(world, c).is_ok() => {}
+                Err(e) => return Err(e),
+            }
+            cell *= f64::from(factor);
+        }
+        if cell < side {
+            return Err(Error::InvalidParameter(
+                "too many levels: use a larger finest cell or factor",
+            ));
+        }
+        // The catch-all: one cell over the whole world.
+        let top = S::from_f64(side.max(finest_cell.to_f64()));
+        levels.push(Level::new(world, top, S::INFINITY)?);
+        Ok(Self {
+            inner: Levels::new(levels),
+        })
+    }
+
+    /// An empty hierarchy over `world` whose finest cells are twice the size below which 98%
+    /// of the `sample`'s boxes fall (their larger side; plus rounding margins at the world's
+    /// magnitude), so that level holds the common elements, with room reserved for the
+    /// sample. Invalid boxes are ignored; an empty or
+    /// zero-size sample gives 4096 cells along the world's longer side at the finest level.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if `world` is not a valid box.
+    ///
+    /// ```
+    /// use spatix::{Aabb, HierarchicalGrid, Point};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1000.0, 1000.0))?;
+    /// let boxes: Vec<_> = (0..100)
+    ///     .map(|i| Aabb::new(Point::new(i as f32, 0.0), Point::new(i as f32 + 4.0, 3.0)))
+    ///     .collect::<Result<_, _>>()?;
+    /// let grid = HierarchicalGrid::<f32, usize>::auto(world, &boxes)?;
+    /// let finest = grid.cell_size(0).unwrap();
+    /// assert!(finest >= 8.0 && finest < 8.1);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn auto(world: Aabb<S>, sample: &[Aabb<S>]) -> Result<Self, Error> {
+        if !world.is_valid() {
+            return Err(Error::InvalidParameter(
+                "world must be a valid box (finite, min <= max)",
+            ));
+        }
+        let mut extents: Vec<f64> = sample
+            .iter()
+            .filter(|b| b.is_valid())
+            .map(|b| {
+                let (w, h) = extent_of(b);
+                w.max(h)
+            })
+            .collect();
+        let typical = if extents.is_empty() {
+            0.0
+        } else {
+            let at = ((extents.len() - 1) as f64 * AUTO_QUANTILE) as usize;
+            *extents.select_nth_unstable_by(at, f64::total_cmp).1
+        };
+        let (width, height) = extent_of(&world);
+        let fitting = Level::cell_for_fit(&world, S::from_f64(typical)).to_f64();
+        let mut cell =
+            (fitting * AUTO_CELL_FACTOR).max(width.max(height) / AUTO_MAX_CELLS_PER_SIDE);
+        if !(cell > 0.0 && cell.is_finite()) {
+            cell = 1.0; // points in a world of no area
+        }
+        let mut grid = Self::new(world, S::from_f64(cell))?;
+        grid.inner.reserve(sample.len());
+        Ok(grid)
+    }
+
+    /// Reserves room for `additional` more elements, so that inserting them does not
+    /// allocate (except for rows of cells used for the first time).
+    ///
+    /// ```
+    /// # use spatix::{Aabb, HierarchicalGrid, Point};
+    /// # let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10.0, 10.0))?;
+    /// let mut grid = HierarchicalGrid::<f32, u32>::new(world, 1.0)?;
+    /// grid.reserve(1000);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        self.inner.reserve(additional);
+    }
+
+    /// The world the hierarchy was declared over.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, HierarchicalGrid, Point};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10.0, 10.0))?;
+    /// assert_eq!(HierarchicalGrid::<f32, ()>::new(world, 1.0)?.world(), world);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn world(&self) -> Aabb<S> {
+        self.inner.levels[0].lattice.world
+    }
+
+    /// Number of levels, the catch-all single cell included.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, HierarchicalGrid, Point};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10.0, 10.0))?;
+    /// assert_eq!(HierarchicalGrid::<f32, ()>::new(world, 20.0)?.levels(), 1);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn levels(&self) -> usize {
+        self.inner.levels.len()
+    }
+
+    /// The cell side of a level (`None` past the last).
+    ///
+    /// ```
+    /// # use spatix::{Aabb, HierarchicalGrid, Point};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// let grid = HierarchicalGrid::<f32, ()>::new(world, 2.0)?;
+    /// assert_eq!(grid.cell_size(1), Some(8.0));
+    /// assert_eq!(grid.cell_size(3), Some(100.0)); // the catch-all
+    /// assert_eq!(grid.cell_size(4), None);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn cell_size(&self, level: usize) -> Option<S> {
+        self.inner.levels.get(level).map(|l| l.lattice.cell_size)
+    }
+
+    /// The number of elements filed in a level (`None` past the last).
+    ///
+    /// ```
+    /// # use spatix::{Aabb, HierarchicalGrid, Point, SpatialIndex};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// let mut grid = HierarchicalGrid::new(world, 2.0)?;
+    /// grid.insert(Aabb::new(Point::new(1.0, 1.0), Point::new(6.0, 2.0))?, ())?;
+    /// assert_eq!((grid.level_len(1), grid.level_len(2)), (Some(0), Some(1)));
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn level_len(&self, level: usize) -> Option<usize> {
+        self.inner.levels.get(level).map(|l| l.len)
+    }
+
+    /// The level an element is filed in, or `None` for a stale handle.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, HierarchicalGrid, Point, SpatialIndex};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// let mut grid = HierarchicalGrid::new(world, 2.0)?;
+    /// let h = grid.insert(Aabb::new(Point::new(1.0, 1.0), Point::new(40.0, 2.0))?, ())?;
+    /// assert_eq!(grid.level_of(h), Some(3));
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn level_of(&self, handle: Handle) -> Option<usize> {
+        let slot = self.inner.slots.slot_of(handle)?;
+        Some(self.inner.filed(slot).level)
+    }
+}
+
+levels_index!(HierarchicalGrid);

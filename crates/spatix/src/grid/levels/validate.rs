@@ -1,0 +1,218 @@
+//! The structural self-check.
+
+use super::{Level, Levels, Place};
+use crate::handle::NIL;
+use crate::{Error, Scalar};
+
+fn fail<R>(why: String) -> Result<R, Error> {
+    Err(Error::InvariantViolated(why))
+}
+
+impl<S: Scalar> Level<S> {
+    /// The level's parameters and its row table: the size bound fits the cells, every
+    /// allocated row and every released row is a distinct `cols`-wide run of `heads`, and
+    /// together they cover it.
+    fn validate_rows(&self, i: usize) -> Result<(), Error> {
+        let l = &self.lattice;
+        if !(self.fit >= S::ZERO && self.reach >= self.fit) {
+            return fail(format!(
+                "level {i}: size bound {:?} or reach {:?}",
+                self.fit, self.reach
+            ));
+        }
+        let fits = if self.fit.is_finite() {
+            self.reach + self.max_overhang + self.max_overhang + l.margin() * S::from_f64(4.0)
+                <= l.cell_size
+        } else {
+            l.cells() == 1
+        };
+        if !(self.overhang >= S::ZERO && self.overhang <= self.max_overhang) {
+            return fail(format!(
+                "level {i}: overhang {:?} outside 0..={:?}",
+                self.overhang, self.max_overhang
+            ));
+        }
+        if !fits || !(l.inv_cell * l.cell_size).is_finite() {
+            return fail(format!(
+                "level {i}: cells of {:?} cannot hold boxes up to {:?}",
+                l.cell_size, self.fit
+            ));
+        }
+        if self.rows.len() != l.rows as usize || self.row_len.len() != l.rows as usize {
+            return fail(format!(
+                "level {i}: row tables do not match its {} rows",
+                l.rows
+            ));
+        }
+        let cols = l.cols as usize;
+        if self.heads.len() % cols != 0 {
+            return fail(format!(
+                "level {i}: {} heads is not a whole number of rows",
+                self.heads.len()
+            ));
+        }
+        let mut owner = vec![false; self.heads.len() / cols];
+        let mut claim = |at: u32, what: &str| {
+            let at = at as usize;
+            if at % cols != 0 || at >= self.heads.len() || owner[at / cols] {
+                return fail(format!(
+                    "level {i}: {what} row at {at} is misplaced or shared"
+                ));
+            }
+            owner[at / cols] = true;
+            Ok(())
+        };
+        for (cy, &at) in self.rows.iter().enumerate() {
+            if at == NIL {
+                if self.row_len[cy] != 0 {
+                    return fail(format!(
+                        "level {i}: row {cy} has no cells but counts elements"
+                    ));
+                }
+            } else {
+                claim(at, "an allocated")?;
+            }
+        }
+        let mut at = self.free_row;
+        while at != NIL {
+            claim(at, "a released")?;
+            at = self.heads[at as usize];
+        }
+        if owner.iter().any(|&owned| !owned) {
+            return fail(format!(
+                "level {i}: a row of heads is neither in use nor released"
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl<S: Scalar, T> Levels<S, T> {
+    /// Every live element is listed exactly once, in the cell of its corner in the first level
+    /// that fits its box, by a node that carries its corner and that `node_of` names; every
+    /// list entry names a live element; the counts of rows, levels and the pool add up.
+    pub(crate) fn validate(&self) -> Result<(), Error> {
+        self.slots.check()?;
+        for (i, level) in self.levels.iter().enumerate() {
+            level.validate_rows(i)?;
+            if i + 1 < self.levels.len()
+                && !(level.fit.is_finite() && level.fit < self.levels[i + 1].fit)
+            {
+                return fail(format!(
+                    "level {i} does not hold smaller boxes than the next"
+                ));
+            }
+        }
+        let slot_count = self
+            .slots
+            .iter()
+            .map(|item| item.handle.slot() as usize + 1)
+            .max()
+            .unwrap_or(0);
+        if self.node_of.len() < slot_count || self.home.len() < slot_count {
+            return fail(format!(
+                "node_of covers {} of {slot_count} slots",
+                self.node_of.len()
+            ));
+        }
+        let mut seen = vec![false; slot_count];
+        let mut total = 0usize;
+        for (i, level) in self.levels.iter().enumerate() {
+            let mut in_level = 0usize;
+            for cy in 0..level.lattice.rows {
+                let mut in_row = 0usize;
+                for (cx, &head) in level.row_heads(cy).unwrap_or_default().iter().enumerate() {
+                    let place = Place {
+                        level: i,
+                        cx: cx as u32,
+                        cy,
+                    };
+                    in_row += self.validate_list(head, place, &mut seen)?;
+                }
+                if level.row_len[cy as usize] as usize != in_row {
+                    return fail(format!(
+                        "level {i} row {cy} counts {} elements but lists {in_row}",
+                        level.row_len[cy as usize]
+                    ));
+                }
+                in_level += in_row;
+            }
+            if level.len != in_level {
+                return fail(format!(
+                    "level {i} counts {} elements but lists {in_level}",
+                    level.len
+                ));
+            }
+            total += in_level;
+        }
+        if total != self.slots.len() {
+            return fail(format!(
+                "{total} elements listed, {} live",
+                self.slots.len()
+            ));
+        }
+        self.pool.check_counts(total)
+    }
+
+    /// Checks the list of one cell; returns its length.
+    fn validate_list(&self, head: u32, place: Place, seen: &mut [bool]) -> Result<usize, Error> {
+        let Place { level, cx, cy } = place;
+        let mut at = head;
+        let mut length = 0usize;
+        while at != NIL {
+            if at as usize >= self.pool.allocated() {
+                return fail(format!(
+                    "level {level} cell ({cx}, {cy}) links to node {at} out of range"
+                ));
+            }
+            length += 1;
+            if length > self.pool.allocated() {
+                return fail(format!(
+                    "the list of level {level} cell ({cx}, {cy}) has a cycle"
+                ));
+            }
+            let node = self.pool.link(at);
+            let slot = node.item;
+            if !self.slots.is_live(slot) || seen[slot as usize] {
+                return fail(format!(
+                    "level {level} cell ({cx}, {cy}) lists slot {slot}, which is dead or listed twice"
+                ));
+            }
+            seen[slot as usize] = true;
+            if self.node_of[slot as usize] != at {
+                return fail(format!(
+                    "slot {slot} is listed by node {at}, not the one node_of names"
+                ));
+            }
+            let b = self.slots.aabb(slot);
+            if node.data != b.min {
+                return fail(format!(
+                    "slot {slot}'s node carries {:?}, not its corner {:?}",
+                    node.data, b.min
+                ));
+            }
+            if self.place(b).map(|p| p.level) != Some(level) {
+                return fail(format!(
+                    "slot {slot} is listed in level {level}, but belongs in {:?}",
+                    self.place(b)
+                ));
+            }
+            let l = &self.levels[level];
+            if self.home[slot as usize] as usize != l.lattice.index(cx, cy) {
+                return fail(format!(
+                    "slot {slot} is listed in cell ({cx}, {cy}), not its home"
+                ));
+            }
+            let drift = l.drift(b.min, cx, cy);
+            if drift > l.overhang + l.lattice.margin() {
+                return fail(format!(
+                    "slot {slot} lies {drift:?} outside cell ({cx}, {cy}) of level {level}, whose overhang is {:?}",
+                    l.overhang
+                ));
+            }
+
+            at = node.next;
+        }
+        Ok(length)
+    }
+}

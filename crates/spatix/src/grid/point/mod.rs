@@ -1,0 +1,283 @@
+//! The point grid (seed 001 §5, the "uniform size" trick): elements share one upper bound on
+//! their size, so each is filed as a single point, in exactly one cell.
+
+use super::cells::{extent_of, magnitude};
+use super::levels::{Level, Levels, levels_index};
+use crate::{Aabb, Error, Scalar};
+
+#[cfg(test)]
+mod tests;
+
+/// [`PointGrid::new`]: cell side as a multiple of the smallest allowed (twice the bound).
+const CELL_FACTOR: f64 = 2.0;
+
+/// [`PointGrid::auto`]: the bound exceeds the sample's largest half extent by this fraction.
+const AUTO_HEADROOM: f64 = 1.0 / 64.0;
+
+/// [`PointGrid::new`]: at most this many cells along the world's longer side (cells smaller
+/// than that only help points, and rows of them would be long).
+const MAX_CELLS_PER_SIDE: f64 = 4096.0;
+
+/// A grid for elements of (roughly) one size: every element's box is at most
+/// `2 × max_half_extent` wide and high, so each is filed as one point, the lower-left corner of
+/// its box, in exactly one cell, and carries no size in the grid.
+///
+/// Searches widen their area by the shared bound (a coarse test on the stored points that
+/// never misses), then test the true boxes, kept in the slot table, so every result is exact.
+/// A box larger than the bound is rejected with [`Error::BoxTooLarge`] rather than silently
+/// mis-filed.
+///
+/// # When to use it
+/// Crowds of same-size agents — humans, orcs, particles — moving every frame: the seed's
+/// trick that "takes a simulation from hundreds of thousands of agents to millions". An
+/// update within the same cell writes only the box and the stored point; the pair pass tests
+/// each cell against itself and its four forward neighbours on the packed points and reads a
+/// true box only for the few pairs whose points are close. Mix in a few larger elements only
+/// through a structure that routes them elsewhere; for sizes that vary a lot use
+/// [`HierarchicalGrid`](crate::HierarchicalGrid).
+///
+/// Elements outside the world are filed in the border cells, so nothing is lost, but a crowd
+/// far outside the world piles into few cells and slows down.
+///
+/// An update writes the box and the stored point; an element whose point leaves its cell
+/// stays there (searches widen by how far such points stray, a bounded amount) until
+/// [`maintain`](crate::SpatialIndex::maintain) re-files it, so call that once per frame.
+///
+/// # Complexity
+/// With `k` = elements per cell: insert, remove and update O(1); query O(cells under the area
+/// widened by the bound · k); for_each_pair O(cells + Σ k² over neighbourhoods); nearest
+/// O(cells of the rings searched · k); maintain O(cells + elements).
+///
+/// # Memory per element
+/// The slot table (box, value and generation: 21 bytes for `f32` boxes and `()` values, 28 for
+/// `u32` values), one 16-byte list node (next, slot, corner; 24 with `f64`), a 4-byte link
+/// from the slot to its node and its 4-byte cell: 45 bytes with `()` values, 52 with `u32`
+/// values, plus 4 bytes per cell of the rows in use.
+///
+/// # Errors
+/// [`PointGrid::new`] returns [`Error::InvalidParameter`] for an invalid world or a bound that
+/// is negative, NaN or infinite. Insert and update return [`Error::InvalidAabb`] for a NaN,
+/// infinite or inverted box, [`Error::BoxTooLarge`] for a box over the bound, and update
+/// returns [`Error::StaleHandle`] for a stale handle; nothing changes on error.
+///
+/// # Example
+/// ```
+/// use core::ops::ControlFlow;
+/// use spatix::{Aabb, Error, Point, PointGrid, SpatialIndex, SpatialQuery};
+///
+/// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+/// let mut grid = PointGrid::new(world, 2.0)?; // boxes up to 4 x 4
+/// let orc = grid.insert(Aabb::new(Point::new(5.0, 5.0), Point::new(8.0, 8.0))?, "orc")?;
+/// grid.insert(Aabb::new(Point::new(7.0, 7.0), Point::new(9.0, 9.0))?, "elf")?;
+/// let dragon = Aabb::new(Point::new(20.0, 20.0), Point::new(60.0, 60.0))?;
+/// assert_eq!(grid.insert(dragon, "dragon"), Err(Error::BoxTooLarge));
+///
+/// let mut pairs = 0;
+/// let _ = grid.for_each_pair(|_, _| { pairs += 1; ControlFlow::Continue(()) });
+/// assert_eq!(pairs, 1);
+///
+/// grid.update(orc, Aabb::new(Point::new(50.0, 50.0), Point::new(52.0, 52.0))?)?;
+/// grid.check_invariants()?;
+/// # Ok::<(), spatix::Error>(())
+/// ```
+///
+/// # See also
+/// [`UniformGrid`](crate::UniformGrid) stores each element's box in every cell it overlaps and
+/// needs no bound; [`HierarchicalGrid`](crate::HierarchicalGrid) is the same filing by point
+/// over several levels, one per size class, with no bound at all.
+#[derive(Clone, Debug)]
+pub struct PointGrid<S, T> {
+    inner: Levels<S, T>,
+    max_half_extent: S,
+}
+
+impl<S: Scalar, T> PointGrid<S, T> {
+    /// An empty grid over `world` for boxes at most `2 × max_half_extent` wide and high, with
+    /// cells twice that side (or larger, so that there are at most 4096 along the world's
+    /// longer side).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if `world` is not a valid box or `max_half_extent` is
+    /// negative, NaN or so large that twice it is infinite.
+    ///
+    /// ```
+    /// use spatix::{Aabb, Point, PointGrid};
+    /// let world = Aabb::new(Point::new(0.0f64, 0.0), Point::new(1000.0, 1000.0))?;
+    /// let grid = PointGrid::<f64, ()>::new(world, 3.0)?;
+    /// assert!(grid.cell_size() >= 6.0);
+    /// assert!(PointGrid::<f64, ()>::new(world, -1.0).is_err());
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn new(world: Aabb<S>, max_half_extent: S) -> Result<Self, Error> {
+        let fit = Self::fit(max_half_extent)?;
+        if !world.is_valid() {
+            return Err(Error::InvalidParameter(
+                "world must be a valid box (finite, min <= max)",
+            ));
+        }
+        let (width, height) = extent_of(&world);
+        let least = Level::cell_for_fit(&world, fit).to_f64();
+        let mut cell = (least * CELL_FACTOR).max(width.max(height) / MAX_CELLS_PER_SIDE);
+        if cell.is_nan() || cell <= 0.0 {
+            cell = 1.0; // points in a world of no area
+        }
+        Self::build(
+            world,
+            max_half_extent,
+            S::from_f64(cell).max_s(S::from_f64(least)),
+        )
+    }
+
+    /// An empty grid over `world` for boxes at most `2 × max_half_extent` wide and high, with
+    /// square cells of side `cell_size`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] as for [`PointGrid::new`], and if `cell_size` is not finite,
+    /// is less than `2 × max_half_extent` (plus a relative margin of a few hundred ulps at the
+    /// world's magnitude), or gives more than 2^28 cells.
+    ///
+    /// ```
+    /// use spatix::{Aabb, Point, PointGrid};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 50.0))?;
+    /// let grid = PointGrid::<f32, ()>::with_cell_size(world, 1.0, 10.0)?;
+    /// assert_eq!(grid.dims(), (10, 5));
+    /// assert!(PointGrid::<f32, ()>::with_cell_size(world, 1.0, 1.5).is_err());
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn with_cell_size(world: Aabb<S>, max_half_extent: S, cell_size: S) -> Result<Self, Error> {
+        Self::fit(max_half_extent)?;
+        Self::build(world, max_half_extent, cell_size)
+    }
+
+    /// An empty grid over `world` whose bound is the largest half extent in `sample`
+    /// (typically the initial boxes themselves) plus headroom for rounding (1/64 of it, and a
+    /// few ulps at the world's magnitude: a box that moves is recomputed, and its width may
+    /// round differently), with cells as [`PointGrid::new`] picks them and room reserved for
+    /// the sample. Invalid boxes in the sample are ignored; an empty sample gives a grid for
+    /// points.
+    ///
+    /// # Errors
+    /// As [`PointGrid::new`].
+    ///
+    /// ```
+    /// use spatix::{Aabb, Point, PointGrid};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// let sample = [Aabb::new(Point::new(1.0, 1.0), Point::new(3.0, 6.0))?];
+    /// let bound = PointGrid::<f32, ()>::auto(world, &sample)?.max_half_extent();
+    /// assert!(bound >= 2.5 && bound < 2.6);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn auto(world: Aabb<S>, sample: &[Aabb<S>]) -> Result<Self, Error> {
+        let largest = sample
+            .iter()
+            .filter(|b| b.is_valid())
+            .map(|b| (b.max.x - b.min.x).max_s(b.max.y - b.min.y))
+            .fold(S::ZERO, S::max_s);
+        let headroom = S::from_f64(AUTO_HEADROOM);
+        let half = largest * S::HALF;
+        let ulps = magnitude(&world) * S::RELATIVE_SLACK * headroom;
+        let mut grid = Self::new(world, half + half * headroom + ulps)?;
+        grid.reserve(sample.len());
+        Ok(grid)
+    }
+
+    /// `2 × max_half_extent`, the largest width and height accepted.
+    fn fit(max_half_extent: S) -> Result<S, Error> {
+        let fit = max_half_extent + max_half_extent;
+        if max_half_extent >= S::ZERO && fit.is_finite() {
+            Ok(fit)
+        } else {
+            Err(Error::InvalidParameter(
+                "max_half_extent must be finite and not negative",
+            ))
+        }
+    }
+
+    fn build(world: Aabb<S>, max_half_extent: S, cell_size: S) -> Result<Self, Error> {
+        let level = Level::new(world, cell_size, Self::fit(max_half_extent)?)?;
+        Ok(Self {
+            inner: Levels::new(vec![level]),
+            max_half_extent,
+        })
+    }
+
+    /// Reserves room for `additional` more elements, so that inserting them does not
+    /// allocate (except for rows of cells used for the first time).
+    ///
+    /// ```
+    /// # use spatix::{Aabb, Point, PointGrid};
+    /// # let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10.0, 10.0))?;
+    /// let mut grid = PointGrid::<f32, u32>::new(world, 0.5)?;
+    /// grid.reserve(1000);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn reserve(&mut self, additional: usize) {
+        self.inner.reserve(additional);
+    }
+
+    /// The bound on every element's half width and half height.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, Point, PointGrid};
+    /// # let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10.0, 10.0))?;
+    /// assert_eq!(PointGrid::<f32, ()>::new(world, 0.5)?.max_half_extent(), 0.5);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn max_half_extent(&self) -> S {
+        self.max_half_extent
+    }
+
+    /// Whether [`insert`](crate::SpatialIndex::insert) would accept the box: it is valid and
+    /// `max - min <= 2 × max_half_extent` on each axis (computed in `S`).
+    ///
+    /// ```
+    /// # use spatix::{Aabb, Point, PointGrid};
+    /// # let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10.0, 10.0))?;
+    /// let grid = PointGrid::<f32, ()>::new(world, 0.5)?;
+    /// assert!(grid.fits(&Aabb::new(Point::new(1.0, 1.0), Point::new(2.0, 2.0))?));
+    /// assert!(!grid.fits(&Aabb::new(Point::new(1.0, 1.0), Point::new(2.5, 2.0))?));
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn fits(&self, aabb: &Aabb<S>) -> bool {
+        aabb.is_valid() && self.inner.place(aabb).is_some()
+    }
+
+    /// The world the grid was declared over.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, Point, PointGrid};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10.0, 10.0))?;
+    /// assert_eq!(PointGrid::<f32, ()>::new(world, 0.5)?.world(), world);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn world(&self) -> Aabb<S> {
+        self.inner.levels[0].lattice.world
+    }
+
+    /// The side of a cell.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, Point, PointGrid};
+    /// # let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10.0, 10.0))?;
+    /// assert_eq!(PointGrid::<f32, ()>::with_cell_size(world, 0.5, 2.5)?.cell_size(), 2.5);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn cell_size(&self) -> S {
+        self.inner.levels[0].lattice.cell_size
+    }
+
+    /// Columns and rows.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, Point, PointGrid};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10.0, 4.0))?;
+    /// assert_eq!(PointGrid::<f32, ()>::with_cell_size(world, 1.0, 3.0)?.dims(), (4, 2));
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn dims(&self) -> (u32, u32) {
+        let l = &self.inner.levels[0].lattice;
+        (l.cols, l.rows)
+    }
+}
+
+levels_index!(PointGrid);
