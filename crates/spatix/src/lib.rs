@@ -55,7 +55,7 @@ pub mod workload;
 pub use brute::BruteForce;
 pub use error::Error;
 pub use geom::{Aabb, Point, Scalar};
-pub use grid::UniformGrid;
+pub use grid::{LooseGrid, LooseGridConfig, UniformGrid};
 pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex, SpatialQuery};
 pub use nearest::{Neighbor, Workspace};

@@ -7,20 +7,29 @@
 
 use crate::handle::NIL;
 
-/// One node of an index-linked list: the next node and the element slot it carries.
-#[derive(Clone, Copy, Debug)]
+/// One node of an index-linked list: the next node, the element slot it carries and, for
+/// lists that keep a copy of something per entry (the loose grid keeps each element's box
+/// beside it, so that walking a list reads nothing else), that data.
+#[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
-pub(crate) struct Link {
+pub(crate) struct Link<D = ()> {
     pub(crate) next: u32,
     pub(crate) item: u32,
+    pub(crate) data: D,
 }
 
 const _: () = assert!(size_of::<Link>() == 8);
 
+/// [`ListPool::permute`] streams the nodes through a ring buffer when they move by fewer
+/// positions than this, or than a sixteenth of them.
+const MIN_WINDOW: usize = 4096;
+
 /// The node array of every list of one structure, with a free list threaded through `next`.
 #[derive(Clone, Debug)]
-pub(crate) struct ListPool {
-    links: Vec<Link>,
+pub(crate) struct ListPool<D = ()> {
+    links: Vec<Link<D>>,
+    /// Ring buffer of [`ListPool::permute`]'s streaming pass (a power of two long, or empty).
+    window: Vec<Link<D>>,
     free: u32,
     in_use: usize,
     /// Nodes linked or unlinked since the lists were last laid out in order by
@@ -28,10 +37,11 @@ pub(crate) struct ListPool {
     relinked: usize,
 }
 
-impl Default for ListPool {
+impl<D> Default for ListPool<D> {
     fn default() -> Self {
         Self {
             links: Vec::new(),
+            window: Vec::new(),
             free: NIL,
             in_use: 0,
             relinked: 0,
@@ -43,7 +53,20 @@ impl ListPool {
     /// Pushes `item` at the front of the list whose head is `head`.
     #[inline]
     pub(crate) fn push(&mut self, head: &mut u32, item: u32) {
-        let link = Link { next: *head, item };
+        self.push_with(head, item, ());
+    }
+}
+
+impl<D: Copy + Default> ListPool<D> {
+    /// Pushes `item`, with its data, at the front of the list whose head is `head`; returns
+    /// the node it now occupies.
+    #[inline]
+    pub(crate) fn push_with(&mut self, head: &mut u32, item: u32, data: D) -> u32 {
+        let link = Link {
+            next: *head,
+            item,
+            data,
+        };
         *head = if self.free != NIL {
             let at = self.free;
             self.free = self.links[at as usize].next;
@@ -55,6 +78,7 @@ impl ListPool {
         };
         self.in_use += 1;
         self.relinked += 1;
+        *head
     }
 
     /// Unlinks the first node carrying `item` from the list; returns whether one was found.
@@ -79,9 +103,10 @@ impl ListPool {
         false
     }
 
-    /// Returns one node to the free list.
+    /// Returns one node to the free list (its item becomes `NIL`, which marks free nodes).
     #[inline]
     pub(crate) fn release(&mut self, at: u32) {
+        self.links[at as usize].item = NIL;
         self.links[at as usize].next = self.free;
         self.free = at;
         self.in_use -= 1;
@@ -90,8 +115,20 @@ impl ListPool {
 
     /// The node at `at`.
     #[inline]
-    pub(crate) fn link(&self, at: u32) -> Link {
+    pub(crate) fn link(&self, at: u32) -> Link<D> {
         self.links[at as usize]
+    }
+
+    /// The data of the node at `at`, to change it in place.
+    #[inline]
+    pub(crate) fn data_mut(&mut self, at: u32) -> &mut D {
+        &mut self.links[at as usize].data
+    }
+
+    /// Every node, in place: after [`ListPool::compact`], the lists one after another.
+    #[inline]
+    pub(crate) fn nodes(&self) -> &[Link<D>] {
+        &self.links
     }
 
     /// Re-points a node's `next` (used when moving whole nodes between lists).
@@ -102,7 +139,7 @@ impl ListPool {
 
     /// The items of the list starting at `head`, front to back.
     #[inline]
-    pub(crate) fn items(&self, head: u32) -> Items<'_> {
+    pub(crate) fn items(&self, head: u32) -> Items<'_, D> {
         Items {
             pool: self,
             at: head,
@@ -170,6 +207,54 @@ impl ListPool {
         self.relinked = 0;
     }
 
+    /// Rebuilds the lists from scratch, by key: afterwards list `k` (whose head is `heads[k]`)
+    /// holds exactly the nodes for which `key` gave `k`, contiguous and in their previous
+    /// order in the array, lists in the order of `heads`, followed by the free nodes. `key` is
+    /// called once per node in use, in array order, and must give an index into `heads`.
+    /// O(nodes + lists), in place (a counting sort); cheap when the nodes are nearly grouped
+    /// already.
+    pub(crate) fn regroup(&mut self, heads: &mut [u32], mut key: impl FnMut(&Link<D>) -> usize) {
+        // Count each list's nodes in `heads`, keeping each node's key in its `next`.
+        heads.fill(0);
+        for link in &mut self.links {
+            if link.item != NIL {
+                let k = key(link);
+                heads[k] += 1;
+                link.next = k as u32;
+            }
+        }
+        // Each list's first position, then each node's destination, in its `next`.
+        let mut at = 0u32;
+        for head in heads.iter_mut() {
+            let count = *head;
+            *head = at;
+            at += count;
+        }
+        let mut free_at = at;
+        for link in &mut self.links {
+            let slot = if link.item == NIL {
+                &mut free_at
+            } else {
+                &mut heads[link.next as usize]
+            };
+            link.next = *slot;
+            *slot += 1;
+        }
+        self.permute();
+        // `heads[k]` is now where list k ends, and it starts where the previous one ends.
+        let mut start = 0u32;
+        for head in heads.iter_mut() {
+            let end = *head;
+            *head = if end > start { start } else { NIL };
+            self.thread(start, end);
+            start = end;
+        }
+        let allocated = self.links.len() as u32;
+        self.free = if start < allocated { start } else { NIL };
+        self.thread(start, allocated);
+        self.relinked = 0;
+    }
+
     /// Moves every node to the position held in its `next` (a permutation of the positions).
     ///
     /// Following the permutation's cycles directly would chase one dependent, cache-missing
@@ -177,12 +262,25 @@ impl ListPool {
     /// bucket of consecutive positions, walking the array sequentially and writing to one
     /// cursor per bucket, and a second pass follows the cycles within each cache-sized bucket.
     fn permute(&mut self) {
+        // Nearly ordered already (nodes move by a few positions, as when a few elements change
+        // lists between two orderings): one streaming pass through a small window.
+        let lag = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, link)| (link.next as usize).abs_diff(i))
+            .max()
+            .unwrap_or(0);
+        if lag < (self.links.len() / 16).max(MIN_WINDOW) {
+            self.permute_nearby(lag);
+            return;
+        }
         const BUCKETS: usize = 1024;
         const MIN_WIDTH: usize = 256;
         let n = self.links.len();
         let width = n.div_ceil(BUCKETS).max(MIN_WIDTH);
         let buckets = n.div_ceil(width);
-        let bucket = |link: Link| link.next as usize / width;
+        let bucket = |link: &Link<D>| link.next as usize / width;
         let mut cursor = [0usize; BUCKETS];
         for (b, c) in cursor.iter_mut().enumerate().take(buckets) {
             *c = b * width;
@@ -191,16 +289,16 @@ impl ListPool {
             let end = ((b + 1) * width).min(n);
             while cursor[b] < end {
                 let mut carried = self.links[cursor[b]];
-                let mut home = bucket(carried);
+                let mut home = bucket(&carried);
                 while home != b {
                     // Skip what already belongs there, then drop the node and carry on with
                     // the one it displaces.
-                    while bucket(self.links[cursor[home]]) == home {
+                    while bucket(&self.links[cursor[home]]) == home {
                         cursor[home] += 1;
                     }
                     carried = core::mem::replace(&mut self.links[cursor[home]], carried);
                     cursor[home] += 1;
-                    home = bucket(carried);
+                    home = bucket(&carried);
                 }
                 self.links[cursor[b]] = carried;
                 cursor[b] += 1;
@@ -212,6 +310,29 @@ impl ListPool {
                 carried = core::mem::replace(&mut self.links[carried.next as usize], carried);
             }
             self.links[i] = carried;
+        }
+    }
+
+    /// [`ListPool::permute`] when no node moves by more than `lag` positions: each node is
+    /// read into a ring buffer (of more than `2 * lag` nodes, kept for the next time) at its
+    /// destination, which is written back `lag` steps later, once every node bound for it has
+    /// been read (and after its own occupant was). Sequential reads and writes only.
+    fn permute_nearby(&mut self, lag: usize) {
+        let size = (2 * lag + 1).next_power_of_two();
+        if self.window.len() < size {
+            self.window.resize(size, Link::default());
+        }
+        let mask = self.window.len() - 1;
+        let n = self.links.len();
+        for i in 0..n + lag {
+            if i < n {
+                let link = self.links[i];
+                self.window[link.next as usize & mask] = link;
+            }
+            if i >= lag {
+                let p = i - lag;
+                self.links[p] = self.window[p & mask];
+            }
         }
     }
 
@@ -257,17 +378,17 @@ impl ListPool {
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.links.capacity() * size_of::<Link>()
+        (self.links.capacity() + self.window.capacity()) * size_of::<Link<D>>()
     }
 }
 
 /// Iterator over the items of one index-linked list.
-pub(crate) struct Items<'a> {
-    pool: &'a ListPool,
+pub(crate) struct Items<'a, D = ()> {
+    pool: &'a ListPool<D>,
     at: u32,
 }
 
-impl Iterator for Items<'_> {
+impl<D: Copy + Default> Iterator for Items<'_, D> {
     type Item = u32;
 
     #[inline]

@@ -9,7 +9,10 @@ use crate::{
     Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
     Workspace,
 };
+use lattice::{Lattice, auto_cell};
 
+mod lattice;
+mod loose;
 mod mutate;
 mod pairs;
 mod query;
@@ -17,11 +20,7 @@ mod query;
 mod tests;
 mod validate;
 
-/// Most cells a grid may have (2^28, 1 GiB of cell heads).
-const MAX_CELLS: f64 = (1u64 << 28) as f64;
-
-/// Cells of the grid [`UniformGrid::auto`] builds for an empty sample, per side.
-const DEFAULT_CELLS_PER_SIDE: f64 = 64.0;
+pub use loose::{LooseGrid, LooseGridConfig};
 
 /// [`UniformGrid::auto`]: cell side as a multiple of the sample's mean box extent.
 const AUTO_EXTENT_FACTOR: f64 = 12.0;
@@ -99,38 +98,12 @@ const AUTO_ELEMENTS_PER_CELL: f64 = 4.0;
 /// entries here); [`BruteForce`](crate::BruteForce) is faster below about 64 elements.
 #[derive(Clone, Debug)]
 pub struct UniformGrid<S, T> {
-    world: Aabb<S>,
-    cell_size: S,
-    /// `1 / cell_size`: cell coordinates are computed with a multiplication.
-    inv_cell: S,
-    cols: u32,
-    rows: u32,
+    /// The cells' geometry.
+    lattice: Lattice<S>,
     /// Row-major heads of the cells' lists (`NIL` when empty).
     cells: Vec<u32>,
     pool: ListPool,
     slots: Slots<S, T>,
-}
-
-/// The inclusive block of cells a box overlaps (after clamping into the grid).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct CellRange {
-    pub(super) x0: u32,
-    pub(super) y0: u32,
-    pub(super) x1: u32,
-    pub(super) y1: u32,
-}
-
-impl CellRange {
-    #[inline]
-    pub(super) fn contains(&self, x: u32, y: u32) -> bool {
-        self.x0 <= x && x <= self.x1 && self.y0 <= y && y <= self.y1
-    }
-
-    /// Number of cells in the block.
-    #[inline]
-    pub(super) fn area(&self) -> usize {
-        (self.x1 - self.x0 + 1) as usize * (self.y1 - self.y0 + 1) as usize
-    }
 }
 
 impl<S: Scalar, T> UniformGrid<S, T> {
@@ -151,29 +124,10 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn new(world: Aabb<S>, cell_size: S) -> Result<Self, Error> {
-        if !world.is_valid() {
-            return Err(Error::InvalidParameter(
-                "world must be a valid box (finite, min <= max)",
-            ));
-        }
-        let inv_cell = S::ONE / cell_size;
-        if !(cell_size.is_finite() && cell_size > S::ZERO && inv_cell.is_finite()) {
-            return Err(Error::InvalidParameter(
-                "cell_size must be finite and positive, with a finite inverse",
-            ));
-        }
-        let (width, height) = extent_of(&world);
-        let (cols, rows) =
-            dims_for(width, height, cell_size.to_f64()).ok_or(Error::InvalidParameter(
-                "the grid would have more than 2^28 cells: use a larger cell_size",
-            ))?;
+        let lattice = Lattice::new(world, cell_size)?;
         Ok(Self {
-            world,
-            cell_size,
-            inv_cell,
-            cols,
-            rows,
-            cells: vec![NIL; cols as usize * rows as usize],
+            lattice,
+            cells: vec![NIL; lattice.len()],
             pool: ListPool::default(),
             slots: Slots::default(),
         })
@@ -212,44 +166,13 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto(world: Aabb<S>, sample: &[Aabb<S>]) -> Result<Self, Error> {
-        if !world.is_valid() {
-            return Err(Error::InvalidParameter(
-                "world must be a valid box (finite, min <= max)",
-            ));
-        }
-        let (width, height) = extent_of(&world);
-        let (mut n, mut extent) = (0usize, 0.0f64);
-        for b in sample.iter().filter(|b| b.is_valid()) {
-            let s = b.size();
-            extent += (s.x.to_f64() + s.y.to_f64()) * 0.5;
-            n += 1;
-        }
-        let side = width.max(height);
-        let mut cell = if n == 0 {
-            side / DEFAULT_CELLS_PER_SIDE
-        } else {
-            let n = n as f64;
-            let by_extent = AUTO_EXTENT_FACTOR * extent / n;
-            let by_count = (width * height * AUTO_ELEMENTS_PER_CELL / n).sqrt();
-            by_extent.max(by_count)
-        };
-        if !(cell > 0.0 && cell.is_finite()) {
-            // A world or boxes of no area.
-            cell = if side > 0.0 {
-                side / DEFAULT_CELLS_PER_SIDE
-            } else {
-                1.0
-            };
-        }
-        while dims_for(width, height, cell).is_none() && cell.is_finite() {
-            cell *= 2.0;
-        }
-        let mut grid = Self::new(world, S::from_f64(cell))?;
+        let (cell, n) = auto_cell(&world, sample, AUTO_EXTENT_FACTOR, AUTO_ELEMENTS_PER_CELL)?;
+        let mut grid = Self::new(world, cell)?;
         grid.slots.reserve(n);
         let entries: usize = sample
             .iter()
             .filter(|b| b.is_valid())
-            .map(|b| grid.range(b).area())
+            .map(|b| grid.lattice.range(b).area())
             .sum();
         grid.pool.reserve(entries + entries / 32);
         Ok(grid)
@@ -264,7 +187,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn world(&self) -> Aabb<S> {
-        self.world
+        self.lattice.world
     }
 
     /// The side of a cell.
@@ -276,7 +199,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn cell_size(&self) -> S {
-        self.cell_size
+        self.lattice.cell
     }
 
     /// Columns and rows.
@@ -288,7 +211,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn dims(&self) -> (u32, u32) {
-        (self.cols, self.rows)
+        (self.lattice.cols, self.lattice.rows)
     }
 
     /// Calls `visit(cell_box, count)` for every cell, row by row from the lower-left corner,
@@ -307,51 +230,11 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn for_each_cell(&self, mut visit: impl FnMut(Aabb<S>, usize)) {
-        let c = self.cell_size.to_f64();
-        let (x0, y0) = (self.world.min.x.to_f64(), self.world.min.y.to_f64());
-        for cy in 0..self.rows {
-            for cx in 0..self.cols {
-                let cell = Aabb {
-                    min: Point::new(
-                        S::from_f64(x0 + f64::from(cx) * c),
-                        S::from_f64(y0 + f64::from(cy) * c),
-                    ),
-                    max: Point::new(
-                        S::from_f64(x0 + f64::from(cx + 1) * c),
-                        S::from_f64(y0 + f64::from(cy + 1) * c),
-                    ),
-                };
-                let head = self.cells[self.index(cx, cy)];
-                visit(cell, self.pool.items(head).count());
+        for cy in 0..self.lattice.rows {
+            for cx in 0..self.lattice.cols {
+                let head = self.cells[self.lattice.index(cx, cy)];
+                visit(self.lattice.cell_box(cx, cy), self.pool.items(head).count());
             }
-        }
-    }
-
-    /// The column of a coordinate, clamped into the grid (NaN gives column 0).
-    #[inline]
-    pub(super) fn col(&self, x: S) -> u32 {
-        // Truncation instead of floor: the two differ only below zero, which clamps to 0.
-        ((x - self.world.min.x) * self.inv_cell)
-            .to_i64()
-            .clamp(0, i64::from(self.cols - 1)) as u32
-    }
-
-    /// The row of a coordinate, clamped into the grid (NaN gives row 0).
-    #[inline]
-    pub(super) fn row(&self, y: S) -> u32 {
-        ((y - self.world.min.y) * self.inv_cell)
-            .to_i64()
-            .clamp(0, i64::from(self.rows - 1)) as u32
-    }
-
-    /// The block of cells a box is filed in.
-    #[inline]
-    pub(super) fn range(&self, b: &Aabb<S>) -> CellRange {
-        CellRange {
-            x0: self.col(b.min.x),
-            y0: self.row(b.min.y),
-            x1: self.col(b.max.x),
-            y1: self.row(b.max.y),
         }
     }
 
@@ -360,28 +243,6 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         let cells = &mut self.cells;
         self.pool.compact(|visit| cells.iter_mut().for_each(visit));
     }
-
-    /// Index of a cell in `cells`.
-    #[inline]
-    pub(super) fn index(&self, cx: u32, cy: u32) -> usize {
-        cy as usize * self.cols as usize + cx as usize
-    }
-}
-
-/// Width and height of a box, in `f64` so that they cannot overflow for `f32` boxes.
-fn extent_of<S: Scalar>(b: &Aabb<S>) -> (f64, f64) {
-    (
-        b.max.x.to_f64() - b.min.x.to_f64(),
-        b.max.y.to_f64() - b.min.y.to_f64(),
-    )
-}
-
-/// Columns and rows of a `width` × `height` world in cells of side `cell`, unless that is
-/// more than 2^28 cells.
-fn dims_for(width: f64, height: f64, cell: f64) -> Option<(u32, u32)> {
-    let across = |length: f64| (length / cell).ceil().max(1.0);
-    let (cols, rows) = (across(width), across(height));
-    (cols * rows <= MAX_CELLS).then_some((cols as u32, rows as u32))
 }
 
 impl<S: Scalar, T> SpatialQuery<S, T> for UniformGrid<S, T> {
@@ -408,7 +269,7 @@ impl<S: Scalar, T> SpatialQuery<S, T> for UniformGrid<S, T> {
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        self.pairs_in_rows(0..self.rows, visit)
+        self.pairs_in_rows(0..self.lattice.rows, visit)
     }
 
     fn nearest<'w>(

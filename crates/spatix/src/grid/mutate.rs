@@ -1,6 +1,7 @@
 //! Insert, remove and update.
 
-use super::{CellRange, UniformGrid};
+use super::UniformGrid;
+use super::lattice::CellRange;
 use crate::{Aabb, Error, Handle, Scalar};
 
 /// Relinks tolerated before the lists are packed, however few entries they hold.
@@ -10,7 +11,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     pub(super) fn insert_element(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
         let aabb = aabb.validated()?;
         let slot = self.slots.insert(aabb, value)?;
-        let range = self.range(&aabb);
+        let range = self.lattice.range(&aabb);
         self.link_block(range, None, slot);
         self.pack_if_scattered();
         Ok(self.slots.handle(slot))
@@ -18,7 +19,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
 
     pub(super) fn remove_element(&mut self, handle: Handle) -> Option<T> {
         let slot = self.slots.slot_of(handle)?;
-        let range = self.range(self.slots.aabb(slot));
+        let range = self.lattice.range(self.slots.aabb(slot));
         self.unlink_block(range, None, slot);
         self.pack_if_scattered();
         Some(self.slots.remove(slot))
@@ -27,8 +28,8 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     pub(super) fn update_element(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
         let aabb = aabb.validated()?;
         let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
-        let old = self.range(self.slots.aabb(slot));
-        let new = self.range(&aabb);
+        let old = self.lattice.range(self.slots.aabb(slot));
+        let new = self.lattice.range(&aabb);
         self.slots.set_aabb(slot, aabb);
         if old != new {
             self.unlink_block(old, Some(new), slot);
@@ -53,7 +54,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     #[inline]
     fn link_block(&mut self, range: CellRange, except: Option<CellRange>, slot: u32) {
         for cy in range.y0..=range.y1 {
-            let row = cy as usize * self.cols as usize;
+            let row = self.lattice.index(0, cy);
             for cx in range.x0..=range.x1 {
                 if !except.is_some_and(|e| e.contains(cx, cy)) {
                     self.pool.push(&mut self.cells[row + cx as usize], slot);
@@ -66,7 +67,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     #[inline]
     fn unlink_block(&mut self, range: CellRange, except: Option<CellRange>, slot: u32) {
         for cy in range.y0..=range.y1 {
-            let row = cy as usize * self.cols as usize;
+            let row = self.lattice.index(0, cy);
             for cx in range.x0..=range.x1 {
                 if !except.is_some_and(|e| e.contains(cx, cy)) {
                     let found = self.pool.remove(&mut self.cells[row + cx as usize], slot);

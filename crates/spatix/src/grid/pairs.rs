@@ -67,13 +67,14 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         let mut buffer = [Entry::<S>::default(); BATCH];
         let mut spans = [Span::default(); BATCH_CELLS];
         for cy in rows {
-            let row = &self.cells[self.index(0, cy)..][..self.cols as usize];
+            let cols = self.lattice.cols;
+            let row = &self.cells[self.lattice.index(0, cy)..][..cols as usize];
             let mut cx = 0u32;
-            while cx < self.cols {
+            while cx < cols {
                 // Gather whole cells until the batch is full: the slots first, then their
                 // boxes in one tight loop (their cache misses overlap), then the flags.
                 let (mut n, mut m) = (0usize, 0usize);
-                while cx < self.cols && m < BATCH_CELLS {
+                while cx < cols && m < BATCH_CELLS {
                     let head = row[cx as usize];
                     if head == NIL || self.pool.link(head).next == NIL {
                         cx += 1; // no pair in an empty cell or a single entry
@@ -109,7 +110,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                     }
                     self.pair_within(entries, &mut visit)?;
                 }
-                if m == 0 && cx < self.cols {
+                if m == 0 && cx < cols {
                     self.pair_crowded(row[cx as usize], cx, cy, &mut buffer, &mut visit)?;
                     cx += 1;
                 }
@@ -184,8 +185,8 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// `FIRST_COL | FIRST_ROW` bits of a box in cell `(cx, cy)`.
     #[inline]
     fn first(&self, aabb: &Aabb<S>, cx: u32, cy: u32) -> u32 {
-        (u32::from(self.col(aabb.min.x) == cx) * FIRST_COL)
-            | (u32::from(self.row(aabb.min.y) == cy) * FIRST_ROW)
+        (u32::from(self.lattice.col(aabb.min.x) == cx) * FIRST_COL)
+            | (u32::from(self.lattice.row(aabb.min.y) == cy) * FIRST_ROW)
     }
 }
 
@@ -198,9 +199,10 @@ impl<S: Scalar, T: Sync> crate::ParallelPairs<S, T> for UniformGrid<S, T> {
         F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
     {
         use rayon::prelude::*;
-        let bands = (rayon::current_num_threads() as u32 * 8).min(self.rows);
+        let n = self.lattice.rows;
+        let bands = (rayon::current_num_threads() as u32 * 8).min(n);
         (0..bands).into_par_iter().try_for_each(|band| {
-            let rows = band * self.rows / bands..(band + 1) * self.rows / bands;
+            let rows = band * n / bands..(band + 1) * n / bands;
             self.pairs_in_rows(rows, &visit)
         })
     }

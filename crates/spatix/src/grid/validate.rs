@@ -10,17 +10,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     pub(super) fn validate(&self) -> Result<(), Error> {
         self.slots.check()?;
         let fail = |why: String| Err(Error::InvariantViolated(why));
-        if self.cells.len() != self.cols as usize * self.rows as usize {
-            return fail(format!(
-                "{} cells for a {} x {} grid",
-                self.cells.len(),
-                self.cols,
-                self.rows
-            ));
-        }
-        if !(self.inv_cell * self.cell_size).is_finite() || self.cols == 0 || self.rows == 0 {
-            return fail("the grid's cell size or dimensions are unusable".into());
-        }
+        self.lattice.check(self.cells.len())?;
         let slot_count = self
             .slots
             .iter()
@@ -30,9 +20,9 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         let mut entries = vec![0usize; slot_count.unwrap_or(0)];
         let mut last_cell = vec![usize::MAX; entries.len()];
         let mut total = 0usize;
-        for cy in 0..self.rows {
-            for cx in 0..self.cols {
-                let cell = self.index(cx, cy);
+        for cy in 0..self.lattice.rows {
+            for cx in 0..self.lattice.cols {
+                let cell = self.lattice.index(cx, cy);
                 let mut at = self.cells[cell];
                 let mut length = 0usize;
                 while at != NIL {
@@ -53,7 +43,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                     if last_cell[i] == cell {
                         return fail(format!("cell ({cx}, {cy}) lists slot {slot} twice"));
                     }
-                    if !self.range(self.slots.aabb(slot)).contains(cx, cy) {
+                    if !self.lattice.range(self.slots.aabb(slot)).contains(cx, cy) {
                         return fail(format!(
                             "cell ({cx}, {cy}) lists slot {slot} outside its range"
                         ));
@@ -66,7 +56,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         }
         for item in self.slots.iter() {
             let slot = item.handle.slot();
-            let want = self.range(item.aabb).area();
+            let want = self.lattice.range(item.aabb).area();
             if entries[slot as usize] != want {
                 return fail(format!(
                     "slot {slot} is filed in {} cells instead of {want}",

@@ -67,3 +67,30 @@ conformance!(grid_f64, f64, |world| {
 conformance!(grid_fine_f64, f64, |world| {
     spatix::UniformGrid::new(world, world.size().x / 128.0).unwrap()
 });
+// Loose grids: loose cells about an element wide with the default tight cells and reach;
+// tiny loose cells, tight cells finer still and no reach (every loose box spans many tight
+// cells, and every move that is not in place re-files the element at once); and a reach of
+// two cells (elements drift far from their cells until `maintain`, regions are wide).
+conformance!(loose_grid_f32, f32, |world| {
+    spatix::LooseGrid::new(world, world.size().x / 16.0).unwrap()
+});
+conformance!(loose_grid_f64, f64, |world| {
+    spatix::LooseGrid::new(world, world.size().x / 16.0).unwrap()
+});
+conformance!(loose_grid_fine_f64, f64, |world| {
+    let cell = world.size().x / 64.0;
+    let config = spatix::LooseGridConfig {
+        cell_size: cell,
+        tight_cell_size: cell / 2.0,
+        reach: 0.0,
+    };
+    spatix::LooseGrid::with_config(world, config).unwrap()
+});
+conformance!(loose_grid_far_reach_f32, f32, |world| {
+    let cell = world.size().x / 16.0;
+    let config = spatix::LooseGridConfig {
+        reach: 2.0 * cell,
+        ..spatix::LooseGridConfig::new(cell)
+    };
+    spatix::LooseGrid::with_config(world, config).unwrap()
+});
