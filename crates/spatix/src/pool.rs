@@ -20,7 +20,7 @@ pub(crate) struct Link<D = ()> {
 
 const _: () = assert!(size_of::<Link>() == 8);
 
-/// [`ListPool::permute`] streams the nodes through a ring buffer when they move by fewer
+/// [`ListPool::move_nodes`] streams the nodes through a ring buffer when they move by fewer
 /// positions than this, or than a sixteenth of them.
 const MIN_WINDOW: usize = 4096;
 
@@ -28,7 +28,8 @@ const MIN_WINDOW: usize = 4096;
 #[derive(Clone, Debug)]
 pub(crate) struct ListPool<D = ()> {
     links: Vec<Link<D>>,
-    /// Ring buffer of [`ListPool::permute`]'s streaming pass (a power of two long, or empty).
+    /// Ring buffer of [`ListPool::move_nodes`]' streaming pass (a power of two long, or
+    /// empty).
     window: Vec<Link<D>>,
     free: u32,
     in_use: usize,
@@ -137,6 +138,13 @@ impl<D: Copy + Default> ListPool<D> {
         self.links[at as usize].next = next;
     }
 
+    /// Counts one node moved between lists by hand (with [`ListPool::set_next`]), so that
+    /// [`ListPool::relinked`] knows the lists are less in order.
+    #[inline]
+    pub(crate) fn note_relink(&mut self) {
+        self.relinked += 1;
+    }
+
     /// The items of the list starting at `head`, front to back.
     #[inline]
     pub(crate) fn items(&self, head: u32) -> Items<'_, D> {
@@ -166,6 +174,7 @@ impl<D: Copy + Default> ListPool<D> {
     pub(crate) fn compact(&mut self, mut heads: impl FnMut(&mut dyn FnMut(&mut u32))) {
         // Each node's destination, kept in its `next` until the nodes are in place.
         let mut to = 0u32;
+        let mut lag = 0;
         heads(&mut |head: &mut u32| {
             let mut at = *head;
             if at != NIL {
@@ -174,6 +183,7 @@ impl<D: Copy + Default> ListPool<D> {
             while at != NIL {
                 let next = self.links[at as usize].next;
                 self.links[at as usize].next = to;
+                lag = lag.max(at.abs_diff(to));
                 to += 1;
                 at = next;
             }
@@ -182,11 +192,12 @@ impl<D: Copy + Default> ListPool<D> {
         while at != NIL {
             let next = self.links[at as usize].next;
             self.links[at as usize].next = to;
+            lag = lag.max(at.abs_diff(to));
             to += 1;
             at = next;
         }
         debug_assert_eq!(to as usize, self.links.len(), "heads must hold every list");
-        self.permute();
+        self.move_nodes(lag as usize, |_, _| {});
         // Every list is now a run that ends where the next one starts.
         let mut start = None;
         heads(&mut |head: &mut u32| {
@@ -207,52 +218,39 @@ impl<D: Copy + Default> ListPool<D> {
         self.relinked = 0;
     }
 
-    /// Rebuilds the lists from scratch, by key: afterwards list `k` (whose head is `heads[k]`)
-    /// holds exactly the nodes for which `key` gave `k`, contiguous and in their previous
-    /// order in the array, lists in the order of `heads`, followed by the free nodes. `key` is
-    /// called once per node in use, in array order, and must give an index into `heads`.
-    /// O(nodes + lists), in place (a counting sort); cheap when the nodes are nearly grouped
-    /// already.
-    pub(crate) fn regroup(&mut self, heads: &mut [u32], mut key: impl FnMut(&Link<D>) -> usize) {
-        // Count each list's nodes in `heads`, keeping each node's key in its `next`.
-        heads.fill(0);
-        for link in &mut self.links {
-            if link.item != NIL {
-                let k = key(link);
-                heads[k] += 1;
-                link.next = k as u32;
+    /// Moves every node to the position held in its `next` (a permutation of the positions,
+    /// no node moving by more than `lag`), calling `finish(at, node)` on each node in
+    /// position order just before it is stored there (its `next` is still its position).
+    fn move_nodes(&mut self, lag: usize, mut finish: impl FnMut(u32, &mut Link<D>)) {
+        let n = self.links.len();
+        if lag < (n / 16).max(MIN_WINDOW) {
+            // One streaming pass: each node is read into a ring buffer (of more than
+            // `2 * lag` nodes, kept for the next time) at its destination, which is stored
+            // `lag` steps later, once every node bound for it has been read (and after its
+            // own occupant was).
+            let size = (2 * lag + 1).next_power_of_two();
+            if self.window.len() < size {
+                self.window.resize(size, Link::default());
+            }
+            let mask = self.window.len() - 1;
+            for i in 0..n + lag {
+                if i < n {
+                    let link = self.links[i];
+                    self.window[link.next as usize & mask] = link;
+                }
+                if i >= lag {
+                    let at = i - lag;
+                    let mut link = self.window[at & mask];
+                    finish(at as u32, &mut link);
+                    self.links[at] = link;
+                }
+            }
+        } else {
+            self.permute();
+            for (at, link) in (0u32..).zip(&mut self.links) {
+                finish(at, link);
             }
         }
-        // Each list's first position, then each node's destination, in its `next`.
-        let mut at = 0u32;
-        for head in heads.iter_mut() {
-            let count = *head;
-            *head = at;
-            at += count;
-        }
-        let mut free_at = at;
-        for link in &mut self.links {
-            let slot = if link.item == NIL {
-                &mut free_at
-            } else {
-                &mut heads[link.next as usize]
-            };
-            link.next = *slot;
-            *slot += 1;
-        }
-        self.permute();
-        // `heads[k]` is now where list k ends, and it starts where the previous one ends.
-        let mut start = 0u32;
-        for head in heads.iter_mut() {
-            let end = *head;
-            *head = if end > start { start } else { NIL };
-            self.thread(start, end);
-            start = end;
-        }
-        let allocated = self.links.len() as u32;
-        self.free = if start < allocated { start } else { NIL };
-        self.thread(start, allocated);
-        self.relinked = 0;
     }
 
     /// Moves every node to the position held in its `next` (a permutation of the positions).
@@ -262,19 +260,6 @@ impl<D: Copy + Default> ListPool<D> {
     /// bucket of consecutive positions, walking the array sequentially and writing to one
     /// cursor per bucket, and a second pass follows the cycles within each cache-sized bucket.
     fn permute(&mut self) {
-        // Nearly ordered already (nodes move by a few positions, as when a few elements change
-        // lists between two orderings): one streaming pass through a small window.
-        let lag = self
-            .links
-            .iter()
-            .enumerate()
-            .map(|(i, link)| (link.next as usize).abs_diff(i))
-            .max()
-            .unwrap_or(0);
-        if lag < (self.links.len() / 16).max(MIN_WINDOW) {
-            self.permute_nearby(lag);
-            return;
-        }
         const BUCKETS: usize = 1024;
         const MIN_WIDTH: usize = 256;
         let n = self.links.len();
@@ -310,29 +295,6 @@ impl<D: Copy + Default> ListPool<D> {
                 carried = core::mem::replace(&mut self.links[carried.next as usize], carried);
             }
             self.links[i] = carried;
-        }
-    }
-
-    /// [`ListPool::permute`] when no node moves by more than `lag` positions: each node is
-    /// read into a ring buffer (of more than `2 * lag` nodes, kept for the next time) at its
-    /// destination, which is written back `lag` steps later, once every node bound for it has
-    /// been read (and after its own occupant was). Sequential reads and writes only.
-    fn permute_nearby(&mut self, lag: usize) {
-        let size = (2 * lag + 1).next_power_of_two();
-        if self.window.len() < size {
-            self.window.resize(size, Link::default());
-        }
-        let mask = self.window.len() - 1;
-        let n = self.links.len();
-        for i in 0..n + lag {
-            if i < n {
-                let link = self.links[i];
-                self.window[link.next as usize & mask] = link;
-            }
-            if i >= lag {
-                let p = i - lag;
-                self.links[p] = self.window[p & mask];
-            }
         }
     }
 

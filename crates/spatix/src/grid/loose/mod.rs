@@ -1,6 +1,7 @@
 //! The loose/tight double grid (seed 001 §4): every element in exactly one loose cell, chosen
 //! by its centre; each loose cell carries a box grown to enclose its elements; a coarser
-//! tight grid lists, per tight cell, the loose cells whose boxes overlap it.
+//! tight grid lists, per tight cell, the loose cells whose boxes reach past their own
+//! neighbourhood (the others are found by position).
 
 use core::ops::ControlFlow;
 
@@ -11,14 +12,16 @@ use crate::{
     Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
     Workspace,
 };
+use tight::Tight;
 
 mod mutate;
 mod pairs;
 mod query;
+mod tight;
 mod validate;
 
 /// [`LooseGrid::auto`]: loose cell side as a multiple of the sample's mean box extent.
-const AUTO_EXTENT_FACTOR: f64 = 6.0;
+const AUTO_EXTENT_FACTOR: f64 = 8.0;
 
 /// [`LooseGrid::auto`]: loose cells hold at least about this many elements on average.
 const AUTO_ELEMENTS_PER_CELL: f64 = 2.0;
@@ -47,9 +50,11 @@ pub struct LooseGridConfig<S> {
     /// list more loose cells each, finer ones list each loose cell in more tight cells.
     pub tight_cell_size: S,
     /// How far an element's box may reach past its loose cell's nominal square while it is
-    /// moved by the fast path of `update` (which then touches no cell, see [`LooseGrid`]).
-    /// Larger boxes, and moves beyond it, grow the cell's box instead. Every loose cell is
-    /// listed in the tight cells under its square grown by `reach`.
+    /// moved by the fast path of `update` (which then touches no cell, see [`LooseGrid`]), and
+    /// how far a loose cell's box may reach past its square while the cell is found by
+    /// position; beyond it the cell's box grows and the cell is listed in the tight grid.
+    /// Choose it above the half-size of typical elements plus how far they move per frame,
+    /// and below half a cell (regular cells then meet only their eight neighbours).
     pub reach: S,
 }
 
@@ -114,27 +119,57 @@ fn grown<S: Scalar>(b: &Aabb<S>, by: S) -> Aabb<S> {
     }
 }
 
+/// The nominal square of loose cell `(cx, cy)` of lattice `l`, computed the same way
+/// everywhere.
+#[inline]
+fn square_at<S: Scalar>(l: &Lattice<S>, cx: u32, cy: u32) -> Aabb<S> {
+    let at = |origin: S, k: u32| origin + S::from_f64(f64::from(k)) * l.cell;
+    Aabb {
+        min: Point::new(at(l.world.min.x, cx), at(l.world.min.y, cy)),
+        max: Point::new(at(l.world.min.x, cx + 1), at(l.world.min.y, cy + 1)),
+    }
+}
+
+/// Whether a loose cell with box `b` and square `square` is irregular: its box reaches past
+/// the square grown by `pad` (then it is listed in the tight grid; a regular cell is found by
+/// its position alone).
+#[inline]
+fn is_irregular<S: Scalar>(pad: S, b: &Aabb<S>, square: &Aabb<S>) -> bool {
+    !is_empty(b) && !grown(square, pad).contains(b)
+}
+
+/// The box under which a loose cell with box `b` and square `square` is listed in the tight
+/// grid: its box united with its square grown by `pad` (which encloses its region whatever
+/// the overhang), if it is irregular; regular cells are not listed.
+#[inline]
+fn listing<S: Scalar>(pad: S, b: &Aabb<S>, square: &Aabb<S>) -> Option<Aabb<S>> {
+    is_irregular(pad, b, square).then(|| b.union(&grown(square, pad)))
+}
+
 /// The loose/tight double grid of seed 001 §4: the structure for hundreds of thousands of
 /// moving agents.
 ///
 /// Every element is filed in exactly one *loose cell*, the one holding the centre of its box
 /// (clamped into the world). A loose cell is an element list plus a box that grows to enclose
-/// the elements filed in it, so it may reach past the cell's nominal square; a coarser
-/// *tight grid* lists, in each of its cells, the loose cells that may reach it. A query walks
-/// the tight cells under its area, then the loose cells listed there that meet the area,
-/// then their elements; each element is met once, in its one loose cell.
+/// the elements filed in it, so it may reach past the cell's nominal square. While a loose
+/// cell's box stays within the configured [`reach`](LooseGridConfig::reach) of its square
+/// (the common case: elements smaller than the reach), the cell is *regular* and can only
+/// meet its neighbours, so queries and the pair pass find it by position. A cell whose box
+/// reaches further (it holds a large element, or one far outside the world) is *irregular*
+/// and is listed in the coarser *tight grid*, in every tight cell its box overlaps; queries
+/// find it there, handling it only in the tight cell that owns a reference point of it.
+/// Either way each loose cell is tested once per query, and each element is met once.
 ///
-/// Moving an element is cheap: as long as its box stays within the configured
-/// [`reach`](LooseGridConfig::reach) of its loose cell's nominal square, `update` only
-/// rewrites the element's box and raises one number kept by the whole grid, the largest such
-/// overhang since the last `maintain`; every loose cell is then read as its box united with
-/// its square grown by that overhang, which encloses every element moved this way. So the
-/// common update reads nothing but the element's own data, even when the centre drifts into
-/// a neighbouring cell. A box beyond the reach is filed at once in the cell of its centre,
-/// and that cell's box grows (listing it in the tight cells it newly reaches).
-/// [`maintain`](SpatialIndex::maintain), once per frame, re-files every element in the cell of
-/// its centre, shrinks every loose box to its elements, resets the overhang, and lays the
-/// element lists out in memory cell by cell.
+/// Moving an element is cheap: as long as its box stays within the reach of its cell's
+/// square, `update` writes only the element's box and raises one number kept by the whole
+/// grid, the largest such overhang since the last `maintain`; every loose cell is then read
+/// as its box united with its square grown by that overhang, which encloses every element
+/// moved this way. The common update thus reads nothing but the element's own data, even when
+/// its centre drifts into a neighbouring cell. A box beyond the reach grows its cell's box
+/// instead (listing the cell in the tight grid if it becomes irregular).
+/// [`maintain`](SpatialIndex::maintain), once per frame, re-files every element in the cell
+/// of its centre, shrinks every loose box to its elements, resets the overhang, and now and
+/// then lays the element lists out in memory cell by cell.
 ///
 /// # When to use it
 /// Many elements moving every frame over a known world, with similar or moderately varied
@@ -148,19 +183,21 @@ fn grown<S: Scalar>(b: &Aabb<S>, by: S) -> Aabb<S> {
 /// denser than the rest (or far outside the world) piles into few cells and slows down.
 ///
 /// # Complexity
-/// With `k` elements per loose cell and `l` loose cells listed per tight cell: an update within
-/// reach O(1) touching nothing but the element; insert O(1) plus the tight cells a grown box
-/// newly reaches; an update beyond reach and remove O(k) plus those; query O(tight cells under
-/// the area · l + elements of the loose cells met); for_each_pair O(tight cells · l² + Σ over
-/// meeting pairs of loose cells of their elements); nearest O(rings of tight cells searched ·
-/// l · k); maintain O(cells + elements).
+/// With `k` elements per loose cell: an update within reach O(1), touching nothing but the
+/// element; insert O(1), and an update beyond reach O(1), plus the tight cells a grown box
+/// newly reaches; remove O(k); query O(loose cells under the area (grown by the reach) + the
+/// irregular cells listed under it + elements of the cells met); for_each_pair O(cells · k²)
+/// (each cell against its neighbours; an irregular cell against every cell its box meets);
+/// nearest O(rings of loose cells searched · k); maintain O(cells + elements).
 ///
 /// # Memory per element
 /// The slot table (box, value and generation: 21 bytes for `f32` boxes and `()` values, 28
 /// for `u32` values), one list entry holding the element's slot and a copy of its box (24
 /// bytes in `f32`, so that the pair pass reads nothing else), and 8 bytes of bookkeeping (the
 /// entry and the cell of each slot); plus 20 bytes per loose cell and 4 per tight cell, plus
-/// 8 per tight cell each loose cell is listed in. Nothing depends on how big an element is.
+/// 8 per tight cell an irregular loose cell is listed in. Nothing depends on how big an
+/// element is. With [`LooseGrid::auto`]'s cells, the agents of [`workload`](crate::workload)
+/// take about 62 bytes each with `u32` values.
 ///
 /// # Errors
 /// The constructors return [`Error::InvalidParameter`] for an invalid world or
@@ -204,8 +241,8 @@ fn grown<S: Scalar>(b: &Aabb<S>, by: S) -> Aabb<S> {
 pub struct LooseGrid<S, T> {
     /// The loose cells' geometry.
     loose: Lattice<S>,
-    /// The tight cells' geometry (coarser).
-    tight: Lattice<S>,
+    /// The tight grid (coarser): lists the irregular loose cells.
+    tight: Tight<S>,
     /// How far past its cell's square an element may reach on the fast path.
     reach: S,
     /// Absolute margin covering the rounding of cell squares and overhangs at this world's
@@ -233,12 +270,6 @@ pub struct LooseGrid<S, T> {
     /// A reference point of a regular loose cell's region lies at most this many cells
     /// away from the cell.
     own_radius: u32,
-    /// Row-major heads of the tight cells' lists of irregular loose cells.
-    tight_cells: Vec<u32>,
-    /// The tight cells' lists: each node names an irregular loose cell.
-    tight_lists: ListPool,
-    /// Number of irregular loose cells.
-    irregular: usize,
     slots: Slots<S, T>,
 }
 
@@ -296,7 +327,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         let (pair_radius, own_radius) = (cells(2.0 * pad), cells(pad));
         Ok(Self {
             loose,
-            tight,
+            tight: Tight::new(tight),
             reach: config.reach,
             margin,
             overhang: -S::INFINITY,
@@ -307,9 +338,6 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             home: Vec::new(),
             pair_radius,
             own_radius,
-            tight_cells: vec![NIL; tight.len()],
-            tight_lists: ListPool::default(),
-            irregular: 0,
             slots: Slots::default(),
         })
     }
@@ -336,7 +364,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// An empty grid over `world` whose cell sizes are chosen from a sample of the boxes it
     /// will hold (typically the initial boxes themselves), with room reserved for the sample.
     ///
-    /// The loose cell side is 6 times the sample's mean box extent (mean of width and height),
+    /// The loose cell side is 8 times the sample's mean box extent (mean of width and height),
     /// tuned on the agents of [`workload`](crate::workload) (move every agent, update it, find
     /// all pairs, maintain), raised if needed so that loose cells hold at least 2 sampled
     /// elements on average and so that the grid has at most 2^28 cells; the rest is
@@ -357,7 +385,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     ///     })
     ///     .collect::<Result<_, _>>()?;
     /// let mut grid = LooseGrid::auto(world, &boxes)?;
-    /// assert!(grid.cell_size() >= 24.0);
+    /// assert!(grid.cell_size() >= 32.0);
     /// for (i, b) in boxes.iter().enumerate() {
     ///     grid.insert(*b, i)?;
     /// }
@@ -391,8 +419,9 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         // Only irregular loose cells are listed in the tight grid: room for a few.
         let loose = self.heads.len().min(self.elements.in_use() + additional);
         let wanted = loose / 16;
-        self.tight_lists
-            .reserve(wanted.saturating_sub(self.tight_lists.allocated()));
+        self.tight
+            .lists
+            .reserve(wanted.saturating_sub(self.tight.lists.allocated()));
     }
 
     /// The world the grid was declared over.
@@ -440,7 +469,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn tight_dims(&self) -> (u32, u32) {
-        (self.tight.cols, self.tight.rows)
+        (self.tight.lattice.cols, self.tight.lattice.rows)
     }
 
     /// Calls `visit(region, count)` for every loose cell that holds elements, row by row from
@@ -491,15 +520,10 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         self.square_at(cx, cy)
     }
 
-    /// The nominal square of loose cell `(cx, cy)`, computed the same way everywhere.
+    /// The nominal square of loose cell `(cx, cy)`.
     #[inline]
     pub(super) fn square_at(&self, cx: u32, cy: u32) -> Aabb<S> {
-        let l = &self.loose;
-        let at = |origin: S, k: u32| origin + S::from_f64(f64::from(k)) * l.cell;
-        Aabb {
-            min: Point::new(at(l.world.min.x, cx), at(l.world.min.y, cy)),
-            max: Point::new(at(l.world.min.x, cx + 1), at(l.world.min.y, cy + 1)),
-        }
+        square_at(&self.loose, cx, cy)
     }
 
     /// How far past its square a regular loose cell's region may reach: the reach, plus the
@@ -514,7 +538,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// cell is found by its position alone).
     #[inline]
     pub(super) fn is_irregular(&self, b: &Aabb<S>, square: &Aabb<S>) -> bool {
-        !is_empty(b) && !grown(square, self.pad()).contains(b)
+        is_irregular(self.pad(), b, square)
     }
 
     /// The region of a loose cell with box `b` and square `square`: the box, united (if any
@@ -540,14 +564,14 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// overhang), if it is irregular; regular cells are not listed.
     #[inline]
     pub(super) fn listing(&self, b: &Aabb<S>, square: &Aabb<S>) -> Option<Aabb<S>> {
-        self.is_irregular(b, square)
-            .then(|| b.union(&grown(square, self.pad())))
+        listing(self.pad(), b, square)
     }
 
     /// The tight cells a loose cell with box `b` and square `square` is listed in.
     #[inline]
     pub(super) fn tight_range(&self, b: &Aabb<S>, square: &Aabb<S>) -> Option<CellRange> {
-        self.listing(b, square).map(|l| self.tight.range(&l))
+        self.listing(b, square)
+            .map(|l| self.tight.lattice.range(&l))
     }
 
     /// Where an irregular loose cell's listing starts, in tight cells: a tight cell owns the
@@ -559,8 +583,8 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         let start = grown(&square, self.pad()).min;
         let b = self.boxes[cell].min;
         (
-            self.tight.col(b.x.min_s(start.x)),
-            self.tight.row(b.y.min_s(start.y)),
+            self.tight.lattice.col(b.x.min_s(start.x)),
+            self.tight.lattice.row(b.y.min_s(start.y)),
         )
     }
 
@@ -587,17 +611,12 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// the point match.
     #[inline]
     pub(super) fn irregular_near(&self, cx: u32, cy: u32, mut visit: impl FnMut(usize, u32, u32)) {
-        if self.irregular == 0 {
+        if self.tight.irregular == 0 {
             return;
         }
-        let range = self
-            .tight
-            .range(&grown(&self.square_at(cx, cy), self.margin));
-        for (tx, ty) in range.cells() {
-            for cell in self
-                .tight_lists
-                .items(self.tight_cells[self.tight.index(tx, ty)])
-            {
+        let square = grown(&self.square_at(cx, cy), self.margin);
+        for (tx, ty) in self.tight.lattice.range(&square).cells() {
+            for cell in self.tight.listed(tx, ty) {
                 visit(cell as usize, tx, ty);
             }
         }
@@ -658,8 +677,7 @@ impl<S: Scalar, T> SpatialQuery<S, T> for LooseGrid<S, T> {
             + self.heads.capacity() * size_of::<u32>()
             + self.elements.memory_bytes()
             + (self.node_of.capacity() + self.home.capacity()) * size_of::<u32>()
-            + self.tight_cells.capacity() * size_of::<u32>()
-            + self.tight_lists.memory_bytes()
+            + self.tight.memory_bytes()
     }
 
     fn check_invariants(&self) -> Result<(), Error> {
@@ -686,9 +704,7 @@ impl<S: Scalar, T> SpatialIndex<S, T> for LooseGrid<S, T> {
         self.overhang = -S::INFINITY;
         self.elements.clear();
         self.node_of.fill(NIL);
-        self.tight_cells.fill(NIL);
-        self.tight_lists.clear();
-        self.irregular = 0;
+        self.tight.clear();
         self.slots.clear();
     }
 

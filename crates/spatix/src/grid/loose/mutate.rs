@@ -4,9 +4,10 @@ use super::{LooseGrid, empty};
 use crate::handle::NIL;
 use crate::{Aabb, Error, Handle, Scalar};
 
-/// `maintain` lays the tight lists out in order once the loose cells listed or delisted since
-/// the last time reach this fraction of the entries.
-const PACK_TIGHT_ONE_IN: usize = 4;
+/// `maintain` lays the element lists out in cell order once at least one element in this
+/// many was re-filed since the last time. A re-filed element keeps its list node, which lies
+/// among the nodes of the cell it left, a neighbour, so the order decays slowly.
+const PACK_ONE_IN: usize = 8;
 
 /// How far `b` reaches past `square` (negative when it lies strictly inside).
 #[inline]
@@ -72,6 +73,17 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         Ok(())
     }
 
+    /// Lays the element lists out in cell order, each front to back, and re-points `node_of`.
+    fn pack(&mut self) {
+        let heads = &mut self.heads;
+        self.elements
+            .compact(|visit| heads.iter_mut().for_each(visit));
+        let live = self.elements.in_use();
+        for (at, link) in (0u32..).zip(&self.elements.nodes()[..live]) {
+            self.node_of[link.item as usize] = at;
+        }
+    }
+
     /// Grows loose cell `cell`'s box to enclose `b`, listing the cell in the tight cells it
     /// newly reaches.
     #[inline]
@@ -94,70 +106,59 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// [`LooseGrid::relist`] for a cell whose square is known.
     fn relist_at(&mut self, cell: usize, square: &Aabb<S>, old: &Aabb<S>, new: &Aabb<S>) {
         let (was, now) = (self.tight_range(old, square), self.tight_range(new, square));
-        if was == now {
-            return;
-        }
-        match (was, now) {
-            (None, Some(_)) => self.irregular += 1,
-            (Some(_), None) => self.irregular -= 1,
-            _ => {}
-        }
-        if let Some(range) = was {
-            for (tx, ty) in range.cells() {
-                if !now.is_some_and(|r| r.contains(tx, ty)) {
-                    let head = &mut self.tight_cells[self.tight.index(tx, ty)];
-                    let found = self.tight_lists.remove(head, cell as u32);
-                    debug_assert!(found, "a loose cell is listed under its whole listing box");
-                }
-            }
-        }
-        if let Some(range) = now {
-            for (tx, ty) in range.cells() {
-                if !was.is_some_and(|r| r.contains(tx, ty)) {
-                    let head = &mut self.tight_cells[self.tight.index(tx, ty)];
-                    self.tight_lists.push(head, cell as u32);
-                }
-            }
-        }
+        self.tight.relist(cell, was, now);
     }
 
-    /// `maintain`: the element nodes are regrouped by the cell of their centre (a counting
-    /// sort, in place: every list becomes one run of nodes, in cell order), then one
-    /// sequential pass over the runs shrinks each cell's box to its elements and re-points
-    /// `node_of` and `home`; the overhang is forgotten.
+    /// `maintain`: one pass over the cells in order re-files every element whose centre left
+    /// its cell (its node moves to the front of the other cell's list: to a cell already
+    /// passed, whose box then grows; or to one ahead, where it is met again) and shrinks each
+    /// cell's box to the elements it keeps; the overhang is forgotten. The nodes stay where
+    /// they are, so only re-filed elements are written to; once enough have moved since the
+    /// last time, the lists are laid out again in cell order.
     pub(super) fn tidy(&mut self) {
         let loose = self.loose;
-        self.elements
-            .regroup(&mut self.heads, |link| loose.index_of(link.data.center()));
-        self.overhang = -S::INFINITY;
         for cy in 0..loose.rows {
             for cx in 0..loose.cols {
                 let cell = loose.index(cx, cy);
                 let mut new = empty();
+                let mut prev = NIL;
                 let mut at = self.heads[cell];
-                if at != NIL {
-                    for link in &self.elements.nodes()[at as usize..] {
+                while at != NIL {
+                    let link = self.elements.link(at);
+                    let to = loose.index_of(link.data.center());
+                    if to == cell {
                         new = new.union(&link.data);
-                        self.node_of[link.item as usize] = at;
-                        self.home[link.item as usize] = cell as u32;
-                        at += 1;
-                        if link.next == NIL {
-                            break;
+                        prev = at;
+                    } else {
+                        if prev == NIL {
+                            self.heads[cell] = link.next;
+                        } else {
+                            self.elements.set_next(prev, link.next);
+                        }
+                        self.elements.set_next(at, self.heads[to]);
+                        self.heads[to] = at;
+                        self.elements.note_relink();
+                        self.home[link.item as usize] = to as u32;
+                        if to < cell {
+                            self.grow(to, &link.data);
                         }
                     }
+                    at = link.next;
                 }
                 let old = self.boxes[cell];
                 if new != old {
                     self.boxes[cell] = new;
                     let square = self.square_at(cx, cy);
-                    self.relist_at(cell, &square, &old, &new);
+                    if self.is_irregular(&old, &square) || self.is_irregular(&new, &square) {
+                        self.relist_at(cell, &square, &old, &new);
+                    }
                 }
             }
         }
-        if self.tight_lists.relinked() * PACK_TIGHT_ONE_IN >= self.tight_lists.in_use().max(1) {
-            let heads = &mut self.tight_cells;
-            self.tight_lists
-                .compact(|visit| heads.iter_mut().for_each(visit));
+        self.overhang = -S::INFINITY;
+        if self.elements.relinked() * PACK_ONE_IN >= self.elements.in_use().max(1) {
+            self.pack();
         }
+        self.tight.pack_if_scattered();
     }
 }

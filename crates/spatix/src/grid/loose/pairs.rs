@@ -167,7 +167,10 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             // Neighbours ahead: the rest of this row, then the rows above.
             let r = self.pair_radius;
             let ahead = self.block(cx, cy, r);
-            for (x, y) in ahead.cells().filter(|&(x, y)| y > cy || (y == cy && x > cx)) {
+            for (x, y) in ahead
+                .cells()
+                .filter(|&(x, y)| y > cy || (y == cy && x > cx))
+            {
                 self.offer_regular(&mut p, x, y, s, visit)?;
             }
         } else {
@@ -236,10 +239,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             return ControlFlow::Continue(());
         };
         for (tx, ty) in range.cells() {
-            for other in self
-                .tight_lists
-                .items(self.tight_cells[self.tight.index(tx, ty)])
-            {
+            for other in self.tight.listed(tx, ty) {
                 let other = other as usize;
                 if other <= cell || self.heads[other] == NIL {
                     continue;

@@ -60,13 +60,13 @@ impl<S: Scalar, T> LooseGrid<S, T> {
                 self.visit_in(cell, area, &mut visit)?;
             }
         }
-        if self.irregular == 0 {
+        if self.tight.irregular == 0 {
             return ControlFlow::Continue(());
         }
-        let t = &self.tight;
+        let t = &self.tight.lattice;
         let q = t.range(area);
         for (tx, ty) in q.cells() {
-            for cell in self.tight_lists.items(self.tight_cells[t.index(tx, ty)]) {
+            for cell in self.tight.listed(tx, ty) {
                 let cell = cell as usize;
                 if !self.region(cell).intersects(area) {
                     continue;
@@ -93,7 +93,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         {
             let mut search = workspace.begin();
             if k > 0 && point.is_finite() && self.slots.len() > 0 {
-                let (l, t) = (&self.loose, &self.tight);
+                let (l, t) = (&self.loose, &self.tight.lattice);
                 l.rings(point, |cx, cy| {
                     let mut consider = |cell: usize, region: Aabb<S>, tight: Option<(u32, u32)>| {
                         if region.distance_2_to_point(point) > search.bound(k) {
@@ -146,7 +146,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         if !ray.is_valid() || self.slots.len() == 0 {
             return ControlFlow::Continue(());
         }
-        let (l, t) = (&self.loose, &self.tight);
+        let (l, t) = (&self.loose, &self.tight.lattice);
         l.walk_ray(
             ray,
             &mut search,

@@ -17,7 +17,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
                 "loose boxes and heads differ in number".into(),
             ));
         }
-        self.tight.check(self.tight_cells.len())?;
+        self.tight.lattice.check(self.tight.heads.len())?;
         let fail = |why: String| Err(Error::InvariantViolated(why));
         if !(self.overhang == -S::INFINITY
             || (S::ZERO <= self.overhang && self.overhang <= self.reach))
@@ -110,22 +110,23 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         let mut count = vec![0usize; self.heads.len()];
         let mut last_seen = vec![usize::MAX; self.heads.len()];
         let mut total = 0usize;
-        for ty in 0..self.tight.rows {
-            for tx in 0..self.tight.cols {
-                let index = self.tight.index(tx, ty);
-                let mut at = self.tight_cells[index];
+        let tight = &self.tight;
+        for ty in 0..tight.lattice.rows {
+            for tx in 0..tight.lattice.cols {
+                let index = tight.lattice.index(tx, ty);
+                let mut at = tight.heads[index];
                 let mut length = 0usize;
                 while at != NIL {
-                    if at as usize >= self.tight_lists.allocated() {
+                    if at as usize >= tight.lists.allocated() {
                         return fail(format!(
                             "tight cell ({tx}, {ty}) links to node {at} out of range"
                         ));
                     }
                     length += 1;
-                    if length > self.tight_lists.allocated() {
+                    if length > tight.lists.allocated() {
                         return fail(format!("the list of tight cell ({tx}, {ty}) has a cycle"));
                     }
-                    let link = self.tight_lists.link(at);
+                    let link = tight.lists.link(at);
                     at = link.next;
                     let cell = link.item as usize;
                     if cell >= self.heads.len() {
@@ -167,24 +168,24 @@ impl<S: Scalar, T> LooseGrid<S, T> {
                 return fail(format!("loose cell {cell} has a malformed box"));
             }
         }
-        if irregular != self.irregular {
+        if irregular != tight.irregular {
             return fail(format!(
                 "{irregular} irregular loose cells, but {} counted",
-                self.irregular
+                tight.irregular
             ));
         }
-        if self.tight_lists.in_use() != total {
+        if tight.lists.in_use() != total {
             return fail(format!(
                 "the tight pool counts {} nodes in use but the tight cells list {total}",
-                self.tight_lists.in_use()
+                tight.lists.in_use()
             ));
         }
-        let free = self.tight_lists.free_len()?;
-        if free + self.tight_lists.in_use() != self.tight_lists.allocated() {
+        let free = tight.lists.free_len()?;
+        if free + tight.lists.in_use() != tight.lists.allocated() {
             return fail(format!(
                 "{free} free and {} used tight nodes, but {} allocated",
-                self.tight_lists.in_use(),
-                self.tight_lists.allocated()
+                tight.lists.in_use(),
+                tight.lists.allocated()
             ));
         }
         Ok(())

@@ -1,0 +1,87 @@
+//! The tight grid: a coarser lattice whose cells list the irregular loose cells reaching them.
+
+use crate::Scalar;
+use crate::grid::lattice::{CellRange, Lattice};
+use crate::handle::NIL;
+use crate::pool::{Items, ListPool};
+
+/// `maintain` lays the tight lists out in order once the loose cells listed or delisted since
+/// the last time reach this fraction of the entries.
+const PACK_ONE_IN: usize = 4;
+
+/// The tight grid of a [`LooseGrid`](super::LooseGrid).
+#[derive(Clone, Debug)]
+pub(super) struct Tight<S> {
+    pub(super) lattice: Lattice<S>,
+    /// Row-major heads of the tight cells' lists.
+    pub(super) heads: Vec<u32>,
+    /// The lists: each node names an irregular loose cell.
+    pub(super) lists: ListPool,
+    /// Number of irregular loose cells (each listed in at least one tight cell).
+    pub(super) irregular: usize,
+}
+
+impl<S: Scalar> Tight<S> {
+    pub(super) fn new(lattice: Lattice<S>) -> Self {
+        Self {
+            lattice,
+            heads: vec![NIL; lattice.len()],
+            lists: ListPool::default(),
+            irregular: 0,
+        }
+    }
+
+    /// The irregular loose cells listed in tight cell `(tx, ty)`.
+    #[inline]
+    pub(super) fn listed(&self, tx: u32, ty: u32) -> Items<'_> {
+        self.lists.items(self.heads[self.lattice.index(tx, ty)])
+    }
+
+    /// Moves loose cell `cell` from the tight cells of `was` to those of `now` (only the
+    /// difference is touched); `None` for a cell not listed.
+    pub(super) fn relist(&mut self, cell: usize, was: Option<CellRange>, now: Option<CellRange>) {
+        if was == now {
+            return;
+        }
+        match (was, now) {
+            (None, Some(_)) => self.irregular += 1,
+            (Some(_), None) => self.irregular -= 1,
+            _ => {}
+        }
+        if let Some(range) = was {
+            for (tx, ty) in range.cells() {
+                if !now.is_some_and(|r| r.contains(tx, ty)) {
+                    let head = &mut self.heads[self.lattice.index(tx, ty)];
+                    let found = self.lists.remove(head, cell as u32);
+                    debug_assert!(found, "a loose cell is listed under its whole listing box");
+                }
+            }
+        }
+        if let Some(range) = now {
+            for (tx, ty) in range.cells() {
+                if !was.is_some_and(|r| r.contains(tx, ty)) {
+                    let head = &mut self.heads[self.lattice.index(tx, ty)];
+                    self.lists.push(head, cell as u32);
+                }
+            }
+        }
+    }
+
+    /// Lays the lists out in order if enough of them changed since the last time.
+    pub(super) fn pack_if_scattered(&mut self) {
+        if self.lists.relinked() * PACK_ONE_IN >= self.lists.in_use().max(1) {
+            let heads = &mut self.heads;
+            self.lists.compact(|visit| heads.iter_mut().for_each(visit));
+        }
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.heads.fill(NIL);
+        self.lists.clear();
+        self.irregular = 0;
+    }
+
+    pub(super) fn memory_bytes(&self) -> usize {
+        self.heads.capacity() * size_of::<u32>() + self.lists.memory_bytes()
+    }
+}
