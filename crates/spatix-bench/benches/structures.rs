@@ -3,7 +3,7 @@
 //! (see the `spatix_bench` crate docs). Run `cargo bench -p spatix-bench`, or filter, e.g.
 //! `cargo bench -p spatix-bench -- frame/`.
 
-use spatix::{Aabb, BruteForce, Quadtree, QuadtreeConfig, UniformGrid};
+use spatix::{Aabb, BruteForce, LooseGrid, Quadtree, QuadtreeConfig, UniformGrid};
 use spatix_bench::Suite;
 
 fn main() {
@@ -21,6 +21,10 @@ fn main() {
     suite.bench(&mut c, "grid", &spatix_bench::SIZES, |a| {
         let sample: Vec<Aabb<f32>> = a.boxes().collect();
         UniformGrid::auto(a.world, &sample).unwrap()
+    });
+    suite.bench(&mut c, "loose_grid", &spatix_bench::SIZES, |a| {
+        let sample: Vec<Aabb<f32>> = a.boxes().collect();
+        LooseGrid::auto(a.world, &sample).unwrap()
     });
     c.final_summary();
 }

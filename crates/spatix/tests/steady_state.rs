@@ -6,7 +6,9 @@ use core::ops::ControlFlow;
 use std::alloc::System;
 
 use spatix::workload::{Agents, Layout, Sizes};
-use spatix::{Aabb, Handle, Quadtree, QuadtreeConfig, SpatialIndex, UniformGrid, Workspace};
+use spatix::{
+    Aabb, Handle, LooseGrid, Quadtree, QuadtreeConfig, SpatialIndex, UniformGrid, Workspace,
+};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 #[global_allocator]
@@ -70,6 +72,12 @@ fn warm_frames_allocate_nothing() {
     for sizes in [Sizes::Uniform, Sizes::Mixed] {
         let agents = Agents::<f32>::new(20_000, Layout::Uniform, sizes, 11);
         let sample: Vec<Aabb<f32>> = agents.boxes().collect();
+        let loose = LooseGrid::auto(agents.world, &sample).unwrap();
+        assert_eq!(
+            allocations(loose, agents.clone()),
+            0,
+            "loose grid, {sizes:?} sizes"
+        );
         let grid = UniformGrid::auto(agents.world, &sample).unwrap();
         assert_eq!(
             allocations(grid, agents.clone()),

@@ -17,6 +17,8 @@ use tight::Tight;
 mod mutate;
 mod pairs;
 mod query;
+#[cfg(test)]
+mod tests;
 mod tight;
 mod validate;
 
