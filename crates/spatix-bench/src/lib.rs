@@ -2,15 +2,15 @@
 //! times, and a criterion harness generic over [`SpatialIndex`], shared by the `structures`
 //! bench (`cargo bench -p spatix-bench`) and the side-by-side comparison.
 //!
-//! Every structure is measured at every N of its list, on
-//! `Agents::<f32>::new(N, Layout::Uniform, Sizes::Uniform, AGENTS_SEED)`, in four groups
-//! named `<group>/<structure>/<N>`:
+//! Every structure is measured at every N of its list, on each [`Mix`] of agents
+//! (`Agents::<f32>::new(N, layout, sizes, AGENTS_SEED)`: uniform, clustered, and mixed sizes
+//! with 1% large ones), in four groups named `<group>/<structure>/<mix>/<N>`:
 //!
 //! | group | one iteration |
 //! | --- | --- |
 //! | `build` | [`insert_agents`]: every agent's box into an empty structure |
 //! | `query` | [`count_query_hits`]: [`QUERY_COUNT`] squares of side [`QUERY_SIDE`] |
-//! | `pairs` | [`count_pairs`]: one [`SpatialQuery::for_each_pair`] |
+//! | `pairs` | [`count_pairs`]: one [`SpatialQuery::for_each_pair`](spatix::SpatialQuery::for_each_pair) |
 //! | `frame` | [`frame`]: move every agent, update it, find every pair, maintain |
 //!
 //! Criterion cannot report memory, so the harness prints one [`memory_line`] per structure
@@ -46,8 +46,53 @@ pub const QUERY_SIDE: f32 = 50.0;
 /// which keeps slow iterations within the measurement time.
 pub const FLAT_SAMPLING_FROM: usize = 100_000;
 
+/// The kinds of agents every structure is measured on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mix {
+    /// Same-size agents spread uniformly.
+    Uniform,
+    /// Same-size agents in dense clusters.
+    Clustered,
+    /// Agents spread uniformly, 1% of them much larger (the seeds' "dragons").
+    Mixed,
+}
+
+/// Every [`Mix`], in the order the suite runs them.
+pub const MIXES: [Mix; 3] = [Mix::Uniform, Mix::Clustered, Mix::Mixed];
+
+impl Mix {
+    /// `n` agents of this mix, from [`AGENTS_SEED`].
+    ///
+    /// ```
+    /// use spatix_bench::Mix;
+    /// let dragons = Mix::Mixed.agents(1000);
+    /// assert!(dragons.half_extents.iter().any(|h| h.x > 10.0));
+    /// ```
+    pub fn agents(self, n: usize) -> Agents<f32> {
+        let (layout, sizes) = match self {
+            Self::Uniform => (Layout::Uniform, Sizes::Uniform),
+            Self::Clustered => (Layout::Clustered, Sizes::Uniform),
+            Self::Mixed => (Layout::Uniform, Sizes::Mixed),
+        };
+        Agents::new(n, layout, sizes, AGENTS_SEED)
+    }
+
+    /// The name used in benchmark ids.
+    ///
+    /// ```
+    /// assert_eq!(spatix_bench::Mix::Clustered.name(), "clustered");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Uniform => "uniform",
+            Self::Clustered => "clustered",
+            Self::Mixed => "mixed",
+        }
+    }
+}
+
 /// The standard workload: `n` agents of uniform size spread uniformly over their world,
-/// from [`AGENTS_SEED`].
+/// from [`AGENTS_SEED`] ([`Mix::Uniform`]).
 ///
 /// ```
 /// let agents = spatix_bench::agents(10_000);
@@ -55,7 +100,7 @@ pub const FLAT_SAMPLING_FROM: usize = 100_000;
 /// assert_eq!(agents.world.max.x, 1000.0);
 /// ```
 pub fn agents(n: usize) -> Agents<f32> {
-    Agents::new(n, Layout::Uniform, Sizes::Uniform, AGENTS_SEED)
+    Mix::Uniform.agents(n)
 }
 
 /// `count` squares of the given `side`, placed uniformly at random (from `seed`) so that each
@@ -95,7 +140,8 @@ pub fn query_squares(world: &Aabb<f32>, count: usize, side: f32, seed: u64) -> V
 /// If the index rejects a box (agent boxes are always valid).
 ///
 /// ```
-/// use spatix::{BruteForce, SpatialIndex};
+/// use spatix::BruteForce;
+/// use spatix::prelude::*;
 /// let agents = spatix_bench::agents(100);
 /// let mut index = BruteForce::new();
 /// let mut handles = Vec::new();
@@ -116,7 +162,7 @@ pub fn insert_agents<I: SpatialIndex<f32, u32>>(
     }
 }
 
-/// Runs one [`SpatialQuery::query`] per area and returns the total number of hits.
+/// Runs one [`SpatialQuery::query`](spatix::SpatialQuery::query) per area and returns the total number of hits.
 ///
 /// ```
 /// use spatix::BruteForce;
@@ -137,7 +183,7 @@ pub fn count_query_hits<I: SpatialIndex<f32, u32>>(index: &I, areas: &[Aabb<f32>
     hits
 }
 
-/// Runs one [`SpatialQuery::for_each_pair`] and returns the number of intersecting pairs.
+/// Runs one [`SpatialQuery::for_each_pair`](spatix::SpatialQuery::for_each_pair) and returns the number of intersecting pairs.
 ///
 /// ```
 /// use spatix::{Aabb, BruteForce, Point, SpatialIndex};
@@ -165,7 +211,8 @@ pub fn count_pairs<I: SpatialIndex<f32, u32>>(index: &I) -> u64 {
 /// If a handle is stale.
 ///
 /// ```
-/// use spatix::{BruteForce, SpatialIndex};
+/// use spatix::BruteForce;
+/// use spatix::prelude::*;
 /// let mut agents = spatix_bench::agents(500);
 /// let mut index = BruteForce::new();
 /// let mut handles = Vec::new();
@@ -234,15 +281,16 @@ pub struct Workload {
 }
 
 impl Workload {
-    /// The workload of `n` agents.
+    /// The workload of `n` agents of `mix`.
     ///
     /// ```
-    /// let workload = spatix_bench::Workload::new(100);
+    /// use spatix_bench::{Mix, Workload};
+    /// let workload = Workload::new(100, Mix::Clustered);
     /// assert_eq!(workload.agents.len(), 100);
     /// assert_eq!(workload.squares.len(), spatix_bench::QUERY_COUNT);
     /// ```
-    pub fn new(n: usize) -> Self {
-        let agents = agents(n);
+    pub fn new(n: usize, mix: Mix) -> Self {
+        let agents = mix.agents(n);
         let squares = query_squares(&agents.world, QUERY_COUNT, QUERY_SIDE, QUERIES_SEED);
         Self { agents, squares }
     }
@@ -259,13 +307,17 @@ struct Built<I> {
 impl<I: SpatialIndex<f32, u32>> Built<I> {
     /// Builds `index` from the workload, tidies it once as a program would after loading
     /// (`maintain`), and prints its memory line.
-    fn new(name: &str, mut index: I, workload: &Workload) -> Self {
+    fn new(name: &str, mix: Mix, mut index: I, workload: &Workload) -> Self {
         let mut handles = Vec::with_capacity(workload.agents.len());
         insert_agents(&mut index, &workload.agents, &mut handles);
         index.maintain();
         println!(
             "{}",
-            memory_line(name, workload.agents.len(), index.memory_bytes())
+            memory_line(
+                &format!("{name} {}", mix.name()),
+                workload.agents.len(),
+                index.memory_bytes()
+            )
         );
         Self {
             index,
@@ -279,7 +331,7 @@ impl<I: SpatialIndex<f32, u32>> Built<I> {
 /// that every structure is measured on the same inputs.
 #[derive(Debug, Default)]
 pub struct Suite {
-    workloads: Vec<(usize, Workload)>,
+    workloads: Vec<((usize, Mix), Workload)>,
 }
 
 impl Suite {
@@ -292,25 +344,26 @@ impl Suite {
         Self::default()
     }
 
-    /// The workload of `n` agents, made on first use.
+    /// The workload of `n` agents of `mix`, made on first use.
     ///
     /// ```
     /// let mut suite = spatix_bench::Suite::new();
-    /// assert_eq!(suite.workload(50).agents.len(), 50);
+    /// assert_eq!(suite.workload(50, spatix_bench::Mix::Mixed).agents.len(), 50);
     /// ```
-    pub fn workload(&mut self, n: usize) -> &Workload {
-        let at = match self.workloads.iter().position(|(m, _)| *m == n) {
+    pub fn workload(&mut self, n: usize, mix: Mix) -> &Workload {
+        let at = match self.workloads.iter().position(|(key, _)| *key == (n, mix)) {
             Some(at) => at,
             None => {
-                self.workloads.push((n, Workload::new(n)));
+                self.workloads.push(((n, mix), Workload::new(n, mix)));
                 self.workloads.len() - 1
             }
         };
         &self.workloads[at].1
     }
 
-    /// Registers and runs `build/<name>/<N>`, `query/<name>/<N>`, `pairs/<name>/<N>` and
-    /// `frame/<name>/<N>` for every N in `sizes`. `make` returns an empty structure for the
+    /// Registers and runs `build/<name>/<mix>/<N>`, `query/<name>/<mix>/<N>`,
+    /// `pairs/<name>/<mix>/<N>` and `frame/<name>/<mix>/<N>` for every [`Mix`] and every N in
+    /// `sizes`. `make` returns an empty structure for the
     /// given agents (it may read their world or boxes); it is never timed.
     ///
     /// A structure is built (and its [`memory_line`] printed) only when one of its benchmarks
@@ -328,15 +381,19 @@ impl Suite {
         I: SpatialIndex<f32, u32>,
         F: Fn(&Agents<f32>) -> I,
     {
-        for &n in sizes {
-            let workload = self.workload(n);
+        for (mix, &n) in MIXES
+            .iter()
+            .flat_map(|&m| sizes.iter().map(move |n| (m, n)))
+        {
+            let id = || BenchmarkId::new(mix.name(), n);
+            let workload = self.workload(n, mix);
             let agents = &workload.agents;
             let mut slot: Option<Built<I>> = None;
 
             let mut group = new_group(c, "build", name, n, n);
-            group.bench_function(BenchmarkId::from_parameter(n), |b| {
+            group.bench_function(id(), |b| {
                 // Only for the memory line: this benchmark builds its own structures.
-                built(&mut slot, name, &make, workload);
+                built(&mut slot, name, mix, &make, workload);
                 b.iter_batched(
                     || (make(agents), Vec::with_capacity(n)),
                     |(mut index, mut handles)| {
@@ -349,26 +406,26 @@ impl Suite {
             group.finish();
 
             let mut group = new_group(c, "query", name, n, QUERY_COUNT);
-            group.bench_function(BenchmarkId::from_parameter(n), |b| {
-                let index = &built(&mut slot, name, &make, workload).index;
+            group.bench_function(id(), |b| {
+                let index = &built(&mut slot, name, mix, &make, workload).index;
                 b.iter(|| black_box(count_query_hits(index, &workload.squares)));
             });
             group.finish();
 
             let mut group = new_group(c, "pairs", name, n, n);
-            group.bench_function(BenchmarkId::from_parameter(n), |b| {
-                let index = &built(&mut slot, name, &make, workload).index;
+            group.bench_function(id(), |b| {
+                let index = &built(&mut slot, name, mix, &make, workload).index;
                 b.iter(|| black_box(count_pairs(index)));
             });
             group.finish();
 
             let mut group = new_group(c, "frame", name, n, n);
-            group.bench_function(BenchmarkId::from_parameter(n), |b| {
+            group.bench_function(id(), |b| {
                 let Built {
                     index,
                     handles,
                     moving,
-                } = built(&mut slot, name, &make, workload);
+                } = built(&mut slot, name, mix, &make, workload);
                 b.iter(|| black_box(frame(index, moving, handles)));
             });
             group.finish();
@@ -381,6 +438,7 @@ impl Suite {
 fn built<'s, I, F>(
     slot: &'s mut Option<Built<I>>,
     name: &str,
+    mix: Mix,
     make: &F,
     workload: &Workload,
 ) -> &'s mut Built<I>
@@ -388,7 +446,7 @@ where
     I: SpatialIndex<f32, u32>,
     F: Fn(&Agents<f32>) -> I,
 {
-    slot.get_or_insert_with(|| Built::new(name, make(&workload.agents), workload))
+    slot.get_or_insert_with(|| Built::new(name, mix, make(&workload.agents), workload))
 }
 
 /// The group `<kind>/<name>` set up for size `n`, with `elements` elements per iteration.
@@ -519,9 +577,10 @@ mod tests {
     #[test]
     fn suite_makes_each_workload_once_and_keeps_it() {
         let mut suite = Suite::new();
-        let first = suite.workload(100).agents.positions.clone();
-        assert_eq!(suite.workload(200).agents.len(), 200);
-        assert_eq!(suite.workload(100).agents.positions, first);
-        assert_eq!(suite.workloads.len(), 2);
+        let first = suite.workload(100, Mix::Uniform).agents.positions.clone();
+        assert_eq!(suite.workload(200, Mix::Uniform).agents.len(), 200);
+        assert_eq!(suite.workload(100, Mix::Uniform).agents.positions, first);
+        assert_ne!(suite.workload(100, Mix::Clustered).agents.positions, first);
+        assert_eq!(suite.workloads.len(), 3);
     }
 }

@@ -1,16 +1,72 @@
-//! The `spatix` command.
+//! The `spatix` command: the agents simulation (with pictures), and batch spatial joins over
+//! CSV files. Run without arguments, it prints its help.
 //!
-//! For now it answers `--help` and `--version`; run without arguments, it prints its help.
+//! Exit codes: 0 success; 2 bad input or usage (`FILE:LINE: reason` on standard error, and no
+//! output file left behind); 1 any other failure (e.g. writing the output).
 
-use clap::{CommandFactory, Parser};
+use std::process::ExitCode;
+
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, Subcommand};
+
+mod batch;
+mod csv;
+mod failure;
+mod index_kind;
+mod input;
+mod output;
+mod progress;
+mod render;
+mod sim;
+mod stats;
+
+use failure::Failure;
 
 /// 2D spatial indexes for collision detection and proximity queries.
 #[derive(Debug, Parser)]
 #[command(name = "spatix", version)]
-struct Cli {}
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
 
-fn main() -> std::io::Result<()> {
-    // Parsing answers --help and --version and rejects anything else (exit code 2).
-    let Cli {} = Cli::parse();
-    Cli::command().print_help()
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Agents move and bounce off each other; prints frame times, pairs and memory.
+    Sim(sim::SimArgs),
+    /// Every pair of intersecting boxes: CSV a,b (a < b).
+    Pairs(batch::PairsArgs),
+    /// The boxes intersecting each query box: CSV query_id,id.
+    Query(batch::QueryArgs),
+    /// The k points nearest to each query point: CSV query_id,rank,id,distance.
+    Knn(batch::KnnArgs),
+}
+
+fn main() -> ExitCode {
+    // Parsing answers --help and --version and rejects bad usage (exit code 2).
+    let cli = Cli::parse();
+    if let Some(Command::Sim(args)) = &cli.command {
+        if let Err(message) = args.validate() {
+            Cli::command()
+                .error(ErrorKind::ArgumentConflict, message)
+                .exit();
+        }
+    }
+    let result = match &cli.command {
+        None => Cli::command()
+            .print_help()
+            .map_err(|e| Failure::io("printing the help", e)),
+        Some(Command::Sim(args)) => sim::run(args),
+        Some(Command::Pairs(args)) => batch::pairs(args),
+        Some(Command::Query(args)) => batch::query(args),
+        Some(Command::Knn(args)) => batch::knn(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) if failure.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("{failure}");
+            failure.exit_code()
+        }
+    }
 }

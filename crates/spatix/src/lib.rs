@@ -64,6 +64,20 @@ pub use par::ParallelPairs;
 pub use quadtree::{NodeKind, Quadtree, QuadtreeConfig};
 pub use ray::{Ray, RayHit};
 
+/// The two traits every user of spatix needs in scope: `use spatix::prelude::*;`.
+///
+/// ```
+/// use spatix::prelude::*;
+/// use spatix::{Aabb, BruteForce, Point};
+/// let mut index = BruteForce::<f32, ()>::new();
+/// index.insert(Aabb::point(Point::new(1.0, 1.0))?, ())?; // SpatialIndex
+/// assert_eq!(index.len(), 1); // SpatialQuery
+/// # Ok::<(), spatix::Error>(())
+/// ```
+pub mod prelude {
+    pub use crate::{SpatialIndex, SpatialQuery};
+}
+
 /// The README's examples, compiled and run as doctests so that they cannot drift.
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]

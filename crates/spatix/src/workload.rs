@@ -276,3 +276,183 @@ impl<S: Scalar> Agents<S> {
         }
     }
 }
+
+/// An adversarial data set: the worst case of one structure or another, for the conformance
+/// suite and the benchmarks.
+///
+/// ```
+/// use spatix::workload::Adversary;
+/// let sets = Adversary::<f32>::all();
+/// assert_eq!(sets.len(), 6);
+/// assert!(sets.iter().all(|s| s.boxes.iter().all(|b| b.is_valid())));
+/// ```
+#[derive(Clone, Debug)]
+pub struct Adversary<S> {
+    /// What it is.
+    pub name: &'static str,
+    /// The world to declare to a structure.
+    pub world: Aabb<S>,
+    /// The elements' boxes.
+    pub boxes: Vec<Aabb<S>>,
+    /// Later positions of the same elements, one `Vec` per frame (empty for still sets).
+    pub frames: Vec<Vec<Aabb<S>>>,
+    /// Whether every element intersects every other (n (n - 1) / 2 pairs: too many to list).
+    pub quadratic: bool,
+}
+
+impl<S: Scalar> Adversary<S> {
+    /// Every set: 100k coincident points; a world-sized box among 100k tiny boxes; 20k boxes
+    /// with corners and edges on the 1/2^k lattice of the world (every quadtree node boundary
+    /// and power-of-two grid line); 20k boxes around 1e7 with half-unit edges (f32's spacing
+    /// there is 1.0); 10k extremely thin boxes half a world long; 10k agents jumping across
+    /// the world's centre line every frame for 6 frames.
+    pub fn all() -> Vec<Self> {
+        vec![
+            coincident(),
+            world_box_and_dust(),
+            on_boundaries(),
+            near_precision_limit(),
+            thin(),
+            crossing(),
+        ]
+    }
+}
+
+fn sq<S: Scalar>(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<S> {
+    Aabb {
+        min: Point::new(S::from_f64(x0), S::from_f64(y0)),
+        max: Point::new(S::from_f64(x1), S::from_f64(y1)),
+    }
+}
+
+fn coincident<S: Scalar>() -> Adversary<S> {
+    let name = "100k coincident points";
+    Adversary {
+        name,
+        world: sq(0.0, 0.0, 1000.0, 1000.0),
+        boxes: vec![sq(500.0, 500.0, 500.0, 500.0); 100_000],
+        frames: Vec::new(),
+        quadratic: true,
+    }
+}
+
+fn world_box_and_dust<S: Scalar>() -> Adversary<S> {
+    let name = "a world-sized box among 100k tiny boxes";
+    let mut rng = Rng::new(11);
+    let mut boxes = vec![sq(0.0, 0.0, 1000.0, 1000.0)];
+    boxes.extend((0..100_000).map(|_| {
+        let (x, y) = (rng.range(0.0, 1000.0), rng.range(0.0, 1000.0));
+        sq(x, y, x + 0.01, y + 0.01)
+    }));
+    Adversary {
+        name,
+        world: sq(0.0, 0.0, 1000.0, 1000.0),
+        boxes,
+        frames: Vec::new(),
+        quadratic: false,
+    }
+}
+
+/// Corners and edges on the lattice of 1/2^k of the world for k up to 10: every quadtree node
+/// boundary and every cell boundary of power-of-two grids.
+fn on_boundaries<S: Scalar>() -> Adversary<S> {
+    let name = "boxes on cell and node boundaries";
+    let mut rng = Rng::new(12);
+    let side = 1024.0;
+    let boxes = (0..20_000)
+        .map(|_| {
+            let step = side / f64::from(1u32 << (1 + rng.below(10)));
+            let cells = (side / step) as usize;
+            let x = rng.below(cells + 1) as f64 * step;
+            let y = rng.below(cells + 1) as f64 * step;
+            let (w, h) = (rng.below(3) as f64 * step, rng.below(3) as f64 * step);
+            sq(x, y, x + w.min(8.0), y + h.min(8.0))
+        })
+        .collect();
+    Adversary {
+        name,
+        world: sq(0.0, 0.0, side, side),
+        boxes,
+        frames: Vec::new(),
+        quadratic: false,
+    }
+}
+
+/// Boxes around 1e7 whose edges fall on half units: in f32 (24-bit mantissa) the spacing there
+/// is 1.0, so every edge rounds, and cells of one unit are at the precision limit.
+fn near_precision_limit<S: Scalar>() -> Adversary<S> {
+    let name = "coordinates near 1e7 (the limit of f32's precision)";
+    let mut rng = Rng::new(13);
+    let base = 1e7;
+    let boxes = (0..20_000)
+        .map(|_| {
+            let x = base + rng.below(1000) as f64 + [0.0, 0.5, -0.5][rng.below(3)];
+            let y = base + rng.below(1000) as f64 + [0.0, 0.5, -0.5][rng.below(3)];
+            sq(
+                x,
+                y,
+                x + rng.below(3) as f64 * 0.5,
+                y + rng.below(3) as f64 * 0.5,
+            )
+        })
+        .collect();
+    Adversary {
+        name,
+        world: sq(base, base, base + 1000.0, base + 1000.0),
+        boxes,
+        frames: Vec::new(),
+        quadratic: false,
+    }
+}
+
+/// Zero-width and 1e-9-wide boxes half a world long, horizontal and vertical.
+fn thin<S: Scalar>() -> Adversary<S> {
+    let name = "extremely thin boxes";
+    let mut rng = Rng::new(14);
+    let boxes = (0..10_000)
+        .map(|i| {
+            let (a, b) = (rng.range(0.0, 1000.0), rng.range(0.0, 500.0));
+            let width = if i % 2 == 0 { 0.0 } else { 1e-9 * a };
+            if i % 4 < 2 {
+                sq(b, a, b + 500.0, a + width)
+            } else {
+                sq(a, b, a + width, b + 500.0)
+            }
+        })
+        .collect();
+    Adversary {
+        name,
+        world: sq(0.0, 0.0, 1000.0, 1000.0),
+        boxes,
+        frames: Vec::new(),
+        quadratic: false,
+    }
+}
+
+/// 10k agents on either side of the world's centre line (the root split of every quadtree, a
+/// cell boundary of every even grid), all jumping across it every frame.
+fn crossing<S: Scalar>() -> Adversary<S> {
+    let name = "agents crossing one boundary every frame";
+    let mut rng = Rng::new(15);
+    let spots: Vec<(f64, f64)> = (0..10_000)
+        .map(|_| (rng.range(0.5, 4.0), rng.range(0.0, 1000.0)))
+        .collect();
+    let at = |flip: bool| -> Vec<Aabb<S>> {
+        spots
+            .iter()
+            .enumerate()
+            .map(|(i, &(d, y))| {
+                let left = (i % 2 == 0) != flip;
+                let x = if left { 500.0 - d } else { 500.0 + d };
+                sq(x - 0.5, y - 0.5, x + 0.5, y + 0.5)
+            })
+            .collect()
+    };
+    Adversary {
+        name,
+        world: sq(0.0, 0.0, 1000.0, 1000.0),
+        boxes: at(false),
+        frames: (1..=6).map(|f| at(f % 2 == 1)).collect(),
+        quadratic: false,
+    }
+}

@@ -325,40 +325,42 @@ impl<S: Scalar> Lattice<S> {
     }
 }
 
-/// A cell side for a grid over `world` that will hold boxes like those of `sample`: `factor`
-/// times their mean extent (mean of width and height), raised if needed so that cells hold
-/// at least `per_cell` sampled elements on average and so that the grid has at most 2^28
-/// cells. Invalid boxes in the sample are ignored; an empty sample (or boxes and a world of
-/// no area) gives 64 cells along the world's longer side. Returns the side and the number
-/// of valid boxes sampled.
+/// A cell side for a grid over `world` that will hold boxes like those of `sample`, a sample
+/// of `total` elements (or of as many as it holds, if more): `factor` times the sample's mean
+/// extent (mean of width and height), raised if needed so that cells hold at least `per_cell`
+/// of the elements on average and so that the grid has at most 2^28 cells. Invalid boxes in
+/// the sample are ignored; an empty sample (or boxes and a world of no area) gives 64 cells
+/// along the world's longer side. Returns the side, the number of valid boxes sampled and the
+/// number of elements counted (`total`, or that if more).
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] if `world` is not a valid box.
 pub(crate) fn auto_cell<S: Scalar>(
     world: &Aabb<S>,
     sample: &[Aabb<S>],
+    total: usize,
     factor: f64,
     per_cell: f64,
-) -> Result<(S, usize), Error> {
+) -> Result<(S, usize, usize), Error> {
     if !world.is_valid() {
         return Err(Error::InvalidParameter(
             "world must be a valid box (finite, min <= max)",
         ));
     }
     let (width, height) = extent_of(world);
-    let (mut n, mut extent) = (0usize, 0.0f64);
+    let (mut sampled, mut extent) = (0usize, 0.0f64);
     for b in sample.iter().filter(|b| b.is_valid()) {
         let s = b.size();
         extent += (s.x.to_f64() + s.y.to_f64()) * 0.5;
-        n += 1;
+        sampled += 1;
     }
+    let n = total.max(sampled);
     let side = width.max(height);
-    let mut cell = if n == 0 {
+    let mut cell = if sampled == 0 {
         side / DEFAULT_CELLS_PER_SIDE
     } else {
-        let count = n as f64;
-        let by_extent = factor * extent / count;
-        let by_count = (width * height * per_cell / count).sqrt();
+        let by_extent = factor * extent / sampled as f64;
+        let by_count = (width * height * per_cell / n as f64).sqrt();
         by_extent.max(by_count)
     };
     if !(cell > 0.0 && cell.is_finite()) {
@@ -372,7 +374,7 @@ pub(crate) fn auto_cell<S: Scalar>(
     while dims_for(width, height, cell).is_none() && cell.is_finite() {
         cell *= 2.0;
     }
-    Ok((S::from_f64(cell), n))
+    Ok((S::from_f64(cell), sampled, n))
 }
 
 /// Width and height of a box, in `f64` so that they cannot overflow for `f32` boxes.

@@ -166,14 +166,50 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto(world: Aabb<S>, sample: &[Aabb<S>]) -> Result<Self, Error> {
-        let (cell, n) = auto_cell(&world, sample, AUTO_EXTENT_FACTOR, AUTO_ELEMENTS_PER_CELL)?;
+        Self::auto_sampled(world, sample, 0)
+    }
+
+    /// As [`auto`](Self::auto), when `sample` is a random sample of the `total` elements the
+    /// grid will hold (for example while streaming a file too large to keep in memory): the
+    /// cell side still comes from the sample's mean extent, but the "at least 4 elements per
+    /// cell" floor counts `total` elements (or the sample's, if more), and room is reserved
+    /// for that many elements, with as many list entries each as the sample's average.
+    ///
+    /// # Errors
+    /// As [`auto`](Self::auto).
+    ///
+    /// ```
+    /// use spatix::{Aabb, Point, UniformGrid};
+    /// let world = Aabb::new(Point::new(0.0f64, 0.0), Point::new(1000.0, 1000.0))?;
+    /// let points: Vec<_> = (0..100)
+    ///     .map(|i| Aabb::point(Point::new((i * 10) as f64, (i * 7 % 1000) as f64)))
+    ///     .collect::<Result<_, _>>()?;
+    /// // 100 sampled points standing for 40,000: cells of 10 (4 points each), not 200.
+    /// let grid = UniformGrid::<f64, u64>::auto_sampled(world, &points, 40_000)?;
+    /// assert_eq!(grid.cell_size(), 10.0);
+    /// assert_eq!(UniformGrid::<f64, u64>::auto(world, &points)?.cell_size(), 200.0);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn auto_sampled(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, Error> {
+        let (cell, sampled, n) = auto_cell(
+            &world,
+            sample,
+            total,
+            AUTO_EXTENT_FACTOR,
+            AUTO_ELEMENTS_PER_CELL,
+        )?;
         let mut grid = Self::new(world, cell)?;
         grid.slots.reserve(n);
-        let entries: usize = sample
+        let sampled_entries: usize = sample
             .iter()
             .filter(|b| b.is_valid())
             .map(|b| grid.lattice.range(b).area())
             .sum();
+        let entries = if sampled == 0 {
+            0
+        } else {
+            (sampled_entries as f64 * n as f64 / sampled as f64).ceil() as usize
+        };
         grid.pool.reserve(entries + entries / 32);
         Ok(grid)
     }

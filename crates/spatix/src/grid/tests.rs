@@ -242,6 +242,37 @@ fn auto_picks_sensible_cells() {
 }
 
 #[test]
+fn auto_sampled_sizes_cells_and_memory_for_the_total() {
+    // 10,000 points on a lattice, of which every 25th is sampled.
+    let points: Vec<_> = (0..10_000)
+        .map(|i| Aabb::point(Point::new((i % 100) as f64, (i / 100) as f64)).unwrap())
+        .collect();
+    let sample: Vec<_> = points.iter().step_by(25).copied().collect();
+    let full = UniformGrid::<f64, u32>::auto(world(), &points).unwrap();
+    let sampled = UniformGrid::<f64, u32>::auto_sampled(world(), &sample, points.len()).unwrap();
+    assert_eq!(sampled.cell_size(), full.cell_size());
+    assert!(
+        UniformGrid::<f64, u32>::auto(world(), &sample)
+            .unwrap()
+            .cell_size()
+            > full.cell_size()
+    );
+
+    // Room is reserved for the total: filling the grid allocates nothing more.
+    let mut grid = sampled;
+    let before = grid.memory_bytes();
+    for (i, p) in points.iter().enumerate() {
+        grid.insert(*p, i as u32).unwrap();
+    }
+    assert_eq!(grid.memory_bytes(), before);
+    grid.check_invariants().unwrap();
+
+    // A total smaller than the sample counts the sample.
+    let small = UniformGrid::<f64, u32>::auto_sampled(world(), &points, 3).unwrap();
+    assert_eq!(small.cell_size(), full.cell_size());
+}
+
+#[test]
 fn touching_edges_and_corners_count() {
     let mut t = Twin::new(UniformGrid::new(world(), 10.0).unwrap());
     // Boxes on cell boundaries, touching along edges and at corners.

@@ -11,6 +11,7 @@
 
 #[macro_use]
 mod suite;
+mod adversarial;
 mod broken;
 mod bulk;
 mod check;
@@ -68,9 +69,10 @@ conformance!(grid_fine_f64, f64, |world| {
     spatix::UniformGrid::new(world, world.size().x / 128.0).unwrap()
 });
 // Loose grids: loose cells about an element wide with the default tight cells and reach;
-// tiny loose cells, tight cells finer still and no reach (every loose box spans many tight
-// cells, and every move that is not in place re-files the element at once); and a reach of
-// two cells (elements drift far from their cells until `maintain`, regions are wide).
+// tiny loose cells, tight cells finer still and no reach (nearly every loose cell is
+// irregular, listed in many tight cells, and every move grows its cell's box); and a reach
+// of two cells (elements drift far from their cells until `maintain`, regions are wide and
+// regular cells meet cells several apart).
 conformance!(loose_grid_f32, f32, |world| {
     spatix::LooseGrid::new(world, world.size().x / 16.0).unwrap()
 });

@@ -21,12 +21,16 @@ use crate::scenarios;
 ///
 /// The closure gets the world box of the data set and returns an empty structure storing
 /// `u64` values. `bulk_max` caps the size of the largest bulk test (default 100_000); only
-/// structures whose `for_each_pair` is quadratic need it.
+/// structures whose `for_each_pair` is quadratic need it, and they skip the adversarial data
+/// sets (`adversarial.rs`, 10^4 to 10^5 elements each), which the others all run.
 macro_rules! conformance {
     ($name:ident, $scalar:ty, $make:expr $(,)?) => {
-        conformance!($name, $scalar, $make, bulk_max = 100_000);
+        conformance!(@suite $name, $scalar, $make, 100_000, adversarial);
     };
     ($name:ident, $scalar:ty, $make:expr, bulk_max = $bulk_max:expr $(,)?) => {
+        conformance!(@suite $name, $scalar, $make, $bulk_max);
+    };
+    (@suite $name:ident, $scalar:ty, $make:expr, $bulk_max:expr $(, $adversarial:ident)?) => {
         mod $name {
             use $crate::data::Variant;
             use $crate::{bulk, suite};
@@ -90,6 +94,13 @@ macro_rules! conformance {
             fn bulk_large() {
                 bulk::run(100_000, $bulk_max, make);
             }
+
+            $(
+                #[test]
+                fn $adversarial() {
+                    $crate::adversarial::run(make);
+                }
+            )?
         }
     };
 }

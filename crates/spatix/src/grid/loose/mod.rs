@@ -395,7 +395,13 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto(world: Aabb<S>, sample: &[Aabb<S>]) -> Result<Self, Error> {
-        let (cell, n) = auto_cell(&world, sample, AUTO_EXTENT_FACTOR, AUTO_ELEMENTS_PER_CELL)?;
+        let (cell, _, n) = auto_cell(
+            &world,
+            sample,
+            0,
+            AUTO_EXTENT_FACTOR,
+            AUTO_ELEMENTS_PER_CELL,
+        )?;
         let mut grid = Self::new(world, cell)?;
         grid.reserve(n);
         Ok(grid)

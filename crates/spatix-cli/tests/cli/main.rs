@@ -1,19 +1,14 @@
-//! Runs the real `spatix` binary.
+//! Runs the real `spatix` binary: every subcommand, every `--index`, results against
+//! `BruteForce`, every kind of bad input, and the pictures decoded.
 
-use std::process::{Command, Output};
+mod bad_input;
+mod batch;
+mod common;
+mod sim;
+
+use common::{spatix, stdout};
 
 const ABOUT: &str = "2D spatial indexes for collision detection and proximity queries";
-
-fn spatix(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_spatix"))
-        .args(args)
-        .output()
-        .expect("the spatix binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
-}
 
 #[test]
 fn version_prints_the_crate_version() {
@@ -32,11 +27,14 @@ fn help_describes_the_tool() {
     let help = stdout(&output);
     assert!(help.contains(ABOUT), "{help}");
     assert!(help.contains("Usage: spatix"), "{help}");
+    for command in ["sim", "pairs", "query", "knn"] {
+        assert!(help.contains(&format!("  {command} ")), "{command}: {help}");
+    }
 }
 
 #[test]
 fn no_arguments_prints_the_help_and_succeeds() {
-    let output = spatix(&[]);
+    let output = spatix::<&str>(&[]);
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(stdout(&output), stdout(&spatix(&["--help"])));
 }

@@ -1,0 +1,175 @@
+//! The structures `--index` can name, and the one generic entry point that runs a command on
+//! any of them.
+//!
+//! The trait has generic methods, so structures are dispatched with an enum and a generic
+//! function rather than `dyn`: [`IndexKind::with_index`] builds the chosen structure and hands
+//! it to a [`UseIndex`], whose `run` is generic over the structure. A new structure joins the
+//! command with one variant of [`IndexKind`], one arm in `with_index`, and an impl of
+//! [`Structure`] (what it draws, how it describes itself, whether its pair pass runs on
+//! several threads).
+
+use core::ops::ControlFlow;
+
+use clap::ValueEnum;
+
+use crate::stats::decimal;
+use spatix::{
+    Aabb, BruteForce, Error, Item, ParallelPairs, Quadtree, QuadtreeConfig, Scalar, SpatialIndex,
+    UniformGrid,
+};
+
+/// A structure `--index` can name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum IndexKind {
+    /// `BruteForce`: one array, every pair tested (O(n²) pairs: for small inputs).
+    BruteForce,
+    /// `Quadtree`: tight quadtree, depth from the elements' size.
+    Quadtree,
+    /// `UniformGrid`: cells from the elements' size and count. The fastest on the agents
+    /// workload today, hence the default.
+    #[default]
+    Grid,
+}
+
+/// What a structure is built for: the world to declare, a sample of the boxes to come (all of
+/// them, or a random subset), and how many will come.
+#[derive(Clone, Debug)]
+pub(crate) struct Plan<S> {
+    pub(crate) world: Aabb<S>,
+    pub(crate) sample: Vec<Aabb<S>>,
+    pub(crate) count: usize,
+}
+
+impl<S: Scalar> Plan<S> {
+    /// The size of a typical element for a quadtree's depth: the sample's mean extent, but at
+    /// least a quarter of the mean spacing between elements (so points and tiny boxes still
+    /// get a tree deep enough to hold a few elements per leaf).
+    fn typical_size(&self) -> S {
+        let n = self.sample.len().max(1) as f64;
+        let extent: f64 = self
+            .sample
+            .iter()
+            .map(|b| {
+                let s = b.size();
+                (s.x.to_f64() + s.y.to_f64()) * 0.5
+            })
+            .sum::<f64>()
+            / n;
+        let size = self.world.size();
+        let spacing = (size.x.to_f64() * size.y.to_f64() / self.count.max(1) as f64).sqrt();
+        S::from_f64(extent.max(spacing / 4.0))
+    }
+}
+
+/// What the command needs from a structure beyond [`SpatialIndex`].
+pub(crate) trait Structure<S: Scalar, T>: SpatialIndex<S, T> + Sync {
+    /// One line for the summary: the structure and its parameters.
+    fn describe(&self) -> String;
+
+    /// Visits the boxes to outline when drawing the structure (cells, leaves, loose
+    /// boxes). Structures with nothing to draw visit none.
+    fn outlines(&self, _visit: &mut dyn FnMut(&Aabb<S>)) {}
+
+    /// [`SpatialQuery::for_each_pair`](spatix::SpatialQuery::for_each_pair) on rayon's current thread pool where the structure
+    /// has a parallel pair pass; on the calling thread otherwise.
+    fn pairs_parallel<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
+    {
+        self.for_each_pair(visit)
+    }
+}
+
+impl<S: Scalar, T: Sync> Structure<S, T> for BruteForce<S, T> {
+    fn describe(&self) -> String {
+        "brute-force (one array)".to_owned()
+    }
+}
+
+impl<S: Scalar, T: Sync> Structure<S, T> for Quadtree<S, T> {
+    fn describe(&self) -> String {
+        let config = self.config();
+        format!(
+            "quadtree (max depth {}, split above {} elements per leaf)",
+            config.max_depth, config.max_elements
+        )
+    }
+
+    fn outlines(&self, visit: &mut dyn FnMut(&Aabb<S>)) {
+        self.traverse(|aabb, _, kind| {
+            if let spatix::NodeKind::Leaf { .. } = kind {
+                visit(aabb);
+            }
+        });
+    }
+
+    fn pairs_parallel<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
+    {
+        self.par_for_each_pair(visit)
+    }
+}
+
+impl<S: Scalar, T: Sync> Structure<S, T> for UniformGrid<S, T> {
+    fn describe(&self) -> String {
+        let (cols, rows) = self.dims();
+        format!(
+            "grid ({cols} x {rows} cells of side {})",
+            decimal(self.cell_size().to_f64())
+        )
+    }
+
+    fn outlines(&self, visit: &mut dyn FnMut(&Aabb<S>)) {
+        self.for_each_cell(|cell, _| visit(&cell));
+    }
+
+    fn pairs_parallel<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
+    {
+        self.par_for_each_pair(visit)
+    }
+}
+
+/// A command that runs on whichever structure `--index` chose.
+pub(crate) trait UseIndex<S: Scalar, T> {
+    /// What the command returns.
+    type Output;
+
+    /// Runs the command on `index`, empty and with room reserved for the plan's elements.
+    fn run<I: Structure<S, T>>(self, index: I) -> Self::Output;
+}
+
+impl IndexKind {
+    /// Builds this structure for `plan` (empty, memory reserved), frees the plan's sample and
+    /// runs `user` on the structure.
+    pub(crate) fn with_index<S, T, U>(self, plan: Plan<S>, user: U) -> Result<U::Output, Error>
+    where
+        S: Scalar,
+        T: Send + Sync,
+        U: UseIndex<S, T>,
+    {
+        fn start<S: Scalar, T, U: UseIndex<S, T>>(
+            index: impl Structure<S, T>,
+            plan: Plan<S>,
+            user: U,
+        ) -> U::Output {
+            drop(plan);
+            user.run(index)
+        }
+        Ok(match self {
+            Self::BruteForce => start(BruteForce::new(), plan, user),
+            Self::Quadtree => {
+                let config = QuadtreeConfig::for_element_size(&plan.world, plan.typical_size());
+                let mut tree = Quadtree::with_config(plan.world, config)?;
+                tree.reserve(plan.count);
+                start(tree, plan, user)
+            }
+            Self::Grid => {
+                let grid = UniformGrid::auto_sampled(plan.world, &plan.sample, plan.count)?;
+                start(grid, plan, user)
+            }
+        })
+    }
+}

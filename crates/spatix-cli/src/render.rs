@@ -1,0 +1,362 @@
+//! Pictures of the simulation: agents as filled boxes, colliding ones highlighted, the
+//! index's structure outlined over them; rasterised with tiny-skia, written as a PNG (the last
+//! frame) or an animated GIF (every K-th frame, streamed to the file as it runs).
+
+use std::fmt;
+use std::io::Write;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use spatix::Aabb;
+use spatix::workload::Agents;
+use tiny_skia::{FillRule, Paint, PathBuilder, Pixmap, Rect, Stroke, Transform};
+
+use crate::failure::Failure;
+use crate::index_kind::Structure;
+use crate::output::AtomicFile;
+
+/// The palette, RGB: background, structure outlines, agents, colliding agents. Drawing is
+/// not anti-aliased and every colour is opaque, so each pixel is exactly one of these (and a
+/// GIF frame is its palette indices).
+const PALETTE: [[u8; 3]; 4] = [
+    [0x12, 0x16, 0x1c],
+    [0x4a, 0x6f, 0x94],
+    [0x8c, 0xc4, 0xe8],
+    [0xff, 0x70, 0x40],
+];
+const BACKGROUND: usize = 0;
+const STRUCTURE: usize = 1;
+const AGENT: usize = 2;
+const COLLIDING: usize = 3;
+
+/// Largest image side accepted by `--size`.
+const MAX_SIDE: u32 = 8192;
+
+/// Image size, `WxH` on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Size {
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+}
+
+impl FromStr for Size {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let side = |v: &str| -> Option<u32> {
+            v.trim().parse().ok().filter(|n| (1..=MAX_SIDE).contains(n))
+        };
+        s.split_once(['x', 'X'])
+            .and_then(|(w, h)| Some((side(w)?, side(h)?)))
+            .map(|(width, height)| Self { width, height })
+            .ok_or_else(|| format!("expected WIDTHxHEIGHT, each 1 to {MAX_SIDE}, e.g. 800x600"))
+    }
+}
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}", self.width, self.height)
+    }
+}
+
+/// The picture to write, chosen by the file's extension.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// The last frame.
+    Png(PathBuf),
+    /// An animation.
+    Gif(PathBuf),
+}
+
+impl FromStr for Target {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let path = PathBuf::from(s);
+        let extension = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match extension.as_deref() {
+            Some("png") => Ok(Self::Png(path)),
+            Some("gif") => Ok(Self::Gif(path)),
+            _ => Err("the file name must end in .png (last frame) or .gif (animation)".to_owned()),
+        }
+    }
+}
+
+/// Maps world coordinates to pixels: the world fills the image (aspect ratio kept, centred),
+/// y pointing up.
+#[derive(Clone, Copy, Debug)]
+struct View {
+    scale: f64,
+    x0: f64,
+    y0: f64,
+    left: f64,
+    bottom: f64,
+}
+
+impl View {
+    fn new(world: &Aabb<f32>, size: Size) -> Self {
+        let (w, h) = (f64::from(size.width), f64::from(size.height));
+        let ww = f64::from(world.max.x - world.min.x).max(f64::MIN_POSITIVE);
+        let wh = f64::from(world.max.y - world.min.y).max(f64::MIN_POSITIVE);
+        // One pixel of margin on each side, so the world's border is visible.
+        let scale = ((w - 2.0) / ww).min((h - 2.0) / wh).max(f64::MIN_POSITIVE);
+        Self {
+            scale,
+            x0: f64::from(world.min.x),
+            y0: f64::from(world.min.y),
+            left: (w - ww * scale) / 2.0,
+            bottom: h - (h - wh * scale) / 2.0,
+        }
+    }
+
+    /// The box's rectangle in pixels, at least `min_side` wide and high.
+    fn rect(&self, b: &Aabb<f32>, min_side: f64) -> Option<Rect> {
+        let widen = |lo: f64, hi: f64| {
+            if hi - lo >= min_side {
+                (lo, hi)
+            } else {
+                let mid = (lo + hi) / 2.0;
+                (mid - min_side / 2.0, mid + min_side / 2.0)
+            }
+        };
+        let (l, r) = widen(
+            self.left + (f64::from(b.min.x) - self.x0) * self.scale,
+            self.left + (f64::from(b.max.x) - self.x0) * self.scale,
+        );
+        let (t, bot) = widen(
+            self.bottom - (f64::from(b.max.y) - self.y0) * self.scale,
+            self.bottom - (f64::from(b.min.y) - self.y0) * self.scale,
+        );
+        Rect::from_ltrb(l as f32, t as f32, r as f32, bot as f32)
+    }
+}
+
+/// One frame's picture.
+#[derive(Debug)]
+struct Canvas {
+    pixmap: Pixmap,
+    view: View,
+    world: Aabb<f32>,
+}
+
+fn paint(colour: usize) -> Paint<'static> {
+    let [r, g, b] = PALETTE[colour];
+    let mut paint = Paint::default();
+    paint.set_color_rgba8(r, g, b, 255);
+    paint.anti_alias = false;
+    paint
+}
+
+impl Canvas {
+    fn new(world: Aabb<f32>, size: Size) -> Result<Self, Failure> {
+        let pixmap = Pixmap::new(size.width, size.height).ok_or_else(|| {
+            Failure::io(
+                "allocating the picture",
+                std::io::Error::other(format!("cannot allocate a {size} image")),
+            )
+        })?;
+        Ok(Self {
+            pixmap,
+            view: View::new(&world, size),
+            world,
+        })
+    }
+
+    /// Draws the agents (colliding ones highlighted), then the structure's outlines over them.
+    fn draw<I: Structure<f32, u32>>(
+        &mut self,
+        agents: &Agents<f32>,
+        colliding: &[bool],
+        index: &I,
+    ) {
+        let [r, g, b] = PALETTE[BACKGROUND];
+        self.pixmap.fill(tiny_skia::Color::from_rgba8(r, g, b, 255));
+        for (colour, highlighted) in [(AGENT, false), (COLLIDING, true)] {
+            let mut path = PathBuilder::new();
+            for (i, aabb) in agents.boxes().enumerate() {
+                if colliding[i] == highlighted {
+                    if let Some(rect) = self.view.rect(&aabb, 1.0) {
+                        path.push_rect(rect);
+                    }
+                }
+            }
+            if let Some(path) = path.finish() {
+                self.pixmap.fill_path(
+                    &path,
+                    &paint(colour),
+                    FillRule::Winding,
+                    Transform::identity(),
+                    None,
+                );
+            }
+        }
+        let mut path = PathBuilder::new();
+        let view = self.view;
+        let mut outline = |aabb: &Aabb<f32>| {
+            if let Some(rect) = view.rect(aabb, 0.0) {
+                path.push_rect(rect);
+            }
+        };
+        outline(&self.world);
+        index.outlines(&mut outline);
+        if let Some(path) = path.finish() {
+            let hairline = Stroke {
+                width: 0.0,
+                ..Stroke::default()
+            };
+            self.pixmap.stroke_path(
+                &path,
+                &paint(STRUCTURE),
+                &hairline,
+                Transform::identity(),
+                None,
+            );
+        }
+    }
+
+    /// The picture as palette indices, one byte per pixel.
+    fn indices(&self, out: &mut Vec<u8>) {
+        out.clear();
+        out.extend(self.pixmap.data().chunks_exact(4).map(|px| {
+            let distance = |c: &[u8; 3]| -> u32 {
+                (0..3).map(|i| u32::from(px[i].abs_diff(c[i])).pow(2)).sum()
+            };
+            (0..PALETTE.len())
+                .min_by_key(|&i| distance(&PALETTE[i]))
+                .unwrap_or(BACKGROUND) as u8
+        }));
+    }
+}
+
+/// Writes the pictures `--render` asked for, frame by frame.
+pub(crate) struct Recorder {
+    canvas: Canvas,
+    format: Format,
+}
+
+/// What a [`Recorder`] writes.
+enum Format {
+    /// The last frame, encoded when the run ends.
+    Png(PathBuf),
+    /// Every `every`-th frame, appended to the file as it is drawn.
+    Gif {
+        encoder: gif::Encoder<AtomicFile>,
+        every: usize,
+        delay: u16,
+        indices: Vec<u8>,
+        frames: usize,
+    },
+}
+
+impl Recorder {
+    /// Starts recording the world into `target` at `size`; a GIF takes every `every`-th
+    /// frame of a simulation running at 60 frames per second.
+    pub(crate) fn new(
+        target: &Target,
+        world: Aabb<f32>,
+        size: Size,
+        every: usize,
+    ) -> Result<Self, Failure> {
+        let format = match target {
+            Target::Png(path) => Format::Png(path.clone()),
+            Target::Gif(path) => {
+                let gif_error = |e: gif::EncodingError| {
+                    Failure::io(
+                        format!("writing {}", path.display()),
+                        std::io::Error::other(e),
+                    )
+                };
+                let palette: Vec<u8> = PALETTE.concat();
+                // `Size` keeps both sides within u16.
+                let (w, h) = (size.width as u16, size.height as u16);
+                let mut encoder = gif::Encoder::new(AtomicFile::create(path)?, w, h, &palette)
+                    .map_err(gif_error)?;
+                encoder
+                    .set_repeat(gif::Repeat::Infinite)
+                    .map_err(gif_error)?;
+                Format::Gif {
+                    encoder,
+                    every,
+                    delay: ((every * 100 + 30) / 60).clamp(2, usize::from(u16::MAX)) as u16,
+                    indices: Vec::new(),
+                    frames: 0,
+                }
+            }
+        };
+        Ok(Self {
+            canvas: Canvas::new(world, size)?,
+            format,
+        })
+    }
+
+    /// Whether frame `frame` (1-based) of `total` is to be drawn: the last one for a PNG;
+    /// the first and every `every`-th after it for a GIF.
+    pub(crate) fn wants(&self, frame: usize, total: usize) -> bool {
+        match &self.format {
+            Format::Png(_) => frame == total,
+            Format::Gif { every, .. } => (frame - 1) % every == 0,
+        }
+    }
+
+    /// Draws a frame (and for a GIF appends it to the file).
+    pub(crate) fn record<I: Structure<f32, u32>>(
+        &mut self,
+        agents: &Agents<f32>,
+        colliding: &[bool],
+        index: &I,
+    ) -> Result<(), Failure> {
+        self.canvas.draw(agents, colliding, index);
+        if let Format::Gif {
+            encoder,
+            delay,
+            indices,
+            frames,
+            ..
+        } = &mut self.format
+        {
+            self.canvas.indices(indices);
+            let (w, h) = (
+                self.canvas.pixmap.width() as u16,
+                self.canvas.pixmap.height() as u16,
+            );
+            let mut frame = gif::Frame::from_indexed_pixels(w, h, indices.as_slice(), None);
+            frame.delay = *delay;
+            encoder
+                .write_frame(&frame)
+                .map_err(|e| Failure::io("writing the animation", std::io::Error::other(e)))?;
+            *frames += 1;
+        }
+        Ok(())
+    }
+
+    /// Finishes the file and puts it in place; returns a line for the summary.
+    pub(crate) fn finish(self) -> Result<String, Failure> {
+        match self.format {
+            Format::Png(file) => {
+                let bytes = self.canvas.pixmap.encode_png().map_err(|e| {
+                    Failure::io(
+                        format!("encoding {}", file.display()),
+                        std::io::Error::other(e),
+                    )
+                })?;
+                let mut out = AtomicFile::create(&file)?;
+                out.write_all(&bytes)
+                    .map_err(|e| Failure::io(format!("writing {}", file.display()), e))?;
+                out.commit()?;
+                Ok(format!("{} (last frame)", file.display()))
+            }
+            Format::Gif {
+                encoder, frames, ..
+            } => {
+                let file = encoder
+                    .into_inner()
+                    .map_err(|e| Failure::io("writing the animation", std::io::Error::other(e)))?;
+                let name = file.target().display().to_string();
+                file.commit()?;
+                Ok(format!("{name} ({frames} frames)"))
+            }
+        }
+    }
+}

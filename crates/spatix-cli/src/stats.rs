@@ -1,0 +1,111 @@
+//! Per-frame measurements and the process's memory, for the simulation's closing table.
+
+use std::time::Duration;
+
+/// One value per frame, summarised as median, 95th percentile and maximum.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Series(Vec<f64>);
+
+/// Median, 95th percentile and maximum of a [`Series`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Summary {
+    pub(crate) median: f64,
+    pub(crate) p95: f64,
+    pub(crate) max: f64,
+}
+
+impl Series {
+    /// Room for `n` frames.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        Self(Vec::with_capacity(n))
+    }
+
+    /// Adds a frame's value.
+    pub(crate) fn push(&mut self, value: f64) {
+        self.0.push(value);
+    }
+
+    /// Adds a frame's duration, in milliseconds.
+    pub(crate) fn push_ms(&mut self, d: Duration) {
+        self.push(d.as_secs_f64() * 1e3);
+    }
+
+    /// The values so far (nearest-rank percentiles); zeros when empty.
+    pub(crate) fn summary(&self) -> Summary {
+        let mut sorted = self.0.clone();
+        sorted.sort_by(f64::total_cmp);
+        let at = |q: f64| {
+            sorted
+                .get(((sorted.len().max(1) - 1) as f64 * q).round() as usize)
+                .copied()
+                .unwrap_or(0.0)
+        };
+        Summary {
+            median: at(0.5),
+            p95: at(0.95),
+            max: at(1.0),
+        }
+    }
+}
+
+/// The process's resident memory, from `/proc/self/status` (Linux); `None` elsewhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Resident {
+    /// Resident set size now (VmRSS), bytes.
+    pub(crate) now: u64,
+    /// Peak resident set size so far (VmHWM), bytes.
+    pub(crate) peak: u64,
+}
+
+impl Resident {
+    /// Reads the current figures, if the system provides them.
+    pub(crate) fn read() -> Option<Self> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let field = |name: &str| -> Option<u64> {
+            let line = status.lines().find(|l| l.starts_with(name))?;
+            let kib: u64 = line[name.len()..]
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse()
+                .ok()?;
+            Some(kib * 1024)
+        };
+        Some(Self {
+            now: field("VmRSS:")?,
+            peak: field("VmHWM:")?,
+        })
+    }
+}
+
+/// Tracks a quantity frame by frame and remembers the last frame at which it changed.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct LastChange {
+    value: Option<u64>,
+    /// The last frame (1-based) whose value differed from the previous frame's; 0 if none.
+    pub(crate) frame: usize,
+}
+
+impl LastChange {
+    /// Records frame `frame`'s value.
+    pub(crate) fn record(&mut self, frame: usize, value: u64) {
+        if self.value.is_some_and(|v| v != value) {
+            self.frame = frame;
+        }
+        self.value = Some(value);
+    }
+}
+
+/// Bytes in mebibytes, for display.
+pub(crate) fn mib(bytes: u64) -> f64 {
+    bytes as f64 / f64::from(1u32 << 20)
+}
+
+/// A number for display: at most three decimals, without trailing zeros (47.66, 1000, 0.125).
+pub(crate) fn decimal(v: f64) -> String {
+    let text = format!("{v:.3}");
+    match text.trim_end_matches('0').trim_end_matches('.') {
+        "-0" => "0".to_owned(),
+        short => short.to_owned(),
+    }
+}

@@ -1,0 +1,248 @@
+//! `spatix pairs`, `query` and `knn` on generated files, every `--index`, against
+//! `BruteForce`.
+
+use core::ops::ControlFlow;
+use std::fmt::Write as _;
+use std::fs;
+
+use spatix::prelude::*;
+use spatix::{Aabb, BruteForce, Point};
+
+use crate::common::{
+    Element, Scratch, assert_success, boxes, boxes_csv, index_kinds, points, points_csv, spatix,
+    stderr, stdout,
+};
+
+fn oracle(elements: &[Element]) -> BruteForce<f64, u64> {
+    let mut index = BruteForce::new();
+    for (id, [a, b, c, d]) in elements {
+        let aabb = Aabb::new(Point::new(*a, *b), Point::new(*c, *d)).expect("a valid box");
+        index.insert(aabb, *id).expect("inserted");
+    }
+    index
+}
+
+/// The pairs of a `pairs` output, checked for form, sorted.
+fn parse_pairs(text: &str) -> Vec<(u64, u64)> {
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("a,b"));
+    let mut pairs: Vec<(u64, u64)> = lines
+        .map(|line| {
+            let (a, b) = line.split_once(',').expect("two fields");
+            let pair = (a.parse().expect("an id"), b.parse().expect("an id"));
+            assert!(pair.0 < pair.1, "{line}: a < b");
+            pair
+        })
+        .collect();
+    pairs.sort_unstable();
+    pairs
+}
+
+#[test]
+fn pairs_equal_brute_force_for_every_index() {
+    let dir = Scratch::new("pairs");
+    let elements = boxes(400, 1);
+    let file = dir.write("boxes.csv", &boxes_csv(&elements));
+    let mut expected = Vec::new();
+    let _ = oracle(&elements).for_each_pair(|a, b| {
+        expected.push((*a.value.min(b.value), *a.value.max(b.value)));
+        ControlFlow::Continue(())
+    });
+    expected.sort_unstable();
+    assert!(expected.len() > 100, "the data must have pairs");
+    let mut unique = expected.clone();
+    unique.dedup();
+    assert_eq!(unique.len(), expected.len());
+
+    for kind in index_kinds() {
+        let output = spatix(&[
+            "pairs".as_ref(),
+            file.as_os_str(),
+            "--index".as_ref(),
+            kind.as_ref(),
+        ]);
+        assert_success(&output);
+        assert_eq!(parse_pairs(&stdout(&output)), expected, "--index {kind}");
+        let summary = stderr(&output);
+        assert!(
+            summary.contains(&format!("{} pairs among 400 boxes", expected.len())),
+            "{summary}"
+        );
+        assert!(summary.contains(&format!("index: {kind}")), "{summary}");
+    }
+}
+
+#[test]
+fn query_equals_brute_force_for_every_index() {
+    let dir = Scratch::new("query");
+    let elements = boxes(300, 2);
+    let queries: Vec<Element> = boxes(40, 3)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_, [a, b, c, d]))| (i as u64, [a - 5.0, b - 5.0, c + 5.0, d + 5.0]))
+        .collect();
+    let data = dir.write("boxes.csv", &boxes_csv(&elements));
+    let query_file = dir.write("queries.csv", &boxes_csv(&queries));
+    let brute = oracle(&elements);
+    let mut expected = "query_id,id\n".to_owned();
+    let mut results = 0;
+    for (query_id, [a, b, c, d]) in &queries {
+        let area = Aabb::new(Point::new(*a, *b), Point::new(*c, *d)).expect("a valid box");
+        let mut ids = Vec::new();
+        let _ = brute.query(&area, |item| {
+            ids.push(*item.value);
+            ControlFlow::Continue(())
+        });
+        ids.sort_unstable();
+        results += ids.len();
+        for id in ids {
+            writeln!(expected, "{query_id},{id}").expect("writing to a string");
+        }
+    }
+    assert!(results > 40, "the queries must find boxes");
+
+    for kind in index_kinds() {
+        let out = dir.path(&format!("result-{kind}.csv"));
+        let output = spatix(&[
+            "query".as_ref(),
+            data.as_os_str(),
+            query_file.as_os_str(),
+            "--index".as_ref(),
+            kind.as_ref(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ]);
+        assert_success(&output);
+        assert!(output.stdout.is_empty(), "results go to --out only");
+        assert_eq!(
+            fs::read_to_string(&out).expect("the output"),
+            expected,
+            "--index {kind}"
+        );
+        let summary = stderr(&output);
+        assert!(
+            summary.contains(&format!("{results} results for 40 queries")),
+            "{summary}"
+        );
+    }
+}
+
+/// The expected `knn` output: ascending distance, ties by ascending id.
+fn knn_expected(elements: &[Element], queries: &[Element], k: usize) -> String {
+    let mut text = "query_id,rank,id,distance\n".to_owned();
+    for (query_id, [qx, qy, ..]) in queries {
+        let mut all: Vec<(f64, u64)> = elements
+            .iter()
+            .map(|(id, [x, y, ..])| ((x - qx) * (x - qx) + (y - qy) * (y - qy), *id))
+            .collect();
+        all.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        for (rank, (d2, id)) in all.iter().take(k).enumerate() {
+            writeln!(text, "{query_id},{},{id},{}", rank + 1, d2.sqrt()).expect("writing");
+        }
+    }
+    text
+}
+
+#[test]
+fn knn_equals_brute_force_for_every_index_with_ties_broken_by_id() {
+    let dir = Scratch::new("knn");
+    let elements = points(300, 4);
+    let queries: Vec<Element> = points(30, 5)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_, c))| (i as u64 * 3, c))
+        .chain([(7, [-3.5, 40.25, -3.5, 40.25])])
+        .collect();
+    let data = dir.write("points.csv", &points_csv(&elements));
+    let query_file = dir.write("queries.csv", &points_csv(&queries));
+    for k in [1usize, 6, 500] {
+        let expected = knn_expected(&elements, &queries, k);
+        for kind in index_kinds() {
+            let output = spatix(&[
+                "knn".as_ref(),
+                data.as_os_str(),
+                query_file.as_os_str(),
+                "-k".as_ref(),
+                k.to_string().as_ref(),
+                "--index".as_ref(),
+                kind.as_ref(),
+            ]);
+            assert_success(&output);
+            assert_eq!(stdout(&output), expected, "-k {k} --index {kind}");
+        }
+    }
+}
+
+#[test]
+fn files_without_elements_give_just_the_header() {
+    let dir = Scratch::new("no-elements");
+    let boxes = dir.write("boxes.csv", "id,min_x,min_y,max_x,max_y\n");
+    let points = dir.write("points.csv", "id,x,y\n\n");
+    let queries = dir.write("queries.csv", "id,x,y\n1,0,0\n");
+    for kind in index_kinds() {
+        let k = kind.as_str();
+        let pairs = spatix(&["pairs", boxes.to_str().unwrap(), "--index", k]);
+        assert_success(&pairs);
+        assert_eq!(stdout(&pairs), "a,b\n");
+        let knn = spatix(&[
+            "knn",
+            points.to_str().unwrap(),
+            queries.to_str().unwrap(),
+            "--index",
+            k,
+        ]);
+        assert_success(&knn);
+        assert_eq!(stdout(&knn), "query_id,rank,id,distance\n");
+    }
+}
+
+#[test]
+fn columns_in_any_order_spaces_crlf_and_large_ids_are_read() {
+    let dir = Scratch::new("format");
+    let max = u64::MAX;
+    let boxes = dir.write(
+        "boxes.csv",
+        &format!(
+            "\u{feff}max_y, id ,min_x,max_x,min_y\r\n\r\n 2 ,{max}, 0,2,0\r\n3,5,1.5,1e1,1\r\n"
+        ),
+    );
+    let output = spatix(&["pairs", boxes.to_str().unwrap()]);
+    assert_success(&output);
+    assert_eq!(stdout(&output), format!("a,b\n5,{max}\n"));
+}
+
+#[test]
+fn the_output_file_replaces_an_old_one_only_when_complete() {
+    let dir = Scratch::new("replace");
+    let boxes = dir.write(
+        "boxes.csv",
+        "id,min_x,min_y,max_x,max_y\n1,0,0,1,1\n2,1,1,2,2\n",
+    );
+    let out = dir.write("out.csv", "old\n");
+    let output = spatix(&[
+        "pairs",
+        boxes.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_success(&output);
+    assert_eq!(fs::read_to_string(&out).unwrap(), "a,b\n1,2\n");
+    assert_eq!(dir.files(), ["boxes.csv", "out.csv"]);
+}
+
+#[test]
+fn an_output_that_cannot_be_put_in_place_fails_and_leaves_nothing() {
+    let dir = Scratch::new("unwritable");
+    let boxes = dir.write("boxes.csv", "id,min_x,min_y,max_x,max_y\n1,0,0,1,1\n");
+    let taken = dir.path("taken");
+    fs::create_dir(&taken).unwrap();
+    let output = spatix(&[
+        "pairs",
+        boxes.to_str().unwrap(),
+        "-o",
+        taken.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stderr(&output).starts_with(&format!("spatix: writing {}: ", taken.display())));
+    assert_eq!(dir.files(), ["boxes.csv", "taken"]);
+}

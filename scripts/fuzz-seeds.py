@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Writes the fuzzers' seed corpus, fuzz/corpus/ops/seed-*: short, valid-looking operation
+sequences (see spatix_fuzz::run for the encoding) that reach every operation, so the fuzzers
+start from deep states instead of rediscovering the format. Deterministic: rerun to recreate."""
+import os, random
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "fuzz", "corpus", "ops")
+INSERT, REMOVE, UPDATE, MAINTAIN, CLEAR, QUERY, NEAREST, WITHIN, RAY, STALE, PAIRS = 0, 4, 5, 7, 8, 9, 10, 11, 12, 14, 15
+
+
+def coord(r, hard=0.05):
+    if r.random() < hard:
+        return [200 + r.randrange(40)]
+    return [r.randrange(200)]
+
+
+def box(r, small=True):
+    x, y = r.randrange(190), r.randrange(190)
+    w, h = (r.randrange(6), r.randrange(6)) if small else (r.randrange(200), r.randrange(200))
+    if r.random() < 0.1:
+        return coord(r, 0.5) + coord(r, 0.5) + coord(r, 0.5) + coord(r, 0.5)
+    return [x, y, min(199, x + w), min(199, y + h)]
+
+
+def seq(seed, n_ops, weights):
+    r = random.Random(seed)
+    out = [seed % 4]
+    ops = list(weights)
+    for _ in range(n_ops):
+        op = r.choices(ops, [weights[o] for o in ops])[0]
+        out.append(op)
+        if op == INSERT:
+            out += box(r, r.random() < 0.9)
+        elif op == REMOVE:
+            out += [r.randrange(256), r.randrange(256)]
+        elif op == UPDATE:
+            out += box(r) + [r.randrange(256), r.randrange(256)]
+        elif op == CLEAR:
+            out += [r.randrange(32)]
+        elif op == QUERY:
+            out += box(r, False)
+        elif op == NEAREST:
+            out += coord(r) + coord(r) + [r.choice([0, 1, 8, 64, 79])]
+        elif op == WITHIN:
+            out += coord(r) + coord(r) + coord(r)
+        elif op == RAY:
+            out += coord(r) + coord(r) + [r.choice([84, 0, 13, 20, 27])] + [r.choice([13, 20, 27, 0])] + coord(r, 0.3)
+        elif op == STALE:
+            out += [r.randrange(256), r.randrange(256)] + box(r)
+    return bytes(out)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    every = {INSERT: 8, REMOVE: 2, UPDATE: 4, MAINTAIN: 1, CLEAR: 0.2, QUERY: 2, NEAREST: 2,
+             WITHIN: 2, RAY: 2, STALE: 1, PAIRS: 1}
+    build = {INSERT: 10, QUERY: 1, PAIRS: 1, RAY: 1}
+    churn = {INSERT: 3, REMOVE: 3, UPDATE: 6, MAINTAIN: 2, PAIRS: 1, NEAREST: 1}
+    for i in range(12):
+        kind, weights = [("every", every), ("build", build), ("churn", churn)][i % 3]
+        data = seq(i, 40 + 30 * i, weights)
+        with open(os.path.join(OUT, f"seed-{i:02}-{kind}"), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()
