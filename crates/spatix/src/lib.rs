@@ -44,6 +44,7 @@ mod geom;
 mod grid;
 mod handle;
 mod index;
+mod layered;
 mod nearest;
 #[cfg(feature = "rayon")]
 mod par;
@@ -58,6 +59,7 @@ pub use geom::{Aabb, Point, Scalar};
 pub use grid::{LooseGrid, LooseGridConfig, UniformGrid};
 pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex, SpatialQuery};
+pub use layered::Layered;
 pub use nearest::{Neighbor, Workspace};
 #[cfg(feature = "rayon")]
 pub use par::ParallelPairs;

@@ -96,3 +96,15 @@ conformance!(loose_grid_far_reach_f32, f32, |world| {
     };
     spatix::LooseGrid::with_config(world, config).unwrap()
 });
+// Layered indexes: agents (half-size up to a 64th of the world) in a uniform grid and the
+// rest in a loose grid; and a threshold of 0, where only points are agents, so that elements
+// move between the parts whenever they change size.
+conformance!(layered_f32, f32, |world| {
+    spatix::Layered::new(world, world.size().x / 64.0).unwrap()
+});
+conformance!(layered_f64, f64, |world| {
+    spatix::Layered::new(world, world.size().x / 64.0).unwrap()
+});
+conformance!(layered_points_f64, f64, |world| {
+    spatix::Layered::new(world, 0.0).unwrap()
+});
