@@ -13,6 +13,8 @@
 //! | [`BruteForce`] | one array | fewer than ~64 elements; the oracle of every test |
 //! | [`Quadtree`] | every leaf they overlap | uneven density, similar sizes |
 //! | [`UniformGrid`] | every cell they overlap | even density, similar sizes |
+//! | [`LooseGrid`] | one loose cell, by centre; cells carry grown boxes | many moving agents, moderately mixed sizes |
+//! | [`Layered`] | agents, large and static elements each in their own structure | a world of common agents, a few giants and static scenery |
 //!
 //! ```
 //! use core::ops::ControlFlow;
@@ -34,7 +36,7 @@
 //!
 //! ## Features
 //! * `serde`: `Serialize`/`Deserialize` for [`Point`], [`Aabb`] and [`Handle`].
-//! * `rayon`: `ParallelPairs`, the pair pass of the quadtree and the grid spread over
+//! * `rayon`: `ParallelPairs`, the pair pass of the quadtree and the grids spread over
 //!   rayon's thread pool.
 #![deny(missing_docs)]
 

@@ -130,7 +130,7 @@ fn every_query_matches_the_oracle_with_all_three_parts_in_use() {
     let mut index = Layered::new(world(), 1.5).unwrap();
     let mut brute = BruteForce::new();
     let mut live: Vec<(Handle, Handle, u32)> = Vec::new();
-    let mut random_box = |rng: &mut Rng| {
+    let random_box = |rng: &mut Rng| {
         let (x, y) = (rng.range(-10.0, 110.0), rng.range(-10.0, 110.0));
         let half = if rng.below(10) == 0 {
             rng.range(3.0, 30.0)

@@ -109,7 +109,7 @@ pub(super) fn empty<S: Scalar>() -> Aabb<S> {
 /// Whether a loose cell's box encloses anything.
 #[inline]
 pub(super) fn is_empty<S: Scalar>(b: &Aabb<S>) -> bool {
-    !(b.min.x <= b.max.x)
+    b.min.x > b.max.x
 }
 
 /// `b` grown by `by` on every side.
