@@ -655,7 +655,7 @@ impl<S: Scalar, T> SpatialQuery<S, T> for LooseGrid<S, T> {
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        self.pairs_in_rows(0..self.loose.rows, visit)
+        self.pairs_in_band(0, 1, visit)
     }
 
     fn nearest<'w>(

@@ -6,20 +6,22 @@
 //! exactly one of the two:
 //! * two regular cells (boxes within reach of their squares) can only meet when they are
 //!   neighbours, so each regular cell takes its neighbours ahead of it in row-major order;
-//! * an irregular cell takes every regular cell its region may meet (found by position);
-//! * of two irregular cells, the first takes the second, in the tight cell that owns the
-//!   lower-left corner of the overlap of their listing boxes.
+//! * a regular cell takes the irregular cells listed in the tight cells under its square
+//!   grown by the reach, each in the tight cell owning the lower-left corner of the overlap
+//!   of that grown square and the irregular cell's listing box;
+//! * two irregular cells are taken by the tight cell owning the lower-left corner of the
+//!   overlap of their listing boxes, in a pass over the tight cells.
 //!
 //! No pair of loose cells is ever tested twice. The elements of a loose cell are copied to
 //! the stack (sequential reads: `maintain` leaves every list one run of nodes), those of a
 //! partner cell filtered by the other's region, and the pairs tested branch-free; hits are
 //! reported in batches through the slot table.
 
-use core::ops::{ControlFlow, Range};
+use core::ops::ControlFlow;
 
 use super::LooseGrid;
 use crate::handle::{NIL, Slots};
-use crate::{Aabb, Item, Scalar};
+use crate::{Aabb, Item, Point, Scalar};
 
 /// Partner cells gathered before their elements are tested; more are taken in several
 /// rounds.
@@ -32,11 +34,28 @@ const CAP: usize = 128;
 /// Hits waiting to be reported: room for one element against a full round, and more.
 const PENDING: usize = 4 * CAP;
 
-/// A loose cell and its region.
+/// A loose cell and its region (and, for an irregular cell listed in the current tight
+/// cell, its `FIRST_COL | FIRST_ROW` bits there).
 #[derive(Clone, Copy, Default)]
 struct Listed<S> {
     region: Aabb<S>,
     cell: u32,
+    first: u32,
+}
+
+/// An irregular cell's listing starts in the current tight cell's column.
+const FIRST_COL: u32 = 1;
+/// An irregular cell's listing starts in the current tight cell's row.
+const FIRST_ROW: u32 = 2;
+/// Both: a pair of irregular cells is handled in a tight cell when their flags together make
+/// this (the later of their starting columns, and rows, is the tight cell's).
+const BOTH: u32 = FIRST_COL | FIRST_ROW;
+
+/// Whether two irregular cells listed in a tight cell meet and the tight cell owns the
+/// corner of their listings' overlap.
+#[inline]
+fn owned_overlap<S: Scalar>(a: &Listed<S>, b: &Listed<S>) -> bool {
+    (a.first | b.first == BOTH) & meet(&a.region, &b.region)
 }
 
 /// Closed box intersection without short-circuits: which comparison fails is unpredictable.
@@ -56,6 +75,8 @@ struct Entry<S> {
 struct Scratch<S> {
     /// Partners of the loose cell being paired.
     partners: [Listed<S>; BLOCK],
+    /// A block of the current tight cell's list.
+    listed: [Listed<S>; BLOCK],
     /// The elements of the loose cell being paired.
     own: [Entry<S>; CAP],
     /// Elements of the current partner that reach the paired cell's region.
@@ -69,6 +90,7 @@ impl<S: Scalar> Scratch<S> {
     fn new() -> Self {
         Self {
             partners: [Listed::default(); BLOCK],
+            listed: [Listed::default(); BLOCK],
             own: [Entry::default(); CAP],
             other: [Entry::default(); CAP],
             pending: [(0, 0); PENDING],
@@ -124,21 +146,37 @@ struct Pairing<S> {
 }
 
 impl<S: Scalar, T> LooseGrid<S, T> {
-    /// The pairs taken by the loose cells of rows `rows`: any split of the rows is exact.
-    pub(super) fn pairs_in_rows<F>(&self, rows: Range<u32>, mut visit: F) -> ControlFlow<()>
+    /// Part `part` of `parts` of the pair pass: that share of the loose rows, then that share
+    /// of the tight rows. Every pair is taken by exactly one loose cell or one tight cell,
+    /// so any split is exact.
+    pub(super) fn pairs_in_band<F>(&self, part: u32, parts: u32, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
         let mut s = Scratch::new();
-        for cy in rows {
+        let share = |n: u32| {
+            let n = u64::from(n);
+            let at = |k: u32| (n * u64::from(k) / u64::from(parts)) as u32;
+            at(part)..at(part + 1)
+        };
+        for cy in share(self.loose.rows) {
             for cx in 0..self.loose.cols {
                 self.pairs_of_cell(cx, cy, &mut s, &mut visit)?;
+            }
+        }
+        if self.tight.irregular > 0 {
+            for ty in share(self.tight.lattice.rows) {
+                for tx in 0..self.tight.lattice.cols {
+                    self.pairs_in_tight_cell(tx, ty, &mut s, &mut visit)?;
+                }
             }
         }
         s.flush(&self.slots, &mut visit)
     }
 
-    /// The pairs loose cell `(cx, cy)` takes.
+    /// The pairs loose cell `(cx, cy)` takes: its own, and if it is regular, those with its
+    /// regular neighbours ahead of it and with the irregular cells whose listings meet its
+    /// square grown by the reach where the tight cell owns their corner.
     fn pairs_of_cell<F>(
         &self,
         cx: u32,
@@ -159,27 +197,23 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             cell: Listed {
                 region: self.region_of(&b, &square),
                 cell: cell as u32,
+                first: 0,
             },
             partners: 0,
             own: true,
         };
         if !self.is_irregular(&b, &square) {
             // Neighbours ahead: the rest of this row, then the rows above.
-            let r = self.pair_radius;
-            let ahead = self.block(cx, cy, r);
+            let ahead = self.block(cx, cy, self.pair_radius);
             for (x, y) in ahead
                 .cells()
                 .filter(|&(x, y)| y > cy || (y == cy && x > cx))
             {
                 self.offer_regular(&mut p, x, y, s, visit)?;
             }
-        } else {
-            for (x, y) in self.loose_around(&p.cell.region).cells() {
-                if (x, y) != (cx, cy) {
-                    self.offer_regular(&mut p, x, y, s, visit)?;
-                }
+            if self.tight.irregular > 0 {
+                self.offer_irregular(&mut p, &square, s, visit)?;
             }
-            self.offer_irregular(&mut p, s, visit)?;
         }
         self.pair_cell(&mut p, s, visit)
     }
@@ -209,39 +243,38 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         }
         let region = self.region_of(b, &square);
         if meet(&region, &p.cell.region) {
-            self.add_partner(
-                p,
-                Listed {
-                    region,
-                    cell: cell as u32,
-                },
-                s,
-                visit,
-            )?;
+            let partner = Listed {
+                region,
+                cell: cell as u32,
+                first: 0,
+            };
+            self.add_partner(p, partner, s, visit)?;
         }
         ControlFlow::Continue(())
     }
 
-    /// Adds the irregular loose cells after the paired (irregular) one whose regions meet
-    /// its region, each from the tight cell owning the corner of their listings' overlap.
+    /// Adds the irregular loose cells whose regions meet the paired (regular) cell's, each
+    /// from the tight cell owning the lower-left corner of the overlap of its listing and the
+    /// paired cell's square grown by the reach (which holds the paired cell's region).
     fn offer_irregular<F>(
         &self,
         p: &mut Pairing<S>,
+        square: &Aabb<S>,
         s: &mut Scratch<S>,
         visit: &mut F,
     ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        let cell = p.cell.cell as usize;
-        let square = self.square(cell);
-        let Some(range) = self.tight_range(&self.boxes[cell], &square) else {
-            return ControlFlow::Continue(());
+        let pad = Aabb {
+            min: Point::new(square.min.x - self.pad(), square.min.y - self.pad()),
+            max: Point::new(square.max.x + self.pad(), square.max.y + self.pad()),
         };
+        let range = self.tight.lattice.range(&pad);
         for (tx, ty) in range.cells() {
             for other in self.tight.listed(tx, ty) {
                 let other = other as usize;
-                if other <= cell || self.heads[other] == NIL {
+                if self.heads[other] == NIL {
                     continue;
                 }
                 let region = self.region(other);
@@ -253,12 +286,77 @@ impl<S: Scalar, T> LooseGrid<S, T> {
                     let partner = Listed {
                         region,
                         cell: other as u32,
+                        first: 0,
                     };
                     self.add_partner(p, partner, s, visit)?;
                 }
             }
         }
         ControlFlow::Continue(())
+    }
+
+    /// The pairs of irregular loose cells tight cell `(tx, ty)` owns: both listed here, their
+    /// regions meeting, the corner of their listings' overlap here. A long list is paired in
+    /// blocks: each block among itself, then against the rest of the list.
+    fn pairs_in_tight_cell<F>(
+        &self,
+        tx: u32,
+        ty: u32,
+        s: &mut Scratch<S>,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        let t = &self.tight;
+        let mut start = t.heads[t.lattice.index(tx, ty)];
+        while start != NIL {
+            let mut n = 0;
+            let mut at = start;
+            while at != NIL && n < BLOCK {
+                let link = t.lists.link(at);
+                s.listed[n] = self.listed(link.item, tx, ty);
+                at = link.next;
+                n += 1;
+            }
+            for i in 0..n {
+                let a = s.listed[i];
+                let mut p = Pairing {
+                    cell: a,
+                    partners: 0,
+                    own: false,
+                };
+                for j in i + 1..n {
+                    if owned_overlap(&a, &s.listed[j]) {
+                        let partner = s.listed[j];
+                        self.add_partner(&mut p, partner, s, visit)?;
+                    }
+                }
+                let mut rest = at;
+                while rest != NIL {
+                    let link = t.lists.link(rest);
+                    rest = link.next;
+                    let b = self.listed(link.item, tx, ty);
+                    if owned_overlap(&a, &b) {
+                        self.add_partner(&mut p, b, s, visit)?;
+                    }
+                }
+                self.pair_cell(&mut p, s, visit)?;
+            }
+            start = at;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Irregular loose cell `cell` as listed in tight cell `(tx, ty)`.
+    #[inline]
+    fn listed(&self, cell: u32, tx: u32, ty: u32) -> Listed<S> {
+        let (x0, y0) = self.listing_start(cell as usize);
+        Listed {
+            region: self.region(cell as usize),
+            cell,
+            first: (u32::from(x0 == tx) * FIRST_COL) | (u32::from(y0 == ty) * FIRST_ROW),
+        }
     }
 
     /// Adds a partner, pairing the gathered ones first if there is no room left.
@@ -385,19 +483,17 @@ impl<S: Scalar, T> LooseGrid<S, T> {
 
 #[cfg(feature = "rayon")]
 impl<S: Scalar, T: Sync> crate::ParallelPairs<S, T> for LooseGrid<S, T> {
-    /// Splits the loose rows into bands (about eight per thread) and runs the pair pass on
-    /// each in parallel; every pair is taken by exactly one loose cell, so the bands need no
-    /// coordination.
+    /// Splits the loose rows, and the tight rows, into bands (about eight per thread) and runs
+    /// the pair pass on each in parallel; every pair is taken by exactly one loose or tight
+    /// cell, so the bands need no coordination.
     fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
     where
         F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
     {
         use rayon::prelude::*;
-        let n = self.loose.rows;
-        let bands = (rayon::current_num_threads() as u32 * 8).min(n);
-        (0..bands).into_par_iter().try_for_each(|band| {
-            let rows = band * n / bands..(band + 1) * n / bands;
-            self.pairs_in_rows(rows, &visit)
-        })
+        let bands = (rayon::current_num_threads() as u32 * 8).min(self.loose.rows);
+        (0..bands)
+            .into_par_iter()
+            .try_for_each(|band| self.pairs_in_band(band, bands, &visit))
     }
 }

@@ -49,20 +49,16 @@ impl<S: Scalar> Tight<S> {
             _ => {}
         }
         if let Some(range) = was {
-            for (tx, ty) in range.cells() {
-                if !now.is_some_and(|r| r.contains(tx, ty)) {
-                    let head = &mut self.heads[self.lattice.index(tx, ty)];
-                    let found = self.lists.remove(head, cell as u32);
-                    debug_assert!(found, "a loose cell is listed under its whole listing box");
-                }
+            for (tx, ty) in outside(range, now) {
+                let head = &mut self.heads[self.lattice.index(tx, ty)];
+                let found = self.lists.remove(head, cell as u32);
+                debug_assert!(found, "a loose cell is listed under its whole listing box");
             }
         }
         if let Some(range) = now {
-            for (tx, ty) in range.cells() {
-                if !was.is_some_and(|r| r.contains(tx, ty)) {
-                    let head = &mut self.heads[self.lattice.index(tx, ty)];
-                    self.lists.push(head, cell as u32);
-                }
+            for (tx, ty) in outside(range, was) {
+                let head = &mut self.heads[self.lattice.index(tx, ty)];
+                self.lists.push(head, cell as u32);
             }
         }
     }
@@ -84,4 +80,27 @@ impl<S: Scalar> Tight<S> {
     pub(super) fn memory_bytes(&self) -> usize {
         self.heads.capacity() * size_of::<u32>() + self.lists.memory_bytes()
     }
+}
+
+/// The cells of `range` that are not in `other`, row by row; only those are visited (plus
+/// one step per row), so a box growing by a strip costs the strip.
+fn outside(range: CellRange, other: Option<CellRange>) -> impl Iterator<Item = (u32, u32)> {
+    (range.y0..=range.y1).flat_map(move |ty| {
+        let (left, right) = match other {
+            Some(o) if o.y0 <= ty && ty <= o.y1 => (
+                if o.x0 > range.x0 {
+                    range.x0..=range.x1.min(o.x0 - 1)
+                } else {
+                    1..=0
+                },
+                if o.x1 < range.x1 {
+                    range.x0.max(o.x1 + 1)..=range.x1
+                } else {
+                    1..=0
+                },
+            ),
+            _ => (range.x0..=range.x1, 1..=0),
+        };
+        left.chain(right).map(move |tx| (tx, ty))
+    })
 }
