@@ -53,6 +53,8 @@ mod par;
 mod pool;
 mod quadtree;
 mod ray;
+#[cfg(test)]
+mod test_util;
 pub mod workload;
 
 pub use brute::BruteForce;

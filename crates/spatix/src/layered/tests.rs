@@ -4,6 +4,7 @@
 use core::ops::ControlFlow;
 
 use super::Layered;
+use crate::test_util::{found, pairs};
 use crate::workload::Rng;
 use crate::{
     Aabb, BruteForce, Error, Handle, Item, Iter, LooseGrid, Neighbor, Point, Ray, Scalar,
@@ -16,30 +17,6 @@ fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
 
 fn world() -> Aabb<f64> {
     bx(0.0, 0.0, 100.0, 100.0)
-}
-
-/// Sorted values found by `query`; fails on a duplicate.
-fn found<I: SpatialQuery<f64, u32>>(index: &I, area: &Aabb<f64>) -> Vec<u32> {
-    let mut v = Vec::new();
-    let _ = index.query(area, |e| {
-        v.push(*e.value);
-        ControlFlow::Continue(())
-    });
-    v.sort_unstable();
-    assert!(v.windows(2).all(|w| w[0] != w[1]), "duplicate in {v:?}");
-    v
-}
-
-/// Sorted value pairs of `for_each_pair`; fails on a duplicate.
-fn pairs<I: SpatialQuery<f64, u32>>(index: &I) -> Vec<(u32, u32)> {
-    let mut v = Vec::new();
-    let _ = index.for_each_pair(|a, b| {
-        v.push((*a.value.min(b.value), *a.value.max(b.value)));
-        ControlFlow::Continue(())
-    });
-    v.sort_unstable();
-    assert!(v.windows(2).all(|w| w[0] != w[1]), "duplicate pair");
-    v
 }
 
 /// Distances of the `k` nearest, and the values of a ray's hits with their entries.

@@ -39,6 +39,32 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         ControlFlow::Continue(())
     }
 
+    /// Calls `consider(cell, region, tight)` for every loose cell that may own a reference
+    /// point in loose cell `(cx, cy)`: the regular cells around it holding elements (`tight`
+    /// is `None`), and the irregular cells listed in the tight cells sharing points with it
+    /// (`tight` is that tight cell, also to match). A caller handles a cell only where both
+    /// match its reference point, so each once.
+    fn candidates(
+        &self,
+        cx: u32,
+        cy: u32,
+        mut consider: impl FnMut(usize, Aabb<S>, Option<(u32, u32)>),
+    ) {
+        for (x, y) in self.block(cx, cy, self.own_radius).cells() {
+            let cell = self.loose.index(x, y);
+            if self.heads[cell] != NIL {
+                let square = self.square_at(x, y);
+                let b = &self.boxes[cell];
+                if !self.is_irregular(b, &square) {
+                    consider(cell, self.region_of(b, &square), None);
+                }
+            }
+        }
+        self.irregular_near(cx, cy, |cell, tx, ty| {
+            consider(cell, self.region(cell), Some((tx, ty)));
+        });
+    }
+
     /// The regular loose cells near `area`, each once; then the irregular ones listed in
     /// the tight cells under `area`, each in the tight cell holding the lower-left corner of
     /// (listing box ∩ area): the later of the two starting columns, and of the two rows.
@@ -95,7 +121,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             if k > 0 && point.is_finite() && self.slots.len() > 0 {
                 let (l, t) = (&self.loose, &self.tight.lattice);
                 l.rings(point, |cx, cy| {
-                    let mut consider = |cell: usize, region: Aabb<S>, tight: Option<(u32, u32)>| {
+                    let consider = |cell: usize, region: Aabb<S>, tight: Option<(u32, u32)>| {
                         if region.distance_2_to_point(point) > search.bound(k) {
                             return;
                         }
@@ -109,19 +135,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
                             });
                         }
                     };
-                    for (x, y) in self.block(cx, cy, self.own_radius).cells() {
-                        let cell = l.index(x, y);
-                        if self.heads[cell] != NIL {
-                            let square = self.square_at(x, y);
-                            let b = &self.boxes[cell];
-                            if !self.is_irregular(b, &square) {
-                                consider(cell, self.region_of(b, &square), None);
-                            }
-                        }
-                    }
-                    self.irregular_near(cx, cy, |cell, tx, ty| {
-                        consider(cell, self.region(cell), Some((tx, ty)));
-                    });
+                    self.candidates(cx, cy, consider);
                     search.bound(k)
                 });
             }
@@ -153,7 +167,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             &self.slots,
             &mut visit,
             |cx, cy, search| {
-                let mut consider = |cell: usize, region: Aabb<S>, tight: Option<(u32, u32)>| {
+                let consider = |cell: usize, region: Aabb<S>, tight: Option<(u32, u32)>| {
                     let Some(entry) = region.entry_unchecked(ray) else {
                         return;
                     };
@@ -166,19 +180,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
                         });
                     }
                 };
-                for (x, y) in self.block(cx, cy, self.own_radius).cells() {
-                    let cell = l.index(x, y);
-                    if self.heads[cell] != NIL {
-                        let square = self.square_at(x, y);
-                        let b = &self.boxes[cell];
-                        if !self.is_irregular(b, &square) {
-                            consider(cell, self.region_of(b, &square), None);
-                        }
-                    }
-                }
-                self.irregular_near(cx, cy, |cell, tx, ty| {
-                    consider(cell, self.region(cell), Some((tx, ty)));
-                });
+                self.candidates(cx, cy, consider);
             },
         )
     }

@@ -1,10 +1,9 @@
 //! The loose grid's own mechanics: one entry per element, the reach fast path, boxes that grow
 //! and shrink, re-filing and packing in `maintain`, irregular cells in the tight grid.
 
-use core::ops::ControlFlow;
-
 use super::{LooseGrid, LooseGridConfig, is_empty};
 use crate::handle::NIL;
+use crate::test_util::{found, pairs};
 use crate::workload::{Agents, Layout, Sizes};
 use crate::{Aabb, BruteForce, Handle, Point, SpatialIndex, SpatialQuery};
 
@@ -15,28 +14,6 @@ fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
 /// `[0, 100]²` in loose cells of 10 (reach 2.5) and tight cells of 20.
 fn grid() -> LooseGrid<f64, u32> {
     LooseGrid::new(bx(0.0, 0.0, 100.0, 100.0), 10.0).unwrap()
-}
-
-/// Sorted values of the elements meeting `area`.
-fn found<I: SpatialQuery<f64, u32>>(index: &I, area: &Aabb<f64>) -> Vec<u32> {
-    let mut v = Vec::new();
-    let _ = index.query(area, |item| {
-        v.push(*item.value);
-        ControlFlow::Continue(())
-    });
-    v.sort_unstable();
-    v
-}
-
-/// Sorted value pairs of `for_each_pair`.
-fn pairs<I: SpatialQuery<f64, u32>>(index: &I) -> Vec<(u32, u32)> {
-    let mut v = Vec::new();
-    let _ = index.for_each_pair(|a, b| {
-        v.push((*a.value.min(b.value), *a.value.max(b.value)));
-        ControlFlow::Continue(())
-    });
-    v.sort_unstable();
-    v
 }
 
 /// The cells, lists and tight grid, to see what an operation touched.

@@ -85,21 +85,14 @@ impl<S: Scalar> Tight<S> {
 /// The cells of `range` that are not in `other`, row by row; only those are visited (plus
 /// one step per row), so a box growing by a strip costs the strip.
 fn outside(range: CellRange, other: Option<CellRange>) -> impl Iterator<Item = (u32, u32)> {
+    let end = range.x1 + 1;
     (range.y0..=range.y1).flat_map(move |ty| {
         let (left, right) = match other {
             Some(o) if o.y0 <= ty && ty <= o.y1 => (
-                if o.x0 > range.x0 {
-                    range.x0..=range.x1.min(o.x0 - 1)
-                } else {
-                    1..=0
-                },
-                if o.x1 < range.x1 {
-                    range.x0.max(o.x1 + 1)..=range.x1
-                } else {
-                    1..=0
-                },
+                range.x0..end.min(o.x0.max(range.x0)),
+                range.x0.max(o.x1 + 1).min(end)..end,
             ),
-            _ => (range.x0..=range.x1, 1..=0),
+            _ => (range.x0..end, end..end),
         };
         left.chain(right).map(move |tx| (tx, ty))
     })
