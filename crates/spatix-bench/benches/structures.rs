@@ -3,7 +3,7 @@
 //! (see the `spatix_bench` crate docs). Run `cargo bench -p spatix-bench`, or filter, e.g.
 //! `cargo bench -p spatix-bench -- frame/`.
 
-use spatix::{Aabb, BruteForce, LooseGrid, Quadtree, QuadtreeConfig, UniformGrid};
+use spatix::{Aabb, BruteForce, Layered, LooseGrid, Quadtree, QuadtreeConfig, UniformGrid};
 use spatix_bench::Suite;
 
 fn main() {
@@ -25,6 +25,11 @@ fn main() {
     suite.bench(&mut c, "loose_grid", &spatix_bench::SIZES, |a| {
         let sample: Vec<Aabb<f32>> = a.boxes().collect();
         LooseGrid::auto(a.world, &sample).unwrap()
+    });
+    // Agents (half-size up to 3, as the workload's common agents) in one part, dragons in
+    // another.
+    suite.bench(&mut c, "layered", &spatix_bench::SIZES, |a| {
+        Layered::new(a.world, 3.0).unwrap()
     });
     c.final_summary();
 }
