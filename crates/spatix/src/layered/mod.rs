@@ -156,7 +156,7 @@ pub struct Layered<S, T, A = UniformGrid<S, u32>, L = LooseGrid<S, u32>, St = Un
 impl<S: Scalar, T> Layered<S, T> {
     /// An empty index over `world` for agents whose half-width and half-height are at most
     /// `threshold`, with the default parts: agents in a [`UniformGrid`] with cells eight
-    /// thresholds wide (a few agents across; at least a 1024th of the world's longer side),
+    /// thresholds wide (a few agents across; at least a 256th of the world's longer side),
     /// larger elements in a [`LooseGrid`] with cells a 64th of the world's longer side (at
     /// least sixteen thresholds), static elements in a [`UniformGrid`] with cells a 64th of
     /// the world's longer side.
@@ -178,7 +178,7 @@ impl<S: Scalar, T> Layered<S, T> {
         let size = world.size();
         let side = size.x.max_s(size.y);
         let coarse = side * S::from_f64(1.0 / 64.0);
-        let fine = side * S::from_f64(1.0 / 1024.0);
+        let fine = side * S::from_f64(1.0 / 256.0);
         let positive = |cell: S| if cell > S::ZERO { cell } else { S::ONE };
         let agents = UniformGrid::new(world, positive(fine.max_s(threshold * S::from_f64(8.0))))?;
         let large = LooseGrid::new(world, positive(coarse.max_s(threshold * S::from_f64(16.0))))?;
