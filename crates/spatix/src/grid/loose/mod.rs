@@ -491,13 +491,13 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// let mut grid = LooseGrid::new(world, 10.0)?;
     /// let h = grid.insert(Aabb::new(Point::new(8.0, 2.0), Point::new(12.0, 4.0))?, ())?;
     /// grid.update(h, Aabb::new(Point::new(11.0, 2.0), Point::new(13.0, 3.0))?)?;
-    /// let mut cells = Vec::new();
-    /// grid.for_each_cell(|b, count| cells.push((b.min.x <= 8.0 && b.max.x >= 13.0, count)));
-    /// assert_eq!(cells, [(true, 1)]); // grown to both boxes
+    /// let mut grown = Vec::new();
+    /// grid.for_each_cell(|b, count| grown.push((b.min.x <= 8.0 && b.max.x >= 13.0, count)));
+    /// assert_eq!(grown, [(true, 1)]); // covers both boxes
     /// grid.maintain();
-    /// cells.clear();
-    /// grid.for_each_cell(|b, count| cells.push((b.min.x, b.max.x, count)));
-    /// assert_eq!(cells, [(11.0, 13.0, 1)]); // shrunk to the element
+    /// let mut shrunk = Vec::new();
+    /// grid.for_each_cell(|b, count| shrunk.push((b.min.x, b.max.x, count)));
+    /// assert_eq!(shrunk, [(11.0, 13.0, 1)]); // shrunk to the element
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn for_each_cell(&self, mut visit: impl FnMut(Aabb<S>, usize)) {
