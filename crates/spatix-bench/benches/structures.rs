@@ -1,9 +1,13 @@
 //! Criterion benchmarks of the spatix structures on the standard agents workload: groups
-//! `build/`, `query/`, `pairs/` and `frame/`, each benchmark named `<group>/<structure>/<N>`
+//! `build/`, `query/`, `pairs/` and `frame/` (no `frame/` for static structures), each
+//! benchmark named `<group>/<structure>/<mix>/<N>`
 //! (see the `spatix_bench` crate docs). Run `cargo bench -p spatix-bench`, or filter, e.g.
 //! `cargo bench -p spatix-bench -- frame/`.
 
-use spatix::{Aabb, BruteForce, Layered, LooseGrid, Quadtree, QuadtreeConfig, UniformGrid};
+use spatix::{
+    Aabb, BruteForce, Layered, LooseGrid, MxCifConfig, MxCifQuadtree, PackedIndex, Quadtree,
+    QuadtreeConfig, UniformGrid,
+};
 use spatix_bench::Suite;
 
 fn main() {
@@ -15,6 +19,12 @@ fn main() {
     suite.bench(&mut c, "quadtree", &spatix_bench::SIZES, |a| {
         let config = QuadtreeConfig::for_element_size(&a.world, 4.0);
         let mut tree = Quadtree::with_config(a.world, config).unwrap();
+        tree.reserve(a.len());
+        tree
+    });
+    suite.bench(&mut c, "mxcif", &spatix_bench::SIZES, |a| {
+        let config = MxCifConfig::for_element_size(&a.world, 4.0);
+        let mut tree = MxCifQuadtree::with_config(a.world, config).unwrap();
         tree.reserve(a.len());
         tree
     });
@@ -30,6 +40,10 @@ fn main() {
     // another.
     suite.bench(&mut c, "layered", &spatix_bench::SIZES, |a| {
         Layered::new(a.world, 3.0).unwrap()
+    });
+    // Static structures: how to build one from the agents (timed as the build).
+    suite.bench_static(&mut c, "packed", &spatix_bench::SIZES, |a| {
+        PackedIndex::build(a.boxes().zip(0..)).unwrap()
     });
     c.final_summary();
 }

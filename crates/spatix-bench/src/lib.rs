@@ -10,13 +10,15 @@
 //! | --- | --- |
 //! | `build` | [`insert_agents`]: every agent's box into an empty structure |
 //! | `query` | [`count_query_hits`]: [`QUERY_COUNT`] squares of side [`QUERY_SIDE`] |
-//! | `pairs` | [`count_pairs`]: one [`SpatialQuery::for_each_pair`](spatix::SpatialQuery::for_each_pair) |
+//! | `pairs` | [`count_pairs`]: one [`SpatialQuery::for_each_pair`] |
 //! | `frame` | [`frame`]: move every agent, update it, find every pair, maintain |
 //!
 //! Criterion cannot report memory, so the harness prints one [`memory_line`] per structure
 //! and N, the first time one of its benchmarks runs.
 //!
-//! Adding a structure is one call of [`Suite::bench`] in `benches/structures.rs`.
+//! Adding a structure is one call of [`Suite::bench`] in `benches/structures.rs`; a static
+//! structure (built once, [`SpatialQuery`] only) is one call of [`Suite::bench_static`], which
+//! measures `build` (the whole bulk build from the agents' boxes), `query` and `pairs`.
 
 use core::ops::ControlFlow;
 use std::hint::black_box;
@@ -25,7 +27,7 @@ use std::time::Duration;
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
 use spatix::workload::{Agents, Layout, Rng, Sizes};
-use spatix::{Aabb, Handle, Point, SpatialIndex};
+use spatix::{Aabb, Handle, Point, SpatialIndex, SpatialQuery};
 
 /// The element counts a structure is normally measured at.
 pub const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
@@ -103,6 +105,45 @@ pub fn agents(n: usize) -> Agents<f32> {
     Mix::Uniform.agents(n)
 }
 
+/// The centres of `n` agents of `layout` (from [`AGENTS_SEED`]): the point sets of the
+/// kd-tree benchmarks.
+///
+/// ```
+/// use spatix::workload::Layout;
+/// let points = spatix_bench::points(1000, Layout::Clustered);
+/// assert_eq!(points.len(), 1000);
+/// assert_eq!(points, spatix_bench::points(1000, Layout::Clustered));
+/// ```
+pub fn points(n: usize, layout: Layout) -> Vec<Point<f32>> {
+    Agents::<f32>::new(n, layout, Sizes::Uniform, AGENTS_SEED).positions
+}
+
+/// `count` query points that follow the distribution of `points`: randomly chosen ones (from
+/// `seed`), each moved by up to 1 on each axis.
+///
+/// ```
+/// use spatix::workload::Layout;
+/// let points = spatix_bench::points(1000, Layout::Uniform);
+/// let queries = spatix_bench::queries_near(&points, 50, 3);
+/// assert_eq!(queries.len(), 50);
+/// assert!(queries.iter().all(|q| points.iter().any(|p| (p.x - q.x).abs() <= 1.0 && (p.y - q.y).abs() <= 1.0)));
+/// ```
+///
+/// # Panics
+/// If `points` is empty.
+pub fn queries_near(points: &[Point<f32>], count: usize, seed: u64) -> Vec<Point<f32>> {
+    let mut rng = Rng::new(seed);
+    (0..count)
+        .map(|_| {
+            let p = points[rng.below(points.len())];
+            Point::new(
+                p.x + rng.range(-1.0, 1.0) as f32,
+                p.y + rng.range(-1.0, 1.0) as f32,
+            )
+        })
+        .collect()
+}
+
 /// `count` squares of the given `side`, placed uniformly at random (from `seed`) so that each
 /// lies inside `world` (or starts at its lower-left corner when the world is smaller).
 ///
@@ -128,6 +169,41 @@ pub fn query_squares(world: &Aabb<f32>, count: usize, side: f32, seed: u64) -> V
                 min: Point::new(x, y),
                 max: Point::new(x + side, y + side),
             }
+        })
+        .collect()
+}
+
+/// `count` query points for point workloads (k-nearest, radius), so that queries follow the
+/// data's distribution: each is one of `points`, chosen uniformly at random (from `seed`),
+/// moved by up to `jitter` on each axis. None if there are no points.
+///
+/// ```
+/// use spatix::Point;
+/// let points = [Point::new(10.0f32, 10.0), Point::new(500.0, 500.0)];
+/// let queries = spatix_bench::query_points(&points, 100, 5.0, 1);
+/// assert_eq!(queries.len(), 100);
+/// assert!(queries.iter().all(|q| points
+///     .iter()
+///     .any(|p| (q.x - p.x).abs() <= 5.0 && (q.y - p.y).abs() <= 5.0)));
+/// assert!(spatix_bench::query_points(&[], 100, 5.0, 1).is_empty());
+/// ```
+pub fn query_points(
+    points: &[Point<f32>],
+    count: usize,
+    jitter: f32,
+    seed: u64,
+) -> Vec<Point<f32>> {
+    if points.is_empty() {
+        return Vec::new();
+    }
+    let mut rng = Rng::new(seed);
+    let jitter = f64::from(jitter);
+    (0..count)
+        .map(|_| {
+            let p = points[rng.below(points.len())];
+            let dx = rng.range(-jitter, jitter) as f32;
+            let dy = rng.range(-jitter, jitter) as f32;
+            Point::new(p.x + dx, p.y + dy)
         })
         .collect()
 }
@@ -162,7 +238,7 @@ pub fn insert_agents<I: SpatialIndex<f32, u32>>(
     }
 }
 
-/// Runs one [`SpatialQuery::query`](spatix::SpatialQuery::query) per area and returns the total number of hits.
+/// Runs one [`SpatialQuery::query`] per area and returns the total number of hits.
 ///
 /// ```
 /// use spatix::BruteForce;
@@ -172,7 +248,7 @@ pub fn insert_agents<I: SpatialIndex<f32, u32>>(
 /// let hits = spatix_bench::count_query_hits(&index, &[agents.world, agents.world]);
 /// assert_eq!(hits, 2000);
 /// ```
-pub fn count_query_hits<I: SpatialIndex<f32, u32>>(index: &I, areas: &[Aabb<f32>]) -> u64 {
+pub fn count_query_hits<I: SpatialQuery<f32, u32>>(index: &I, areas: &[Aabb<f32>]) -> u64 {
     let mut hits = 0u64;
     for area in areas {
         let _ = index.query(black_box(area), |_| {
@@ -183,7 +259,7 @@ pub fn count_query_hits<I: SpatialIndex<f32, u32>>(index: &I, areas: &[Aabb<f32>
     hits
 }
 
-/// Runs one [`SpatialQuery::for_each_pair`](spatix::SpatialQuery::for_each_pair) and returns the number of intersecting pairs.
+/// Runs one [`SpatialQuery::for_each_pair`] and returns the number of intersecting pairs.
 ///
 /// ```
 /// use spatix::{Aabb, BruteForce, Point, SpatialIndex};
@@ -194,7 +270,7 @@ pub fn count_query_hits<I: SpatialIndex<f32, u32>>(index: &I, areas: &[Aabb<f32>
 /// assert_eq!(spatix_bench::count_pairs(&index), 3);
 /// # Ok::<(), spatix::Error>(())
 /// ```
-pub fn count_pairs<I: SpatialIndex<f32, u32>>(index: &I) -> u64 {
+pub fn count_pairs<I: SpatialQuery<f32, u32>>(index: &I) -> u64 {
     let mut pairs = 0u64;
     let _ = index.for_each_pair(|_, _| {
         pairs += 1;
@@ -311,20 +387,19 @@ impl<I: SpatialIndex<f32, u32>> Built<I> {
         let mut handles = Vec::with_capacity(workload.agents.len());
         insert_agents(&mut index, &workload.agents, &mut handles);
         index.maintain();
-        println!(
-            "{}",
-            memory_line(
-                &format!("{name} {}", mix.name()),
-                workload.agents.len(),
-                index.memory_bytes()
-            )
-        );
+        print_memory(name, mix, &index);
         Self {
             index,
             handles,
             moving: workload.agents.clone(),
         }
     }
+}
+
+/// Prints the [`memory_line`] of a structure built from `mix`'s agents.
+fn print_memory<I: SpatialQuery<f32, u32>>(name: &str, mix: Mix, index: &I) {
+    let label = format!("{name} {}", mix.name());
+    println!("{}", memory_line(&label, index.len(), index.memory_bytes()));
 }
 
 /// The benchmark suite: runs the four groups for each structure and keeps the workloads, so
@@ -381,10 +456,7 @@ impl Suite {
         I: SpatialIndex<f32, u32>,
         F: Fn(&Agents<f32>) -> I,
     {
-        for (mix, &n) in MIXES
-            .iter()
-            .flat_map(|&m| sizes.iter().map(move |n| (m, n)))
-        {
+        for (mix, n) in cases(sizes) {
             let id = || BenchmarkId::new(mix.name(), n);
             let workload = self.workload(n, mix);
             let agents = &workload.agents;
@@ -431,6 +503,62 @@ impl Suite {
             group.finish();
         }
     }
+
+    /// Registers and runs `build/<name>/<mix>/<N>`, `query/<name>/<mix>/<N>` and
+    /// `pairs/<name>/<mix>/<N>` for a static structure, for every [`Mix`] and every N in
+    /// `sizes`. `build` makes the structure from the agents (from their boxes, each with
+    /// its agent's number as value); the `build` benchmark times the whole call.
+    ///
+    /// ```no_run
+    /// use spatix::PackedIndex;
+    /// use spatix_bench::{Suite, criterion};
+    /// let mut c = criterion().configure_from_args();
+    /// Suite::new().bench_static(&mut c, "packed", &[10_000], |a| {
+    ///     PackedIndex::build(a.boxes().zip(0..)).unwrap()
+    /// });
+    /// c.final_summary();
+    /// ```
+    pub fn bench_static<I, F>(&mut self, c: &mut Criterion, name: &str, sizes: &[usize], build: F)
+    where
+        I: SpatialQuery<f32, u32>,
+        F: Fn(&Agents<f32>) -> I,
+    {
+        for (mix, n) in cases(sizes) {
+            let id = || BenchmarkId::new(mix.name(), n);
+            let workload = self.workload(n, mix);
+            let agents = &workload.agents;
+            let mut slot: Option<I> = None;
+
+            let mut group = new_group(c, "build", name, n, n);
+            group.bench_function(id(), |b| {
+                // Only for the memory line: this benchmark builds its own structures.
+                built_static(&mut slot, name, mix, &build, agents);
+                b.iter(|| build(black_box(agents)));
+            });
+            group.finish();
+
+            let mut group = new_group(c, "query", name, n, QUERY_COUNT);
+            group.bench_function(id(), |b| {
+                let index = built_static(&mut slot, name, mix, &build, agents);
+                b.iter(|| black_box(count_query_hits(index, &workload.squares)));
+            });
+            group.finish();
+
+            let mut group = new_group(c, "pairs", name, n, n);
+            group.bench_function(id(), |b| {
+                let index = built_static(&mut slot, name, mix, &build, agents);
+                b.iter(|| black_box(count_pairs(index)));
+            });
+            group.finish();
+        }
+    }
+}
+
+/// Every mix at every N of `sizes`, mixes outermost: the order the suite runs them in.
+fn cases(sizes: &[usize]) -> impl Iterator<Item = (Mix, usize)> + '_ {
+    MIXES
+        .iter()
+        .flat_map(move |&mix| sizes.iter().map(move |&n| (mix, n)))
 }
 
 /// The structure in `slot`, built by `make` from the workload (printing its memory line) if
@@ -447,6 +575,26 @@ where
     F: Fn(&Agents<f32>) -> I,
 {
     slot.get_or_insert_with(|| Built::new(name, mix, make(&workload.agents), workload))
+}
+
+/// The static structure in `slot`, built from the agents (printing its memory line) if this
+/// is the first benchmark at this N that runs.
+fn built_static<'s, I, F>(
+    slot: &'s mut Option<I>,
+    name: &str,
+    mix: Mix,
+    build: &F,
+    agents: &Agents<f32>,
+) -> &'s I
+where
+    I: SpatialQuery<f32, u32>,
+    F: Fn(&Agents<f32>) -> I,
+{
+    slot.get_or_insert_with(|| {
+        let index = build(agents);
+        print_memory(name, mix, &index);
+        index
+    })
 }
 
 /// The group `<kind>/<name>` set up for size `n`, with `elements` elements per iteration.

@@ -22,7 +22,8 @@ use core::ops::ControlFlow;
 
 use spatix::prelude::*;
 use spatix::{
-    Aabb, BruteForce, Handle, Point, Quadtree, QuadtreeConfig, Ray, Scalar, UniformGrid, Workspace,
+    Aabb, BruteForce, Handle, MxCifConfig, MxCifQuadtree, Point, Quadtree, QuadtreeConfig, Ray,
+    Scalar, UniformGrid, Workspace,
 };
 
 /// The structures the fuzzer drives, by name; `run`'s first byte picks one (modulo the count).
@@ -31,6 +32,8 @@ pub const TARGETS: &[&str] = &[
     "quadtree-f64-small-leaves",
     "grid-f32",
     "grid-f64-fine",
+    "mxcif-f32",
+    "mxcif-f64-threshold-one",
 ];
 
 /// The world every fuzzed structure declares: elements outside it are legal and common.
@@ -69,7 +72,23 @@ pub fn run(data: &[u8]) {
             ops,
         ),
         2 => drive(UniformGrid::new(world_f32, 8.0).expect("valid grid"), ops),
-        _ => drive(UniformGrid::new(world_f64, 4.0).expect("valid grid"), ops),
+        3 => drive(UniformGrid::new(world_f64, 4.0).expect("valid grid"), ops),
+        4 => drive(
+            MxCifQuadtree::with_config(world_f32, MxCifConfig::for_element_size(&world_f32, 1.0))
+                .expect("valid MX-CIF quadtree"),
+            ops,
+        ),
+        _ => drive(
+            MxCifQuadtree::with_config(
+                world_f64,
+                MxCifConfig {
+                    max_elements: 1,
+                    max_depth: 5,
+                },
+            )
+            .expect("valid MX-CIF quadtree"),
+            ops,
+        ),
     }
 }
 

@@ -290,6 +290,16 @@ impl<S: Scalar> Aabb<S> {
             && other.min.y <= self.max.y
     }
 
+    /// [`Aabb::intersects`] without short-circuits: all four comparisons, combined with `&`,
+    /// so that a loop testing many boxes against one compiles to vector compares.
+    #[inline]
+    pub(crate) fn intersects_branchless(&self, other: &Self) -> bool {
+        (self.min.x <= other.max.x)
+            & (other.min.x <= self.max.x)
+            & (self.min.y <= other.max.y)
+            & (other.min.y <= self.max.y)
+    }
+
     /// Whether `other` lies entirely inside `self` (boundaries included).
     ///
     /// ```

@@ -65,6 +65,13 @@ impl Handle {
         (u64::from(self.generation) << 32) | u64::from(self.slot)
     }
 
+    /// The handle of `slot` at `generation` (for structures that know an element's
+    /// generation without looking it up, such as static ones whose slots are never reused).
+    #[inline]
+    pub(crate) const fn new(slot: u32, generation: u32) -> Self {
+        Self { slot, generation }
+    }
+
     /// The inverse of [`Handle::to_bits`]. Any `u64` is accepted; one that names no live
     /// element is simply stale.
     ///
@@ -140,11 +147,42 @@ impl<S: Scalar, T> Slots<S, T> {
         Ok(slot)
     }
 
+    /// A table holding `boxes[i]` and `values[i]` in slot `i` (boxes already validated,
+    /// every value `Some`): what `insert` into an empty table would build, in one go.
+    ///
+    /// # Errors
+    /// [`Error::CapacityExceeded`] past 2^32 - 2 elements.
+    pub(crate) fn from_elements(
+        boxes: Vec<Aabb<S>>,
+        values: Vec<Option<T>>,
+    ) -> Result<Self, Error> {
+        debug_assert_eq!(boxes.len(), values.len());
+        if boxes.len() >= NIL as usize {
+            return Err(Error::CapacityExceeded);
+        }
+        let salt = next_salt();
+        Ok(Self {
+            len: boxes.len(),
+            generations: vec![salt; boxes.len()],
+            values,
+            boxes,
+            free: Vec::new(),
+            salt,
+        })
+    }
+
     /// Reserves room for `additional` more elements.
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.boxes.reserve(additional);
         self.values.reserve(additional);
         self.generations.reserve(additional);
+    }
+
+    /// The generation of every slot that has never been vacated: the handles of a table that
+    /// was only ever inserted into are `(slot, first_generation)`.
+    #[inline]
+    pub(crate) fn first_generation(&self) -> u32 {
+        self.salt
     }
 
     /// The live slot a handle names, if any.
@@ -264,7 +302,7 @@ impl<S: Scalar, T> Slots<S, T> {
 
     pub(crate) fn iter(&self) -> Iter<'_, S, T> {
         Iter {
-            slots: self,
+            source: Source::Slots(self),
             next: 0,
             left: self.len,
         }
@@ -307,11 +345,153 @@ impl<S: Scalar, T> Slots<S, T> {
     }
 }
 
+/// Where an element lives, by the index a structure uses for it internally (a slot of
+/// [`Slots`], a position of [`StaticSlots`]): what the shared traversals (ray casts) need to
+/// hand elements to visitors.
+pub(crate) trait Elements<S, T> {
+    /// The element at internal index `at`, as a visitor sees it.
+    fn item(&self, at: u32) -> Item<'_, S, T>;
+}
+
+impl<S: Scalar, T> Elements<S, T> for Slots<S, T> {
+    #[inline]
+    fn item(&self, slot: u32) -> Item<'_, S, T> {
+        Slots::item(self, slot)
+    }
+}
+
+/// The element store of a structure built once: no insertion or removal, so no free list,
+/// no per-slot generation and no empty slots. Boxes and values are kept in the structure's
+/// own order (positions), which is what its queries stream through; a handle's slot is the
+/// element's index in the input it was built from, so `slots` and `positions` map between
+/// the two. Every handle carries the store's one generation (a salt, as in [`Slots`], so
+/// handles from other structures are rejected).
+#[derive(Clone, Debug)]
+pub(crate) struct StaticSlots<S, T> {
+    /// By position.
+    pub(crate) boxes: Vec<Aabb<S>>,
+    /// By position.
+    pub(crate) values: Vec<T>,
+    /// By position: the element's slot (its index in the input).
+    pub(crate) slots: Vec<u32>,
+    /// By slot: the element's position.
+    pub(crate) positions: Vec<u32>,
+    generation: u32,
+}
+
+impl<S: Scalar, T> StaticSlots<S, T> {
+    /// A store of elements already in the structure's order: `slots[p]` is the input index
+    /// of the element at position `p` (a permutation of `0..boxes.len()`).
+    pub(crate) fn new(boxes: Vec<Aabb<S>>, values: Vec<T>, slots: Vec<u32>) -> Self {
+        let mut positions = vec![0; slots.len()];
+        for (position, &slot) in slots.iter().enumerate() {
+            positions[slot as usize] = position as u32;
+        }
+        Self {
+            boxes,
+            values,
+            slots,
+            positions,
+            generation: next_salt(),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.boxes.len()
+    }
+
+    /// The handle of the element at `position`.
+    #[inline]
+    pub(crate) fn handle(&self, position: u32) -> Handle {
+        Handle {
+            slot: self.slots[position as usize],
+            generation: self.generation,
+        }
+    }
+
+    /// The handle of the element that was `slot`-th in the input.
+    #[inline]
+    pub(crate) fn handle_of_slot(&self, slot: usize) -> Option<Handle> {
+        (slot < self.len()).then_some(Handle {
+            slot: slot as u32,
+            generation: self.generation,
+        })
+    }
+
+    /// The element a handle names, if it names one of this store's.
+    #[inline]
+    pub(crate) fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
+        let position = *self.positions.get(handle.slot as usize)?;
+        (handle.generation == self.generation).then(|| self.item(position))
+    }
+
+    pub(crate) fn iter(&self) -> Iter<'_, S, T> {
+        Iter {
+            source: Source::Static(self),
+            next: 0,
+            left: self.len(),
+        }
+    }
+
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.boxes.capacity() * size_of::<Aabb<S>>()
+            + self.values.capacity() * size_of::<T>()
+            + (self.slots.capacity() + self.positions.capacity()) * size_of::<u32>()
+    }
+
+    /// Checks that the arrays agree in length, that `slots` and `positions` are inverse
+    /// permutations, and that every box is valid.
+    pub(crate) fn check(&self) -> Result<(), Error> {
+        let n = self.boxes.len();
+        if [self.values.len(), self.slots.len(), self.positions.len()] != [n; 3] {
+            return Err(Error::InvariantViolated(format!(
+                "{n} boxes but {} values, {} slots, {} positions",
+                self.values.len(),
+                self.slots.len(),
+                self.positions.len()
+            )));
+        }
+        for (position, &slot) in self.slots.iter().enumerate() {
+            if self.positions.get(slot as usize) != Some(&(position as u32)) {
+                return Err(Error::InvariantViolated(format!(
+                    "position {position} holds slot {slot}, whose position is not {position}"
+                )));
+            }
+        }
+        if let Some(p) = self.boxes.iter().position(|b| !b.is_valid()) {
+            return Err(Error::InvariantViolated(format!(
+                "position {p} holds an invalid box"
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl<S: Scalar, T> Elements<S, T> for StaticSlots<S, T> {
+    #[inline]
+    fn item(&self, position: u32) -> Item<'_, S, T> {
+        let p = position as usize;
+        Item {
+            handle: self.handle(position),
+            aabb: &self.boxes[p],
+            value: &self.values[p],
+        }
+    }
+}
+
+/// The element store an [`Iter`] walks.
+#[derive(Clone, Debug)]
+enum Source<'a, S, T> {
+    Slots(&'a Slots<S, T>),
+    Static(&'a StaticSlots<S, T>),
+}
+
 /// Iterator over every element of a structure, in slot order: see
 /// [`SpatialQuery::iter`](crate::SpatialQuery::iter).
 #[derive(Clone, Debug)]
 pub struct Iter<'a, S, T> {
-    slots: &'a Slots<S, T>,
+    source: Source<'a, S, T>,
     next: usize,
     left: usize,
 }
@@ -323,9 +503,17 @@ impl<'a, S: Scalar, T> Iterator for Iter<'a, S, T> {
         while self.left > 0 {
             let i = self.next;
             self.next += 1;
-            if self.slots.values[i].is_some() {
-                self.left -= 1;
-                return Some(self.slots.item(i as u32));
+            match self.source {
+                Source::Slots(slots) => {
+                    if slots.values[i].is_some() {
+                        self.left -= 1;
+                        return Some(slots.item(i as u32));
+                    }
+                }
+                Source::Static(store) => {
+                    self.left -= 1;
+                    return Some(store.item(store.positions[i]));
+                }
             }
         }
         None

@@ -6,15 +6,19 @@
 //! Every structure keeps one contract, [`SpatialIndex`]: closed boxes, generational
 //! [`Handle`]s, each result exactly once, nothing lost (elements outside the declared world are
 //! still stored and found), no panic on bad input ([`Error::InvalidAabb`]), and queries that
-//! take `&self` and allocate nothing once warm.
+//! take `&self` and allocate nothing once warm. Structures built once implement its query
+//! half, [`SpatialQuery`].
 //!
 //! | structure | elements live in | best for |
 //! | --- | --- | --- |
 //! | [`BruteForce`] | one array | fewer than ~64 elements; the oracle of every test |
 //! | [`Quadtree`] | every leaf they overlap | uneven density, similar sizes |
+//! | [`MxCifQuadtree`] | the smallest node that contains them | mixed sizes, every colliding pair |
 //! | [`UniformGrid`] | every cell they overlap | even density, similar sizes |
 //! | [`LooseGrid`] | one loose cell, by centre; cells carry grown boxes | many moving agents, moderately mixed sizes |
 //! | [`Layered`] | agents, large and static elements each in their own structure | a world of common agents, a few giants and static scenery |
+//! | [`PackedIndex`] (static) | one array, in Hilbert order | static content: built once, fastest queries |
+//! | [`KdTree`] (static points) | leaves of a median-split tree | k-nearest neighbours on points built once |
 //!
 //! ```
 //! use core::ops::ControlFlow;
@@ -36,8 +40,9 @@
 //!
 //! ## Features
 //! * `serde`: `Serialize`/`Deserialize` for [`Point`], [`Aabb`] and [`Handle`].
-//! * `rayon`: `ParallelPairs`, the pair pass of the quadtree and the grids spread over
-//!   rayon's thread pool.
+//! * `rayon`: `ParallelPairs`, the pair pass of the quadtrees and the grids spread over
+//!   rayon's thread pool; `KdTree::par_build` and the kd-tree's batch queries
+//!   (`nearest_batch`, `within_batch`).
 #![deny(missing_docs)]
 
 mod brute;
@@ -46,11 +51,15 @@ mod geom;
 mod grid;
 mod handle;
 mod index;
+mod kdtree;
 mod layered;
+mod mxcif;
 mod nearest;
+mod packed;
 #[cfg(feature = "rayon")]
 mod par;
 mod pool;
+mod quad;
 mod quadtree;
 mod ray;
 #[cfg(test)]
@@ -63,8 +72,11 @@ pub use geom::{Aabb, Point, Scalar};
 pub use grid::{LooseGrid, LooseGridConfig, UniformGrid};
 pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex, SpatialQuery};
+pub use kdtree::{KdTree, KdTreeConfig, SplitRule};
 pub use layered::Layered;
+pub use mxcif::{MxCifConfig, MxCifQuadtree};
 pub use nearest::{Neighbor, Workspace};
+pub use packed::{PackedConfig, PackedIndex};
 #[cfg(feature = "rayon")]
 pub use par::ParallelPairs;
 pub use quadtree::{NodeKind, Quadtree, QuadtreeConfig};

@@ -5,7 +5,7 @@
 use core::cmp::Ordering;
 use core::ops::ControlFlow;
 
-use crate::handle::Slots;
+use crate::handle::Elements;
 use crate::nearest::{Pending, sift_up};
 use crate::{Aabb, Handle, Item, Point, Scalar};
 
@@ -217,14 +217,15 @@ impl<S: Scalar> Aabb<S> {
     }
 }
 
-/// A hit waiting to be reported: its entry parameter and the element's slot.
+/// A hit waiting to be reported: its entry parameter and the element's internal index (see
+/// [`Elements`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Hit<S> {
     pub(crate) t: S,
     pub(crate) slot: u32,
 }
 
-/// Orders hits by `t`, then by slot, so the order is total and deterministic.
+/// Orders hits by `t`, then by index, so the order is total and deterministic.
 #[inline]
 fn hit_before<S: Scalar>(a: &Hit<S>, b: &Hit<S>) -> bool {
     match a.t.partial_cmp(&b.t) {
@@ -262,7 +263,7 @@ impl<S: Scalar> RaySearch<'_, S> {
         self.queue.first().map_or(S::INFINITY, |p| p.key)
     }
 
-    /// Records that the ray enters element `slot` at `t`.
+    /// Records that the ray enters the element at internal index `slot` at `t`.
     #[inline]
     pub(crate) fn push_hit(&mut self, t: S, slot: u32) {
         self.hits.push(Hit { t, slot });
@@ -274,7 +275,7 @@ impl<S: Scalar> RaySearch<'_, S> {
     pub(crate) fn report_until<T, F>(
         &mut self,
         bound: S,
-        slots: &Slots<S, T>,
+        elements: &impl Elements<S, T>,
         visit: &mut F,
     ) -> ControlFlow<()>
     where
@@ -285,7 +286,7 @@ impl<S: Scalar> RaySearch<'_, S> {
                 break;
             }
             crate::nearest::pop_min(self.hits, hit_before);
-            visit(slots.item(first.slot), first.t)?;
+            visit(elements.item(first.slot), first.t)?;
         }
         ControlFlow::Continue(())
     }
@@ -297,7 +298,7 @@ impl<S: Scalar> RaySearch<'_, S> {
 /// them.
 pub(crate) fn cast_tree<S: Scalar, T, F>(
     search: &mut RaySearch<'_, S>,
-    slots: &Slots<S, T>,
+    elements: &impl Elements<S, T>,
     mut expand: impl FnMut(Pending<S>, &mut RaySearch<'_, S>),
     mut visit: F,
 ) -> ControlFlow<()>
@@ -307,7 +308,7 @@ where
     while let Some(region) = search.pop_region() {
         expand(region, search);
         let bound = search.next_region();
-        search.report_until(bound, slots, &mut visit)?;
+        search.report_until(bound, elements, &mut visit)?;
     }
-    search.report_until(S::INFINITY, slots, &mut visit)
+    search.report_until(S::INFINITY, elements, &mut visit)
 }

@@ -6,7 +6,10 @@ use core::ops::ControlFlow;
 use std::sync::Mutex;
 
 use spatix::workload::{Agents, Layout, Sizes};
-use spatix::{Aabb, LooseGrid, ParallelPairs, Quadtree, QuadtreeConfig, UniformGrid};
+use spatix::{
+    Aabb, LooseGrid, MxCifConfig, MxCifQuadtree, ParallelPairs, Quadtree, QuadtreeConfig,
+    UniformGrid,
+};
 
 fn same_pairs<I: ParallelPairs<f64, u32>>(make: impl Fn(&Agents<f64>) -> I) {
     for (layout, sizes) in [
@@ -66,5 +69,12 @@ fn loose_grid_parallel_pairs_equal_serial_pairs() {
     same_pairs(|a| {
         let sample: Vec<Aabb<f64>> = a.boxes().collect();
         LooseGrid::auto(a.world, &sample).unwrap()
+    });
+}
+
+#[test]
+fn mxcif_parallel_pairs_equal_serial_pairs() {
+    same_pairs(|a| {
+        MxCifQuadtree::with_config(a.world, MxCifConfig::for_element_size(&a.world, 4.0)).unwrap()
     });
 }

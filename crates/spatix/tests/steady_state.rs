@@ -1,13 +1,15 @@
 //! The contract's "no allocation once warm": after warm-up, a frame of moves and updates, the
-//! pair pass, rectangle queries, nearest and within queries and `maintain` allocates nothing,
-//! for every dynamic structure. One test only: the allocation counter is process-wide.
+//! pair pass, rectangle queries, nearest, within and ray queries and `maintain` allocates
+//! nothing, for every dynamic structure; and the queries allocate nothing on every static
+//! one. One test only: the allocation counter is process-wide.
 
 use core::ops::ControlFlow;
 use std::alloc::System;
 
 use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
-    Aabb, Handle, LooseGrid, Quadtree, QuadtreeConfig, SpatialIndex, UniformGrid, Workspace,
+    Aabb, Handle, KdTree, LooseGrid, MxCifConfig, MxCifQuadtree, PackedIndex, Point, Quadtree,
+    QuadtreeConfig, Ray, SpatialIndex, SpatialQuery, UniformGrid, Workspace,
 };
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -26,6 +28,18 @@ fn frame<I: SpatialIndex<f32, u32>>(
     for (i, &h) in handles.iter().enumerate() {
         index.update(h, agents.aabb(i)).unwrap();
     }
+    let sum = queries(index, agents, workspace);
+    index.maintain();
+    sum
+}
+
+/// Every query of a frame: the pair pass, and rectangle, nearest, within and ray queries
+/// around every 101st agent.
+fn queries<I: SpatialQuery<f32, u32>>(
+    index: &I,
+    agents: &Agents<f32>,
+    workspace: &mut Workspace<f32>,
+) -> usize {
     let mut sum = 0;
     let _ = index.for_each_pair(|_, _| {
         sum += 1;
@@ -41,8 +55,12 @@ fn frame<I: SpatialIndex<f32, u32>>(
             sum += 1;
             ControlFlow::Continue(())
         });
+        let ray = Ray::new(agents.positions[i], Point::new(1.0, 0.5), 40.0).unwrap();
+        let _ = index.raycast_all(&ray, workspace, |_, _| {
+            sum += 1;
+            ControlFlow::Continue(())
+        });
     }
-    index.maintain();
     sum
 }
 
@@ -67,8 +85,30 @@ fn allocations<I: SpatialIndex<f32, u32>>(mut index: I, mut agents: Agents<f32>)
     made
 }
 
+/// Allocations made by `measured` rounds of every query after `warm` rounds.
+fn static_allocations<I: SpatialQuery<f32, u32>>(index: &I, agents: &Agents<f32>) -> usize {
+    let mut workspace = Workspace::with_capacity(8, 4096);
+    let mut sum = 0;
+    for _ in 0..3 {
+        sum += queries(index, agents, &mut workspace);
+    }
+    let region = Region::new(GLOBAL);
+    for _ in 0..5 {
+        sum += queries(index, agents, &mut workspace);
+    }
+    let made = region.change().allocations + region.change().reallocations;
+    assert!(sum > 0);
+    made
+}
+
 #[test]
 fn warm_frames_allocate_nothing() {
+    // Points that coincide in pairs, so that the pair pass reports something.
+    let agents = Agents::<f32>::new(20_000, Layout::Uniform, Sizes::Uniform, 12);
+    let points = (0..agents.len()).map(|i| (agents.positions[i / 2 * 2], i as u32));
+    let tree = KdTree::build(points).unwrap();
+    assert_eq!(static_allocations(&tree, &agents), 0, "kd-tree");
+
     for sizes in [Sizes::Uniform, Sizes::Mixed] {
         let agents = Agents::<f32>::new(20_000, Layout::Uniform, sizes, 11);
         let sample: Vec<Aabb<f32>> = agents.boxes().collect();
@@ -86,6 +126,21 @@ fn warm_frames_allocate_nothing() {
         );
         let config = QuadtreeConfig::for_element_size(&agents.world, 4.0);
         let tree = Quadtree::with_config(agents.world, config).unwrap();
-        assert_eq!(allocations(tree, agents), 0, "quadtree, {sizes:?} sizes");
+        assert_eq!(
+            allocations(tree, agents.clone()),
+            0,
+            "quadtree, {sizes:?} sizes"
+        );
+
+        let packed = PackedIndex::build(agents.boxes().zip(0..)).unwrap();
+        assert_eq!(
+            static_allocations(&packed, &agents),
+            0,
+            "packed, {sizes:?} sizes"
+        );
+
+        let config = MxCifConfig::for_element_size(&agents.world, 4.0);
+        let mxcif = MxCifQuadtree::with_config(agents.world, config).unwrap();
+        assert_eq!(allocations(mxcif, agents), 0, "mxcif, {sizes:?} sizes");
     }
 }

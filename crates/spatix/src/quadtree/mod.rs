@@ -10,8 +10,8 @@ mod validate;
 use core::ops::ControlFlow;
 
 use crate::handle::{NIL, Slots};
-use crate::nearest::Pending;
-use crate::pool::{ArrayStack, ListPool};
+use crate::pool::ListPool;
+use crate::quad::{Frame, MAX_PENDING};
 use crate::{
     Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
     Workspace,
@@ -52,7 +52,7 @@ impl QuadtreeConfig {
     /// ```
     /// assert_eq!(spatix::QuadtreeConfig::MAX_DEPTH, 30);
     /// ```
-    pub const MAX_DEPTH: u32 = 30;
+    pub const MAX_DEPTH: u32 = crate::quad::MAX_DEPTH;
 
     /// The default split threshold with the depth limit the seed recommends: leaves at the
     /// depth limit about six typical element sizes wide (measured best on the agents
@@ -65,16 +65,8 @@ impl QuadtreeConfig {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn for_element_size<S: Scalar>(world: &Aabb<S>, typical_size: S) -> Self {
-        let size = world.size();
-        let side = size.x.max_s(size.y).to_f64();
-        let leaf = 6.0 * typical_size.to_f64();
-        let depth = if leaf > 0.0 && side > leaf {
-            (side / leaf).log2().floor().min(f64::from(Self::MAX_DEPTH)) as u32
-        } else {
-            0
-        };
         Self {
-            max_depth: depth,
+            max_depth: crate::quad::depth_for_node_side(world, 6.0 * typical_size.to_f64()),
             ..Self::default()
         }
     }
@@ -89,13 +81,7 @@ impl QuadtreeConfig {
     /// assert!(QuadtreeConfig { max_elements: 0, max_depth: 8 }.validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), Error> {
-        if !(1..=65536).contains(&self.max_elements) {
-            return Err(Error::InvalidParameter("max_elements must be in 1..=65536"));
-        }
-        if self.max_depth > Self::MAX_DEPTH {
-            return Err(Error::InvalidParameter("max_depth must be at most 30"));
-        }
-        Ok(())
+        crate::quad::validate_params(self.max_elements, self.max_depth)
     }
 }
 
@@ -138,166 +124,6 @@ const EMPTY_LEAF: Node = Node {
     first_child: NIL,
     count: 0,
 };
-
-/// Sides of a node's box that lie on the world's border.
-const LEFT: u8 = 1;
-const RIGHT: u8 = 2;
-const BOTTOM: u8 = 4;
-const TOP: u8 = 8;
-
-/// A node with the box and depth computed on the way down, as traversals carry it.
-#[derive(Clone, Copy, Debug, Default)]
-struct Frame<S> {
-    aabb: Aabb<S>,
-    node: u32,
-    depth: u8,
-    /// Which sides lie on the world's border (elements beyond them are clamped onto them).
-    edges: u8,
-}
-
-/// Most entries a depth-first walk keeps pending: 3 siblings per level plus 4, for the deepest
-/// tree allowed.
-const MAX_PENDING: usize = 3 * QuadtreeConfig::MAX_DEPTH as usize + 4;
-
-/// Explicit traversal stack of the queries, on the caller's stack: never the heap.
-type Stack<S> = ArrayStack<Frame<S>, MAX_PENDING>;
-
-/// The same walk over node indices only (maintenance passes).
-type NodeStack = ArrayStack<u32, MAX_PENDING>;
-
-impl<S: Scalar> Frame<S> {
-    fn root(world: Aabb<S>) -> Self {
-        Self {
-            aabb: world,
-            node: 0,
-            depth: 0,
-            edges: LEFT | RIGHT | BOTTOM | TOP,
-        }
-    }
-
-    /// Where the node splits: its centre, clamped so that rounding (subnormals) can never put
-    /// a child outside its parent.
-    #[inline]
-    fn mid(&self) -> Point<S> {
-        let b = &self.aabb;
-        let c = b.center();
-        Point::new(
-            c.x.max_s(b.min.x).min_s(b.max.x),
-            c.y.max_s(b.min.y).min_s(b.max.y),
-        )
-    }
-
-    /// Child `i` (0: lower left, 1: lower right, 2: upper left, 3: upper right) of the group
-    /// starting at `first_child`, given the split point `mid`.
-    #[inline]
-    fn child(&self, first_child: u32, i: u32, mid: Point<S>) -> Self {
-        let b = &self.aabb;
-        let right = i & 1 == 1;
-        let top = i & 2 == 2;
-        let (x0, x1) = if right {
-            (mid.x, b.max.x)
-        } else {
-            (b.min.x, mid.x)
-        };
-        let (y0, y1) = if top {
-            (mid.y, b.max.y)
-        } else {
-            (b.min.y, mid.y)
-        };
-        let keep = (if right { RIGHT } else { LEFT }) | (if top { TOP } else { BOTTOM });
-        Self {
-            aabb: Aabb {
-                min: Point::new(x0, y0),
-                max: Point::new(x1, y1),
-            },
-            node: first_child + i,
-            depth: self.depth + 1,
-            edges: self.edges & keep,
-        }
-    }
-
-    /// The four children, whose nodes start at `first_child`.
-    #[inline]
-    fn children(&self, first_child: u32) -> [Self; 4] {
-        let mid = self.mid();
-        [0, 1, 2, 3].map(|i| self.child(first_child, i, mid))
-    }
-
-    /// Bit `i` set for each child `i` that a box overlapping this node overlaps (closed),
-    /// found by comparing the box with the split point only.
-    #[inline]
-    fn quadrants(mid: Point<S>, b: &Aabb<S>) -> u8 {
-        let left = b.min.x <= mid.x;
-        let right = b.max.x >= mid.x;
-        let bottom = b.min.y <= mid.y;
-        let top = b.max.y >= mid.y;
-        u8::from(left & bottom)
-            | u8::from(right & bottom) << 1
-            | u8::from(left & top) << 2
-            | u8::from(right & top) << 3
-    }
-
-    /// Whether this node owns the point `q` (which lies in the world): the half-open box,
-    /// closed on the world's far border. Sibling nodes own disjoint parts of their parent, so
-    /// exactly one leaf owns any point of the world. Used to report each result once.
-    #[inline]
-    fn owns(&self, q: Point<S>) -> bool {
-        q.x >= self.aabb.min.x
-            && (q.x < self.aabb.max.x || self.edges & RIGHT != 0)
-            && q.y >= self.aabb.min.y
-            && (q.y < self.aabb.max.y || self.edges & TOP != 0)
-    }
-
-    /// Whether a (clamped) box lies strictly inside [`Frame::reach`]: then every leaf it
-    /// overlaps lies beneath this node.
-    #[inline]
-    fn fits(&self, c: &Aabb<S>) -> bool {
-        let r = self.reach();
-        r.min.x < c.min.x && c.max.x < r.max.x && r.min.y < c.min.y && c.max.y < r.max.y
-    }
-
-    /// This frame waiting in a best-first search with `key`.
-    #[inline]
-    fn pending(&self, key: S) -> Pending<S> {
-        Pending {
-            key,
-            node: self.node,
-            aux: u32::from(self.depth) | u32::from(self.edges) << 8,
-            aabb: self.aabb,
-        }
-    }
-
-    /// The frame a best-first search entry stands for.
-    #[inline]
-    fn from_pending(p: &Pending<S>) -> Self {
-        Self {
-            aabb: p.aabb,
-            node: p.node,
-            depth: p.aux as u8,
-            edges: (p.aux >> 8) as u8,
-        }
-    }
-
-    /// The box grown to infinity across world-border sides: it contains the true position of
-    /// every element filed here, even one outside the world. Used for distance bounds.
-    #[inline]
-    fn reach(&self) -> Aabb<S> {
-        let mut r = self.aabb;
-        if self.edges & LEFT != 0 {
-            r.min.x = -S::INFINITY;
-        }
-        if self.edges & RIGHT != 0 {
-            r.max.x = S::INFINITY;
-        }
-        if self.edges & BOTTOM != 0 {
-            r.min.y = -S::INFINITY;
-        }
-        if self.edges & TOP != 0 {
-            r.max.y = S::INFINITY;
-        }
-        r
-    }
-}
 
 /// The tight quadtree of seed 001 §1: each element is stored once, and listed in every leaf
 /// its box overlaps.
@@ -476,21 +302,22 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// assert!(leaves >= 4);
     /// # Ok::<(), spatix::Error>(())
     /// ```
-    pub fn traverse(&self, mut visit: impl FnMut(&Aabb<S>, u32, NodeKind)) {
-        let mut stack = Stack::new();
-        stack.push(Frame::root(self.world));
-        while let Some(f) = stack.pop() {
-            let node = self.nodes[f.node as usize];
-            if node.count == BRANCH {
-                visit(&f.aabb, u32::from(f.depth), NodeKind::Branch);
-                for child in f.children(node.first_child).into_iter().rev() {
-                    stack.push(child);
-                }
-            } else {
-                let elements = node.count as usize;
-                visit(&f.aabb, u32::from(f.depth), NodeKind::Leaf { elements });
-            }
-        }
+    pub fn traverse(&self, visit: impl FnMut(&Aabb<S>, u32, NodeKind)) {
+        crate::quad::traverse(
+            self.world,
+            |n| {
+                let node = self.nodes[n as usize];
+                let kind = if node.count == BRANCH {
+                    NodeKind::Branch
+                } else {
+                    NodeKind::Leaf {
+                        elements: node.count as usize,
+                    }
+                };
+                (kind, node.first_child)
+            },
+            visit,
+        );
     }
 
     /// Whether two boxes inside branch `f` overlap the same children of it, all leaves: then

@@ -1,7 +1,8 @@
 //! Filing elements in leaves, splitting leaves, and the deferred collapse of empty branches.
 
-use super::{BRANCH, EMPTY_LEAF, Frame, Node, NodeStack, Quadtree};
+use super::{BRANCH, EMPTY_LEAF, Node, Quadtree};
 use crate::handle::NIL;
+use crate::quad::{Frame, NodeStack, take_group};
 use crate::{Aabb, Scalar};
 
 /// Marks the nodes of a freed child group (its first node links to the next free group).
@@ -50,7 +51,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
                 (false, true) => {
                     self.links.push(&mut leaf.first_child, slot);
                     leaf.count += 1;
-                    if leaf.count > self.config.max_elements && self.can_split(&f) {
+                    if leaf.count > self.config.max_elements && f.can_split(self.config.max_depth) {
                         self.split(f);
                     }
                 }
@@ -83,7 +84,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
 
     /// Turns an overflowing leaf into a branch with four children and moves its element
     /// nodes down (relinking them, allocating only for elements that straddle children);
-    /// children that still overflow split in turn, as far as [`Quadtree::can_split`] allows.
+    /// children that still overflow split in turn, as far as [`Frame::can_split`] allows.
     fn split(&mut self, f: Frame<S>) {
         let mut at = self.nodes[f.node as usize].first_child;
         let group = self.alloc_group();
@@ -116,39 +117,18 @@ impl<S: Scalar, T> Quadtree<S, T> {
         }
         for child in children {
             if self.nodes[child.node as usize].count > self.config.max_elements
-                && self.can_split(&child)
+                && child.can_split(self.config.max_depth)
             {
                 self.split(child);
             }
         }
     }
 
-    /// Whether a leaf may split: above the depth limit, and with room to halve on both axes.
-    /// A node too thin to halve (a world of zero width or height, or coordinates at the
-    /// limit of float precision) would hand all its elements to two or four children alike,
-    /// level after level.
-    pub(super) fn can_split(&self, f: &Frame<S>) -> bool {
-        let (b, mid) = (&f.aabb, f.mid());
-        u32::from(f.depth) < self.config.max_depth
-            && b.min.x < mid.x
-            && mid.x < b.max.x
-            && b.min.y < mid.y
-            && mid.y < b.max.y
-    }
-
     /// Four empty leaves, contiguous: a recycled group if one is free.
     fn alloc_group(&mut self) -> u32 {
-        if self.free_group != NIL {
-            let group = self.free_group;
-            let g = group as usize;
-            self.free_group = self.nodes[g].first_child;
-            self.nodes[g..g + 4].fill(EMPTY_LEAF);
-            group
-        } else {
-            let group = self.nodes.len() as u32;
-            self.nodes.extend_from_slice(&[EMPTY_LEAF; 4]);
-            group
-        }
+        take_group(&mut self.nodes, &mut self.free_group, EMPTY_LEAF, |n| {
+            n.first_child
+        })
     }
 
     /// The seed's deferred cleanup: every branch whose four children are all empty leaves

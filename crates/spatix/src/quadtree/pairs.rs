@@ -2,8 +2,9 @@
 
 use core::ops::ControlFlow;
 
-use super::{BRANCH, Frame, Quadtree, RIGHT, Stack, TOP};
+use super::{BRANCH, Quadtree};
 use crate::handle::NIL;
+use crate::quad::{Frame, RIGHT, Stack, TOP};
 use crate::{Aabb, Item, Scalar};
 
 /// Entries gathered on the stack at once, from as many consecutive leaves as fit: the boxes are

@@ -1,8 +1,8 @@
 //! The full structural self-check.
 
 use super::mutate::FREE;
-use super::{BRANCH, Frame, Quadtree};
-use crate::handle::NIL;
+use super::{BRANCH, Quadtree};
+use crate::quad::{Frame, check_free_groups};
 use crate::{Aabb, Error, Scalar};
 
 fn fail<R>(why: String) -> Result<R, Error> {
@@ -53,7 +53,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
                     items.len()
                 ));
             }
-            if node.count > self.config.max_elements && self.can_split(&f) {
+            if node.count > self.config.max_elements && f.can_split(self.config.max_depth) {
                 return fail(format!("leaf {at} overflows, yet could split"));
             }
             for &e in &items {
@@ -74,7 +74,12 @@ impl<S: Scalar, T> Quadtree<S, T> {
             }
             listed += items.len();
         }
-        self.validate_free_groups(&reached)?;
+        check_free_groups(
+            &reached,
+            self.free_group,
+            |g| self.nodes[g].first_child,
+            |i| self.nodes[i].count == FREE,
+        )?;
         if self.links.in_use() != listed {
             return fail(format!(
                 "{} element nodes in use, {listed} listed",
@@ -104,29 +109,6 @@ impl<S: Scalar, T> Quadtree<S, T> {
             {
                 return fail(format!("slot {e}'s home {} does not hold it", home.node));
             }
-        }
-        Ok(())
-    }
-
-    /// Every group is either reachable or on the free list, never both.
-    fn validate_free_groups(&self, reached: &[bool]) -> Result<(), Error> {
-        let groups = (self.nodes.len() - 1) / 4;
-        let mut free = 0;
-        let mut g = self.free_group;
-        while g != NIL {
-            let at = g as usize;
-            free += 1;
-            if free > groups || at == 0 || (at - 1) % 4 != 0 || at + 4 > self.nodes.len() {
-                return fail(format!("bad or cyclic free group {g}"));
-            }
-            if (at..at + 4).any(|i| reached[i] || self.nodes[i].count != FREE) {
-                return fail(format!("free group {g} is in use"));
-            }
-            g = self.nodes[at].first_child;
-        }
-        let used = reached.iter().skip(1).filter(|&&r| r).count();
-        if used % 4 != 0 || used / 4 + free != groups {
-            return fail(format!("{groups} groups: {} used, {free} free", used / 4));
         }
         Ok(())
     }

@@ -212,6 +212,58 @@ pub(crate) fn same_ids(
     ))
 }
 
+/// Pairs, compactly, at most [`SHOWN`] of them.
+pub(crate) fn shown_pairs(pairs: &[(u64, u64)], describe: &dyn Fn(u64) -> String) -> String {
+    let mut s: Vec<String> = pairs
+        .iter()
+        .take(SHOWN)
+        .map(|&(a, b)| format!("({}, {})", describe(a), describe(b)))
+        .collect();
+    if pairs.len() > SHOWN {
+        s.push(format!("… {} more", pairs.len() - SHOWN));
+    }
+    format!("[{}]", s.join(", "))
+}
+
+/// A set of unordered pairs of distinct positions `0..n`: one bit per possible pair.
+pub(crate) struct PairSet {
+    bits: Vec<u64>,
+    len: usize,
+}
+
+impl PairSet {
+    pub(crate) fn new(n: usize) -> Self {
+        Self {
+            bits: vec![0; (n * n.saturating_sub(1) / 2).div_ceil(64)],
+            len: 0,
+        }
+    }
+
+    fn bit(i: usize, j: usize) -> usize {
+        let (lo, hi) = (i.min(j), i.max(j));
+        hi * (hi - 1) / 2 + lo
+    }
+
+    /// Adds the pair `{i, j}` (`i != j`); false if it was already there.
+    pub(crate) fn insert(&mut self, i: usize, j: usize) -> bool {
+        let b = Self::bit(i, j);
+        let (word, mask) = (b / 64, 1u64 << (b % 64));
+        let new = self.bits[word] & mask == 0;
+        self.bits[word] |= mask;
+        self.len += usize::from(new);
+        new
+    }
+
+    pub(crate) fn contains(&self, i: usize, j: usize) -> bool {
+        let b = Self::bit(i, j);
+        self.bits[b / 64] & (1 << (b % 64)) != 0
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+}
+
 /// Compares reported pairs with the expected ones as sets of unordered pairs: no self-pairs, no
 /// pair twice (in either order), nothing missing, nothing extra.
 pub(crate) fn same_pairs(

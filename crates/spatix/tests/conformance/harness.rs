@@ -5,12 +5,13 @@ use core::ops::ControlFlow;
 use std::collections::HashMap;
 
 use spatix::{
-    Aabb, BruteForce, Error, Handle, Point, Ray, Scalar, SpatialIndex, SpatialQuery, Workspace,
+    Aabb, BruteForce, Error, Handle, Item, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
+    Workspace,
 };
 
 use crate::check::{
-    B, P, R, Seen, check_nearest, check_stop, dist2, overlap, pairs_all, query_all, raycast_all,
-    same_ids, same_pairs, valid, within_all,
+    B, P, PairSet, R, Seen, check_nearest, check_stop, dist2, overlap, query_all, raycast_all,
+    same_ids, shown_pairs, valid, within_all,
 };
 use crate::data::{Bx, World};
 use crate::ops::{Move, Op, Pick, StaleOp, StaleSrc, Stop};
@@ -31,6 +32,7 @@ pub(crate) struct Stats {
     pub(crate) nearest_over_len: usize,
     pub(crate) early_breaks: usize,
     pub(crate) ray_hits: usize,
+    pub(crate) pairs_skipped: usize,
     pub(crate) max_len: usize,
 }
 
@@ -49,6 +51,7 @@ impl Stats {
         self.nearest_over_len += o.nearest_over_len;
         self.early_breaks += o.early_breaks;
         self.ray_hits += o.ray_hits;
+        self.pairs_skipped += o.pairs_skipped;
         self.max_len = self.max_len.max(o.max_len);
     }
 }
@@ -86,6 +89,9 @@ pub(crate) struct Harness<S: Scalar, I> {
     next_id: u64,
     ws_sut: Workspace<S>,
     ws_oracle: Workspace<S>,
+    /// `for_each_pair` is compared only when at most this many pairs intersect (the bulk
+    /// static tests lower it: the oracle's pair pass is quadratic).
+    pub(crate) pairs_limit: usize,
     pub(crate) stats: Stats,
 }
 
@@ -93,31 +99,16 @@ fn next_generation(h: Handle) -> Handle {
     Handle::from_bits(h.to_bits().wrapping_add(1 << 32))
 }
 
-impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
-    /// A fresh structure from `make`, a fresh oracle, and a few handles from a second instance
-    /// of each (foreign handles: live there, stale here).
-    pub(crate) fn new(make: &impl Fn(Aabb<S>) -> I, world: Aabb<S>) -> Result<Self, String> {
-        let sut = make(world);
-        let oracle = BruteForce::new();
-        let mut other = make(world);
-        let mut other_oracle = BruteForce::<S, u64>::new();
-        let mut foreign = Vec::new();
-        let c = world.center();
-        for (i, p) in [c, world.min, world.max, c].into_iter().enumerate() {
-            let b = Aabb { min: p, max: p };
-            let h = other.insert(b, 1_000_000 + i as u64).map_err(|e| {
-                format!("a second instance rejected the valid box {:?}: {e}", B(&b))
-            })?;
-            let ho = other_oracle
-                .insert(b, 1_000_000 + i as u64)
-                .map_err(|e| format!("ORACLE rejected {:?}: {e}", B(&b)))?;
-            foreign.push((h, ho));
-        }
-        if other.remove(foreign[3].0) != Some(1_000_003) {
-            return Err("a second instance did not remove an element it holds".into());
-        }
-        other_oracle.remove(foreign[3].1);
-        Ok(Self {
+impl<S: Scalar, I: SpatialQuery<S, u64>> Harness<S, I> {
+    /// A harness around a structure and an oracle that hold nothing the model knows of yet;
+    /// `foreign` are handles of other instances (stale here).
+    fn with_parts(
+        sut: I,
+        oracle: BruteForce<S, u64>,
+        world: Aabb<S>,
+        foreign: Vec<(Handle, Handle)>,
+    ) -> Self {
+        Self {
             sut,
             oracle,
             world,
@@ -130,8 +121,116 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
             next_id: 0,
             ws_sut: Workspace::new(),
             ws_oracle: Workspace::new(),
+            pairs_limit: usize::MAX,
             stats: Stats::default(),
-        })
+        }
+    }
+
+    /// A harness around a structure built from `data` (element `i` is `data[i]` with value
+    /// `i`) and an oracle holding the same elements: each element of the structure is matched
+    /// to its data by value, and must carry its box.
+    pub(crate) fn from_built(
+        sut: I,
+        data: &[(Aabb<S>, u64)],
+        world: Aabb<S>,
+        foreign: Vec<(Handle, Handle)>,
+    ) -> Result<Self, String> {
+        let mut oracle = BruteForce::new();
+        let mut oracle_handles = Vec::with_capacity(data.len());
+        for &(aabb, id) in data {
+            let h = oracle
+                .insert(aabb, id)
+                .map_err(|e| format!("ORACLE rejected {:?}: {e}", B(&aabb)))?;
+            oracle_handles.push(h);
+        }
+        let mut h = Self::with_parts(sut, oracle, world, foreign);
+        let mut found = vec![false; data.len()];
+        let items: Vec<Seen<S>> = h.sut.iter().map(Seen::of).collect();
+        for seen in items {
+            let i = usize::try_from(seen.id).ok().filter(|&i| i < data.len());
+            let Some(i) = i.filter(|&i| !found[i]) else {
+                return Err(format!(
+                    "iter yielded value {} (handle {:?}), which is not the index of a data element or repeats one",
+                    seen.id, seen.handle
+                ));
+            };
+            found[i] = true;
+            if seen.aabb != data[i].0 {
+                return Err(format!(
+                    "element {i} was built from {:?}, but holds {:?}",
+                    B(&data[i].0),
+                    B(&seen.aabb)
+                ));
+            }
+            h.register(Entry {
+                id: seen.id,
+                sut: seen.handle,
+                oracle: oracle_handles[i],
+                aabb: seen.aabb,
+            });
+        }
+        if let Some(i) = found.iter().position(|f| !f) {
+            return Err(format!(
+                "element {i} {:?} is missing from iter ({} of {} found)",
+                B(&data[i].0),
+                h.live.len(),
+                data.len()
+            ));
+        }
+        h.next_id = data.len() as u64;
+        Ok(h)
+    }
+
+    /// Applies one read-only operation to both structures and compares what they return.
+    pub(crate) fn probe(&mut self, op: &Op) -> Result<(), String> {
+        self.stats.steps += 1;
+        self.read(op)
+    }
+
+    fn read(&mut self, op: &Op) -> Result<(), String> {
+        match op {
+            Op::Query(b) => self.query(b.to()),
+            Op::Pairs => self.pairs(),
+            Op::Nearest(p, k) => {
+                let k = k.resolve(self.live.len());
+                self.nearest(p.to(), k)
+            }
+            Op::Within(p, r) => self.within(p.to(), S::from_f64(*r)),
+            Op::Raycast(r) => self.raycast(r.to()),
+            Op::Get(p) => match self.pick_live(*p) {
+                Some(e) => self.check_get(e.id),
+                None => Ok(()),
+            },
+            Op::Iter => self.check_iter(),
+            Op::Stop(s) => self.stop(*s),
+            Op::Stale(src, StaleOp::Get) => self.stale_get(*src),
+            _ => Err(format!(
+                "{op:?} changes the structure: not a read-only operation"
+            )),
+        }
+    }
+
+    /// `get` of a handle that names no live element is `None` in both structures.
+    fn stale_get(&mut self, src: StaleSrc) -> Result<(), String> {
+        let Some((h, ho, what)) = self.stale_handle(src) else {
+            return Ok(());
+        };
+        self.stats.stale += 1;
+        self.check_stale_get(h, ho, what)
+    }
+
+    fn check_stale_get(&self, h: Handle, ho: Handle, what: &str) -> Result<(), String> {
+        if let Some(item) = self.sut.get(h) {
+            return Err(format!(
+                "get of the {what} handle {h:?} returned value {} box {:?}, expected None",
+                item.value,
+                B(item.aabb)
+            ));
+        }
+        if self.oracle.get(ho).is_some() {
+            return Err(format!("ORACLE: get of the {what} handle {ho:?} is Some"));
+        }
+        Ok(())
     }
 
     fn describe(&self, id: u64) -> String {
@@ -190,169 +289,6 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
         self.live.push(e);
     }
 
-    fn unregister(&mut self, id: u64) {
-        let i = self.pos.remove(&id).expect("live");
-        let e = self.live.swap_remove(i);
-        if let Some(moved) = self.live.get(i) {
-            self.pos.insert(moved.id, i);
-        }
-        self.by_sut.remove(&e.sut);
-        self.by_oracle.remove(&e.oracle);
-        self.stale.push((e.sut, e.oracle));
-    }
-
-    /// Applies one operation to both structures and compares whatever it returns.
-    pub(crate) fn apply(&mut self, op: &Op) -> Result<(), String> {
-        self.stats.steps += 1;
-        match op {
-            Op::Insert(b) => self.insert(b.to()),
-            Op::InsertMany(bs) => bs.iter().try_for_each(|b| self.insert(b.to())),
-            Op::Remove(p) => self.remove(*p),
-            Op::Update(p, m) => self.update(*p, *m),
-            Op::Stale(src, what) => self.stale_op(*src, *what),
-            Op::Maintain => {
-                self.sut.maintain();
-                self.oracle.maintain();
-                Ok(())
-            }
-            Op::Clear => self.clear(),
-            Op::Query(b) => self.query(b.to()),
-            Op::Pairs => self.pairs(),
-            Op::Nearest(p, k) => {
-                let k = k.resolve(self.live.len());
-                self.nearest(p.to(), k)
-            }
-            Op::Within(p, r) => self.within(p.to(), S::from_f64(*r)),
-            Op::Raycast(r) => self.raycast(r.to()),
-            Op::Get(p) => match self.pick_live(*p) {
-                Some(e) => self.check_get(e.id),
-                None => Ok(()),
-            },
-            Op::Iter => self.check_iter(),
-            Op::Stop(s) => self.stop(*s),
-        }
-    }
-
-    fn insert(&mut self, aabb: Aabb<S>) -> Result<(), String> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let got = self.sut.insert(aabb, id);
-        let want = self.oracle.insert(aabb, id);
-        if !valid(&aabb) {
-            if got != Err(Error::InvalidAabb) {
-                return Err(format!(
-                    "insert of the invalid box {:?} returned {got:?}, expected Err(InvalidAabb)",
-                    B(&aabb)
-                ));
-            }
-            if want != Err(Error::InvalidAabb) {
-                return Err(format!(
-                    "ORACLE: insert of invalid {:?} returned {want:?}",
-                    B(&aabb)
-                ));
-            }
-            self.stats.rejected += 1;
-            return Ok(());
-        }
-        let sut =
-            got.map_err(|e| format!("insert of the valid box {:?} failed: {e:?}", B(&aabb)))?;
-        let oracle = want.map_err(|e| format!("ORACLE: insert of {:?} failed: {e:?}", B(&aabb)))?;
-        if let Some(old) = self.by_sut.get(&sut) {
-            return Err(format!(
-                "insert returned handle {sut:?}, which already names {}",
-                self.describe(*old)
-            ));
-        }
-        self.register(Entry {
-            id,
-            sut,
-            oracle,
-            aabb,
-        });
-        self.stats.inserted += 1;
-        self.check_get(id)
-    }
-
-    fn remove(&mut self, pick: Pick) -> Result<(), String> {
-        let Some(e) = self.pick_live(pick) else {
-            return Ok(());
-        };
-        let got = self.sut.remove(e.sut);
-        if got != Some(e.id) {
-            return Err(format!(
-                "remove({:?}) of {} returned {got:?}",
-                e.sut,
-                self.describe(e.id)
-            ));
-        }
-        let want = self.oracle.remove(e.oracle);
-        if want != Some(e.id) {
-            return Err(format!("ORACLE: remove of #{} returned {want:?}", e.id));
-        }
-        self.unregister(e.id);
-        self.stats.removed += 1;
-        if let Some(item) = self.sut.get(e.sut) {
-            return Err(format!(
-                "get({:?}) right after removing #{} returned value {} box {:?}",
-                e.sut,
-                e.id,
-                item.value,
-                B(item.aabb)
-            ));
-        }
-        Ok(())
-    }
-
-    fn update(&mut self, pick: Pick, to: Move) -> Result<(), String> {
-        let Some(e) = self.pick_live(pick) else {
-            return Ok(());
-        };
-        let b = e.aabb;
-        let aabb = match to {
-            Move::To(bx) => bx.to(),
-            Move::Shift(dx, dy) => {
-                let (dx, dy) = (S::from_f64(dx), S::from_f64(dy));
-                Aabb {
-                    min: Point::new(b.min.x + dx, b.min.y + dy),
-                    max: Point::new(b.max.x + dx, b.max.y + dy),
-                }
-            }
-            Move::Grow(d) => {
-                let d = S::from_f64(d);
-                Aabb {
-                    min: Point::new(b.min.x - d, b.min.y - d),
-                    max: Point::new(b.max.x + d, b.max.y + d),
-                }
-            }
-        };
-        let got = self.sut.update(e.sut, aabb);
-        let want = self.oracle.update(e.oracle, aabb);
-        let expected = if valid(&aabb) {
-            Ok(())
-        } else {
-            Err(Error::InvalidAabb)
-        };
-        if got != expected {
-            return Err(format!(
-                "update of {} to {:?} returned {got:?}, expected {expected:?}",
-                self.describe(e.id),
-                B(&aabb)
-            ));
-        }
-        if want != expected {
-            return Err(format!(
-                "ORACLE: update to {:?} returned {want:?}",
-                B(&aabb)
-            ));
-        }
-        if expected.is_ok() {
-            let i = self.pos[&e.id];
-            self.live[i].aabb = aabb;
-            self.stats.updated += 1;
-        }
-        self.check_get(e.id)
-    }
-
     /// A (structure under test, oracle) pair of handles that name no live element, and where it
     /// came from; `None` when the source has nothing to offer or (by a fluke) names a live one.
     fn stale_handle(&self, src: StaleSrc) -> Option<(Handle, Handle, &'static str)> {
@@ -381,72 +317,6 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
         };
         (!self.by_sut.contains_key(&h) && !self.by_oracle.contains_key(&ho))
             .then_some((h, ho, what))
-    }
-
-    fn stale_op(&mut self, src: StaleSrc, op: StaleOp) -> Result<(), String> {
-        let Some((h, ho, what)) = self.stale_handle(src) else {
-            return Ok(());
-        };
-        self.stats.stale += 1;
-        match op {
-            StaleOp::Get => {
-                if let Some(item) = self.sut.get(h) {
-                    return Err(format!(
-                        "get of the {what} handle {h:?} returned value {} box {:?}, expected None",
-                        item.value,
-                        B(item.aabb)
-                    ));
-                }
-                if self.oracle.get(ho).is_some() {
-                    return Err(format!("ORACLE: get of the {what} handle {ho:?} is Some"));
-                }
-            }
-            StaleOp::Remove => {
-                let got = self.sut.remove(h);
-                if got.is_some() {
-                    return Err(format!(
-                        "remove of the {what} handle {h:?} returned {got:?}, expected None"
-                    ));
-                }
-                if self.oracle.remove(ho).is_some() {
-                    return Err(format!(
-                        "ORACLE: remove of the {what} handle {ho:?} is Some"
-                    ));
-                }
-            }
-            StaleOp::Update(bx) => {
-                let aabb = bx.to();
-                let got = self.sut.update(h, aabb);
-                let want = self.oracle.update(ho, aabb);
-                let ok = |r: &Result<(), Error>| {
-                    r == &Err(Error::StaleHandle)
-                        || (!valid(&aabb) && r == &Err(Error::InvalidAabb))
-                };
-                if !ok(&got) {
-                    return Err(format!(
-                        "update of the {what} handle {h:?} to {:?} returned {got:?}, expected Err(StaleHandle)",
-                        B(&aabb)
-                    ));
-                }
-                if !ok(&want) {
-                    return Err(format!(
-                        "ORACLE: update of the {what} handle returned {want:?}"
-                    ));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn clear(&mut self) -> Result<(), String> {
-        self.sut.clear();
-        self.oracle.clear();
-        let ids: Vec<u64> = self.live.iter().map(|e| e.id).collect();
-        for id in ids {
-            self.unregister(id);
-        }
-        self.stats.clears += 1;
-        self.check_iter()
     }
 
     fn query(&mut self, area: Aabb<S>) -> Result<(), String> {
@@ -523,43 +393,119 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
         same_ids(&got, &want, &describe).map_err(|e| format!("{}: {e}", what()))
     }
 
+    /// Every intersecting pair once, and nothing else: each side's pairs are streamed into a
+    /// set of unordered pairs of model positions (one bit per possible pair, so even the
+    /// quadratic pair counts of coincident data stay cheap), each checked as it comes, and
+    /// the count compared with the model's; on a shortfall the missing pairs are listed.
     fn pairs(&mut self) -> Result<(), String> {
-        let (got, flow) = pairs_all(&self.sut);
+        let expected = self.model_pair_count();
+        if expected > self.pairs_limit {
+            self.stats.pairs_skipped += 1;
+            return Ok(());
+        }
+        let want = self
+            .pair_set(Side::Oracle)
+            .map_err(|e| format!("ORACLE: for_each_pair: {e}"))?;
+        self.check_pair_count(&want, expected)
+            .map_err(|e| format!("ORACLE disagrees with the model on pairs: {e}"))?;
+        let got = self
+            .pair_set(Side::Sut)
+            .map_err(|e| format!("for_each_pair: {e}"))?;
+        self.check_pair_count(&got, expected)
+            .map_err(|e| format!("for_each_pair: {e}"))?;
+        self.stats.pairs += got.len();
+        Ok(())
+    }
+
+    /// How many unordered pairs of live elements intersect.
+    fn model_pair_count(&self) -> usize {
+        let mut n = 0;
+        for (i, a) in self.live.iter().enumerate() {
+            n += self.live[i + 1..]
+                .iter()
+                .filter(|b| overlap(&a.aabb, &b.aabb))
+                .count();
+        }
+        n
+    }
+
+    /// The pairs one side reports, each checked as it comes: live elements, distinct,
+    /// intersecting, not reported before.
+    fn pair_set(&self, side: Side) -> Result<PairSet, String> {
+        let mut set = PairSet::new(self.live.len());
+        let mut error = None;
+        let mut visit = |a: Item<'_, S, u64>, b: Item<'_, S, u64>| match self.add_pair(
+            side,
+            &mut set,
+            &Seen::of(a),
+            &Seen::of(b),
+        ) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                error = Some(e);
+                ControlFlow::Break(())
+            }
+        };
+        let flow = match side {
+            Side::Sut => self.sut.for_each_pair(&mut visit),
+            Side::Oracle => self.oracle.for_each_pair(&mut visit),
+        };
+        if let Some(e) = error {
+            return Err(e);
+        }
         if flow.is_break() {
-            return Err("for_each_pair returned Break, but the visitor never broke".into());
+            return Err("returned Break, but the visitor never broke".into());
         }
-        let mut ids = Vec::with_capacity(got.len());
-        for (a, b) in &got {
-            let (ia, ib) = (
-                self.resolve(Side::Sut, a)
-                    .map_err(|e| format!("for_each_pair: {e}"))?,
-                self.resolve(Side::Sut, b)
-                    .map_err(|e| format!("for_each_pair: {e}"))?,
-            );
-            ids.push((ia, ib));
+        Ok(set)
+    }
+
+    fn add_pair(
+        &self,
+        side: Side,
+        set: &mut PairSet,
+        a: &Seen<S>,
+        b: &Seen<S>,
+    ) -> Result<(), String> {
+        let (ia, ib) = (self.resolve(side, a)?, self.resolve(side, b)?);
+        if ia == ib {
+            return Err(format!("element {} paired with itself", self.describe(ia)));
         }
-        let (want, _) = pairs_all(&self.oracle);
-        let mut want_ids = Vec::with_capacity(want.len());
-        for (a, b) in &want {
-            want_ids.push((
-                self.resolve(Side::Oracle, a)?,
-                self.resolve(Side::Oracle, b)?,
+        let (pa, pb) = (self.pos[&ia], self.pos[&ib]);
+        if !overlap(&self.live[pa].aabb, &self.live[pb].aabb) {
+            return Err(format!(
+                "unexpected pair ({}, {}): they do not intersect",
+                self.describe(ia),
+                self.describe(ib)
             ));
         }
-        let mut model = Vec::new();
+        if !set.insert(pa, pb) {
+            return Err(format!(
+                "pair ({}, {}) reported more than once",
+                self.describe(ia),
+                self.describe(ib)
+            ));
+        }
+        Ok(())
+    }
+
+    /// A set whose every pair intersects has `expected` pairs, or names the missing ones.
+    fn check_pair_count(&self, set: &PairSet, expected: usize) -> Result<(), String> {
+        if set.len() == expected {
+            return Ok(());
+        }
+        let mut missing = Vec::new();
         for (i, a) in self.live.iter().enumerate() {
-            for b in &self.live[i + 1..] {
-                if overlap(&a.aabb, &b.aabb) {
-                    model.push((a.id, b.id));
+            for (j, b) in self.live.iter().enumerate().skip(i + 1) {
+                if overlap(&a.aabb, &b.aabb) && !set.contains(i, j) {
+                    missing.push((a.id, b.id));
                 }
             }
         }
-        let describe = |id| self.describe(id);
-        same_pairs(&want_ids, &model, &describe)
-            .map_err(|e| format!("ORACLE disagrees with the model on pairs: {e}"))?;
-        same_pairs(&ids, &want_ids, &describe).map_err(|e| format!("for_each_pair: {e}"))?;
-        self.stats.pairs += ids.len();
-        Ok(())
+        Err(format!(
+            "{} pairs reported, {expected} expected; missing {}",
+            set.len(),
+            shown_pairs(&missing, &|id| self.describe(id))
+        ))
     }
 
     fn nearest(&mut self, point: Point<S>, k: usize) -> Result<(), String> {
@@ -672,11 +618,7 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
                     calls += 1;
                     ControlFlow::Break(())
                 });
-                (
-                    flow,
-                    pairs_all(&self.oracle).0.len(),
-                    "for_each_pair".into(),
-                )
+                (flow, self.model_pair_count(), "for_each_pair".into())
             }
             Stop::Within(p, r) => {
                 let (p, r) = (p.to(), S::from_f64(r));
@@ -807,8 +749,9 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
         for e in self.live.clone().into_iter().take(24) {
             self.query(e.aabb)?;
             let c = e.aabb.center();
-            self.nearest(c, 1)?;
-            self.nearest(c, n)?;
+            for k in [0, 1, 8, 64, n, n + 1] {
+                self.nearest(c, k)?;
+            }
             self.within(c, S::ONE)?;
             for origin in [world.min, world.max, Point::new(world.min.x, c.y)] {
                 let direction = Point::new(c.x - origin.x, c.y - origin.y);
@@ -820,18 +763,242 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
             }
         }
         for (h, ho) in self.stale.clone().into_iter().take(24) {
-            if let Some(item) = self.sut.get(h) {
+            self.check_stale_get(h, ho, "removed")?;
+        }
+        Ok(())
+    }
+}
+
+impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
+    /// A fresh structure from `make`, a fresh oracle, and a few handles from a second instance
+    /// of each (foreign handles: live there, stale here).
+    pub(crate) fn new(make: &impl Fn(Aabb<S>) -> I, world: Aabb<S>) -> Result<Self, String> {
+        let sut = make(world);
+        let oracle = BruteForce::new();
+        let mut other = make(world);
+        let mut other_oracle = BruteForce::<S, u64>::new();
+        let mut foreign = Vec::new();
+        let c = world.center();
+        for (i, p) in [c, world.min, world.max, c].into_iter().enumerate() {
+            let b = Aabb { min: p, max: p };
+            let h = other.insert(b, 1_000_000 + i as u64).map_err(|e| {
+                format!("a second instance rejected the valid box {:?}: {e}", B(&b))
+            })?;
+            let ho = other_oracle
+                .insert(b, 1_000_000 + i as u64)
+                .map_err(|e| format!("ORACLE rejected {:?}: {e}", B(&b)))?;
+            foreign.push((h, ho));
+        }
+        if other.remove(foreign[3].0) != Some(1_000_003) {
+            return Err("a second instance did not remove an element it holds".into());
+        }
+        other_oracle.remove(foreign[3].1);
+        Ok(Self::with_parts(sut, oracle, world, foreign))
+    }
+
+    fn unregister(&mut self, id: u64) {
+        let i = self.pos.remove(&id).expect("live");
+        let e = self.live.swap_remove(i);
+        if let Some(moved) = self.live.get(i) {
+            self.pos.insert(moved.id, i);
+        }
+        self.by_sut.remove(&e.sut);
+        self.by_oracle.remove(&e.oracle);
+        self.stale.push((e.sut, e.oracle));
+    }
+
+    /// Applies one operation to both structures and compares whatever it returns.
+    pub(crate) fn apply(&mut self, op: &Op) -> Result<(), String> {
+        self.stats.steps += 1;
+        match op {
+            Op::Insert(b) => self.insert(b.to()),
+            Op::InsertMany(bs) => bs.iter().try_for_each(|b| self.insert(b.to())),
+            Op::Remove(p) => self.remove(*p),
+            Op::Update(p, m) => self.update(*p, *m),
+            Op::Stale(src, what) => self.stale_op(*src, *what),
+            Op::Maintain => {
+                self.sut.maintain();
+                self.oracle.maintain();
+                Ok(())
+            }
+            Op::Clear => self.clear(),
+            _ => self.read(op),
+        }
+    }
+
+    fn insert(&mut self, aabb: Aabb<S>) -> Result<(), String> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let got = self.sut.insert(aabb, id);
+        let want = self.oracle.insert(aabb, id);
+        if !valid(&aabb) {
+            if got != Err(Error::InvalidAabb) {
                 return Err(format!(
-                    "get of the removed handle {h:?} returned value {} box {:?}, expected None",
-                    item.value,
-                    B(item.aabb)
+                    "insert of the invalid box {:?} returned {got:?}, expected Err(InvalidAabb)",
+                    B(&aabb)
                 ));
             }
-            if self.oracle.get(ho).is_some() {
-                return Err(format!("ORACLE: get of the removed handle {ho:?} is Some"));
+            if want != Err(Error::InvalidAabb) {
+                return Err(format!(
+                    "ORACLE: insert of invalid {:?} returned {want:?}",
+                    B(&aabb)
+                ));
+            }
+            self.stats.rejected += 1;
+            return Ok(());
+        }
+        let sut =
+            got.map_err(|e| format!("insert of the valid box {:?} failed: {e:?}", B(&aabb)))?;
+        let oracle = want.map_err(|e| format!("ORACLE: insert of {:?} failed: {e:?}", B(&aabb)))?;
+        if let Some(old) = self.by_sut.get(&sut) {
+            return Err(format!(
+                "insert returned handle {sut:?}, which already names {}",
+                self.describe(*old)
+            ));
+        }
+        self.register(Entry {
+            id,
+            sut,
+            oracle,
+            aabb,
+        });
+        self.stats.inserted += 1;
+        self.check_get(id)
+    }
+
+    fn remove(&mut self, pick: Pick) -> Result<(), String> {
+        let Some(e) = self.pick_live(pick) else {
+            return Ok(());
+        };
+        let got = self.sut.remove(e.sut);
+        if got != Some(e.id) {
+            return Err(format!(
+                "remove({:?}) of {} returned {got:?}",
+                e.sut,
+                self.describe(e.id)
+            ));
+        }
+        let want = self.oracle.remove(e.oracle);
+        if want != Some(e.id) {
+            return Err(format!("ORACLE: remove of #{} returned {want:?}", e.id));
+        }
+        self.unregister(e.id);
+        self.stats.removed += 1;
+        if let Some(item) = self.sut.get(e.sut) {
+            return Err(format!(
+                "get({:?}) right after removing #{} returned value {} box {:?}",
+                e.sut,
+                e.id,
+                item.value,
+                B(item.aabb)
+            ));
+        }
+        Ok(())
+    }
+
+    fn update(&mut self, pick: Pick, to: Move) -> Result<(), String> {
+        let Some(e) = self.pick_live(pick) else {
+            return Ok(());
+        };
+        let b = e.aabb;
+        let aabb = match to {
+            Move::To(bx) => bx.to(),
+            Move::Shift(dx, dy) => {
+                let (dx, dy) = (S::from_f64(dx), S::from_f64(dy));
+                Aabb {
+                    min: Point::new(b.min.x + dx, b.min.y + dy),
+                    max: Point::new(b.max.x + dx, b.max.y + dy),
+                }
+            }
+            Move::Grow(d) => {
+                let d = S::from_f64(d);
+                Aabb {
+                    min: Point::new(b.min.x - d, b.min.y - d),
+                    max: Point::new(b.max.x + d, b.max.y + d),
+                }
+            }
+        };
+        let got = self.sut.update(e.sut, aabb);
+        let want = self.oracle.update(e.oracle, aabb);
+        let expected = if valid(&aabb) {
+            Ok(())
+        } else {
+            Err(Error::InvalidAabb)
+        };
+        if got != expected {
+            return Err(format!(
+                "update of {} to {:?} returned {got:?}, expected {expected:?}",
+                self.describe(e.id),
+                B(&aabb)
+            ));
+        }
+        if want != expected {
+            return Err(format!(
+                "ORACLE: update to {:?} returned {want:?}",
+                B(&aabb)
+            ));
+        }
+        if expected.is_ok() {
+            let i = self.pos[&e.id];
+            self.live[i].aabb = aabb;
+            self.stats.updated += 1;
+        }
+        self.check_get(e.id)
+    }
+
+    fn stale_op(&mut self, src: StaleSrc, op: StaleOp) -> Result<(), String> {
+        let Some((h, ho, what)) = self.stale_handle(src) else {
+            return Ok(());
+        };
+        self.stats.stale += 1;
+        match op {
+            StaleOp::Remove => {
+                let got = self.sut.remove(h);
+                if got.is_some() {
+                    return Err(format!(
+                        "remove of the {what} handle {h:?} returned {got:?}, expected None"
+                    ));
+                }
+                if self.oracle.remove(ho).is_some() {
+                    return Err(format!(
+                        "ORACLE: remove of the {what} handle {ho:?} is Some"
+                    ));
+                }
+            }
+            StaleOp::Get => self.check_stale_get(h, ho, what)?,
+            StaleOp::Update(bx) => {
+                let aabb = bx.to();
+                let got = self.sut.update(h, aabb);
+                let want = self.oracle.update(ho, aabb);
+                let ok = |r: &Result<(), Error>| {
+                    r == &Err(Error::StaleHandle)
+                        || (!valid(&aabb) && r == &Err(Error::InvalidAabb))
+                };
+                if !ok(&got) {
+                    return Err(format!(
+                        "update of the {what} handle {h:?} to {:?} returned {got:?}, expected Err(StaleHandle)",
+                        B(&aabb)
+                    ));
+                }
+                if !ok(&want) {
+                    return Err(format!(
+                        "ORACLE: update of the {what} handle returned {want:?}"
+                    ));
+                }
             }
         }
         Ok(())
+    }
+
+    fn clear(&mut self) -> Result<(), String> {
+        self.sut.clear();
+        self.oracle.clear();
+        let ids: Vec<u64> = self.live.iter().map(|e| e.id).collect();
+        for id in ids {
+            self.unregister(id);
+        }
+        self.stats.clears += 1;
+        self.check_iter()
     }
 }
 

@@ -7,10 +7,16 @@
 //! is compared with `BruteForce`, and `check_invariants` runs after every step. `broken.rs`
 //! shows that the checks catch deliberately broken structures.
 //!
+//! Static structures (built once, then only read) get the query half instead, one line of
+//! `conformance_static!` each (see `static_suite.rs`): random data sets of every variant,
+//! read-only probes, bulk sets of 10^4 elements, and invalid data.
+//!
 //! `PROPTEST_CASES` and `PROPTEST_RNG_SEED` override the number of cases and the seed.
 
 #[macro_use]
 mod suite;
+#[macro_use]
+mod static_suite;
 mod adversarial;
 mod broken;
 mod bulk;
@@ -107,4 +113,45 @@ conformance!(layered_f64, f64, |world| {
 });
 conformance!(layered_points_f64, f64, |world| {
     spatix::Layered::new(world, 0.0).unwrap()
+});
+// MX-CIF quadtrees: the seed's parameters; a small threshold (deep trees, elements high up
+// above many descendants); and a threshold of 1 with a shallow depth limit (leaves crowded
+// at the limit, splits and merges on almost every operation).
+conformance!(mxcif_f32, f32, |world| spatix::MxCifQuadtree::new(world)
+    .unwrap());
+conformance!(mxcif_f64, f64, |world| {
+    spatix::MxCifQuadtree::with_config(
+        world,
+        spatix::MxCifConfig {
+            max_elements: 4,
+            max_depth: 10,
+        },
+    )
+    .unwrap()
+});
+conformance!(mxcif_threshold_one_f64, f64, |world| {
+    spatix::MxCifQuadtree::with_config(
+        world,
+        spatix::MxCifConfig {
+            max_elements: 1,
+            max_depth: 4,
+        },
+    )
+    .unwrap()
+});
+// The kd-tree stores points: its static suite runs on zero-size boxes. Buckets of the default
+// size, and buckets of two with the seed's cycling axes (the deepest tree, every split line
+// crowded with equal coordinates).
+conformance_static!(kdtree_f32, f32, points, |data| {
+    spatix::KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))
+});
+conformance_static!(kdtree_f64, f64, points, |data| {
+    spatix::KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))
+});
+conformance_static!(kdtree_small_buckets_f64, f64, points, |data| {
+    let config = spatix::KdTreeConfig {
+        bucket_size: 2,
+        split: spatix::SplitRule::Cycle,
+    };
+    spatix::KdTree::with_config(data.iter().map(|&(b, id)| (b.min, id)), config)
 });

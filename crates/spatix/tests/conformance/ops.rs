@@ -95,7 +95,7 @@ pub(crate) enum StaleOp {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum K {
     Fixed(usize),
-    /// `len + n`: more than there are.
+    /// `len + n`: all there are (`n = 0`) or more.
     AboveLen(usize),
     /// `usize::MAX`.
     Max,
@@ -166,29 +166,21 @@ fn stale_sources() -> BoxedStrategy<StaleSrc> {
 fn ks() -> BoxedStrategy<K> {
     prop_oneof![
         6 => select(vec![0, 1, 2, 8, 64]).prop_map(K::Fixed),
-        2 => select(vec![1, 7]).prop_map(K::AboveLen),
+        2 => select(vec![0, 1, 7]).prop_map(K::AboveLen),
         1 => Just(K::Max),
     ]
     .boxed()
 }
 
-/// One operation on boxes of `variant` in `world`.
+/// One operation on boxes of `variant` in `world`: a change or a read.
 pub(crate) fn op(variant: Variant, world: World) -> BoxedStrategy<Op> {
     let boxes = data::boxes(variant, world);
-    let points = data::points(variant, world);
-    let radii = data::radii(world);
     let stale_op = prop_oneof![
         Just(StaleOp::Get),
         Just(StaleOp::Remove),
         boxes.clone().prop_map(StaleOp::Update),
     ];
-    let stop = prop_oneof![
-        data::areas(variant, world).prop_map(Stop::Query),
-        Just(Stop::Pairs),
-        (points.clone(), radii.clone()).prop_map(|(p, r)| Stop::Within(p, r)),
-        data::rays(variant, world).prop_map(Stop::Raycast),
-    ];
-    prop_oneof![
+    let writes = prop_oneof![
         6 => Just(Op::Maintain),
         48 => boxes.clone().prop_map(Op::Insert),
         4 => data::invalid_boxes(variant, world).prop_map(Op::Insert),
@@ -197,6 +189,23 @@ pub(crate) fn op(variant: Variant, world: World) -> BoxedStrategy<Op> {
         24 => (pick(), moves(variant, world)).prop_map(|(p, m)| Op::Update(p, m)),
         10 => (stale_sources(), stale_op).prop_map(|(s, o)| Op::Stale(s, o)),
         1 => Just(Op::Clear),
+    ];
+    // The weights are the sums of the inner ones: each kind of operation is as likely as if
+    // all were listed in one `prop_oneof!`.
+    prop_oneof![108 => writes, 63 => reads(variant, world)].boxed()
+}
+
+/// One read-only operation (a query of every kind, `get`, `iter`, an early-stop probe).
+fn reads(variant: Variant, world: World) -> BoxedStrategy<Op> {
+    let points = data::points(variant, world);
+    let radii = data::radii(world);
+    let stop = prop_oneof![
+        data::areas(variant, world).prop_map(Stop::Query),
+        Just(Stop::Pairs),
+        (points.clone(), radii.clone()).prop_map(|(p, r)| Stop::Within(p, r)),
+        data::rays(variant, world).prop_map(Stop::Raycast),
+    ];
+    prop_oneof![
         16 => data::areas(variant, world).prop_map(Op::Query),
         6 => Just(Op::Pairs),
         10 => (points.clone(), ks()).prop_map(|(p, k)| Op::Nearest(p, k)),
@@ -207,6 +216,12 @@ pub(crate) fn op(variant: Variant, world: World) -> BoxedStrategy<Op> {
         6 => stop.prop_map(Op::Stop),
     ]
     .boxed()
+}
+
+/// One operation a static structure supports: a read, or `get` with a stale handle.
+pub(crate) fn probe(variant: Variant, world: World) -> BoxedStrategy<Op> {
+    let stale_get = stale_sources().prop_map(|s| Op::Stale(s, StaleOp::Get));
+    prop_oneof![63 => reads(variant, world), 6 => stale_get].boxed()
 }
 
 /// Whole test cases of `variant`: one of the two worlds, then up to [`MAX_OPS`] operations.

@@ -1,6 +1,7 @@
 //! The `conformance!` macro, and the drivers its tests call.
 
 use std::cell::RefCell;
+use std::fmt::Debug;
 
 use proptest::test_runner::{
     Config, RngSeed, TestCaseError, TestError, TestRunner, contextualize_config,
@@ -110,7 +111,7 @@ const DEFAULT_CASES: u32 = 256;
 /// The fixed seed (override with `PROPTEST_RNG_SEED` to explore further).
 const SEED: u64 = 0x5EED_2DC0_111D_E5A5;
 /// Coverage is asserted only when at least this many cases ran.
-const COVERAGE_MIN_CASES: u32 = 24;
+pub(crate) const COVERAGE_MIN_CASES: u32 = 24;
 
 /// Calls the constructor closure of `conformance!` (here so that the closure's argument type is
 /// known).
@@ -185,13 +186,16 @@ fn coverage(variant: Variant, s: &Stats) {
         ("early stops", s.early_breaks),
         ("ray hits", s.ray_hits),
     ];
-    for (what, n) in reached {
-        assert!(n > 0, "{variant:?}: no sequence produced {what}: {s:?}");
+    assert_reached(variant, &reached, s);
+}
+
+/// The generators are too weak if some outcome in `reached` never happened, or if the
+/// structures never held 40 elements.
+pub(crate) fn assert_reached(what: impl Debug, reached: &[(&str, usize)], s: &Stats) {
+    for &(outcome, n) in reached {
+        assert!(n > 0, "{what:?}: no case produced {outcome}: {s:?}");
     }
-    assert!(
-        s.max_len >= 40,
-        "{variant:?}: populations stay small: {s:?}"
-    );
+    assert!(s.max_len >= 40, "{what:?}: populations stay small: {s:?}");
 }
 
 /// The hand-written scenarios.

@@ -1,0 +1,313 @@
+//! The results as Markdown (docs/BENCHMARKS.md, the README's headline rows) and JSON.
+
+use core::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use crate::check::DISTANCE_TOLERANCE;
+use crate::machine::Machine;
+use crate::peers::{self, Moves};
+use crate::workloads::{BUILD_CHECK_QUERIES, Entry, Settings, Table};
+
+/// `10k`, `100k`, `1M`.
+pub(crate) fn n_label(n: usize) -> String {
+    match n {
+        n if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
+        n if n >= 1_000 && n % 1_000 == 0 => format!("{}k", n / 1_000),
+        n => n.to_string(),
+    }
+}
+
+/// A duration in milliseconds with three significant digits (seconds from 10 s).
+pub(crate) fn duration(seconds: f64) -> String {
+    let ms = seconds * 1e3;
+    match ms {
+        ms if ms < 1.0 => format!("{ms:.3} ms"),
+        ms if ms < 10.0 => format!("{ms:.2} ms"),
+        ms if ms < 1000.0 => format!("{ms:.1} ms"),
+        ms if ms < 10_000.0 => format!("{ms:.0} ms"),
+        ms => format!("{:.1} s", ms / 1e3),
+    }
+}
+
+/// The N of a table, ascending.
+fn sizes(table: &Table) -> Vec<usize> {
+    let mut sizes: Vec<usize> = table.entries.iter().map(|e| e.n).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+}
+
+/// The structures of a table, in measuring order.
+fn structures(table: &Table) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for e in &table.entries {
+        if !names.contains(&e.structure.as_str()) {
+            names.push(&e.structure);
+        }
+    }
+    names
+}
+
+fn entry<'t>(table: &'t Table, structure: &str, n: usize) -> Option<&'t Entry> {
+    table
+        .entries
+        .iter()
+        .find(|e| e.structure == structure && e.n == n)
+}
+
+/// The fastest median at `n` among the entries that pass `filter`.
+fn fastest(table: &Table, n: usize, filter: impl Fn(&Entry) -> bool) -> Option<&Entry> {
+    table
+        .entries
+        .iter()
+        .filter(|e| e.n == n && filter(e))
+        .min_by(|a, b| a.median().total_cmp(&b.median()))
+}
+
+/// A table's heading rows: structure, what a frame does (agents frame), one column per N.
+fn header(out: &mut String, sizes: &[usize], frame: bool) {
+    let mut head = String::from("| structure |");
+    let mut rule = String::from("| --- |");
+    if frame {
+        head.push_str(" frame does |");
+        rule.push_str(" --- |");
+    }
+    for &n in sizes {
+        let _ = write!(head, " N = {} |", n_label(n));
+        rule.push_str(" ---: |");
+    }
+    let _ = writeln!(out, "{head}\n{rule}");
+}
+
+/// One workload's section: plot, time table (ratio to the fastest at each N), memory table
+/// where measured, and the answers every structure agreed on.
+fn section(out: &mut String, table: &Table, plots: &str) {
+    let sizes = sizes(table);
+    let names = structures(table);
+    let frame = table.entries.iter().any(|e| e.moves.is_some());
+    let _ = writeln!(out, "## {}\n", table.workload.title);
+    let _ = writeln!(
+        out,
+        "![time versus N]({plots}/{}.svg)\n",
+        table.workload.slug
+    );
+    header(out, &sizes, frame);
+    for name in &names {
+        let mut row = format!("| {name} |");
+        if frame {
+            let moves = table
+                .entries
+                .iter()
+                .find(|e| e.structure == *name)
+                .and_then(|e| e.moves);
+            row.push_str(match moves {
+                Some(Moves::Update) => " updates |",
+                Some(Moves::Rebuild) => " rebuilds |",
+                None => " |",
+            });
+        }
+        for &n in &sizes {
+            let best = fastest(table, n, |_| true).map_or(f64::NAN, Entry::median);
+            match entry(table, name, n) {
+                Some(e) if e.median() <= best => {
+                    let _ = write!(row, " **{}** |", duration(e.median()));
+                }
+                Some(e) => {
+                    let _ = write!(
+                        row,
+                        " {} ({:.2}×) |",
+                        duration(e.median()),
+                        e.median() / best
+                    );
+                }
+                None => row.push_str(" — |"),
+            }
+        }
+        let _ = writeln!(out, "{row}");
+    }
+    if table.entries.iter().any(|e| e.bytes_per_element.is_some()) {
+        let _ = writeln!(out, "\nHeap held after building, bytes per element:\n");
+        header(out, &sizes, false);
+        for name in &names {
+            let mut row = format!("| {name} |");
+            for &n in &sizes {
+                match entry(table, name, n).and_then(|e| e.bytes_per_element) {
+                    Some(b) => {
+                        let _ = write!(row, " {b:.1} |");
+                    }
+                    None => row.push_str(" — |"),
+                }
+            }
+            let _ = writeln!(out, "{row}");
+        }
+    }
+    let _ = writeln!(out, "\nEvery structure's answer agreed:");
+    for &n in &sizes {
+        if let Some(e) = table.entries.iter().find(|e| e.n == n) {
+            let _ = writeln!(out, "N = {}: {}.", n_label(n), e.answer);
+        }
+    }
+    out.push('\n');
+}
+
+/// The summary rows: for each table (or only the headline ones), spatix's best and the
+/// fastest other crate at the table's largest N.
+pub(crate) fn summary(tables: &[Table], headline_only: bool) -> String {
+    let mut out = String::from(
+        "| workload | N | best spatix structure | fastest other crate | spatix time ÷ other's |\n\
+         | --- | ---: | --- | --- | ---: |\n",
+    );
+    for table in tables
+        .iter()
+        .filter(|t| t.workload.headline || !headline_only)
+    {
+        let Some(&n) = sizes(table).last() else {
+            continue;
+        };
+        let ours = fastest(table, n, |e| peers::is_spatix(&e.structure));
+        let theirs = fastest(table, n, |e| !peers::is_spatix(&e.structure));
+        let show = |e: Option<&Entry>| {
+            e.map_or("—".to_string(), |e| {
+                format!("{} {}", e.structure, duration(e.median()))
+            })
+        };
+        let ratio = match (ours, theirs) {
+            (Some(a), Some(b)) => format!("{:.2}", a.median() / b.median()),
+            _ => "—".into(),
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {ratio} |",
+            table.workload.title,
+            n_label(n),
+            show(ours),
+            show(theirs)
+        );
+    }
+    out
+}
+
+/// The whole of docs/BENCHMARKS.md. `plots` is the plots' directory relative to it.
+pub(crate) fn markdown(
+    tables: &[Table],
+    settings: &Settings,
+    machine: &Machine,
+    plots: &str,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# Benchmarks: spatix side by side with other crates\n\n\
+         <!-- Written by `cargo run --release -p spatix-bench --bin compare -- --write`: do not edit. -->\n"
+    );
+    let _ = writeln!(
+        out,
+        "One run of the `compare` binary (`crates/spatix-bench/src/bin/compare/`) on {}: {}. \
+         {} thread{}. {}\n",
+        machine.date,
+        machine.description,
+        settings.threads,
+        if settings.threads == 1 { "" } else { "s" },
+        machine.load
+    );
+    let _ = writeln!(
+        out,
+        "Method: every structure runs every workload it can on the same seeded data \
+         (`spatix::workload`: agents of half-size 1–3, or 1% of 20–100 for \"mixed sizes\", in a \
+         square world of side `1000·sqrt(N/10k)`; f32 coordinates; element `i` has value `i`). \
+         Times are medians of {} measured runs after one warm-up run (for the agents frame: \
+         {} consecutive frames after one, each moving every agent by 0.5–2); a ratio is the time \
+         over the fastest structure's at that N, the fastest in bold. Stepping the agents and \
+         computing their boxes is not timed. Memory is the heap a structure holds after building \
+         (what building allocated less what it freed, counted by a global allocator; for \
+         structures that update it includes the handles kept for updating).\n",
+        settings.runs, settings.runs
+    );
+    let _ = writeln!(
+        out,
+        "Checking: each answer is compared with the first structure's, and any difference fails \
+         the run. Pairs and rectangle or radius hits: the count and an order-independent checksum \
+         of the pairs or elements found, per frame for the agents frame. k-nearest: for each \
+         query, the number of neighbours and the sum of their squared distances, computed by the \
+         harness in f64 from the returned points, equal within a relative {DISTANCE_TOLERANCE:e} \
+         (a crate's f32 distances may tie two points one bit apart and return either). Builds: \
+         {BUILD_CHECK_QUERIES} rectangle (boxes) or radius (points) queries on the built \
+         structure.\n"
+    );
+    let _ = writeln!(out, "## Summary\n");
+    out.push_str(&summary(tables, false));
+    let _ = writeln!(out, "\n## The crates and how each is used\n");
+    let _ = writeln!(out, "| crate | version | how |\n| --- | --- | --- |");
+    for c in peers::CRATES {
+        let _ = writeln!(out, "| {} | {} | {} |", c.name, c.version, c.how);
+    }
+    out.push('\n');
+    for table in tables {
+        section(&mut out, table, plots);
+    }
+    out
+}
+
+/// The same data, machine-readable.
+pub(crate) fn json(tables: &[Table], settings: &Settings, machine: &Machine) -> Value {
+    json!({
+        "date": machine.date,
+        "machine": machine.description,
+        "load": machine.load,
+        "threads": settings.threads,
+        "runs": settings.runs,
+        "sizes": settings.sizes,
+        "crates": peers::CRATES.iter().map(|c| json!({"name": c.name, "version": c.version})).collect::<Vec<_>>(),
+        "workloads": tables.iter().map(|t| json!({
+            "slug": t.workload.slug,
+            "title": t.workload.title,
+            "results": t.entries.iter().map(|e| json!({
+                "structure": e.structure,
+                "n": e.n,
+                "median_seconds": e.median(),
+                "runs_seconds": e.runs,
+                "bytes_per_element": e.bytes_per_element,
+                "moves": e.moves.map(|m| match m { Moves::Update => "update", Moves::Rebuild => "rebuild" }),
+                "answer": e.answer,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// `readme` with the text between the headline markers replaced by `headline`; `None` if the
+/// markers are missing.
+pub(crate) fn replace_headline(readme: &str, headline: &str) -> Option<String> {
+    const BEGIN: &str = "<!-- compare:begin -->\n";
+    const END: &str = "<!-- compare:end -->";
+    let start = readme.find(BEGIN)? + BEGIN.len();
+    let end = start + readme[start..].find(END)?;
+    Some(format!("{}{headline}{}", &readme[..start], &readme[end..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_and_durations() {
+        assert_eq!(n_label(10_000), "10k");
+        assert_eq!(n_label(1_000_000), "1M");
+        assert_eq!(n_label(600), "600");
+        assert_eq!(duration(0.000_123_4), "0.123 ms");
+        assert_eq!(duration(0.004_56), "4.56 ms");
+        assert_eq!(duration(0.456), "456.0 ms");
+        assert_eq!(duration(4.56), "4560 ms");
+        assert_eq!(duration(45.6), "45.6 s");
+    }
+
+    #[test]
+    fn headline_replaced_between_markers_only() {
+        let readme = "a\n<!-- compare:begin -->\nold\n<!-- compare:end -->\nb\n";
+        assert_eq!(
+            replace_headline(readme, "new\n").unwrap(),
+            "a\n<!-- compare:begin -->\nnew\n<!-- compare:end -->\nb\n"
+        );
+        assert!(replace_headline("no markers", "x").is_none());
+    }
+}

@@ -1,0 +1,579 @@
+//! The workloads, and running one: every structure that does it, at every N, each result
+//! checked against the first structure's.
+
+use spatix::workload::{Agents, Layout, Sizes};
+use spatix::{Aabb, Point};
+use spatix_bench::{
+    AGENTS_SEED, QUERIES_SEED, QUERY_COUNT, QUERY_SIDE, query_points, query_squares,
+};
+use spatix_bench::{MIXES, Mix};
+
+use crate::check::{Answer, Mismatch, Tally};
+use crate::measure::{heap_growth, median, time};
+use crate::peers::{self, BoxIndex, Moves, PointIndex};
+use crate::report::n_label;
+
+/// Untimed runs before the measured ones (the first frame after a build, cold caches).
+const WARMUP: usize = 1;
+
+/// Seed of the query points of the k-nearest and radius workloads.
+const POINT_QUERIES_SEED: u64 = 0x00A1_1CE5;
+
+/// How far a query point lies from the data point it is drawn near, on each axis.
+const POINT_QUERY_JITTER: f32 = 5.0;
+
+/// Radius of the radius queries.
+const RADIUS: f32 = 10.0;
+
+/// Squares queried after each build, to check that the structure holds what it was given.
+pub(crate) const BUILD_CHECK_QUERIES: usize = 1000;
+
+/// What a workload does.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kind {
+    /// Move every agent, update (or rebuild) the index, find every pair.
+    Frame(Mix),
+    /// Build from N boxes.
+    BuildBoxes,
+    /// Build from N points.
+    BuildPoints,
+    /// [`QUERY_COUNT`] squares of side [`QUERY_SIDE`] on the agents at rest.
+    Query,
+    /// [`QUERY_COUNT`] k-nearest queries on N points.
+    Nearest(Layout, usize),
+    /// [`QUERY_COUNT`] radius queries on N points.
+    Within(Layout),
+}
+
+/// One workload: one table, one plot.
+#[derive(Clone, Debug)]
+pub(crate) struct Workload {
+    pub(crate) kind: Kind,
+    /// File-name-safe name (plot file, JSON, `--only`).
+    pub(crate) slug: String,
+    /// Table heading.
+    pub(crate) title: String,
+    /// Whether the README's headline table shows it.
+    pub(crate) headline: bool,
+}
+
+fn layout_name(layout: Layout) -> &'static str {
+    match layout {
+        Layout::Uniform => "uniform",
+        Layout::Clustered => "clustered",
+        Layout::Coincident => "coincident",
+        Layout::OutOfWorld => "out-of-world",
+    }
+}
+
+/// Every workload, in report order.
+pub(crate) fn all() -> Vec<Workload> {
+    let mut all = Vec::new();
+    let mut add = |kind, slug: String, title: String, headline| {
+        all.push(Workload {
+            kind,
+            slug,
+            title,
+            headline,
+        })
+    };
+    for mix in MIXES {
+        let name = match mix {
+            Mix::Mixed => "mixed sizes",
+            other => other.name(),
+        };
+        add(
+            Kind::Frame(mix),
+            format!("frame-{}", mix.name()),
+            format!("Agents frame ({name}): move, update or rebuild, all pairs"),
+            true,
+        );
+    }
+    add(
+        Kind::BuildBoxes,
+        "build-boxes".into(),
+        "Build from N boxes".into(),
+        true,
+    );
+    add(
+        Kind::BuildPoints,
+        "build-points".into(),
+        "Build from N points".into(),
+        true,
+    );
+    add(
+        Kind::Query,
+        "query".into(),
+        format!(
+            "{} rectangle queries ({QUERY_SIDE} × {QUERY_SIDE}), agents at rest",
+            n_label(QUERY_COUNT)
+        ),
+        true,
+    );
+    for layout in [Layout::Uniform, Layout::Clustered] {
+        for k in [1, 8, 64] {
+            let name = layout_name(layout);
+            add(
+                Kind::Nearest(layout, k),
+                format!("nearest-{name}-k{k}"),
+                format!(
+                    "{} nearest-neighbour queries, k = {k}, {name} points",
+                    n_label(QUERY_COUNT)
+                ),
+                k == 8,
+            );
+        }
+    }
+    for layout in [Layout::Uniform, Layout::Clustered] {
+        let name = layout_name(layout);
+        add(
+            Kind::Within(layout),
+            format!("radius-{name}"),
+            format!(
+                "{} radius queries (r = {RADIUS}), {name} points",
+                n_label(QUERY_COUNT)
+            ),
+            layout == Layout::Uniform,
+        );
+    }
+    all
+}
+
+/// How a run is set up.
+#[derive(Clone, Debug)]
+pub(crate) struct Settings {
+    pub(crate) sizes: Vec<usize>,
+    /// Measured runs per structure and N (frames, for the agents frame).
+    pub(crate) runs: usize,
+    pub(crate) threads: usize,
+    /// Only the structures whose name contains this (all for "").
+    pub(crate) structures: String,
+}
+
+/// One structure at one N.
+#[derive(Clone, Debug)]
+pub(crate) struct Entry {
+    pub(crate) structure: String,
+    pub(crate) n: usize,
+    /// Seconds of each measured run.
+    pub(crate) runs: Vec<f64>,
+    /// Heap bytes per element the built structure holds (build workloads).
+    pub(crate) bytes_per_element: Option<f64>,
+    /// How it follows moving boxes (agents frame).
+    pub(crate) moves: Option<Moves>,
+    /// What it answered (the same for every structure at this N, or the run fails).
+    pub(crate) answer: String,
+}
+
+impl Entry {
+    pub(crate) fn median(&self) -> f64 {
+        median(&self.runs)
+    }
+}
+
+/// A workload's results.
+#[derive(Clone, Debug)]
+pub(crate) struct Table {
+    pub(crate) workload: Workload,
+    pub(crate) entries: Vec<Entry>,
+}
+
+/// One structure's runs before checking.
+struct Outcome {
+    runs: Vec<f64>,
+    answer: Answer,
+    bytes: Option<isize>,
+}
+
+/// Runs `workload` on every structure that does it at every N of `settings`; answers that
+/// differ from the first structure's are appended to `mismatches`.
+pub(crate) fn run(
+    workload: &Workload,
+    settings: &Settings,
+    mismatches: &mut Vec<Mismatch>,
+) -> Table {
+    let mut entries = Vec::new();
+    for &n in &settings.sizes {
+        let mut reference: Option<(String, Answer)> = None;
+        let names: Vec<String> = match workload.kind {
+            Kind::Frame(..) | Kind::BuildBoxes | Kind::Query => {
+                peers::box_indexes(1).iter().map(|i| i.name()).collect()
+            }
+            Kind::BuildPoints | Kind::Nearest(..) | Kind::Within(_) => {
+                peers::point_indexes(1).iter().map(|i| i.name()).collect()
+            }
+        };
+        for (j, name) in names.iter().enumerate() {
+            if !name.contains(settings.structures.as_str()) {
+                continue;
+            }
+            let Some((structure, moves, outcome)) = run_one(workload.kind, j, n, settings) else {
+                continue;
+            };
+            eprintln!(
+                "  {:<46} N={n:<8} median {:>10.3} ms   {}",
+                structure,
+                median(&outcome.runs) * 1e3,
+                outcome.answer.summary()
+            );
+            match &reference {
+                None => reference = Some((structure.clone(), outcome.answer.clone())),
+                Some((name, answer)) => {
+                    if let Err(detail) = outcome.answer.compare(answer) {
+                        let mismatch = Mismatch {
+                            workload: workload.title.clone(),
+                            n,
+                            structure: structure.clone(),
+                            reference: name.clone(),
+                            detail,
+                        };
+                        eprintln!("\n!!!!!!!! {mismatch}\n");
+                        mismatches.push(mismatch);
+                    }
+                }
+            }
+            entries.push(Entry {
+                structure,
+                n,
+                runs: outcome.runs,
+                bytes_per_element: outcome.bytes.map(|b| b as f64 / n.max(1) as f64),
+                moves,
+                answer: outcome.answer.summary(),
+            });
+        }
+    }
+    Table {
+        workload: workload.clone(),
+        entries,
+    }
+}
+
+/// Structure `j` of its kind on `kind` at `n`: its name, how it moves boxes, what it did;
+/// `None` if it does not do this workload or is not measured at this N.
+fn run_one(
+    kind: Kind,
+    j: usize,
+    n: usize,
+    settings: &Settings,
+) -> Option<(String, Option<Moves>, Outcome)> {
+    let threads = settings.threads;
+    let box_index = || peers::box_indexes(threads).swap_remove(j);
+    let point_index = || peers::point_indexes(threads).swap_remove(j);
+    // A box or point structure's run, `None` if it is not measured at this N or does not do
+    // the workload.
+    let on_boxes = |run: &dyn Fn(&mut dyn BoxIndex) -> Option<Outcome>, frames: bool| {
+        let mut index = box_index();
+        let outcome = if index.runs_at(n) {
+            run(&mut *index)
+        } else {
+            None
+        }?;
+        Some((index.name(), frames.then(|| index.moves()), outcome))
+    };
+    let on_points = |run: &dyn Fn(&mut dyn PointIndex) -> Option<Outcome>| {
+        let mut index = point_index();
+        let outcome = if index.runs_at(n) {
+            run(&mut *index)
+        } else {
+            None
+        }?;
+        Some((PointIndex::name(&*index), None, outcome))
+    };
+    match kind {
+        Kind::Frame(mix) => on_boxes(&|index| Some(frame(index, n, mix, settings)), true),
+        Kind::BuildBoxes => on_boxes(&|_| Some(build_boxes(box_index, n, settings)), false),
+        Kind::Query => on_boxes(&|index| Some(query(index, n, settings)), false),
+        Kind::BuildPoints => on_points(&|_| Some(build_points(point_index, n, settings))),
+        Kind::Nearest(layout, k) => on_points(&|index| nearest(index, n, layout, k, settings)),
+        Kind::Within(layout) => on_points(&|index| within(index, n, layout, settings)),
+    }
+}
+
+/// The standard agents at rest and their boxes.
+fn agents_at_rest(n: usize) -> (Agents<f32>, Vec<Aabb<f32>>) {
+    let agents = spatix_bench::agents(n);
+    let boxes = agents.boxes().collect();
+    (agents, boxes)
+}
+
+/// `n` points (the centres of agents of `layout`) and the query points drawn near them.
+fn points(n: usize, layout: Layout) -> (Aabb<f32>, Vec<Point<f32>>, Vec<Point<f32>>) {
+    let agents = Agents::<f32>::new(n, layout, Sizes::Uniform, AGENTS_SEED);
+    let queries = query_points(
+        &agents.positions,
+        QUERY_COUNT,
+        POINT_QUERY_JITTER,
+        POINT_QUERIES_SEED,
+    );
+    (agents.world, agents.positions, queries)
+}
+
+fn frame(index: &mut dyn BoxIndex, n: usize, mix: Mix, settings: &Settings) -> Outcome {
+    let mut agents = mix.agents(n);
+    let world = agents.world;
+    let mut boxes: Vec<Aabb<f32>> = agents.boxes().collect();
+    index.build(&world, &boxes);
+    let mut runs = Vec::with_capacity(settings.runs);
+    let mut frames = Vec::with_capacity(WARMUP + settings.runs);
+    for f in 0..WARMUP + settings.runs {
+        agents.step();
+        boxes.clear();
+        boxes.extend(agents.boxes());
+        let mut tally = Tally::default();
+        let (seconds, ()) = time(|| {
+            index.moved(&world, &boxes);
+            index.pairs(&mut tally);
+        });
+        if f >= WARMUP {
+            runs.push(seconds);
+        }
+        frames.push(tally);
+    }
+    Outcome {
+        runs,
+        answer: Answer::Frames(frames),
+        bytes: None,
+    }
+}
+
+/// Builds a fresh structure per run (dropped outside the timing); the heap it holds is
+/// measured on the warm-up build. Checked by querying the last one.
+fn build_boxes(make: impl Fn() -> Box<dyn BoxIndex>, n: usize, settings: &Settings) -> Outcome {
+    let (agents, boxes) = agents_at_rest(n);
+    let squares = query_squares(&agents.world, BUILD_CHECK_QUERIES, QUERY_SIDE, QUERIES_SEED);
+    let mut runs = Vec::with_capacity(settings.runs);
+    let mut bytes = None;
+    let mut tally = Tally::default();
+    for r in 0..WARMUP + settings.runs {
+        let mut index = make();
+        if r == 0 {
+            let (grown, ()) = heap_growth(|| index.build(&agents.world, &boxes));
+            bytes = Some(grown);
+        } else {
+            let (seconds, ()) = time(|| index.build(&agents.world, &boxes));
+            runs.push(seconds);
+        }
+        if r == WARMUP + settings.runs - 1 {
+            index.query(&squares, &mut tally);
+        }
+    }
+    Outcome {
+        runs,
+        answer: Answer::Found(tally),
+        bytes,
+    }
+}
+
+/// As [`build_boxes`], for points; checked with radius queries where the structure has them,
+/// else k-nearest.
+fn build_points(make: impl Fn() -> Box<dyn PointIndex>, n: usize, settings: &Settings) -> Outcome {
+    let (world, points, queries) = points(n, Layout::Uniform);
+    let checks = &queries[..BUILD_CHECK_QUERIES.min(queries.len())];
+    let mut runs = Vec::with_capacity(settings.runs);
+    let mut bytes = None;
+    let mut tally = Tally::default();
+    for r in 0..WARMUP + settings.runs {
+        let mut index = make();
+        if r == 0 {
+            let (grown, ()) = heap_growth(|| index.build(&world, &points));
+            bytes = Some(grown);
+        } else {
+            let (seconds, ()) = time(|| index.build(&world, &points));
+            runs.push(seconds);
+        }
+        if r == WARMUP + settings.runs - 1 && !index.within(checks, RADIUS, &mut tally) {
+            let mut found = Vec::new();
+            index.nearest(checks, 1, &mut found);
+            for v in found {
+                tally.hit(v);
+            }
+        }
+    }
+    Outcome {
+        runs,
+        answer: Answer::Found(tally),
+        bytes,
+    }
+}
+
+fn query(index: &mut dyn BoxIndex, n: usize, settings: &Settings) -> Outcome {
+    let (agents, boxes) = agents_at_rest(n);
+    let squares = query_squares(&agents.world, QUERY_COUNT, QUERY_SIDE, QUERIES_SEED);
+    index.build(&agents.world, &boxes);
+    let mut runs = Vec::with_capacity(settings.runs);
+    let mut answers = Vec::new();
+    for r in 0..WARMUP + settings.runs {
+        let mut tally = Tally::default();
+        let (seconds, ()) = time(|| index.query(&squares, &mut tally));
+        if r >= WARMUP {
+            runs.push(seconds);
+        }
+        answers.push(tally);
+    }
+    Outcome {
+        runs,
+        answer: same_every_run(answers),
+        bytes: None,
+    }
+}
+
+/// The one answer of every run, or (a structure that answers differently from one run to the
+/// next) all of them, which then cannot match the reference.
+fn same_every_run(answers: Vec<Tally>) -> Answer {
+    if answers.windows(2).all(|w| w[0] == w[1]) {
+        Answer::Found(answers[0])
+    } else {
+        Answer::Frames(answers)
+    }
+}
+
+fn nearest(
+    index: &mut dyn PointIndex,
+    n: usize,
+    layout: Layout,
+    k: usize,
+    settings: &Settings,
+) -> Option<Outcome> {
+    let (world, points, queries) = points(n, layout);
+    index.build(&world, &points);
+    let mut runs = Vec::with_capacity(settings.runs);
+    let mut found = Vec::with_capacity(queries.len() * k);
+    for r in 0..WARMUP + settings.runs {
+        found.clear();
+        let (seconds, supported) = time(|| index.nearest(&queries, k, &mut found));
+        if !supported {
+            return None;
+        }
+        if r >= WARMUP {
+            runs.push(seconds);
+        }
+    }
+    Some(Outcome {
+        runs,
+        answer: nearest_answer(&points, &queries, k, &found),
+        bytes: None,
+    })
+}
+
+/// Per query: how many neighbours and the sum of their squared distances, in f64 from the
+/// points' coordinates. A structure that returned the wrong total number of neighbours gets
+/// an answer of that length, which cannot match.
+fn nearest_answer(
+    points: &[Point<f32>],
+    queries: &[Point<f32>],
+    k: usize,
+    found: &[u32],
+) -> Answer {
+    let per_query = k.min(points.len());
+    if found.len() != per_query * queries.len() || per_query == 0 {
+        return Answer::Nearest(vec![(found.len() as u32, 0.0)]);
+    }
+    let distance_2 = |q: &Point<f32>, i: u32| {
+        let p = points[i as usize];
+        let dx = f64::from(p.x) - f64::from(q.x);
+        let dy = f64::from(p.y) - f64::from(q.y);
+        dx * dx + dy * dy
+    };
+    Answer::Nearest(
+        queries
+            .iter()
+            .zip(found.chunks_exact(per_query))
+            .map(|(q, near)| {
+                (
+                    near.len() as u32,
+                    near.iter().map(|&i| distance_2(q, i)).sum(),
+                )
+            })
+            .collect(),
+    )
+}
+
+fn within(
+    index: &mut dyn PointIndex,
+    n: usize,
+    layout: Layout,
+    settings: &Settings,
+) -> Option<Outcome> {
+    let (world, points, queries) = points(n, layout);
+    index.build(&world, &points);
+    let mut runs = Vec::with_capacity(settings.runs);
+    let mut answers = Vec::new();
+    for r in 0..WARMUP + settings.runs {
+        let mut tally = Tally::default();
+        let (seconds, supported) = time(|| index.within(&queries, RADIUS, &mut tally));
+        if !supported {
+            return None;
+        }
+        if r >= WARMUP {
+            runs.push(seconds);
+        }
+        answers.push(tally);
+    }
+    Some(Outcome {
+        runs,
+        answer: same_every_run(answers),
+        bytes: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workload_slugs_are_unique_and_file_safe() {
+        let all = all();
+        for (i, w) in all.iter().enumerate() {
+            assert!(
+                w.slug
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-'),
+                "{}",
+                w.slug
+            );
+            assert!(all[i + 1..].iter().all(|o| o.slug != w.slug), "{}", w.slug);
+        }
+    }
+
+    #[test]
+    fn nearest_answer_sums_per_query_and_rejects_a_wrong_total() {
+        let points = [
+            Point::new(0.0f32, 0.0),
+            Point::new(3.0, 4.0),
+            Point::new(6.0, 8.0),
+        ];
+        let queries = [Point::new(0.0f32, 0.0), Point::new(6.0, 8.0)];
+        let answer = nearest_answer(&points, &queries, 2, &[0, 1, 2, 1]);
+        assert_eq!(answer, Answer::Nearest(vec![(2, 25.0), (2, 25.0)]));
+        let short = nearest_answer(&points, &queries, 2, &[0, 1, 2]);
+        assert!(short.compare(&answer).is_err());
+    }
+
+    #[test]
+    fn every_structure_agrees_on_every_workload_at_small_n() {
+        let settings = Settings {
+            sizes: vec![600],
+            runs: 1,
+            threads: 1,
+            structures: String::new(),
+        };
+        let mut mismatches = Vec::new();
+        for workload in all() {
+            let table = run(&workload, &settings, &mut mismatches);
+            assert!(
+                table.entries.len() >= 3,
+                "{}: too few structures",
+                workload.slug
+            );
+        }
+        assert!(
+            mismatches.is_empty(),
+            "{}",
+            mismatches
+                .iter()
+                .map(|m| m.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+}

@@ -1,0 +1,429 @@
+//! The static kd-tree of seed 002, built the fast way: one flat array of points reordered in
+//! place by median selection, implicit nodes, contiguous leaf buckets.
+
+#[cfg(feature = "rayon")]
+mod batch;
+mod build;
+mod pairs;
+mod query;
+#[cfg(test)]
+mod tests;
+mod validate;
+
+use core::ops::ControlFlow;
+
+use crate::handle::Slots;
+use crate::{
+    Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialQuery, Workspace,
+};
+
+/// How a node of a [`KdTree`] chooses the axis it splits.
+///
+/// ```
+/// use spatix::{KdTreeConfig, SplitRule};
+/// let config = KdTreeConfig { split: SplitRule::Cycle, ..KdTreeConfig::default() };
+/// assert_eq!(KdTreeConfig::default().split, SplitRule::Spread);
+/// # let _ = config;
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SplitRule {
+    /// The axis along which the node's points spread widest (largest `max - min`): one cheap
+    /// pass over the node's points. The default.
+    #[default]
+    Spread,
+    /// The axis of larger variance, the seed's rule: one pass over the node's points,
+    /// accumulated in `f64`.
+    Variance,
+    /// x at even depths and y at odd depths, the seed's alternative: no pass at all, but
+    /// poor splits for data much longer on one axis than on the other.
+    Cycle,
+}
+
+/// Tuning parameters of a [`KdTree`].
+///
+/// # Example
+/// ```
+/// use spatix::KdTreeConfig;
+/// let config = KdTreeConfig { bucket_size: 32, ..KdTreeConfig::default() };
+/// assert!(config.validate().is_ok());
+/// assert!(KdTreeConfig { bucket_size: 0, ..config }.validate().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KdTreeConfig {
+    /// Most points a leaf holds. The tree halves its points until every leaf holds at most
+    /// this many, so leaves hold between about half of it and all of it (and never none).
+    /// Default 16 (measured best for nearest-neighbour queries; see the `kdtree`
+    /// benchmarks). Range 2..=65536.
+    pub bucket_size: u32,
+    /// How each node picks its split axis. Default [`SplitRule::Spread`].
+    pub split: SplitRule,
+}
+
+impl Default for KdTreeConfig {
+    fn default() -> Self {
+        Self {
+            bucket_size: 16,
+            split: SplitRule::Spread,
+        }
+    }
+}
+
+impl KdTreeConfig {
+    /// Checks the parameters' ranges.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the parameter out of range.
+    ///
+    /// ```
+    /// use spatix::KdTreeConfig;
+    /// assert!(KdTreeConfig { bucket_size: 100_000, ..Default::default() }.validate().is_err());
+    /// ```
+    pub fn validate(&self) -> Result<(), Error> {
+        if !(2..=65536).contains(&self.bucket_size) {
+            return Err(Error::InvalidParameter("bucket_size must be in 2..=65536"));
+        }
+        Ok(())
+    }
+}
+
+/// The deepest tree there can be: fewer than 2^32 points, halved down to at most two per
+/// leaf.
+const MAX_HEIGHT: usize = 31;
+
+/// Most entries a depth-first walk keeps pending: one per level, plus the root.
+const MAX_PENDING: usize = MAX_HEIGHT + 2;
+
+/// An internal node: the splitting coordinate and its axis. Points in the left subtree have a
+/// coordinate `<= value` on that axis, points in the right subtree `>= value` (points equal
+/// to the median may fall on either side, which is what keeps the tree balanced however many
+/// coordinates are equal).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
+struct Split<S> {
+    value: S,
+    /// 0 for x, 1 for y.
+    axis: u32,
+}
+
+const _: () = assert!(size_of::<Split<f32>>() == 8 && size_of::<Split<f64>>() == 16);
+
+impl<S: Scalar> Split<S> {
+    /// A node's region cut at this split: the left child's part and the right child's
+    /// (closed: both hold the split line).
+    #[inline]
+    fn cut(&self, region: &Aabb<S>) -> (Aabb<S>, Aabb<S>) {
+        let axis = self.axis as usize;
+        let (mut left, mut right) = (*region, *region);
+        set_coord(&mut left.max, axis, self.value);
+        set_coord(&mut right.min, axis, self.value);
+        (left, right)
+    }
+}
+
+/// The whole plane: the region of the root when only splits bound regions.
+fn everywhere<S: Scalar>() -> Aabb<S> {
+    Aabb {
+        min: Point::new(-S::INFINITY, -S::INFINITY),
+        max: Point::new(S::INFINITY, S::INFINITY),
+    }
+}
+
+/// The implicit shape of the tree: with `n` points and `height` levels of internal nodes,
+/// leaf `j` (of `2^height`) holds the points at positions `floor(j·n / 2^height)` up to
+/// `floor((j+1)·n / 2^height)`. Every node's range and median position follow from its
+/// first leaf and its height, so nodes store nothing but their split.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Shape {
+    n: usize,
+    height: u32,
+}
+
+impl Shape {
+    /// The lowest tree whose leaves hold at most `bucket` of `n` points. With `bucket >= 2`,
+    /// every leaf holds more than `bucket / 2` points, so none is empty and every node's
+    /// right half holds at least one point.
+    fn new(n: usize, bucket: u32) -> Self {
+        let mut height = 0;
+        while n as u64 > u64::from(bucket) << height {
+            height += 1;
+        }
+        Self { n, height }
+    }
+
+    /// Internal nodes: `2^height - 1`.
+    fn nodes(&self) -> usize {
+        (1usize << self.height) - 1
+    }
+
+    /// The first position of leaf `leaf` (or `n` for `leaf == 2^height`).
+    #[inline]
+    fn start(&self, leaf: usize) -> usize {
+        ((leaf as u64 * self.n as u64) >> self.height) as usize
+    }
+
+    #[inline]
+    fn root(&self) -> Cursor {
+        Cursor {
+            index: 0,
+            leaf: 0,
+            height: self.height,
+        }
+    }
+
+    /// The node whose subtree starts at leaf `leaf` and has height `height`. In preorder, a
+    /// left step adds 1 to the index and a right step at height `h` adds `2^(h-1)`; the
+    /// right steps are exactly the set bits of `leaf`.
+    #[inline]
+    fn at(&self, leaf: usize, height: u32) -> Cursor {
+        Cursor {
+            index: leaf + (self.height - height) as usize - leaf.count_ones() as usize,
+            leaf,
+            height,
+        }
+    }
+
+    /// The positions of a node's points.
+    #[inline]
+    fn range(&self, c: Cursor) -> core::ops::Range<usize> {
+        self.start(c.leaf)..self.start(c.leaf + (1 << c.height))
+    }
+}
+
+/// A node during a traversal: its preorder index among internal nodes, its first leaf, and
+/// its height (0 for a leaf).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Cursor {
+    index: usize,
+    leaf: usize,
+    height: u32,
+}
+
+impl Cursor {
+    /// The two children of an internal node (left: coordinates `<=` the split).
+    #[inline]
+    fn children(self) -> (Self, Self) {
+        let half = 1usize << (self.height - 1);
+        let left = Self {
+            index: self.index + 1,
+            leaf: self.leaf,
+            height: self.height - 1,
+        };
+        let right = Self {
+            index: self.index + half,
+            leaf: self.leaf + half,
+            height: self.height - 1,
+        };
+        (left, right)
+    }
+}
+
+/// A coordinate of a point by axis (0: x, 1: y).
+#[inline]
+fn coord<S: Scalar>(p: &Point<S>, axis: usize) -> S {
+    if axis == 0 { p.x } else { p.y }
+}
+
+/// Sets a coordinate of a point by axis.
+#[inline]
+fn set_coord<S: Scalar>(p: &mut Point<S>, axis: usize, v: S) {
+    if axis == 0 { p.x = v } else { p.y = v }
+}
+
+/// A static kd-tree of points with a value each (seed 002), built once and then queried:
+/// k-nearest neighbours, points within a radius, points in a rectangle, coincident pairs and
+/// ray casts, from many threads at once.
+///
+/// The seed's method: every node splits its points at their median, on the axis along which
+/// they spread widest ([`SplitRule`]: the seed's variance and cycling rules are options), and
+/// the nearest-neighbour search descends towards the query point and backtracks into the
+/// other side of a split only when the split line is closer than the k-th best so far.
+/// Built the fast way: the points are copied once into one flat array that the build reorders
+/// in place with `select_nth_unstable` (O(n log n), no allocation per node); nodes are
+/// implicit (each stores only its split, 8 bytes for `f32`, in preorder), and the leaves are
+/// contiguous runs of that array, scanned linearly. Splitting by position rather than by
+/// value keeps the tree balanced whatever the data: any number of equal coordinates, even all
+/// points identical, gives a tree of the same depth, `ceil(log2(n / bucket_size))`.
+///
+/// Elements are points: each is stored as a zero-size box, so the contract's rules apply
+/// unchanged (two elements intersect only where they coincide). Its handles are
+/// `(input position, one generation per tree)`: [`Handle::slot`] is the point's position in
+/// the input.
+///
+/// # When to use it
+/// Points that do not move (or that are rebuilt every frame: building a million points takes
+/// tens of milliseconds), queried often, above all for nearest neighbours. For boxes, or for
+/// points that move a little every frame, use a dynamic structure such as
+/// [`UniformGrid`](crate::UniformGrid), which updates in place.
+///
+/// # Complexity
+/// Build O(n log n). Nearest O(log n + k) on typical data. Query O(log n + reported).
+/// Within O(log n + reported). `for_each_pair` O(n + pairs) on typical data (a point on a
+/// split line is looked up in the rest of the tree). Raycast: best-first over node regions.
+///
+/// Memory per element: 8 bytes (`f32`) of point in tree order, 4 of slot, plus the element
+/// store (box, value, generation: 20 bytes + the value for `f32`), plus one 8-byte split per
+/// `bucket_size / 2` to `bucket_size` points.
+///
+/// # Errors
+/// Building fails with [`Error::InvalidAabb`] for a NaN or infinite coordinate,
+/// [`Error::CapacityExceeded`] past 2^32 - 2 points, and [`Error::InvalidParameter`] for a
+/// configuration out of range. Queries never fail.
+///
+/// # Example
+/// ```
+/// use spatix::{KdTree, Point, SpatialQuery, Workspace};
+/// let towns = [("Arles", 4.6, 43.7), ("Nîmes", 4.4, 43.8), ("Lyon", 4.8, 45.8)];
+/// let tree = KdTree::build(towns.iter().map(|&(name, x, y)| (Point::new(x, y), name)))?;
+/// let mut ws = Workspace::new();
+/// let two = tree.nearest(Point::new(4.5, 43.7), 2, &mut ws);
+/// let names: Vec<_> = two.iter().map(|n| *tree.get(n.handle).unwrap().value).collect();
+/// assert_eq!(names, ["Arles", "Nîmes"]);
+/// assert_eq!(two[0].handle.slot(), 0); // the slot is the position in the input
+/// # Ok::<(), spatix::Error>(())
+/// ```
+///
+/// # See also
+/// [`BruteForce`](crate::BruteForce) below about 64 points; the dynamic structures when
+/// points come and go.
+#[derive(Clone, Debug)]
+pub struct KdTree<S, T> {
+    config: KdTreeConfig,
+    shape: Shape,
+    /// Internal nodes in preorder: node `i`'s left child is `i + 1`, its right child
+    /// `i + 2^(height - 1)`.
+    splits: Vec<Split<S>>,
+    /// The points in tree order: each leaf is a contiguous run.
+    points: Vec<[S; 2]>,
+    /// The slot of each point, in tree order.
+    order: Vec<u32>,
+    /// The smallest box holding every point (the root's region).
+    bounds: Aabb<S>,
+    /// The generation of every element's handle.
+    generation: u32,
+    slots: Slots<S, T>,
+}
+
+impl<S: Scalar, T> KdTree<S, T> {
+    /// The configuration the tree was built with.
+    ///
+    /// ```
+    /// use spatix::{KdTree, KdTreeConfig, Point};
+    /// let tree = KdTree::build([(Point::new(0.0f32, 0.0), ())])?;
+    /// assert_eq!(tree.config(), KdTreeConfig::default());
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn config(&self) -> KdTreeConfig {
+        self.config
+    }
+
+    /// Levels of internal nodes: `ceil(log2(len / bucket_size))`, 0 when every point fits
+    /// in one leaf. It depends only on the number of points, never on their coordinates.
+    ///
+    /// ```
+    /// use spatix::{KdTree, Point};
+    /// let same = (0..1000).map(|i| (Point::new(1.0f64, 1.0), i));
+    /// assert_eq!(KdTree::build(same)?.height(), 6); // 1000 / 2^6 <= 16
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn height(&self) -> u32 {
+        self.shape.height
+    }
+
+    /// The element at tree position `i`, as a visitor sees it.
+    #[inline]
+    fn item(&self, i: usize) -> Item<'_, S, T> {
+        self.slots.item(self.order[i])
+    }
+
+    /// The handle of the element at tree position `i`.
+    #[inline]
+    fn handle(&self, i: usize) -> Handle {
+        Handle::new(self.order[i], self.generation)
+    }
+
+    /// The point at tree position `i`.
+    #[inline]
+    fn point(&self, i: usize) -> Point<S> {
+        let [x, y] = self.points[i];
+        Point::new(x, y)
+    }
+
+    /// Visits every element in tree positions `range`.
+    #[inline]
+    fn visit_range<F>(&self, range: core::ops::Range<usize>, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        for i in range {
+            visit(self.item(i))?;
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl<S: Scalar, T> SpatialQuery<S, T> for KdTree<S, T> {
+    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
+        self.slots.get(handle)
+    }
+
+    fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn iter(&self) -> Iter<'_, S, T> {
+        self.slots.iter()
+    }
+
+    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.query_impl(area, visit)
+    }
+
+    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.pairs_impl(visit)
+    }
+
+    fn nearest<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+    ) -> &'w [Neighbor<S>] {
+        self.nearest_impl(point, k, workspace)
+    }
+
+    fn within<F>(&self, point: Point<S>, radius: S, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.within_impl(point, radius, visit)
+    }
+
+    fn raycast_all<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        self.raycast_impl(ray, workspace, visit)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.slots.memory_bytes()
+            + self.splits.capacity() * size_of::<Split<S>>()
+            + self.points.capacity() * size_of::<[S; 2]>()
+            + self.order.capacity() * size_of::<u32>()
+    }
+
+    fn check_invariants(&self) -> Result<(), Error> {
+        self.validate()
+    }
+}

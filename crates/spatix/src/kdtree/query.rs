@@ -1,0 +1,257 @@
+//! Rectangle, nearest-neighbour, radius and ray queries.
+
+use core::ops::ControlFlow;
+
+use super::{Cursor, KdTree, MAX_PENDING, coord};
+use crate::nearest::Pending;
+use crate::pool::ArrayStack;
+use crate::ray::{RaySearch, cast_tree};
+use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
+
+/// A subtree waiting in a rectangle query, with the region its points lie in.
+#[derive(Clone, Copy, Debug, Default)]
+struct Region<S> {
+    node: Cursor,
+    region: Aabb<S>,
+}
+
+/// A subtree waiting in a distance search: `offset[a]` is how far the query point lies from
+/// the subtree's region along axis `a` (a lower bound, signed), and `bound` the squared
+/// distance those offsets give, a lower bound of every point's in the subtree.
+#[derive(Clone, Copy, Debug, Default)]
+struct Far<S> {
+    node: Cursor,
+    offset: [S; 2],
+    bound: S,
+}
+
+impl<S: Scalar> Far<S> {
+    /// The other side of a split at signed distance `d` from the query point along `axis`.
+    #[inline]
+    fn beyond(&self, node: Cursor, axis: usize, d: S) -> Self {
+        // Selected rather than indexed: a store to one lane followed by a load of both
+        // stalls store forwarding on the hottest path of the search.
+        let offset = if axis == 0 {
+            [d, self.offset[1]]
+        } else {
+            [self.offset[0], d]
+        };
+        Self {
+            node,
+            offset,
+            bound: offset[0] * offset[0] + offset[1] * offset[1],
+        }
+    }
+}
+
+impl<S: Scalar, T> KdTree<S, T> {
+    /// One step of a distance search down an internal node: the child on the side of `q`,
+    /// and the other child with its distance bound (`from` holds the offsets of the subtree
+    /// being descended, which the near child keeps).
+    #[inline]
+    fn towards(&self, node: Cursor, q: [S; 2], from: &Far<S>) -> (Cursor, Far<S>) {
+        let split = self.splits[node.index];
+        let axis = split.axis as usize;
+        let d = q[axis] - split.value;
+        let (left, right) = node.children();
+        let (near, other) = if d < S::ZERO {
+            (left, right)
+        } else {
+            (right, left)
+        };
+        (near, from.beyond(other, axis, d))
+    }
+
+    /// The stack of a distance search, holding the root (at bound 0).
+    fn distance_stack(&self) -> ArrayStack<Far<S>, MAX_PENDING> {
+        let mut stack = ArrayStack::new();
+        stack.push(Far {
+            node: self.shape.root(),
+            ..Far::default()
+        });
+        stack
+    }
+
+    /// Depth-first over the subtrees whose region meets `area`; a subtree whose region lies
+    /// inside `area` is reported without testing its points.
+    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        if !area.is_valid() || self.points.is_empty() || !area.intersects(&self.bounds) {
+            return ControlFlow::Continue(());
+        }
+        let mut stack = ArrayStack::<Region<S>, MAX_PENDING>::new();
+        stack.push(Region {
+            node: self.shape.root(),
+            region: self.bounds,
+        });
+        while let Some(Region { node, region }) = stack.pop() {
+            if area.contains(&region) {
+                self.visit_range(self.shape.range(node), &mut visit)?;
+                continue;
+            }
+            if node.height == 0 {
+                for i in self.shape.range(node) {
+                    if area.contains_point(self.point(i)) {
+                        visit(self.item(i))?;
+                    }
+                }
+                continue;
+            }
+            let split = self.splits[node.index];
+            let axis = split.axis as usize;
+            let (left, right) = node.children();
+            let (lo, hi) = split.cut(&region);
+            if coord(&area.max, axis) >= split.value {
+                stack.push(Region {
+                    node: right,
+                    region: hi,
+                });
+            }
+            if coord(&area.min, axis) <= split.value {
+                stack.push(Region {
+                    node: left,
+                    region: lo,
+                });
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The seed's search without its visited map: descend towards the point, scan the leaf,
+    /// and backtrack into the far side of a split only while the region beyond it (bounded by
+    /// this and the earlier splits crossed) is nearer than the k-th best so far.
+    pub(super) fn nearest_impl<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+    ) -> &'w [Neighbor<S>] {
+        let mut search = workspace.begin();
+        if !point.is_finite() || k == 0 || self.points.is_empty() {
+            return workspace.finish();
+        }
+        let q = [point.x, point.y];
+        let mut stack = self.distance_stack();
+        while let Some(far) = stack.pop() {
+            // An infinite bound means the heap is not full yet (or squares overflowed).
+            let bound = search.bound(k);
+            if !(far.bound < bound || bound == S::INFINITY) {
+                continue;
+            }
+            let mut node = far.node;
+            while node.height > 0 {
+                let (near, beyond) = self.towards(node, q, &far);
+                let bound = search.bound(k);
+                if beyond.bound < bound || bound == S::INFINITY {
+                    stack.push(beyond);
+                }
+                node = near;
+            }
+            let range = self.shape.range(node);
+            let mut bound = search.bound(k);
+            for (i, &[x, y]) in range.clone().zip(&self.points[range]) {
+                let (dx, dy) = (q[0] - x, q[1] - y);
+                let d2 = dx * dx + dy * dy;
+                // `<=`: an infinite distance still fills a heap that is not full.
+                if d2 <= bound {
+                    search.offer(k, self.handle(i), d2);
+                    bound = search.bound(k);
+                }
+            }
+        }
+        workspace.finish()
+    }
+
+    /// Depth-first over the subtrees whose distance bound is at most `radius`; the test is
+    /// [`Aabb::within_distance`]'s, computed on the points directly.
+    pub(super) fn within_impl<F>(&self, point: Point<S>, radius: S, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        if !(point.is_finite() && radius >= S::ZERO) || self.points.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        let r2 = radius * radius;
+        if !r2.is_finite() {
+            // Squares overflow: let the exact test decide, point by point.
+            for i in 0..self.points.len() {
+                let item = self.item(i);
+                if item.aabb.within_distance(point, radius) {
+                    visit(item)?;
+                }
+            }
+            return ControlFlow::Continue(());
+        }
+        let q = [point.x, point.y];
+        let mut stack = self.distance_stack();
+        while let Some(far) = stack.pop() {
+            let mut node = far.node;
+            while node.height > 0 {
+                let (near, beyond) = self.towards(node, q, &far);
+                if beyond.bound <= r2 {
+                    stack.push(beyond);
+                }
+                node = near;
+            }
+            let range = self.shape.range(node);
+            for (i, &[x, y]) in range.clone().zip(&self.points[range]) {
+                let (dx, dy) = (q[0] - x, q[1] - y);
+                if dx * dx + dy * dy <= r2 {
+                    visit(self.item(i))?;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Best-first over node regions by where the ray enters them (conservatively), through
+    /// the traversal every tree shares; each point lies in exactly one leaf, so each hit is
+    /// recorded once.
+    pub(super) fn raycast_impl<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        let mut search = workspace.begin_ray();
+        if !ray.is_valid() || self.points.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        let pending = |node: Cursor, region: Aabb<S>| {
+            region.ray_entry_conservative(ray).map(|t| Pending {
+                key: t,
+                node: node.leaf as u32,
+                aux: node.height,
+                aabb: region,
+            })
+        };
+        if let Some(root) = pending(self.shape.root(), self.bounds) {
+            search.push_region(root);
+        }
+        let expand = |p: Pending<S>, search: &mut RaySearch<'_, S>| {
+            let node = self.shape.at(p.node as usize, p.aux);
+            if node.height == 0 {
+                for i in self.shape.range(node) {
+                    let p = self.point(i);
+                    if let Some(t) = (Aabb { min: p, max: p }).entry_unchecked(ray) {
+                        search.push_hit(t, self.order[i]);
+                    }
+                }
+                return;
+            }
+            let (left, right) = node.children();
+            let (lo, hi) = self.splits[node.index].cut(&p.aabb);
+            for (child, region) in [(left, lo), (right, hi)] {
+                if let Some(next) = pending(child, region) {
+                    search.push_region(next);
+                }
+            }
+        };
+        cast_tree(&mut search, &self.slots, expand, visit)
+    }
+}

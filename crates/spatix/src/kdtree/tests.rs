@@ -1,0 +1,368 @@
+//! The kd-tree's own mechanics: shape, split rules, handles, robustness to equal coordinates,
+//! and the self-check catching corruption. Query results are compared with `BruteForce` by
+//! the conformance suite.
+
+use core::ops::ControlFlow;
+
+use super::*;
+use crate::workload::Rng;
+use crate::{BruteForce, SpatialIndex};
+
+fn tree_of(points: &[Point<f64>], config: KdTreeConfig) -> KdTree<f64, usize> {
+    let tree = KdTree::with_config(points.iter().enumerate().map(|(i, &p)| (p, i)), config)
+        .expect("valid points");
+    tree.check_invariants().expect("a fresh tree is consistent");
+    tree
+}
+
+fn random_points(n: usize, seed: u64) -> Vec<Point<f64>> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|_| Point::new(rng.range(0.0, 100.0), rng.range(0.0, 100.0)))
+        .collect()
+}
+
+fn pair_count(tree: &KdTree<f64, usize>) -> usize {
+    let mut n = 0;
+    let _ = tree.for_each_pair(|a, b| {
+        assert_ne!(a.handle, b.handle);
+        assert_eq!(a.aabb, b.aabb, "only coincident points intersect");
+        n += 1;
+        ControlFlow::Continue(())
+    });
+    n
+}
+
+#[test]
+fn shape_leaves_hold_between_half_a_bucket_and_a_bucket() {
+    for n in [0, 1, 2, 15, 16, 17, 31, 33, 1000, 4097] {
+        for bucket in [2, 3, 8, 16, 64] {
+            let shape = Shape::new(n, bucket);
+            let leaves = 1usize << shape.height;
+            let mut end = 0;
+            for j in 0..leaves {
+                let (a, b) = (shape.start(j), shape.start(j + 1));
+                assert_eq!(a, end, "leaves are contiguous");
+                assert!(
+                    b - a <= bucket as usize,
+                    "n {n} bucket {bucket}: leaf {j} too full"
+                );
+                if shape.height > 0 {
+                    assert!(
+                        b - a >= (bucket / 2) as usize && b > a,
+                        "leaf {j} too empty"
+                    );
+                }
+                end = b;
+            }
+            assert_eq!(end, n);
+            if shape.height > 0 {
+                assert!(
+                    n > (bucket as usize) << (shape.height - 1),
+                    "not the lowest tree"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn preorder_index_follows_from_first_leaf_and_height() {
+    let shape = Shape { n: 1000, height: 5 };
+    let mut stack = vec![shape.root()];
+    let mut seen = vec![false; shape.nodes()];
+    while let Some(c) = stack.pop() {
+        assert_eq!(shape.at(c.leaf, c.height), c);
+        if c.height > 0 {
+            assert!(!seen[c.index], "node {} reached twice", c.index);
+            seen[c.index] = true;
+            let (l, r) = c.children();
+            stack.extend([r, l]);
+        }
+    }
+    assert!(seen.iter().all(|&s| s), "every internal node is reached");
+}
+
+#[test]
+fn identical_points_build_a_balanced_tree_and_answer_everything() {
+    let n = 5000;
+    let points = vec![Point::new(3.0, -7.0); n];
+    let tree = tree_of(&points, KdTreeConfig::default());
+    // ceil(log2(5000 / 16)) = 9, exactly as for distinct points
+    assert_eq!(tree.height(), 9);
+    assert_eq!(
+        tree.height(),
+        tree_of(&random_points(n, 1), KdTreeConfig::default()).height()
+    );
+    let mut ws = Workspace::new();
+    let near = tree.nearest(Point::new(3.0, -7.0), 8, &mut ws);
+    assert_eq!(near.len(), 8);
+    assert!(near.iter().all(|n| n.distance_2 == 0.0));
+    assert_eq!(tree.nearest(Point::new(4.0, -7.0), n + 5, &mut ws).len(), n);
+    let mut inside = 0;
+    let _ = tree.within(Point::new(3.0, -7.0), 0.0, |_| {
+        inside += 1;
+        ControlFlow::Continue(())
+    });
+    assert_eq!(inside, n);
+    let small = tree_of(&points[..300], KdTreeConfig::default());
+    assert_eq!(pair_count(&small), 300 * 299 / 2);
+}
+
+#[test]
+fn equal_coordinates_on_split_lines_pair_across_leaves() {
+    // A column of points on x = 50 (every x split lands on it), each point doubled, plus a
+    // scatter around it: coincident pairs straddle leaves.
+    let mut points = random_points(400, 2);
+    for i in 0..200 {
+        let p = Point::new(50.0, f64::from(i % 50));
+        points.extend([p, p]);
+    }
+    for config in [
+        KdTreeConfig::default(),
+        KdTreeConfig {
+            bucket_size: 2,
+            split: SplitRule::Cycle,
+        },
+    ] {
+        let tree = tree_of(&points, config);
+        let mut brute = BruteForce::new();
+        for (i, &p) in points.iter().enumerate() {
+            brute.insert(Aabb::point(p).unwrap(), i).unwrap();
+        }
+        let mut expected = 0;
+        let _ = brute.for_each_pair(|_, _| {
+            expected += 1;
+            ControlFlow::Continue(())
+        });
+        // 50 distinct points, each 8 times: 50 * C(8, 2)
+        assert_eq!(expected, 50 * 28);
+        assert_eq!(pair_count(&tree), expected, "{config:?}");
+    }
+}
+
+#[test]
+fn split_rules_choose_the_axes_they_promise() {
+    // x: all at 0 but one at 100 (wide spread, small variance); y: even over 0..50.
+    let points: Vec<_> = (0..64)
+        .map(|i| Point::new(if i == 0 { 100.0 } else { 0.0 }, f64::from(i) * 50.0 / 63.0))
+        .collect();
+    let axis = |split| {
+        let config = KdTreeConfig {
+            bucket_size: 4,
+            split,
+        };
+        tree_of(&points, config).splits[0].axis
+    };
+    assert_eq!(axis(SplitRule::Spread), 0);
+    assert_eq!(axis(SplitRule::Variance), 1);
+    // Cycle: x at the root, y below it, whatever the data.
+    let cycled = tree_of(
+        &points,
+        KdTreeConfig {
+            bucket_size: 4,
+            split: SplitRule::Cycle,
+        },
+    );
+    assert_eq!(cycled.splits[0].axis, 0);
+    assert_eq!(cycled.splits[1].axis, 1);
+    // A horizontal line splits on x under both measured rules.
+    let line: Vec<_> = (0..64).map(|i| Point::new(f64::from(i), 5.0)).collect();
+    for split in [SplitRule::Spread, SplitRule::Variance] {
+        let tree = tree_of(
+            &line,
+            KdTreeConfig {
+                bucket_size: 4,
+                split,
+            },
+        );
+        assert!(tree.splits.iter().all(|s| s.axis == 0), "{split:?}");
+    }
+}
+
+#[test]
+fn splits_are_medians_and_leaves_contiguous() {
+    let points = random_points(1000, 3);
+    let tree = tree_of(&points, KdTreeConfig::default());
+    let root = tree.shape.root();
+    let (left, right) = root.children();
+    let split = tree.splits[0];
+    let a = split.axis as usize;
+    let (l, r) = (tree.shape.range(left), tree.shape.range(right));
+    assert_eq!((l.len(), r.len()), (500, 500));
+    assert!(l.clone().all(|i| tree.points[i][a] <= split.value));
+    assert!(r.clone().all(|i| tree.points[i][a] >= split.value));
+    assert!(
+        r.clone().any(|i| tree.points[i][a] == split.value),
+        "the median is a point"
+    );
+}
+
+#[test]
+fn handles_name_input_positions_and_reject_strangers() {
+    let points = random_points(100, 4);
+    let tree = tree_of(&points, KdTreeConfig::default());
+    let other = tree_of(&points, KdTreeConfig::default());
+    for (i, item) in tree.iter().enumerate() {
+        assert_eq!(item.handle.slot() as usize, i);
+        assert_eq!(*item.value, i);
+        assert_eq!(item.aabb.min, points[i]);
+        assert!(other.get(item.handle).is_none(), "another tree's handle");
+        let next = Handle::from_bits(item.handle.to_bits() + (1 << 32));
+        assert!(tree.get(next).is_none(), "a handle of another generation");
+    }
+    assert!(tree.get(Handle::from_bits(100)).is_none(), "past the end");
+    let mut ws = Workspace::new();
+    let best = tree.nearest(points[42], 1, &mut ws)[0];
+    assert_eq!((best.handle.slot(), best.distance_2), (42, 0.0));
+}
+
+#[test]
+fn bad_input_is_rejected() {
+    for bad in [
+        Point::new(f32::NAN, 0.0),
+        Point::new(0.0, f32::INFINITY),
+        Point::new(f32::NEG_INFINITY, 1.0),
+    ] {
+        let points = [(Point::new(1.0, 1.0), 0), (bad, 1)];
+        assert_eq!(KdTree::build(points).unwrap_err(), Error::InvalidAabb);
+    }
+    for bucket_size in [0, 1, 65537] {
+        let config = KdTreeConfig {
+            bucket_size,
+            ..KdTreeConfig::default()
+        };
+        assert!(matches!(
+            KdTree::with_config([(Point::new(0.0f32, 0.0), ())], config),
+            Err(Error::InvalidParameter(_))
+        ));
+    }
+    let empty = KdTree::<f32, ()>::build([]).unwrap();
+    empty.check_invariants().unwrap();
+    assert!(empty.is_empty());
+    assert!(
+        empty
+            .nearest(Point::new(0.0, 0.0), 3, &mut Workspace::new())
+            .is_empty()
+    );
+}
+
+#[test]
+fn queries_answer_bad_arguments_with_nothing() {
+    let tree = tree_of(&random_points(200, 5), KdTreeConfig::default());
+    let mut ws = Workspace::new();
+    assert!(
+        tree.nearest(Point::new(f64::NAN, 1.0), 4, &mut ws)
+            .is_empty()
+    );
+    assert!(tree.nearest(Point::new(1.0, 1.0), 0, &mut ws).is_empty());
+    let calls = core::cell::Cell::new(0);
+    let count = |_: Item<'_, f64, usize>| {
+        calls.set(calls.get() + 1);
+        ControlFlow::Continue(())
+    };
+    let _ = tree.within(Point::new(1.0, 1.0), -1.0, &count);
+    let _ = tree.within(Point::new(1.0, 1.0), f64::NAN, &count);
+    let inverted = Aabb {
+        min: Point::new(10.0, 10.0),
+        max: Point::new(0.0, 0.0),
+    };
+    let _ = tree.query(&inverted, &count);
+    assert_eq!(calls.get(), 0);
+    let _ = tree.within(Point::new(1.0, 1.0), f64::INFINITY, &count);
+    assert_eq!(calls.get(), 200);
+}
+
+#[test]
+fn huge_coordinates_do_not_break_the_search() {
+    // Squared distances overflow f32 here: the heap must still fill, and within must fall
+    // back to the exact test.
+    let points: Vec<_> = (0..100)
+        .map(|i| {
+            (
+                Point::new(if i % 2 == 0 { -3e38f32 } else { 3e38 }, i as f32),
+                i,
+            )
+        })
+        .collect();
+    let tree = KdTree::with_config(
+        points.iter().copied(),
+        KdTreeConfig {
+            bucket_size: 4,
+            ..KdTreeConfig::default()
+        },
+    )
+    .unwrap();
+    let mut ws = Workspace::new();
+    assert_eq!(tree.nearest(Point::new(-3e38, 0.0), 80, &mut ws).len(), 80);
+    let mut n = 0;
+    let _ = tree.within(Point::new(0.0, 0.0), 3.1e38, |_| {
+        n += 1;
+        ControlFlow::Continue(())
+    });
+    assert_eq!(n, 100);
+}
+
+#[test]
+fn check_invariants_catches_corruption() {
+    let points = random_points(500, 6);
+    let fresh = tree_of(&points, KdTreeConfig::default());
+    type Corruption = fn(&mut KdTree<f64, usize>);
+    let corrupt: [(&str, Corruption); 6] = [
+        ("a split moved", |t| t.splits[0].value += 10.0),
+        ("a split's axis flipped", |t| t.splits[0].axis ^= 1),
+        ("two points swapped across the root", |t| {
+            let last = t.points.len() - 1;
+            t.points.swap(0, last);
+            t.order.swap(0, last);
+        }),
+        ("a point moved", |t| t.points[7][0] += 1.0),
+        ("a slot named twice", |t| t.order[3] = t.order[4]),
+        ("the bounds shrunk", |t| t.bounds.max.x -= 1.0),
+    ];
+    for (what, f) in corrupt {
+        let mut tree = fresh.clone();
+        f(&mut tree);
+        assert!(tree.check_invariants().is_err(), "not caught: {what}");
+    }
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+fn par_build_builds_the_same_tree_and_batches_match() {
+    use std::sync::Mutex;
+    let points = random_points(200_000, 7);
+    let input = || points.iter().enumerate().map(|(i, &p)| (p, i));
+    for split in [SplitRule::Spread, SplitRule::Variance, SplitRule::Cycle] {
+        let config = KdTreeConfig {
+            split,
+            ..KdTreeConfig::default()
+        };
+        let serial = KdTree::with_config(input(), config).unwrap();
+        let parallel = KdTree::par_build(input(), config).unwrap();
+        parallel.check_invariants().unwrap();
+        assert_eq!(serial.splits, parallel.splits);
+        assert_eq!(serial.points, parallel.points);
+        assert_eq!(serial.order, parallel.order);
+    }
+    let tree = KdTree::par_build(input(), KdTreeConfig::default()).unwrap();
+    let queries = random_points(500, 8);
+    let batch = Mutex::new(vec![Vec::new(); queries.len()]);
+    tree.nearest_batch(&queries, 8, |i, found| {
+        batch.lock().unwrap()[i] = found.to_vec();
+    });
+    let within = Mutex::new(vec![0usize; queries.len()]);
+    tree.within_batch(&queries, 2.0, |i, _| within.lock().unwrap()[i] += 1);
+    let (batch, within) = (batch.into_inner().unwrap(), within.into_inner().unwrap());
+    let mut ws = Workspace::new();
+    for (i, &q) in queries.iter().enumerate() {
+        assert_eq!(batch[i], tree.nearest(q, 8, &mut ws));
+        let mut n = 0;
+        let _ = tree.within(q, 2.0, |_| {
+            n += 1;
+            ControlFlow::Continue(())
+        });
+        assert_eq!(within[i], n);
+    }
+    assert!(within.iter().sum::<usize>() > 0);
+}

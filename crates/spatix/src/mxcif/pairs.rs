@@ -1,0 +1,181 @@
+//! All intersecting pairs by the seed's scheme: within each node, then each node's elements
+//! against its descendants'.
+
+use core::ops::ControlFlow;
+
+use super::{MxCifQuadtree, Node};
+use crate::quad::{Frame, Stack};
+use crate::{Aabb, Item, Scalar};
+
+/// [`Aabb::intersects`] without branches: in the pair loops, which comparison fails is
+/// unpredictable.
+#[inline(always)]
+fn touch<S: Scalar>(a: &Aabb<S>, b: &Aabb<S>) -> bool {
+    (a.min.x <= b.max.x) & (b.min.x <= a.max.x) & (a.min.y <= b.max.y) & (b.min.y <= a.max.y)
+}
+
+impl<S: Scalar, T> MxCifQuadtree<S, T> {
+    /// Every intersecting pair exactly once, with no per-element query and no memory but two
+    /// fixed stacks: elements of different subtrees never intersect (an element that touches
+    /// a split line stays above it), so a pair lies either in one node (tested there, each
+    /// against the earlier ones) or in a node and one of its descendants (tested by the
+    /// upper element's walk down the children its box overlaps). Leaves are handled by their
+    /// parent and never go on a stack.
+    pub(super) fn pairs_impl<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.pairs_below(Frame::root(self.world), visit)
+    }
+
+    /// The pairs whose upper element lies in the subtree of `start`.
+    fn pairs_below<F>(&self, start: Frame<S>, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        let top = self.nodes[start.node as usize];
+        self.pairs_within(&top, &mut visit)?;
+        if !top.is_branch() {
+            return ControlFlow::Continue(());
+        }
+        let mut branches = Stack::new();
+        let mut walk = Stack::new();
+        branches.push(start);
+        while let Some(f) = branches.pop() {
+            self.against_all_descendants(&f, &mut walk, &mut visit)?;
+            let node = self.nodes[f.node as usize];
+            let mid = f.mid();
+            for i in (0..4).rev() {
+                let child = self.nodes[(node.first_child + i) as usize];
+                self.pairs_within(&child, &mut visit)?;
+                if child.is_branch() {
+                    branches.push(f.child(node.first_child, i, mid));
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Tests every element of branch `f` against the elements of its descendants.
+    fn against_all_descendants<F>(
+        &self,
+        f: &Frame<S>,
+        walk: &mut Stack<S>,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        let node = self.nodes[f.node as usize];
+        let (boxes, slots) = self.elements(&node);
+        for (a, &slot) in boxes.iter().zip(slots) {
+            walk.push(*f);
+            self.against_descendants(a, slot, walk, visit)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Tests the elements of a node against each other.
+    #[inline]
+    fn pairs_within<F>(&self, node: &Node, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        let (boxes, slots) = self.elements(node);
+        for i in 1..boxes.len() {
+            let a = &boxes[i];
+            for j in 0..i {
+                if touch(a, &boxes[j]) {
+                    visit(self.slots.item(slots[i]), self.slots.item(slots[j]))?;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Tests element `slot` (box `a`) against the elements of the descendants of the branch
+    /// on `walk`, visiting only the nodes its clamped box overlaps; `walk` holds the branches
+    /// whose children are still to be visited.
+    fn against_descendants<F>(
+        &self,
+        a: &Aabb<S>,
+        slot: u32,
+        walk: &mut Stack<S>,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        let c = self.filed_box(a);
+        while let Some(f) = walk.pop() {
+            let first_child = self.nodes[f.node as usize].first_child;
+            let mid = f.mid();
+            let mask = Frame::quadrants(mid, &c);
+            for i in 0..4 {
+                if mask & (1 << i) == 0 {
+                    continue;
+                }
+                let child = self.nodes[(first_child + i) as usize];
+                let (boxes, slots) = self.elements(&child);
+                for (b, &other) in boxes.iter().zip(slots) {
+                    if touch(a, b) {
+                        visit(self.slots.item(slot), self.slots.item(other))?;
+                    }
+                }
+                if child.is_branch() {
+                    walk.push(f.child(first_child, i, mid));
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl<S: Scalar, T: Sync> crate::ParallelPairs<S, T> for MxCifQuadtree<S, T> {
+    /// Splits the tree breadth first until there are about eight subtrees per thread, and
+    /// runs in parallel the pass over each subtree and, for each branch above them, its
+    /// own pairs and its elements' walks down (a pair belongs to the node of its upper
+    /// element, so the parts need no coordination).
+    fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
+    {
+        use rayon::prelude::*;
+        let target = rayon::current_num_threads() * 8;
+        let mut parts = vec![Frame::root(self.world)];
+        let mut above = Vec::new();
+        while parts.len() < target
+            && parts
+                .iter()
+                .any(|f| self.nodes[f.node as usize].is_branch())
+        {
+            let mut next = Vec::with_capacity(parts.len() * 4);
+            for f in parts {
+                let node = self.nodes[f.node as usize];
+                if node.is_branch() {
+                    above.push(f);
+                    next.extend(f.children(node.first_child));
+                } else {
+                    next.push(f);
+                }
+            }
+            parts = next;
+        }
+        let upper = above.par_iter().try_for_each(|f| {
+            let node = self.nodes[f.node as usize];
+            let mut visit = &visit;
+            self.pairs_within(&node, &mut visit)?;
+            self.against_all_descendants(f, &mut Stack::new(), &mut visit)
+        });
+        let lower = || {
+            parts
+                .par_iter()
+                .try_for_each(|f| self.pairs_below(*f, &visit))
+        };
+        match upper {
+            ControlFlow::Continue(()) => lower(),
+            ControlFlow::Break(()) => ControlFlow::Break(()),
+        }
+    }
+}

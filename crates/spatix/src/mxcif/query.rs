@@ -1,0 +1,90 @@
+//! Rectangle, nearest-neighbour and ray queries.
+
+use core::ops::ControlFlow;
+
+use super::MxCifQuadtree;
+use crate::quad::{Frame, Stack, cast_frames, nearest_in_frames};
+use crate::ray::RaySearch;
+use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
+
+impl<S: Scalar, T> MxCifQuadtree<S, T> {
+    /// The seed's query with an explicit stack: every node on the way down tests its own
+    /// elements against the area, and only the children whose box the (clamped) area
+    /// overlaps are visited. Each element is stored once, so each is reported once.
+    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        if !area.is_valid() || self.slots.len() == 0 {
+            return ControlFlow::Continue(());
+        }
+        let qa = self.filed_box(area);
+        let mut stack = Stack::new();
+        stack.push(Frame::root(self.world));
+        while let Some(f) = stack.pop() {
+            let node = self.nodes[f.node as usize];
+            let (boxes, slots) = self.elements(&node);
+            for (b, &slot) in boxes.iter().zip(slots) {
+                if b.intersects(area) {
+                    visit(self.slots.item(slot))?;
+                }
+            }
+            if node.is_branch() {
+                let mid = f.mid();
+                let mask = Frame::quadrants(mid, &qa);
+                for i in 0..4 {
+                    if mask & (1 << i) != 0 {
+                        stack.push(f.child(node.first_child, i, mid));
+                    }
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Best-first search ([`nearest_in_frames`]): every element filed in a node lies in the
+    /// node's box grown to infinity across world borders, so its distance bounds theirs;
+    /// each node offers its own elements.
+    pub(super) fn nearest_impl<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+    ) -> &'w [Neighbor<S>] {
+        nearest_in_frames(self.world, point, k, workspace, |f, search| {
+            let node = self.nodes[f.node as usize];
+            let (boxes, slots) = self.elements(&node);
+            for (b, &slot) in boxes.iter().zip(slots) {
+                let d = b.distance_2_to_point(point);
+                if d <= search.bound(k) {
+                    search.offer(k, self.slots.handle(slot), d);
+                }
+            }
+            node.is_branch().then_some(node.first_child)
+        })
+    }
+
+    /// Ordered traversal ([`cast_frames`]): each node records the hits of its own elements,
+    /// and a hit is reported once no waiting node could hold an earlier one.
+    pub(super) fn raycast_impl<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        let node = |f: &Frame<S>, search: &mut RaySearch<'_, S>| {
+            let node = self.nodes[f.node as usize];
+            let (boxes, slots) = self.elements(&node);
+            for (b, &slot) in boxes.iter().zip(slots) {
+                if let Some(t) = b.entry_unchecked(ray) {
+                    search.push_hit(t, slot);
+                }
+            }
+            node.is_branch().then_some(node.first_child)
+        };
+        cast_frames(self.world, ray, workspace, &self.slots, node, visit)
+    }
+}

@@ -1,0 +1,379 @@
+//! The packed static index of seed 001 §5 ("set 3": static content, slow to build, fastest
+//! to query): boxes sorted along a Hilbert curve and packed bottom-up into one array of
+//! union boxes with a fixed fan-out.
+
+mod build;
+mod pairs;
+mod query;
+#[cfg(test)]
+mod tests;
+mod validate;
+
+use core::ops::ControlFlow;
+
+use crate::handle::StaticSlots;
+use crate::{
+    Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialQuery, Workspace,
+};
+
+use build::Curve;
+
+/// Tuning parameters of a [`PackedIndex`].
+///
+/// # Example
+/// ```
+/// use spatix::PackedConfig;
+/// assert_eq!(PackedConfig::default().node_size, 16);
+/// assert!(PackedConfig { node_size: 4 }.validate().is_ok());
+/// assert!(PackedConfig { node_size: 1 }.validate().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PackedConfig {
+    /// Children per node (the last node of a level may have fewer). Default 16. Range
+    /// 2..=64 ([`PackedConfig::MAX_NODE_SIZE`]). Larger nodes make the tree shallower and
+    /// the build cheaper; smaller ones test fewer boxes per visited node.
+    pub node_size: u32,
+}
+
+impl Default for PackedConfig {
+    fn default() -> Self {
+        Self { node_size: 16 }
+    }
+}
+
+impl PackedConfig {
+    /// The largest fan-out: queries keep the children of a node still to visit as one `u64`
+    /// bit mask.
+    ///
+    /// ```
+    /// assert_eq!(spatix::PackedConfig::MAX_NODE_SIZE, 64);
+    /// ```
+    pub const MAX_NODE_SIZE: u32 = 64;
+
+    /// Checks the parameters' ranges.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if `node_size` is not in 2..=64.
+    ///
+    /// ```
+    /// use spatix::PackedConfig;
+    /// assert!(PackedConfig { node_size: 65 }.validate().is_err());
+    /// ```
+    pub fn validate(&self) -> Result<(), Error> {
+        if !(2..=Self::MAX_NODE_SIZE).contains(&self.node_size) {
+            return Err(Error::InvalidParameter("node_size must be in 2..=64"));
+        }
+        Ok(())
+    }
+}
+
+/// Most node levels a tree can have: level 1 holds at most 2^31 nodes (fewer than 2^32
+/// elements, at least two per node), and each level above at most half as many.
+const MAX_LEVELS: usize = 32;
+
+/// A static index of boxes, built once from all of them: the fastest structure to query.
+///
+/// The boxes are sorted by the Hilbert index of their centres (on a 2^16 × 2^16 grid over the
+/// data's extent), so that boxes close in the order are close in space, then packed bottom-up:
+/// every run of `node_size` consecutive boxes gets a node holding their union box, every run
+/// of `node_size` consecutive nodes a parent, up to a single root. The nodes are one
+/// contiguous array of boxes, level after level (the root last), with no pointers: the
+/// children of node `k` of a level are nodes `k * node_size ..` of the level below, found
+/// from the levels' offsets. The element boxes themselves, in curve order, are the level
+/// below the lowest nodes.
+///
+/// Elements are stored in curve order (boxes and values side by side, what the queries
+/// stream through); a [`Handle`]'s slot is the element's index in the input to
+/// [`PackedIndex::build`] ([`PackedIndex::handle`] gives it), mapped to its position by a
+/// table, so [`get`](SpatialQuery::get) is O(1). There is no insert, remove or update: it
+/// implements [`SpatialQuery`] only. Every handle stays valid for the index's lifetime.
+///
+/// # When to use it
+/// Static content (walls, rocks, buildings, map tiles) queried many times: the seed's
+/// "set 3", next to a dynamic structure for the agents. Rebuild it when the content changes
+/// (a bulk build of a million boxes takes tens of milliseconds).
+///
+/// # Complexity
+/// Build: O(n) for the keys, the radix sort and the packing (plus the gathering of boxes
+/// and values into curve order). Query: O(node_size · log n + hits) for small areas.
+/// `for_each_pair`: a simultaneous traversal of the tree with itself, testing only the
+/// children of node pairs whose boxes intersect. `nearest` and `raycast_all`: best-first
+/// by node box. Memory per element: its box and value, two `u32` (slot ↔ position), and
+/// about `1 / (node_size - 1)` node boxes.
+///
+/// # Errors
+/// [`Error::InvalidAabb`] if any input box is invalid (nothing is built);
+/// [`Error::InvalidParameter`] for a bad [`PackedConfig`]; [`Error::CapacityExceeded`] past
+/// 2^32 - 2 elements.
+///
+/// # Example
+/// ```
+/// use core::ops::ControlFlow;
+/// use spatix::{Aabb, PackedIndex, Point, SpatialQuery};
+/// let walls = [
+///     (Aabb::new(Point::new(0.0f32, 0.0), Point::new(10.0, 1.0))?, "south"),
+///     (Aabb::new(Point::new(0.0f32, 9.0), Point::new(10.0, 10.0))?, "north"),
+///     (Aabb::new(Point::new(0.0f32, 0.0), Point::new(1.0, 10.0))?, "west"),
+/// ];
+/// let index = PackedIndex::build(walls)?;
+/// let mut touching = Vec::new();
+/// let area = Aabb::new(Point::new(-1.0, 8.0), Point::new(0.5, 9.5))?;
+/// let _ = index.query(&area, |item| { touching.push(*item.value); ControlFlow::Continue(()) });
+/// touching.sort();
+/// assert_eq!(touching, ["north", "west"]);
+/// let north = index.handle(1).unwrap();
+/// assert_eq!(*index.get(north).unwrap().value, "north");
+/// # Ok::<(), spatix::Error>(())
+/// ```
+///
+/// # See also
+/// [`UniformGrid`](crate::UniformGrid) and [`Quadtree`](crate::Quadtree) for content that
+/// moves.
+#[derive(Clone, Debug)]
+pub struct PackedIndex<S, T> {
+    config: PackedConfig,
+    /// The elements, in curve order: level 0 of the tree.
+    elements: StaticSlots<S, T>,
+    /// Union boxes of node levels 1, 2, ... one after another; the root is the last.
+    nodes: Vec<Aabb<S>>,
+    /// Node level `l` (from 1) occupies `nodes[levels[l - 1]..levels[l]]`; `levels[0] == 0`.
+    /// One entry (no node level) when the index is empty.
+    levels: Vec<u32>,
+    /// The grid the Hilbert keys were computed on (kept to check the order).
+    curve: Curve,
+}
+
+impl<S: Scalar, T> PackedIndex<S, T> {
+    /// Builds the index from `(box, value)` pairs with the default [`PackedConfig`]. The
+    /// handle of the `i`-th pair is [`PackedIndex::handle(i)`](PackedIndex::handle).
+    ///
+    /// # Errors
+    /// [`Error::InvalidAabb`] if a box is invalid; [`Error::CapacityExceeded`] past 2^32 - 2
+    /// elements.
+    ///
+    /// ```
+    /// use spatix::{Aabb, PackedIndex, Point, SpatialQuery};
+    /// let rocks = (0..100).map(|i| (Aabb::point(Point::new(i as f64, 0.0)).unwrap(), i));
+    /// let index = PackedIndex::build(rocks)?;
+    /// assert_eq!(index.len(), 100);
+    /// let bad = Aabb { min: Point::new(1.0, 0.0), max: Point::new(0.0, 0.0) };
+    /// assert!(PackedIndex::build([(bad, 0)]).is_err());
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn build(items: impl IntoIterator<Item = (Aabb<S>, T)>) -> Result<Self, Error> {
+        Self::with_config(items, PackedConfig::default())
+    }
+
+    /// Builds the index with the given parameters.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for parameters out of range, [`Error::InvalidAabb`] if a
+    /// box is invalid, [`Error::CapacityExceeded`] past 2^32 - 2 elements.
+    ///
+    /// ```
+    /// use spatix::{Aabb, PackedConfig, PackedIndex, Point, SpatialQuery};
+    /// let boxes = (0..10).map(|i| (Aabb::point(Point::new(i as f32, 1.0)).unwrap(), ()));
+    /// let index = PackedIndex::with_config(boxes, PackedConfig { node_size: 4 })?;
+    /// assert_eq!(index.config().node_size, 4);
+    /// index.check_invariants()?;
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn with_config(
+        items: impl IntoIterator<Item = (Aabb<S>, T)>,
+        config: PackedConfig,
+    ) -> Result<Self, Error> {
+        config.validate()?;
+        Self::build_impl(items.into_iter(), config)
+    }
+
+    /// The handle of the element that was `index`-th in the input, or `None` past the end.
+    ///
+    /// ```
+    /// use spatix::{Aabb, PackedIndex, Point, SpatialQuery};
+    /// let index = PackedIndex::build([(Aabb::point(Point::new(1.0f32, 2.0))?, 'a')])?;
+    /// let h = index.handle(0).unwrap();
+    /// assert_eq!(h.slot(), 0);
+    /// assert_eq!(*index.get(h).unwrap().value, 'a');
+    /// assert!(index.handle(1).is_none());
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn handle(&self, index: usize) -> Option<Handle> {
+        self.elements.handle_of_slot(index)
+    }
+
+    /// The parameters the index was built with.
+    ///
+    /// ```
+    /// use spatix::{PackedConfig, PackedIndex};
+    /// let index = PackedIndex::<f32, ()>::build([])?;
+    /// assert_eq!(index.config(), PackedConfig::default());
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn config(&self) -> PackedConfig {
+        self.config
+    }
+
+    /// Visits every node, root first, level by level, with its union box, its level (1 for
+    /// the nodes just above the elements) and the number of elements beneath it, e.g. to
+    /// draw the tree.
+    ///
+    /// ```
+    /// use spatix::{Aabb, PackedConfig, PackedIndex, Point};
+    /// let boxes = (0..20).map(|i| (Aabb::point(Point::new(i as f32, 0.0)).unwrap(), i));
+    /// let index = PackedIndex::with_config(boxes, PackedConfig { node_size: 4 })?;
+    /// let mut leaves = 0;
+    /// index.traverse(|_aabb, level, elements| {
+    ///     if level == 1 { leaves += 1; assert!(elements <= 4); }
+    /// });
+    /// assert_eq!(leaves, 5);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn traverse(&self, mut visit: impl FnMut(&Aabb<S>, u32, usize)) {
+        let span = self.span() as usize;
+        for level in (1..self.levels.len()).rev() {
+            let below = self.elements_per_node(level);
+            for (k, aabb) in self.level(level).iter().enumerate() {
+                let first = k * below;
+                visit(aabb, level as u32, below.min(span - first));
+            }
+        }
+    }
+
+    /// Number of node levels (0 when empty): the root's level.
+    #[inline]
+    fn depth(&self) -> u32 {
+        (self.levels.len() - 1) as u32
+    }
+
+    /// Number of elements.
+    #[inline]
+    fn span(&self) -> u32 {
+        self.elements.len() as u32
+    }
+
+    /// The boxes of level `level`: the elements' for 0, else the nodes'.
+    #[inline]
+    fn level(&self, level: usize) -> &[Aabb<S>] {
+        if level == 0 {
+            &self.elements.boxes
+        } else {
+            &self.nodes[self.levels[level - 1] as usize..self.levels[level] as usize]
+        }
+    }
+
+    /// The range of indices, in level `level - 1`, of the children of node `node` of level
+    /// `level` (from 1).
+    #[inline]
+    fn children(&self, level: u32, node: u32) -> (u32, u32) {
+        let b = self.config.node_size;
+        let below = self.level_len(level - 1);
+        let first = node * b;
+        (first, (first + b).min(below))
+    }
+
+    /// Number of boxes in level `level`.
+    #[inline]
+    fn level_len(&self, level: u32) -> u32 {
+        if level == 0 {
+            self.span()
+        } else {
+            let l = level as usize;
+            self.levels[l] - self.levels[l - 1]
+        }
+    }
+
+    /// Elements beneath each full node of level `level`: `node_size ^ level`, capped at the
+    /// element count.
+    fn elements_per_node(&self, level: usize) -> usize {
+        let b = self.config.node_size as usize;
+        (0..level).fold(1usize, |acc, _| acc.saturating_mul(b))
+    }
+
+    /// The root's box, if the index is not empty.
+    #[inline]
+    fn root(&self) -> Option<&Aabb<S>> {
+        self.nodes.last()
+    }
+}
+
+/// Bit `i` set for each box `boxes[i]` (at most 64) that intersects `area`: one branch-free
+/// pass over a node's children, which compiles to vector compares.
+#[inline]
+fn overlapping<S: Scalar>(boxes: &[Aabb<S>], area: &Aabb<S>) -> u64 {
+    let mut mask = 0u64;
+    for (i, b) in boxes.iter().enumerate() {
+        mask |= u64::from(b.intersects_branchless(area)) << i;
+    }
+    mask
+}
+
+/// The set bits of a mask, lowest first.
+#[inline]
+fn bits(mut mask: u64) -> impl Iterator<Item = u32> {
+    core::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let bit = mask.trailing_zeros();
+            mask &= mask - 1;
+            bit
+        })
+    })
+}
+
+impl<S: Scalar, T> SpatialQuery<S, T> for PackedIndex<S, T> {
+    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
+        self.elements.get(handle)
+    }
+
+    fn len(&self) -> usize {
+        self.elements.len()
+    }
+
+    fn iter(&self) -> Iter<'_, S, T> {
+        self.elements.iter()
+    }
+
+    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.query_impl(area, visit)
+    }
+
+    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.pairs_impl(visit)
+    }
+
+    fn nearest<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+    ) -> &'w [Neighbor<S>] {
+        self.nearest_impl(point, k, workspace)
+    }
+
+    fn raycast_all<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        self.raycast_impl(ray, workspace, visit)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.elements.memory_bytes()
+            + self.nodes.capacity() * size_of::<Aabb<S>>()
+            + self.levels.capacity() * size_of::<u32>()
+    }
+
+    fn check_invariants(&self) -> Result<(), Error> {
+        self.validate()
+    }
+}

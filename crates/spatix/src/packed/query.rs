@@ -1,0 +1,171 @@
+//! Rectangle, nearest-neighbour and ray queries.
+
+use core::ops::ControlFlow;
+
+use super::{MAX_LEVELS, PackedIndex, bits, overlapping};
+use crate::handle::Elements;
+use crate::nearest::Pending;
+use crate::pool::ArrayStack;
+use crate::ray::{RaySearch, cast_tree};
+use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
+
+/// Children of one node still to visit: those at `first + i` of `level` for each bit `i`
+/// of `mask`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Siblings {
+    level: u32,
+    first: u32,
+    mask: u64,
+}
+
+impl<S: Scalar, T> PackedIndex<S, T> {
+    /// Depth-first with an explicit stack holding, per level, the mask of the children still
+    /// to visit (so at most one entry per level: it never needs the heap). Each visited node
+    /// tests all its children in one branch-free pass; every element is stored once, so
+    /// each is reported at most once with no further check.
+    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        if !area.is_valid() || !self.root().is_some_and(|r| r.intersects(area)) {
+            return ControlFlow::Continue(());
+        }
+        let mut stack = ArrayStack::<Siblings, MAX_LEVELS>::new();
+        let (mut level, mut node) = (self.depth(), 0);
+        loop {
+            let (first, end) = self.children(level, node);
+            let below = &self.level(level as usize - 1)[first as usize..end as usize];
+            let hits = overlapping(below, area);
+            if level == 1 {
+                for i in bits(hits) {
+                    visit(self.elements.item(first + i))?;
+                }
+            } else if hits != 0 {
+                stack.push(Siblings {
+                    level: level - 1,
+                    first,
+                    mask: hits,
+                });
+            }
+            let Some(mut next) = stack.pop() else {
+                return ControlFlow::Continue(());
+            };
+            let i = next.mask.trailing_zeros();
+            next.mask &= next.mask - 1;
+            if next.mask != 0 {
+                stack.push(next);
+            }
+            (level, node) = (next.level, next.first + i);
+        }
+    }
+
+    /// Best-first search: nodes come off a min-queue by the distance to their union box, and
+    /// the search stops when the nearest waiting node is farther than the k-th best so far.
+    ///
+    /// Until k candidates are known nothing can be pruned, so the search first walks down
+    /// greedily to the leaf that is nearest at every level and offers its elements (a first
+    /// bound at the cost of one descent, with nothing queued); the best-first pass then
+    /// queues only what beats that bound, and skips that leaf.
+    pub(super) fn nearest_impl<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+    ) -> &'w [Neighbor<S>] {
+        let mut search = workspace.begin();
+        let Some(root) = self.root().filter(|_| point.is_finite() && k > 0) else {
+            return workspace.finish();
+        };
+        let distance = |b: &Aabb<S>| b.distance_2_to_point(point);
+        let (mut level, mut node) = (self.depth(), 0);
+        while level > 1 {
+            let (first, end) = self.children(level, node);
+            let below = &self.level(level as usize - 1)[first as usize..end as usize];
+            let nearest = (first..end).zip(below).map(|(i, b)| (distance(b), i));
+            let (_, i) = nearest
+                .reduce(|a, b| if b.0 < a.0 { b } else { a })
+                .expect("nodes have children");
+            (level, node) = (level - 1, i);
+        }
+        let greedy_leaf = node;
+        let (first, end) = self.children(1, greedy_leaf);
+        for (i, b) in (first..end).zip(&self.elements.boxes[first as usize..end as usize]) {
+            search.offer(k, self.elements.handle(i), distance(b));
+        }
+        search.push(Pending {
+            key: distance(root),
+            node: 0,
+            aux: self.depth(),
+            aabb: *root,
+        });
+        while let Some(p) = search.pop() {
+            if p.key > search.bound(k) {
+                break;
+            }
+            if p.aux > 1 || p.node != greedy_leaf {
+                let (first, end) = self.children(p.aux, p.node);
+                let below = &self.level(p.aux as usize - 1)[first as usize..end as usize];
+                for (i, b) in (first..end).zip(below) {
+                    let d = distance(b);
+                    if d > search.bound(k) {
+                        continue;
+                    }
+                    if p.aux == 1 {
+                        search.offer(k, self.elements.handle(i), d);
+                    } else {
+                        search.push(Pending {
+                            key: d,
+                            node: i,
+                            aux: p.aux - 1,
+                            aabb: *b,
+                        });
+                    }
+                }
+            }
+        }
+        workspace.finish()
+    }
+
+    /// Ordered traversal ([`cast_tree`]): nodes come off a min-queue by where the ray enters
+    /// their union box (widened for rounding), and a hit is reported once no waiting node
+    /// could hold an earlier one.
+    pub(super) fn raycast_impl<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        let mut search = workspace.begin_ray();
+        if !ray.is_valid() {
+            return ControlFlow::Continue(());
+        }
+        let pending = |b: &Aabb<S>, node: u32, level: u32| {
+            b.ray_entry_conservative(ray).map(|t| Pending {
+                key: t,
+                node,
+                aux: level,
+                aabb: *b,
+            })
+        };
+        if let Some(root) = self.root().and_then(|r| pending(r, 0, self.depth())) {
+            search.push_region(root);
+        }
+        let expand = |p: Pending<S>, search: &mut RaySearch<'_, S>| {
+            let (first, end) = self.children(p.aux, p.node);
+            let below = &self.level(p.aux as usize - 1)[first as usize..end as usize];
+            for (i, b) in (first..end).zip(below) {
+                if p.aux == 1 {
+                    if let Some(t) = b.entry_unchecked(ray) {
+                        search.push_hit(t, i);
+                    }
+                } else if let Some(next) = pending(b, i, p.aux - 1) {
+                    search.push_region(next);
+                }
+            }
+        };
+        cast_tree(&mut search, &self.elements, expand, visit)
+    }
+}

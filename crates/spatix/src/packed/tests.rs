@@ -1,0 +1,636 @@
+//! Tests of the packed index: its mechanics (curve, sort, packing, self-check), and seeded
+//! property tests of every query against `BruteForce` on every kind of data.
+
+use core::ops::ControlFlow;
+use std::collections::HashSet;
+
+use super::build::{Keys, hilbert};
+use super::{PackedConfig, PackedIndex};
+use crate::workload::Rng;
+use crate::{
+    Aabb, BruteForce, Error, Handle, Point, Quadtree, Ray, Scalar, SpatialIndex, SpatialQuery,
+    Workspace,
+};
+
+fn bx<S: Scalar>(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<S> {
+    Aabb::new(
+        Point::new(S::from_f64(x0), S::from_f64(y0)),
+        Point::new(S::from_f64(x1), S::from_f64(y1)),
+    )
+    .unwrap()
+}
+
+fn numbered<S: Scalar>(boxes: &[Aabb<S>]) -> impl Iterator<Item = (Aabb<S>, u32)> + '_ {
+    boxes.iter().copied().zip(0..)
+}
+
+// ---------------------------------------------------------------------------------------
+// The curve and the sort.
+
+#[test]
+fn hilbert_curve_fills_the_first_square_cell_by_neighbouring_cell() {
+    // The curve starts at (0, 0), so its first 4^8 cells are the 256 × 256 square there,
+    // each exactly once, and consecutive cells share a side.
+    let mut at = vec![None; 1 << 16];
+    for y in 0..256u32 {
+        for x in 0..256u32 {
+            let d = hilbert(x, y) as usize;
+            assert!(d < 1 << 16, "cell ({x}, {y}) has index {d}");
+            assert!(at[d].replace((x, y)).is_none(), "index {d} used twice");
+        }
+    }
+    assert_eq!(at[0], Some((0, 0)));
+    for d in 1..at.len() {
+        let ((x0, y0), (x1, y1)) = (at[d - 1].unwrap(), at[d].unwrap());
+        assert_eq!(
+            x0.abs_diff(x1) + y0.abs_diff(y1),
+            1,
+            "indices {} and {d}",
+            d - 1
+        );
+    }
+}
+
+#[test]
+fn hilbert_curve_is_a_curve_over_the_whole_grid() {
+    // Sampled over the full 2^16 grid: distinct cells get distinct indices, and stepping
+    // along the curve by one from any cell reaches a neighbour.
+    let mut rng = Rng::new(11);
+    let mut cells = std::collections::HashMap::new();
+    for _ in 0..20_000 {
+        let (x, y) = (rng.below(1 << 16) as u32, rng.below(1 << 16) as u32);
+        let d = hilbert(x, y);
+        let neighbours = [
+            (x.wrapping_sub(1), y),
+            (x + 1, y),
+            (x, y.wrapping_sub(1)),
+            (x, y + 1),
+        ];
+        let next = neighbours
+            .iter()
+            .filter(|&&(a, b)| a < 1 << 16 && b < 1 << 16)
+            .filter(|&&(a, b)| hilbert(a, b).abs_diff(d) == 1)
+            .count();
+        let ends = u32::from(d == 0) + u32::from(d == u32::MAX);
+        assert_eq!(next as u32 + ends, 2, "cell ({x}, {y}) at {d}");
+        let cell = *cells.entry(d).or_insert((x, y));
+        assert_eq!(cell, (x, y), "two cells at index {d}");
+    }
+    assert_eq!(
+        hilbert(0xFFFF, 0),
+        u32::MAX,
+        "the curve ends at the other bottom corner"
+    );
+}
+
+#[test]
+fn radix_sort_orders_by_key_then_index() {
+    let mut rng = Rng::new(5);
+    let spreads = [
+        (0, 1u64),
+        (1, 1),
+        (2, 1 << 32),
+        (100, 1),
+        (5000, 1 << 32),
+        (5000, 7),
+    ];
+    let more = [(5000, 1 << 16), (5000, 0x0100_0000), (70_000, 1 << 20)];
+    for (n, spread) in spreads.into_iter().chain(more) {
+        // Some key sets share digits (small spreads): those passes are skipped.
+        let offset = rng.next_u64() % (1 << 32);
+        let raw: Vec<u32> = (0..n)
+            .map(|_| ((rng.next_u64() % spread + offset) % (1 << 32)) as u32)
+            .collect();
+        let mut keys = Keys::with_capacity(n);
+        for &k in &raw {
+            keys.push(k);
+        }
+        let mut expected: Vec<u32> = (0..n as u32).collect();
+        expected.sort_by_key(|&i| (raw[i as usize], i));
+        assert_eq!(keys.into_order(), expected, "n = {n}, spread = {spread}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Layout.
+
+#[test]
+fn levels_pack_runs_of_node_size() {
+    let boxes: Vec<Aabb<f64>> = (0..17)
+        .map(|i| bx(f64::from(i), 0.0, f64::from(i), 1.0))
+        .collect();
+    let index = PackedIndex::with_config(numbered(&boxes), PackedConfig { node_size: 4 }).unwrap();
+    assert_eq!(index.levels, [0, 5, 7, 8]);
+    let mut per_level = [0usize; 4];
+    index.traverse(|_, level, elements| per_level[level as usize] += elements);
+    assert_eq!(per_level, [0, 17, 17, 17]);
+    assert_eq!(*index.root().unwrap(), bx(0.0, 0.0, 16.0, 1.0));
+    index.check_invariants().unwrap();
+
+    let one = PackedIndex::build([(bx::<f32>(1.0, 2.0, 3.0, 4.0), 0)]).unwrap();
+    assert_eq!(
+        (one.levels.as_slice(), one.nodes.len()),
+        ([0, 1].as_slice(), 1)
+    );
+    let none = PackedIndex::<f32, ()>::build([]).unwrap();
+    assert_eq!(
+        (none.levels.as_slice(), none.nodes.len()),
+        ([0].as_slice(), 0)
+    );
+    none.check_invariants().unwrap();
+}
+
+#[test]
+fn boxes_are_stored_in_curve_order_so_leaves_are_compact() {
+    // A 128 × 128 grid of points, given in a scrambled order: sorted along the curve, each
+    // leaf of 16 points covers a 4 × 4 block (area 9), so the leaves' areas add up to about
+    // 9 per 16 points; in input order they would span the whole grid.
+    let mut rng = Rng::new(3);
+    let mut cells: Vec<(f64, f64)> = (0..128 * 128)
+        .map(|i| (f64::from(i % 128), f64::from(i / 128)))
+        .collect();
+    for i in (1..cells.len()).rev() {
+        cells.swap(i, rng.below(i + 1));
+    }
+    let boxes: Vec<Aabb<f64>> = cells.iter().map(|&(x, y)| bx(x, y, x, y)).collect();
+    let index = PackedIndex::build(numbered(&boxes)).unwrap();
+    let mut leaf_area = 0.0;
+    index.traverse(|b, level, _| {
+        if level == 1 {
+            leaf_area += b.size().x * b.size().y;
+        }
+    });
+    assert_eq!(leaf_area, 9.0 * 1024.0);
+    // Handles still name the input: element i is cell i of the scrambled list.
+    for (i, b) in boxes.iter().enumerate() {
+        let item = index.get(index.handle(i).unwrap()).unwrap();
+        assert_eq!((*item.aabb, *item.value), (*b, i as u32));
+    }
+}
+
+#[test]
+fn memory_is_boxes_values_two_maps_and_the_nodes() {
+    let mut rng = Rng::new(9);
+    let boxes: Vec<Aabb<f32>> = (0..10_000)
+        .map(|_| {
+            let (x, y) = (rng.range(0.0, 1000.0), rng.range(0.0, 1000.0));
+            bx(x, y, x + 2.0, y + 2.0)
+        })
+        .collect();
+    let index = PackedIndex::build(numbered(&boxes)).unwrap();
+    let nodes = 625 + 40 + 3 + 1;
+    let expected = 10_000 * (16 + 4 + 4 + 4) + nodes * 16 + 5 * 4;
+    assert_eq!(index.memory_bytes(), expected);
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors, handles and the self-check.
+
+#[test]
+fn invalid_input_builds_nothing() {
+    let good = bx::<f64>(0.0, 0.0, 1.0, 1.0);
+    let bad = [
+        Aabb {
+            min: Point::new(f64::NAN, 0.0),
+            max: Point::new(1.0, 1.0),
+        },
+        Aabb {
+            min: Point::new(0.0, 0.0),
+            max: Point::new(f64::INFINITY, 1.0),
+        },
+        Aabb {
+            min: Point::new(0.0, 2.0),
+            max: Point::new(1.0, 1.0),
+        },
+    ];
+    for b in bad {
+        let r = PackedIndex::build([(good, 0), (b, 1), (good, 2)]);
+        assert_eq!(r.err(), Some(Error::InvalidAabb));
+    }
+    for node_size in [0, 1, 65, u32::MAX] {
+        let r = PackedIndex::with_config([(good, 0)], PackedConfig { node_size });
+        assert!(matches!(r, Err(Error::InvalidParameter(_))), "{node_size}");
+    }
+}
+
+#[test]
+fn handles_of_other_structures_are_rejected() {
+    let boxes = [bx::<f32>(0.0, 0.0, 1.0, 1.0), bx(2.0, 2.0, 3.0, 3.0)];
+    let a = PackedIndex::build(numbered(&boxes)).unwrap();
+    let b = PackedIndex::build(numbered(&boxes)).unwrap();
+    let mut tree = Quadtree::new(bx(0.0, 0.0, 4.0, 4.0)).unwrap();
+    let foreign = tree.insert(boxes[0], 0u32).unwrap();
+    let h = a.handle(1).unwrap();
+    assert_eq!(*a.get(h).unwrap().value, 1);
+    assert!(b.get(h).is_none(), "a handle of another packed index");
+    assert!(a.get(foreign).is_none(), "a quadtree's handle");
+    assert!(
+        a.get(Handle::from_bits(u64::from(h.to_bits() as u32 + 7)))
+            .is_none()
+    );
+    assert!(a.handle(2).is_none());
+    let slots: Vec<u32> = a.iter().map(|item| item.handle.slot()).collect();
+    assert_eq!(slots, [0, 1], "iter walks slot (input) order");
+}
+
+#[test]
+fn check_invariants_catches_broken_trees() {
+    let mut rng = Rng::new(2);
+    let boxes: Vec<Aabb<f64>> = (0..300)
+        .map(|_| {
+            let (x, y) = (rng.range(0.0, 100.0), rng.range(0.0, 100.0));
+            bx(x, y, x + 1.0, y + 1.0)
+        })
+        .collect();
+    let index = PackedIndex::with_config(numbered(&boxes), PackedConfig { node_size: 4 }).unwrap();
+    index.check_invariants().unwrap();
+    let broken = |why: &str, f: &dyn Fn(&mut PackedIndex<f64, u32>)| {
+        let mut copy = index.clone();
+        f(&mut copy);
+        assert!(copy.check_invariants().is_err(), "not caught: {why}");
+    };
+    broken("a grown node", &|t| t.nodes[3].max.x += 1.0);
+    broken("a shrunk root", &|t| {
+        t.nodes.last_mut().unwrap().min.y += 0.5
+    });
+    broken("two elements swapped", &|t| {
+        let (a, b) = (10, 200);
+        t.elements.boxes.swap(a, b);
+        t.elements.slots.swap(a, b);
+        t.elements
+            .positions
+            .swap(t.elements.slots[a] as usize, t.elements.slots[b] as usize);
+    });
+    broken("an element listed twice", &|t| {
+        t.elements.slots[7] = t.elements.slots[8]
+    });
+    broken("a level missing", &|t| {
+        t.levels.pop();
+    });
+    broken("a moved element box", &|t| {
+        t.elements.boxes[0].max.x += 500.0
+    });
+    broken("a node size that does not match", &|t| {
+        t.config.node_size = 5
+    });
+}
+
+// ---------------------------------------------------------------------------------------
+// Seeded property tests against the oracle.
+
+/// The kinds of data every query is checked on.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Uniform,
+    Clustered,
+    Coincident,
+    /// Boxes far apart and far from the origin, up to a quarter of the scalar's range.
+    Far,
+    /// A few huge boxes among many tiny ones ("dragons among hobbits").
+    HugeAndTiny,
+    /// Integer corners and zero sizes: points, lines and boxes that only touch.
+    Degenerate,
+}
+
+const KINDS: [Kind; 6] = [
+    Kind::Uniform,
+    Kind::Clustered,
+    Kind::Coincident,
+    Kind::Far,
+    Kind::HugeAndTiny,
+    Kind::Degenerate,
+];
+
+fn random_box<S: Scalar>(kind: Kind, rng: &mut Rng, centre: (f64, f64)) -> Aabb<S> {
+    let (cx, cy, hx, hy) = match kind {
+        Kind::Uniform => (
+            rng.range(0.0, 100.0),
+            rng.range(0.0, 100.0),
+            rng.range(0.0, 3.0),
+            rng.range(0.0, 3.0),
+        ),
+        Kind::Clustered => {
+            let c = [(20.0, 30.0), (70.0, 60.0), (50.0, 50.0)][rng.below(3)];
+            (
+                c.0 + 4.0 * rng.normal(),
+                c.1 + 4.0 * rng.normal(),
+                rng.range(0.0, 1.5),
+                rng.range(0.0, 1.5),
+            )
+        }
+        Kind::Coincident => (centre.0, centre.1, 1.0, 0.5),
+        Kind::Far => {
+            let reach = S::MAX.to_f64() / 4.0;
+            let far = |rng: &mut Rng| match rng.below(3) {
+                0 => rng.range(-reach, reach),
+                1 => rng.range(-1e6, 1e6),
+                _ => rng.range(0.0, 100.0),
+            };
+            let (x, y) = (far(rng), far(rng));
+            let h = [0.0, 1.0, 1e5, reach / 8.0][rng.below(4)];
+            (x, y, h * rng.unit(), h * rng.unit())
+        }
+        Kind::HugeAndTiny => {
+            let h = if rng.below(20) == 0 {
+                rng.range(20.0, 60.0)
+            } else {
+                rng.range(0.0, 0.5)
+            };
+            (
+                rng.range(0.0, 100.0),
+                rng.range(0.0, 100.0),
+                h,
+                h * rng.range(0.2, 1.0),
+            )
+        }
+        Kind::Degenerate => {
+            let i = |rng: &mut Rng| rng.below(12) as f64;
+            let (x, y) = (i(rng), i(rng));
+            return bx(
+                x,
+                y,
+                x + [0.0, 1.0][rng.below(2)],
+                y + [0.0, 1.0, 2.0][rng.below(3)],
+            );
+        }
+    };
+    bx(cx - hx, cy - hy, cx + hx, cy + hy)
+}
+
+/// A query area: small, large, a point, an element's own box, everything, or touching.
+fn random_area<S: Scalar>(kind: Kind, rng: &mut Rng, boxes: &[Aabb<S>]) -> Aabb<S> {
+    match rng.below(6) {
+        0 if !boxes.is_empty() => boxes[rng.below(boxes.len())],
+        1 => Aabb {
+            min: Point::new(-S::MAX, -S::MAX),
+            max: Point::new(S::MAX, S::MAX),
+        },
+        2 if !boxes.is_empty() => {
+            // Touching an element's right side from outside.
+            let b = boxes[rng.below(boxes.len())];
+            Aabb {
+                min: Point::new(b.max.x, b.min.y),
+                max: Point::new(b.max.x + S::ONE, b.max.y),
+            }
+        }
+        3 => {
+            let p = random_box::<S>(kind, rng, (50.0, 50.0)).min;
+            Aabb { min: p, max: p }
+        }
+        _ => {
+            let a = random_box::<S>(kind, rng, (50.0, 50.0));
+            let grow = S::from_f64(rng.range(0.0, 20.0));
+            Aabb {
+                min: Point::new(a.min.x - grow, a.min.y - grow),
+                max: Point::new(a.max.x + grow, a.max.y + grow),
+            }
+        }
+    }
+}
+
+fn random_point<S: Scalar>(kind: Kind, rng: &mut Rng) -> Point<S> {
+    match rng.below(8) {
+        0 => Point::new(S::from_f64(-1e9), S::from_f64(3e9)),
+        1 => Point::new(S::INFINITY, S::ZERO),
+        _ => random_box::<S>(kind, rng, (50.0, 50.0)).max,
+    }
+}
+
+fn random_ray<S: Scalar>(kind: Kind, rng: &mut Rng) -> Ray<S> {
+    let origin = random_point::<S>(kind, rng);
+    let angle = rng.range(0.0, core::f64::consts::TAU);
+    let direction = match rng.below(5) {
+        0 => Point::new(S::ONE, S::ZERO),
+        1 => Point::new(S::ZERO, -S::ONE),
+        2 => Point::new(S::ZERO, S::ZERO),
+        _ => Point::new(
+            S::from_f64(angle.cos() * 3.0),
+            S::from_f64(angle.sin() * 3.0),
+        ),
+    };
+    let max_t = [S::INFINITY, S::ZERO, S::from_f64(rng.range(0.0, 40.0))][rng.below(3)];
+    Ray {
+        origin,
+        direction,
+        max_t,
+    }
+}
+
+fn sorted(mut v: Vec<u32>) -> Vec<u32> {
+    v.sort_unstable();
+    v
+}
+
+fn query_ids<S: Scalar, I: SpatialQuery<S, u32>>(index: &I, area: &Aabb<S>) -> Vec<u32> {
+    let mut ids = Vec::new();
+    let _ = index.query(area, |item| {
+        ids.push(*item.value);
+        ControlFlow::Continue(())
+    });
+    sorted(ids)
+}
+
+fn within_ids<S: Scalar, I: SpatialQuery<S, u32>>(index: &I, p: Point<S>, r: S) -> Vec<u32> {
+    let mut ids = Vec::new();
+    let _ = index.within(p, r, |item| {
+        ids.push(*item.value);
+        ControlFlow::Continue(())
+    });
+    sorted(ids)
+}
+
+fn pair_ids<S: Scalar, I: SpatialQuery<S, u32>>(index: &I) -> Vec<(u32, u32)> {
+    let mut pairs = Vec::new();
+    let _ = index.for_each_pair(|a, b| {
+        pairs.push((*a.value.min(b.value), *a.value.max(b.value)));
+        ControlFlow::Continue(())
+    });
+    pairs.sort_unstable();
+    pairs
+}
+
+/// Every hit as (t, id), in the order reported.
+fn ray_hits<S: Scalar, I: SpatialQuery<S, u32>>(
+    index: &I,
+    ray: &Ray<S>,
+    ws: &mut Workspace<S>,
+) -> Vec<(S, u32)> {
+    let mut hits = Vec::new();
+    let _ = index.raycast_all(ray, ws, |item, t| {
+        hits.push((t, *item.value));
+        ControlFlow::Continue(())
+    });
+    hits
+}
+
+/// Calls of a visitor that breaks at once, and what the query returned.
+fn stops(run: impl FnOnce(&mut usize) -> ControlFlow<()>) -> (usize, ControlFlow<()>) {
+    let mut calls = 0;
+    let flow = run(&mut calls);
+    (calls, flow)
+}
+
+fn assert_stops_at_once(calls: usize, flow: ControlFlow<()>, matches: usize, what: &str) {
+    let want = if matches == 0 {
+        (0, ControlFlow::Continue(()))
+    } else {
+        (1, ControlFlow::Break(()))
+    };
+    assert_eq!(
+        (calls, flow),
+        want,
+        "{what}: early stop with {matches} matches"
+    );
+}
+
+/// Builds the index and the oracle from the same boxes and compares every query.
+fn compare<S: Scalar>(kind: Kind, boxes: &[Aabb<S>], node_size: u32, rng: &mut Rng) {
+    let context = format!("{kind:?}, {} boxes, node size {node_size}", boxes.len());
+    let config = PackedConfig { node_size };
+    let index = PackedIndex::with_config(numbered(boxes), config).unwrap();
+    index
+        .check_invariants()
+        .unwrap_or_else(|e| panic!("{context}: {e}"));
+    let mut oracle = BruteForce::new();
+    for (b, i) in numbered(boxes) {
+        oracle.insert(b, i).unwrap();
+    }
+    assert_eq!(index.len(), boxes.len());
+    assert_eq!(index.iter().len(), boxes.len());
+    for (i, item) in index.iter().enumerate() {
+        assert_eq!(
+            (item.handle, *item.value, *item.aabb),
+            (index.handle(i).unwrap(), i as u32, boxes[i])
+        );
+    }
+
+    let pairs = pair_ids(&index);
+    assert_eq!(pairs, pair_ids(&oracle), "{context}: pairs");
+    assert!(
+        pairs.windows(2).all(|w| w[0] != w[1]),
+        "{context}: a pair twice"
+    );
+    let (calls, flow) = stops(|calls| {
+        index.for_each_pair(|_, _| {
+            *calls += 1;
+            ControlFlow::Break(())
+        })
+    });
+    assert_stops_at_once(calls, flow, pairs.len(), &context);
+
+    let (mut ws, mut ws_oracle) = (Workspace::new(), Workspace::new());
+    for _ in 0..12 {
+        let area = random_area(kind, rng, boxes);
+        let ids = query_ids(&index, &area);
+        assert_eq!(ids, query_ids(&oracle, &area), "{context}: query {area:?}");
+        assert!(
+            ids.windows(2).all(|w| w[0] != w[1]),
+            "{context}: reported twice"
+        );
+        let (calls, flow) = stops(|calls| {
+            index.query(&area, |_| {
+                *calls += 1;
+                ControlFlow::Break(())
+            })
+        });
+        assert_stops_at_once(calls, flow, ids.len(), &context);
+
+        let p = random_point::<S>(kind, rng);
+        for k in [0, 1, 8, 64, boxes.len() + 3] {
+            let got = index.nearest(p, k, &mut ws).to_vec();
+            let want = oracle.nearest(p, k, &mut ws_oracle);
+            let d = |v: &[crate::Neighbor<S>]| v.iter().map(|n| n.distance_2).collect::<Vec<_>>();
+            assert_eq!(d(&got), d(want), "{context}: nearest {k} to {p:?}");
+            let ids: HashSet<u32> = got
+                .iter()
+                .map(|n| *index.get(n.handle).unwrap().value)
+                .collect();
+            assert_eq!(ids.len(), got.len(), "{context}: a neighbour twice");
+            for n in &got {
+                assert_eq!(
+                    index.get(n.handle).unwrap().aabb.distance_2_to_point(p),
+                    n.distance_2
+                );
+            }
+        }
+        let r = [
+            S::ZERO,
+            S::ONE,
+            S::from_f64(rng.range(0.0, 30.0)),
+            S::INFINITY,
+            -S::ONE,
+        ][rng.below(5)];
+        assert_eq!(
+            within_ids(&index, p, r),
+            within_ids(&oracle, p, r),
+            "{context}: within {r:?} of {p:?}"
+        );
+
+        let ray = random_ray::<S>(kind, rng);
+        let hits = ray_hits(&index, &ray, &mut ws);
+        assert!(
+            hits.windows(2).all(|w| w[0].0 <= w[1].0),
+            "{context}: hits out of order"
+        );
+        let mut got: Vec<_> = hits.iter().map(|&(t, id)| (id, t)).collect();
+        let mut want: Vec<_> = ray_hits(&oracle, &ray, &mut ws_oracle)
+            .iter()
+            .map(|&(t, id)| (id, t))
+            .collect();
+        got.sort_unstable_by_key(|h| h.0);
+        want.sort_unstable_by_key(|h| h.0);
+        assert_eq!(got, want, "{context}: ray {ray:?}");
+        let first = index.raycast(&ray, &mut ws).map(|h| h.t);
+        assert_eq!(
+            first,
+            oracle.raycast(&ray, &mut ws_oracle).map(|h| h.t),
+            "{context}: first hit"
+        );
+        let (calls, flow) = stops(|calls| {
+            index.raycast_all(&ray, &mut ws, |_, _| {
+                *calls += 1;
+                ControlFlow::Break(())
+            })
+        });
+        assert_stops_at_once(calls, flow, hits.len(), &context);
+    }
+}
+
+fn property_tests<S: Scalar>(seed: u64) {
+    let mut rng = Rng::new(seed);
+    for kind in KINDS {
+        for n in [0, 1, 2, 3, 15, 16, 17, 63, 64, 65, 200, 1000] {
+            let node_size = [2, 3, 4, 16, 64][rng.below(5)];
+            let centre = (rng.range(-10.0, 10.0), rng.range(-10.0, 10.0));
+            let boxes: Vec<Aabb<S>> = (0..n).map(|_| random_box(kind, &mut rng, centre)).collect();
+            compare(kind, &boxes, node_size, &mut rng);
+        }
+    }
+}
+
+#[test]
+fn every_query_matches_the_oracle_f32() {
+    for seed in 0..6 {
+        property_tests::<f32>(seed);
+    }
+}
+
+#[test]
+fn every_query_matches_the_oracle_f64() {
+    for seed in 100..106 {
+        property_tests::<f64>(seed);
+    }
+}
+
+#[test]
+fn larger_sets_match_the_oracle_with_every_node_size() {
+    let mut rng = Rng::new(77);
+    for node_size in [2, 5, 16, 33, 64] {
+        for kind in [Kind::Uniform, Kind::HugeAndTiny, Kind::Degenerate] {
+            let boxes: Vec<Aabb<f32>> = (0..4000)
+                .map(|_| random_box(kind, &mut rng, (0.0, 0.0)))
+                .collect();
+            compare(kind, &boxes, node_size, &mut rng);
+        }
+    }
+}

@@ -1,0 +1,358 @@
+//! Node geometry shared by the quadtrees: node boxes are never stored, but computed on the way
+//! down from the world box and carried by traversals in a [`Frame`].
+
+use core::ops::ControlFlow;
+
+use crate::handle::Slots;
+use crate::nearest::{Pending, Search};
+use crate::pool::ArrayStack;
+use crate::ray::{RaySearch, cast_tree};
+use crate::{Aabb, Error, Item, Neighbor, NodeKind, Point, Ray, Scalar, Workspace};
+
+/// The deepest tree a configuration may ask for: past this, floats stop halving usefully.
+pub(crate) const MAX_DEPTH: u32 = 30;
+
+/// The depth at which the nodes of a tree over `world` are about `leaf` wide (at most
+/// [`MAX_DEPTH`]; 0 for a world already no wider, or a non-positive `leaf`).
+pub(crate) fn depth_for_node_side<S: Scalar>(world: &Aabb<S>, leaf: f64) -> u32 {
+    let size = world.size();
+    let side = size.x.max_s(size.y).to_f64();
+    if leaf > 0.0 && side > leaf {
+        (side / leaf).log2().floor().min(f64::from(MAX_DEPTH)) as u32
+    } else {
+        0
+    }
+}
+
+/// Checks the two tree parameters every quadtree takes (split threshold, depth limit).
+pub(crate) fn validate_params(max_elements: u32, max_depth: u32) -> Result<(), Error> {
+    if !(1..=65536).contains(&max_elements) {
+        return Err(Error::InvalidParameter("max_elements must be in 1..=65536"));
+    }
+    if max_depth > MAX_DEPTH {
+        return Err(Error::InvalidParameter("max_depth must be at most 30"));
+    }
+    Ok(())
+}
+
+/// Sides of a node's box that lie on the world's border.
+pub(crate) const LEFT: u8 = 1;
+pub(crate) const RIGHT: u8 = 2;
+pub(crate) const BOTTOM: u8 = 4;
+pub(crate) const TOP: u8 = 8;
+
+/// A node with the box and depth computed on the way down, as traversals carry it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Frame<S> {
+    pub(crate) aabb: Aabb<S>,
+    pub(crate) node: u32,
+    pub(crate) depth: u8,
+    /// Which sides lie on the world's border (elements beyond them are clamped onto them).
+    pub(crate) edges: u8,
+}
+
+/// Most entries a depth-first walk keeps pending: 3 siblings per level plus 4, for the deepest
+/// tree allowed.
+pub(crate) const MAX_PENDING: usize = 3 * MAX_DEPTH as usize + 4;
+
+/// Explicit traversal stack of the queries, on the caller's stack: never the heap.
+pub(crate) type Stack<S> = ArrayStack<Frame<S>, MAX_PENDING>;
+
+/// The same walk over node indices only (maintenance passes).
+pub(crate) type NodeStack = ArrayStack<u32, MAX_PENDING>;
+
+impl<S: Scalar> Frame<S> {
+    pub(crate) fn root(world: Aabb<S>) -> Self {
+        Self {
+            aabb: world,
+            node: 0,
+            depth: 0,
+            edges: LEFT | RIGHT | BOTTOM | TOP,
+        }
+    }
+
+    /// Where the node splits: its centre, clamped so that rounding (subnormals) can never put
+    /// a child outside its parent.
+    #[inline]
+    pub(crate) fn mid(&self) -> Point<S> {
+        let b = &self.aabb;
+        let c = b.center();
+        Point::new(
+            c.x.max_s(b.min.x).min_s(b.max.x),
+            c.y.max_s(b.min.y).min_s(b.max.y),
+        )
+    }
+
+    /// Child `i` (0: lower left, 1: lower right, 2: upper left, 3: upper right) of the group
+    /// starting at `first_child`, given the split point `mid`.
+    #[inline]
+    pub(crate) fn child(&self, first_child: u32, i: u32, mid: Point<S>) -> Self {
+        let b = &self.aabb;
+        let right = i & 1 == 1;
+        let top = i & 2 == 2;
+        let (x0, x1) = if right {
+            (mid.x, b.max.x)
+        } else {
+            (b.min.x, mid.x)
+        };
+        let (y0, y1) = if top {
+            (mid.y, b.max.y)
+        } else {
+            (b.min.y, mid.y)
+        };
+        let keep = (if right { RIGHT } else { LEFT }) | (if top { TOP } else { BOTTOM });
+        Self {
+            aabb: Aabb {
+                min: Point::new(x0, y0),
+                max: Point::new(x1, y1),
+            },
+            node: first_child + i,
+            depth: self.depth + 1,
+            edges: self.edges & keep,
+        }
+    }
+
+    /// The four children, whose nodes start at `first_child`.
+    #[inline]
+    pub(crate) fn children(&self, first_child: u32) -> [Self; 4] {
+        let mid = self.mid();
+        [0, 1, 2, 3].map(|i| self.child(first_child, i, mid))
+    }
+
+    /// Bit `i` set for each child `i` that a box overlapping this node overlaps (closed),
+    /// found by comparing the box with the split point only.
+    #[inline]
+    pub(crate) fn quadrants(mid: Point<S>, b: &Aabb<S>) -> u8 {
+        let left = b.min.x <= mid.x;
+        let right = b.max.x >= mid.x;
+        let bottom = b.min.y <= mid.y;
+        let top = b.max.y >= mid.y;
+        u8::from(left & bottom)
+            | u8::from(right & bottom) << 1
+            | u8::from(left & top) << 2
+            | u8::from(right & top) << 3
+    }
+
+    /// Whether this node owns the point `q` (which lies in the world): the half-open box,
+    /// closed on the world's far border. Sibling nodes own disjoint parts of their parent, so
+    /// exactly one leaf owns any point of the world. Used to report each result once.
+    #[inline]
+    pub(crate) fn owns(&self, q: Point<S>) -> bool {
+        q.x >= self.aabb.min.x
+            && (q.x < self.aabb.max.x || self.edges & RIGHT != 0)
+            && q.y >= self.aabb.min.y
+            && (q.y < self.aabb.max.y || self.edges & TOP != 0)
+    }
+
+    /// Whether a (clamped) box lies strictly inside [`Frame::reach`]: then every leaf it
+    /// overlaps lies beneath this node (tight quadtree), and the descent of an MX-CIF tree
+    /// passes through this node (each split line it crosses on the way lies strictly beside
+    /// the box).
+    #[inline]
+    pub(crate) fn fits(&self, c: &Aabb<S>) -> bool {
+        let r = self.reach();
+        r.min.x < c.min.x && c.max.x < r.max.x && r.min.y < c.min.y && c.max.y < r.max.y
+    }
+
+    /// This frame waiting in a best-first search with `key`.
+    #[inline]
+    pub(crate) fn pending(&self, key: S) -> Pending<S> {
+        Pending {
+            key,
+            node: self.node,
+            aux: u32::from(self.depth) | u32::from(self.edges) << 8,
+            aabb: self.aabb,
+        }
+    }
+
+    /// The frame a best-first search entry stands for.
+    #[inline]
+    pub(crate) fn from_pending(p: &Pending<S>) -> Self {
+        Self {
+            aabb: p.aabb,
+            node: p.node,
+            depth: p.aux as u8,
+            edges: (p.aux >> 8) as u8,
+        }
+    }
+
+    /// The box grown to infinity across world-border sides: it contains the true position of
+    /// every element filed here, even one outside the world. Used for distance bounds.
+    #[inline]
+    pub(crate) fn reach(&self) -> Aabb<S> {
+        let mut r = self.aabb;
+        if self.edges & LEFT != 0 {
+            r.min.x = -S::INFINITY;
+        }
+        if self.edges & RIGHT != 0 {
+            r.max.x = S::INFINITY;
+        }
+        if self.edges & BOTTOM != 0 {
+            r.min.y = -S::INFINITY;
+        }
+        if self.edges & TOP != 0 {
+            r.max.y = S::INFINITY;
+        }
+        r
+    }
+
+    /// Whether a leaf here may split: above the depth limit, and with room to halve on both
+    /// axes. A node too thin to halve (a world of zero width or height, or coordinates at the
+    /// limit of float precision) would hand all its elements to its children alike, level
+    /// after level.
+    #[inline]
+    pub(crate) fn can_split(&self, max_depth: u32) -> bool {
+        let (b, mid) = (&self.aabb, self.mid());
+        u32::from(self.depth) < max_depth
+            && b.min.x < mid.x
+            && mid.x < b.max.x
+            && b.min.y < mid.y
+            && mid.y < b.max.y
+    }
+}
+
+/// Visits every node of a tree over `world`, parents before children, with its computed box,
+/// its depth and its kind: what the trees' `traverse` gives. `node(index)` returns the node's
+/// kind and, for a branch, the first of its four contiguous children.
+pub(crate) fn traverse<S: Scalar>(
+    world: Aabb<S>,
+    node: impl Fn(u32) -> (NodeKind, u32),
+    mut visit: impl FnMut(&Aabb<S>, u32, NodeKind),
+) {
+    let mut stack = Stack::new();
+    stack.push(Frame::root(world));
+    while let Some(f) = stack.pop() {
+        let (kind, first_child) = node(f.node);
+        visit(&f.aabb, u32::from(f.depth), kind);
+        if kind == NodeKind::Branch {
+            for child in f.children(first_child).into_iter().rev() {
+                stack.push(child);
+            }
+        }
+    }
+}
+
+/// Four contiguous nodes for a new group of children, set to `empty`: the first group of the
+/// free list headed by `free` (linked through each free group's first node, read by
+/// `next_free`) if any, else four new nodes at the end. Returns the group's first node.
+pub(crate) fn take_group<N: Copy>(
+    nodes: &mut Vec<N>,
+    free: &mut u32,
+    empty: N,
+    next_free: impl Fn(&N) -> u32,
+) -> u32 {
+    if *free != crate::handle::NIL {
+        let group = *free;
+        let g = group as usize;
+        *free = next_free(&nodes[g]);
+        nodes[g..g + 4].fill(empty);
+        group
+    } else {
+        let group = nodes.len() as u32;
+        nodes.extend_from_slice(&[empty; 4]);
+        group
+    }
+}
+
+/// Checks a tree's child groups (the nodes after the root, four by four): each is either
+/// reachable (`reached` by node) or on the free list starting at `head`, never both.
+/// `next_free(i)` is the group linked from free group `i`'s first node; `is_free(i)` whether
+/// node `i` is marked free.
+pub(crate) fn check_free_groups(
+    reached: &[bool],
+    head: u32,
+    next_free: impl Fn(usize) -> u32,
+    is_free: impl Fn(usize) -> bool,
+) -> Result<(), Error> {
+    let fail = |why: String| Err(Error::InvariantViolated(why));
+    let n_nodes = reached.len();
+    let groups = (n_nodes - 1) / 4;
+    let mut free = 0;
+    let mut g = head;
+    while g != crate::handle::NIL {
+        let at = g as usize;
+        free += 1;
+        if free > groups || at == 0 || (at - 1) % 4 != 0 || at + 4 > n_nodes {
+            return fail(format!("bad or cyclic free group {g}"));
+        }
+        if (at..at + 4).any(|i| reached[i] || !is_free(i)) {
+            return fail(format!("free group {g} is in use"));
+        }
+        g = next_free(at);
+    }
+    let used = reached.iter().skip(1).filter(|&&r| r).count();
+    if used % 4 != 0 || used / 4 + free != groups {
+        return fail(format!("{groups} groups: {} used, {free} free", used / 4));
+    }
+    Ok(())
+}
+
+/// Best-first k-nearest search over a tree's frames: nodes come off a min-queue by the distance
+/// to their box grown to infinity across world borders (so out-of-world elements are bounded
+/// too), and the search stops when the nearest pending node is farther than the k-th best so
+/// far. `node(frame, search)` offers the node's candidates and returns, for a branch, the
+/// first of its four children.
+pub(crate) fn nearest_in_frames<S: Scalar>(
+    world: Aabb<S>,
+    point: Point<S>,
+    k: usize,
+    workspace: &mut Workspace<S>,
+    mut node: impl FnMut(&Frame<S>, &mut Search<'_, S>) -> Option<u32>,
+) -> &[Neighbor<S>] {
+    let mut search = workspace.begin();
+    if point.is_finite() && k > 0 {
+        let pending = |f: &Frame<S>| f.pending(f.reach().distance_2_to_point(point));
+        search.push(pending(&Frame::root(world)));
+        while let Some(p) = search.pop() {
+            if p.key > search.bound(k) {
+                break;
+            }
+            let f = Frame::from_pending(&p);
+            if let Some(first_child) = node(&f, &mut search) {
+                for child in f.children(first_child) {
+                    let next = pending(&child);
+                    if next.key <= search.bound(k) {
+                        search.push(next);
+                    }
+                }
+            }
+        }
+    }
+    workspace.finish()
+}
+
+/// Ordered ray traversal of a tree's frames ([`cast_tree`]): nodes come off a min-queue by
+/// where the ray may enter them (their box grown to infinity across world borders, widened
+/// for rounding). `node(frame, search)` records the node's hits and returns, for a branch,
+/// the first of its four children.
+pub(crate) fn cast_frames<S: Scalar, T, F>(
+    world: Aabb<S>,
+    ray: &Ray<S>,
+    workspace: &mut Workspace<S>,
+    slots: &Slots<S, T>,
+    mut node: impl FnMut(&Frame<S>, &mut RaySearch<'_, S>) -> Option<u32>,
+    visit: F,
+) -> ControlFlow<()>
+where
+    F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+{
+    let mut search = workspace.begin_ray();
+    if !ray.is_valid() || slots.len() == 0 {
+        return ControlFlow::Continue(());
+    }
+    let pending = |f: &Frame<S>| f.reach().ray_entry_conservative(ray).map(|t| f.pending(t));
+    if let Some(root) = pending(&Frame::root(world)) {
+        search.push_region(root);
+    }
+    let expand = |p: Pending<S>, search: &mut RaySearch<'_, S>| {
+        let f = Frame::from_pending(&p);
+        if let Some(first_child) = node(&f, search) {
+            for child in f.children(first_child) {
+                if let Some(next) = pending(&child) {
+                    search.push_region(next);
+                }
+            }
+        }
+    };
+    cast_tree(&mut search, slots, expand, visit)
+}
