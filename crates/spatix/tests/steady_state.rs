@@ -8,8 +8,8 @@ use std::alloc::System;
 
 use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
-    Aabb, Handle, KdTree, LooseGrid, MxCifConfig, MxCifQuadtree, PackedIndex, Point, Quadtree,
-    QuadtreeConfig, Ray, SpatialIndex, SpatialQuery, UniformGrid, Workspace,
+    Aabb, Handle, KdTree, Layered, LooseGrid, MxCifConfig, MxCifQuadtree, PackedIndex, Point,
+    Quadtree, QuadtreeConfig, Ray, SpatialIndex, SpatialQuery, UniformGrid, Workspace,
 };
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -117,6 +117,13 @@ fn warm_frames_allocate_nothing() {
             allocations(loose, agents.clone()),
             0,
             "loose grid, {sizes:?} sizes"
+        );
+        // Agents of half-size up to 3 in one part, the dragons of mixed sizes in another.
+        let layered = Layered::new(agents.world, 3.0).unwrap();
+        assert_eq!(
+            allocations(layered, agents.clone()),
+            0,
+            "layered, {sizes:?} sizes"
         );
         let grid = UniformGrid::auto(agents.world, &sample).unwrap();
         assert_eq!(
