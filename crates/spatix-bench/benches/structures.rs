@@ -5,8 +5,8 @@
 //! `cargo bench -p spatix-bench -- frame/`.
 
 use spatix::{
-    Aabb, BruteForce, HierarchicalGrid, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig,
-    MxCifQuadtree, PackedIndex, PointGrid, Quadtree, QuadtreeConfig, UniformGrid,
+    Aabb, BruteForce, HierarchicalGrid, Layered, LooseGrid, LooseQuadtree, LooseQuadtreeConfig,
+    MxCifConfig, MxCifQuadtree, PackedIndex, PointGrid, Quadtree, QuadtreeConfig, UniformGrid,
 };
 use spatix_bench::{Mix, Suite};
 
@@ -47,6 +47,15 @@ fn main() {
     suite.bench(&mut c, "hierarchical", &spatix_bench::SIZES, |a| {
         let sample: Vec<Aabb<f32>> = a.boxes().collect();
         HierarchicalGrid::auto(a.world, &sample).unwrap()
+    });
+    suite.bench(&mut c, "loose_grid", &spatix_bench::SIZES, |a| {
+        let sample: Vec<Aabb<f32>> = a.boxes().collect();
+        LooseGrid::auto(a.world, &sample).unwrap()
+    });
+    // Agents (half-size up to 3, as the workload's common agents) in one part, dragons in
+    // another.
+    suite.bench(&mut c, "layered", &spatix_bench::SIZES, |a| {
+        Layered::new(a.world, 3.0).unwrap()
     });
     // Static structures: how to build one from the agents (timed as the build).
     suite.bench_static(&mut c, "packed", &spatix_bench::SIZES, |a| {

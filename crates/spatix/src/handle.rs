@@ -1,5 +1,6 @@
 //! Generational handles and the slot table that maps them to elements.
 
+use core::ops::ControlFlow;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::{Aabb, Error, Item, Scalar};
@@ -263,6 +264,27 @@ impl<S: Scalar, T> Slots<S, T> {
                 .as_ref()
                 .expect("structures only hold live slots"),
         }
+    }
+
+    /// Reports pairs of live slots to `visit`, in order, stopping if it breaks. The items of
+    /// a few dozen pairs are looked up in one tight loop before any is reported, so that the
+    /// cache misses of those lookups (pair passes find their pairs in space order, far from
+    /// slot order) overlap instead of stalling one by one.
+    pub(crate) fn visit_pairs<F>(&self, pairs: &[(u32, u32)], visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        const CHUNK: usize = 32;
+        for chunk in pairs.chunks(CHUNK) {
+            let mut items = [None; CHUNK];
+            for (item, &(a, b)) in items.iter_mut().zip(chunk) {
+                *item = Some((self.item(a), self.item(b)));
+            }
+            for &(a, b) in items.iter().flatten() {
+                visit(a, b)?;
+            }
+        }
+        ControlFlow::Continue(())
     }
 
     /// Whether the slot holds a live element.

@@ -18,6 +18,8 @@
 //! | [`UniformGrid`] | every cell they overlap | even density, similar sizes |
 //! | [`PointGrid`] | one cell, as a point (their size has a shared bound) | same-size agents |
 //! | [`HierarchicalGrid`] | one cell of the level that fits their size | sizes over orders of magnitude |
+//! | [`LooseGrid`] | one loose cell, by centre; cells carry grown boxes | many moving agents, moderately mixed sizes |
+//! | [`Layered`] | agents, large and static elements each in their own structure | a world of common agents, a few giants and static scenery |
 //! | [`PackedIndex`] (static) | one array, in Hilbert order | static content: built once, fastest queries |
 //! | [`KdTree`] (static points) | leaves of a median-split tree | k-nearest neighbours on points built once |
 //!
@@ -41,7 +43,7 @@
 //!
 //! ## Features
 //! * `serde`: `Serialize`/`Deserialize` for [`Point`], [`Aabb`] and [`Handle`].
-//! * `rayon`: `ParallelPairs`, the pair pass of the quadtrees and the grid spread over
+//! * `rayon`: `ParallelPairs`, the pair pass of the quadtrees and the grids spread over
 //!   rayon's thread pool; `KdTree::par_build` and the kd-tree's batch queries
 //!   (`nearest_batch`, `within_batch`).
 #![deny(missing_docs)]
@@ -53,6 +55,7 @@ mod grid;
 mod handle;
 mod index;
 mod kdtree;
+mod layered;
 mod loose_quadtree;
 mod mxcif;
 mod nearest;
@@ -63,15 +66,18 @@ mod pool;
 mod quad;
 mod quadtree;
 mod ray;
+#[cfg(test)]
+mod test_util;
 pub mod workload;
 
 pub use brute::BruteForce;
 pub use error::Error;
 pub use geom::{Aabb, Point, Scalar};
-pub use grid::{HierarchicalGrid, PointGrid, UniformGrid};
+pub use grid::{HierarchicalGrid, LooseGrid, LooseGridConfig, PointGrid, UniformGrid};
 pub use handle::{Handle, Iter};
 pub use index::{Item, SpatialIndex, SpatialQuery};
 pub use kdtree::{KdTree, KdTreeConfig, SplitRule};
+pub use layered::Layered;
 pub use loose_quadtree::{LooseNode, LooseQuadtree, LooseQuadtreeConfig};
 pub use mxcif::{MxCifConfig, MxCifQuadtree};
 pub use nearest::{Neighbor, Workspace};

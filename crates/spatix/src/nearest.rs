@@ -62,6 +62,9 @@ pub struct Workspace<S> {
     queue: Vec<Pending<S>>,
     /// Min-heap (by ray parameter) of ray hits waiting to be reported.
     hits: Vec<Hit<S>>,
+    /// The workspace a structure made of other structures lends to its parts while it merges
+    /// their results in this one (created on first use).
+    nested: Option<Box<Workspace<S>>>,
 }
 
 impl<S: Scalar> Workspace<S> {
@@ -76,6 +79,7 @@ impl<S: Scalar> Workspace<S> {
             best: Vec::new(),
             queue: Vec::new(),
             hits: Vec::new(),
+            nested: None,
         }
     }
 
@@ -91,6 +95,7 @@ impl<S: Scalar> Workspace<S> {
             best: Vec::with_capacity(k),
             queue: Vec::with_capacity(pending),
             hits: Vec::with_capacity(k),
+            nested: None,
         }
     }
 
@@ -112,6 +117,31 @@ impl<S: Scalar> Workspace<S> {
             queue: &mut self.queue,
             hits: &mut self.hits,
         }
+    }
+
+    /// Starts a k-nearest search that merges the results of searches run in the nested
+    /// workspace.
+    pub(crate) fn begin_nested(&mut self) -> (Search<'_, S>, &mut Workspace<S>) {
+        let nested = self.nested.get_or_insert_with(Box::default);
+        self.best.clear();
+        self.queue.clear();
+        let search = Search {
+            best: &mut self.best,
+            queue: &mut self.queue,
+        };
+        (search, nested)
+    }
+
+    /// Starts a ray cast that merges the hits of casts run in the nested workspace.
+    pub(crate) fn begin_ray_nested(&mut self) -> (RaySearch<'_, S>, &mut Workspace<S>) {
+        let nested = self.nested.get_or_insert_with(Box::default);
+        self.queue.clear();
+        self.hits.clear();
+        let search = RaySearch {
+            queue: &mut self.queue,
+            hits: &mut self.hits,
+        };
+        (search, nested)
     }
 
     /// Sorts the candidates ascending and returns them.

@@ -8,8 +8,8 @@
 use crate::handle::NIL;
 
 /// One node of an index-linked list: the next node, the element slot it carries and, for
-/// lists that keep a copy of something per entry (the loose quadtree keeps each element's box,
-/// the point grids each element's corner
+/// lists that keep a copy of something per entry (the loose quadtree and the loose grid keep
+/// each element's box, the point grids each element's corner
 /// beside it, so that walking a list reads nothing else), that data.
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
@@ -25,10 +25,17 @@ const _: () = assert!(size_of::<Link>() == 8);
 /// however few nodes they hold.
 const SCATTERED_AFTER_AT_LEAST: usize = 4096;
 
+/// [`ListPool::move_nodes`] streams the nodes through a ring buffer when they move by fewer
+/// positions than this, or than a sixteenth of them.
+const MIN_WINDOW: usize = 4096;
+
 /// The node array of every list of one structure, with a free list threaded through `next`.
 #[derive(Clone, Debug)]
 pub(crate) struct ListPool<D = ()> {
     links: Vec<Link<D>>,
+    /// Ring buffer of [`ListPool::move_nodes`]' streaming pass (a power of two long, or
+    /// empty).
+    window: Vec<Link<D>>,
     free: u32,
     in_use: usize,
     /// Nodes linked or unlinked since the lists were last laid out in order by
@@ -40,6 +47,7 @@ impl<D> Default for ListPool<D> {
     fn default() -> Self {
         Self {
             links: Vec::new(),
+            window: Vec::new(),
             free: NIL,
             in_use: 0,
             relinked: 0,
@@ -119,9 +127,10 @@ impl<D: Copy + Default> ListPool<D> {
         })
     }
 
-    /// Returns one node to the free list.
+    /// Returns one node to the free list (its item becomes `NIL`, which marks free nodes).
     #[inline]
     pub(crate) fn release(&mut self, at: u32) {
+        self.links[at as usize].item = NIL;
         self.links[at as usize].next = self.free;
         self.free = at;
         self.in_use -= 1;
@@ -148,6 +157,12 @@ impl<D: Copy + Default> ListPool<D> {
         link.data = data;
     }
 
+    /// Every node, in place: after [`ListPool::compact`], the lists one after another.
+    #[inline]
+    pub(crate) fn nodes(&self) -> &[Link<D>] {
+        &self.links
+    }
+
     /// Re-points a node's `next` (used when moving whole nodes between lists).
     #[inline]
     pub(crate) fn set_next(&mut self, at: u32, next: u32) {
@@ -159,12 +174,6 @@ impl<D: Copy + Default> ListPool<D> {
     #[inline]
     pub(crate) fn note_relink(&mut self) {
         self.relinked += 1;
-    }
-
-    /// Every node, in place: after [`ListPool::compact`], the lists one after another.
-    #[inline]
-    pub(crate) fn nodes(&self) -> &[Link<D>] {
-        &self.links
     }
 
     /// The items of the list starting at `head`, front to back.
@@ -206,6 +215,7 @@ impl<D: Copy + Default> ListPool<D> {
     pub(crate) fn compact(&mut self, mut heads: impl FnMut(&mut dyn FnMut(&mut u32))) {
         // Each node's destination, kept in its `next` until the nodes are in place.
         let mut to = 0u32;
+        let mut lag = 0;
         heads(&mut |head: &mut u32| {
             let mut at = *head;
             if at != NIL {
@@ -214,6 +224,7 @@ impl<D: Copy + Default> ListPool<D> {
             while at != NIL {
                 let next = self.links[at as usize].next;
                 self.links[at as usize].next = to;
+                lag = lag.max(at.abs_diff(to));
                 to += 1;
                 at = next;
             }
@@ -222,11 +233,12 @@ impl<D: Copy + Default> ListPool<D> {
         while at != NIL {
             let next = self.links[at as usize].next;
             self.links[at as usize].next = to;
+            lag = lag.max(at.abs_diff(to));
             to += 1;
             at = next;
         }
         debug_assert_eq!(to as usize, self.links.len(), "heads must hold every list");
-        self.permute();
+        self.move_nodes(lag as usize, |_, _| {});
         // Every list is now a run that ends where the next one starts.
         let mut start = None;
         heads(&mut |head: &mut u32| {
@@ -245,6 +257,41 @@ impl<D: Copy + Default> ListPool<D> {
         self.free = if in_use < allocated { in_use } else { NIL };
         self.thread(in_use, allocated);
         self.relinked = 0;
+    }
+
+    /// Moves every node to the position held in its `next` (a permutation of the positions,
+    /// no node moving by more than `lag`), calling `finish(at, node)` on each node in
+    /// position order just before it is stored there (its `next` is still its position).
+    fn move_nodes(&mut self, lag: usize, mut finish: impl FnMut(u32, &mut Link<D>)) {
+        let n = self.links.len();
+        if lag < (n / 16).max(MIN_WINDOW) {
+            // One streaming pass: each node is read into a ring buffer (of more than
+            // `2 * lag` nodes, kept for the next time) at its destination, which is stored
+            // `lag` steps later, once every node bound for it has been read (and after its
+            // own occupant was).
+            let size = (2 * lag + 1).next_power_of_two();
+            if self.window.len() < size {
+                self.window.resize(size, Link::default());
+            }
+            let mask = self.window.len() - 1;
+            for i in 0..n + lag {
+                if i < n {
+                    let link = self.links[i];
+                    self.window[link.next as usize & mask] = link;
+                }
+                if i >= lag {
+                    let at = i - lag;
+                    let mut link = self.window[at & mask];
+                    finish(at as u32, &mut link);
+                    self.links[at] = link;
+                }
+            }
+        } else {
+            self.permute();
+            for (at, link) in (0u32..).zip(&mut self.links) {
+                finish(at, link);
+            }
+        }
     }
 
     /// Moves every node to the position held in its `next` (a permutation of the positions).
@@ -355,7 +402,7 @@ impl<D: Copy + Default> ListPool<D> {
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.links.capacity() * size_of::<Link<D>>()
+        (self.links.capacity() + self.window.capacity()) * size_of::<Link<D>>()
     }
 }
 

@@ -7,8 +7,8 @@ use std::sync::Mutex;
 
 use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
-    Aabb, HierarchicalGrid, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree,
-    ParallelPairs, PointGrid, Quadtree, QuadtreeConfig, UniformGrid,
+    Aabb, HierarchicalGrid, LooseGrid, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig,
+    MxCifQuadtree, ParallelPairs, PointGrid, Quadtree, QuadtreeConfig, UniformGrid,
 };
 
 fn same_pairs<I: ParallelPairs<f64, u32>>(make: impl Fn(&Agents<f64>) -> I) {
@@ -77,6 +77,14 @@ fn hierarchical_grid_parallel_pairs_equal_serial_pairs() {
     same_pairs(|a| {
         let sample: Vec<Aabb<f64>> = a.boxes().collect();
         HierarchicalGrid::auto(a.world, &sample).unwrap()
+    });
+}
+
+#[test]
+fn loose_grid_parallel_pairs_equal_serial_pairs() {
+    same_pairs(|a| {
+        let sample: Vec<Aabb<f64>> = a.boxes().collect();
+        LooseGrid::auto(a.world, &sample).unwrap()
     });
 }
 

@@ -8,9 +8,9 @@ use std::alloc::System;
 
 use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
-    Aabb, Handle, HierarchicalGrid, KdTree, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig,
-    MxCifQuadtree, PackedIndex, Point, PointGrid, Quadtree, QuadtreeConfig, Ray, SpatialIndex,
-    SpatialQuery, UniformGrid, Workspace,
+    Aabb, Handle, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree, LooseQuadtreeConfig,
+    MxCifConfig, MxCifQuadtree, PackedIndex, Point, PointGrid, Quadtree, QuadtreeConfig, Ray,
+    SpatialIndex, SpatialQuery, UniformGrid, Workspace,
 };
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -113,6 +113,19 @@ fn warm_frames_allocate_nothing() {
     for sizes in [Sizes::Uniform, Sizes::Mixed] {
         let agents = Agents::<f32>::new(20_000, Layout::Uniform, sizes, 11);
         let sample: Vec<Aabb<f32>> = agents.boxes().collect();
+        let loose = LooseGrid::auto(agents.world, &sample).unwrap();
+        assert_eq!(
+            allocations(loose, agents.clone()),
+            0,
+            "loose grid, {sizes:?} sizes"
+        );
+        // Agents of half-size up to 3 in one part, the dragons of mixed sizes in another.
+        let layered = Layered::new(agents.world, 3.0).unwrap();
+        assert_eq!(
+            allocations(layered, agents.clone()),
+            0,
+            "layered, {sizes:?} sizes"
+        );
         let grid = UniformGrid::auto(agents.world, &sample).unwrap();
         assert_eq!(
             allocations(grid, agents.clone()),

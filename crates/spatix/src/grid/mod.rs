@@ -13,7 +13,9 @@ use cells::{Lattice, dims_for, extent_of};
 
 mod cells;
 mod hierarchical;
+mod lattice;
 mod levels;
+mod loose;
 mod mutate;
 mod pairs;
 mod point;
@@ -25,6 +27,7 @@ mod tests;
 mod validate;
 
 pub use hierarchical::HierarchicalGrid;
+pub use loose::{LooseGrid, LooseGridConfig};
 pub use point::PointGrid;
 
 /// Cells of the grid [`UniformGrid::auto`] builds for an empty sample, per side.

@@ -101,6 +101,46 @@ conformance!(grid_f64, f64, |world| {
 conformance!(grid_fine_f64, f64, |world| {
     spatix::UniformGrid::new(world, world.size().x / 128.0).unwrap()
 });
+// Loose grids: loose cells about an element wide with the default tight cells and reach;
+// tiny loose cells, tight cells finer still and no reach (nearly every loose cell is
+// irregular, listed in many tight cells, and every move grows its cell's box); and a reach
+// of two cells (elements drift far from their cells until `maintain`, regions are wide and
+// regular cells meet cells several apart).
+conformance!(loose_grid_f32, f32, |world| {
+    spatix::LooseGrid::new(world, world.size().x / 16.0).unwrap()
+});
+conformance!(loose_grid_f64, f64, |world| {
+    spatix::LooseGrid::new(world, world.size().x / 16.0).unwrap()
+});
+conformance!(loose_grid_fine_f64, f64, |world| {
+    let cell = world.size().x / 64.0;
+    let config = spatix::LooseGridConfig {
+        cell_size: cell,
+        tight_cell_size: cell / 2.0,
+        reach: 0.0,
+    };
+    spatix::LooseGrid::with_config(world, config).unwrap()
+});
+conformance!(loose_grid_far_reach_f32, f32, |world| {
+    let cell = world.size().x / 16.0;
+    let config = spatix::LooseGridConfig {
+        reach: 2.0 * cell,
+        ..spatix::LooseGridConfig::new(cell)
+    };
+    spatix::LooseGrid::with_config(world, config).unwrap()
+});
+// Layered indexes: agents (half-size up to a 64th of the world) in a uniform grid and the
+// rest in a loose grid; and a threshold of 0, where only points are agents, so that elements
+// move between the parts whenever they change size.
+conformance!(layered_f32, f32, |world| {
+    spatix::Layered::new(world, world.size().x / 64.0).unwrap()
+});
+conformance!(layered_f64, f64, |world| {
+    spatix::Layered::new(world, world.size().x / 64.0).unwrap()
+});
+conformance!(layered_points_f64, f64, |world| {
+    spatix::Layered::new(world, 0.0).unwrap()
+});
 // MX-CIF quadtrees: the seed's parameters; a small threshold (deep trees, elements high up
 // above many descendants); and a threshold of 1 with a shallow depth limit (leaves crowded
 // at the limit, splits and merges on almost every operation).

@@ -1,0 +1,164 @@
+//! Insert, remove, update, and `maintain`'s re-filing and shrinking.
+
+use super::{LooseGrid, empty};
+use crate::handle::NIL;
+use crate::{Aabb, Error, Handle, Scalar};
+
+/// `maintain` lays the element lists out in cell order once at least one element in this
+/// many was re-filed since the last time. A re-filed element keeps its list node, which lies
+/// among the nodes of the cell it left, a neighbour, so the order decays slowly.
+const PACK_ONE_IN: usize = 8;
+
+/// How far `b` reaches past `square` (negative when it lies strictly inside).
+#[inline]
+pub(super) fn overhang<S: Scalar>(b: &Aabb<S>, square: &Aabb<S>) -> S {
+    (square.min.x - b.min.x)
+        .max_s(b.max.x - square.max.x)
+        .max_s(square.min.y - b.min.y)
+        .max_s(b.max.y - square.max.y)
+}
+
+impl<S: Scalar, T> LooseGrid<S, T> {
+    pub(super) fn insert_element(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        let aabb = aabb.validated()?;
+        let slot = self.slots.insert(aabb, value)?;
+        let cell = self.cell_of(&aabb);
+        let node = self.elements.push_with(&mut self.heads[cell], slot, aabb);
+        if slot as usize == self.node_of.len() {
+            self.node_of.push(node);
+            self.home.push(cell as u32);
+        } else {
+            self.node_of[slot as usize] = node;
+            self.home[slot as usize] = cell as u32;
+        }
+        self.grow(cell, &aabb);
+        Ok(self.slots.handle(slot))
+    }
+
+    /// Unlinks the element; its loose cell's box shrinks at the next `maintain`.
+    pub(super) fn remove_element(&mut self, handle: Handle) -> Option<T> {
+        let slot = self.slots.slot_of(handle)?;
+        let cell = self.home[slot as usize] as usize;
+        let found = self.elements.remove(&mut self.heads[cell], slot);
+        debug_assert!(found, "a live element is listed in its home cell");
+        self.node_of[slot as usize] = NIL;
+        Some(self.slots.remove(slot))
+    }
+
+    /// The element's box changes in the slot table and in its list node. If the new box
+    /// reaches no further than `reach` past the square of the element's cell (the fast path),
+    /// that is all, but for the grid's overhang rising to cover it: no cell is read or
+    /// written, even when the centre has drifted into a neighbouring cell (`maintain`
+    /// re-files it). Otherwise the cell's box grows to enclose it, which may make the cell
+    /// irregular (listed in the tight grid) until `maintain`.
+    pub(super) fn update_element(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
+        let aabb = aabb.validated()?;
+        let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
+        let home = self.home[slot as usize] as usize;
+        let centre = aabb.center();
+        let (cx, cy) = (self.loose.col(centre.x), self.loose.row(centre.y));
+        let square = if self.loose.index(cx, cy) == home {
+            self.square_at(cx, cy)
+        } else {
+            self.square(home)
+        };
+        let reach = overhang(&aabb, &square);
+        self.slots.set_aabb(slot, aabb);
+        *self.elements.data_mut(self.node_of[slot as usize]) = aabb;
+        if reach <= self.reach {
+            self.overhang = self.overhang.max_s(reach.max_s(S::ZERO));
+        } else {
+            self.grow(home, &aabb);
+        }
+        Ok(())
+    }
+
+    /// Lays the element lists out in cell order, each front to back, and re-points `node_of`.
+    fn pack(&mut self) {
+        let heads = &mut self.heads;
+        self.elements
+            .compact(|visit| heads.iter_mut().for_each(visit));
+        let live = self.elements.in_use();
+        for (at, link) in (0u32..).zip(&self.elements.nodes()[..live]) {
+            self.node_of[link.item as usize] = at;
+        }
+    }
+
+    /// Grows loose cell `cell`'s box to enclose `b`, listing the cell in the tight cells it
+    /// newly reaches.
+    #[inline]
+    fn grow(&mut self, cell: usize, b: &Aabb<S>) {
+        let old = self.boxes[cell];
+        let new = old.union(b);
+        if new != old {
+            self.boxes[cell] = new;
+            self.relist(cell, &old, &new);
+        }
+    }
+
+    /// Moves loose cell `cell` from the tight cells it is listed in with box `old` to those
+    /// for box `new` (only the difference is touched).
+    fn relist(&mut self, cell: usize, old: &Aabb<S>, new: &Aabb<S>) {
+        let square = self.square(cell);
+        self.relist_at(cell, &square, old, new);
+    }
+
+    /// [`LooseGrid::relist`] for a cell whose square is known.
+    fn relist_at(&mut self, cell: usize, square: &Aabb<S>, old: &Aabb<S>, new: &Aabb<S>) {
+        let (was, now) = (self.tight_range(old, square), self.tight_range(new, square));
+        self.tight.relist(cell, was, now);
+    }
+
+    /// `maintain`: one pass over the cells in order re-files every element whose centre left
+    /// its cell (its node moves to the front of the other cell's list: to a cell already
+    /// passed, whose box then grows; or to one ahead, where it is met again) and shrinks each
+    /// cell's box to the elements it keeps; the overhang is forgotten. The nodes stay where
+    /// they are, so only re-filed elements are written to; once enough have moved since the
+    /// last time, the lists are laid out again in cell order.
+    pub(super) fn tidy(&mut self) {
+        let loose = self.loose;
+        for cy in 0..loose.rows {
+            for cx in 0..loose.cols {
+                let cell = loose.index(cx, cy);
+                let mut new = empty();
+                let mut prev = NIL;
+                let mut at = self.heads[cell];
+                while at != NIL {
+                    let link = self.elements.link(at);
+                    let to = loose.index_of(link.data.center());
+                    if to == cell {
+                        new = new.union(&link.data);
+                        prev = at;
+                    } else {
+                        if prev == NIL {
+                            self.heads[cell] = link.next;
+                        } else {
+                            self.elements.set_next(prev, link.next);
+                        }
+                        self.elements.set_next(at, self.heads[to]);
+                        self.heads[to] = at;
+                        self.elements.note_relink();
+                        self.home[link.item as usize] = to as u32;
+                        if to < cell {
+                            self.grow(to, &link.data);
+                        }
+                    }
+                    at = link.next;
+                }
+                let old = self.boxes[cell];
+                if new != old {
+                    self.boxes[cell] = new;
+                    let square = self.square_at(cx, cy);
+                    if self.is_irregular(&old, &square) || self.is_irregular(&new, &square) {
+                        self.relist_at(cell, &square, &old, &new);
+                    }
+                }
+            }
+        }
+        self.overhang = -S::INFINITY;
+        if self.elements.relinked() * PACK_ONE_IN >= self.elements.in_use().max(1) {
+            self.pack();
+        }
+        self.tight.pack_if_scattered();
+    }
+}

@@ -1,0 +1,118 @@
+//! Every query over the three parts: each part answers for its elements, whose values (their
+//! layered slots) name them in the layered slot table; pairs across parts are found by
+//! querying one part with the boxes of the other.
+
+use core::ops::ControlFlow;
+
+use super::Layered;
+use crate::nearest::Search;
+use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery, Workspace};
+
+impl<S, T, A, L, St> Layered<S, T, A, L, St>
+where
+    S: Scalar,
+    A: SpatialIndex<S, u32>,
+    L: SpatialIndex<S, u32>,
+    St: SpatialIndex<S, u32>,
+{
+    pub(super) fn query_parts<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.agents.query(area, |e| visit(self.item(e.value)))?;
+        self.large.query(area, |e| visit(self.item(e.value)))?;
+        self.statics.query(area, |e| visit(self.item(e.value)))
+    }
+
+    /// Each part's own pairs, then the pairs across each two parts.
+    pub(super) fn pairs<F>(&self, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        let mut report = |a: Item<'_, S, u32>, b: Item<'_, S, u32>| {
+            visit(self.item(a.value), self.item(b.value))
+        };
+        self.agents.for_each_pair(&mut report)?;
+        self.large.for_each_pair(&mut report)?;
+        self.statics.for_each_pair(&mut report)?;
+        across(&self.agents, &self.large, &mut report)?;
+        across(&self.agents, &self.statics, &mut report)?;
+        across(&self.large, &self.statics, &mut report)
+    }
+
+    /// The best `k` of each part's `k` nearest (searched in the nested workspace).
+    pub(super) fn nearest_parts<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+    ) -> &'w [Neighbor<S>] {
+        {
+            let (mut search, nested) = workspace.begin_nested();
+            let found = self.agents.nearest(point, k, nested);
+            self.offer_all(&self.agents, found, k, &mut search);
+            let found = self.large.nearest(point, k, nested);
+            self.offer_all(&self.large, found, k, &mut search);
+            let found = self.statics.nearest(point, k, nested);
+            self.offer_all(&self.statics, found, k, &mut search);
+        }
+        workspace.finish()
+    }
+
+    /// Offers the neighbours a part found to the merged search, under their layered handles.
+    fn offer_all<P: SpatialQuery<S, u32>>(
+        &self,
+        part: &P,
+        found: &[Neighbor<S>],
+        k: usize,
+        search: &mut Search<'_, S>,
+    ) {
+        for n in found {
+            if let Some(e) = part.get(n.handle) {
+                search.offer(k, self.slots.handle(*e.value), n.distance_2);
+            }
+        }
+    }
+
+    /// Every part's hits (cast in the nested workspace), reported in order of entry.
+    pub(super) fn raycast_parts<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        mut visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        let (mut search, nested) = workspace.begin_ray_nested();
+        let mut record = |e: Item<'_, S, u32>, t: S| {
+            search.push_hit(t, *e.value);
+            ControlFlow::Continue(())
+        };
+        let _ = self.agents.raycast_all(ray, nested, &mut record);
+        let _ = self.large.raycast_all(ray, nested, &mut record);
+        let _ = self.statics.raycast_all(ray, nested, &mut record);
+        search.report_until(S::INFINITY, &self.slots, &mut visit)
+    }
+}
+
+/// Every intersecting pair of an element of `p` and one of `q`: each element of the smaller
+/// of the two is a query on the other.
+fn across<S, P, Q, F>(p: &P, q: &Q, report: &mut F) -> ControlFlow<()>
+where
+    S: Scalar,
+    P: SpatialQuery<S, u32>,
+    Q: SpatialQuery<S, u32>,
+    F: FnMut(Item<'_, S, u32>, Item<'_, S, u32>) -> ControlFlow<()>,
+{
+    if p.len() <= q.len() {
+        for a in p.iter() {
+            q.query(a.aabb, |b| report(a, b))?;
+        }
+    } else {
+        for b in q.iter() {
+            p.query(b.aabb, |a| report(a, b))?;
+        }
+    }
+    ControlFlow::Continue(())
+}

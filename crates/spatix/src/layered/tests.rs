@@ -1,0 +1,335 @@
+//! Routing between the parts, handles across them, static elements, and each query against
+//! the oracle with elements in all three parts.
+
+use core::ops::ControlFlow;
+
+use super::Layered;
+use crate::test_util::{found, pairs};
+use crate::workload::Rng;
+use crate::{
+    Aabb, BruteForce, Error, Handle, Item, Iter, LooseGrid, Neighbor, Point, Ray, Scalar,
+    SpatialIndex, SpatialQuery, UniformGrid, Workspace,
+};
+
+fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
+    Aabb::new(Point::new(x0, y0), Point::new(x1, y1)).unwrap()
+}
+
+fn world() -> Aabb<f64> {
+    bx(0.0, 0.0, 100.0, 100.0)
+}
+
+/// Distances of the `k` nearest, and the values of a ray's hits with their entries.
+fn nearest_and_ray<I: SpatialQuery<f64, u32>>(
+    index: &I,
+    p: Point<f64>,
+) -> (Vec<f64>, Vec<(u32, f64)>) {
+    let mut ws = Workspace::new();
+    let near = index
+        .nearest(p, 5, &mut ws)
+        .iter()
+        .map(|n| n.distance_2)
+        .collect();
+    let ray = Ray::new(p, Point::new(1.0, 0.3), 200.0).unwrap();
+    let mut hits = Vec::new();
+    let _ = index.raycast_all(&ray, &mut ws, |e, t| {
+        hits.push((*e.value, t));
+        ControlFlow::Continue(())
+    });
+    hits.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+    (near, hits)
+}
+
+#[test]
+fn elements_are_routed_by_size_and_static_ones_stay_static() {
+    let mut index = Layered::new(world(), 2.0).unwrap();
+    let agent = index.insert(bx(10.0, 10.0, 13.0, 14.0), 0).unwrap();
+    let dragon = index.insert(bx(10.0, 10.0, 15.0, 11.0), 1).unwrap();
+    let rock = index.insert_static(bx(12.0, 0.0, 12.5, 0.5), 2).unwrap();
+    assert_eq!(index.part_lens(), (1, 1, 1));
+    let handles = [agent, dragon, rock];
+    for (i, a) in handles.iter().enumerate() {
+        assert!(
+            handles[i + 1..].iter().all(|b| a != b),
+            "handles are distinct"
+        );
+    }
+    // Growing, an agent becomes large; shrinking, large becomes an agent; same handles.
+    index.update(agent, bx(0.0, 0.0, 50.0, 50.0)).unwrap();
+    index.update(dragon, bx(20.0, 20.0, 21.0, 21.0)).unwrap();
+    assert_eq!(index.part_lens(), (1, 1, 1));
+    assert_eq!(*index.get(agent).unwrap().value, 0);
+    assert_eq!(index.get(dragon).unwrap().aabb, &bx(20.0, 20.0, 21.0, 21.0));
+    // A static element, however it changes, stays in the static part.
+    index.update(rock, bx(0.0, 0.0, 90.0, 90.0)).unwrap();
+    assert_eq!(index.part_lens(), (1, 1, 1));
+    assert_eq!(pairs(&index), [(0, 1), (0, 2), (1, 2)]);
+    index.check_invariants().unwrap();
+    assert_eq!(index.remove(rock), Some(2));
+    assert_eq!(index.remove(rock), None);
+    assert!(index.get(rock).is_none());
+    assert_eq!(
+        index.update(rock, bx(1.0, 1.0, 2.0, 2.0)),
+        Err(Error::StaleHandle)
+    );
+    assert_eq!(index.part_lens(), (1, 1, 0));
+    index.check_invariants().unwrap();
+}
+
+#[test]
+fn bad_parameters_and_boxes_change_nothing() {
+    let grid = || UniformGrid::<f64, u32>::new(world(), 10.0).unwrap();
+    let loose = || LooseGrid::<f64, u32>::new(world(), 10.0).unwrap();
+    assert!(Layered::<f64, u32, _, _, _>::from_parts(grid(), loose(), grid(), f64::NAN).is_err());
+    let mut used = grid();
+    used.insert(bx(1.0, 1.0, 2.0, 2.0), 0).unwrap();
+    assert!(matches!(
+        Layered::<f64, u32, _, _, _>::from_parts(used, loose(), grid(), 1.0),
+        Err(Error::InvalidParameter(_))
+    ));
+    let mut index = Layered::new(world(), 1.0).unwrap();
+    let h = index.insert(bx(1.0, 1.0, 2.0, 2.0), 0).unwrap();
+    let bad = Aabb {
+        min: Point::new(5.0, f64::NAN),
+        max: Point::new(6.0, 6.0),
+    };
+    assert_eq!(index.insert(bad, 1), Err(Error::InvalidAabb));
+    assert_eq!(index.insert_static(bad, 1), Err(Error::InvalidAabb));
+    assert_eq!(index.update(h, bad), Err(Error::InvalidAabb));
+    assert_eq!(index.len(), 1);
+    assert_eq!(index.get(h).unwrap().aabb, &bx(1.0, 1.0, 2.0, 2.0));
+    index.check_invariants().unwrap();
+}
+
+#[test]
+fn every_query_matches_the_oracle_with_all_three_parts_in_use() {
+    let mut rng = Rng::new(17);
+    let mut index = Layered::new(world(), 1.5).unwrap();
+    let mut brute = BruteForce::new();
+    let mut live: Vec<(Handle, Handle, u32)> = Vec::new();
+    let random_box = |rng: &mut Rng| {
+        let (x, y) = (rng.range(-10.0, 110.0), rng.range(-10.0, 110.0));
+        let half = if rng.below(10) == 0 {
+            rng.range(3.0, 30.0)
+        } else {
+            rng.range(0.0, 1.5)
+        };
+        bx(x - half, y - half * 0.5, x + half, y + half)
+    };
+    for step in 0..1500u32 {
+        match rng.below(10) {
+            0..=3 => {
+                let b = random_box(&mut rng);
+                let (h, hb) = if rng.below(4) == 0 {
+                    (
+                        index.insert_static(b, step).unwrap(),
+                        brute.insert(b, step).unwrap(),
+                    )
+                } else {
+                    (
+                        index.insert(b, step).unwrap(),
+                        brute.insert(b, step).unwrap(),
+                    )
+                };
+                live.push((h, hb, step));
+            }
+            4..=7 if !live.is_empty() => {
+                let (h, hb, _) = live[rng.below(live.len())];
+                let b = random_box(&mut rng);
+                index.update(h, b).unwrap();
+                brute.update(hb, b).unwrap();
+            }
+            8 if !live.is_empty() => {
+                let (h, hb, v) = live.swap_remove(rng.below(live.len()));
+                assert_eq!(index.remove(h), Some(v));
+                brute.remove(hb);
+            }
+            _ => index.maintain(),
+        }
+        if step % 50 == 0 {
+            index.check_invariants().unwrap();
+            let area = random_box(&mut rng);
+            assert_eq!(found(&index, &area), found(&brute, &area));
+            assert_eq!(pairs(&index), pairs(&brute));
+            let p = Point::new(rng.range(0.0, 100.0), rng.range(0.0, 100.0));
+            let (near, hits) = nearest_and_ray(&index, p);
+            let (near_b, hits_b) = nearest_and_ray(&brute, p);
+            assert_eq!((near, hits), (near_b, hits_b));
+        }
+    }
+    let (a, l, s) = index.part_lens();
+    assert!(
+        a > 0 && l > 0 && s > 0,
+        "all three parts were used: {:?}",
+        (a, l, s)
+    );
+}
+
+#[test]
+fn visitors_stop_early_in_every_part() {
+    let mut index = Layered::new(world(), 1.0).unwrap();
+    index.insert(bx(1.0, 1.0, 2.0, 2.0), 0).unwrap();
+    index.insert(bx(1.0, 1.0, 9.0, 9.0), 1).unwrap();
+    index.insert_static(bx(1.0, 1.0, 3.0, 3.0), 2).unwrap();
+    let mut seen = 0;
+    let flow = index.for_each_pair(|_, _| {
+        seen += 1;
+        ControlFlow::Break(())
+    });
+    assert!(flow.is_break() && seen == 1);
+    let ray = Ray::new(Point::new(0.0, 1.5), Point::new(1.0, 0.0), 10.0).unwrap();
+    let mut hits = Vec::new();
+    let flow = index.raycast_all(&ray, &mut Workspace::new(), |e, _| {
+        hits.push(*e.value);
+        ControlFlow::Break(())
+    });
+    assert!(flow.is_break());
+    assert_eq!(hits.len(), 1);
+}
+
+/// A test part that refuses boxes wider than 1, as a point grid refuses boxes past its bound.
+#[derive(Default)]
+struct Narrow(BruteForce<f64, u32>);
+
+impl SpatialQuery<f64, u32> for Narrow {
+    fn get(&self, handle: Handle) -> Option<Item<'_, f64, u32>> {
+        self.0.get(handle)
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn iter(&self) -> Iter<'_, f64, u32> {
+        self.0.iter()
+    }
+    fn query<F>(&self, area: &Aabb<f64>, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, f64, u32>) -> ControlFlow<()>,
+    {
+        self.0.query(area, visit)
+    }
+    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, f64, u32>, Item<'_, f64, u32>) -> ControlFlow<()>,
+    {
+        self.0.for_each_pair(visit)
+    }
+    fn nearest<'w>(
+        &self,
+        point: Point<f64>,
+        k: usize,
+        workspace: &'w mut Workspace<f64>,
+    ) -> &'w [Neighbor<f64>] {
+        self.0.nearest(point, k, workspace)
+    }
+    fn raycast_all<F>(
+        &self,
+        ray: &Ray<f64>,
+        workspace: &mut Workspace<f64>,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, f64, u32>, f64) -> ControlFlow<()>,
+    {
+        self.0.raycast_all(ray, workspace, visit)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.memory_bytes()
+    }
+    fn check_invariants(&self) -> Result<(), Error> {
+        match self.0.iter().find(|e| e.aabb.size().x > 1.0) {
+            Some(e) => Err(Error::InvariantViolated(format!(
+                "{:?} is too wide",
+                e.aabb
+            ))),
+            None => self.0.check_invariants(),
+        }
+    }
+}
+
+impl SpatialIndex<f64, u32> for Narrow {
+    fn insert(&mut self, aabb: Aabb<f64>, value: u32) -> Result<Handle, Error> {
+        if aabb.size().x > 1.0 {
+            return Err(Error::InvalidParameter("too wide"));
+        }
+        self.0.insert(aabb, value)
+    }
+    fn remove(&mut self, handle: Handle) -> Option<u32> {
+        self.0.remove(handle)
+    }
+    fn update(&mut self, handle: Handle, aabb: Aabb<f64>) -> Result<(), Error> {
+        if aabb.size().x > 1.0 {
+            return Err(Error::InvalidParameter("too wide"));
+        }
+        self.0.update(handle, aabb)
+    }
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
+#[test]
+fn boxes_the_agents_part_refuses_go_to_the_large_part() {
+    let mut index = Layered::<f64, u32, _, _, _>::from_parts(
+        Narrow::default(),
+        LooseGrid::new(world(), 10.0).unwrap(),
+        UniformGrid::new(world(), 10.0).unwrap(),
+        2.0,
+    )
+    .unwrap();
+    // Both are agents by the threshold; the part takes only the narrow one.
+    let narrow = index.insert(bx(1.0, 1.0, 1.5, 4.0), 0).unwrap();
+    let wide = index.insert(bx(1.0, 1.0, 4.0, 1.5), 1).unwrap();
+    assert_eq!(index.part_lens(), (1, 1, 0));
+    // Widening moves the narrow one over; the wide one, narrowed, comes back; and one the
+    // part refuses while it is in the large part stays there.
+    index.update(narrow, bx(1.0, 1.0, 3.0, 2.0)).unwrap();
+    assert_eq!(index.part_lens(), (0, 2, 0));
+    index.update(wide, bx(2.0, 1.0, 2.5, 1.5)).unwrap();
+    assert_eq!(index.part_lens(), (1, 1, 0));
+    index.update(narrow, bx(1.0, 1.0, 3.5, 2.0)).unwrap();
+    assert_eq!(index.part_lens(), (1, 1, 0));
+    assert_eq!(pairs(&index), [(0, 1)]);
+    index.check_invariants().unwrap();
+}
+
+#[test]
+fn clear_keeps_handles_stale_and_the_index_reusable() {
+    let mut index = Layered::new(world(), 1.0).unwrap();
+    let h = index.insert(bx(1.0, 1.0, 2.0, 2.0), 0).unwrap();
+    index.insert_static(bx(1.0, 1.0, 20.0, 2.0), 1).unwrap();
+    index.clear();
+    assert!(index.is_empty() && index.get(h).is_none());
+    assert_eq!(index.part_lens(), (0, 0, 0));
+    let h2 = index.insert(bx(50.0, 50.0, 51.0, 51.0), 7).unwrap();
+    assert_eq!(found(&index, &world()), [7]);
+    assert!(index.get(h2).is_some());
+    index.check_invariants().unwrap();
+}
+
+/// The scalar type is generic: the same index over `f32`.
+#[test]
+fn works_over_f32() {
+    fn check<S: Scalar>() {
+        let w = Aabb::new(
+            Point::new(S::ZERO, S::ZERO),
+            Point::new(S::from_f64(10.0), S::from_f64(10.0)),
+        )
+        .unwrap();
+        let mut index = Layered::<S, u8>::new(w, S::ONE).unwrap();
+        let b = Aabb::new(
+            Point::new(S::ONE, S::ONE),
+            Point::new(S::from_f64(2.0), S::from_f64(2.0)),
+        )
+        .unwrap();
+        index.insert(b, 1).unwrap();
+        index.insert_static(b, 2).unwrap();
+        let mut n = 0;
+        let _ = index.for_each_pair(|_, _| {
+            n += 1;
+            ControlFlow::Continue(())
+        });
+        assert_eq!(n, 1);
+    }
+    check::<f32>();
+    check::<f64>();
+}
