@@ -404,6 +404,12 @@ impl<D: Copy + Default> ListPool<D> {
     pub(crate) fn memory_bytes(&self) -> usize {
         (self.links.capacity() + self.window.capacity()) * size_of::<Link<D>>()
     }
+
+    /// The part of [`ListPool::memory_bytes`] that is the compaction's reusable ring buffer.
+    #[cfg(test)]
+    pub(crate) fn window_bytes(&self) -> usize {
+        self.window.capacity() * size_of::<Link<D>>()
+    }
 }
 
 /// Iterator over the items of one index-linked list.
