@@ -14,7 +14,8 @@ use clap::ValueEnum;
 
 use crate::stats::decimal;
 use spatix::{
-    Aabb, BruteForce, Error, Item, LooseQuadtree, LooseQuadtreeConfig, ParallelPairs, Quadtree,
+    Aabb, BruteForce, Error, HierarchicalGrid, Item, Layered, LooseGrid, LooseQuadtree,
+    LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree, ParallelPairs, PointGrid, Quadtree,
     QuadtreeConfig, Scalar, SpatialIndex, UniformGrid,
 };
 
@@ -28,10 +29,22 @@ pub(crate) enum IndexKind {
     /// `LooseQuadtree`: each element in one leaf by its centre, loose node boxes; depth from
     /// the elements' size.
     LooseQuadtree,
+    /// `MxCifQuadtree`: each element in the smallest node that contains it; depth from the
+    /// elements' size.
+    Mxcif,
     /// `UniformGrid`: cells from the elements' size and count. The fastest on the agents
     /// workload today, hence the default.
     #[default]
     Grid,
+    /// `LooseGrid`: the loose/tight double grid, each element in one loose cell by its centre.
+    LooseGrid,
+    /// `PointGrid`: each element as one point, under the largest half extent of the initial
+    /// boxes (larger boxes are refused).
+    PointGrid,
+    /// `HierarchicalGrid`: levels of grids, each element in the level that fits its size.
+    Hierarchical,
+    /// `Layered`: agents up to the typical size in a point grid, larger ones in a loose grid.
+    Layered,
 }
 
 /// What a structure is built for: the world to declare, a sample of the boxes to come (all of
@@ -83,6 +96,18 @@ pub(crate) trait Structure<S: Scalar, T>: SpatialIndex<S, T> + Sync {
     }
 }
 
+/// `pairs_parallel` for a structure with a parallel pair pass ([`ParallelPairs`]).
+macro_rules! parallel_pairs {
+    () => {
+        fn pairs_parallel<F>(&self, visit: F) -> ControlFlow<()>
+        where
+            F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
+        {
+            self.par_for_each_pair(visit)
+        }
+    };
+}
+
 impl<S: Scalar, T: Sync> Structure<S, T> for BruteForce<S, T> {
     fn describe(&self) -> String {
         "brute-force (one array)".to_owned()
@@ -106,19 +131,14 @@ impl<S: Scalar, T: Sync> Structure<S, T> for Quadtree<S, T> {
         });
     }
 
-    fn pairs_parallel<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
-    {
-        self.par_for_each_pair(visit)
-    }
+    parallel_pairs!();
 }
 
 impl<S: Scalar, T: Sync> Structure<S, T> for LooseQuadtree<S, T> {
     fn describe(&self) -> String {
         let config = self.config();
         format!(
-            "loose quadtree (max depth {}, split above {} elements per leaf)",
+            "loose-quadtree (max depth {}, split above {} elements per leaf)",
             config.max_depth, config.max_elements
         )
     }
@@ -132,12 +152,7 @@ impl<S: Scalar, T: Sync> Structure<S, T> for LooseQuadtree<S, T> {
         });
     }
 
-    fn pairs_parallel<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
-    {
-        self.par_for_each_pair(visit)
-    }
+    parallel_pairs!();
 }
 
 impl<S: Scalar, T: Sync> Structure<S, T> for UniformGrid<S, T> {
@@ -153,11 +168,78 @@ impl<S: Scalar, T: Sync> Structure<S, T> for UniformGrid<S, T> {
         self.for_each_cell(|cell, _| visit(&cell));
     }
 
-    fn pairs_parallel<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
-    {
-        self.par_for_each_pair(visit)
+    parallel_pairs!();
+}
+
+impl<S: Scalar, T: Sync> Structure<S, T> for MxCifQuadtree<S, T> {
+    fn describe(&self) -> String {
+        let config = self.config();
+        format!(
+            "mxcif (MX-CIF quadtree, max depth {}, split at {} elements per node)",
+            config.max_depth, config.max_elements
+        )
+    }
+
+    fn outlines(&self, visit: &mut dyn FnMut(&Aabb<S>)) {
+        self.traverse(|aabb, _, kind| {
+            if let spatix::NodeKind::Leaf { .. } = kind {
+                visit(aabb);
+            }
+        });
+    }
+
+    parallel_pairs!();
+}
+
+impl<S: Scalar, T: Sync> Structure<S, T> for LooseGrid<S, T> {
+    fn describe(&self) -> String {
+        let (cols, rows) = self.dims();
+        format!(
+            "loose-grid ({cols} x {rows} loose cells of side {})",
+            decimal(self.cell_size().to_f64())
+        )
+    }
+
+    /// The occupied cells' loose boxes.
+    fn outlines(&self, visit: &mut dyn FnMut(&Aabb<S>)) {
+        self.for_each_cell(|cell, _| visit(&cell));
+    }
+
+    parallel_pairs!();
+}
+
+impl<S: Scalar, T: Sync> Structure<S, T> for PointGrid<S, T> {
+    fn describe(&self) -> String {
+        let (cols, rows) = self.dims();
+        format!(
+            "point-grid ({cols} x {rows} cells of side {}, half extents up to {})",
+            decimal(self.cell_size().to_f64()),
+            decimal(self.max_half_extent().to_f64())
+        )
+    }
+
+    parallel_pairs!();
+}
+
+impl<S: Scalar, T: Sync> Structure<S, T> for HierarchicalGrid<S, T> {
+    fn describe(&self) -> String {
+        let finest = self.cell_size(0).map_or(0.0, |c| c.to_f64());
+        format!(
+            "hierarchical ({} levels, finest cells of side {})",
+            self.levels(),
+            decimal(finest)
+        )
+    }
+
+    parallel_pairs!();
+}
+
+impl<S: Scalar, T: Sync> Structure<S, T> for Layered<S, T> {
+    fn describe(&self) -> String {
+        format!(
+            "layered (agents up to half extent {} apart from larger elements)",
+            decimal(self.threshold().to_f64())
+        )
     }
 }
 
@@ -202,9 +284,35 @@ impl IndexKind {
                 tree.reserve(plan.count);
                 start(tree, plan, user)
             }
+            Self::Mxcif => {
+                let size = plan.typical_size();
+                let config = MxCifConfig::for_element_size(&plan.world, size);
+                let mut tree = MxCifQuadtree::with_config(plan.world, config)?;
+                tree.reserve(plan.count);
+                start(tree, plan, user)
+            }
             Self::Grid => {
                 let grid = UniformGrid::auto_sampled(plan.world, &plan.sample, plan.count)?;
                 start(grid, plan, user)
+            }
+            Self::LooseGrid => {
+                let mut grid = LooseGrid::auto(plan.world, &plan.sample)?;
+                grid.reserve(plan.count);
+                start(grid, plan, user)
+            }
+            Self::PointGrid => {
+                let mut grid = PointGrid::auto(plan.world, &plan.sample)?;
+                grid.reserve(plan.count);
+                start(grid, plan, user)
+            }
+            Self::Hierarchical => {
+                let mut grid = HierarchicalGrid::auto(plan.world, &plan.sample)?;
+                grid.reserve(plan.count);
+                start(grid, plan, user)
+            }
+            Self::Layered => {
+                let index = Layered::new(plan.world, plan.typical_size())?;
+                start(index, plan, user)
             }
         })
     }

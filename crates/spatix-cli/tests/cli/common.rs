@@ -41,7 +41,7 @@ pub(crate) fn index_kinds() -> Vec<String> {
         .and_then(|rest| rest.split(']').next())
         .unwrap_or_else(|| panic!("no list of structures in {text}"));
     let kinds: Vec<String> = list.split(", ").map(str::to_owned).collect();
-    for known in ["brute-force", "quadtree", "grid"] {
+    for known in ["brute-force", "quadtree", "grid", "loose-grid", "layered"] {
         assert!(
             kinds.iter().any(|k| k == known),
             "{known} missing from {kinds:?}"
