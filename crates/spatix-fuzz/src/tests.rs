@@ -36,3 +36,12 @@ fn static_driver_catches_invalid_data_accepted() {
         spatix::PackedIndex::build(data.iter().filter(|(b, _)| b.is_valid()).copied())
     });
 }
+
+/// kdtree-f64-bucket-2-cycle: a point at (-10, -10), then `within` from (f32::MAX, 94.25)
+/// with radius f32::MAX. The point's distance rounds to the radius, but it lies outside the
+/// area `point ± radius` that `BruteForce` searches: the kd-tree reported it.
+#[test]
+fn kdtree_within_where_the_distance_rounds_to_the_radius() {
+    let kdtree = TARGETS.iter().position(|t| *t == "kdtree-f64-bucket-2-cycle");
+    run_target(kdtree.expect("a target"), &[0, 0, 0, 0x8b, 0xcd, 0x8b, 0xcd]);
+}
