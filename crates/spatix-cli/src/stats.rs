@@ -15,9 +15,15 @@ pub(crate) struct Summary {
 }
 
 impl Series {
-    /// Room for `n` frames.
+    /// Room for `n` frames, written once so that it is resident from the start: filling it
+    /// frame by frame would otherwise grow the process's resident memory with the run, and
+    /// hide whether the index's does.
     pub(crate) fn with_capacity(n: usize) -> Self {
-        Self(Vec::with_capacity(n))
+        // Not `vec![0.0; n]`: zeroed allocations are mapped lazily, untouched.
+        let mut values = Vec::with_capacity(n);
+        values.resize(n, 0.0);
+        values.clear();
+        Self(values)
     }
 
     /// Adds a frame's value.
