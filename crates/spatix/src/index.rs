@@ -226,3 +226,84 @@ pub trait SpatialIndex<S: Scalar, T>: SpatialQuery<S, T> {
     /// Results are correct whether or not it is called.
     fn maintain(&mut self) {}
 }
+
+/// Implements [`SpatialQuery`] for `$structure<S, T>` by delegation: `get`, `len` and `iter`
+/// go to its element table (the field `$elements`), and the queries to the structure's own
+/// `query_impl`, `pairs_impl`, `nearest_impl`, `raycast_impl`, `memory_impl` and `validate`
+/// (and `within_impl` when `within` is given; the trait's default otherwise).
+macro_rules! delegate_query {
+    ($structure:ident, $elements:ident $(, $within:ident)?) => {
+        impl<S: $crate::Scalar, T> $crate::SpatialQuery<S, T> for $structure<S, T> {
+            fn get(&self, handle: $crate::Handle) -> Option<$crate::Item<'_, S, T>> {
+                self.$elements.get(handle)
+            }
+
+            fn len(&self) -> usize {
+                self.$elements.len()
+            }
+
+            fn iter(&self) -> $crate::Iter<'_, S, T> {
+                self.$elements.iter()
+            }
+
+            fn query<F>(&self, area: &$crate::Aabb<S>, visit: F) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
+            {
+                self.query_impl(area, visit)
+            }
+
+            fn for_each_pair<F>(&self, visit: F) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Item<'_, S, T>, $crate::Item<'_, S, T>)
+                    -> core::ops::ControlFlow<()>,
+            {
+                self.pairs_impl(visit)
+            }
+
+            fn nearest<'w>(
+                &self,
+                point: $crate::Point<S>,
+                k: usize,
+                workspace: &'w mut $crate::Workspace<S>,
+            ) -> &'w [$crate::Neighbor<S>] {
+                self.nearest_impl(point, k, workspace)
+            }
+
+            $(
+            fn $within<F>(
+                &self,
+                point: $crate::Point<S>,
+                radius: S,
+                visit: F,
+            ) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
+            {
+                self.within_impl(point, radius, visit)
+            }
+            )?
+
+            fn raycast_all<F>(
+                &self,
+                ray: &$crate::Ray<S>,
+                workspace: &mut $crate::Workspace<S>,
+                visit: F,
+            ) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Item<'_, S, T>, S) -> core::ops::ControlFlow<()>,
+            {
+                self.raycast_impl(ray, workspace, visit)
+            }
+
+            fn memory_bytes(&self) -> usize {
+                self.memory_impl()
+            }
+
+            fn check_invariants(&self) -> Result<(), $crate::Error> {
+                self.validate()
+            }
+        }
+    };
+}
+pub(crate) use delegate_query;

@@ -13,9 +13,7 @@ mod validate;
 use core::ops::ControlFlow;
 
 use crate::handle::Slots;
-use crate::{
-    Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialQuery, Workspace,
-};
+use crate::{Aabb, Error, Handle, Item, Point, Scalar};
 
 /// How a node of a [`KdTree`] chooses the axis it splits.
 ///
@@ -362,69 +360,15 @@ impl<S: Scalar, T> KdTree<S, T> {
     }
 }
 
-impl<S: Scalar, T> SpatialQuery<S, T> for KdTree<S, T> {
-    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        self.slots.get(handle)
-    }
-
-    fn len(&self) -> usize {
-        self.slots.len()
-    }
-
-    fn iter(&self) -> Iter<'_, S, T> {
-        self.slots.iter()
-    }
-
-    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.query_impl(area, visit)
-    }
-
-    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.pairs_impl(visit)
-    }
-
-    fn nearest<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
-        self.nearest_impl(point, k, workspace)
-    }
-
-    fn within<F>(&self, point: Point<S>, radius: S, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.within_impl(point, radius, visit)
-    }
-
-    fn raycast_all<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
-        self.raycast_impl(ray, workspace, visit)
-    }
-
-    fn memory_bytes(&self) -> usize {
+/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
+impl<S: Scalar, T> KdTree<S, T> {
+    /// Heap bytes held (`memory_bytes`).
+    fn memory_impl(&self) -> usize {
         self.slots.memory_bytes()
             + self.splits.capacity() * size_of::<Split<S>>()
             + self.points.capacity() * size_of::<[S; 2]>()
             + self.order.capacity() * size_of::<u32>()
     }
-
-    fn check_invariants(&self) -> Result<(), Error> {
-        self.validate()
-    }
 }
+
+crate::index::delegate_query!(KdTree, slots, within);

@@ -6,7 +6,7 @@ use core::ops::ControlFlow;
 
 use super::*;
 use crate::workload::Rng;
-use crate::{BruteForce, SpatialIndex};
+use crate::{BruteForce, SpatialIndex, SpatialQuery, Workspace};
 
 fn tree_of(points: &[Point<f64>], config: KdTreeConfig) -> KdTree<f64, usize> {
     let tree = KdTree::with_config(points.iter().enumerate().map(|(i, &p)| (p, i)), config)
