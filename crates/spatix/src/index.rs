@@ -111,14 +111,7 @@ pub trait SpatialQuery<S: Scalar, T> {
         if !(point.is_finite() && radius >= S::ZERO) {
             return ControlFlow::Continue(());
         }
-        // Saturate instead of overflowing, so huge and infinite radii still form a valid area.
-        let lo = |v: S| (v - radius).max_s(-S::MAX);
-        let hi = |v: S| (v + radius).min_s(S::MAX);
-        let area = Aabb {
-            min: Point::new(lo(point.x), lo(point.y)),
-            max: Point::new(hi(point.x), hi(point.y)),
-        };
-        self.query(&area, |item| {
+        self.query(&Aabb::around(point, radius), |item| {
             if item.aabb.within_distance(point, radius) {
                 visit(item)
             } else {

@@ -165,7 +165,8 @@ impl<S: Scalar, T> KdTree<S, T> {
     }
 
     /// Depth-first over the subtrees whose distance bound is at most `radius`; the test is
-    /// [`Aabb::within_distance`]'s, computed on the points directly.
+    /// the default `within`'s ([`Aabb::around`], then [`Aabb::within_distance`]), computed
+    /// on the points directly.
     pub(super) fn within_impl<F>(&self, point: Point<S>, radius: S, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
@@ -174,11 +175,12 @@ impl<S: Scalar, T> KdTree<S, T> {
             return ControlFlow::Continue(());
         }
         let r2 = radius * radius;
+        let area = Aabb::around(point, radius);
         if !r2.is_finite() {
             // Squares overflow: let the exact test decide, point by point.
             for i in 0..self.entries.len() {
                 let item = self.item(i);
-                if item.aabb.within_distance(point, radius) {
+                if item.aabb.intersects(&area) && item.aabb.within_distance(point, radius) {
                     visit(item)?;
                 }
             }
@@ -197,8 +199,11 @@ impl<S: Scalar, T> KdTree<S, T> {
             }
             let range = self.shape.range(node);
             for (i, e) in range.clone().zip(&self.entries[range]) {
-                let (dx, dy) = (q[0] - e.p[0], q[1] - e.p[1]);
-                if dx * dx + dy * dy <= r2 {
+                let [x, y] = e.p;
+                let (dx, dy) = (q[0] - x, q[1] - y);
+                let inside =
+                    area.min.x <= x && x <= area.max.x && area.min.y <= y && y <= area.max.y;
+                if dx * dx + dy * dy <= r2 && inside {
                     visit(self.item(i))?;
                 }
             }

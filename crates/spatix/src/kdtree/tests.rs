@@ -303,6 +303,30 @@ fn huge_coordinates_do_not_break_the_search() {
     assert_eq!(n, 100);
 }
 
+/// Fuzzer finding (kdtree-f64-bucket-2-cycle): a point at distance `r + 10` from the query
+/// point, where `r` is so large that `r + 10` rounds to `r`, was reported by `within` (its
+/// rounded squared distance equals `r²`); `BruteForce`, whose area `point ± r` excludes it,
+/// did not. The kd-tree now applies the same area.
+#[test]
+fn within_agrees_with_brute_force_where_the_distance_rounds_to_the_radius() {
+    let r = f64::from(f32::MAX);
+    let (q, p) = (Point::new(r, 94.25), Point::new(-10.0, -10.0));
+    let tree = tree_of(&[p], KdTreeConfig::default());
+    let mut oracle = BruteForce::new();
+    oracle.insert(Aabb::point(p).unwrap(), 0).unwrap();
+    let (mut got, mut want) = (Vec::new(), Vec::new());
+    let _ = tree.within(q, r, |i| {
+        got.push(*i.value);
+        ControlFlow::Continue(())
+    });
+    let _ = oracle.within(q, r, |i| {
+        want.push(*i.value);
+        ControlFlow::Continue(())
+    });
+    assert_eq!(want, Vec::<usize>::new());
+    assert_eq!(got, want);
+}
+
 #[test]
 fn check_invariants_catches_corruption() {
     let points = random_points(500, 6);
@@ -316,7 +340,9 @@ fn check_invariants_catches_corruption() {
             t.entries.swap(0, last);
         }),
         ("a point moved", |t| t.entries[7].p[0] += 1.0),
-        ("a slot named twice", |t| t.entries[3].slot = t.entries[4].slot),
+        ("a slot named twice", |t| {
+            t.entries[3].slot = t.entries[4].slot
+        }),
         ("the bounds shrunk", |t| t.bounds.max.x -= 1.0),
     ];
     for (what, f) in corrupt {
