@@ -13,7 +13,8 @@ use core::ops::ControlFlow;
 
 use crate::handle::StaticSlots;
 use crate::{
-    Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialQuery, Workspace,
+    Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialQuery, StaticIndex,
+    Workspace,
 };
 
 use build::Curve;
@@ -375,5 +376,16 @@ impl<S: Scalar, T> SpatialQuery<S, T> for PackedIndex<S, T> {
 
     fn check_invariants(&self) -> Result<(), Error> {
         self.validate()
+    }
+}
+
+/// A new index built from `items` with the same [`PackedConfig`].
+impl<S: Scalar, T> StaticIndex<S, T> for PackedIndex<S, T> {
+    fn rebuild<I>(&mut self, items: I) -> Result<(), Error>
+    where
+        I: IntoIterator<Item = (Aabb<S>, T)>,
+    {
+        *self = Self::with_config(items, self.config)?;
+        Ok(())
     }
 }
