@@ -1,11 +1,22 @@
 #!/usr/bin/env python3
 """Writes the fuzzers' seed corpus, fuzz/corpus/ops/seed-*: short, valid-looking operation
 sequences (see spatix_fuzz::run for the encoding) that reach every operation, so the fuzzers
-start from deep states instead of rediscovering the format. Deterministic: rerun to recreate."""
-import os, random
+start from deep states instead of rediscovering the format. Shared seeds (seed-NN-KIND), then
+one seed per target (seed-t-NAME, its first byte selecting that target; structures of points
+get their elements as points). Deterministic: rerun to recreate."""
+import glob, os, random, re
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "fuzz", "corpus", "ops")
+ROOT = os.path.join(os.path.dirname(__file__), "..")
+OUT = os.path.join(ROOT, "fuzz", "corpus", "ops")
+LIB = os.path.join(ROOT, "crates", "spatix-fuzz", "src", "lib.rs")
 INSERT, REMOVE, UPDATE, MAINTAIN, CLEAR, QUERY, NEAREST, WITHIN, RAY, STALE, PAIRS = 0, 4, 5, 7, 8, 9, 10, 11, 12, 14, 15
+
+
+def targets():
+    """The names of spatix_fuzz::TARGETS, in order (the first byte of an input picks one)."""
+    source = open(LIB).read()
+    body = re.search(r"pub const TARGETS: &\[&str\] = &\[(.*?)\];", source, re.S).group(1)
+    return re.findall(r'"([^"]+)"', body)
 
 
 def coord(r, hard=0.05):
@@ -22,19 +33,27 @@ def box(r, small=True):
     return [x, y, min(199, x + w), min(199, y + h)]
 
 
-def seq(seed, n_ops, weights):
+def element(r, points, small=True):
+    """An element: a box, or for structures of points a point (two coordinates)."""
+    return coord(r) + coord(r) if points else box(r, small)
+
+
+def seq(seed, first, n_ops, weights, points=False):
     r = random.Random(seed)
-    out = [seed % 4]
+    out = [first]
     ops = list(weights)
     for _ in range(n_ops):
         op = r.choices(ops, [weights[o] for o in ops])[0]
-        out.append(op)
         if op == INSERT:
-            out += box(r, r.random() < 0.9)
-        elif op == REMOVE:
+            # Ops 0 - 3 all insert (3: the layered index's insert_static).
+            out.append(r.randrange(4))
+            out += element(r, points, r.random() < 0.9)
+            continue
+        out.append(op)
+        if op == REMOVE:
             out += [r.randrange(256), r.randrange(256)]
         elif op == UPDATE:
-            out += box(r) + [r.randrange(256), r.randrange(256)]
+            out += element(r, points) + [r.randrange(256), r.randrange(256)]
         elif op == CLEAR:
             out += [r.randrange(32)]
         elif op == QUERY:
@@ -52,14 +71,21 @@ def seq(seed, n_ops, weights):
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    for old in glob.glob(os.path.join(OUT, "seed-*")):
+        os.remove(old)
     every = {INSERT: 8, REMOVE: 2, UPDATE: 4, MAINTAIN: 1, CLEAR: 0.2, QUERY: 2, NEAREST: 2,
              WITHIN: 2, RAY: 2, STALE: 1, PAIRS: 1}
     build = {INSERT: 10, QUERY: 1, PAIRS: 1, RAY: 1}
     churn = {INSERT: 3, REMOVE: 3, UPDATE: 6, MAINTAIN: 2, PAIRS: 1, NEAREST: 1}
+    kinds = [("every", every), ("build", build), ("churn", churn)]
     for i in range(12):
-        kind, weights = [("every", every), ("build", build), ("churn", churn)][i % 3]
-        data = seq(i, 40 + 30 * i, weights)
+        kind, weights = kinds[i % 3]
+        data = seq(i, i % 4, 40 + 30 * i, weights)
         with open(os.path.join(OUT, f"seed-{i:02}-{kind}"), "wb") as f:
+            f.write(data)
+    for t, name in enumerate(targets()):
+        data = seq(100 + t, t, 200, every, points=name.startswith("kdtree"))
+        with open(os.path.join(OUT, f"seed-t-{name}"), "wb") as f:
             f.write(data)
 
 

@@ -1,31 +1,69 @@
 #!/usr/bin/env bash
-# Fuzzes every spatix structure against BruteForce for a fixed time.
+# Fuzzes spatix structures against BruteForce, one target after another.
 #
-#   scripts/fuzz.sh [SECONDS]     (default 600)
+#   scripts/fuzz.sh [SECONDS [TARGET...]]     (default: 600 s, every target)
+#
+# TARGET is a name from spatix_fuzz::TARGETS (crates/spatix-fuzz/src/lib.rs), e.g.
+# `scripts/fuzz.sh 300 mxcif-f32 mxcif-f64-threshold-one`; each runs for SECONDS with
+# SPATIX_FUZZ_TARGET pinning the driver to it.
 #
 # With a nightly toolchain: coverage-guided libFuzzer through cargo-fuzz (installed here if
-# missing), on the `ops` target whose first input byte picks the structure, starting from the
-# committed corpus fuzz/corpus/ops (new interesting inputs are added to a scratch copy, not to
-# the repository). Without nightly: the stable `smoke` driver (random mutation of the corpus),
-# SECONDS per structure. Failing inputs land in fuzz/artifacts/.
+# missing), on the `ops` target. Each target starts from its own scratch corpus,
+# fuzz/corpus/ops-TARGET (created from the committed fuzz/corpus/ops, kept between runs so a
+# later run resumes where the last one stopped; not committed), and writes failing inputs to
+# fuzz/artifacts/TARGET/. Without nightly: the stable `smoke` driver, SECONDS per target.
+# Prints, per target, the executions and the findings; exits 1 if there was any finding.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-600}
+shift || true
+if [[ $# -gt 0 ]]; then
+    targets=("$@")
+else
+    mapfile -t targets < <(sed -n '/^pub const TARGETS/,/^];/p' crates/spatix-fuzz/src/lib.rs |
+        grep -o '"[^"]*"' | tr -d '"')
+fi
 
-if cargo +nightly --version >/dev/null 2>&1; then
-    if ! cargo fuzz --version >/dev/null 2>&1; then
-        cargo install cargo-fuzz --locked
-    fi
-    scratch=$(mktemp -d)
-    cp fuzz/corpus/ops/* "$scratch"/
-    cd fuzz
+if ! cargo +nightly --version >/dev/null 2>&1; then
+    echo "fuzz: no nightly toolchain; running the stable smoke driver instead"
+    status=0
+    for target in "${targets[@]}"; do
+        SPATIX_FUZZ_TARGET=$target cargo run --release -p spatix-fuzz --bin smoke -- "$seconds" ||
+            status=1
+    done
+    exit $status
+fi
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    cargo install cargo-fuzz --locked
+fi
+
+summary=()
+found=0
+for target in "${targets[@]}"; do
+    corpus=fuzz/corpus/ops-$target
+    artifacts=fuzz/artifacts/$target
+    mkdir -p "$corpus" "$artifacts"
+    cp -n fuzz/corpus/ops/* "$corpus"/
+    before=$(find "$artifacts" -type f | wc -l)
+    log=$(mktemp)
+    echo "==> fuzz: $target for $seconds s (corpus $corpus: $(ls "$corpus" | wc -l) inputs)"
     # -timeout: an input running longer than 10 s is a hang; -rss_limit_mb bounds blow-ups.
     # No sanitizer: the code under test is safe Rust (unsafe is forbidden), so ASan would only
     # slow the search down.
-    cargo +nightly fuzz run --sanitizer none ops "$scratch" -- \
-        -max_total_time="$seconds" -max_len=1024 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1
-    echo "fuzz: corpus grew to $(ls "$scratch" | wc -l) inputs in $scratch"
-else
-    echo "fuzz: no nightly toolchain; running the stable smoke driver instead"
-    cargo run --release -p spatix-fuzz --bin smoke -- "$seconds"
+    (cd fuzz && SPATIX_FUZZ_TARGET=$target cargo +nightly fuzz run --sanitizer none ops \
+        "../$corpus" -- -max_total_time="$seconds" -max_len=1024 -timeout=10 \
+        -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="../$artifacts/") \
+        2>&1 | tee "$log" || true
+    executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+    findings=$(($(find "$artifacts" -type f | wc -l) - before))
+    found=$((found + findings))
+    summary+=("$target: $seconds s, ${executions:-?} executions, $findings findings, corpus $(ls "$corpus" | wc -l) inputs")
+    rm -f "$log"
+done
+echo
+echo "fuzz: summary"
+printf '  %s\n' "${summary[@]}"
+if [[ $found -gt 0 ]]; then
+    echo "fuzz: $found findings under fuzz/artifacts/ (minimise: cd fuzz && SPATIX_FUZZ_TARGET=... cargo +nightly fuzz tmin --sanitizer none ops FILE)"
+    exit 1
 fi

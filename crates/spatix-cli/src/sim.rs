@@ -14,7 +14,7 @@ use crate::failure::Failure;
 use crate::index_kind::{IndexKind, Plan, Structure, UseIndex};
 use crate::progress::Progress;
 use crate::render::{Recorder, Size, Target};
-use crate::stats::{LastChange, Resident, Series, decimal, mib};
+use crate::stats::{Halves, LastChange, Resident, Series, decimal, mib};
 
 /// Options of `spatix sim`.
 #[derive(Debug, Args)]
@@ -181,7 +181,8 @@ struct Report {
     pair_counts: Series,
     index_bytes: usize,
     index_changed: LastChange,
-    resident_changed: Option<LastChange>,
+    /// The process's resident memory, over the warm-up half and the second half.
+    resident: Option<Halves>,
     peak_resident: Option<u64>,
     checksum: u64,
     picture: Option<String>,
@@ -219,7 +220,7 @@ impl UseIndex<f32, u32> for Simulation {
             pair_counts: series(),
             index_bytes: 0,
             index_changed: LastChange::default(),
-            resident_changed: Resident::read().map(|_| LastChange::default()),
+            resident: Resident::read().map(|_| Halves::new(frames / 2)),
             peak_resident: None,
             checksum: 0,
             picture: None,
@@ -272,9 +273,7 @@ impl UseIndex<f32, u32> for Simulation {
             report
                 .index_changed
                 .record(frame, index.memory_bytes() as u64);
-            if let (Some(changed), Some(resident)) =
-                (&mut report.resident_changed, Resident::read())
-            {
+            if let (Some(changed), Some(resident)) = (&mut report.resident, Resident::read()) {
                 changed.record(frame, resident.now);
             }
             if let Some(recorder) = recorder.as_mut().filter(|r| r.wants(frame, frames)) {
@@ -506,30 +505,40 @@ impl Report {
         }
     }
 
-    /// Whether memory stopped growing after warm-up: the index's `memory_bytes()` and the
-    /// process's resident memory are unchanged over the second half of the frames.
+    /// Whether memory stopped growing after warm-up: the index's `memory_bytes()` is unchanged
+    /// over the second half of the frames, and the process's resident memory never exceeds
+    /// over it the peak it reached in the first half.
     fn steadiness(&self, frames: usize) -> String {
         let warm = frames / 2;
         if warm == 0 {
             return "n/a (fewer than 2 frames)".to_owned();
         }
-        let when = |frame: usize| match frame {
-            0 => "never changed".to_owned(),
-            f => format!("last changed at frame {f}"),
-        };
         let index = self.index_changed.frame;
         let mut verdict = index <= warm;
-        let mut detail = format!("index memory {}", when(index));
-        match &self.resident_changed {
-            Some(resident) => {
-                verdict &= resident.frame <= warm;
-                detail += &format!(", resident memory {}", when(resident.frame));
+        let mut detail = match index {
+            0 => "index memory never changed".to_owned(),
+            f => format!("index memory last changed at frame {f}"),
+        };
+        match &self.resident {
+            Some(Halves {
+                first_peak,
+                second: Some((lo, hi)),
+                ..
+            }) => {
+                verdict &= self.resident.is_some_and(|r| r.flat());
+                detail += &format!(
+                    ", resident memory {:.1}-{:.1} MiB after warm-up (peak {:.1} MiB before)",
+                    mib(*lo),
+                    mib(*hi),
+                    mib(*first_peak)
+                );
             }
-            None => detail += ", resident memory n/a",
+            _ => detail += ", resident memory n/a",
         }
         let answer = if verdict { "yes" } else { "no" };
         format!(
-            "{answer}: {detail} (steady = unchanged over frames {}-{frames})",
+            "{answer}: {detail} (steady = index memory unchanged and resident memory no higher \
+             than its warm-up peak over frames {}-{frames})",
             warm + 1
         )
     }

@@ -15,9 +15,15 @@ pub(crate) struct Summary {
 }
 
 impl Series {
-    /// Room for `n` frames.
+    /// Room for `n` frames, written once so that it is resident from the start: filling it
+    /// frame by frame would otherwise grow the process's resident memory with the run, and
+    /// hide whether the index's does.
     pub(crate) fn with_capacity(n: usize) -> Self {
-        Self(Vec::with_capacity(n))
+        // Not `vec![0.0; n]`: zeroed allocations are mapped lazily, untouched.
+        let mut values = Vec::with_capacity(n);
+        values.resize(n, 0.0);
+        values.clear();
+        Self(values)
     }
 
     /// Adds a frame's value.
@@ -93,6 +99,45 @@ impl LastChange {
             self.frame = frame;
         }
         self.value = Some(value);
+    }
+}
+
+/// Tracks a quantity over a run split in two halves at frame `warm`: its peak over the
+/// first half (warm-up) and its range over the second, to tell growth from fluctuation (the
+/// kernel may reclaim and refault a process's cold pages at any time, so resident memory
+/// moves by a few pages even when nothing grows).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Halves {
+    warm: usize,
+    /// The largest value over frames `1..=warm`.
+    pub(crate) first_peak: u64,
+    /// The smallest and largest values over frames `warm + 1..`; `None` before that.
+    pub(crate) second: Option<(u64, u64)>,
+}
+
+impl Halves {
+    /// A tracker whose second half starts after frame `warm`.
+    pub(crate) fn new(warm: usize) -> Self {
+        Self {
+            warm,
+            first_peak: 0,
+            second: None,
+        }
+    }
+
+    /// Records frame `frame`'s value.
+    pub(crate) fn record(&mut self, frame: usize, value: u64) {
+        if frame <= self.warm {
+            self.first_peak = self.first_peak.max(value);
+        } else {
+            let (lo, hi) = self.second.unwrap_or((value, value));
+            self.second = Some((lo.min(value), hi.max(value)));
+        }
+    }
+
+    /// Whether the second half never went above the first half's peak.
+    pub(crate) fn flat(&self) -> bool {
+        self.second.is_none_or(|(_, hi)| hi <= self.first_peak)
     }
 }
 

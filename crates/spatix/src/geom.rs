@@ -437,6 +437,21 @@ impl<S: Scalar> Aabb<S> {
         }
     }
 
+    /// The box `point ± radius`, saturated at ±MAX so that huge and infinite radii still
+    /// give a valid box. Rounding is monotonic, so every box at distance `<= radius` from
+    /// `point` intersects it; `within` reports only elements that do, which also rules out
+    /// those that [`Aabb::within_distance`] admits only because a difference rounded down
+    /// to the radius.
+    #[inline]
+    pub(crate) fn around(point: Point<S>, radius: S) -> Self {
+        let lo = |v: S| (v - radius).max_s(-S::MAX);
+        let hi = |v: S| (v + radius).min_s(S::MAX);
+        Self {
+            min: Point::new(lo(point.x), lo(point.y)),
+            max: Point::new(hi(point.x), hi(point.y)),
+        }
+    }
+
     /// This box with every coordinate clamped into `bounds`: a box outside the bounds becomes
     /// a (possibly zero-size) box on their border. Used to file out-of-world elements in
     /// border cells.

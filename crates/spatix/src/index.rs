@@ -111,14 +111,7 @@ pub trait SpatialQuery<S: Scalar, T> {
         if !(point.is_finite() && radius >= S::ZERO) {
             return ControlFlow::Continue(());
         }
-        // Saturate instead of overflowing, so huge and infinite radii still form a valid area.
-        let lo = |v: S| (v - radius).max_s(-S::MAX);
-        let hi = |v: S| (v + radius).min_s(S::MAX);
-        let area = Aabb {
-            min: Point::new(lo(point.x), lo(point.y)),
-            max: Point::new(hi(point.x), hi(point.y)),
-        };
-        self.query(&area, |item| {
+        self.query(&Aabb::around(point, radius), |item| {
             if item.aabb.within_distance(point, radius) {
                 visit(item)
             } else {
@@ -233,6 +226,87 @@ pub trait SpatialIndex<S: Scalar, T>: SpatialQuery<S, T> {
     /// Results are correct whether or not it is called.
     fn maintain(&mut self) {}
 }
+
+/// Implements [`SpatialQuery`] for `$structure<S, T>` by delegation: `get`, `len` and `iter`
+/// go to its element table (the field `$elements`), and the queries to the structure's own
+/// `query_impl`, `pairs_impl`, `nearest_impl`, `raycast_impl`, `memory_impl` and `validate`
+/// (and `within_impl` when `within` is given; the trait's default otherwise).
+macro_rules! delegate_query {
+    ($structure:ident, $elements:ident $(, $within:ident)?) => {
+        impl<S: $crate::Scalar, T> $crate::SpatialQuery<S, T> for $structure<S, T> {
+            fn get(&self, handle: $crate::Handle) -> Option<$crate::Item<'_, S, T>> {
+                self.$elements.get(handle)
+            }
+
+            fn len(&self) -> usize {
+                self.$elements.len()
+            }
+
+            fn iter(&self) -> $crate::Iter<'_, S, T> {
+                self.$elements.iter()
+            }
+
+            fn query<F>(&self, area: &$crate::Aabb<S>, visit: F) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
+            {
+                self.query_impl(area, visit)
+            }
+
+            fn for_each_pair<F>(&self, visit: F) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Item<'_, S, T>, $crate::Item<'_, S, T>)
+                    -> core::ops::ControlFlow<()>,
+            {
+                self.pairs_impl(visit)
+            }
+
+            fn nearest<'w>(
+                &self,
+                point: $crate::Point<S>,
+                k: usize,
+                workspace: &'w mut $crate::Workspace<S>,
+            ) -> &'w [$crate::Neighbor<S>] {
+                self.nearest_impl(point, k, workspace)
+            }
+
+            $(
+            fn $within<F>(
+                &self,
+                point: $crate::Point<S>,
+                radius: S,
+                visit: F,
+            ) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
+            {
+                self.within_impl(point, radius, visit)
+            }
+            )?
+
+            fn raycast_all<F>(
+                &self,
+                ray: &$crate::Ray<S>,
+                workspace: &mut $crate::Workspace<S>,
+                visit: F,
+            ) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Item<'_, S, T>, S) -> core::ops::ControlFlow<()>,
+            {
+                self.raycast_impl(ray, workspace, visit)
+            }
+
+            fn memory_bytes(&self) -> usize {
+                self.memory_impl()
+            }
+
+            fn check_invariants(&self) -> Result<(), $crate::Error> {
+                self.validate()
+            }
+        }
+    };
+}
+pub(crate) use delegate_query;
 
 /// A static structure (built once from all its elements, [`SpatialQuery`] only) that can be
 /// built again from a new set: what [`Layered`](crate::Layered) needs of its static part.

@@ -375,6 +375,38 @@ impl<D: Copy + Default> ListPool<D> {
         Ok(n)
     }
 
+    /// Walks the list starting at `head` for a self-check, calling `visit(at, node)` on each
+    /// node; fails if the list links to a node out of range or has a cycle (`list` names it
+    /// in the message). Returns its length.
+    pub(crate) fn check_list(
+        &self,
+        head: u32,
+        list: impl Fn() -> String,
+        mut visit: impl FnMut(u32, Link<D>) -> Result<(), crate::Error>,
+    ) -> Result<usize, crate::Error> {
+        let mut at = head;
+        let mut length = 0usize;
+        while at != NIL {
+            if at as usize >= self.links.len() {
+                return Err(crate::Error::InvariantViolated(format!(
+                    "{} links to node {at} out of range",
+                    list()
+                )));
+            }
+            length += 1;
+            if length > self.links.len() {
+                return Err(crate::Error::InvariantViolated(format!(
+                    "the list of {} has a cycle",
+                    list()
+                )));
+            }
+            let node = self.links[at as usize];
+            visit(at, node)?;
+            at = node.next;
+        }
+        Ok(length)
+    }
+
     /// Checks that the nodes in use are the `listed` ones the structure's lists hold and that
     /// every other node is on the free list (none leaked).
     pub(crate) fn check_counts(&self, listed: usize) -> Result<(), crate::Error> {

@@ -1,7 +1,8 @@
 //! The fuzzer's stable-toolchain driver, run by CI: replays every file of the committed corpus
 //! against every target, then mutates corpus inputs at random (seeded, so a run reproduces) for
 //! a fixed time per target. A failing input is written to `fuzz/artifacts/` and the exit code
-//! is 1.
+//! is 1. With `SPATIX_FUZZ_TARGET=<name>` (see `spatix_fuzz::PIN_VARIABLE`) it drives that
+//! target only.
 //!
 //! ```text
 //! cargo run --release -p spatix-fuzz --bin smoke -- [SECONDS_PER_TARGET] [SEED]
@@ -13,7 +14,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use spatix::workload::Rng;
-use spatix_fuzz::{TARGETS, run};
+use spatix_fuzz::{TARGETS, pinned, run};
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -31,7 +32,10 @@ fn main() -> ExitCode {
     // A failure is reported by `check` with its input; keep the default hook's message short.
     panic::set_hook(Box::new(|info| eprintln!("smoke: {info}")));
     let mut rng = Rng::new(seed);
-    for (target, name) in TARGETS.iter().enumerate() {
+    let targets = pinned().map_or(0..TARGETS.len(), |t| t..t + 1);
+    let all = Instant::now();
+    for target in targets {
+        let name = TARGETS[target];
         let started = Instant::now();
         let mut runs = 0u64;
         for input in &corpus {
@@ -53,6 +57,7 @@ fn main() -> ExitCode {
             started.elapsed().as_secs_f64()
         );
     }
+    println!("smoke: done in {:.1} s", all.elapsed().as_secs_f64());
     ExitCode::SUCCESS
 }
 

@@ -1,19 +1,32 @@
-//! The geometry every grid shares: square cells over a declared world, cell coordinates by
-//! multiplication with the inverse cell size (clamped into the grid, so out-of-world boxes land
-//! on the border cells), the ring walk of nearest-neighbour search and the conservative walk
-//! of ray casts. A grid stores whatever it likes per cell; this is only the arithmetic.
+//! The lattice every grid is built on: square cells over a declared world, cell coordinates by
+//! multiplication with the inverse cell size (clamped, so that out-of-world boxes land on the
+//! border cells), cell bands that reach to infinity on the world's border, the rounding margin
+//! at the world's magnitude, the conservative ray walk, the rings of the nearest search, and
+//! the cell size `auto` constructors pick from a sample. A grid stores whatever it likes per
+//! cell; this is only the arithmetic.
 
 use core::ops::ControlFlow;
 
 use crate::handle::Slots;
 use crate::ray::RaySearch;
-use crate::{Aabb, Error, Item, Point, Ray, Scalar};
+use crate::{Aabb, Error, Item, Point, Ray, Scalar, Workspace};
 
 /// Most cells a grid may have (2^28, 1 GiB of `u32` cell heads).
 const MAX_CELLS: f64 = (1u64 << 28) as f64;
 
 /// Cells per side of the grid an `auto` constructor builds for an empty sample.
 const DEFAULT_CELLS_PER_SIDE: f64 = 64.0;
+
+/// Square cells of side `cell_size` over `world`, `cols × rows` of them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lattice<S> {
+    pub(crate) world: Aabb<S>,
+    pub(crate) cell_size: S,
+    /// `1 / cell_size`: cell coordinates are computed with a multiplication.
+    pub(crate) inv_cell: S,
+    pub(crate) cols: u32,
+    pub(crate) rows: u32,
+}
 
 /// The inclusive block of cells a box overlaps (after clamping into the grid).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,42 +56,58 @@ impl CellRange {
     }
 }
 
-/// A grid of `cols × rows` square cells of side `cell` whose lower-left corner is the world's.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Lattice<S> {
-    pub(crate) world: Aabb<S>,
-    pub(crate) cell: S,
-    /// `1 / cell`: cell coordinates are computed with a multiplication.
-    pub(crate) inv_cell: S,
-    pub(crate) cols: u32,
-    pub(crate) rows: u32,
+/// Width and height of a box, in `f64` so that they cannot overflow for `f32` boxes.
+pub(crate) fn extent_of<S: Scalar>(b: &Aabb<S>) -> (f64, f64) {
+    (
+        b.max.x.to_f64() - b.min.x.to_f64(),
+        b.max.y.to_f64() - b.min.y.to_f64(),
+    )
+}
+
+/// The largest magnitude of a coordinate of a box.
+pub(crate) fn magnitude<S: Scalar>(w: &Aabb<S>) -> S {
+    w.min
+        .x
+        .abs_s()
+        .max_s(w.max.x.abs_s())
+        .max_s(w.min.y.abs_s())
+        .max_s(w.max.y.abs_s())
+}
+
+/// Columns and rows of a `width` × `height` world in cells of side `cell`, unless that is
+/// more than 2^28 cells.
+pub(crate) fn dims_for(width: f64, height: f64, cell: f64) -> Option<(u32, u32)> {
+    let across = |length: f64| (length / cell).ceil().max(1.0);
+    let (cols, rows) = (across(width), across(height));
+    (cols * rows <= MAX_CELLS).then_some((cols as u32, rows as u32))
 }
 
 impl<S: Scalar> Lattice<S> {
-    /// `max(1, ceil(width / cell))` columns and as many rows as the height needs.
+    /// `max(1, ceil(width / cell_size))` columns and as many rows as the height needs.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for an invalid world, a cell that is not finite and
+    /// [`Error::InvalidParameter`] for an invalid world, a cell size that is not finite and
     /// positive (or whose inverse overflows), or more than 2^28 cells.
-    pub(crate) fn new(world: Aabb<S>, cell: S) -> Result<Self, Error> {
+    pub(crate) fn new(world: Aabb<S>, cell_size: S) -> Result<Self, Error> {
         if !world.is_valid() {
             return Err(Error::InvalidParameter(
                 "world must be a valid box (finite, min <= max)",
             ));
         }
-        let inv_cell = S::ONE / cell;
-        if !(cell.is_finite() && cell > S::ZERO && inv_cell.is_finite()) {
+        let inv_cell = S::ONE / cell_size;
+        if !(cell_size.is_finite() && cell_size > S::ZERO && inv_cell.is_finite()) {
             return Err(Error::InvalidParameter(
                 "cell_size must be finite and positive, with a finite inverse",
             ));
         }
         let (width, height) = extent_of(&world);
-        let (cols, rows) = dims_for(width, height, cell.to_f64()).ok_or(
-            Error::InvalidParameter("the grid would have more than 2^28 cells: use a larger cell"),
-        )?;
+        let (cols, rows) =
+            dims_for(width, height, cell_size.to_f64()).ok_or(Error::InvalidParameter(
+                "the grid would have more than 2^28 cells: use a larger cell_size",
+            ))?;
         Ok(Self {
             world,
-            cell,
+            cell_size,
             inv_cell,
             cols,
             rows,
@@ -93,7 +122,7 @@ impl<S: Scalar> Lattice<S> {
                 self.cols, self.rows
             )));
         }
-        if !(self.inv_cell * self.cell).is_finite() || self.cols == 0 || self.rows == 0 {
+        if !(self.inv_cell * self.cell_size).is_finite() || self.cols == 0 || self.rows == 0 {
             return Err(Error::InvariantViolated(
                 "the grid's cell size or dimensions are unusable".into(),
             ));
@@ -124,6 +153,25 @@ impl<S: Scalar> Lattice<S> {
             .clamp(0, i64::from(self.rows - 1)) as u32
     }
 
+    /// The cell of a point.
+    #[inline]
+    pub(crate) fn cell_of(&self, p: Point<S>) -> (u32, u32) {
+        (self.col(p.x), self.row(p.y))
+    }
+
+    /// Index of the cell holding point `p` (clamped into the grid).
+    #[inline]
+    pub(crate) fn index_of(&self, p: Point<S>) -> usize {
+        self.index(self.col(p.x), self.row(p.y))
+    }
+
+    /// Whether cell `(cx, cy)` holds point `p` (clamped into the grid): the one cell that owns
+    /// a reference point.
+    #[inline]
+    pub(crate) fn owns(&self, p: Point<S>, cx: u32, cy: u32) -> bool {
+        self.cell_of(p) == (cx, cy)
+    }
+
     /// The block of cells a box overlaps.
     #[inline]
     pub(crate) fn range(&self, b: &Aabb<S>) -> CellRange {
@@ -135,36 +183,89 @@ impl<S: Scalar> Lattice<S> {
         }
     }
 
-    /// Index of the cell holding point `p` (clamped into the grid).
-    #[inline]
-    pub(crate) fn index_of(&self, p: Point<S>) -> usize {
-        self.index(self.col(p.x), self.row(p.y))
-    }
-
-    /// Index of a cell in a row-major array of the cells.
+    /// Index of a cell in a row-major array of cells.
     #[inline]
     pub(crate) fn index(&self, cx: u32, cy: u32) -> usize {
         cy as usize * self.cols as usize + cx as usize
     }
 
-    /// Whether cell `(cx, cy)` holds point `p` (clamped into the grid): the one cell that owns
-    /// a reference point.
+    /// The boundary `k` cells from `origin` (a column's or a row's), computed the same way
+    /// everywhere.
     #[inline]
-    pub(crate) fn owns(&self, p: Point<S>, cx: u32, cy: u32) -> bool {
-        self.col(p.x) == cx && self.row(p.y) == cy
+    fn line(&self, origin: S, k: u32) -> S {
+        origin + S::from_f64(f64::from(k)) * self.cell_size
     }
 
-    /// Visits the cells in rings outward from the cell of `point` (clamped into the world):
-    /// `scan(cx, cy)` searches one cell and returns the squared distance a candidate must
-    /// still beat (the k-th best so far, infinite while fewer than k are known). Stops as
-    /// soon as that bound is no more than a lower bound on the distance to every cell not
-    /// yet scanned. A grid considers each element (or group of elements) only in the cell
-    /// owning the (clamped) nearest point of its box, so the bound holds for it.
-    pub(crate) fn rings(&self, point: Point<S>, mut scan: impl FnMut(u32, u32) -> S) {
+    /// The nominal square of a cell (the last column and row may extend past the world).
+    #[inline]
+    pub(crate) fn square(&self, cx: u32, cy: u32) -> Aabb<S> {
+        let o = self.world.min;
+        Aabb {
+            min: Point::new(self.line(o.x, cx), self.line(o.y, cy)),
+            max: Point::new(self.line(o.x, cx + 1), self.line(o.y, cy + 1)),
+        }
+    }
+
+    /// The extent of column (or row) `i` of `n` starting at `origin`: the border ones reach to
+    /// infinity, as the elements filed in them may lie anywhere beyond the world.
+    #[inline]
+    pub(crate) fn band(&self, i: u32, n: u32, origin: S) -> (S, S) {
+        let lo = if i == 0 {
+            -S::INFINITY
+        } else {
+            self.line(origin, i)
+        };
+        let hi = if i + 1 == n {
+            S::INFINITY
+        } else {
+            self.line(origin, i + 1)
+        };
+        (lo, hi)
+    }
+
+    /// An absolute margin covering the rounding in cell boundaries (which `col` and `row`
+    /// compute by scaling, and `band` by multiplying) at this world's magnitude.
+    pub(crate) fn margin(&self) -> S {
+        (magnitude(&self.world) + self.cell_size) * S::RELATIVE_SLACK
+    }
+
+    /// The cells a ray may cross, in an order that lets hits be reported in ascending `t`
+    /// (see [`RayWalk`]), for elements that stick out of their cell by up to `below` on the
+    /// low sides and `above` on the high sides.
+    pub(crate) fn walk<'a>(&'a self, ray: &'a Ray<S>, below: S, above: S) -> RayWalk<'a, S> {
+        RayWalk::new(self, ray, below, above)
+    }
+
+    /// Casts a ray over the cells ([`RayWalk`], not widened: for grids whose elements lie
+    /// inside their cells' bands): before `scan(cx, cy, search)` records the hits a cell owns,
+    /// every recorded hit that nothing left to walk could precede is reported.
+    pub(crate) fn cast<T, F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        slots: &Slots<S, T>,
+        mut visit: F,
+        mut scan: impl FnMut(u32, u32, &mut RaySearch<'_, S>),
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        let mut search = workspace.begin_ray();
+        if ray.is_valid() && slots.len() > 0 {
+            for (cx, cy, bound) in self.walk(ray, S::ZERO, S::ZERO) {
+                search.report_until(bound, slots, &mut visit)?;
+                scan(cx, cy, &mut search);
+            }
+        }
+        search.report_until(S::INFINITY, slots, &mut visit)
+    }
+
+    /// The start of a ring search around `point` (see [`Rings`]).
+    pub(crate) fn rings(&self, point: Point<S>) -> Rings {
         // Distances are bounded from the point clamped into the world: clamping is
         // 1-Lipschitz, so the bounds hold for points outside the world too.
         let p = self.world.closest_point(point);
-        let (pcx, pcy) = (self.col(p.x), self.row(p.y));
+        let (pcx, pcy) = self.cell_of(p);
         let frac = |t: S, c: u32| (t.to_f64() - f64::from(c)).clamp(0.0, 1.0);
         let fx = frac((p.x - self.world.min.x) * self.inv_cell, pcx);
         let fy = frac((p.y - self.world.min.y) * self.inv_cell, pcy);
@@ -172,145 +273,249 @@ impl<S: Scalar> Lattice<S> {
         // coordinates.
         let slack = 1e-4 + 1e-6 * f64::from(self.cols.max(self.rows));
         let edge = fx.min(1.0 - fx).min(fy).min(1.0 - fy) - slack;
-        let cell = self.cell.to_f64();
         let (pcx, pcy) = (i64::from(pcx), i64::from(pcy));
         let (cols, rows) = (i64::from(self.cols), i64::from(self.rows));
-        let last = pcx.max(cols - 1 - pcx).max(pcy).max(rows - 1 - pcy);
-        let mut scan = |cx: i64, cy: i64| scan(cx as u32, cy as u32);
-        let mut bound = scan(pcx, pcy);
-        for r in 1..=last {
-            // Everything in ring r or beyond is at least this far away (less a relative
-            // margin for rounding in the distances).
-            let reach = (((r - 1) as f64 + edge) * (1.0 - 1e-5)).max(0.0) * cell;
-            if bound < S::INFINITY && bound.to_f64() <= reach * reach {
-                break;
+        Rings {
+            pcx,
+            pcy,
+            edge,
+            cell: self.cell_size.to_f64(),
+            last: pcx.max(cols - 1 - pcx).max(pcy).max(rows - 1 - pcy),
+            cols,
+            rows,
+        }
+    }
+}
+
+/// The square rings of cells around a point's cell: ring 0 is the cell itself, ring `r` the
+/// cells at Chebyshev distance `r` from it. Everything filed in ring `r` or beyond is at least
+/// [`Rings::reach`] away, so a search visits rings outward until that exceeds its k-th best.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rings {
+    pcx: i64,
+    pcy: i64,
+    /// Distance from the point to its cell's nearest side, in cells (less a rounding margin).
+    edge: f64,
+    cell: f64,
+    /// The outermost ring that holds any cell.
+    pub(crate) last: i64,
+    cols: i64,
+    rows: i64,
+}
+
+impl Rings {
+    /// A lower bound on the distance from the point to anything filed in ring `r` or beyond,
+    /// for elements that stick out of their cell by up to `grow` (less a relative margin for
+    /// rounding in the distances).
+    #[inline]
+    pub(crate) fn reach(&self, r: i64, grow: f64) -> f64 {
+        if r == 0 {
+            return 0.0;
+        }
+        ((((r - 1) as f64 + self.edge) * (1.0 - 1e-5)).max(0.0) * self.cell - grow * (1.0 + 1e-5))
+            .max(0.0)
+    }
+
+    /// Whether a search whose k-th best squared distance is `bound` (infinite while fewer
+    /// than k are known) can stop before ring `r`: nothing there or beyond can beat it.
+    #[inline]
+    pub(crate) fn settled<S: Scalar>(&self, r: i64, grow: f64, bound: S) -> bool {
+        settled(bound, self.reach(r, grow))
+    }
+
+    /// Calls `visit(cx, cy)` for every cell of ring `r` inside the grid.
+    #[inline]
+    pub(crate) fn cells(&self, r: i64, mut visit: impl FnMut(u32, u32)) {
+        let (pcx, pcy) = (self.pcx, self.pcy);
+        if r == 0 {
+            visit(pcx as u32, pcy as u32);
+            return;
+        }
+        let (x0, x1) = ((pcx - r).max(0), (pcx + r).min(self.cols - 1));
+        let (y0, y1) = ((pcy - r + 1).max(0), (pcy + r - 1).min(self.rows - 1));
+        if pcy - r >= 0 {
+            for cx in x0..=x1 {
+                visit(cx as u32, (pcy - r) as u32);
             }
-            let (x0, x1) = ((pcx - r).max(0), (pcx + r).min(cols - 1));
-            let (y0, y1) = ((pcy - r + 1).max(0), (pcy + r - 1).min(rows - 1));
-            if pcy - r >= 0 {
-                for cx in x0..=x1 {
-                    bound = scan(cx, pcy - r);
-                }
+        }
+        if pcy + r < self.rows {
+            for cx in x0..=x1 {
+                visit(cx as u32, (pcy + r) as u32);
             }
-            if pcy + r < rows {
-                for cx in x0..=x1 {
-                    bound = scan(cx, pcy + r);
-                }
+        }
+        if pcx - r >= 0 {
+            for cy in y0..=y1 {
+                visit((pcx - r) as u32, cy as u32);
             }
-            if pcx - r >= 0 {
-                for cy in y0..=y1 {
-                    bound = scan(pcx - r, cy);
-                }
-            }
-            if pcx + r < cols {
-                for cy in y0..=y1 {
-                    bound = scan(pcx + r, cy);
-                }
+        }
+        if pcx + r < self.cols {
+            for cy in y0..=y1 {
+                visit((pcx + r) as u32, cy as u32);
             }
         }
     }
+}
 
-    /// A walk along the ray, column by column in the ray's x direction and, within a column,
-    /// row by row in its y direction, over every cell the ray may cross (each column's span
-    /// of the ray and each span's rows are widened for rounding, so no crossed cell is
-    /// skipped). Before `scan(cx, cy, search)` records the hits a cell owns (those whose
-    /// clamped entry point it holds), every recorded hit that nothing left to walk could
-    /// precede is reported.
-    pub(crate) fn walk_ray<T, F>(
-        &self,
-        ray: &Ray<S>,
-        search: &mut RaySearch<'_, S>,
-        slots: &Slots<S, T>,
-        visit: &mut F,
-        mut scan: impl FnMut(u32, u32, &mut RaySearch<'_, S>),
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
-        let (o, d) = (ray.origin, ray.direction);
-        let m = self.ray_margin();
-        let cols = i64::from(self.cols);
-        let step = if d.x < S::ZERO { -1 } else { 1 };
-        let span = |c: i64| {
-            (0..cols).contains(&c).then(|| {
-                let (x0, x1) = self.band(c as u32, self.cols, self.world.min.x);
-                let band = Aabb {
-                    min: Point::new(x0 - m, -S::INFINITY),
-                    max: Point::new(x1 + m, S::INFINITY),
-                };
-                band.ray_span_conservative(ray)
-            })?
+/// Whether nothing at least `reach` away can beat a k-th best squared distance `bound`
+/// (infinite while fewer than k are known).
+#[inline]
+pub(crate) fn settled<S: Scalar>(bound: S, reach: f64) -> bool {
+    bound < S::INFINITY && bound.to_f64() <= reach * reach
+}
+
+/// A walk along a ray over every cell it may cross, column by column in the ray's x direction
+/// and, within a column, row by row in its y direction. Each column's span of the ray and each
+/// span's rows are widened for rounding, so no crossed cell is skipped; columns and rows are
+/// also widened by how far elements stick out of their cells (`below`, `above`).
+///
+/// Yields `(cx, cy, bound)`: `bound` is a lower bound on the entry parameter of the ray into
+/// any element filed in this cell or in any cell the walk yields later, so every hit recorded
+/// so far at or below it can be reported.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RayWalk<'a, S> {
+    lattice: &'a Lattice<S>,
+    ray: &'a Ray<S>,
+    below: S,
+    above: S,
+    /// The rounding margin of the lattice.
+    m: S,
+    step: i64,
+    /// The current column, and the ray's span through it (`None` once the walk is over).
+    c: i64,
+    current: Option<(S, S)>,
+    /// Where the ray may enter the next column (infinity when it does not).
+    next_start: S,
+    next: Option<(S, S)>,
+    /// The current column's rows still to yield: `r0..=r1`, `i` of them yielded so far.
+    r0: u32,
+    r1: u32,
+    i: u32,
+    /// Whether the rows of the current column have been set up.
+    rows_ready: bool,
+}
+
+impl<'a, S: Scalar> RayWalk<'a, S> {
+    fn new(lattice: &'a Lattice<S>, ray: &'a Ray<S>, below: S, above: S) -> Self {
+        let m = lattice.margin();
+        let o = ray.origin;
+        let step = if ray.direction.x < S::ZERO { -1 } else { 1 };
+        let mut walk = Self {
+            lattice,
+            ray,
+            below,
+            above,
+            m,
+            step,
+            c: 0,
+            current: None,
+            next_start: S::INFINITY,
+            next: None,
+            r0: 0,
+            r1: 0,
+            i: 0,
+            rows_ready: false,
         };
-        let first = i64::from(self.col(if step < 0 { o.x + m } else { o.x - m }));
-        let (mut c, mut current) = (first, span(first));
-        if current.is_none() {
-            c += step;
-            current = span(c);
+        if !ray.is_valid() {
+            return walk;
         }
+        // The first column whose (widened) band may hold the origin.
+        let first = i64::from(lattice.col(if step < 0 {
+            o.x + below + m
+        } else {
+            o.x - above - m
+        }));
+        walk.c = first;
+        walk.current = walk.span(first);
+        if walk.current.is_none() {
+            walk.c += step;
+            walk.current = walk.span(walk.c);
+        }
+        walk
+    }
+
+    /// The ray's span through column `c`'s widened band, if it crosses it.
+    fn span(&self, c: i64) -> Option<(S, S)> {
+        let l = self.lattice;
+        if !(0..i64::from(l.cols)).contains(&c) {
+            return None;
+        }
+        let (x0, x1) = l.band(c as u32, l.cols, l.world.min.x);
+        let band = Aabb {
+            min: Point::new(x0 - self.below - self.m, -S::INFINITY),
+            max: Point::new(x1 + self.above + self.m, S::INFINITY),
+        };
+        band.ray_span_conservative(self.ray)
+    }
+
+    /// Sets up the rows of the current column: those whose widened band meets the ray's
+    /// span through the column.
+    fn start_column(&mut self, (ta, tb): (S, S)) {
+        let (o, d) = (self.ray.origin, self.ray.direction);
+        self.next = self.span(self.c + self.step);
+        self.next_start = self.next.map_or(S::INFINITY, |(t, _)| t);
         let y_at = |t: S| if d.y == S::ZERO { o.y } else { o.y + t * d.y };
-        while let Some((ta, tb)) = current {
-            let next = span(c + step);
-            let next_start = next.map_or(S::INFINITY, |(t, _)| t);
-            let (ya, yb) = (y_at(ta), y_at(tb));
-            let widen = |y: S| {
-                m + if y.is_finite() {
-                    y.abs_s() * S::RELATIVE_SLACK
-                } else {
-                    S::ZERO
+        let (ya, yb) = (y_at(ta), y_at(tb));
+        let m = self.m;
+        let widen = |y: S| {
+            m + if y.is_finite() {
+                y.abs_s() * S::RELATIVE_SLACK
+            } else {
+                S::ZERO
+            }
+        };
+        let (lo, hi) = (ya.min_s(yb), ya.max_s(yb));
+        self.r0 = self.lattice.row(lo - widen(lo) - self.above);
+        self.r1 = self.lattice.row(hi + widen(hi) + self.below);
+        self.i = 0;
+        self.rows_ready = true;
+    }
+}
+
+impl<S: Scalar> Iterator for RayWalk<'_, S> {
+    type Item = (u32, u32, S);
+
+    fn next(&mut self) -> Option<(u32, u32, S)> {
+        loop {
+            let span = self.current?;
+            if !self.rows_ready {
+                self.start_column(span);
+            }
+            if self.i > self.r1 - self.r0 {
+                self.current = self.next;
+                self.c += self.step;
+                self.rows_ready = false;
+                continue;
+            }
+            let l = self.lattice;
+            let d = self.ray.direction;
+            let r = if d.y < S::ZERO {
+                self.r1 - self.i
+            } else {
+                self.r0 + self.i
+            };
+            self.i += 1;
+            // Everything not yet walked lies in the rest of this column, or beyond it.
+            let cx = self.c as u32;
+            let (x0, x1) = l.band(cx, l.cols, l.world.min.x);
+            let (y0, y1) = l.band(r, l.rows, l.world.min.y);
+            let (left, right) = (x0 - self.below - self.m, x1 + self.above + self.m);
+            let rest = if d.y < S::ZERO {
+                Aabb {
+                    min: Point::new(left, -S::INFINITY),
+                    max: Point::new(right, y1 + self.above + self.m),
+                }
+            } else {
+                Aabb {
+                    min: Point::new(left, y0 - self.below - self.m),
+                    max: Point::new(right, S::INFINITY),
                 }
             };
-            let (lo, hi) = (ya.min_s(yb), ya.max_s(yb));
-            let (r0, r1) = (self.row(lo - widen(lo)), self.row(hi + widen(hi)));
-            let (x0, x1) = self.band(c as u32, self.cols, self.world.min.x);
-            for i in 0..=(r1 - r0) {
-                let r = if d.y < S::ZERO { r1 - i } else { r0 + i };
-                // Everything not yet walked lies in the rest of this column, or beyond it.
-                let (y0, y1) = self.band(r, self.rows, self.world.min.y);
-                let rest = if d.y < S::ZERO {
-                    Aabb {
-                        min: Point::new(x0 - m, -S::INFINITY),
-                        max: Point::new(x1 + m, y1 + m),
-                    }
-                } else {
-                    Aabb {
-                        min: Point::new(x0 - m, y0 - m),
-                        max: Point::new(x1 + m, S::INFINITY),
-                    }
-                };
-                let bound = rest
-                    .ray_entry_conservative(ray)
-                    .unwrap_or(S::INFINITY)
-                    .min_s(next_start);
-                search.report_until(bound, slots, visit)?;
-                scan(c as u32, r, search);
-            }
-            current = next;
-            c += step;
+            let bound = rest
+                .ray_entry_conservative(self.ray)
+                .unwrap_or(S::INFINITY)
+                .min_s(self.next_start);
+            return Some((cx, r, bound));
         }
-        search.report_until(S::INFINITY, slots, visit)
-    }
-
-    /// The extent of column (or row) `i` of `n` starting at `origin`: the border ones reach to
-    /// infinity, as the elements filed in them may lie anywhere beyond the world.
-    fn band(&self, i: u32, n: u32, origin: S) -> (S, S) {
-        let at = |k: u32| origin + S::from_f64(f64::from(k)) * self.cell;
-        let lo = if i == 0 { -S::INFINITY } else { at(i) };
-        let hi = if i + 1 == n { S::INFINITY } else { at(i + 1) };
-        (lo, hi)
-    }
-
-    /// An absolute margin covering the rounding in cell boundaries (which `col` and `row`
-    /// compute by scaling, and `band` by multiplying) at this world's magnitude.
-    fn ray_margin(&self) -> S {
-        let w = self.world;
-        let magnitude = w
-            .min
-            .x
-            .abs_s()
-            .max_s(w.max.x.abs_s())
-            .max_s(w.min.y.abs_s())
-            .max_s(w.max.y.abs_s());
-        (magnitude + self.cell) * S::RELATIVE_SLACK
     }
 }
 
@@ -364,20 +569,4 @@ pub(crate) fn auto_cell<S: Scalar>(
         cell *= 2.0;
     }
     Ok((S::from_f64(cell), sampled, n))
-}
-
-/// Width and height of a box, in `f64` so that they cannot overflow for `f32` boxes.
-fn extent_of<S: Scalar>(b: &Aabb<S>) -> (f64, f64) {
-    (
-        b.max.x.to_f64() - b.min.x.to_f64(),
-        b.max.y.to_f64() - b.min.y.to_f64(),
-    )
-}
-
-/// Columns and rows of a `width` × `height` world in cells of side `cell`, unless that is
-/// more than 2^28 cells.
-fn dims_for(width: f64, height: f64, cell: f64) -> Option<(u32, u32)> {
-    let across = |length: f64| (length / cell).ceil().max(1.0);
-    let (cols, rows) = (across(width), across(height));
-    (cols * rows <= MAX_CELLS).then_some((cols as u32, rows as u32))
 }

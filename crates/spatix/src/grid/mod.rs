@@ -9,9 +9,8 @@ use crate::{
     Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
     Workspace,
 };
-use cells::{Lattice, dims_for, extent_of};
+use lattice::{Lattice, auto_cell};
 
-mod cells;
 mod hierarchical;
 mod lattice;
 mod levels;
@@ -29,9 +28,6 @@ mod validate;
 pub use hierarchical::HierarchicalGrid;
 pub use loose::{LooseGrid, LooseGridConfig};
 pub use point::PointGrid;
-
-/// Cells of the grid [`UniformGrid::auto`] builds for an empty sample, per side.
-const DEFAULT_CELLS_PER_SIDE: f64 = 64.0;
 
 /// [`UniformGrid::auto`]: cell side as a multiple of the sample's mean box extent.
 const AUTO_EXTENT_FACTOR: f64 = 12.0;
@@ -137,7 +133,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         let lattice = Lattice::new(world, cell_size)?;
         Ok(Self {
             lattice,
-            cells: vec![NIL; lattice.cells()],
+            cells: vec![NIL; lattice.len()],
             pool: ListPool::default(),
             slots: Slots::default(),
         })
@@ -201,39 +197,14 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto_sampled(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, Error> {
-        if !world.is_valid() {
-            return Err(Error::InvalidParameter(
-                "world must be a valid box (finite, min <= max)",
-            ));
-        }
-        let (width, height) = extent_of(&world);
-        let (mut sampled, mut extent) = (0usize, 0.0f64);
-        for b in sample.iter().filter(|b| b.is_valid()) {
-            let s = b.size();
-            extent += (s.x.to_f64() + s.y.to_f64()) * 0.5;
-            sampled += 1;
-        }
-        let n = total.max(sampled);
-        let side = width.max(height);
-        let mut cell = if sampled == 0 {
-            side / DEFAULT_CELLS_PER_SIDE
-        } else {
-            let by_extent = AUTO_EXTENT_FACTOR * extent / sampled as f64;
-            let by_count = (width * height * AUTO_ELEMENTS_PER_CELL / n as f64).sqrt();
-            by_extent.max(by_count)
-        };
-        if !(cell > 0.0 && cell.is_finite()) {
-            // A world or boxes of no area.
-            cell = if side > 0.0 {
-                side / DEFAULT_CELLS_PER_SIDE
-            } else {
-                1.0
-            };
-        }
-        while dims_for(width, height, cell).is_none() && cell.is_finite() {
-            cell *= 2.0;
-        }
-        let mut grid = Self::new(world, S::from_f64(cell))?;
+        let (cell, sampled, n) = auto_cell(
+            &world,
+            sample,
+            total,
+            AUTO_EXTENT_FACTOR,
+            AUTO_ELEMENTS_PER_CELL,
+        )?;
+        let mut grid = Self::new(world, cell)?;
         grid.slots.reserve(n);
         let sampled_entries: usize = sample
             .iter()
@@ -305,7 +276,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         for cy in 0..l.rows {
             for cx in 0..l.cols {
                 let head = self.cells[l.index(cx, cy)];
-                visit(l.cell_box(cx, cy), self.pool.items(head).count());
+                visit(l.square(cx, cy), self.pool.items(head).count());
             }
         }
     }

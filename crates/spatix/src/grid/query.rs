@@ -53,9 +53,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                 let l = &self.lattice;
                 let rings = l.rings(point);
                 for r in 0..=rings.last {
-                    let bound = search.bound(k);
-                    let reach = rings.reach(r, 0.0);
-                    if bound < S::INFINITY && bound.to_f64() <= reach * reach {
+                    if rings.settled(r, 0.0, search.bound(k)) {
                         break;
                     }
                     rings.cells(r, |cx, cy| {
@@ -74,37 +72,31 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         workspace.finish()
     }
 
-    /// A walk along the ray over every cell it may cross ([`RayWalk`]). An element is
+    /// A walk along the ray over every cell it may cross ([`Lattice::cast`]). An element is
     /// recorded only by the cell owning the (clamped) point where the ray enters it; a
     /// recorded hit is reported once nothing left to walk could hold an earlier one.
     ///
-    /// [`RayWalk`]: super::cells::RayWalk
+    /// [`Lattice::cast`]: super::lattice::Lattice::cast
     pub(super) fn raycast_impl<F>(
         &self,
         ray: &Ray<S>,
         workspace: &mut Workspace<S>,
-        mut visit: F,
+        visit: F,
     ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
     {
-        let mut search = workspace.begin_ray();
-        if !ray.is_valid() || self.slots.len() == 0 {
-            return ControlFlow::Continue(());
-        }
         let l = &self.lattice;
-        for (cx, cy, bound) in l.walk(ray, S::ZERO, S::ZERO) {
-            search.report_until(bound, &self.slots, &mut visit)?;
+        l.cast(ray, workspace, &self.slots, visit, |cx, cy, search| {
             for slot in self.pool.items(self.cells[l.index(cx, cy)]) {
                 let b = self.slots.aabb(slot);
                 if let Some(t) = b.entry_unchecked(ray) {
                     let q = l.world.closest_point(b.entry_point(ray, t));
-                    if l.cell_of(q) == (cx, cy) {
+                    if l.owns(q, cx, cy) {
                         search.push_hit(t, slot);
                     }
                 }
             }
-        }
-        search.report_until(S::INFINITY, &self.slots, &mut visit)
+        })
     }
 }

@@ -1,7 +1,6 @@
 //! The structural self-check.
 
 use super::UniformGrid;
-use crate::handle::NIL;
 use crate::{Error, Scalar};
 
 impl<S: Scalar, T> UniformGrid<S, T> {
@@ -10,20 +9,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     pub(super) fn validate(&self) -> Result<(), Error> {
         self.slots.check()?;
         let fail = |why: String| Err(Error::InvariantViolated(why));
-        if self.cells.len() != self.lattice.cols as usize * self.lattice.rows as usize {
-            return fail(format!(
-                "{} cells for a {} x {} grid",
-                self.cells.len(),
-                self.lattice.cols,
-                self.lattice.rows
-            ));
-        }
-        if !(self.lattice.inv_cell * self.lattice.cell_size).is_finite()
-            || self.lattice.cols == 0
-            || self.lattice.rows == 0
-        {
-            return fail("the grid's cell size or dimensions are unusable".into());
-        }
+        self.lattice.check(self.cells.len())?;
         let slot_count = self
             .slots
             .iter()
@@ -36,18 +22,8 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         for cy in 0..self.lattice.rows {
             for cx in 0..self.lattice.cols {
                 let cell = self.lattice.index(cx, cy);
-                let mut at = self.cells[cell];
-                let mut length = 0usize;
-                while at != NIL {
-                    if at as usize >= self.pool.allocated() {
-                        return fail(format!("cell ({cx}, {cy}) links to node {at} out of range"));
-                    }
-                    length += 1;
-                    if length > self.pool.allocated() {
-                        return fail(format!("the list of cell ({cx}, {cy}) has a cycle"));
-                    }
-                    let link = self.pool.link(at);
-                    at = link.next;
+                let list = || format!("cell ({cx}, {cy})");
+                let length = self.pool.check_list(self.cells[cell], list, |_, link| {
                     let slot = link.item;
                     if !self.slots.is_live(slot) {
                         return fail(format!("cell ({cx}, {cy}) lists dead slot {slot}"));
@@ -63,7 +39,8 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                     }
                     last_cell[i] = cell;
                     entries[i] += 1;
-                }
+                    Ok(())
+                })?;
                 total += length;
             }
         }

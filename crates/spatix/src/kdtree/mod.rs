@@ -13,9 +13,7 @@ mod validate;
 use core::ops::ControlFlow;
 
 use crate::handle::Slots;
-use crate::{
-    Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialQuery, Workspace,
-};
+use crate::{Aabb, Error, Handle, Item, Point, Scalar};
 
 /// How a node of a [`KdTree`] chooses the axis it splits.
 ///
@@ -93,6 +91,14 @@ const MAX_HEIGHT: usize = 31;
 
 /// Most entries a depth-first walk keeps pending: one per level, plus the root.
 const MAX_PENDING: usize = MAX_HEIGHT + 2;
+
+/// A point in tree order and the slot of its element.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+struct Entry<S> {
+    p: [S; 2],
+    slot: u32,
+}
 
 /// An internal node: the splitting coordinate and its axis. Points in the left subtree have a
 /// coordinate `<= value` on that axis, points in the right subtree `>= value` (points equal
@@ -293,10 +299,9 @@ pub struct KdTree<S, T> {
     /// Internal nodes in preorder: node `i`'s left child is `i + 1`, its right child
     /// `i + 2^(height - 1)`.
     splits: Vec<Split<S>>,
-    /// The points in tree order: each leaf is a contiguous run.
-    points: Vec<[S; 2]>,
-    /// The slot of each point, in tree order.
-    order: Vec<u32>,
+    /// The points in tree order, each beside its slot: each leaf is a contiguous run, and a
+    /// search that accepts a point finds its slot on the same cache line.
+    entries: Vec<Entry<S>>,
     /// The smallest box holding every point (the root's region).
     bounds: Aabb<S>,
     /// The generation of every element's handle.
@@ -333,19 +338,19 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// The element at tree position `i`, as a visitor sees it.
     #[inline]
     fn item(&self, i: usize) -> Item<'_, S, T> {
-        self.slots.item(self.order[i])
+        self.slots.item(self.entries[i].slot)
     }
 
     /// The handle of the element at tree position `i`.
     #[inline]
     fn handle(&self, i: usize) -> Handle {
-        Handle::new(self.order[i], self.generation)
+        Handle::new(self.entries[i].slot, self.generation)
     }
 
     /// The point at tree position `i`.
     #[inline]
     fn point(&self, i: usize) -> Point<S> {
-        let [x, y] = self.points[i];
+        let [x, y] = self.entries[i].p;
         Point::new(x, y)
     }
 
@@ -362,69 +367,14 @@ impl<S: Scalar, T> KdTree<S, T> {
     }
 }
 
-impl<S: Scalar, T> SpatialQuery<S, T> for KdTree<S, T> {
-    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        self.slots.get(handle)
-    }
-
-    fn len(&self) -> usize {
-        self.slots.len()
-    }
-
-    fn iter(&self) -> Iter<'_, S, T> {
-        self.slots.iter()
-    }
-
-    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.query_impl(area, visit)
-    }
-
-    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.pairs_impl(visit)
-    }
-
-    fn nearest<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
-        self.nearest_impl(point, k, workspace)
-    }
-
-    fn within<F>(&self, point: Point<S>, radius: S, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.within_impl(point, radius, visit)
-    }
-
-    fn raycast_all<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
-        self.raycast_impl(ray, workspace, visit)
-    }
-
-    fn memory_bytes(&self) -> usize {
+/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
+impl<S: Scalar, T> KdTree<S, T> {
+    /// Heap bytes held (`memory_bytes`).
+    fn memory_impl(&self) -> usize {
         self.slots.memory_bytes()
             + self.splits.capacity() * size_of::<Split<S>>()
-            + self.points.capacity() * size_of::<[S; 2]>()
-            + self.order.capacity() * size_of::<u32>()
-    }
-
-    fn check_invariants(&self) -> Result<(), Error> {
-        self.validate()
+            + self.entries.capacity() * size_of::<Entry<S>>()
     }
 }
+
+crate::index::delegate_query!(KdTree, slots, within);

@@ -6,7 +6,7 @@ use core::ops::ControlFlow;
 
 use super::*;
 use crate::workload::Rng;
-use crate::{BruteForce, SpatialIndex};
+use crate::{BruteForce, SpatialIndex, SpatialQuery, Workspace};
 
 fn tree_of(points: &[Point<f64>], config: KdTreeConfig) -> KdTree<f64, usize> {
     let tree = KdTree::with_config(points.iter().enumerate().map(|(i, &p)| (p, i)), config)
@@ -190,10 +190,10 @@ fn splits_are_medians_and_leaves_contiguous() {
     let a = split.axis as usize;
     let (l, r) = (tree.shape.range(left), tree.shape.range(right));
     assert_eq!((l.len(), r.len()), (500, 500));
-    assert!(l.clone().all(|i| tree.points[i][a] <= split.value));
-    assert!(r.clone().all(|i| tree.points[i][a] >= split.value));
+    assert!(l.clone().all(|i| tree.entries[i].p[a] <= split.value));
+    assert!(r.clone().all(|i| tree.entries[i].p[a] >= split.value));
     assert!(
-        r.clone().any(|i| tree.points[i][a] == split.value),
+        r.clone().any(|i| tree.entries[i].p[a] == split.value),
         "the median is a point"
     );
 }
@@ -303,6 +303,30 @@ fn huge_coordinates_do_not_break_the_search() {
     assert_eq!(n, 100);
 }
 
+/// Fuzzer finding (kdtree-f64-bucket-2-cycle): a point at distance `r + 10` from the query
+/// point, where `r` is so large that `r + 10` rounds to `r`, was reported by `within` (its
+/// rounded squared distance equals `r²`); `BruteForce`, whose area `point ± r` excludes it,
+/// did not. The kd-tree now applies the same area.
+#[test]
+fn within_agrees_with_brute_force_where_the_distance_rounds_to_the_radius() {
+    let r = f64::from(f32::MAX);
+    let (q, p) = (Point::new(r, 94.25), Point::new(-10.0, -10.0));
+    let tree = tree_of(&[p], KdTreeConfig::default());
+    let mut oracle = BruteForce::new();
+    oracle.insert(Aabb::point(p).unwrap(), 0).unwrap();
+    let (mut got, mut want) = (Vec::new(), Vec::new());
+    let _ = tree.within(q, r, |i| {
+        got.push(*i.value);
+        ControlFlow::Continue(())
+    });
+    let _ = oracle.within(q, r, |i| {
+        want.push(*i.value);
+        ControlFlow::Continue(())
+    });
+    assert_eq!(want, Vec::<usize>::new());
+    assert_eq!(got, want);
+}
+
 #[test]
 fn check_invariants_catches_corruption() {
     let points = random_points(500, 6);
@@ -312,12 +336,13 @@ fn check_invariants_catches_corruption() {
         ("a split moved", |t| t.splits[0].value += 10.0),
         ("a split's axis flipped", |t| t.splits[0].axis ^= 1),
         ("two points swapped across the root", |t| {
-            let last = t.points.len() - 1;
-            t.points.swap(0, last);
-            t.order.swap(0, last);
+            let last = t.entries.len() - 1;
+            t.entries.swap(0, last);
         }),
-        ("a point moved", |t| t.points[7][0] += 1.0),
-        ("a slot named twice", |t| t.order[3] = t.order[4]),
+        ("a point moved", |t| t.entries[7].p[0] += 1.0),
+        ("a slot named twice", |t| {
+            t.entries[3].slot = t.entries[4].slot
+        }),
         ("the bounds shrunk", |t| t.bounds.max.x -= 1.0),
     ];
     for (what, f) in corrupt {
@@ -342,8 +367,7 @@ fn par_build_builds_the_same_tree_and_batches_match() {
         let parallel = KdTree::par_build(input(), config).unwrap();
         parallel.check_invariants().unwrap();
         assert_eq!(serial.splits, parallel.splits);
-        assert_eq!(serial.points, parallel.points);
-        assert_eq!(serial.order, parallel.order);
+        assert_eq!(serial.entries, parallel.entries);
     }
     let tree = KdTree::par_build(input(), KdTreeConfig::default()).unwrap();
     let queries = random_points(500, 8);

@@ -14,10 +14,7 @@ use crate::handle::{NIL, Slots};
 use crate::pool::{Link, ListPool};
 use crate::quad::{Frame, Stack, depth_for_node_side, validate_params};
 use crate::quadtree::{BRANCH, EMPTY_LEAF, Node};
-use crate::{
-    Aabb, Error, Handle, Item, Iter, Neighbor, NodeKind, Point, Ray, Scalar, SpatialIndex,
-    SpatialQuery, Workspace,
-};
+use crate::{Aabb, Error, Handle, Item, NodeKind, Point, Scalar, SpatialIndex};
 
 /// Tuning parameters of a [`LooseQuadtree`]: the same two as the tight
 /// [`QuadtreeConfig`](crate::QuadtreeConfig), with the same ranges.
@@ -438,55 +435,18 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     }
 }
 
-impl<S: Scalar, T> SpatialQuery<S, T> for LooseQuadtree<S, T> {
-    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        self.slots.get(handle)
-    }
-
-    fn len(&self) -> usize {
-        self.slots.len()
-    }
-
-    fn iter(&self) -> Iter<'_, S, T> {
-        self.slots.iter()
-    }
-
-    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.query_impl(area, visit)
-    }
-
-    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
+impl<S: Scalar, T> LooseQuadtree<S, T> {
+    /// Every intersecting pair once (`for_each_pair`).
+    fn pairs_impl<F>(&self, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
         pairs::PairPass::run(self, visit, |pass| pass.within(0))
     }
 
-    fn nearest<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
-        self.nearest_impl(point, k, workspace)
-    }
-
-    fn raycast_all<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
-        self.raycast_impl(ray, workspace, visit)
-    }
-
-    fn memory_bytes(&self) -> usize {
+    /// Heap bytes held (`memory_bytes`).
+    fn memory_impl(&self) -> usize {
         self.nodes.capacity() * size_of::<Node>()
             + (self.loose.capacity() + self.regions.capacity()) * size_of::<Aabb<S>>()
             + self.groups.capacity() * size_of::<Group>()
@@ -494,11 +454,9 @@ impl<S: Scalar, T> SpatialQuery<S, T> for LooseQuadtree<S, T> {
             + self.links.memory_bytes()
             + self.slots.memory_bytes()
     }
-
-    fn check_invariants(&self) -> Result<(), Error> {
-        self.validate()
-    }
 }
+
+crate::index::delegate_query!(LooseQuadtree, slots);
 
 impl<S: Scalar, T> SpatialIndex<S, T> for LooseQuadtree<S, T> {
     fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {

@@ -9,15 +9,10 @@ mod runs;
 mod tests;
 mod validate;
 
-use core::ops::ControlFlow;
-
 use self::runs::Runs;
 use crate::handle::{NIL, Slots};
 use crate::quad::{Frame, MAX_DEPTH};
-use crate::{
-    Aabb, Error, Handle, Item, Iter, Neighbor, NodeKind, Point, Ray, Scalar, SpatialIndex,
-    SpatialQuery, Workspace,
-};
+use crate::{Aabb, Error, Handle, NodeKind, Point, Scalar, SpatialIndex};
 
 /// Tuning parameters of an [`MxCifQuadtree`].
 ///
@@ -384,66 +379,19 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     }
 }
 
-impl<S: Scalar, T> SpatialQuery<S, T> for MxCifQuadtree<S, T> {
-    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        self.slots.get(handle)
-    }
-
-    fn len(&self) -> usize {
-        self.slots.len()
-    }
-
-    fn iter(&self) -> Iter<'_, S, T> {
-        self.slots.iter()
-    }
-
-    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.query_impl(area, visit)
-    }
-
-    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.pairs_impl(visit)
-    }
-
-    fn nearest<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
-        self.nearest_impl(point, k, workspace)
-    }
-
-    fn raycast_all<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
-        self.raycast_impl(ray, workspace, visit)
-    }
-
-    fn memory_bytes(&self) -> usize {
+/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
+impl<S: Scalar, T> MxCifQuadtree<S, T> {
+    /// Heap bytes held (`memory_bytes`).
+    fn memory_impl(&self) -> usize {
         self.nodes.capacity() * size_of::<Node>()
             + self.runs.memory_bytes()
             + self.slots.memory_bytes()
             + self.places.capacity() * size_of::<Place>()
             + self.frames.capacity() * size_of::<Frame<S>>()
     }
-
-    fn check_invariants(&self) -> Result<(), Error> {
-        self.validate()
-    }
 }
+
+crate::index::delegate_query!(MxCifQuadtree, slots);
 
 impl<S: Scalar, T> SpatialIndex<S, T> for MxCifQuadtree<S, T> {
     fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {

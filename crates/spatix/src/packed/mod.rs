@@ -9,13 +9,8 @@ mod query;
 mod tests;
 mod validate;
 
-use core::ops::ControlFlow;
-
 use crate::handle::StaticSlots;
-use crate::{
-    Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialQuery, StaticIndex,
-    Workspace,
-};
+use crate::{Aabb, Error, Handle, Scalar, StaticIndex};
 
 use build::Curve;
 
@@ -320,64 +315,17 @@ fn bits(mut mask: u64) -> impl Iterator<Item = u32> {
     })
 }
 
-impl<S: Scalar, T> SpatialQuery<S, T> for PackedIndex<S, T> {
-    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        self.elements.get(handle)
-    }
-
-    fn len(&self) -> usize {
-        self.elements.len()
-    }
-
-    fn iter(&self) -> Iter<'_, S, T> {
-        self.elements.iter()
-    }
-
-    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.query_impl(area, visit)
-    }
-
-    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.pairs_impl(visit)
-    }
-
-    fn nearest<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
-        self.nearest_impl(point, k, workspace)
-    }
-
-    fn raycast_all<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
-        self.raycast_impl(ray, workspace, visit)
-    }
-
-    fn memory_bytes(&self) -> usize {
+/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
+impl<S: Scalar, T> PackedIndex<S, T> {
+    /// Heap bytes held (`memory_bytes`).
+    fn memory_impl(&self) -> usize {
         self.elements.memory_bytes()
             + self.nodes.capacity() * size_of::<Aabb<S>>()
             + self.levels.capacity() * size_of::<u32>()
     }
-
-    fn check_invariants(&self) -> Result<(), Error> {
-        self.validate()
-    }
 }
+
+crate::index::delegate_query!(PackedIndex, elements);
 
 /// A new index built from `items` with the same [`PackedConfig`].
 impl<S: Scalar, T> StaticIndex<S, T> for PackedIndex<S, T> {

@@ -15,10 +15,7 @@ use core::ops::ControlFlow;
 use crate::handle::{NIL, Slots};
 use crate::pool::ListPool;
 use crate::quad::{Frame, MAX_PENDING};
-use crate::{
-    Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
-    Workspace,
-};
+use crate::{Aabb, Error, Handle, Item, Scalar, SpatialIndex};
 
 /// Tuning parameters of a [`Quadtree`].
 ///
@@ -342,65 +339,26 @@ impl<S: Scalar, T> Quadtree<S, T> {
     }
 }
 
-impl<S: Scalar, T> SpatialQuery<S, T> for Quadtree<S, T> {
-    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        self.slots.get(handle)
-    }
-
-    fn len(&self) -> usize {
-        self.slots.len()
-    }
-
-    fn iter(&self) -> Iter<'_, S, T> {
-        self.slots.iter()
-    }
-
-    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.query_impl(area, visit)
-    }
-
-    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
+impl<S: Scalar, T> Quadtree<S, T> {
+    /// Every intersecting pair once (`for_each_pair`).
+    fn pairs_impl<F>(&self, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
         self.pairs_below(Frame::root(self.world), visit)
     }
 
-    fn nearest<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
-        self.nearest_impl(point, k, workspace)
-    }
-
-    fn memory_bytes(&self) -> usize {
+    /// Heap bytes held (`memory_bytes`).
+    fn memory_impl(&self) -> usize {
         self.nodes.capacity() * size_of::<Node>()
             + self.links.memory_bytes()
             + self.slots.memory_bytes()
             + (self.homes.capacity() + self.stack.capacity()) * size_of::<Frame<S>>()
     }
-
-    fn check_invariants(&self) -> Result<(), Error> {
-        self.validate()
-    }
-
-    fn raycast_all<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
-        self.raycast_impl(ray, workspace, visit)
-    }
 }
+
+crate::index::delegate_query!(Quadtree, slots);
 
 impl<S: Scalar, T> SpatialIndex<S, T> for Quadtree<S, T> {
     fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {

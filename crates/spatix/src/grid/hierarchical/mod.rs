@@ -2,7 +2,7 @@
 //! grids whose cell sizes grow by a constant factor; each element is filed once, as a point,
 //! in the level whose cells fit its size.
 
-use super::cells::{Lattice, extent_of};
+use super::lattice::{Lattice, extent_of};
 use super::levels::{Level, Levels, MAX_LEVELS, levels_index};
 use crate::{Aabb, Error, Handle, Scalar};
 

@@ -24,7 +24,7 @@ use crate::handle::{NIL, Slots};
 use crate::pool::{Link, ListPool};
 use crate::{Aabb, Error, Point, Scalar};
 
-use super::cells::{Lattice, magnitude};
+use super::lattice::{Lattice, magnitude};
 
 mod mutate;
 mod pairs;
@@ -97,7 +97,7 @@ impl<S: Scalar> Level<S> {
         let fits = if fit.is_finite() {
             reach + lattice.margin() * S::from_f64(4.0) <= cell
         } else {
-            lattice.cells() == 1
+            lattice.len() == 1
         };
         if !fits {
             return Err(Error::InvalidParameter(

@@ -9,7 +9,7 @@ use super::{Corner, Level, Levels, MAX_LEVELS};
 use crate::handle::NIL;
 use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
 
-use crate::grid::cells::{RayWalk, Rings};
+use crate::grid::lattice::{RayWalk, Rings, settled};
 
 /// The box a level's element with this corner may occupy: `[corner, corner + reach]`. Rounding
 /// is monotone, so the computed upper corner is never below the true box's.
@@ -108,8 +108,7 @@ impl<S: Scalar, T> Levels<S, T> {
                         }
                     }
                     let Some((i, reach)) = next else { break };
-                    let bound = search.bound(k);
-                    if bound < S::INFINITY && bound.to_f64() <= reach * reach {
+                    if settled(search.bound(k), reach) {
                         break;
                     }
                     let level = &self.levels[i];

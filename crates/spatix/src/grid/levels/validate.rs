@@ -24,7 +24,7 @@ impl<S: Scalar> Level<S> {
             self.reach + self.max_overhang + self.max_overhang + l.margin() * S::from_f64(4.0)
                 <= l.cell_size
         } else {
-            l.cells() == 1
+            l.len() == 1
         };
         if !(self.overhang >= S::ZERO && self.overhang <= self.max_overhang) {
             return fail(format!(
@@ -157,62 +157,47 @@ impl<S: Scalar, T> Levels<S, T> {
     /// Checks the list of one cell; returns its length.
     fn validate_list(&self, head: u32, place: Place, seen: &mut [bool]) -> Result<usize, Error> {
         let Place { level, cx, cy } = place;
-        let mut at = head;
-        let mut length = 0usize;
-        while at != NIL {
-            if at as usize >= self.pool.allocated() {
-                return fail(format!(
-                    "level {level} cell ({cx}, {cy}) links to node {at} out of range"
-                ));
-            }
-            length += 1;
-            if length > self.pool.allocated() {
-                return fail(format!(
-                    "the list of level {level} cell ({cx}, {cy}) has a cycle"
-                ));
-            }
-            let node = self.pool.link(at);
-            let slot = node.item;
-            if !self.slots.is_live(slot) || seen[slot as usize] {
-                return fail(format!(
-                    "level {level} cell ({cx}, {cy}) lists slot {slot}, which is dead or listed twice"
-                ));
-            }
-            seen[slot as usize] = true;
-            if self.node_of[slot as usize] != at {
-                return fail(format!(
-                    "slot {slot} is listed by node {at}, not the one node_of names"
-                ));
-            }
-            let b = self.slots.aabb(slot);
-            if node.data != b.min {
-                return fail(format!(
-                    "slot {slot}'s node carries {:?}, not its corner {:?}",
-                    node.data, b.min
-                ));
-            }
-            if self.place(b).map(|p| p.level) != Some(level) {
-                return fail(format!(
-                    "slot {slot} is listed in level {level}, but belongs in {:?}",
-                    self.place(b)
-                ));
-            }
-            let l = &self.levels[level];
-            if self.home[slot as usize] as usize != l.lattice.index(cx, cy) {
-                return fail(format!(
-                    "slot {slot} is listed in cell ({cx}, {cy}), not its home"
-                ));
-            }
-            let drift = l.drift(b.min, cx, cy);
-            if drift > l.overhang + l.lattice.margin() {
-                return fail(format!(
-                    "slot {slot} lies {drift:?} outside cell ({cx}, {cy}) of level {level}, whose overhang is {:?}",
-                    l.overhang
-                ));
-            }
-
-            at = node.next;
-        }
-        Ok(length)
+        let list = || format!("level {level} cell ({cx}, {cy})");
+        self.pool.check_list(head, list, |at, node| {
+                let slot = node.item;
+                if !self.slots.is_live(slot) || seen[slot as usize] {
+                    return fail(format!(
+                        "level {level} cell ({cx}, {cy}) lists slot {slot}, which is dead or listed twice"
+                    ));
+                }
+                seen[slot as usize] = true;
+                if self.node_of[slot as usize] != at {
+                    return fail(format!(
+                        "slot {slot} is listed by node {at}, not the one node_of names"
+                    ));
+                }
+                let b = self.slots.aabb(slot);
+                if node.data != b.min {
+                    return fail(format!(
+                        "slot {slot}'s node carries {:?}, not its corner {:?}",
+                        node.data, b.min
+                    ));
+                }
+                if self.place(b).map(|p| p.level) != Some(level) {
+                    return fail(format!(
+                        "slot {slot} is listed in level {level}, but belongs in {:?}",
+                        self.place(b)
+                    ));
+                }
+                let l = &self.levels[level];
+                if self.home[slot as usize] as usize != l.lattice.index(cx, cy) {
+                    return fail(format!(
+                        "slot {slot} is listed in cell ({cx}, {cy}), not its home"
+                    ));
+                }
+                let drift = l.drift(b.min, cx, cy);
+                if drift > l.overhang + l.lattice.margin() {
+                    return fail(format!(
+                        "slot {slot} lies {drift:?} outside cell ({cx}, {cy}) of level {level}, whose overhang is {:?}",
+                        l.overhang
+                    ));
+                }
+            Ok(())
+        })
     }
 }

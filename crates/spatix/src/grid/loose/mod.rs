@@ -5,7 +5,7 @@
 
 use core::ops::ControlFlow;
 
-use super::lattice::{CellRange, Lattice, auto_cell};
+use super::lattice::{CellRange, Lattice, auto_cell, magnitude};
 use crate::handle::{NIL, Slots};
 use crate::pool::ListPool;
 use crate::{
@@ -118,17 +118,6 @@ fn grown<S: Scalar>(b: &Aabb<S>, by: S) -> Aabb<S> {
     Aabb {
         min: Point::new(b.min.x - by, b.min.y - by),
         max: Point::new(b.max.x + by, b.max.y + by),
-    }
-}
-
-/// The nominal square of loose cell `(cx, cy)` of lattice `l`, computed the same way
-/// everywhere.
-#[inline]
-fn square_at<S: Scalar>(l: &Lattice<S>, cx: u32, cy: u32) -> Aabb<S> {
-    let at = |origin: S, k: u32| origin + S::from_f64(f64::from(k)) * l.cell;
-    Aabb {
-        min: Point::new(at(l.world.min.x, cx), at(l.world.min.y, cy)),
-        max: Point::new(at(l.world.min.x, cx + 1), at(l.world.min.y, cy + 1)),
     }
 }
 
@@ -313,14 +302,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         config.validate()?;
         let loose = Lattice::new(world, config.cell_size)?;
         let tight = Lattice::new(world, config.tight_cell_size)?;
-        let magnitude = world
-            .min
-            .x
-            .abs_s()
-            .max_s(world.max.x.abs_s())
-            .max_s(world.min.y.abs_s())
-            .max_s(world.max.y.abs_s());
-        let margin = (magnitude + config.cell_size + config.reach)
+        let margin = (magnitude(&world) + config.cell_size + config.reach)
             * (S::RELATIVE_SLACK * S::from_f64(1.0 / 8.0));
         let cells = |length: f64| {
             1 + (length / config.cell_size.to_f64()).min(f64::from(u32::MAX / 2)) as u32
@@ -453,7 +435,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn cell_size(&self) -> S {
-        self.loose.cell
+        self.loose.cell_size
     }
 
     /// Columns and rows of loose cells.
@@ -525,13 +507,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     #[inline]
     pub(super) fn square(&self, cell: usize) -> Aabb<S> {
         let (cx, cy) = self.coords(cell);
-        self.square_at(cx, cy)
-    }
-
-    /// The nominal square of loose cell `(cx, cy)`.
-    #[inline]
-    pub(super) fn square_at(&self, cx: u32, cy: u32) -> Aabb<S> {
-        square_at(&self.loose, cx, cy)
+        self.loose.square(cx, cy)
     }
 
     /// How far past its square a regular loose cell's region may reach: the reach, plus the
@@ -622,7 +598,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         if self.tight.irregular == 0 {
             return;
         }
-        let square = grown(&self.square_at(cx, cy), self.margin);
+        let square = grown(&self.loose.square(cx, cy), self.margin);
         for (tx, ty) in self.tight.lattice.range(&square).cells() {
             for cell in self.tight.listed(tx, ty) {
                 visit(cell as usize, tx, ty);

@@ -58,7 +58,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         let centre = aabb.center();
         let (cx, cy) = (self.loose.col(centre.x), self.loose.row(centre.y));
         let square = if self.loose.index(cx, cy) == home {
-            self.square_at(cx, cy)
+            self.loose.square(cx, cy)
         } else {
             self.square(home)
         };
@@ -148,7 +148,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
                 let old = self.boxes[cell];
                 if new != old {
                     self.boxes[cell] = new;
-                    let square = self.square_at(cx, cy);
+                    let square = self.loose.square(cx, cy);
                     if self.is_irregular(&old, &square) || self.is_irregular(&new, &square) {
                         self.relist_at(cell, &square, &old, &new);
                     }

@@ -191,7 +191,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         if self.heads[cell] == NIL {
             return ControlFlow::Continue(());
         }
-        let square = self.square_at(cx, cy);
+        let square = self.loose.square(cx, cy);
         let b = self.boxes[cell];
         let mut p = Pairing {
             cell: Listed {
@@ -236,7 +236,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         if self.heads[cell] == NIL {
             return ControlFlow::Continue(());
         }
-        let square = self.square_at(x, y);
+        let square = self.loose.square(x, y);
         let b = &self.boxes[cell];
         if self.is_irregular(b, &square) {
             return ControlFlow::Continue(());

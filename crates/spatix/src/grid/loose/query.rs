@@ -53,7 +53,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         for (x, y) in self.block(cx, cy, self.own_radius).cells() {
             let cell = self.loose.index(x, y);
             if self.heads[cell] != NIL {
-                let square = self.square_at(x, y);
+                let square = self.loose.square(x, y);
                 let b = &self.boxes[cell];
                 if !self.is_irregular(b, &square) {
                     consider(cell, self.region_of(b, &square), None);
@@ -80,7 +80,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             if self.heads[cell] == NIL {
                 continue;
             }
-            let square = self.square_at(cx, cy);
+            let square = self.loose.square(cx, cy);
             let b = &self.boxes[cell];
             if !self.is_irregular(b, &square) && self.region_of(b, &square).intersects(area) {
                 self.visit_in(cell, area, &mut visit)?;
@@ -120,68 +120,65 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             let mut search = workspace.begin();
             if k > 0 && point.is_finite() && self.slots.len() > 0 {
                 let (l, t) = (&self.loose, &self.tight.lattice);
-                l.rings(point, |cx, cy| {
-                    let consider = |cell: usize, region: Aabb<S>, tight: Option<(u32, u32)>| {
-                        if region.distance_2_to_point(point) > search.bound(k) {
-                            return;
-                        }
-                        let q = region.closest_point(point);
-                        if l.owns(q, cx, cy) && tight.is_none_or(|(tx, ty)| t.owns(q, tx, ty)) {
-                            self.for_each_element(cell, |slot, e| {
-                                let d = e.distance_2_to_point(point);
-                                if d <= search.bound(k) {
-                                    search.offer(k, self.slots.handle(slot), d);
-                                }
-                            });
-                        }
-                    };
-                    self.candidates(cx, cy, consider);
-                    search.bound(k)
-                });
+                let rings = l.rings(point);
+                for r in 0..=rings.last {
+                    if rings.settled(r, 0.0, search.bound(k)) {
+                        break;
+                    }
+                    rings.cells(r, |cx, cy| {
+                        let consider = |cell: usize, region: Aabb<S>, tight: Option<(u32, u32)>| {
+                            if region.distance_2_to_point(point) > search.bound(k) {
+                                return;
+                            }
+                            let q = region.closest_point(point);
+                            if l.owns(q, cx, cy) && tight.is_none_or(|(tx, ty)| t.owns(q, tx, ty)) {
+                                self.for_each_element(cell, |slot, e| {
+                                    let d = e.distance_2_to_point(point);
+                                    if d <= search.bound(k) {
+                                        search.offer(k, self.slots.handle(slot), d);
+                                    }
+                                });
+                            }
+                        };
+                        self.candidates(cx, cy, consider);
+                    });
+                }
             }
         }
         workspace.finish()
     }
 
-    /// The lattice's conservative walk over the loose cells along the ray. A loose cell is
-    /// searched only from the loose cell owning the (clamped) point where the ray enters its
-    /// region (an irregular one also only from the tight cell owning it), and its elements'
-    /// hits are recorded with their exact entry.
+    /// The lattice's conservative walk over the loose cells along the ray
+    /// ([`Lattice::cast`]). A loose cell is searched only from the loose cell owning the
+    /// (clamped) point where the ray enters its region (an irregular one also only from the
+    /// tight cell owning it), and its elements' hits are recorded with their exact entry.
+    ///
+    /// [`Lattice::cast`]: crate::grid::lattice::Lattice::cast
     pub(super) fn raycast_impl<F>(
         &self,
         ray: &Ray<S>,
         workspace: &mut Workspace<S>,
-        mut visit: F,
+        visit: F,
     ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
     {
-        let mut search = workspace.begin_ray();
-        if !ray.is_valid() || self.slots.len() == 0 {
-            return ControlFlow::Continue(());
-        }
         let (l, t) = (&self.loose, &self.tight.lattice);
-        l.walk_ray(
-            ray,
-            &mut search,
-            &self.slots,
-            &mut visit,
-            |cx, cy, search| {
-                let consider = |cell: usize, region: Aabb<S>, tight: Option<(u32, u32)>| {
-                    let Some(entry) = region.entry_unchecked(ray) else {
-                        return;
-                    };
-                    let q = l.world.closest_point(region.entry_point(ray, entry));
-                    if l.owns(q, cx, cy) && tight.is_none_or(|(tx, ty)| t.owns(q, tx, ty)) {
-                        self.for_each_element(cell, |slot, e| {
-                            if let Some(at) = e.entry_unchecked(ray) {
-                                search.push_hit(at, slot);
-                            }
-                        });
-                    }
+        l.cast(ray, workspace, &self.slots, visit, |cx, cy, search| {
+            let consider = |cell: usize, region: Aabb<S>, tight: Option<(u32, u32)>| {
+                let Some(entry) = region.entry_unchecked(ray) else {
+                    return;
                 };
-                self.candidates(cx, cy, consider);
-            },
-        )
+                let q = l.world.closest_point(region.entry_point(ray, entry));
+                if l.owns(q, cx, cy) && tight.is_none_or(|(tx, ty)| t.owns(q, tx, ty)) {
+                    self.for_each_element(cell, |slot, e| {
+                        if let Some(at) = e.entry_unchecked(ray) {
+                            search.push_hit(at, slot);
+                        }
+                    });
+                }
+            };
+            self.candidates(cx, cy, consider);
+        })
     }
 }

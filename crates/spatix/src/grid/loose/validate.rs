@@ -31,17 +31,8 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         let mut total = 0usize;
         for (cell, &head) in self.heads.iter().enumerate() {
             let region = self.region(cell);
-            let mut at = head;
-            let mut length = 0usize;
-            while at != NIL {
-                if at as usize >= self.elements.allocated() {
-                    return fail(format!("loose cell {cell} links to node {at} out of range"));
-                }
-                length += 1;
-                if length > self.elements.allocated() {
-                    return fail(format!("the list of loose cell {cell} has a cycle"));
-                }
-                let link = self.elements.link(at);
+            let list = || format!("loose cell {cell}");
+            let length = self.elements.check_list(head, list, |at, link| {
                 let slot = link.item;
                 if !self.slots.is_live(slot) || slot as usize >= listed.len() {
                     return fail(format!("loose cell {cell} lists dead slot {slot}"));
@@ -67,8 +58,8 @@ impl<S: Scalar, T> LooseGrid<S, T> {
                         "loose cell {cell}'s region does not enclose slot {slot}"
                     ));
                 }
-                at = link.next;
-            }
+                Ok(())
+            })?;
             total += length;
         }
         if total != self.slots.len() || total != self.elements.in_use() {
@@ -114,20 +105,8 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         for ty in 0..tight.lattice.rows {
             for tx in 0..tight.lattice.cols {
                 let index = tight.lattice.index(tx, ty);
-                let mut at = tight.heads[index];
-                let mut length = 0usize;
-                while at != NIL {
-                    if at as usize >= tight.lists.allocated() {
-                        return fail(format!(
-                            "tight cell ({tx}, {ty}) links to node {at} out of range"
-                        ));
-                    }
-                    length += 1;
-                    if length > tight.lists.allocated() {
-                        return fail(format!("the list of tight cell ({tx}, {ty}) has a cycle"));
-                    }
-                    let link = tight.lists.link(at);
-                    at = link.next;
+                let list = || format!("tight cell ({tx}, {ty})");
+                let length = tight.lists.check_list(tight.heads[index], list, |_, link| {
                     let cell = link.item as usize;
                     if cell >= self.heads.len() {
                         return fail(format!(
@@ -149,7 +128,8 @@ impl<S: Scalar, T> LooseGrid<S, T> {
                         ));
                     }
                     count[cell] += 1;
-                }
+                    Ok(())
+                })?;
                 total += length;
             }
         }
@@ -174,20 +154,6 @@ impl<S: Scalar, T> LooseGrid<S, T> {
                 tight.irregular
             ));
         }
-        if tight.lists.in_use() != total {
-            return fail(format!(
-                "the tight pool counts {} nodes in use but the tight cells list {total}",
-                tight.lists.in_use()
-            ));
-        }
-        let free = tight.lists.free_len()?;
-        if free + tight.lists.in_use() != tight.lists.allocated() {
-            return fail(format!(
-                "{free} free and {} used tight nodes, but {} allocated",
-                tight.lists.in_use(),
-                tight.lists.allocated()
-            ));
-        }
-        Ok(())
+        tight.lists.check_counts(total)
     }
 }

@@ -1,7 +1,7 @@
 //! The point grid (seed 001 §5, the "uniform size" trick): elements share one upper bound on
 //! their size, so each is filed as a single point, in exactly one cell.
 
-use super::cells::{extent_of, magnitude};
+use super::lattice::{extent_of, magnitude};
 use super::levels::{Level, Levels, levels_index};
 use crate::{Aabb, Error, Scalar};
 

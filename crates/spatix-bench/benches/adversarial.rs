@@ -1,0 +1,201 @@
+//! Criterion benchmarks of every structure on the adversarial data sets of
+//! [`spatix::workload::Adversary`]: each structure's worst cases, measured. Benchmarks are
+//! named `adversarial/<set>/<op>/<structure>`, with `op`:
+//! - `build`: insert every element, then `maintain`;
+//! - `query`: 1000 squares a hundredth of the world wide, spread over it;
+//! - `pairs`: every intersecting pair (not on the coincident points, whose n (n - 1) / 2 pairs
+//!   are quadratic by definition);
+//! - `frame`: update every element to its next position, then `maintain` (moving sets only).
+//!
+//! A `memory` line per structure and set gives its bytes per element once built. Run
+//! `cargo bench -p spatix-bench --bench adversarial`, or filter, e.g. `-- 'thin boxes'`.
+
+use core::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, SamplingMode};
+use spatix::workload::Adversary;
+use spatix::{
+    Aabb, Handle, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree, LooseQuadtreeConfig,
+    MxCifConfig, MxCifQuadtree, PackedIndex, PointGrid, Quadtree, QuadtreeConfig, SpatialIndex,
+    SpatialQuery, UniformGrid,
+};
+
+/// Query squares per `query` benchmark.
+const QUERIES: usize = 1000;
+
+/// The sets, with the query squares over each one's world.
+struct Sets(Vec<(Adversary<f32>, Vec<Aabb<f32>>)>);
+
+impl Sets {
+    fn new() -> Self {
+        Self(
+            Adversary::<f32>::all()
+                .into_iter()
+                .map(|set| {
+                    let side = set.world.size().x.max(set.world.size().y) / 100.0;
+                    let squares = spatix_bench::query_squares(
+                        &set.world,
+                        QUERIES,
+                        side,
+                        spatix_bench::QUERIES_SEED,
+                    );
+                    (set, squares)
+                })
+                .collect(),
+        )
+    }
+
+    /// `build`, `query`, `pairs` and `frame` of a dynamic structure made by `make` (from the
+    /// set's world and boxes; never timed).
+    fn dynamic<I, F>(&self, c: &mut Criterion, name: &str, make: F)
+    where
+        I: SpatialIndex<f32, u32>,
+        F: Fn(Aabb<f32>, &[Aabb<f32>]) -> I,
+    {
+        for (set, squares) in &self.0 {
+            let mut group = c.benchmark_group(format!("adversarial/{}", set.name));
+            group.sampling_mode(SamplingMode::Flat);
+            let fill = |index: &mut I, handles: &mut Vec<Handle>| {
+                for (i, b) in set.boxes.iter().enumerate() {
+                    handles.push(
+                        index
+                            .insert(*b, i as u32)
+                            .expect("adversarial boxes are valid"),
+                    );
+                }
+                index.maintain();
+            };
+            group.bench_function(BenchmarkId::new("build", name), |b| {
+                b.iter_with_large_drop(|| {
+                    let mut index = make(set.world, &set.boxes);
+                    fill(&mut index, &mut Vec::with_capacity(set.boxes.len()));
+                    index
+                });
+            });
+            let mut index = make(set.world, &set.boxes);
+            let mut handles = Vec::with_capacity(set.boxes.len());
+            fill(&mut index, &mut handles);
+            println!(
+                "{}",
+                spatix_bench::memory_line(
+                    &format!("{name} on '{}'", set.name),
+                    index.len(),
+                    index.memory_bytes()
+                )
+            );
+            measure_reads(&mut group, name, set, squares, &index);
+            if !set.frames.is_empty() {
+                let mut frame = 0;
+                group.bench_function(BenchmarkId::new("frame", name), |b| {
+                    b.iter(|| {
+                        frame = (frame + 1) % set.frames.len();
+                        for (&h, aabb) in handles.iter().zip(&set.frames[frame]) {
+                            index.update(h, *aabb).expect("live handle, valid box");
+                        }
+                        index.maintain();
+                    });
+                });
+            }
+            group.finish();
+        }
+    }
+
+    /// `build`, `query` and `pairs` of a static structure built by `build` from the set's
+    /// boxes (each with its index as value); sets it cannot hold (`build` gives `None`) are
+    /// skipped.
+    fn fixed<I, F>(&self, c: &mut Criterion, name: &str, build: F)
+    where
+        I: SpatialQuery<f32, u32>,
+        F: Fn(&[Aabb<f32>]) -> Option<I>,
+    {
+        for (set, squares) in &self.0 {
+            let Some(index) = build(&set.boxes) else {
+                continue;
+            };
+            let mut group = c.benchmark_group(format!("adversarial/{}", set.name));
+            group.sampling_mode(SamplingMode::Flat);
+            group.bench_function(BenchmarkId::new("build", name), |b| {
+                b.iter_with_large_drop(|| build(black_box(&set.boxes)));
+            });
+            println!(
+                "{}",
+                spatix_bench::memory_line(
+                    &format!("{name} on '{}'", set.name),
+                    index.len(),
+                    index.memory_bytes()
+                )
+            );
+            measure_reads(&mut group, name, set, squares, &index);
+            group.finish();
+        }
+    }
+}
+
+/// `query` and (unless the set is quadratic) `pairs` on a built structure.
+fn measure_reads<I: SpatialQuery<f32, u32>>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    set: &Adversary<f32>,
+    squares: &[Aabb<f32>],
+    index: &I,
+) {
+    group.bench_function(BenchmarkId::new("query", name), |b| {
+        b.iter(|| spatix_bench::count_query_hits(index, squares));
+    });
+    if !set.quadratic {
+        group.bench_function(BenchmarkId::new("pairs", name), |b| {
+            b.iter(|| spatix_bench::count_pairs(index));
+        });
+    }
+}
+
+/// The mean extent of `boxes` (what the quadtrees' depth follows).
+fn mean_extent(boxes: &[Aabb<f32>]) -> f32 {
+    let sum: f64 = boxes
+        .iter()
+        .map(|b| f64::from(b.size().x + b.size().y) / 2.0)
+        .sum();
+    (sum / boxes.len().max(1) as f64) as f32
+}
+
+fn main() {
+    let mut c = spatix_bench::criterion().configure_from_args();
+    let sets = Sets::new();
+    // Each structure as a user would set it up from the data: sizes from the boxes.
+    sets.dynamic(&mut c, "quadtree", |world, boxes| {
+        let config = QuadtreeConfig::for_element_size(&world, mean_extent(boxes));
+        Quadtree::with_config(world, config).unwrap()
+    });
+    sets.dynamic(&mut c, "mxcif", |world, boxes| {
+        let config = MxCifConfig::for_element_size(&world, mean_extent(boxes));
+        MxCifQuadtree::with_config(world, config).unwrap()
+    });
+    sets.dynamic(&mut c, "loose_quadtree", |world, boxes| {
+        let config = LooseQuadtreeConfig::for_element_size(&world, mean_extent(boxes));
+        LooseQuadtree::with_config(world, config).unwrap()
+    });
+    sets.dynamic(&mut c, "grid", |world, boxes| {
+        UniformGrid::auto(world, boxes).unwrap()
+    });
+    sets.dynamic(&mut c, "loose_grid", |world, boxes| {
+        LooseGrid::auto(world, boxes).unwrap()
+    });
+    sets.dynamic(&mut c, "points", |world, boxes| {
+        PointGrid::auto(world, boxes).unwrap()
+    });
+    sets.dynamic(&mut c, "hierarchical", |world, boxes| {
+        HierarchicalGrid::auto(world, boxes).unwrap()
+    });
+    sets.dynamic(&mut c, "layered", |world, boxes| {
+        Layered::new(world, mean_extent(boxes)).unwrap()
+    });
+    sets.fixed(&mut c, "packed", |boxes| {
+        PackedIndex::build(boxes.iter().copied().zip(0u32..)).ok()
+    });
+    // Points only: the coincident set.
+    sets.fixed(&mut c, "kdtree", |boxes| {
+        let points = boxes.iter().all(|b| b.min == b.max);
+        points.then(|| KdTree::build(boxes.iter().map(|b| b.min).zip(0u32..)).unwrap())
+    });
+    c.final_summary();
+}

@@ -1,0 +1,196 @@
+//! The driver of the static structures (built once, then only read): the operations edit a
+//! data set, and every read builds the structure and the oracle from the current data set
+//! (if it changed), then compares them.
+//!
+//! The encoding is the dynamic driver's, so the same corpus drives both: ops 0 – 3 add an
+//! element to the data set (a box, or for structures of points a point: two coordinates),
+//! 4 removes one, 5 and 6 replace one's box, 7 builds now, 8 may clear the data set, 14 tries
+//! a stale, foreign or forged handle, and the rest are the reads of [`Judge::read`]. A data
+//! set with an invalid element must be refused with `Error::InvalidAabb`; the driver then
+//! drops the invalid elements and builds again.
+
+use spatix::prelude::*;
+use spatix::{Aabb, BruteForce, Error, Handle, Scalar};
+
+use crate::decode::Bytes;
+use crate::judge::{Judge, Live, fail};
+
+/// What the driver knows of one static target.
+struct Rebuilt<S: Scalar, Q, B> {
+    build: B,
+    points: bool,
+    /// The data set the next build takes: (box, value), in input order.
+    elements: Vec<(Aabb<S>, u64)>,
+    /// Whether `elements` changed since the last build.
+    dirty: bool,
+    /// The last build and the oracle built from the same data.
+    sut: Option<Q>,
+    judge: Judge<S>,
+    /// The handles of the last build's elements, in input order.
+    live: Vec<Live>,
+    /// Handles of earlier builds: stale, whatever their slot.
+    old: Vec<Handle>,
+    next_id: u64,
+}
+
+/// Decodes `data` into edits of a data set and reads of the structure `build` makes from it,
+/// and checks each read against the oracle. `points`: the structure stores points (its
+/// elements are decoded as points, zero-size boxes, and `build` takes `aabb.min`).
+pub(crate) fn drive<S, Q, B>(data: &[u8], points: bool, build: B)
+where
+    S: Scalar,
+    Q: SpatialQuery<S, u64>,
+    B: Fn(&[(Aabb<S>, u64)]) -> Result<Q, Error>,
+{
+    let mut r = Rebuilt {
+        build,
+        points,
+        elements: Vec::new(),
+        dirty: true,
+        sut: None,
+        judge: Judge::new(),
+        live: Vec::new(),
+        old: Vec::new(),
+        next_id: 0,
+    };
+    let mut input = Bytes::new(data);
+    let mut step = 0usize;
+    while !input.is_empty() {
+        let op = input.u8();
+        r.apply(op, &mut input, step);
+        if let Some(sut) = &r.sut {
+            r.judge.check(sut, &r.live, step, op);
+        }
+        step += 1;
+    }
+    r.rebuild(step);
+    if let Some(sut) = &r.sut {
+        r.judge.pairs(sut, step);
+    }
+}
+
+impl<S, Q, B> Rebuilt<S, Q, B>
+where
+    S: Scalar,
+    Q: SpatialQuery<S, u64>,
+    B: Fn(&[(Aabb<S>, u64)]) -> Result<Q, Error>,
+{
+    fn apply(&mut self, op: u8, input: &mut Bytes<'_>, step: usize) {
+        match op % 16 {
+            0..=3 => {
+                let b = input.element(self.points);
+                self.elements.push((b, self.next_id));
+                self.next_id += 1;
+                self.dirty = true;
+            }
+            4 => {
+                if let Some(i) = input.pick(self.elements.len()) {
+                    self.elements.swap_remove(i);
+                    self.dirty = true;
+                }
+            }
+            5 | 6 => {
+                let b = input.element(self.points);
+                if let Some(i) = input.pick(self.elements.len()) {
+                    self.elements[i].0 = b;
+                    self.dirty = true;
+                }
+            }
+            7 => self.rebuild(step),
+            8 => {
+                if input.u8() < 16 {
+                    self.elements.clear();
+                    self.dirty = true;
+                }
+            }
+            14 => {
+                self.rebuild(step);
+                self.misuse(input, step);
+            }
+            _ => {
+                self.rebuild(step);
+                let sut = self.sut.as_ref().expect("built");
+                self.judge.read(sut, op, input, step);
+            }
+        }
+    }
+
+    /// Builds the structure and the oracle from the data set, if it changed. A data set with
+    /// an invalid element must be refused; the invalid elements are then dropped.
+    fn rebuild(&mut self, step: usize) {
+        if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        self.old.extend(self.live.drain(..).map(|e| e.sut));
+        if self.elements.iter().any(|(b, _)| !b.is_valid()) {
+            let got = (self.build)(&self.elements).map(|_| ());
+            if !matches!(got, Err(Error::InvalidAabb)) {
+                fail(
+                    step,
+                    "build",
+                    &self.elements,
+                    &got,
+                    &Err::<(), _>(Error::InvalidAabb),
+                );
+            }
+            self.elements.retain(|(b, _)| b.is_valid());
+        }
+        let sut = match (self.build)(&self.elements) {
+            Ok(sut) => sut,
+            Err(e) => fail(step, "build", &self.elements, &e, &"Ok"),
+        };
+        self.judge.oracle = BruteForce::new();
+        let listed = sut.iter().count();
+        if listed != self.elements.len() {
+            fail(
+                step,
+                "iter after build",
+                &self.elements,
+                &listed,
+                &"every element",
+            );
+        }
+        for (i, (&(b, id), item)) in self.elements.iter().zip(sut.iter()).enumerate() {
+            if item.handle.slot() as usize != i || *item.value != id || *item.aabb != b {
+                fail(
+                    step,
+                    "iter after build",
+                    &(i, b, id),
+                    &item,
+                    &"the i-th element",
+                );
+            }
+            self.live.push(Live {
+                sut: item.handle,
+                oracle: self.judge.oracle.insert(b, id).expect("a valid box"),
+            });
+        }
+        self.sut = Some(sut);
+    }
+
+    /// A handle of an earlier build, one of the oracle's, one of the current build's with a
+    /// slot past the end, or arbitrary bits: `get` must find nothing (unless it names a live
+    /// element).
+    fn misuse(&self, input: &mut Bytes<'_>, step: usize) {
+        let which = usize::from(input.u16());
+        let raw = u64::from(input.u16()) | u64::from(input.u16()) << 32;
+        let (n, live) = (self.live.len(), &self.live);
+        let handle = match which % 4 {
+            0 if !self.old.is_empty() => self.old[which / 4 % self.old.len()],
+            1 if n > 0 => live[which / 4 % n].oracle,
+            2 if n > 0 => {
+                let past = (n + which / 4) as u64;
+                Handle::from_bits(live[0].sut.to_bits() & !0xffff_ffff | past)
+            }
+            _ => Handle::from_bits(raw),
+        };
+        if live.iter().any(|e| e.sut == handle) {
+            return;
+        }
+        let sut = self.sut.as_ref().expect("built");
+        if let Some(item) = sut.get(handle) {
+            fail(step, "stale handle accepted", &handle, &item, &());
+        }
+    }
+}

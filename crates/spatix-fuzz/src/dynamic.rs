@@ -1,0 +1,197 @@
+//! The driver of the dynamic structures: a sequence of mutations and queries, each applied to
+//! the structure and to the oracle.
+
+use core::fmt::Debug;
+
+use spatix::prelude::*;
+use spatix::{Aabb, Error, Handle, Scalar};
+
+use crate::decode::Bytes;
+use crate::judge::{Judge, Live, fail};
+
+/// An insert of another kind (the layered index's `insert_static`).
+pub(crate) type Insert<S, I> = fn(&mut I, Aabb<S>, u64) -> Result<Handle, Error>;
+
+/// How a dynamic target differs from the plain contract.
+pub(crate) struct Options<S, I> {
+    /// The structure's bound on half extents, if it has one: valid boxes with
+    /// `max - min > 2 * bound` on an axis must be refused with `Error::BoxTooLarge`.
+    pub(crate) bound: Option<f64>,
+    /// Another way to insert that the structure has (the layered index's `insert_static`):
+    /// op 3 calls it instead of `insert`, and it is compared with the oracle like an insert.
+    pub(crate) insert_3: Option<Insert<S, I>>,
+}
+
+impl<S, I> Default for Options<S, I> {
+    fn default() -> Self {
+        Self {
+            bound: None,
+            insert_3: None,
+        }
+    }
+}
+
+impl<S, I> Options<S, I> {
+    /// A structure that must refuse boxes whose half extent exceeds `bound`.
+    pub(crate) fn bounded(bound: f64) -> Self {
+        Self {
+            bound: Some(bound),
+            insert_3: None,
+        }
+    }
+
+    /// A structure with another way to insert, driven by op 3.
+    pub(crate) fn insert_3(insert: Insert<S, I>) -> Self {
+        Self {
+            bound: None,
+            insert_3: Some(insert),
+        }
+    }
+}
+
+/// The structure under test, the oracle, and what the fuzzer knows.
+struct Pair<S: Scalar, I> {
+    sut: I,
+    judge: Judge<S>,
+    live: Vec<Live>,
+    stale: Vec<Live>,
+    next_id: u64,
+    options: Options<S, I>,
+}
+
+/// Decodes `data` into operations on `sut` and checks each against the oracle.
+pub(crate) fn drive<S: Scalar, I: SpatialIndex<S, u64>>(
+    sut: I,
+    data: &[u8],
+    options: Options<S, I>,
+) {
+    let mut p = Pair {
+        sut,
+        judge: Judge::new(),
+        live: Vec::new(),
+        stale: Vec::new(),
+        next_id: 0,
+        options,
+    };
+    let mut input = Bytes::new(data);
+    let mut step = 0usize;
+    while !input.is_empty() {
+        let op = input.u8();
+        p.apply(op, &mut input, step);
+        p.judge.check(&p.sut, &p.live, step, op);
+        step += 1;
+    }
+    p.judge.pairs(&p.sut, step);
+}
+
+impl<S: Scalar, I: SpatialIndex<S, u64>> Pair<S, I> {
+    /// Whether the structure refused a box for being over its bound, as it must exactly for
+    /// valid boxes over the bound (then the oracle is left alone).
+    fn refused<R: Debug>(
+        &self,
+        step: usize,
+        what: &str,
+        b: &Aabb<S>,
+        got: &Result<R, Error>,
+    ) -> bool {
+        let over = self.options.bound.is_some_and(|h| {
+            let fit = S::from_f64(h) + S::from_f64(h);
+            b.is_valid() && (b.max.x - b.min.x > fit || b.max.y - b.min.y > fit)
+        });
+        let refused = matches!(got, Err(Error::BoxTooLarge));
+        if over != refused {
+            fail(
+                step,
+                what,
+                b,
+                got,
+                &"Err(BoxTooLarge) exactly for boxes over the bound",
+            );
+        }
+        refused
+    }
+
+    fn apply(&mut self, op: u8, input: &mut Bytes<'_>, step: usize) {
+        match op % 16 {
+            0..=3 => {
+                let b: Aabb<S> = input.aabb();
+                let id = self.next_id;
+                let got = match self.options.insert_3 {
+                    Some(insert) if op % 16 == 3 => insert(&mut self.sut, b, id),
+                    _ => self.sut.insert(b, id),
+                };
+                if self.refused(step, "insert", &b, &got) {
+                    return;
+                }
+                let want = self.judge.oracle.insert(b, id);
+                match (got, want) {
+                    (Ok(sut), Ok(oracle)) => {
+                        self.next_id += 1;
+                        self.live.push(Live { sut, oracle });
+                    }
+                    (Err(_), Err(_)) => {}
+                    (got, want) => fail(step, "insert", &b, &got, &want),
+                }
+            }
+            4 => {
+                if let Some(i) = input.pick(self.live.len()) {
+                    let e = self.live.swap_remove(i);
+                    let (got, want) = (self.sut.remove(e.sut), self.judge.oracle.remove(e.oracle));
+                    if got != want || got.is_none() {
+                        fail(step, "remove", &e.sut, &got, &want);
+                    }
+                    self.stale.push(e);
+                }
+            }
+            5 | 6 => {
+                let b: Aabb<S> = input.aabb();
+                if let Some(i) = input.pick(self.live.len()) {
+                    let e = self.live[i];
+                    let got = self.sut.update(e.sut, b);
+                    if self.refused(step, "update", &b, &got) {
+                        return;
+                    }
+                    let want = self.judge.oracle.update(e.oracle, b);
+                    if got.is_ok() != want.is_ok() {
+                        fail(step, "update", &b, &got, &want);
+                    }
+                }
+            }
+            7 => {
+                self.sut.maintain();
+                self.judge.oracle.maintain();
+            }
+            8 => {
+                if input.u8() < 16 {
+                    self.sut.clear();
+                    self.judge.oracle.clear();
+                    self.stale.append(&mut self.live);
+                }
+            }
+            14 => self.misuse_stale(input, step),
+            _ => {
+                self.judge.read(&self.sut, op, input, step);
+            }
+        }
+    }
+
+    /// A stale handle (or, before any removal, a forged one) must change nothing.
+    fn misuse_stale(&mut self, input: &mut Bytes<'_>, step: usize) {
+        let which = input.u16();
+        let b: Aabb<S> = input.aabb();
+        let handle = if self.stale.is_empty() {
+            Handle::from_bits(u64::from(input.u16()) | u64::from(input.u16()) << 32)
+        } else {
+            self.stale[usize::from(which) % self.stale.len()].sut
+        };
+        if self.live.iter().any(|e| e.sut == handle) {
+            return;
+        }
+        if self.sut.get(handle).is_some()
+            || self.sut.update(handle, b).is_ok()
+            || self.sut.remove(handle).is_some()
+        {
+            fail(step, "stale handle accepted", &handle, &(), &());
+        }
+    }
+}

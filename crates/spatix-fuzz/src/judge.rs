@@ -1,0 +1,212 @@
+//! The oracle side of every driver: the read-only operations decoded, run on the structure
+//! under test and on `BruteForce`, and their results compared exactly.
+
+use core::fmt::Debug;
+use core::ops::ControlFlow;
+
+use spatix::prelude::*;
+use spatix::{Aabb, BruteForce, Handle, Ray, Scalar, Workspace};
+
+use crate::decode::Bytes;
+
+/// One element as a driver tracks it: its handle in the structure and in the oracle.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Live {
+    pub(crate) sut: Handle,
+    pub(crate) oracle: Handle,
+}
+
+/// The oracle, and the scratch memory of both sides' searches.
+pub(crate) struct Judge<S: Scalar> {
+    pub(crate) oracle: BruteForce<S, u64>,
+    ws: (Workspace<S>, Workspace<S>),
+}
+
+impl<S: Scalar> Judge<S> {
+    pub(crate) fn new() -> Self {
+        Self {
+            oracle: BruteForce::new(),
+            ws: (Workspace::new(), Workspace::new()),
+        }
+    }
+
+    /// Decodes and compares one read-only operation: query (op 9), nearest (10), within (11),
+    /// raycast (12, 13), pairs (15). Returns `false`, having read nothing, for any other op.
+    pub(crate) fn read<Q: SpatialQuery<S, u64>>(
+        &mut self,
+        sut: &Q,
+        op: u8,
+        input: &mut Bytes<'_>,
+        step: usize,
+    ) -> bool {
+        match op % 16 {
+            9 => {
+                let area: Aabb<S> = input.aabb();
+                let got = collect(|f| sut.query(&area, |i| f(*i.value)));
+                let want = collect(|f| self.oracle.query(&area, |i| f(*i.value)));
+                same(step, "query", &area, got, want);
+            }
+            10 => {
+                let (point, k) = (input.point::<S>(), usize::from(input.u8() % 80));
+                let got: Vec<(S, u64)> = sut
+                    .nearest(point, k, &mut self.ws.0)
+                    .iter()
+                    .map(|n| (n.distance_2, *sut.get(n.handle).expect("live").value))
+                    .collect();
+                let want: Vec<S> = self
+                    .oracle
+                    .nearest(point, k, &mut self.ws.1)
+                    .iter()
+                    .map(|n| n.distance_2)
+                    .collect();
+                let distances: Vec<S> = got.iter().map(|g| g.0).collect();
+                let mut ids: Vec<u64> = got.iter().map(|g| g.1).collect();
+                ids.sort_unstable();
+                ids.dedup();
+                if distances != want || ids.len() != got.len() {
+                    fail(step, "nearest", &(point, k), &got, &want);
+                }
+            }
+            11 => {
+                let (point, radius) = (input.point::<S>(), input.coord::<S>());
+                let got = collect(|f| sut.within(point, radius, |i| f(*i.value)));
+                let want = collect(|f| self.oracle.within(point, radius, |i| f(*i.value)));
+                same(step, "within", &(point, radius), got, want);
+            }
+            12 | 13 => {
+                let ray = Ray {
+                    origin: input.point(),
+                    direction: input.point(),
+                    max_t: input.coord(),
+                };
+                self.raycast(sut, step, &ray);
+            }
+            15 => self.pairs(sut, step),
+            _ => return false,
+        }
+        true
+    }
+
+    fn raycast<Q: SpatialQuery<S, u64>>(&mut self, sut: &Q, step: usize, ray: &Ray<S>) {
+        let mut got = Vec::new();
+        let _ = sut.raycast_all(ray, &mut self.ws.0, |i, t| {
+            got.push((t, *i.value));
+            ControlFlow::Continue(())
+        });
+        let mut want = Vec::new();
+        let _ = self.oracle.raycast_all(ray, &mut self.ws.1, |i, t| {
+            want.push((t, *i.value));
+            ControlFlow::Continue(())
+        });
+        if got.windows(2).any(|w| w[1].0 < w[0].0) {
+            fail(step, "raycast order", ray, &got, &want);
+        }
+        let sorted = |v: &[(S, u64)]| {
+            let mut v: Vec<(u64, S)> = v.iter().map(|&(t, id)| (id, t)).collect();
+            v.sort_unstable_by_key(|e| e.0);
+            v
+        };
+        if sorted(&got) != sorted(&want) {
+            fail(step, "raycast", ray, &got, &want);
+        }
+        let first = sut.raycast(ray, &mut self.ws.0).map(|h| h.t);
+        if first != want.first().map(|w| w.0) {
+            fail(step, "raycast first", ray, &first, &want.first());
+        }
+    }
+
+    /// Compares every intersecting pair.
+    pub(crate) fn pairs<Q: SpatialQuery<S, u64>>(&self, sut: &Q, step: usize) {
+        let (got, want) = (pairs_of(sut), pairs_of(&self.oracle));
+        if got != want {
+            fail(step, "pairs", &self.oracle.len(), &got, &want);
+        }
+    }
+
+    /// After every step: invariants, length, every live element findable by handle, and
+    /// `iter` listing exactly the live elements.
+    pub(crate) fn check<Q: SpatialQuery<S, u64>>(
+        &self,
+        sut: &Q,
+        live: &[Live],
+        step: usize,
+        op: u8,
+    ) {
+        if let Err(e) = sut.check_invariants() {
+            panic!("step {step} (op {op}): invariant broken: {e}");
+        }
+        if sut.len() != self.oracle.len() || sut.len() != live.len() {
+            panic!(
+                "step {step} (op {op}): len {} but the oracle holds {} ({} live)",
+                sut.len(),
+                self.oracle.len(),
+                live.len()
+            );
+        }
+        for e in live {
+            let (got, want) = (sut.get(e.sut), self.oracle.get(e.oracle));
+            match (got, want) {
+                (Some(g), Some(w))
+                    if g.handle == e.sut && g.aabb == w.aabb && g.value == w.value => {}
+                _ => panic!(
+                    "step {step} (op {op}): get({:?}) differs from the oracle",
+                    e.sut
+                ),
+            }
+        }
+        let got = listed(sut);
+        let want = listed(&self.oracle);
+        if got != want {
+            fail(step, "iter", &op, &got, &want);
+        }
+    }
+}
+
+/// Every element `iter` lists, as (value, box) sorted by value.
+fn listed<S: Scalar>(index: &impl SpatialQuery<S, u64>) -> Vec<(u64, Aabb<S>)> {
+    let mut v: Vec<(u64, Aabb<S>)> = index.iter().map(|i| (*i.value, *i.aabb)).collect();
+    v.sort_unstable_by_key(|e| e.0);
+    v
+}
+
+/// Every pair `for_each_pair` reports, as sorted (smaller id, larger id) pairs.
+fn pairs_of<S: Scalar>(index: &impl SpatialQuery<S, u64>) -> Vec<(u64, u64)> {
+    let mut v = Vec::new();
+    let _ = index.for_each_pair(|a, b| {
+        let (a, b) = (*a.value, *b.value);
+        v.push((a.min(b), a.max(b)));
+        ControlFlow::Continue(())
+    });
+    v.sort_unstable();
+    v
+}
+
+/// Runs a visiting query and returns the ids it reported, sorted (duplicates kept).
+fn collect(
+    query: impl FnOnce(&mut dyn FnMut(u64) -> ControlFlow<()>) -> ControlFlow<()>,
+) -> Vec<u64> {
+    let mut ids = Vec::new();
+    let _ = query(&mut |id| {
+        ids.push(id);
+        ControlFlow::Continue(())
+    });
+    ids.sort_unstable();
+    ids
+}
+
+fn same(step: usize, what: &str, input: &dyn Debug, got: Vec<u64>, want: Vec<u64>) {
+    if got != want {
+        fail(step, what, input, &got, &want);
+    }
+}
+
+/// Panics with what differed from the oracle.
+pub(crate) fn fail(
+    step: usize,
+    what: &str,
+    input: &dyn Debug,
+    got: &dyn Debug,
+    want: &dyn Debug,
+) -> ! {
+    panic!("step {step}: {what} {input:?}: got {got:?}, the oracle {want:?}")
+}

@@ -1,0 +1,52 @@
+//! Regression inputs: each was a fuzzer finding, kept so that it stays fixed.
+
+use crate::{TARGETS, run_target};
+
+/// Every target runs the empty input and a short mixed one.
+#[test]
+fn every_target_runs() {
+    for target in 0..TARGETS.len() {
+        run_target(target, &[]);
+        run_target(
+            target,
+            &[
+                0, 10, 10, 20, 20, 9, 0, 0, 30, 30, 7, 14, 0, 0, 1, 1, 2, 2, 15,
+            ],
+        );
+    }
+}
+
+/// The static driver catches a structure that loses an element at build time.
+#[test]
+#[should_panic(expected = "iter after build")]
+fn static_driver_catches_a_lost_element() {
+    crate::built::drive::<f32, _, _>(
+        &[0, 10, 10, 20, 20, 0, 30, 30, 40, 40, 9, 0, 0, 99, 99],
+        false,
+        |data| spatix::PackedIndex::build(data.iter().skip(1).copied()),
+    );
+}
+
+/// The static driver catches a build that accepts an invalid data set.
+#[test]
+#[should_panic(expected = "got Ok(()), the oracle Err(InvalidAabb)")]
+fn static_driver_catches_invalid_data_accepted() {
+    // The second element's first coordinate is NaN (hard value 0).
+    crate::built::drive::<f64, _, _>(&[0, 10, 10, 20, 20, 0, 200, 10, 20, 20, 7], false, |data| {
+        spatix::PackedIndex::build(data.iter().filter(|(b, _)| b.is_valid()).copied())
+    });
+}
+
+/// kdtree-f64-bucket-2-cycle: a point at (-10, -10), then `within` from (f32::MAX, 94.25)
+/// with radius f32::MAX. The point's distance rounds to the radius, but it lies outside the
+/// area `point ± radius` that `BruteForce` searches: the kd-tree reported it.
+#[test]
+fn kdtree_within_where_the_distance_rounds_to_the_radius() {
+    let kdtree = TARGETS
+        .iter()
+        .position(|t| *t == "kdtree-f64-bucket-2-cycle");
+    run_target(
+        kdtree.expect("a target"),
+        &[0, 0, 0, 0x8b, 0xcd, 0x8b, 0xcd],
+    );
+}
