@@ -42,6 +42,11 @@ fn static_driver_catches_invalid_data_accepted() {
 /// area `point ± radius` that `BruteForce` searches: the kd-tree reported it.
 #[test]
 fn kdtree_within_where_the_distance_rounds_to_the_radius() {
-    let kdtree = TARGETS.iter().position(|t| *t == "kdtree-f64-bucket-2-cycle");
-    run_target(kdtree.expect("a target"), &[0, 0, 0, 0x8b, 0xcd, 0x8b, 0xcd]);
+    let kdtree = TARGETS
+        .iter()
+        .position(|t| *t == "kdtree-f64-bucket-2-cycle");
+    run_target(
+        kdtree.expect("a target"),
+        &[0, 0, 0, 0x8b, 0xcd, 0x8b, 0xcd],
+    );
 }

@@ -307,3 +307,27 @@ macro_rules! delegate_query {
     };
 }
 pub(crate) use delegate_query;
+
+/// A static structure (built once from all its elements, [`SpatialQuery`] only) that can be
+/// built again from a new set: what [`Layered`](crate::Layered) needs of its static part.
+/// [`PackedIndex`](crate::PackedIndex) implements it.
+///
+/// # Example
+/// ```
+/// use spatix::{Aabb, PackedIndex, Point, SpatialQuery, StaticIndex};
+/// let mut index = PackedIndex::<f32, char>::build([])?;
+/// index.rebuild([(Aabb::point(Point::new(1.0, 2.0))?, 'a')])?;
+/// assert_eq!(index.iter().map(|item| *item.value).collect::<Vec<_>>(), ['a']);
+/// # Ok::<(), spatix::Error>(())
+/// ```
+pub trait StaticIndex<S: Scalar, T>: SpatialQuery<S, T> {
+    /// Replaces every element with `items`, keeping the structure's parameters. Every handle
+    /// given out before becomes stale; [`iter`](SpatialQuery::iter) gives the new ones.
+    ///
+    /// # Errors
+    /// What the structure's build returns ([`Error::InvalidAabb`] for an invalid box,
+    /// [`Error::CapacityExceeded`] past its capacity); nothing changes on error.
+    fn rebuild<I>(&mut self, items: I) -> Result<(), Error>
+    where
+        I: IntoIterator<Item = (Aabb<S>, T)>;
+}

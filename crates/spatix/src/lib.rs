@@ -19,7 +19,7 @@
 //! | [`PointGrid`] | one cell, as a point (their size has a shared bound) | same-size agents |
 //! | [`HierarchicalGrid`] | one cell of the level that fits their size | sizes over orders of magnitude |
 //! | [`LooseGrid`] | one loose cell, by centre; cells carry grown boxes | many moving agents, moderately mixed sizes |
-//! | [`Layered`] | agents, large and static elements each in their own structure | a world of common agents, a few giants and static scenery |
+//! | [`Layered`] | agents in a [`PointGrid`], large ones in a [`LooseGrid`], static ones in a [`PackedIndex`] (rebuilt by `maintain`) | a world of common agents, a few giants and static scenery |
 //! | [`PackedIndex`] (static) | one array, in Hilbert order | static content: built once, fastest queries |
 //! | [`KdTree`] (static points) | leaves of a median-split tree | k-nearest neighbours on points built once |
 //!
@@ -75,7 +75,7 @@ pub use error::Error;
 pub use geom::{Aabb, Point, Scalar};
 pub use grid::{HierarchicalGrid, LooseGrid, LooseGridConfig, PointGrid, UniformGrid};
 pub use handle::{Handle, Iter};
-pub use index::{Item, SpatialIndex, SpatialQuery};
+pub use index::{Item, SpatialIndex, SpatialQuery, StaticIndex};
 pub use kdtree::{KdTree, KdTreeConfig, SplitRule};
 pub use layered::Layered;
 pub use loose_quadtree::{LooseNode, LooseQuadtree, LooseQuadtreeConfig};

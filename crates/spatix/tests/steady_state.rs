@@ -102,6 +102,22 @@ fn static_allocations<I: SpatialQuery<f32, u32>>(index: &I, agents: &Agents<f32>
     made
 }
 
+/// `index` with a lattice of 400 static walls (long and thin, every other one upright) over
+/// `world`, built into its static part.
+fn with_walls(mut index: Layered<f32, u32>, world: &Aabb<f32>) -> Layered<f32, u32> {
+    let size = world.size();
+    for i in 0..400u32 {
+        let x = world.min.x + size.x * (i % 20) as f32 / 20.0;
+        let y = world.min.y + size.y * (i / 20) as f32 / 20.0;
+        let (w, h) = if i % 2 == 0 { (30.0, 2.0) } else { (2.0, 30.0) };
+        let wall = Aabb::new(Point::new(x, y), Point::new(x + w, y + h)).unwrap();
+        index.insert_static(wall, u32::MAX - i).unwrap();
+    }
+    index.maintain();
+    assert_eq!(index.part_lens(), (0, 0, 400));
+    index
+}
+
 #[test]
 fn warm_frames_allocate_nothing() {
     // Points that coincide in pairs, so that the pair pass reports something.
@@ -119,8 +135,9 @@ fn warm_frames_allocate_nothing() {
             0,
             "loose grid, {sizes:?} sizes"
         );
-        // Agents of half-size up to 3 in one part, the dragons of mixed sizes in another.
-        let layered = Layered::new(agents.world, 3.0).unwrap();
+        // Agents of half-size up to 3 in one part, the dragons of mixed sizes in another, walls
+        // in the static part (built once; the frames' `maintain` must not rebuild it).
+        let layered = with_walls(Layered::new(agents.world, 3.0).unwrap(), &agents.world);
         assert_eq!(
             allocations(layered, agents.clone()),
             0,

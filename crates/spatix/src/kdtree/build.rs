@@ -2,7 +2,7 @@
 
 use core::cmp::Ordering;
 
-use super::{KdTree, KdTreeConfig, Shape, Split, SplitRule};
+use super::{Entry, KdTree, KdTreeConfig, Shape, Split, SplitRule};
 use crate::handle::Slots;
 use crate::{Aabb, Error, Point, Scalar};
 
@@ -104,13 +104,15 @@ impl<S: Scalar, T> KdTree<S, T> {
             parallel_above,
         };
         job.subtree(&mut recs, &mut splits, 0, shape.height);
-        let (points, order) = recs.iter().map(|r| (r.p, r.slot)).unzip();
+        let entries = recs
+            .iter()
+            .map(|&Rec { p, slot }| Entry { p, slot })
+            .collect();
         Ok(Self {
             config,
             shape,
             splits,
-            points,
-            order,
+            entries,
             bounds,
             generation: slots.first_generation(),
             slots,

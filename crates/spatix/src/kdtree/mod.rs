@@ -92,6 +92,14 @@ const MAX_HEIGHT: usize = 31;
 /// Most entries a depth-first walk keeps pending: one per level, plus the root.
 const MAX_PENDING: usize = MAX_HEIGHT + 2;
 
+/// A point in tree order and the slot of its element.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+struct Entry<S> {
+    p: [S; 2],
+    slot: u32,
+}
+
 /// An internal node: the splitting coordinate and its axis. Points in the left subtree have a
 /// coordinate `<= value` on that axis, points in the right subtree `>= value` (points equal
 /// to the median may fall on either side, which is what keeps the tree balanced however many
@@ -291,10 +299,9 @@ pub struct KdTree<S, T> {
     /// Internal nodes in preorder: node `i`'s left child is `i + 1`, its right child
     /// `i + 2^(height - 1)`.
     splits: Vec<Split<S>>,
-    /// The points in tree order: each leaf is a contiguous run.
-    points: Vec<[S; 2]>,
-    /// The slot of each point, in tree order.
-    order: Vec<u32>,
+    /// The points in tree order, each beside its slot: each leaf is a contiguous run, and a
+    /// search that accepts a point finds its slot on the same cache line.
+    entries: Vec<Entry<S>>,
     /// The smallest box holding every point (the root's region).
     bounds: Aabb<S>,
     /// The generation of every element's handle.
@@ -331,19 +338,19 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// The element at tree position `i`, as a visitor sees it.
     #[inline]
     fn item(&self, i: usize) -> Item<'_, S, T> {
-        self.slots.item(self.order[i])
+        self.slots.item(self.entries[i].slot)
     }
 
     /// The handle of the element at tree position `i`.
     #[inline]
     fn handle(&self, i: usize) -> Handle {
-        Handle::new(self.order[i], self.generation)
+        Handle::new(self.entries[i].slot, self.generation)
     }
 
     /// The point at tree position `i`.
     #[inline]
     fn point(&self, i: usize) -> Point<S> {
-        let [x, y] = self.points[i];
+        let [x, y] = self.entries[i].p;
         Point::new(x, y)
     }
 
@@ -366,8 +373,7 @@ impl<S: Scalar, T> KdTree<S, T> {
     fn memory_impl(&self) -> usize {
         self.slots.memory_bytes()
             + self.splits.capacity() * size_of::<Split<S>>()
-            + self.points.capacity() * size_of::<[S; 2]>()
-            + self.order.capacity() * size_of::<u32>()
+            + self.entries.capacity() * size_of::<Entry<S>>()
     }
 }
 

@@ -23,7 +23,7 @@ impl<S: Scalar, T> KdTree<S, T> {
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if self.points.len() < 2 {
+        if self.entries.len() < 2 {
             return ControlFlow::Continue(());
         }
         let mut stack = ArrayStack::<Bounded<S>, MAX_PENDING>::new();
@@ -47,9 +47,9 @@ impl<S: Scalar, T> KdTree<S, T> {
             }
             let range = self.shape.range(node);
             for i in range.clone() {
-                let p = self.points[i];
+                let p = self.entries[i].p;
                 for j in i + 1..range.end {
-                    if self.points[j] == p {
+                    if self.entries[j].p == p {
                         visit(self.item(i), self.item(j))?;
                     }
                 }

@@ -78,7 +78,7 @@ impl<S: Scalar, T> KdTree<S, T> {
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if !area.is_valid() || self.points.is_empty() || !area.intersects(&self.bounds) {
+        if !area.is_valid() || self.entries.is_empty() || !area.intersects(&self.bounds) {
             return ControlFlow::Continue(());
         }
         let mut stack = ArrayStack::<Region<S>, MAX_PENDING>::new();
@@ -129,7 +129,7 @@ impl<S: Scalar, T> KdTree<S, T> {
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
         let mut search = workspace.begin();
-        if !point.is_finite() || k == 0 || self.points.is_empty() {
+        if !point.is_finite() || k == 0 || self.entries.is_empty() {
             return workspace.finish();
         }
         let q = [point.x, point.y];
@@ -151,8 +151,8 @@ impl<S: Scalar, T> KdTree<S, T> {
             }
             let range = self.shape.range(node);
             let mut bound = search.bound(k);
-            for (i, &[x, y]) in range.clone().zip(&self.points[range]) {
-                let (dx, dy) = (q[0] - x, q[1] - y);
+            for (i, e) in range.clone().zip(&self.entries[range]) {
+                let (dx, dy) = (q[0] - e.p[0], q[1] - e.p[1]);
                 let d2 = dx * dx + dy * dy;
                 // `<=`: an infinite distance still fills a heap that is not full.
                 if d2 <= bound {
@@ -171,14 +171,14 @@ impl<S: Scalar, T> KdTree<S, T> {
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if !(point.is_finite() && radius >= S::ZERO) || self.points.is_empty() {
+        if !(point.is_finite() && radius >= S::ZERO) || self.entries.is_empty() {
             return ControlFlow::Continue(());
         }
         let r2 = radius * radius;
         let area = Aabb::around(point, radius);
         if !r2.is_finite() {
             // Squares overflow: let the exact test decide, point by point.
-            for i in 0..self.points.len() {
+            for i in 0..self.entries.len() {
                 let item = self.item(i);
                 if item.aabb.intersects(&area) && item.aabb.within_distance(point, radius) {
                     visit(item)?;
@@ -198,7 +198,8 @@ impl<S: Scalar, T> KdTree<S, T> {
                 node = near;
             }
             let range = self.shape.range(node);
-            for (i, &[x, y]) in range.clone().zip(&self.points[range]) {
+            for (i, e) in range.clone().zip(&self.entries[range]) {
+                let [x, y] = e.p;
                 let (dx, dy) = (q[0] - x, q[1] - y);
                 let inside =
                     area.min.x <= x && x <= area.max.x && area.min.y <= y && y <= area.max.y;
@@ -223,7 +224,7 @@ impl<S: Scalar, T> KdTree<S, T> {
         F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
     {
         let mut search = workspace.begin_ray();
-        if !ray.is_valid() || self.points.is_empty() {
+        if !ray.is_valid() || self.entries.is_empty() {
             return ControlFlow::Continue(());
         }
         let pending = |node: Cursor, region: Aabb<S>| {
@@ -243,7 +244,7 @@ impl<S: Scalar, T> KdTree<S, T> {
                 for i in self.shape.range(node) {
                     let p = self.point(i);
                     if let Some(t) = (Aabb { min: p, max: p }).entry_unchecked(ray) {
-                        search.push_hit(t, self.order[i]);
+                        search.push_hit(t, self.entries[i].slot);
                     }
                 }
                 return;

@@ -190,10 +190,10 @@ fn splits_are_medians_and_leaves_contiguous() {
     let a = split.axis as usize;
     let (l, r) = (tree.shape.range(left), tree.shape.range(right));
     assert_eq!((l.len(), r.len()), (500, 500));
-    assert!(l.clone().all(|i| tree.points[i][a] <= split.value));
-    assert!(r.clone().all(|i| tree.points[i][a] >= split.value));
+    assert!(l.clone().all(|i| tree.entries[i].p[a] <= split.value));
+    assert!(r.clone().all(|i| tree.entries[i].p[a] >= split.value));
     assert!(
-        r.clone().any(|i| tree.points[i][a] == split.value),
+        r.clone().any(|i| tree.entries[i].p[a] == split.value),
         "the median is a point"
     );
 }
@@ -336,12 +336,13 @@ fn check_invariants_catches_corruption() {
         ("a split moved", |t| t.splits[0].value += 10.0),
         ("a split's axis flipped", |t| t.splits[0].axis ^= 1),
         ("two points swapped across the root", |t| {
-            let last = t.points.len() - 1;
-            t.points.swap(0, last);
-            t.order.swap(0, last);
+            let last = t.entries.len() - 1;
+            t.entries.swap(0, last);
         }),
-        ("a point moved", |t| t.points[7][0] += 1.0),
-        ("a slot named twice", |t| t.order[3] = t.order[4]),
+        ("a point moved", |t| t.entries[7].p[0] += 1.0),
+        ("a slot named twice", |t| {
+            t.entries[3].slot = t.entries[4].slot
+        }),
         ("the bounds shrunk", |t| t.bounds.max.x -= 1.0),
     ];
     for (what, f) in corrupt {
@@ -366,8 +367,7 @@ fn par_build_builds_the_same_tree_and_batches_match() {
         let parallel = KdTree::par_build(input(), config).unwrap();
         parallel.check_invariants().unwrap();
         assert_eq!(serial.splits, parallel.splits);
-        assert_eq!(serial.points, parallel.points);
-        assert_eq!(serial.order, parallel.order);
+        assert_eq!(serial.entries, parallel.entries);
     }
     let tree = KdTree::par_build(input(), KdTreeConfig::default()).unwrap();
     let queries = random_points(500, 8);

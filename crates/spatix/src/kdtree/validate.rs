@@ -1,6 +1,6 @@
 //! The structural self-check.
 
-use super::{Cursor, KdTree, MAX_PENDING, Shape, coord, everywhere};
+use super::{Cursor, Entry, KdTree, MAX_PENDING, Shape, coord, everywhere};
 use crate::pool::ArrayStack;
 use crate::{Aabb, Error, Handle, Scalar};
 
@@ -18,11 +18,10 @@ impl<S: Scalar, T> KdTree<S, T> {
         self.slots.check()?;
         self.config.validate()?;
         let n = self.slots.len();
-        if self.points.len() != n || self.order.len() != n || self.shape.n != n {
+        if self.entries.len() != n || self.shape.n != n {
             return violated(format!(
-                "{n} elements, but {} points, {} slots in tree order and a shape for {}",
-                self.points.len(),
-                self.order.len(),
+                "{n} elements, but {} points in tree order and a shape for {}",
+                self.entries.len(),
                 self.shape.n
             ));
         }
@@ -46,10 +45,10 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// Every slot appears once in tree order, holds the zero-size box of its point, and has
     /// the tree's one generation; the bounds are the points' bounds.
     fn check_elements(&self) -> Result<(), Error> {
-        let n = self.points.len();
+        let n = self.entries.len();
         let mut seen = vec![false; n];
         let mut bounds: Option<Aabb<S>> = None;
-        for (i, &slot) in self.order.iter().enumerate() {
+        for (i, &Entry { slot, .. }) in self.entries.iter().enumerate() {
             let s = slot as usize;
             if s >= n || seen[s] || !self.slots.is_live(slot) {
                 return violated(format!(

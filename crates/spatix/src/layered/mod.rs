@@ -5,8 +5,8 @@ use core::ops::ControlFlow;
 
 use crate::handle::Slots;
 use crate::{
-    Aabb, Error, Handle, Item, Iter, LooseGrid, Neighbor, Point, Ray, Scalar, SpatialIndex,
-    SpatialQuery, UniformGrid, Workspace,
+    Aabb, Error, Handle, Item, Iter, LooseGrid, Neighbor, PackedIndex, Point, PointGrid, Ray,
+    Scalar, SpatialIndex, SpatialQuery, StaticIndex, Workspace,
 };
 
 mod mutate;
@@ -23,28 +23,57 @@ enum Part {
     Static,
 }
 
-/// Where an element lives: its part and its handle there.
+/// The parts that elements are inserted into, updated in and removed from one by one (the
+/// static part is only ever rebuilt whole).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Moving {
+    Agents,
+    Large,
+}
+
+impl From<Moving> for Part {
+    fn from(part: Moving) -> Self {
+        match part {
+            Moving::Agents => Part::Agents,
+            Moving::Large => Part::Large,
+        }
+    }
+}
+
+/// Where an element lives: its part and its handle there, and whether it is static (a static
+/// element waits in a moving part until `maintain` builds it into the static part).
 #[derive(Clone, Copy, Debug)]
 struct Route {
     part: Part,
+    is_static: bool,
     inner: Handle,
 }
 
-/// Runs `$body` with `$p` bound to the part `$part` of `$index` (a shared reference, or a
-/// mutable one after `mut`), whatever its type.
+impl Route {
+    /// The moving part the element is in, or `None` if it is in the static part.
+    #[inline]
+    fn moving(self) -> Option<Moving> {
+        match self.part {
+            Part::Agents => Some(Moving::Agents),
+            Part::Large => Some(Moving::Large),
+            Part::Static => None,
+        }
+    }
+}
+
+const _: () = assert!(size_of::<Route>() == 12);
+
+/// Runs `$body` with `$p` bound to the part `$part` of `$index`: a shared reference to any
+/// part, or, after `mut`, a mutable one to a [`Moving`] part; whatever its type.
 macro_rules! on_part {
     (mut $index:expr, $part:expr, |$p:ident| $body:expr) => {
         match $part {
-            Part::Agents => {
+            Moving::Agents => {
                 let $p = &mut $index.agents;
                 $body
             }
-            Part::Large => {
+            Moving::Large => {
                 let $p = &mut $index.large;
-                $body
-            }
-            Part::Static => {
-                let $p = &mut $index.statics;
                 $body
             }
         }
@@ -68,27 +97,38 @@ macro_rules! on_part {
 }
 use on_part;
 
-/// A world split the way seed 001 §5 proposes: dynamic agents of common size in one
-/// structure, dynamic agents of unusual size in another, static scenery in a third, answered
-/// as one index.
+/// A world split the way seed 001 §5 proposes: dynamic agents of common size in a point
+/// structure, dynamic agents of unusual size in a loose one, static scenery in a structure
+/// that is slow to build but fastest to query, answered as one index.
 ///
 /// An element whose box's half-width and half-height are both at most the *threshold* is an
-/// agent, filed in part `A` (by default a [`UniformGrid`]; a point grid suits it best: every
-/// agent fits one bound); a larger one goes to part `L` (by default a [`LooseGrid`], where a
-/// dragon costs one entry); elements inserted with [`Layered::insert_static`] go to part `St`
-/// (by default a [`UniformGrid`]; a packed static index suits it best). An update re-routes an
-/// element whose size crosses the threshold, and its handle stays the same; static elements
-/// stay static. If part `A` refuses a box (a point grid whose bound is below the threshold),
-/// the element goes to part `L` instead.
+/// agent, filed in part `A` (by default a [`PointGrid`] whose bound is the threshold: one
+/// point per agent); a larger one goes to part `L` (by default a [`LooseGrid`], where a
+/// dragon costs one entry). If part `A` refuses a box (a point grid refuses one over its
+/// bound, which rounding can make of a box at the threshold), it goes to part `L`. An update
+/// re-routes an element whose size crosses the threshold; its handle stays the same.
+///
+/// Elements inserted with [`Layered::insert_static`] are static: part `St` (by default a
+/// [`PackedIndex`]) holds them, built from all of them at once by
+/// [`maintain`](SpatialIndex::maintain). Until then a new static element waits in part `A`
+/// or `L` (by size, as a moving one), so every result is exact at every moment; `maintain`
+/// rebuilds the static part only when the static set changed since the last build, so a
+/// frame without static changes costs nothing there. Static elements may be removed and
+/// updated like any other, at a price: the built part cannot change, so a removed element
+/// is only marked gone there (queries skip it), an updated one is marked gone and waits in
+/// part `A` or `L` with its new box, and the next `maintain` rebuilds the whole static part.
+/// They stay static (and their handles valid) through all of it. Insert the scenery, call
+/// `maintain` once, then keep static changes rare.
 ///
 /// Every query runs on the three parts and reports each element once;
-/// [`for_each_pair`](SpatialQuery::for_each_pair) runs each part's own pair pass, then pairs
-/// across parts by iterating the smaller part of each pair of parts and querying the other
-/// with each of its boxes, so each intersecting pair is reported exactly once.
+/// [`for_each_pair`](SpatialQuery::for_each_pair) runs each part's own pair pass (static
+/// pairs included), then pairs across parts by iterating the smaller part of each pair of
+/// parts and querying the other with each of its boxes, so each intersecting pair is
+/// reported exactly once.
 ///
 /// The parts store, as their value, the element's slot in the layered index, whose own slot
 /// table holds the values and hands out the handles: handles are distinct across parts and
-/// survive moves between them.
+/// survive moves between them and rebuilds of the static part.
 ///
 /// # When to use it
 /// A game world with many similar agents, a few huge ones, and scenery that never moves:
@@ -96,9 +136,13 @@ use on_part;
 ///
 /// # Complexity
 /// Each query is the sum of the three parts' queries; reporting an element also reads the
-/// layered slot table. for_each_pair is the three pair passes plus one query per element of
-/// the smaller part of each pair of parts. Insert, remove and update are those of the part
-/// (plus one insert and one remove when an update moves an element between parts).
+/// layered slot table (and, while the static part holds elements marked gone, each static
+/// hit reads its route). for_each_pair is the three pair passes plus one query per element
+/// of the smaller part of each pair of parts. Insert, remove and update are those of the
+/// moving part (plus one insert and one remove when an update moves an element between
+/// parts). `maintain` is the parts' `maintain`, plus, when the static set changed, one pass
+/// over the routes and a build of the static part from every static element (O(n) for the
+/// packed index), which allocates.
 ///
 /// # Memory per element
 /// The layered slot table (box, value and generation, as every structure's) and a 12-byte
@@ -120,6 +164,8 @@ use on_part;
 /// let orc = index.insert(Aabb::new(Point::new(10.0, 10.0), Point::new(13.0, 13.0))?, "orc")?;
 /// index.insert(Aabb::new(Point::new(0.0, 0.0), Point::new(200.0, 60.0))?, "dragon")?;
 /// index.insert_static(Aabb::new(Point::new(12.0, 0.0), Point::new(14.0, 100.0))?, "wall")?;
+/// index.maintain(); // builds the static part: the wall
+/// assert_eq!(index.part_lens(), (1, 1, 1));
 ///
 /// let mut pairs = Vec::new();
 /// let _ = index.for_each_pair(|a, b| {
@@ -139,9 +185,10 @@ use on_part;
 /// ```
 ///
 /// # See also
-/// [`LooseGrid`] alone handles mixed sizes well; [`UniformGrid`] alone suits one size class.
+/// [`LooseGrid`] alone handles mixed sizes well; [`PointGrid`] alone suits one size class;
+/// [`PackedIndex`] alone, scenery that never changes.
 #[derive(Clone, Debug)]
-pub struct Layered<S, T, A = UniformGrid<S, u32>, L = LooseGrid<S, u32>, St = UniformGrid<S, u32>> {
+pub struct Layered<S, T, A = PointGrid<S, u32>, L = LooseGrid<S, u32>, St = PackedIndex<S, u32>> {
     agents: A,
     large: L,
     statics: St,
@@ -151,19 +198,24 @@ pub struct Layered<S, T, A = UniformGrid<S, u32>, L = LooseGrid<S, u32>, St = Un
     slots: Slots<S, T>,
     /// Where each slot's element lives (meaningless for a free slot).
     routes: Vec<Route>,
+    /// Static elements waiting in a moving part for the next build of the static part.
+    pending: usize,
+    /// Elements of the static part that are no longer there (removed, or moved out by an
+    /// update or a clear) until the next build; queries skip them.
+    dead: usize,
 }
 
 impl<S: Scalar, T> Layered<S, T> {
     /// An empty index over `world` for agents whose half-width and half-height are at most
-    /// `threshold`, with the default parts: agents in a [`UniformGrid`] with cells eight
-    /// thresholds wide (a few agents across; at least a 256th of the world's longer side),
-    /// larger elements in a [`LooseGrid`] with cells a 64th of the world's longer side (at
-    /// least sixteen thresholds), static elements in a [`UniformGrid`] with cells a 64th of
-    /// the world's longer side.
+    /// `threshold`, with the default parts: agents in a [`PointGrid`] of that bound (cells
+    /// four thresholds wide, at most 1024 along the world's longer side), larger elements
+    /// in a [`LooseGrid`] with cells a 64th of the world's longer side (at least sixteen
+    /// thresholds), static elements in a [`PackedIndex`] with the default configuration.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] for an invalid world, a threshold that is negative or not
-    /// finite, or cells too small for the world (more than 2^28).
+    /// [`Error::InvalidParameter`] for an invalid world, a threshold that is negative, not
+    /// finite or so large that twice it is not, or cells too small for the world (more than
+    /// 2^28).
     ///
     /// ```
     /// use spatix::{Aabb, Layered, Point};
@@ -178,14 +230,23 @@ impl<S: Scalar, T> Layered<S, T> {
         let size = world.size();
         let side = size.x.max_s(size.y);
         let coarse = side * S::from_f64(1.0 / 64.0);
-        let fine = side * S::from_f64(1.0 / 256.0);
-        let positive = |cell: S| if cell > S::ZERO { cell } else { S::ONE };
-        let agents = UniformGrid::new(world, positive(fine.max_s(threshold * S::from_f64(8.0))))?;
-        let large = LooseGrid::new(world, positive(coarse.max_s(threshold * S::from_f64(16.0))))?;
-        let statics = UniformGrid::new(world, positive(coarse))?;
+        let cell = coarse.max_s(threshold * S::from_f64(16.0));
+        let agents = PointGrid::new(world, threshold)?;
+        let fine = side * S::from_f64(1.0 / MAX_AGENT_CELLS_PER_SIDE);
+        let agents = if agents.cell_size() < fine {
+            PointGrid::with_cell_size(world, threshold, fine)?
+        } else {
+            agents
+        };
+        let large = LooseGrid::new(world, if cell > S::ZERO { cell } else { S::ONE })?;
+        let statics = PackedIndex::build([])?;
         Self::from_parts(agents, large, statics, threshold)
     }
 }
+
+/// [`Layered::new`]: at most this many cells of the agents' point grid along the world's
+/// longer side (a grid search that finds too few elements nearby walks every cell).
+const MAX_AGENT_CELLS_PER_SIDE: f64 = 1024.0;
 
 /// [`Error::InvalidParameter`] unless `threshold` is finite and non-negative.
 fn check_threshold<S: Scalar>(threshold: S) -> Result<(), Error> {
@@ -203,27 +264,29 @@ where
     S: Scalar,
     A: SpatialIndex<S, u32>,
     L: SpatialIndex<S, u32>,
-    St: SpatialIndex<S, u32>,
+    St: StaticIndex<S, u32>,
 {
     /// An index made of three empty structures: `agents` for elements whose half-width and
     /// half-height are at most `threshold`, `large` for the others, `statics` for those
-    /// inserted with [`Layered::insert_static`]. Each stores, as its value, the element's
-    /// slot in the layered index.
+    /// inserted with [`Layered::insert_static`] (rebuilt by `maintain` with their parameters).
+    /// Each stores, as its value, the element's slot in the layered index.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] if a part is not empty or the threshold is negative or not
     /// finite.
     ///
     /// ```
-    /// use spatix::{Aabb, Layered, LooseGrid, Point, Quadtree, SpatialIndex, UniformGrid};
+    /// use spatix::{Aabb, Layered, LooseGrid, PackedConfig, PackedIndex, Point, SpatialIndex, UniformGrid};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
     /// let mut index = Layered::<f32, char, _, _, _>::from_parts(
     ///     UniformGrid::new(world, 8.0)?,
     ///     LooseGrid::new(world, 16.0)?,
-    ///     Quadtree::new(world)?,
+    ///     PackedIndex::with_config([], PackedConfig { node_size: 8 })?,
     ///     1.0,
     /// )?;
     /// index.insert_static(Aabb::new(Point::new(1.0, 1.0), Point::new(2.0, 2.0))?, 'r')?;
+    /// index.maintain();
+    /// assert_eq!(index.part_lens(), (0, 0, 1));
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn from_parts(agents: A, large: L, statics: St, threshold: S) -> Result<Self, Error> {
@@ -240,6 +303,8 @@ where
             threshold,
             slots: Slots::default(),
             routes: Vec::new(),
+            pending: 0,
+            dead: 0,
         })
     }
 
@@ -255,7 +320,9 @@ where
         self.threshold
     }
 
-    /// How many elements each part holds: agents, large, static.
+    /// How many elements each part holds: agents, large, static. A static element inserted
+    /// or updated since the last [`maintain`](SpatialIndex::maintain) is counted in the
+    /// moving part where it waits.
     ///
     /// ```
     /// # use spatix::{Aabb, Layered, Point, SpatialIndex};
@@ -263,17 +330,35 @@ where
     /// let mut index = Layered::new(world, 1.0)?;
     /// index.insert(Aabb::new(Point::new(1.0, 1.0), Point::new(2.0, 2.0))?, ())?;
     /// index.insert(Aabb::new(Point::new(1.0, 1.0), Point::new(9.0, 9.0))?, ())?;
-    /// assert_eq!(index.part_lens(), (1, 1, 0));
+    /// index.insert_static(Aabb::new(Point::new(5.0, 5.0), Point::new(6.0, 6.0))?, ())?;
+    /// assert_eq!(index.part_lens(), (2, 1, 0));
+    /// index.maintain();
+    /// assert_eq!(index.part_lens(), (1, 1, 1));
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn part_lens(&self) -> (usize, usize, usize) {
-        (self.agents.len(), self.large.len(), self.statics.len())
+        (
+            self.agents.len(),
+            self.large.len(),
+            self.statics.len().saturating_sub(self.dead),
+        )
     }
 
     /// The element in layered slot `slot`, as a visitor sees it.
     #[inline]
     fn item(&self, slot: &u32) -> Item<'_, S, T> {
         self.slots.item(*slot)
+    }
+
+    /// Whether an element the static part reports is still there (not removed, moved out or
+    /// cleared since the part was built): its slot is live and routed to it.
+    #[inline]
+    fn is_built(&self, e: &Item<'_, S, u32>) -> bool {
+        self.dead == 0 || {
+            let slot = *e.value;
+            let route = self.routes[slot as usize];
+            route.part == Part::Static && route.inner == e.handle && self.slots.is_live(slot)
+        }
     }
 }
 
@@ -282,7 +367,7 @@ where
     S: Scalar,
     A: SpatialIndex<S, u32>,
     L: SpatialIndex<S, u32>,
-    St: SpatialIndex<S, u32>,
+    St: StaticIndex<S, u32>,
 {
     fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
         self.slots.get(handle)
@@ -349,12 +434,10 @@ where
     S: Scalar,
     A: SpatialIndex<S, u32>,
     L: SpatialIndex<S, u32>,
-    St: SpatialIndex<S, u32>,
+    St: StaticIndex<S, u32>,
 {
     fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        let aabb = aabb.validated()?;
-        let part = self.part_for(&aabb);
-        self.insert_in(part, aabb, value)
+        self.insert_in(aabb, value, false)
     }
 
     fn remove(&mut self, handle: Handle) -> Option<T> {
@@ -365,17 +448,23 @@ where
         self.update_element(handle, aabb)
     }
 
+    /// Clears the moving parts; the static part's elements are marked gone until the next
+    /// `maintain` rebuilds it empty.
     fn clear(&mut self) {
         self.agents.clear();
         self.large.clear();
-        self.statics.clear();
         self.slots.clear();
+        self.pending = 0;
+        self.dead = self.statics.len();
     }
 
-    /// Each part's `maintain`.
+    /// Rebuilds the static part if the static set changed since its last build (moving the
+    /// waiting static elements into it), then runs the moving parts' `maintain`.
     fn maintain(&mut self) {
+        if self.pending > 0 || self.dead > 0 {
+            self.rebuild_static();
+        }
         self.agents.maintain();
         self.large.maintain();
-        self.statics.maintain();
     }
 }

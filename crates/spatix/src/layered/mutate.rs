@@ -1,58 +1,64 @@
 //! Insert (routed by size, or static), remove, update (moving between parts as the size
-//! crosses the threshold).
+//! crosses the threshold), and the rebuild of the static part.
 
-use super::{Layered, Part, Route, on_part};
-use crate::{Aabb, Error, Handle, Scalar, SpatialIndex};
+use super::{Layered, Moving, Part, Route, on_part};
+use crate::{Aabb, Error, Handle, Scalar, SpatialIndex, StaticIndex};
 
 impl<S, T, A, L, St> Layered<S, T, A, L, St>
 where
     S: Scalar,
     A: SpatialIndex<S, u32>,
     L: SpatialIndex<S, u32>,
-    St: SpatialIndex<S, u32>,
+    St: StaticIndex<S, u32>,
 {
-    /// Stores `value` with box `aabb` as static scenery: in the static part, whatever its
-    /// size; updates keep it there.
+    /// Stores `value` with box `aabb` as static scenery, whatever its size: it waits in the
+    /// agents or large part (by size) until the next [`maintain`](SpatialIndex::maintain)
+    /// builds it into the static part, and stays static through updates (each of which
+    /// takes it out of the static part until the next `maintain`).
     ///
     /// # Errors
-    /// [`Error::InvalidAabb`] for an invalid box, or what the static part returns; nothing
-    /// changes on error.
+    /// [`Error::InvalidAabb`] for an invalid box, or what the part it waits in returns;
+    /// nothing changes on error.
     ///
     /// ```
     /// use spatix::{Aabb, Layered, Point, SpatialIndex, SpatialQuery};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
     /// let mut index = Layered::new(world, 1.0)?;
     /// let rock = index.insert_static(Aabb::new(Point::new(5.0, 5.0), Point::new(6.0, 6.0))?, "rock")?;
+    /// index.maintain();
     /// assert_eq!(index.part_lens(), (0, 0, 1));
     /// assert_eq!(index.remove(rock), Some("rock"));
+    /// assert_eq!(index.part_lens(), (0, 0, 0));
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn insert_static(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        let aabb = aabb.validated()?;
-        self.insert_in(Part::Static, aabb, value)
+        let handle = self.insert_in(aabb, value, true)?;
+        self.pending += 1;
+        Ok(handle)
     }
 
-    /// The part a moving element with box `b` belongs in.
+    /// The moving part an element with box `b` belongs in.
     #[inline]
-    pub(super) fn part_for(&self, b: &Aabb<S>) -> Part {
+    pub(super) fn part_for(&self, b: &Aabb<S>) -> Moving {
         let size = b.size();
         if size.x * S::HALF <= self.threshold && size.y * S::HALF <= self.threshold {
-            Part::Agents
+            Moving::Agents
         } else {
-            Part::Large
+            Moving::Large
         }
     }
 
-    /// Inserts the element in `part` (falling back from the agents part to the large one if
-    /// it refuses the box).
+    /// Validates the box and inserts the element in the moving part its size names (falling
+    /// back from the agents part to the large one if it refuses the box).
     pub(super) fn insert_in(
         &mut self,
-        part: Part,
         aabb: Aabb<S>,
         value: T,
+        is_static: bool,
     ) -> Result<Handle, Error> {
+        let aabb = aabb.validated()?;
         let slot = self.slots.insert(aabb, value)?;
-        match self.file(part, aabb, slot) {
+        match self.file(aabb, slot, is_static) {
             Ok(route) => {
                 if slot as usize == self.routes.len() {
                     self.routes.push(route);
@@ -68,75 +74,121 @@ where
         }
     }
 
-    /// Inserts layered slot `slot` in `part` (or in the large part if the agents part
-    /// refuses it) and returns where it went.
-    fn file(&mut self, part: Part, aabb: Aabb<S>, slot: u32) -> Result<Route, Error> {
+    /// Inserts layered slot `slot` in the moving part its size names (or in the large part
+    /// if the agents part refuses it) and returns where it went.
+    fn file(&mut self, aabb: Aabb<S>, slot: u32, is_static: bool) -> Result<Route, Error> {
+        let part = self.part_for(&aabb);
         let inserted = on_part!(mut self, part, |p| p.insert(aabb, slot));
-        match (inserted, part) {
-            (Ok(inner), _) => Ok(Route { part, inner }),
-            (Err(_), Part::Agents) => Ok(Route {
-                part: Part::Large,
-                inner: self.large.insert(aabb, slot)?,
-            }),
-            (Err(e), _) => Err(e),
-        }
+        let (part, inner) = match (inserted, part) {
+            (Ok(inner), _) => (part.into(), inner),
+            (Err(_), Moving::Agents) => (Part::Large, self.large.insert(aabb, slot)?),
+            (Err(e), Moving::Large) => return Err(e),
+        };
+        Ok(Route {
+            part,
+            is_static,
+            inner,
+        })
     }
 
+    /// Removes the element from its moving part, or marks it gone in the static part.
     pub(super) fn remove_element(&mut self, handle: Handle) -> Option<T> {
         let slot = self.slots.slot_of(handle)?;
         let route = self.routes[slot as usize];
-        let removed = on_part!(mut self, route.part, |p| p.remove(route.inner));
+        match route.moving() {
+            Some(part) => {
+                self.remove_from(part, route.inner, slot);
+                self.pending -= usize::from(route.is_static);
+            }
+            None => self.dead += 1,
+        }
+        Some(self.slots.remove(slot))
+    }
+
+    /// Removes layered slot `slot`'s entry `inner` from the moving part `part`.
+    fn remove_from(&mut self, part: Moving, inner: Handle, slot: u32) {
+        let removed = on_part!(mut self, part, |p| p.remove(inner));
         debug_assert_eq!(
             removed,
             Some(slot),
             "a live element is in the part it is routed to"
         );
-        Some(self.slots.remove(slot))
     }
 
-    /// Updates the element in its part, or moves it to the part its new size belongs in
-    /// (inserted there first, so that nothing changes if that fails). An agents part that
-    /// refuses the new box sends the element to the large part.
+    /// Updates the element in its moving part, or moves it to the part its new size belongs
+    /// in (inserted there first, so that nothing changes if that fails). An agents part that
+    /// refuses the new box sends the element to the large part. A static element in the
+    /// static part that changes its box is marked gone there and waits in a moving part.
     pub(super) fn update_element(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
         let aabb = aabb.validated()?;
         let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
         let route = self.routes[slot as usize];
-        let target = match route.part {
-            Part::Static => Part::Static,
-            _ => self.part_for(&aabb),
+        let Some(current) = route.moving() else {
+            if *self.slots.aabb(slot) != aabb {
+                self.routes[slot as usize] = self.file(aabb, slot, true)?;
+                self.slots.set_aabb(slot, aabb);
+                self.dead += 1;
+                self.pending += 1;
+            }
+            return Ok(());
         };
-        let moved = if target == route.part {
-            match on_part!(mut self, route.part, |p| p.update(route.inner, aabb)) {
+        let target = self.part_for(&aabb);
+        let moved = if target == current {
+            match on_part!(mut self, current, |p| p.update(route.inner, aabb)) {
                 Ok(()) => None,
-                Err(_) if route.part == Part::Agents => Some(Route {
-                    part: Part::Large,
-                    inner: self.large.insert(aabb, slot)?,
-                }),
+                Err(_) if current == Moving::Agents => {
+                    Some((Part::Large, self.large.insert(aabb, slot)?))
+                }
                 Err(e) => return Err(e),
             }
         } else {
             match on_part!(mut self, target, |p| p.insert(aabb, slot)) {
-                Ok(inner) => Some(Route {
-                    part: target,
-                    inner,
-                }),
-                Err(_) if target == Part::Agents => {
+                Ok(inner) => Some((target.into(), inner)),
+                Err(_) if target == Moving::Agents => {
                     self.large.update(route.inner, aabb)?;
                     None
                 }
                 Err(e) => return Err(e),
             }
         };
-        if let Some(new) = moved {
-            let removed = on_part!(mut self, route.part, |p| p.remove(route.inner));
-            debug_assert_eq!(
-                removed,
-                Some(slot),
-                "a live element is in the part it is routed to"
-            );
-            self.routes[slot as usize] = new;
+        if let Some((part, inner)) = moved {
+            self.remove_from(current, route.inner, slot);
+            self.routes[slot as usize] = Route {
+                part,
+                inner,
+                ..route
+            };
         }
         self.slots.set_aabb(slot, aabb);
         Ok(())
+    }
+
+    /// Builds the static part from every live static element (those built and those
+    /// waiting), then takes the waiting ones out of their moving parts and routes every
+    /// static element to its new entry. If the build fails, nothing changes (the waiting
+    /// elements keep waiting; every result stays exact).
+    pub(super) fn rebuild_static(&mut self) {
+        let (slots, routes) = (&self.slots, &self.routes);
+        let statics = (0..routes.len() as u32)
+            .filter(|&slot| routes[slot as usize].is_static && slots.is_live(slot))
+            .map(|slot| (*slots.aabb(slot), slot));
+        if self.statics.rebuild(statics).is_err() {
+            return;
+        }
+        for e in self.statics.iter() {
+            let slot = *e.value;
+            let route = self.routes[slot as usize];
+            if let Some(part) = route.moving() {
+                let removed = on_part!(mut self, part, |p| p.remove(route.inner));
+                debug_assert_eq!(removed, Some(slot), "a waiting element is in its part");
+            }
+            self.routes[slot as usize] = Route {
+                part: Part::Static,
+                is_static: true,
+                inner: e.handle,
+            };
+        }
+        self.pending = 0;
+        self.dead = 0;
     }
 }

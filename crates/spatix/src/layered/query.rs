@@ -1,19 +1,22 @@
 //! Every query over the three parts: each part answers for its elements, whose values (their
 //! layered slots) name them in the layered slot table; pairs across parts are found by
-//! querying one part with the boxes of the other.
+//! querying one part with the boxes of the other. Elements of the static part marked gone
+//! are skipped.
 
 use core::ops::ControlFlow;
 
 use super::Layered;
 use crate::nearest::Search;
-use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery, Workspace};
+use crate::{
+    Aabb, Item, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery, StaticIndex, Workspace,
+};
 
 impl<S, T, A, L, St> Layered<S, T, A, L, St>
 where
     S: Scalar,
     A: SpatialIndex<S, u32>,
     L: SpatialIndex<S, u32>,
-    St: SpatialIndex<S, u32>,
+    St: StaticIndex<S, u32>,
 {
     pub(super) fn query_parts<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
     where
@@ -21,7 +24,13 @@ where
     {
         self.agents.query(area, |e| visit(self.item(e.value)))?;
         self.large.query(area, |e| visit(self.item(e.value)))?;
-        self.statics.query(area, |e| visit(self.item(e.value)))
+        self.statics.query(area, |e| {
+            if self.is_built(&e) {
+                visit(self.item(e.value))
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
     }
 
     /// Each part's own pairs, then the pairs across each two parts.
@@ -34,13 +43,28 @@ where
         };
         self.agents.for_each_pair(&mut report)?;
         self.large.for_each_pair(&mut report)?;
-        self.statics.for_each_pair(&mut report)?;
         across(&self.agents, &self.large, &mut report)?;
-        across(&self.agents, &self.statics, &mut report)?;
-        across(&self.large, &self.statics, &mut report)
+        // The static part's elements come second in each of its pairs.
+        let mut built = |a: Item<'_, S, u32>, b: Item<'_, S, u32>| {
+            if self.is_built(&b) {
+                report(a, b)
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        across(&self.agents, &self.statics, &mut built)?;
+        across(&self.large, &self.statics, &mut built)?;
+        self.statics.for_each_pair(|a, b| {
+            if self.is_built(&a) {
+                built(a, b)
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
     }
 
-    /// The best `k` of each part's `k` nearest (searched in the nested workspace).
+    /// The best `k` of each part's `k` nearest (searched in the nested workspace; in the
+    /// static part, `k` more than the elements marked gone there).
     pub(super) fn nearest_parts<'w>(
         &self,
         point: Point<S>,
@@ -50,25 +74,29 @@ where
         {
             let (mut search, nested) = workspace.begin_nested();
             let found = self.agents.nearest(point, k, nested);
-            self.offer_all(&self.agents, found, k, &mut search);
+            self.offer_all(&self.agents, found, k, &mut search, |_| true);
             let found = self.large.nearest(point, k, nested);
-            self.offer_all(&self.large, found, k, &mut search);
-            let found = self.statics.nearest(point, k, nested);
-            self.offer_all(&self.statics, found, k, &mut search);
+            self.offer_all(&self.large, found, k, &mut search, |_| true);
+            let found = self
+                .statics
+                .nearest(point, k.saturating_add(self.dead), nested);
+            self.offer_all(&self.statics, found, k, &mut search, |e| self.is_built(e));
         }
         workspace.finish()
     }
 
-    /// Offers the neighbours a part found to the merged search, under their layered handles.
+    /// Offers the neighbours a part found that `keep` accepts to the merged search, under
+    /// their layered handles.
     fn offer_all<P: SpatialQuery<S, u32>>(
         &self,
         part: &P,
         found: &[Neighbor<S>],
         k: usize,
         search: &mut Search<'_, S>,
+        keep: impl Fn(&Item<'_, S, u32>) -> bool,
     ) {
         for n in found {
-            if let Some(e) = part.get(n.handle) {
+            if let Some(e) = part.get(n.handle).filter(&keep) {
                 search.offer(k, self.slots.handle(*e.value), n.distance_2);
             }
         }
@@ -91,7 +119,13 @@ where
         };
         let _ = self.agents.raycast_all(ray, nested, &mut record);
         let _ = self.large.raycast_all(ray, nested, &mut record);
-        let _ = self.statics.raycast_all(ray, nested, &mut record);
+        let _ = self.statics.raycast_all(ray, nested, |e, t| {
+            if self.is_built(&e) {
+                record(e, t)
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
         search.report_until(S::INFINITY, &self.slots, &mut visit)
     }
 }

@@ -1,5 +1,5 @@
-//! Routing between the parts, handles across them, static elements, and each query against
-//! the oracle with elements in all three parts.
+//! Routing between the parts, handles across them, static elements (waiting, built, marked
+//! gone, rebuilt), and each query against the oracle with elements in all three parts.
 
 use core::ops::ControlFlow;
 
@@ -7,8 +7,8 @@ use super::Layered;
 use crate::test_util::{found, pairs};
 use crate::workload::Rng;
 use crate::{
-    Aabb, BruteForce, Error, Handle, Item, Iter, LooseGrid, Neighbor, Point, Ray, Scalar,
-    SpatialIndex, SpatialQuery, UniformGrid, Workspace,
+    Aabb, BruteForce, Error, Handle, Item, Iter, LooseGrid, Neighbor, PackedIndex, Point,
+    PointGrid, Ray, Scalar, SpatialIndex, SpatialQuery, StaticIndex, UniformGrid, Workspace,
 };
 
 fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
@@ -46,6 +46,10 @@ fn elements_are_routed_by_size_and_static_ones_stay_static() {
     let agent = index.insert(bx(10.0, 10.0, 13.0, 14.0), 0).unwrap();
     let dragon = index.insert(bx(10.0, 10.0, 15.0, 11.0), 1).unwrap();
     let rock = index.insert_static(bx(12.0, 0.0, 12.5, 0.5), 2).unwrap();
+    // The rock waits among the agents until maintain builds the static part.
+    assert_eq!(index.part_lens(), (2, 1, 0));
+    index.check_invariants().unwrap();
+    index.maintain();
     assert_eq!(index.part_lens(), (1, 1, 1));
     let handles = [agent, dragon, rock];
     for (i, a) in handles.iter().enumerate() {
@@ -60,10 +64,17 @@ fn elements_are_routed_by_size_and_static_ones_stay_static() {
     assert_eq!(index.part_lens(), (1, 1, 1));
     assert_eq!(*index.get(agent).unwrap().value, 0);
     assert_eq!(index.get(dragon).unwrap().aabb, &bx(20.0, 20.0, 21.0, 21.0));
-    // A static element, however it changes, stays in the static part.
+    // A static element that moves waits in the part its size names, then is built again.
     index.update(rock, bx(0.0, 0.0, 90.0, 90.0)).unwrap();
+    assert_eq!(index.part_lens(), (1, 2, 0));
+    assert_eq!(pairs(&index), [(0, 1), (0, 2), (1, 2)]);
+    index.check_invariants().unwrap();
+    index.maintain();
     assert_eq!(index.part_lens(), (1, 1, 1));
     assert_eq!(pairs(&index), [(0, 1), (0, 2), (1, 2)]);
+    // An update to the same box leaves it built.
+    index.update(rock, bx(0.0, 0.0, 90.0, 90.0)).unwrap();
+    assert_eq!((index.pending, index.dead), (0, 0));
     index.check_invariants().unwrap();
     assert_eq!(index.remove(rock), Some(2));
     assert_eq!(index.remove(rock), None);
@@ -73,20 +84,92 @@ fn elements_are_routed_by_size_and_static_ones_stay_static() {
         Err(Error::StaleHandle)
     );
     assert_eq!(index.part_lens(), (1, 1, 0));
+    assert_eq!(pairs(&index), [(0, 1)]);
     index.check_invariants().unwrap();
+    index.maintain();
+    assert_eq!((index.statics.len(), index.dead), (0, 0));
+    index.check_invariants().unwrap();
+}
+
+#[test]
+fn handles_and_results_survive_rebuilds_of_the_static_part() {
+    let mut index = Layered::new(world(), 1.0).unwrap();
+    let mut brute = BruteForce::new();
+    let mut handles = Vec::new();
+    // A row of walls, each touching the next: static pairs, each reported once.
+    for i in 0..40u32 {
+        let x = f64::from(i) * 2.0;
+        let b = bx(x, 50.0, x + 2.0, 52.0 + f64::from(i % 3) * 10.0);
+        handles.push((index.insert_static(b, i).unwrap(), i));
+        brute.insert(b, i).unwrap();
+    }
+    let agent = index.insert(bx(10.5, 50.5, 11.5, 51.5), 101).unwrap();
+    brute.insert(bx(10.5, 50.5, 11.5, 51.5), 101).unwrap();
+    let before = pairs(&index);
+    assert_eq!(before, pairs(&brute));
+    assert!(before.contains(&(0, 1)) && before.contains(&(5, 101)));
+    index.maintain();
+    assert_eq!(index.part_lens(), (1, 0, 40));
+    assert_eq!(pairs(&index), before);
+    for &(h, v) in &handles {
+        assert_eq!(*index.get(h).unwrap().value, v);
+    }
+    // Remove every fourth wall: marked gone in the built part, skipped by every query.
+    for &(h, v) in handles.iter().step_by(4) {
+        assert_eq!(index.remove(h), Some(v));
+    }
+    assert_eq!(index.dead, 10);
+    let mut want: Vec<(u32, u32)> = before
+        .iter()
+        .copied()
+        .filter(|&(a, b)| a % 4 != 0 && b % 4 != 0)
+        .collect();
+    assert_eq!(pairs(&index), want);
+    assert_eq!(found(&index, &world()), {
+        let mut v: Vec<u32> = (0..40).filter(|v| v % 4 != 0).collect();
+        v.push(101);
+        v
+    });
+    // Nearest must look past the gone walls: the nearest live one to wall 0 is wall 1.
+    let mut ws = Workspace::new();
+    let near = index.nearest(Point::new(1.0, 51.0), 1, &mut ws)[0].handle;
+    assert_eq!(near, handles[1].0);
+    index.check_invariants().unwrap();
+    // A reused slot (a new static element, still waiting) is not taken for a gone one.
+    let reused = index.insert_static(bx(0.0, 50.0, 2.0, 52.0), 200).unwrap();
+    assert_eq!(reused.slot(), handles[36].0.slot());
+    want.push((1, 200));
+    want.sort_unstable();
+    assert_eq!(pairs(&index), want);
+    index.maintain();
+    assert_eq!((index.part_lens(), index.dead), ((1, 0, 31), 0));
+    assert_eq!(pairs(&index), want);
+    assert_eq!(*index.get(agent).unwrap().value, 101);
+    assert_eq!(*index.get(reused).unwrap().value, 200);
+    assert!(index.get(handles[0].0).is_none());
+    index.check_invariants().unwrap();
+    // A warm maintain with no static change keeps the built part as it is.
+    let built = index.statics.iter().next().unwrap().handle;
+    index.update(agent, bx(30.0, 30.0, 31.0, 31.0)).unwrap();
+    index.maintain();
+    assert_eq!(index.statics.iter().next().unwrap().handle, built);
 }
 
 #[test]
 fn bad_parameters_and_boxes_change_nothing() {
     let grid = || UniformGrid::<f64, u32>::new(world(), 10.0).unwrap();
     let loose = || LooseGrid::<f64, u32>::new(world(), 10.0).unwrap();
-    assert!(Layered::<f64, u32, _, _, _>::from_parts(grid(), loose(), grid(), f64::NAN).is_err());
+    let packed = || PackedIndex::<f64, u32>::build([]).unwrap();
+    assert!(Layered::<f64, u32, _, _, _>::from_parts(grid(), loose(), packed(), f64::NAN).is_err());
     let mut used = grid();
     used.insert(bx(1.0, 1.0, 2.0, 2.0), 0).unwrap();
     assert!(matches!(
-        Layered::<f64, u32, _, _, _>::from_parts(used, loose(), grid(), 1.0),
+        Layered::<f64, u32, _, _, _>::from_parts(used, loose(), packed(), 1.0),
         Err(Error::InvalidParameter(_))
     ));
+    let built = PackedIndex::build([(bx(1.0, 1.0, 2.0, 2.0), 0)]).unwrap();
+    assert!(Layered::<f64, u32, _, _, _>::from_parts(grid(), loose(), built, 1.0).is_err());
+    assert!(Layered::<f64, u32>::new(world(), f64::MAX).is_err());
     let mut index = Layered::new(world(), 1.0).unwrap();
     let h = index.insert(bx(1.0, 1.0, 2.0, 2.0), 0).unwrap();
     let bad = Aabb {
@@ -107,6 +190,8 @@ fn every_query_matches_the_oracle_with_all_three_parts_in_use() {
     let mut index = Layered::new(world(), 1.5).unwrap();
     let mut brute = BruteForce::new();
     let mut live: Vec<(Handle, Handle, u32)> = Vec::new();
+    // Comparisons made while static elements waited, were built, and were marked gone.
+    let mut seen = [0usize; 3];
     let random_box = |rng: &mut Rng| {
         let (x, y) = (rng.range(-10.0, 110.0), rng.range(-10.0, 110.0));
         let half = if rng.below(10) == 0 {
@@ -146,8 +231,11 @@ fn every_query_matches_the_oracle_with_all_three_parts_in_use() {
             }
             _ => index.maintain(),
         }
-        if step % 50 == 0 {
+        if step % 10 == 0 {
             index.check_invariants().unwrap();
+            seen[0] += usize::from(index.pending > 0);
+            seen[1] += usize::from(index.part_lens().2 > 0);
+            seen[2] += usize::from(index.dead > 0);
             let area = random_box(&mut rng);
             assert_eq!(found(&index, &area), found(&brute, &area));
             assert_eq!(pairs(&index), pairs(&brute));
@@ -157,11 +245,11 @@ fn every_query_matches_the_oracle_with_all_three_parts_in_use() {
             assert_eq!((near, hits), (near_b, hits_b));
         }
     }
-    let (a, l, s) = index.part_lens();
+    let (a, l, _) = index.part_lens();
     assert!(
-        a > 0 && l > 0 && s > 0,
-        "all three parts were used: {:?}",
-        (a, l, s)
+        a > 0 && l > 0 && seen.iter().all(|&n| n > 10),
+        "all three parts and every static state were used: {:?}",
+        (a, l, seen)
     );
 }
 
@@ -187,9 +275,15 @@ fn visitors_stop_early_in_every_part() {
     assert_eq!(hits.len(), 1);
 }
 
-/// A test part that refuses boxes wider than 1, as a point grid refuses boxes past its bound.
+/// A test part that refuses boxes wider than 1, as a point grid refuses boxes past its bound;
+/// as a static part, it refuses to be built from such boxes.
 #[derive(Default)]
 struct Narrow(BruteForce<f64, u32>);
+
+/// Whether `Narrow` refuses the box.
+fn too_wide(aabb: &Aabb<f64>) -> bool {
+    aabb.size().x > 1.0
+}
 
 impl SpatialQuery<f64, u32> for Narrow {
     fn get(&self, handle: Handle) -> Option<Item<'_, f64, u32>> {
@@ -236,7 +330,7 @@ impl SpatialQuery<f64, u32> for Narrow {
         self.0.memory_bytes()
     }
     fn check_invariants(&self) -> Result<(), Error> {
-        match self.0.iter().find(|e| e.aabb.size().x > 1.0) {
+        match self.0.iter().find(|e| too_wide(e.aabb)) {
             Some(e) => Err(Error::InvariantViolated(format!(
                 "{:?} is too wide",
                 e.aabb
@@ -248,7 +342,7 @@ impl SpatialQuery<f64, u32> for Narrow {
 
 impl SpatialIndex<f64, u32> for Narrow {
     fn insert(&mut self, aabb: Aabb<f64>, value: u32) -> Result<Handle, Error> {
-        if aabb.size().x > 1.0 {
+        if too_wide(&aabb) {
             return Err(Error::InvalidParameter("too wide"));
         }
         self.0.insert(aabb, value)
@@ -257,7 +351,7 @@ impl SpatialIndex<f64, u32> for Narrow {
         self.0.remove(handle)
     }
     fn update(&mut self, handle: Handle, aabb: Aabb<f64>) -> Result<(), Error> {
-        if aabb.size().x > 1.0 {
+        if too_wide(&aabb) {
             return Err(Error::InvalidParameter("too wide"));
         }
         self.0.update(handle, aabb)
@@ -267,12 +361,29 @@ impl SpatialIndex<f64, u32> for Narrow {
     }
 }
 
+impl StaticIndex<f64, u32> for Narrow {
+    fn rebuild<I>(&mut self, items: I) -> Result<(), Error>
+    where
+        I: IntoIterator<Item = (Aabb<f64>, u32)>,
+    {
+        let items: Vec<_> = items.into_iter().collect();
+        if items.iter().any(|(b, _)| too_wide(b)) {
+            return Err(Error::InvalidParameter("too wide"));
+        }
+        self.0.clear();
+        for (b, v) in items {
+            self.0.insert(b, v)?;
+        }
+        Ok(())
+    }
+}
+
 #[test]
 fn boxes_the_agents_part_refuses_go_to_the_large_part() {
     let mut index = Layered::<f64, u32, _, _, _>::from_parts(
         Narrow::default(),
         LooseGrid::new(world(), 10.0).unwrap(),
-        UniformGrid::new(world(), 10.0).unwrap(),
+        PackedIndex::build([]).unwrap(),
         2.0,
     )
     .unwrap();
@@ -293,16 +404,73 @@ fn boxes_the_agents_part_refuses_go_to_the_large_part() {
 }
 
 #[test]
+fn a_static_part_that_fails_to_build_leaves_its_elements_waiting() {
+    let mut index = Layered::<f64, u32, _, _, _>::from_parts(
+        PointGrid::new(world(), 2.0).unwrap(),
+        LooseGrid::new(world(), 10.0).unwrap(),
+        Narrow::default(),
+        2.0,
+    )
+    .unwrap();
+    let rock = index.insert_static(bx(1.0, 1.0, 2.0, 2.0), 0).unwrap();
+    index.maintain();
+    assert_eq!((index.part_lens(), index.pending), ((0, 0, 1), 0));
+    // The wall cannot be built: every maintain leaves it waiting, and nothing else changes.
+    let wall = index.insert_static(bx(1.5, 0.0, 3.5, 9.0), 1).unwrap();
+    index.maintain();
+    assert_eq!((index.part_lens(), index.pending), ((0, 1, 1), 1));
+    assert_eq!(pairs(&index), [(0, 1)]);
+    index.check_invariants().unwrap();
+    // Widened, the rock leaves the static part, which cannot be rebuilt: it stays marked
+    // gone there, skipped by every query, until the wall is narrow again.
+    index.update(rock, bx(1.0, 1.0, 2.5, 2.0)).unwrap();
+    index.maintain();
+    assert_eq!(
+        (index.part_lens(), index.pending, index.dead),
+        ((1, 1, 0), 2, 1)
+    );
+    assert_eq!(found(&index, &bx(0.0, 0.0, 1.0, 1.0)), [0]);
+    assert_eq!(pairs(&index), [(0, 1)]);
+    let (near, hits) = nearest_and_ray(&index, Point::new(0.0, 1.5));
+    assert_eq!((near.len(), hits.len()), (2, 2));
+    index.check_invariants().unwrap();
+    index.update(rock, bx(1.0, 1.0, 2.0, 2.0)).unwrap();
+    index.maintain();
+    assert_eq!(
+        (index.part_lens(), index.pending, index.dead),
+        ((1, 1, 0), 2, 1)
+    );
+    index.update(wall, bx(3.0, 0.0, 3.5, 9.0)).unwrap();
+    index.maintain();
+    assert_eq!(
+        (index.part_lens(), index.pending, index.dead),
+        ((0, 0, 2), 0, 0)
+    );
+    assert_eq!(pairs(&index), []);
+    index.check_invariants().unwrap();
+}
+
+#[test]
 fn clear_keeps_handles_stale_and_the_index_reusable() {
     let mut index = Layered::new(world(), 1.0).unwrap();
     let h = index.insert(bx(1.0, 1.0, 2.0, 2.0), 0).unwrap();
     index.insert_static(bx(1.0, 1.0, 20.0, 2.0), 1).unwrap();
+    index.insert_static(bx(1.0, 1.0, 1.5, 1.5), 2).unwrap();
+    index.maintain();
+    index.insert_static(bx(5.0, 1.0, 6.0, 2.0), 3).unwrap();
     index.clear();
     assert!(index.is_empty() && index.get(h).is_none());
     assert_eq!(index.part_lens(), (0, 0, 0));
+    index.check_invariants().unwrap();
     let h2 = index.insert(bx(50.0, 50.0, 51.0, 51.0), 7).unwrap();
-    assert_eq!(found(&index, &world()), [7]);
-    assert!(index.get(h2).is_some());
+    let h3 = index.insert_static(bx(1.0, 1.0, 1.5, 1.5), 8).unwrap();
+    assert_eq!(found(&index, &world()), [7, 8]);
+    assert_eq!(pairs(&index), []);
+    index.check_invariants().unwrap();
+    index.maintain();
+    assert_eq!(index.part_lens(), (1, 0, 1));
+    assert_eq!(found(&index, &world()), [7, 8]);
+    assert!(index.get(h2).is_some() && index.get(h3).is_some());
     index.check_invariants().unwrap();
 }
 

@@ -1,31 +1,41 @@
 //! The structural self-check.
 
-use super::{Layered, Part, on_part};
-use crate::{Error, Scalar, SpatialIndex};
+use super::{Layered, Moving, Part, on_part};
+use crate::{Error, Scalar, SpatialIndex, StaticIndex};
 
 impl<S, T, A, L, St> Layered<S, T, A, L, St>
 where
     S: Scalar,
     A: SpatialIndex<S, u32>,
     L: SpatialIndex<S, u32>,
-    St: SpatialIndex<S, u32>,
+    St: StaticIndex<S, u32>,
 {
     /// Every part is consistent; every live element is in the part its route names, under
     /// its route's handle, with its layered slot as value and the same box; an agent fits the
-    /// threshold; the parts hold nothing else.
+    /// threshold; only static elements are in the static part; the counts of static elements
+    /// waiting and of those marked gone in the static part are right; the parts hold nothing
+    /// else.
     pub(super) fn validate(&self) -> Result<(), Error> {
         self.slots.check()?;
         self.agents.check_invariants()?;
         self.large.check_invariants()?;
         self.statics.check_invariants()?;
         let fail = |why: String| Err(Error::InvariantViolated(why));
-        let (agents, large, statics) = self.part_lens();
-        if agents + large + statics != self.slots.len() {
+        if self.dead > self.statics.len() {
             return fail(format!(
-                "the parts hold {agents} + {large} + {statics} elements, the index {}",
+                "{} elements of the static part's {} are marked gone",
+                self.dead,
+                self.statics.len()
+            ));
+        }
+        let (agents, large, built) = self.part_lens();
+        if agents + large + built != self.slots.len() {
+            return fail(format!(
+                "the parts hold {agents} + {large} + {built} elements, the index {}",
                 self.slots.len()
             ));
         }
+        let (mut pending, mut routed_built) = (0, 0);
         for item in self.slots.iter() {
             let slot = item.handle.slot();
             let route = self.routes[slot as usize];
@@ -38,9 +48,22 @@ where
                     route.part, e.value, e.aabb
                 ));
             }
-            if route.part == Part::Agents && self.part_for(item.aabb) != Part::Agents {
+            match (route.part, route.is_static) {
+                (Part::Static, false) => {
+                    return fail(format!("slot {slot} is in the static part but not static"));
+                }
+                (Part::Static, true) => routed_built += 1,
+                (_, is_static) => pending += usize::from(is_static),
+            }
+            if route.part == Part::Agents && self.part_for(item.aabb) != Moving::Agents {
                 return fail(format!("slot {slot} is too large for the agents part"));
             }
+        }
+        if pending != self.pending || routed_built != built {
+            return fail(format!(
+                "{pending} static elements wait and {routed_built} are built, the index counts {} and {built}",
+                self.pending
+            ));
         }
         Ok(())
     }

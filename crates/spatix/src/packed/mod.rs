@@ -10,7 +10,7 @@ mod tests;
 mod validate;
 
 use crate::handle::StaticSlots;
-use crate::{Aabb, Error, Handle, Scalar};
+use crate::{Aabb, Error, Handle, Scalar, StaticIndex};
 
 use build::Curve;
 
@@ -326,3 +326,14 @@ impl<S: Scalar, T> PackedIndex<S, T> {
 }
 
 crate::index::delegate_query!(PackedIndex, elements);
+
+/// A new index built from `items` with the same [`PackedConfig`].
+impl<S: Scalar, T> StaticIndex<S, T> for PackedIndex<S, T> {
+    fn rebuild<I>(&mut self, items: I) -> Result<(), Error>
+    where
+        I: IntoIterator<Item = (Aabb<S>, T)>,
+    {
+        *self = Self::with_config(items, self.config)?;
+        Ok(())
+    }
+}

@@ -23,6 +23,7 @@ mod bulk;
 mod check;
 mod data;
 mod harness;
+mod layered;
 mod ops;
 mod scenarios;
 
@@ -129,9 +130,12 @@ conformance!(loose_grid_far_reach_f32, f32, |world| {
     };
     spatix::LooseGrid::with_config(world, config).unwrap()
 });
-// Layered indexes: agents (half-size up to a 64th of the world) in a uniform grid and the
-// rest in a loose grid; and a threshold of 0, where only points are agents, so that elements
-// move between the parts whenever they change size.
+// Layered indexes: agents (half-size up to a 64th of the world) in a point grid and the rest
+// in a loose grid; a threshold of 0, where only points are agents, so that elements move
+// between the parts whenever they change size (built from parts, with coarser cells than
+// `new` would give); and every third element static (inserted
+// with `insert_static`, built into the packed index by `maintain`, marked gone there by
+// removals, updates and clears until the next build).
 conformance!(layered_f32, f32, |world| {
     spatix::Layered::new(world, world.size().x / 64.0).unwrap()
 });
@@ -139,7 +143,21 @@ conformance!(layered_f64, f64, |world| {
     spatix::Layered::new(world, world.size().x / 64.0).unwrap()
 });
 conformance!(layered_points_f64, f64, |world| {
-    spatix::Layered::new(world, 0.0).unwrap()
+    // Cells of a 64th of the world (`Layered::new` would make them as fine as it allows).
+    let cell = world.size().x.max(world.size().y) / 64.0;
+    spatix::Layered::from_parts(
+        spatix::PointGrid::with_cell_size(world, 0.0, cell.max(1.0)).unwrap(),
+        spatix::LooseGrid::new(world, cell.max(1.0)).unwrap(),
+        spatix::PackedIndex::build([]).unwrap(),
+        0.0,
+    )
+    .unwrap()
+});
+conformance!(layered_static_f32, f32, |world| {
+    crate::layered::ThirdStatic(spatix::Layered::new(world, world.size().x / 64.0).unwrap())
+});
+conformance!(layered_static_f64, f64, |world| {
+    crate::layered::ThirdStatic(spatix::Layered::new(world, world.size().x / 64.0).unwrap())
 });
 // MX-CIF quadtrees: the seed's parameters; a small threshold (deep trees, elements high up
 // above many descendants); and a threshold of 1 with a shallow depth limit (leaves crowded
