@@ -132,6 +132,26 @@ impl<S: Scalar> Level<S> {
         (reach_of(fit) + magnitude(world) * slack * four) * (S::ONE + slack * (four + S::ONE))
     }
 
+    /// Column and row of the cell with row-major index `cell`.
+    #[inline]
+    pub(crate) fn coords(&self, cell: u32) -> (u32, u32) {
+        let cols = self.lattice.cols;
+        (cell % cols, cell / cols)
+    }
+
+    /// Whether an element of cell `home` may stay there with its corner at `corner`: if it
+    /// lies within `max_overhang` of the cell, the overhang grows to cover it.
+    #[inline(never)]
+    pub(crate) fn overhang_to(&mut self, corner: Point<S>, home: u32) -> bool {
+        let (cx, cy) = self.coords(home);
+        let drift = self.drift(corner, cx, cy);
+        let within = drift <= self.max_overhang;
+        if within && drift > self.overhang {
+            self.overhang = drift;
+        }
+        within
+    }
+
     /// How far (the larger of the two axes) `corner` lies outside cell `(cx, cy)`, whose
     /// bands reach to infinity on the world's border.
     #[inline]

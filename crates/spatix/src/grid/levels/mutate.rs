@@ -31,45 +31,62 @@ impl<S: Scalar, T> Levels<S, T> {
     /// Moves an element. As long as it stays in its level and its corner within the level's
     /// `max_overhang` of its cell, only the box in the slot table and the corner in its list
     /// node change (and the level's overhang grows); `maintain` re-files it later. Otherwise
-    /// it is re-filed at once.
+    /// it is re-filed at once. The common case, a corner still in its cell, computes nothing
+    /// but the corner's cell.
+    #[inline(always)]
     pub(crate) fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
         let aabb = aabb.validated()?;
         let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
         let new = self.place(&aabb).ok_or(Error::BoxTooLarge)?;
-        let old = self.filed(slot);
+        let old_level = self.level_of(self.slots.aabb(slot));
+        let home = self.home[slot as usize];
         self.slots.set_aabb(slot, aabb);
-        if old.level == new.level {
-            let level = &mut self.levels[old.level];
-            let drift = level.drift(aabb.min, old.cx, old.cy);
-            if drift <= level.max_overhang {
-                level.overhang = level.overhang.max_s(drift);
+        if old_level == new.level {
+            let level = &mut self.levels[new.level];
+            if level.lattice.index(new.cx, new.cy) == home as usize
+                || level.overhang_to(aabb.min, home)
+            {
                 *self.pool.data_mut(self.node_of[slot as usize]) = aabb.min;
                 return Ok(());
             }
         }
-        self.unlink(old, slot);
-        self.link(new, slot, aabb.min);
-        self.pack_if_scattered();
+        self.refile_now(slot, old_level, home, new);
         Ok(())
+    }
+
+    /// The slow path of [`Levels::update`]: moves `slot` (its box already updated) from cell
+    /// `home` of level `old_level` to `new`.
+    #[cold]
+    #[inline(never)]
+    fn refile_now(&mut self, slot: u32, old_level: usize, home: u32, new: Place) {
+        let (cx, cy) = self.levels[old_level].coords(home);
+        let old = Place {
+            level: old_level,
+            cx,
+            cy,
+        };
+        self.unlink(old, slot);
+        let corner = self.slots.aabb(slot).min;
+        self.link(new, slot, corner);
+        self.pack_if_scattered();
     }
 
     /// Where a live slot is filed: the level its box fits, its home cell there.
     #[inline]
     pub(crate) fn filed(&self, slot: u32) -> Place {
-        let b = self.slots.aabb(slot);
+        let level = self.level_of(self.slots.aabb(slot));
+        let (cx, cy) = self.levels[level].coords(self.home[slot as usize]);
+        Place { level, cx, cy }
+    }
+
+    /// The level a stored box is filed in: the first whose `fit` holds it.
+    #[inline]
+    fn level_of(&self, b: &Aabb<S>) -> usize {
         let extent = (b.max.x - b.min.x).max_s(b.max.y - b.min.y);
-        let level = self
-            .levels
+        self.levels
             .iter()
             .position(|l| extent <= l.fit)
-            .expect("a stored box fits the level it was filed in");
-        let cols = self.levels[level].lattice.cols;
-        let home = self.home[slot as usize];
-        Place {
-            level,
-            cx: home % cols,
-            cy: home / cols,
-        }
+            .expect("a stored box fits the level it was filed in")
     }
 
     /// Re-files, in one pass over level `i`'s cells, every element whose corner lies outside
