@@ -58,7 +58,9 @@ for target in "${targets[@]}"; do
     executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
     findings=$(($(find "$artifacts" -type f | wc -l) - before))
     found=$((found + findings))
-    summary+=("$target: $((SECONDS - started)) s, ${executions:-?} executions, $findings findings, corpus $(ls "$corpus" | wc -l) inputs")
+    # libFuzzer's own time ("Done N runs in T second(s)"), else the wall time with the build.
+    ran=$(grep -o 'Done [0-9]* runs in [0-9]*' "$log" | grep -o '[0-9]*$' || echo $((SECONDS - started)))
+    summary+=("$target: $ran s, ${executions:-?} executions, $findings findings, corpus $(ls "$corpus" | wc -l) inputs")
     rm -f "$log"
 done
 echo
