@@ -46,6 +46,7 @@ for target in "${targets[@]}"; do
     cp -n fuzz/corpus/ops/* "$corpus"/
     before=$(find "$artifacts" -type f | wc -l)
     log=$(mktemp)
+    started=$SECONDS
     echo "==> fuzz: $target for $seconds s (corpus $corpus: $(ls "$corpus" | wc -l) inputs)"
     # -timeout: an input running longer than 10 s is a hang; -rss_limit_mb bounds blow-ups.
     # No sanitizer: the code under test is safe Rust (unsafe is forbidden), so ASan would only
@@ -57,7 +58,7 @@ for target in "${targets[@]}"; do
     executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
     findings=$(($(find "$artifacts" -type f | wc -l) - before))
     found=$((found + findings))
-    summary+=("$target: $seconds s, ${executions:-?} executions, $findings findings, corpus $(ls "$corpus" | wc -l) inputs")
+    summary+=("$target: $((SECONDS - started)) s, ${executions:-?} executions, $findings findings, corpus $(ls "$corpus" | wc -l) inputs")
     rm -f "$log"
 done
 echo

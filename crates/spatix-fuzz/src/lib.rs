@@ -83,8 +83,11 @@ const WORLD: f64 = 128.0;
 /// If it names no target (the message lists them).
 ///
 /// ```
-/// // Unset in doctests: every target is driven, chosen by the input's first byte.
-/// assert_eq!(spatix_fuzz::pinned(), None);
+/// use spatix_fuzz::{PIN_VARIABLE, TARGETS, pinned};
+/// match std::env::var(PIN_VARIABLE) {
+///     Ok(name) if !name.is_empty() => assert_eq!(pinned().map(|t| TARGETS[t]), Some(&*name)),
+///     _ => assert_eq!(pinned(), None), // every target, chosen by the input's first byte
+/// }
 /// ```
 pub fn pinned() -> Option<usize> {
     static PINNED: OnceLock<Option<usize>> = OnceLock::new();

@@ -276,7 +276,8 @@ where
     /// finite.
     ///
     /// ```
-    /// use spatix::{Aabb, Layered, LooseGrid, PackedConfig, PackedIndex, Point, SpatialIndex, UniformGrid};
+    /// use spatix::{Aabb, Layered, LooseGrid, PackedConfig, PackedIndex, Point};
+    /// use spatix::{SpatialIndex, UniformGrid};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
     /// let mut index = Layered::<f32, char, _, _, _>::from_parts(
     ///     UniformGrid::new(world, 8.0)?,

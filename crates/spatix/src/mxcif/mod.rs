@@ -160,7 +160,7 @@ fn quadrant<S: Scalar>(mid: Point<S>, c: &Aabb<S>) -> Option<u32> {
 ///
 /// # When to use it
 /// Elements of very different sizes ("dragons among hobbits"), moving, with every colliding
-/// pair wanted: [`for_each_pair`](SpatialQuery::for_each_pair) follows the seed's scheme
+/// pair wanted: [`for_each_pair`](crate::SpatialQuery::for_each_pair) follows the seed's scheme
 /// (pairs within each node, then each node's elements against its descendants'), with no
 /// per-element query and nothing to de-duplicate, and a dragon costs one entry. On the
 /// mixed-size agents of [`workload`](crate::workload) its frame (move, update, all pairs,

@@ -81,8 +81,8 @@ const MAX_LEVELS: usize = 32;
 /// Elements are stored in curve order (boxes and values side by side, what the queries
 /// stream through); a [`Handle`]'s slot is the element's index in the input to
 /// [`PackedIndex::build`] ([`PackedIndex::handle`] gives it), mapped to its position by a
-/// table, so [`get`](SpatialQuery::get) is O(1). There is no insert, remove or update: it
-/// implements [`SpatialQuery`] only. Every handle stays valid for the index's lifetime.
+/// table, so [`get`](crate::SpatialQuery::get) is O(1). There is no insert, remove or update: it
+/// implements [`SpatialQuery`](crate::SpatialQuery) only. Every handle stays valid for the index's lifetime.
 ///
 /// # When to use it
 /// Static content (walls, rocks, buildings, map tiles) queried many times: the seed's
