@@ -298,7 +298,12 @@ impl<S: Scalar, T> LooseGrid<S, T> {
                         let own = if is_west { &s.own_west } else { &s.own_south };
                         test_all(&e, &own[..n], &mut s.pending, &mut s.pending_len);
                     }
-                    None => self.pair_walking(p.cell.cell, &e, s, visit)?,
+                    None => {
+                        // Too many to copy: walk this cell's list (reporting directly).
+                        s.flush(&self.slots, visit)?;
+                        let head = self.heads[p.cell.cell as usize];
+                        self.pair_list(e.slot, &e.aabb, head, visit)?;
+                    }
                 }
             }
         }
@@ -310,25 +315,17 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         ControlFlow::Continue(())
     }
 
-    /// The pairs of `e` (an element of a neighbour's band) with the elements of loose cell
-    /// `cell`, too many to copy: its list is walked.
-    fn pair_walking<F>(
-        &self,
-        cell: u32,
-        e: &Entry<S>,
-        s: &mut Scratch<S>,
-        visit: &mut F,
-    ) -> ControlFlow<()>
+    /// Reports the pairs of element `slot` (box `b`) with the elements of the list from node
+    /// `at` on that meet it.
+    fn pair_list<F>(&self, slot: u32, b: &Aabb<S>, mut at: u32, visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        s.flush(&self.slots, visit)?;
-        let mut at = self.heads[cell as usize];
         while at != NIL {
-            let x = self.elements.link(at);
-            at = x.next;
-            if x.data.intersects(&e.aabb) {
-                visit(self.slots.item(x.item), self.slots.item(e.slot))?;
+            let y = self.elements.link(at);
+            at = y.next;
+            if b.intersects(&y.data) {
+                visit(self.slots.item(slot), self.slots.item(y.item))?;
             }
         }
         ControlFlow::Continue(())
@@ -572,26 +569,11 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             let x = self.elements.link(at);
             at = x.next;
             if own {
-                let mut other = x.next;
-                while other != NIL {
-                    let y = self.elements.link(other);
-                    other = y.next;
-                    if x.data.intersects(&y.data) {
-                        visit(self.slots.item(x.item), self.slots.item(y.item))?;
-                    }
-                }
+                self.pair_list(x.item, &x.data, x.next, visit)?;
             }
             for b in &s.partners[..partners] {
-                if !x.data.intersects(&b.region) {
-                    continue;
-                }
-                let mut other = self.heads[b.cell as usize];
-                while other != NIL {
-                    let y = self.elements.link(other);
-                    other = y.next;
-                    if x.data.intersects(&y.data) {
-                        visit(self.slots.item(x.item), self.slots.item(y.item))?;
-                    }
+                if x.data.intersects(&b.region) {
+                    self.pair_list(x.item, &x.data, self.heads[b.cell as usize], visit)?;
                 }
             }
         }
