@@ -14,6 +14,7 @@ use crate::{
 };
 use tight::Tight;
 
+mod bands;
 mod mutate;
 mod pairs;
 mod query;

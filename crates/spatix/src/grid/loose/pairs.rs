@@ -5,7 +5,11 @@
 //! cell tests its own elements among themselves, and each pair of loose cells is tested by
 //! exactly one of the two:
 //! * two regular cells (boxes within reach of their squares) can only meet when they are
-//!   neighbours, so each regular cell takes its neighbours ahead of it in row-major order;
+//!   neighbours, so each regular cell takes its neighbours behind it in row-major order
+//!   (west and the three below), reading the elements of theirs that face it from the bands
+//!   saved while they were paired (see `bands.rs`) instead of walking their lists; when the
+//!   reach lets regions meet cells further away, it takes its neighbours ahead of it instead,
+//!   walking their lists;
 //! * a regular cell takes the irregular cells listed in the tight cells under its square
 //!   grown by the reach, each in the tight cell owning the lower-left corner of the overlap
 //!   of that grown square and the irregular cell's listing box;
@@ -14,12 +18,14 @@
 //!
 //! No pair of loose cells is ever tested twice. The elements of a loose cell are copied to
 //! the stack (sequential reads: `maintain` leaves every list one run of nodes), those of a
-//! partner cell filtered by the other's region, and the pairs tested branch-free; hits are
-//! reported in batches through the slot table.
+//! partner cell (or of a band) filtered by the other's region, and the pairs tested
+//! branch-free, a band's elements only against the cell's elements near the side it faces;
+//! hits are reported in batches through the slot table.
 
 use core::ops::ControlFlow;
 
 use super::LooseGrid;
+use super::bands::{Band, Bands};
 use crate::handle::{NIL, Slots};
 use crate::{Aabb, Item, Point, Scalar};
 
@@ -29,7 +35,7 @@ const BLOCK: usize = 32;
 
 /// Elements of one loose cell copied at once. A loose cell holding more is paired by walking
 /// its list; a partner cell holding more is filtered in several rounds.
-const CAP: usize = 128;
+pub(super) const CAP: usize = 128;
 
 /// Hits waiting to be reported: room for one element against a full round, and more.
 const PENDING: usize = 4 * CAP;
@@ -66,9 +72,9 @@ fn meet<S: Scalar>(a: &Aabb<S>, b: &Aabb<S>) -> bool {
 
 /// An element copied out of its list node.
 #[derive(Clone, Copy, Default)]
-struct Entry<S> {
-    aabb: Aabb<S>,
-    slot: u32,
+pub(super) struct Entry<S> {
+    pub(super) aabb: Aabb<S>,
+    pub(super) slot: u32,
 }
 
 /// The stack memory of one pair pass.
@@ -79,11 +85,18 @@ struct Scratch<S> {
     listed: [Listed<S>; BLOCK],
     /// The elements of the loose cell being paired.
     own: [Entry<S>; CAP],
+    /// Those of them near its west side, and near its south side.
+    own_west: [Entry<S>; CAP],
+    own_south: [Entry<S>; CAP],
     /// Elements of the current partner that reach the paired cell's region.
     other: [Entry<S>; CAP],
     /// Hits not yet reported.
     pending: [(u32, u32); PENDING],
     pending_len: usize,
+    /// How many elements of the paired cell `own` holds (`None` if they did not fit).
+    own_len: Option<usize>,
+    /// The bands of the cells behind the one being paired.
+    bands: Bands<S>,
 }
 
 impl<S: Scalar> Scratch<S> {
@@ -92,9 +105,13 @@ impl<S: Scalar> Scratch<S> {
             partners: [Listed::default(); BLOCK],
             listed: [Listed::default(); BLOCK],
             own: [Entry::default(); CAP],
+            own_west: [Entry::default(); CAP],
+            own_south: [Entry::default(); CAP],
             other: [Entry::default(); CAP],
             pending: [(0, 0); PENDING],
             pending_len: 0,
+            own_len: None,
+            bands: Bands::new(),
         }
     }
 
@@ -159,7 +176,10 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             let at = |k: u32| (n * u64::from(k) / u64::from(parts)) as u32;
             at(part)..at(part + 1)
         };
-        for cy in share(self.loose.rows) {
+        let rows = share(self.loose.rows);
+        let first = rows.start;
+        for cy in rows {
+            s.bands.start_row(cy > first);
             for cx in 0..self.loose.cols {
                 self.pairs_of_cell(cx, cy, &mut s, &mut visit)?;
             }
@@ -175,8 +195,9 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     }
 
     /// The pairs loose cell `(cx, cy)` takes: its own, and if it is regular, those with its
-    /// regular neighbours ahead of it and with the irregular cells whose listings meet its
-    /// square grown by the reach where the tight cell owns their corner.
+    /// regular neighbours behind it (ahead of it when regions reach past the neighbours) and
+    /// with the irregular cells whose listings meet its square grown by the reach where the
+    /// tight cell owns their corner.
     fn pairs_of_cell<F>(
         &self,
         cx: u32,
@@ -189,6 +210,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     {
         let cell = self.loose.index(cx, cy);
         if self.heads[cell] == NIL {
+            s.bands.save_nothing(cx);
             return ControlFlow::Continue(());
         }
         let square = self.loose.square(cx, cy);
@@ -202,7 +224,29 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             partners: 0,
             own: true,
         };
-        if !self.is_irregular(&b, &square) {
+        let regular = !self.is_irregular(&b, &square);
+        // The neighbours behind whose bands were saved (and whether each is the west one),
+        // paired once `own` is copied; the others are walked as partners.
+        let mut saved = [(Band::Nothing, false); 4];
+        if regular && self.pair_radius == 1 {
+            let (cols, cx0) = (self.loose.cols, cx.saturating_sub(1));
+            let mut behind = [None; 4];
+            if cx > 0 {
+                behind[0] = Some((s.bands.west(cx), cx - 1, cy, true));
+            }
+            if cy > 0 {
+                for (at, x) in behind[1..].iter_mut().zip(cx0..=(cx + 1).min(cols - 1)) {
+                    *at = Some((s.bands.below(x), x, cy - 1, false));
+                }
+            }
+            for (k, (band, x, y, is_west)) in behind.into_iter().flatten().enumerate() {
+                if band == Band::Walk {
+                    self.offer_regular(&mut p, x, y, s, visit)?;
+                } else {
+                    saved[k] = (band, is_west);
+                }
+            }
+        } else if regular {
             // Neighbours ahead: the rest of this row, then the rows above.
             let ahead = self.block(cx, cy, self.pair_radius);
             for (x, y) in ahead
@@ -211,11 +255,80 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             {
                 self.offer_regular(&mut p, x, y, s, visit)?;
             }
-            if self.tight.irregular > 0 {
-                self.offer_irregular(&mut p, &square, s, visit)?;
+        }
+        if regular && self.tight.irregular > 0 {
+            self.offer_irregular(&mut p, &square, s, visit)?;
+        }
+        self.pair_cell(&mut p, s, visit)?;
+        // This cell's elements that can meet a band: those within `pad` of its west side
+        // (for the west band) and of its south side (for the bands below).
+        let sides = match s.own_len {
+            Some(n) if saved.iter().any(|(b, _)| *b != Band::Nothing) => {
+                let (west_to, south_to) = (square.min.x + self.pad(), square.min.y + self.pad());
+                let (mut w, mut south) = (0, 0);
+                for i in 0..n {
+                    let e = s.own[i];
+                    s.own_west[w] = e;
+                    w += usize::from(e.aabb.min.x <= west_to);
+                    s.own_south[south] = e;
+                    south += usize::from(e.aabb.min.y <= south_to);
+                }
+                Some((w, south))
+            }
+            _ => None,
+        };
+        for (band, is_west) in saved {
+            let Band::Saved { row, start, len } = band else {
+                continue;
+            };
+            // The band's elements that reach this cell's region (branch-free), then their
+            // pairs.
+            let mut m = 0;
+            for i in start..start + len {
+                let e = s.bands.entry(row, i);
+                s.other[m] = e;
+                m += usize::from(meet(&e.aabb, &p.cell.region));
+            }
+            for i in 0..m {
+                let e = s.other[i];
+                match sides {
+                    Some((w, south)) => {
+                        let n = if is_west { w } else { south };
+                        s.reserve(n, &self.slots, visit)?;
+                        let own = if is_west { &s.own_west } else { &s.own_south };
+                        test_all(&e, &own[..n], &mut s.pending, &mut s.pending_len);
+                    }
+                    None => {
+                        // Too many to copy: walk this cell's list (reporting directly).
+                        s.flush(&self.slots, visit)?;
+                        let head = self.heads[p.cell.cell as usize];
+                        self.pair_list(e.slot, &e.aabb, head, visit)?;
+                    }
+                }
             }
         }
-        self.pair_cell(&mut p, s, visit)
+        match s.own_len {
+            _ if !regular || self.pair_radius != 1 => s.bands.save_nothing(cx),
+            Some(n) => s.bands.save(cx, &s.own[..n], &square, self.pad()),
+            None => s.bands.save_walk(cx),
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Reports the pairs of element `slot` (box `b`) with the elements of the list from node
+    /// `at` on that meet it.
+    fn pair_list<F>(&self, slot: u32, b: &Aabb<S>, mut at: u32, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        while at != NIL {
+            let y = self.elements.link(at);
+            at = y.next;
+            if b.intersects(&y.data) {
+                visit(self.slots.item(slot), self.slots.item(y.item))?;
+            }
+        }
+        ControlFlow::Continue(())
     }
 
     /// Adds regular loose cell `(x, y)` to the partners if it holds elements and its region
@@ -401,8 +514,10 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             n += 1;
         }
         if at != NIL {
+            s.own_len = None;
             return self.pair_crowded(a, own, partners, s, visit);
         }
+        s.own_len = Some(n);
         if own {
             for i in 0..n {
                 s.reserve(n, &self.slots, visit)?;
@@ -454,26 +569,11 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             let x = self.elements.link(at);
             at = x.next;
             if own {
-                let mut other = x.next;
-                while other != NIL {
-                    let y = self.elements.link(other);
-                    other = y.next;
-                    if x.data.intersects(&y.data) {
-                        visit(self.slots.item(x.item), self.slots.item(y.item))?;
-                    }
-                }
+                self.pair_list(x.item, &x.data, x.next, visit)?;
             }
             for b in &s.partners[..partners] {
-                if !x.data.intersects(&b.region) {
-                    continue;
-                }
-                let mut other = self.heads[b.cell as usize];
-                while other != NIL {
-                    let y = self.elements.link(other);
-                    other = y.next;
-                    if x.data.intersects(&y.data) {
-                        visit(self.slots.item(x.item), self.slots.item(y.item))?;
-                    }
+                if x.data.intersects(&b.region) {
+                    self.pair_list(x.item, &x.data, self.heads[b.cell as usize], visit)?;
                 }
             }
         }

@@ -255,3 +255,43 @@ fn a_capacity_given_up_front_is_all_the_memory_needed() {
     }
     assert_eq!(g.memory_bytes(), before);
 }
+
+#[test]
+fn bands_that_do_not_fit_are_walked() {
+    // 600 columns (more than the pass keeps bands for) of 3 rows, dense enough that a row's
+    // north bands overflow their buffer, and one cell too crowded to copy, among neighbours.
+    let world = bx(0.0, 0.0, 6000.0, 30.0);
+    let mut g = LooseGrid::<f64, u32>::new(world, 10.0).unwrap();
+    assert!(g.dims().0 as usize > 512);
+    let mut rng = crate::workload::Rng::new(17);
+    let mut boxes: Vec<Aabb<f64>> = (0..15_000)
+        .map(|_| {
+            let (x, y) = (rng.range(0.0, 6000.0), rng.range(0.0, 30.0));
+            let (w, h) = (rng.range(1.0, 2.0), rng.range(1.0, 2.0));
+            bx(x - w, y - h, x + w, y + h)
+        })
+        .collect();
+    boxes.extend((0..200).map(|i| {
+        let x = 14.0 + f64::from(i % 10) * 0.2;
+        bx(x, 14.0, x + 1.0, 15.0)
+    }));
+    let mut brute = BruteForce::new();
+    let handles: Vec<(Handle, Handle)> = (0u32..)
+        .zip(&boxes)
+        .map(|(i, b)| (g.insert(*b, i).unwrap(), brute.insert(*b, i).unwrap()))
+        .collect();
+    for frame in 0..3 {
+        assert_eq!(pairs(&g), pairs(&brute), "frame {frame}");
+        g.check_invariants().unwrap();
+        for (k, (h, hb)) in handles.iter().enumerate() {
+            let b = boxes[k];
+            let d = if (k + frame) % 3 == 0 { 0.5 } else { -0.25 };
+            let moved = bx(b.min.x + d, b.min.y, b.max.x + d, b.max.y);
+            boxes[k] = moved;
+            g.update(*h, moved).unwrap();
+            brute.update(*hb, moved).unwrap();
+        }
+        assert_eq!(pairs(&g), pairs(&brute), "frame {frame}, moved");
+        g.maintain();
+    }
+}
