@@ -231,48 +231,71 @@ pub trait SpatialIndex<S: Scalar, T>: SpatialQuery<S, T> {
 /// go to its element table (the field `$elements`), and the queries to the structure's own
 /// `query_impl`, `pairs_impl`, `nearest_impl`, `raycast_impl`, `memory_impl` and `validate`
 /// (and `within_impl` when `within` is given; the trait's default otherwise).
+///
+/// Two optional parts: `impl[A: Bound, ...] Structure<S, T, A, ...>` for a structure with
+/// more type parameters than `S` and `T`, and `=> field` to delegate everything to the
+/// structure's field `field` (its element table is then `self.field.$elements`).
 macro_rules! delegate_query {
-    ($structure:ident, $elements:ident $(, $within:ident)?) => {
-        impl<S: $crate::Scalar, T> $crate::SpatialQuery<S, T> for $structure<S, T> {
-            fn get(&self, handle: $crate::Handle) -> Option<$crate::Item<'_, S, T>> {
-                self.$elements.get(handle)
+    ($structure:ident $(=> $to:ident)?, $elements:ident $(, $within:ident)?) => {
+        $crate::index::delegate_query!(
+            impl[] $structure<S, T> $(=> $to)?, $elements $(, $within)?
+        );
+    };
+    (
+        impl[$($generic:tt)*] $structure:ty $(=> $to:ident)?,
+        $elements:ident $(, $within:ident)?
+    ) => {
+        $crate::index::delegate_query!(
+            @expand [$($generic)*] $structure, self (self $(.$to)?), $elements $(, $within)?
+        );
+    };
+    // `$this` is the `self` of every method and `$target` what they delegate to: both are
+    // written above, in one expansion, so that `$target` may name `self` (a `self` written in
+    // another expansion would not resolve) and `within` may use the optional field.
+    (
+        @expand [$($generic:tt)*] $structure:ty, $this:tt $target:tt,
+        $elements:ident $(, $within:ident)?
+    ) => {
+        impl<S: $crate::Scalar, T, $($generic)*> $crate::SpatialQuery<S, T> for $structure {
+            fn get(&$this, handle: $crate::Handle) -> Option<$crate::Item<'_, S, T>> {
+                $target.$elements.get(handle)
             }
 
-            fn len(&self) -> usize {
-                self.$elements.len()
+            fn len(&$this) -> usize {
+                $target.$elements.len()
             }
 
-            fn iter(&self) -> $crate::Iter<'_, S, T> {
-                self.$elements.iter()
+            fn iter(&$this) -> $crate::Iter<'_, S, T> {
+                $target.$elements.iter()
             }
 
-            fn query<F>(&self, area: &$crate::Aabb<S>, visit: F) -> core::ops::ControlFlow<()>
+            fn query<F>(&$this, area: &$crate::Aabb<S>, visit: F) -> core::ops::ControlFlow<()>
             where
                 F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
             {
-                self.query_impl(area, visit)
+                $target.query_impl(area, visit)
             }
 
-            fn for_each_pair<F>(&self, visit: F) -> core::ops::ControlFlow<()>
+            fn for_each_pair<F>(&$this, visit: F) -> core::ops::ControlFlow<()>
             where
                 F: FnMut($crate::Item<'_, S, T>, $crate::Item<'_, S, T>)
                     -> core::ops::ControlFlow<()>,
             {
-                self.pairs_impl(visit)
+                $target.pairs_impl(visit)
             }
 
             fn nearest<'w>(
-                &self,
+                &$this,
                 point: $crate::Point<S>,
                 k: usize,
                 workspace: &'w mut $crate::Workspace<S>,
             ) -> &'w [$crate::Neighbor<S>] {
-                self.nearest_impl(point, k, workspace)
+                $target.nearest_impl(point, k, workspace)
             }
 
             $(
             fn $within<F>(
-                &self,
+                &$this,
                 point: $crate::Point<S>,
                 radius: S,
                 visit: F,
@@ -280,12 +303,12 @@ macro_rules! delegate_query {
             where
                 F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
             {
-                self.within_impl(point, radius, visit)
+                $target.within_impl(point, radius, visit)
             }
             )?
 
             fn raycast_all<F>(
-                &self,
+                &$this,
                 ray: &$crate::Ray<S>,
                 workspace: &mut $crate::Workspace<S>,
                 visit: F,
@@ -293,15 +316,15 @@ macro_rules! delegate_query {
             where
                 F: FnMut($crate::Item<'_, S, T>, S) -> core::ops::ControlFlow<()>,
             {
-                self.raycast_impl(ray, workspace, visit)
+                $target.raycast_impl(ray, workspace, visit)
             }
 
-            fn memory_bytes(&self) -> usize {
-                self.memory_impl()
+            fn memory_bytes(&$this) -> usize {
+                $target.memory_impl()
             }
 
-            fn check_invariants(&self) -> Result<(), $crate::Error> {
-                self.validate()
+            fn check_invariants(&$this) -> Result<(), $crate::Error> {
+                $target.validate()
             }
         }
     };

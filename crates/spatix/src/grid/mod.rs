@@ -5,10 +5,7 @@ use core::ops::ControlFlow;
 
 use crate::handle::{NIL, Slots};
 use crate::pool::ListPool;
-use crate::{
-    Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
-    Workspace,
-};
+use crate::{Aabb, Error, Handle, Item, Scalar, SpatialIndex};
 use lattice::{Lattice, auto_cell};
 
 mod hierarchical;
@@ -42,7 +39,7 @@ const AUTO_ELEMENTS_PER_CELL: f64 = 4.0;
 /// Elements of similar size spread fairly evenly over a known world, such as the agents of a
 /// game or a particle simulation: insert, update and remove are O(1) for small boxes, an
 /// update that stays within its cells touches nothing but the element's own box, and
-/// [`for_each_pair`](SpatialQuery::for_each_pair) is a flat walk over the cells that needs no
+/// [`for_each_pair`](crate::SpatialQuery::for_each_pair) is a flat walk over the cells that needs no
 /// memory per call. Pick a cell several times larger than a typical element
 /// ([`UniformGrid::auto`] measures a sample for you) and call
 /// [`maintain`](SpatialIndex::maintain) once per frame: it lays the cells' lists out in
@@ -288,64 +285,25 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     }
 }
 
-impl<S: Scalar, T> SpatialQuery<S, T> for UniformGrid<S, T> {
-    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        self.slots.get(handle)
-    }
-
-    fn len(&self) -> usize {
-        self.slots.len()
-    }
-
-    fn iter(&self) -> Iter<'_, S, T> {
-        self.slots.iter()
-    }
-
-    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.query_area(area, visit)
-    }
-
-    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
+impl<S: Scalar, T> UniformGrid<S, T> {
+    /// Every intersecting pair once (`for_each_pair`).
+    fn pairs_impl<F>(&self, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
         self.pairs_in_rows(0..self.lattice.rows, visit)
     }
 
-    fn nearest<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
-        self.nearest_rings(point, k, workspace)
-    }
-
-    fn memory_bytes(&self) -> usize {
+    /// Heap bytes held (`memory_bytes`).
+    fn memory_impl(&self) -> usize {
         self.slots.memory_bytes()
             + self.cells.capacity() * size_of::<u32>()
             + self.pool.memory_bytes()
     }
-
-    fn check_invariants(&self) -> Result<(), Error> {
-        self.validate()
-    }
-
-    fn raycast_all<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
-        self.raycast_impl(ray, workspace, visit)
-    }
 }
+
+crate::index::delegate_query!(UniformGrid, slots);
 
 impl<S: Scalar, T> SpatialIndex<S, T> for UniformGrid<S, T> {
     fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
@@ -367,7 +325,7 @@ impl<S: Scalar, T> SpatialIndex<S, T> for UniformGrid<S, T> {
     }
 
     /// Re-packs the cells' lists in memory in cell order (O(list entries), in place, no
-    /// allocation), so that the next [`for_each_pair`](SpatialQuery::for_each_pair) and
+    /// allocation), so that the next [`for_each_pair`](crate::SpatialQuery::for_each_pair) and
     /// updates read them sequentially; does nothing if no list changed since the last pack.
     fn maintain(&mut self) {
         if self.pool.relinked() > 0 {

@@ -10,7 +10,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// Walks the cells under `area`. An element is filed in several cells, so it is reported
     /// only from the cell holding the lower-left corner of (element ∩ area): the first cell of
     /// its range, pushed up to the first cell of the query's range.
-    pub(super) fn query_area<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
@@ -41,7 +41,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// the cell of the nearest point of its box to the query point (clamped into the grid, so
     /// always a cell it is filed in); the search stops when the k-th best distance is no more
     /// than a lower bound on the distance to anything in the rings not yet searched.
-    pub(super) fn nearest_rings<'w>(
+    pub(super) fn nearest_impl<'w>(
         &self,
         point: Point<S>,
         k: usize,

@@ -1,12 +1,9 @@
 //! Seed 001 §5's three sets as one index: common-size agents, oversized agents and static
 //! scenery, each in the structure that suits it, behind one handle space.
 
-use core::ops::ControlFlow;
-
 use crate::handle::Slots;
 use crate::{
-    Aabb, Error, Handle, Item, Iter, LooseGrid, Neighbor, PackedIndex, Point, PointGrid, Ray,
-    Scalar, SpatialIndex, SpatialQuery, StaticIndex, Workspace,
+    Aabb, Error, Handle, Item, LooseGrid, PackedIndex, PointGrid, Scalar, SpatialIndex, StaticIndex,
 };
 
 mod mutate;
@@ -121,7 +118,7 @@ use on_part;
 /// `maintain` once, then keep static changes rare.
 ///
 /// Every query runs on the three parts and reports each element once;
-/// [`for_each_pair`](SpatialQuery::for_each_pair) runs each part's own pair pass (static
+/// [`for_each_pair`](crate::SpatialQuery::for_each_pair) runs each part's own pair pass (static
 /// pairs included), then pairs across parts by iterating the smaller part of each pair of
 /// parts and querying the other with each of its boxes, so each intersecting pair is
 /// reported exactly once.
@@ -363,72 +360,29 @@ where
     }
 }
 
-impl<S, T, A, L, St> SpatialQuery<S, T> for Layered<S, T, A, L, St>
+/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
+impl<S, T, A, L, St> Layered<S, T, A, L, St>
 where
     S: Scalar,
     A: SpatialIndex<S, u32>,
     L: SpatialIndex<S, u32>,
     St: StaticIndex<S, u32>,
 {
-    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        self.slots.get(handle)
-    }
-
-    fn len(&self) -> usize {
-        self.slots.len()
-    }
-
-    fn iter(&self) -> Iter<'_, S, T> {
-        self.slots.iter()
-    }
-
-    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.query_parts(area, visit)
-    }
-
-    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.pairs(visit)
-    }
-
-    fn nearest<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
-        self.nearest_parts(point, k, workspace)
-    }
-
-    fn raycast_all<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
-        self.raycast_parts(ray, workspace, visit)
-    }
-
-    fn memory_bytes(&self) -> usize {
+    /// Heap bytes held (`memory_bytes`).
+    fn memory_impl(&self) -> usize {
         self.slots.memory_bytes()
             + self.routes.capacity() * size_of::<Route>()
             + self.agents.memory_bytes()
             + self.large.memory_bytes()
             + self.statics.memory_bytes()
     }
-
-    fn check_invariants(&self) -> Result<(), Error> {
-        self.validate()
-    }
 }
+
+crate::index::delegate_query!(
+    impl[A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>]
+    Layered<S, T, A, L, St>,
+    slots
+);
 
 impl<S, T, A, L, St> SpatialIndex<S, T> for Layered<S, T, A, L, St>
 where

@@ -18,7 +18,7 @@ where
     L: SpatialIndex<S, u32>,
     St: StaticIndex<S, u32>,
 {
-    pub(super) fn query_parts<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
@@ -34,7 +34,7 @@ where
     }
 
     /// Each part's own pairs, then the pairs across each two parts.
-    pub(super) fn pairs<F>(&self, mut visit: F) -> ControlFlow<()>
+    pub(super) fn pairs_impl<F>(&self, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
@@ -65,7 +65,7 @@ where
 
     /// The best `k` of each part's `k` nearest (searched in the nested workspace; in the
     /// static part, `k` more than the elements marked gone there).
-    pub(super) fn nearest_parts<'w>(
+    pub(super) fn nearest_impl<'w>(
         &self,
         point: Point<S>,
         k: usize,
@@ -103,7 +103,7 @@ where
     }
 
     /// Every part's hits (cast in the nested workspace), reported in order of entry.
-    pub(super) fn raycast_parts<F>(
+    pub(super) fn raycast_impl<F>(
         &self,
         ray: &Ray<S>,
         workspace: &mut Workspace<S>,

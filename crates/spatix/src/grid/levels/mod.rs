@@ -353,7 +353,7 @@ impl<S: Scalar, T> Levels<S, T> {
         }
     }
 
-    pub(crate) fn memory_bytes(&self) -> usize {
+    pub(crate) fn memory_impl(&self) -> usize {
         self.slots.memory_bytes()
             + self.pool.memory_bytes()
             + (self.node_of.capacity() + self.home.capacity()) * size_of::<u32>()
@@ -366,65 +366,7 @@ impl<S: Scalar, T> Levels<S, T> {
 /// for a structure whose field `inner` is a [`Levels`].
 macro_rules! levels_index {
     ($structure:ident) => {
-        impl<S: Scalar, T> $crate::SpatialQuery<S, T> for $structure<S, T> {
-            fn get(&self, handle: $crate::Handle) -> Option<$crate::Item<'_, S, T>> {
-                self.inner.slots.get(handle)
-            }
-
-            fn len(&self) -> usize {
-                self.inner.slots.len()
-            }
-
-            fn iter(&self) -> $crate::Iter<'_, S, T> {
-                self.inner.slots.iter()
-            }
-
-            fn query<F>(&self, area: &$crate::Aabb<S>, visit: F) -> core::ops::ControlFlow<()>
-            where
-                F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
-            {
-                self.inner.query(area, visit)
-            }
-
-            fn for_each_pair<F>(&self, visit: F) -> core::ops::ControlFlow<()>
-            where
-                F: FnMut(
-                    $crate::Item<'_, S, T>,
-                    $crate::Item<'_, S, T>,
-                ) -> core::ops::ControlFlow<()>,
-            {
-                self.inner.pairs(visit)
-            }
-
-            fn nearest<'w>(
-                &self,
-                point: $crate::Point<S>,
-                k: usize,
-                workspace: &'w mut $crate::Workspace<S>,
-            ) -> &'w [$crate::Neighbor<S>] {
-                self.inner.nearest(point, k, workspace)
-            }
-
-            fn raycast_all<F>(
-                &self,
-                ray: &$crate::Ray<S>,
-                workspace: &mut $crate::Workspace<S>,
-                visit: F,
-            ) -> core::ops::ControlFlow<()>
-            where
-                F: FnMut($crate::Item<'_, S, T>, S) -> core::ops::ControlFlow<()>,
-            {
-                self.inner.raycast(ray, workspace, visit)
-            }
-
-            fn memory_bytes(&self) -> usize {
-                self.inner.memory_bytes()
-            }
-
-            fn check_invariants(&self) -> Result<(), $crate::Error> {
-                self.inner.validate()
-            }
-        }
+        $crate::index::delegate_query!($structure => inner, slots);
 
         impl<S: Scalar, T> $crate::SpatialIndex<S, T> for $structure<S, T> {
             fn insert(

@@ -54,7 +54,7 @@ impl Candidates {
 
 impl<S: Scalar, T> Levels<S, T> {
     /// Every intersecting pair, each exactly once.
-    pub(crate) fn pairs<F>(&self, mut visit: F) -> ControlFlow<()>
+    pub(crate) fn pairs_impl<F>(&self, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {

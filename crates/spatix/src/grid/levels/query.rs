@@ -57,7 +57,7 @@ impl<S: Scalar, T> Levels<S, T> {
 
     /// Every element whose box intersects `area`: a corner inside the area decides without
     /// reading the box.
-    pub(crate) fn query<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    pub(crate) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
@@ -80,7 +80,7 @@ impl<S: Scalar, T> Levels<S, T> {
     /// bound (the ring's distance less the level's `reach`); the search stops when that bound
     /// reaches the k-th best distance. A corner's reach box bounds the distance before the
     /// true box is read.
-    pub(crate) fn nearest<'w>(
+    pub(crate) fn nearest_impl<'w>(
         &self,
         point: Point<S>,
         k: usize,
@@ -140,7 +140,7 @@ impl<S: Scalar, T> Levels<S, T> {
     /// One conservative walk per level along the ray ([`RayWalk`], widened by the level's
     /// `reach` on the high sides), merged: the next cell walked is always the one, of any
     /// level, whose bound is smallest, and recorded hits up to that bound are reported first.
-    pub(crate) fn raycast<F>(
+    pub(crate) fn raycast_impl<F>(
         &self,
         ray: &Ray<S>,
         workspace: &mut Workspace<S>,

@@ -8,10 +8,7 @@ use core::ops::ControlFlow;
 use super::lattice::{CellRange, Lattice, auto_cell, magnitude};
 use crate::handle::{NIL, Slots};
 use crate::pool::ListPool;
-use crate::{
-    Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
-    Workspace,
-};
+use crate::{Aabb, Error, Handle, Item, Point, Scalar, SpatialIndex};
 use tight::Tight;
 
 mod bands;
@@ -608,55 +605,18 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     }
 }
 
-impl<S: Scalar, T> SpatialQuery<S, T> for LooseGrid<S, T> {
-    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        self.slots.get(handle)
-    }
-
-    fn len(&self) -> usize {
-        self.slots.len()
-    }
-
-    fn iter(&self) -> Iter<'_, S, T> {
-        self.slots.iter()
-    }
-
-    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.query_area(area, visit)
-    }
-
-    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
+impl<S: Scalar, T> LooseGrid<S, T> {
+    /// Every intersecting pair once (`for_each_pair`).
+    fn pairs_impl<F>(&self, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
         self.pairs_in_band(0, 1, visit)
     }
 
-    fn nearest<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
-        self.nearest_rings(point, k, workspace)
-    }
-
-    fn raycast_all<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
-        self.raycast_impl(ray, workspace, visit)
-    }
-
-    fn memory_bytes(&self) -> usize {
+    /// Heap bytes held (`memory_bytes`).
+    fn memory_impl(&self) -> usize {
         self.slots.memory_bytes()
             + self.boxes.capacity() * size_of::<Aabb<S>>()
             + self.heads.capacity() * size_of::<u32>()
@@ -664,11 +624,9 @@ impl<S: Scalar, T> SpatialQuery<S, T> for LooseGrid<S, T> {
             + (self.node_of.capacity() + self.home.capacity()) * size_of::<u32>()
             + self.tight.memory_bytes()
     }
-
-    fn check_invariants(&self) -> Result<(), Error> {
-        self.validate()
-    }
 }
+
+crate::index::delegate_query!(LooseGrid, slots);
 
 impl<S: Scalar, T> SpatialIndex<S, T> for LooseGrid<S, T> {
     fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {

@@ -68,7 +68,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// The regular loose cells near `area`, each once; then the irregular ones listed in
     /// the tight cells under `area`, each in the tight cell holding the lower-left corner of
     /// (listing box ∩ area): the later of the two starting columns, and of the two rows.
-    pub(super) fn query_area<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
@@ -110,7 +110,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// is close enough to hold a candidate) only from the loose cell owning the point of its
     /// region nearest to the query point; an irregular one, found through the tight cells
     /// sharing points with that loose cell, also only from the tight cell owning it.
-    pub(super) fn nearest_rings<'w>(
+    pub(super) fn nearest_impl<'w>(
         &self,
         point: Point<S>,
         k: usize,
