@@ -108,6 +108,28 @@ macro_rules! parallel_pairs {
     };
 }
 
+/// The parameters of a quadtree in its summary: depth limit, and how many elements a `node`
+/// holds when it splits (`above` or `at` that count).
+fn tree_parameters(max_depth: u32, split: &str, max_elements: u32, node: &str) -> String {
+    format!("max depth {max_depth}, split {split} {max_elements} elements per {node}")
+}
+
+/// The parameters of a grid in its summary: its `cells`' count and side.
+fn grid_parameters<S: Scalar>((cols, rows): (u32, u32), cells: &str, side: S) -> String {
+    format!("{cols} x {rows} {cells} of side {}", decimal(side.to_f64()))
+}
+
+/// A `traverse` visitor of the tight quadtrees that passes their leaves' boxes to `visit`.
+fn leaves<S: Scalar>(
+    visit: &mut dyn FnMut(&Aabb<S>),
+) -> impl FnMut(&Aabb<S>, u32, spatix::NodeKind) + '_ {
+    move |aabb, _, kind| {
+        if let spatix::NodeKind::Leaf { .. } = kind {
+            visit(aabb);
+        }
+    }
+}
+
 impl<S: Scalar, T: Sync> Structure<S, T> for BruteForce<S, T> {
     fn describe(&self) -> String {
         "brute-force (one array)".to_owned()
@@ -117,18 +139,12 @@ impl<S: Scalar, T: Sync> Structure<S, T> for BruteForce<S, T> {
 impl<S: Scalar, T: Sync> Structure<S, T> for Quadtree<S, T> {
     fn describe(&self) -> String {
         let config = self.config();
-        format!(
-            "quadtree (max depth {}, split above {} elements per leaf)",
-            config.max_depth, config.max_elements
-        )
+        let parameters = tree_parameters(config.max_depth, "above", config.max_elements, "leaf");
+        format!("quadtree ({parameters})")
     }
 
     fn outlines(&self, visit: &mut dyn FnMut(&Aabb<S>)) {
-        self.traverse(|aabb, _, kind| {
-            if let spatix::NodeKind::Leaf { .. } = kind {
-                visit(aabb);
-            }
-        });
+        self.traverse(leaves(visit));
     }
 
     parallel_pairs!();
@@ -137,10 +153,8 @@ impl<S: Scalar, T: Sync> Structure<S, T> for Quadtree<S, T> {
 impl<S: Scalar, T: Sync> Structure<S, T> for LooseQuadtree<S, T> {
     fn describe(&self) -> String {
         let config = self.config();
-        format!(
-            "loose-quadtree (max depth {}, split above {} elements per leaf)",
-            config.max_depth, config.max_elements
-        )
+        let parameters = tree_parameters(config.max_depth, "above", config.max_elements, "leaf");
+        format!("loose-quadtree ({parameters})")
     }
 
     /// The leaves' loose boxes (where elements are), not their quadrants.
@@ -157,10 +171,9 @@ impl<S: Scalar, T: Sync> Structure<S, T> for LooseQuadtree<S, T> {
 
 impl<S: Scalar, T: Sync> Structure<S, T> for UniformGrid<S, T> {
     fn describe(&self) -> String {
-        let (cols, rows) = self.dims();
         format!(
-            "grid ({cols} x {rows} cells of side {})",
-            decimal(self.cell_size().to_f64())
+            "grid ({})",
+            grid_parameters(self.dims(), "cells", self.cell_size())
         )
     }
 
@@ -174,18 +187,12 @@ impl<S: Scalar, T: Sync> Structure<S, T> for UniformGrid<S, T> {
 impl<S: Scalar, T: Sync> Structure<S, T> for MxCifQuadtree<S, T> {
     fn describe(&self) -> String {
         let config = self.config();
-        format!(
-            "mxcif (MX-CIF quadtree, max depth {}, split at {} elements per node)",
-            config.max_depth, config.max_elements
-        )
+        let parameters = tree_parameters(config.max_depth, "at", config.max_elements, "node");
+        format!("mxcif (MX-CIF quadtree, {parameters})")
     }
 
     fn outlines(&self, visit: &mut dyn FnMut(&Aabb<S>)) {
-        self.traverse(|aabb, _, kind| {
-            if let spatix::NodeKind::Leaf { .. } = kind {
-                visit(aabb);
-            }
-        });
+        self.traverse(leaves(visit));
     }
 
     parallel_pairs!();
@@ -193,11 +200,8 @@ impl<S: Scalar, T: Sync> Structure<S, T> for MxCifQuadtree<S, T> {
 
 impl<S: Scalar, T: Sync> Structure<S, T> for LooseGrid<S, T> {
     fn describe(&self) -> String {
-        let (cols, rows) = self.dims();
-        format!(
-            "loose-grid ({cols} x {rows} loose cells of side {})",
-            decimal(self.cell_size().to_f64())
-        )
+        let parameters = grid_parameters(self.dims(), "loose cells", self.cell_size());
+        format!("loose-grid ({parameters})")
     }
 
     /// The occupied cells' loose boxes.
@@ -210,10 +214,9 @@ impl<S: Scalar, T: Sync> Structure<S, T> for LooseGrid<S, T> {
 
 impl<S: Scalar, T: Sync> Structure<S, T> for PointGrid<S, T> {
     fn describe(&self) -> String {
-        let (cols, rows) = self.dims();
         format!(
-            "point-grid ({cols} x {rows} cells of side {}, half extents up to {})",
-            decimal(self.cell_size().to_f64()),
+            "point-grid ({}, half extents up to {})",
+            grid_parameters(self.dims(), "cells", self.cell_size()),
             decimal(self.max_half_extent().to_f64())
         )
     }
