@@ -304,13 +304,11 @@ impl IndexKind {
                 start(grid, plan, user)
             }
             Self::PointGrid => {
-                let mut grid = PointGrid::auto(plan.world, &plan.sample)?;
-                grid.reserve(plan.count);
+                let grid = PointGrid::auto_sampled(plan.world, &plan.sample, plan.count)?;
                 start(grid, plan, user)
             }
             Self::Hierarchical => {
-                let mut grid = HierarchicalGrid::auto(plan.world, &plan.sample)?;
-                grid.reserve(plan.count);
+                let grid = HierarchicalGrid::auto_sampled(plan.world, &plan.sample, plan.count)?;
                 start(grid, plan, user)
             }
             Self::Layered => {

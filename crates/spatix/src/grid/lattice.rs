@@ -519,6 +519,18 @@ impl<S: Scalar> Iterator for RayWalk<'_, S> {
     }
 }
 
+/// The side of the square cells that `count` elements spread evenly over a `width` × `height`
+/// world fill with `per_cell` elements each: the floor an `auto` constructor puts under its cell
+/// side, so that a few tiny elements do not ask for far more cells than elements (0, no floor,
+/// for no elements).
+pub(crate) fn cell_for_count(width: f64, height: f64, count: usize, per_cell: f64) -> f64 {
+    if count == 0 {
+        0.0
+    } else {
+        (width * height * per_cell / count as f64).sqrt()
+    }
+}
+
 /// A cell side for a grid over `world` that will hold boxes like those of `sample`, a sample
 /// of `total` elements (or of as many as it holds, if more): `factor` times the sample's mean
 /// extent (mean of width and height), raised if needed so that cells hold at least `per_cell`
@@ -554,8 +566,7 @@ pub(crate) fn auto_cell<S: Scalar>(
         side / DEFAULT_CELLS_PER_SIDE
     } else {
         let by_extent = factor * extent / sampled as f64;
-        let by_count = (width * height * per_cell / n as f64).sqrt();
-        by_extent.max(by_count)
+        by_extent.max(cell_for_count(width, height, n, per_cell))
     };
     if !(cell > 0.0 && cell.is_finite()) {
         // A world or boxes of no area.

@@ -2,7 +2,8 @@
 
 use core::ops::ControlFlow;
 
-use crate::{Aabb, Point, SpatialQuery};
+use crate::workload::Rng;
+use crate::{Aabb, Point, SpatialIndex, SpatialQuery};
 
 /// A box from its corners (valid by construction in the tests).
 pub(crate) fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
@@ -29,4 +30,28 @@ pub(crate) fn query<I: SpatialQuery<f64, u32>>(index: &I, area: &Aabb<f64>) -> V
     });
     out.sort_unstable();
     out
+}
+
+/// `n` boxes 0.01 wide, reproducibly spread over `[0, 1000]²`: tiny elements, sparse.
+pub(crate) fn dust(n: usize) -> Vec<Aabb<f64>> {
+    let mut rng = Rng::new(7);
+    (0..n)
+        .map(|_| {
+            let (x, y) = (rng.range(0.0, 1000.0), rng.range(0.0, 1000.0));
+            bx(x, y, x + 0.01, y + 0.01)
+        })
+        .collect()
+}
+
+/// The index's heap bytes per element once it holds `boxes`.
+pub(crate) fn bytes_per_element<I: SpatialIndex<f64, u32>>(
+    mut index: I,
+    boxes: &[Aabb<f64>],
+) -> usize {
+    for (i, b) in boxes.iter().enumerate() {
+        index.insert(*b, i as u32).unwrap();
+    }
+    index.maintain();
+    index.check_invariants().unwrap();
+    index.memory_bytes() / boxes.len()
 }

@@ -12,18 +12,10 @@ mod tests;
 /// The factor between the cell sizes of consecutive levels, unless told otherwise.
 const DEFAULT_FACTOR: u32 = 4;
 
-/// [`HierarchicalGrid::auto`]: the finest cells are this multiple of the sample's typical
-/// size (the extent below which [`AUTO_QUANTILE`] of the boxes fall, plus rounding margins),
-/// so that the finest level holds that share of them, as a [`PointGrid`](crate::PointGrid)
-/// for that size would.
-const AUTO_CELL_FACTOR: f64 = 2.0;
-
-/// [`HierarchicalGrid::auto`]: the share of the sample the finest level should hold.
+/// [`HierarchicalGrid::auto`]: the share of the sample the finest level should hold (its
+/// cells are picked as a [`PointGrid`](crate::PointGrid)'s for the extent below which this
+/// share of the boxes fall).
 const AUTO_QUANTILE: f64 = 0.98;
-
-/// [`HierarchicalGrid::auto`]: the finest level has at most this many cells along the
-/// world's longer side.
-const AUTO_MAX_CELLS_PER_SIDE: f64 = 4096.0;
 
 /// Levels of grids over one world, the finest first, each with cells `factor` times wider
 /// than the last; an element is filed once, in the first level whose cells are at least twice
@@ -176,8 +168,12 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
     /// An empty hierarchy over `world` whose finest cells are twice the size below which 98%
     /// of the `sample`'s boxes fall (their larger side; plus rounding margins at the world's
     /// magnitude), so that level holds the common elements, with room reserved for the
-    /// sample. Invalid boxes are ignored; an empty or
-    /// zero-size sample gives 4096 cells along the world's longer side at the finest level.
+    /// sample. The finest cells are also large enough that there are at most 4096 along the
+    /// world's longer side and that the rows the sample spans hold about one cell per element
+    /// of the sample (small boxes spread thinly over a large world get cells wider than twice
+    /// their size rather than a cell each of their size: memory in proportion to the elements,
+    /// not to the world). Invalid boxes are ignored; an empty sample gives 4096 cells along
+    /// the world's longer side at the finest level.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] if `world` is not a valid box.
@@ -194,6 +190,31 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto(world: Aabb<S>, sample: &[Aabb<S>]) -> Result<Self, Error> {
+        Self::auto_sampled(world, sample, 0)
+    }
+
+    /// As [`auto`](Self::auto), when `sample` is a random sample of the `total` elements the
+    /// hierarchy will hold (for example while streaming a file too large to keep in memory):
+    /// the finest cells still come from the sample's sizes, but the floor of about one cell per
+    /// element counts `total` elements (or the sample's, if more), and room is reserved for
+    /// that many.
+    ///
+    /// # Errors
+    /// As [`auto`](Self::auto).
+    ///
+    /// ```
+    /// use spatix::{Aabb, HierarchicalGrid, Point};
+    /// let world = Aabb::new(Point::new(0.0f64, 0.0), Point::new(1000.0, 1000.0))?;
+    /// let dust: Vec<_> = (0..100) // from y = 0 to y = 1000
+    ///     .map(|i| Aabb::point(Point::new((i * 10) as f64, (i * 1000 / 99) as f64)))
+    ///     .collect::<Result<_, _>>()?;
+    /// // 100 sampled points standing for 10,000: finest cells of 10, not 100.
+    /// let grid = HierarchicalGrid::<f64, u64>::auto_sampled(world, &dust, 10_000)?;
+    /// assert_eq!(grid.cell_size(0), Some(10.0));
+    /// assert_eq!(HierarchicalGrid::<f64, u64>::auto(world, &dust)?.cell_size(0), Some(100.0));
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn auto_sampled(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, Error> {
         if !world.is_valid() {
             return Err(Error::InvalidParameter(
                 "world must be a valid box (finite, min <= max)",
@@ -213,15 +234,11 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
             let at = ((extents.len() - 1) as f64 * AUTO_QUANTILE) as usize;
             *extents.select_nth_unstable_by(at, f64::total_cmp).1
         };
-        let (width, height) = extent_of(&world);
-        let fitting = Level::cell_for_fit(&world, S::from_f64(typical)).to_f64();
-        let mut cell =
-            (fitting * AUTO_CELL_FACTOR).max(width.max(height) / AUTO_MAX_CELLS_PER_SIDE);
-        if !(cell > 0.0 && cell.is_finite()) {
-            cell = 1.0; // points in a world of no area
-        }
-        let mut grid = Self::new(world, S::from_f64(cell))?;
-        grid.inner.reserve(sample.len());
+        let count = total.max(extents.len());
+        let floor = Level::sparse_floor(&world, sample, count);
+        let cell = Level::pick_cell(&world, S::from_f64(typical), floor);
+        let mut grid = Self::new(world, cell)?;
+        grid.inner.reserve(count);
         Ok(grid)
     }
 

@@ -2,7 +2,7 @@
 //! size, pairs across levels, levels allocated on use, best-first nearest across levels.
 
 use super::HierarchicalGrid;
-use crate::grid::testing::{bx, pairs};
+use crate::grid::testing::{bx, bytes_per_element, dust, pairs};
 use crate::workload::Rng;
 use crate::{Aabb, BruteForce, Point, SpatialIndex, SpatialQuery, Workspace};
 
@@ -160,4 +160,16 @@ fn moving_hobbits_stay_in_their_cell_until_maintain() {
     grid.maintain();
     assert_ne!(grid.inner.home[h.slot() as usize], home);
     grid.check_invariants().unwrap();
+}
+
+#[test]
+fn auto_keeps_memory_in_proportion_to_sparse_tiny_boxes() {
+    // Finest cells twice the size of the dust would be 4096 x 4096, every row in use: over
+    // 3 KB per element. A finest cell per element or so is about 4 bytes each.
+    let boxes = dust(20_000);
+    let bytes = bytes_per_element(HierarchicalGrid::auto(world(), &boxes).unwrap(), &boxes);
+    assert!(bytes < 100, "{bytes} bytes per element");
+    let sampled = HierarchicalGrid::auto_sampled(world(), &boxes[..100], boxes.len()).unwrap();
+    let bytes = bytes_per_element(sampled, &boxes);
+    assert!(bytes < 100, "{bytes} bytes per element from a sample");
 }

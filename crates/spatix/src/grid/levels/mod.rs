@@ -24,7 +24,7 @@ use crate::handle::{NIL, Slots};
 use crate::pool::{Link, ListPool};
 use crate::{Aabb, Error, Point, Scalar};
 
-use super::lattice::{Lattice, magnitude};
+use super::lattice::{Lattice, cell_for_count, extent_of, magnitude};
 
 mod mutate;
 mod pairs;
@@ -34,6 +34,17 @@ mod validate;
 /// Most levels a hierarchy may have: cell sizes at least double from one level to the next,
 /// from at most 2^28 cells across the finest level, plus the catch-all level.
 pub(crate) const MAX_LEVELS: usize = 30;
+
+/// [`Level::pick_cell`]: cell side as a multiple of the least that fits the boxes.
+const CELL_FACTOR: f64 = 2.0;
+
+/// [`Level::pick_cell`]: at most this many cells along the world's longer side (cells smaller
+/// than that only help points, and rows of them would be long).
+const MAX_CELLS_PER_SIDE: f64 = 4096.0;
+
+/// [`Level::sparse_floor`]: at least this many elements per cell, on average over the rows
+/// their sample spans (at most about as many cells in use as elements).
+const ELEMENTS_PER_CELL: f64 = 1.0;
 
 /// `maintain` packs the lists once one node in this many moved since the last pack: a node
 /// that moves stays near its old cell's nodes, and the pair pass was measured to lose little
@@ -130,6 +141,39 @@ impl<S: Scalar> Level<S> {
         let slack = S::RELATIVE_SLACK;
         let four = S::from_f64(4.0);
         (reach_of(fit) + magnitude(world) * slack * four) * (S::ONE + slack * (four + S::ONE))
+    }
+
+    /// The cell side a constructor picks for a level over `world` for boxes up to `fit`:
+    /// twice [`cell_for_fit`](Self::cell_for_fit), raised so that there are at most 4096
+    /// cells along the world's longer side, and to `floor`; 1 for boxes and a world of no area.
+    pub(crate) fn pick_cell(world: &Aabb<S>, fit: S, floor: f64) -> S {
+        let (width, height) = extent_of(world);
+        let least = Self::cell_for_fit(world, fit);
+        let mut cell = (least.to_f64() * CELL_FACTOR)
+            .max(width.max(height) / MAX_CELLS_PER_SIDE)
+            .max(floor);
+        if !(cell > 0.0 && cell.is_finite()) {
+            cell = 1.0; // points in a world of no area
+        }
+        S::from_f64(cell).max_s(least)
+    }
+
+    /// The floor an `auto` constructor puts under [`pick_cell`](Self::pick_cell) for `count`
+    /// elements like the valid boxes of `sample`: about one cell per element over the rows of
+    /// the world the sample spans, which are the rows allocated (a row is allocated whole, the
+    /// world's width, when first used). Without it, small boxes spread thinly over a large
+    /// world would ask for cells of their own size over all of it: every row in use and far
+    /// more cells than elements. 0 (no floor) for no elements.
+    pub(crate) fn sparse_floor(world: &Aabb<S>, sample: &[Aabb<S>], count: usize) -> f64 {
+        let (low, high) = sample
+            .iter()
+            .filter(|b| b.is_valid())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(low, high), b| {
+                (low.min(b.min.y.to_f64()), high.max(b.max.y.to_f64()))
+            });
+        let span = high.min(world.max.y.to_f64()) - low.max(world.min.y.to_f64());
+        let (width, _) = extent_of(world);
+        cell_for_count(width, span.max(0.0), count, ELEMENTS_PER_CELL)
     }
 
     /// Column and row of the cell with row-major index `cell`.

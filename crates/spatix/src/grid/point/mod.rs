@@ -1,22 +1,15 @@
 //! The point grid (seed 001 §5, the "uniform size" trick): elements share one upper bound on
 //! their size, so each is filed as a single point, in exactly one cell.
 
-use super::lattice::{extent_of, magnitude};
+use super::lattice::magnitude;
 use super::levels::{Level, Levels, levels_index};
 use crate::{Aabb, Error, Scalar};
 
 #[cfg(test)]
 mod tests;
 
-/// [`PointGrid::new`]: cell side as a multiple of the smallest allowed (twice the bound).
-const CELL_FACTOR: f64 = 2.0;
-
 /// [`PointGrid::auto`]: the bound exceeds the sample's largest half extent by this fraction.
 const AUTO_HEADROOM: f64 = 1.0 / 64.0;
-
-/// [`PointGrid::new`]: at most this many cells along the world's longer side (cells smaller
-/// than that only help points, and rows of them would be long).
-const MAX_CELLS_PER_SIDE: f64 = 4096.0;
 
 /// A grid for elements of (roughly) one size: every element's box is at most
 /// `2 × max_half_extent` wide and high, so each is filed as one point, the lower-left corner of
@@ -109,23 +102,18 @@ impl<S: Scalar, T> PointGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn new(world: Aabb<S>, max_half_extent: S) -> Result<Self, Error> {
+        Self::with_floor(world, max_half_extent, 0.0)
+    }
+
+    /// As [`PointGrid::new`], with cells at least `floor` wide.
+    fn with_floor(world: Aabb<S>, max_half_extent: S, floor: f64) -> Result<Self, Error> {
         let fit = Self::fit(max_half_extent)?;
         if !world.is_valid() {
             return Err(Error::InvalidParameter(
                 "world must be a valid box (finite, min <= max)",
             ));
         }
-        let (width, height) = extent_of(&world);
-        let least = Level::cell_for_fit(&world, fit).to_f64();
-        let mut cell = (least * CELL_FACTOR).max(width.max(height) / MAX_CELLS_PER_SIDE);
-        if cell.is_nan() || cell <= 0.0 {
-            cell = 1.0; // points in a world of no area
-        }
-        Self::build(
-            world,
-            max_half_extent,
-            S::from_f64(cell).max_s(S::from_f64(least)),
-        )
+        Self::build(world, max_half_extent, Level::pick_cell(&world, fit, floor))
     }
 
     /// An empty grid over `world` for boxes at most `2 × max_half_extent` wide and high, with
@@ -152,9 +140,12 @@ impl<S: Scalar, T> PointGrid<S, T> {
     /// An empty grid over `world` whose bound is the largest half extent in `sample`
     /// (typically the initial boxes themselves) plus headroom for rounding (1/64 of it, and a
     /// few ulps at the world's magnitude: a box that moves is recomputed, and its width may
-    /// round differently), with cells as [`PointGrid::new`] picks them and room reserved for
-    /// the sample. Invalid boxes in the sample are ignored; an empty sample gives a grid for
-    /// points.
+    /// round differently), with cells as [`PointGrid::new`] picks them but large enough that
+    /// the rows the sample spans hold about one cell per element of the sample (small boxes
+    /// spread thinly over a large world get cells wider than twice the bound rather than a
+    /// cell each of their size: memory in proportion to the elements, not to the world), and
+    /// room reserved for the sample. Invalid boxes in the sample are ignored; an empty sample
+    /// gives a grid for points.
     ///
     /// # Errors
     /// As [`PointGrid::new`].
@@ -168,16 +159,43 @@ impl<S: Scalar, T> PointGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto(world: Aabb<S>, sample: &[Aabb<S>]) -> Result<Self, Error> {
-        let largest = sample
+        Self::auto_sampled(world, sample, 0)
+    }
+
+    /// As [`auto`](Self::auto), when `sample` is a random sample of the `total` elements the
+    /// grid will hold (for example while streaming a file too large to keep in memory): the
+    /// bound still comes from the sample's largest box, but the floor of about one cell per
+    /// element counts `total` elements (or the sample's, if more), and room is reserved for
+    /// that many.
+    ///
+    /// # Errors
+    /// As [`PointGrid::new`].
+    ///
+    /// ```
+    /// use spatix::{Aabb, Point, PointGrid};
+    /// let world = Aabb::new(Point::new(0.0f64, 0.0), Point::new(1000.0, 1000.0))?;
+    /// let dust: Vec<_> = (0..100) // from y = 0 to y = 1000
+    ///     .map(|i| Aabb::point(Point::new((i * 10) as f64, (i * 1000 / 99) as f64)))
+    ///     .collect::<Result<_, _>>()?;
+    /// // 100 sampled points standing for 10,000: 100 x 100 cells, not 10 x 10.
+    /// let grid = PointGrid::<f64, u64>::auto_sampled(world, &dust, 10_000)?;
+    /// assert_eq!(grid.dims(), (100, 100));
+    /// assert_eq!(PointGrid::<f64, u64>::auto(world, &dust)?.dims(), (10, 10));
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn auto_sampled(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, Error> {
+        let (largest, sampled) = sample
             .iter()
             .filter(|b| b.is_valid())
             .map(|b| (b.max.x - b.min.x).max_s(b.max.y - b.min.y))
-            .fold(S::ZERO, S::max_s);
+            .fold((S::ZERO, 0), |(largest, n), e| (largest.max_s(e), n + 1));
         let headroom = S::from_f64(AUTO_HEADROOM);
         let half = largest * S::HALF;
         let ulps = magnitude(&world) * S::RELATIVE_SLACK * headroom;
-        let mut grid = Self::new(world, half + half * headroom + ulps)?;
-        grid.reserve(sample.len());
+        let count = total.max(sampled);
+        let floor = Level::sparse_floor(&world, sample, count);
+        let mut grid = Self::with_floor(world, half + half * headroom + ulps, floor)?;
+        grid.reserve(count);
         Ok(grid)
     }
 

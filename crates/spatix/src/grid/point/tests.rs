@@ -2,7 +2,7 @@
 //! larger boxes, moves that stay in their cell until `maintain`, pairs across cell borders.
 
 use super::PointGrid;
-use crate::grid::testing::{bx, pairs, query};
+use crate::grid::testing::{bx, bytes_per_element, dust, pairs, query};
 use crate::workload::Rng;
 use crate::{Aabb, BruteForce, Error, Point, SpatialIndex, SpatialQuery};
 
@@ -206,4 +206,17 @@ fn out_of_world_elements_are_found_and_paired() {
     assert_eq!(query(&grid, &bx(1e9, 1e9, 2e9, 2e9)), [3]);
     assert_eq!(query(&grid, &bx(100.0, 100.0, 200.0, 200.0)), [4]);
     grid.check_invariants().unwrap();
+}
+
+#[test]
+fn auto_keeps_memory_in_proportion_to_sparse_tiny_boxes() {
+    // Cells twice the size of the dust would be a 4096 x 4096 grid, every row in use: over
+    // 3 KB per element. A cell per element or so is about 4 bytes each.
+    let boxes = dust(20_000);
+    let world = bx(0.0, 0.0, 1000.0, 1000.0);
+    let bytes = bytes_per_element(PointGrid::auto(world, &boxes).unwrap(), &boxes);
+    assert!(bytes < 100, "{bytes} bytes per element");
+    let sampled = PointGrid::auto_sampled(world, &boxes[..100], boxes.len()).unwrap();
+    let bytes = bytes_per_element(sampled, &boxes);
+    assert!(bytes < 100, "{bytes} bytes per element from a sample");
 }
