@@ -177,6 +177,14 @@ impl<S: Scalar> Search<'_, S> {
         }
     }
 
+    /// Whether the best so far are `len` elements: all of them, in a structure of `len`
+    /// elements that offers each at most once, so nothing is left to search (with `k` at
+    /// least `len`, the bound stays infinite and would never stop a search).
+    #[inline]
+    pub(crate) fn has_all(&self, len: usize) -> bool {
+        self.best.len() == len
+    }
+
     /// Offers a candidate to the best `k`.
     #[inline]
     pub(crate) fn offer(&mut self, k: usize, handle: Handle, distance_2: S) {

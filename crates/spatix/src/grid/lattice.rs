@@ -17,6 +17,12 @@ const MAX_CELLS: f64 = (1u64 << 28) as f64;
 /// Cells per side of the grid an `auto` constructor builds for an empty sample.
 const DEFAULT_CELLS_PER_SIDE: f64 = 64.0;
 
+#[cfg(test)]
+std::thread_local! {
+    /// Rings of cells the nearest searches of this thread walked, for tests of their work.
+    pub(crate) static RINGS_WALKED: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
+}
+
 /// Square cells of side `cell_size` over `world`, `cols × rows` of them.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Lattice<S> {
@@ -326,6 +332,8 @@ impl Rings {
     /// Calls `visit(cx, cy)` for every cell of ring `r` inside the grid.
     #[inline]
     pub(crate) fn cells(&self, r: i64, mut visit: impl FnMut(u32, u32)) {
+        #[cfg(test)]
+        RINGS_WALKED.with(|n| n.set(n.get() + 1));
         let (pcx, pcy) = (self.pcx, self.pcy);
         if r == 0 {
             visit(pcx as u32, pcy as u32);

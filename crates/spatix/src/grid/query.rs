@@ -40,7 +40,8 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// Ring search outward from the point's (clamped) cell. An element is considered only in
     /// the cell of the nearest point of its box to the query point (clamped into the grid, so
     /// always a cell it is filed in); the search stops when the k-th best distance is no more
-    /// than a lower bound on the distance to anything in the rings not yet searched.
+    /// than a lower bound on the distance to anything in the rings not yet searched, or once
+    /// every element is among the best (`k` at least `len`).
     pub(super) fn nearest_impl<'w>(
         &self,
         point: Point<S>,
@@ -53,7 +54,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                 let l = &self.lattice;
                 let rings = l.rings(point);
                 for r in 0..=rings.last {
-                    if rings.settled(r, 0.0, search.bound(k)) {
+                    if rings.settled(r, 0.0, search.bound(k)) || search.has_all(self.slots.len()) {
                         break;
                     }
                     rings.cells(r, |cx, cy| {

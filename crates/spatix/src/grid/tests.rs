@@ -3,8 +3,12 @@
 use core::ops::ControlFlow;
 
 use super::UniformGrid;
+use super::lattice::RINGS_WALKED;
 use crate::workload::Rng;
-use crate::{Aabb, BruteForce, Error, Handle, Point, SpatialIndex, SpatialQuery, Workspace};
+use crate::{
+    Aabb, BruteForce, Error, Handle, HierarchicalGrid, LooseGrid, Point, PointGrid, SpatialIndex,
+    SpatialQuery, Workspace,
+};
 
 fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
     Aabb::new(Point::new(x0, y0), Point::new(x1, y1)).unwrap()
@@ -753,4 +757,55 @@ fn lists_are_packed_without_maintain_once_enough_moved() {
     }
     assert!(packs >= 2, "{packs} packs");
     t.assert_all();
+}
+
+/// Rings of cells walked by `nearest(point, k)` on `index` holding `boxes`, after checking
+/// its answer against `BruteForce`.
+fn rings_walked<I: SpatialIndex<f64, u32>>(
+    mut index: I,
+    boxes: &[Aabb<f64>],
+    point: Point<f64>,
+    k: usize,
+) -> u64 {
+    let mut brute = BruteForce::new();
+    for (i, b) in boxes.iter().enumerate() {
+        index.insert(*b, i as u32).unwrap();
+        brute.insert(*b, i as u32).unwrap();
+    }
+    let before = RINGS_WALKED.with(|n| n.get());
+    let found = nearest_distances(&index, point, k);
+    let walked = RINGS_WALKED.with(|n| n.get()) - before;
+    assert_eq!(found, nearest_distances(&brute, point, k), "k = {k}");
+    walked
+}
+
+#[test]
+fn nearest_with_k_past_len_stops_once_every_element_is_found() {
+    // Cells of about 1 over [0, 1000]²: 500 rings from the centre to the border, every
+    // element within 20 rings of it.
+    let world = bx(0.0, 0.0, 1000.0, 1000.0);
+    let boxes: Vec<_> = [
+        (480.0, 500.0),
+        (515.0, 490.0),
+        (500.0, 519.0),
+        (505.0, 505.0),
+    ]
+    .iter()
+    .map(|&(x, y)| bx(x, y, x + 0.25, y + 0.25))
+    .collect();
+    let centre = Point::new(500.0, 500.0);
+    for k in [boxes.len(), boxes.len() + 1, 100] {
+        let walked = [
+            rings_walked(UniformGrid::new(world, 1.0).unwrap(), &boxes, centre, k),
+            rings_walked(LooseGrid::new(world, 1.0).unwrap(), &boxes, centre, k),
+            rings_walked(PointGrid::new(world, 0.25).unwrap(), &boxes, centre, k),
+            rings_walked(
+                HierarchicalGrid::new(world, 1.0).unwrap(),
+                &boxes,
+                centre,
+                k,
+            ),
+        ];
+        assert!(walked.iter().all(|&w| w <= 25), "k = {k}: {walked:?} rings");
+    }
 }

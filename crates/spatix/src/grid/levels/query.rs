@@ -78,8 +78,8 @@ impl<S: Scalar, T> Levels<S, T> {
     /// Best-first across levels: each level searches rings of cells outward from the point,
     /// and the next ring searched is always the one, of any level, with the smallest lower
     /// bound (the ring's distance less the level's `reach`); the search stops when that bound
-    /// reaches the k-th best distance. A corner's reach box bounds the distance before the
-    /// true box is read.
+    /// reaches the k-th best distance, or once every element is among the best (`k` at least
+    /// `len`). A corner's reach box bounds the distance before the true box is read.
     pub(crate) fn nearest_impl<'w>(
         &self,
         point: Point<S>,
@@ -108,7 +108,7 @@ impl<S: Scalar, T> Levels<S, T> {
                         }
                     }
                     let Some((i, reach)) = next else { break };
-                    if settled(search.bound(k), reach) {
+                    if settled(search.bound(k), reach) || search.has_all(self.slots.len()) {
                         break;
                     }
                     let level = &self.levels[i];

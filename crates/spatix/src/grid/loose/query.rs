@@ -122,7 +122,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
                 let (l, t) = (&self.loose, &self.tight.lattice);
                 let rings = l.rings(point);
                 for r in 0..=rings.last {
-                    if rings.settled(r, 0.0, search.bound(k)) {
+                    if rings.settled(r, 0.0, search.bound(k)) || search.has_all(self.slots.len()) {
                         break;
                     }
                     rings.cells(r, |cx, cy| {
