@@ -181,9 +181,9 @@ impl Shape {
     /// left step adds 1 to the index and a right step at height `h` adds `2^(h-1)`; the
     /// right steps are exactly the set bits of `leaf`.
     #[inline]
-    fn at(&self, leaf: usize, height: u32) -> Cursor {
+    fn at(&self, leaf: u32, height: u32) -> Cursor {
         Cursor {
-            index: leaf + (self.height - height) as usize - leaf.count_ones() as usize,
+            index: leaf + (self.height - height) - leaf.count_ones(),
             leaf,
             height,
         }
@@ -192,7 +192,8 @@ impl Shape {
     /// The positions of a node's points.
     #[inline]
     fn range(&self, c: Cursor) -> core::ops::Range<usize> {
-        self.start(c.leaf)..self.start(c.leaf + (1 << c.height))
+        let leaf = c.leaf as usize;
+        self.start(leaf)..self.start(leaf + (1 << c.height))
     }
 }
 
@@ -200,8 +201,8 @@ impl Shape {
 /// its height (0 for a leaf).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Cursor {
-    index: usize,
-    leaf: usize,
+    index: u32,
+    leaf: u32,
     height: u32,
 }
 
@@ -209,7 +210,7 @@ impl Cursor {
     /// The two children of an internal node (left: coordinates `<=` the split).
     #[inline]
     fn children(self) -> (Self, Self) {
-        let half = 1usize << (self.height - 1);
+        let half = 1u32 << (self.height - 1);
         let left = Self {
             index: self.index + 1,
             leaf: self.leaf,

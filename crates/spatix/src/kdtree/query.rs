@@ -50,7 +50,7 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// being descended, which the near child keeps).
     #[inline]
     fn towards(&self, node: Cursor, q: [S; 2], from: &Far<S>) -> (Cursor, Far<S>) {
-        let split = self.splits[node.index];
+        let split = self.splits[node.index as usize];
         let axis = split.axis as usize;
         let d = q[axis] - split.value;
         let (left, right) = node.children();
@@ -99,7 +99,7 @@ impl<S: Scalar, T> KdTree<S, T> {
                 }
                 continue;
             }
-            let split = self.splits[node.index];
+            let split = self.splits[node.index as usize];
             let axis = split.axis as usize;
             let (left, right) = node.children();
             let (lo, hi) = split.cut(&region);
@@ -128,7 +128,7 @@ impl<S: Scalar, T> KdTree<S, T> {
         k: usize,
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
-        let mut search = workspace.begin();
+        let mut search = workspace.begin(k);
         if !point.is_finite() || k == 0 || self.entries.is_empty() {
             return workspace.finish();
         }
@@ -136,28 +136,28 @@ impl<S: Scalar, T> KdTree<S, T> {
         let mut stack = self.distance_stack();
         while let Some(far) = stack.pop() {
             // An infinite bound means the heap is not full yet (or squares overflowed).
-            let bound = search.bound(k);
+            let bound = search.bound();
             if !(far.bound < bound || bound == S::INFINITY) {
                 continue;
             }
             let mut node = far.node;
             while node.height > 0 {
                 let (near, beyond) = self.towards(node, q, &far);
-                let bound = search.bound(k);
+                let bound = search.bound();
                 if beyond.bound < bound || bound == S::INFINITY {
                     stack.push(beyond);
                 }
                 node = near;
             }
             let range = self.shape.range(node);
-            let mut bound = search.bound(k);
+            let mut bound = search.bound();
             for (i, e) in range.clone().zip(&self.entries[range]) {
                 let (dx, dy) = (q[0] - e.p[0], q[1] - e.p[1]);
                 let d2 = dx * dx + dy * dy;
                 // `<=`: an infinite distance still fills a heap that is not full.
                 if d2 <= bound {
-                    search.offer(k, self.handle(i), d2);
-                    bound = search.bound(k);
+                    search.offer(self.handle(i), d2);
+                    bound = search.bound();
                 }
             }
         }
@@ -230,7 +230,7 @@ impl<S: Scalar, T> KdTree<S, T> {
         let pending = |node: Cursor, region: Aabb<S>| {
             region.ray_entry_conservative(ray).map(|t| Pending {
                 key: t,
-                node: node.leaf as u32,
+                node: node.leaf,
                 aux: node.height,
                 aabb: region,
             })
@@ -239,7 +239,7 @@ impl<S: Scalar, T> KdTree<S, T> {
             search.push_region(root);
         }
         let expand = |p: Pending<S>, search: &mut RaySearch<'_, S>| {
-            let node = self.shape.at(p.node as usize, p.aux);
+            let node = self.shape.at(p.node, p.aux);
             if node.height == 0 {
                 for i in self.shape.range(node) {
                     let p = self.point(i);
@@ -250,7 +250,7 @@ impl<S: Scalar, T> KdTree<S, T> {
                 return;
             }
             let (left, right) = node.children();
-            let (lo, hi) = self.splits[node.index].cut(&p.aabb);
+            let (lo, hi) = self.splits[node.index as usize].cut(&p.aabb);
             for (child, region) in [(left, lo), (right, hi)] {
                 if let Some(next) = pending(child, region) {
                     search.push_region(next);

@@ -74,8 +74,8 @@ fn preorder_index_follows_from_first_leaf_and_height() {
     while let Some(c) = stack.pop() {
         assert_eq!(shape.at(c.leaf, c.height), c);
         if c.height > 0 {
-            assert!(!seen[c.index], "node {} reached twice", c.index);
-            seen[c.index] = true;
+            assert!(!seen[c.index as usize], "node {} reached twice", c.index);
+            seen[c.index as usize] = true;
             let (l, r) = c.children();
             stack.extend([r, l]);
         }
