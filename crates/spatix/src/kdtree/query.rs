@@ -6,7 +6,7 @@ use super::{Cursor, KdTree, MAX_PENDING, coord};
 use crate::nearest::Pending;
 use crate::pool::ArrayStack;
 use crate::ray::{RaySearch, cast_tree};
-use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
+use crate::{Aabb, Handle, Item, Neighbor, Point, Ray, Scalar, Workspace};
 
 /// A subtree waiting in a rectangle query, with the region its points lie in.
 #[derive(Clone, Copy, Debug, Default)]
@@ -149,14 +149,13 @@ impl<S: Scalar, T> KdTree<S, T> {
                 }
                 node = near;
             }
-            let range = self.shape.range(node);
             let mut bound = search.bound();
-            for (i, e) in range.clone().zip(&self.entries[range]) {
+            for e in &self.entries[self.shape.range(node)] {
                 let (dx, dy) = (q[0] - e.p[0], q[1] - e.p[1]);
                 let d2 = dx * dx + dy * dy;
-                // `<=`: an infinite distance still fills a heap that is not full.
+                // `<=`: an infinite distance still fills a search that is not full.
                 if d2 <= bound {
-                    search.offer(self.handle(i), d2);
+                    search.offer(Handle::new(e.slot, self.generation), d2);
                     bound = search.bound();
                 }
             }
