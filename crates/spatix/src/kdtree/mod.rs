@@ -207,6 +207,18 @@ struct Cursor {
 }
 
 impl Cursor {
+    /// One child of an internal node: the right one (coordinates `>=` the split) if `right`.
+    #[inline]
+    fn child(self, right: bool) -> Self {
+        let half = 1u32 << (self.height - 1);
+        let step = u32::from(right);
+        Self {
+            index: self.index + 1 + step * (half - 1),
+            leaf: self.leaf + step * half,
+            height: self.height - 1,
+        }
+    }
+
     /// The two children of an internal node (left: coordinates `<=` the split).
     #[inline]
     fn children(self) -> (Self, Self) {

@@ -53,13 +53,9 @@ impl<S: Scalar, T> KdTree<S, T> {
         let split = self.splits[node.index as usize];
         let axis = split.axis as usize;
         let d = q[axis] - split.value;
-        let (left, right) = node.children();
-        let (near, other) = if d < S::ZERO {
-            (left, right)
-        } else {
-            (right, left)
-        };
-        (near, from.beyond(other, axis, d))
+        // Arithmetic rather than a branch: the side is a coin toss, which no predictor guesses.
+        let right = d >= S::ZERO;
+        (node.child(right), from.beyond(node.child(!right), axis, d))
     }
 
     /// The stack of a distance search, holding the root (at bound 0).
