@@ -13,7 +13,7 @@ mod validate;
 use core::ops::ControlFlow;
 
 use crate::handle::Slots;
-use crate::{Aabb, Error, Handle, Item, Point, Scalar};
+use crate::{Aabb, Error, Item, Point, Scalar};
 
 /// How a node of a [`KdTree`] chooses the axis it splits.
 ///
@@ -352,12 +352,6 @@ impl<S: Scalar, T> KdTree<S, T> {
     #[inline]
     fn item(&self, i: usize) -> Item<'_, S, T> {
         self.slots.item(self.entries[i].slot)
-    }
-
-    /// The handle of the element at tree position `i`.
-    #[inline]
-    fn handle(&self, i: usize) -> Handle {
-        Handle::new(self.entries[i].slot, self.generation)
     }
 
     /// The point at tree position `i`.

@@ -1,9 +1,9 @@
 //! Rectangle, nearest-neighbour, radius and ray queries.
 
-use core::ops::ControlFlow;
+use core::ops::{ControlFlow, Range};
 
 use super::{Cursor, KdTree, MAX_PENDING, coord};
-use crate::nearest::Pending;
+use crate::nearest::{Pending, Search};
 use crate::pool::ArrayStack;
 use crate::ray::{RaySearch, cast_tree};
 use crate::{Aabb, Handle, Item, Neighbor, Point, Ray, Scalar, Workspace};
@@ -25,7 +25,18 @@ struct Far<S> {
     bound: S,
 }
 
+/// Most points whose distances a nearest-neighbour search computes in one pass: two leaves
+/// of up to 32 points (the default bucket size, 16, leaves room for bucket sizes up to 32).
+const PAIR: usize = 64;
+
 impl<S: Scalar> Far<S> {
+    /// Whether the subtree may hold a point within `bound` (an infinite bound: a search not
+    /// yet full, which takes everything).
+    #[inline]
+    fn within(&self, bound: S) -> bool {
+        self.bound < bound || bound == S::INFINITY
+    }
+
     /// The other side of a split at signed distance `d` from the query point along `axis`.
     #[inline]
     fn beyond(&self, node: Cursor, axis: usize, d: S) -> Self {
@@ -118,6 +129,12 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// The seed's search without its visited map: descend towards the point, scan the leaf,
     /// and backtrack into the far side of a split only while the region beyond it (bounded by
     /// this and the earlier splits crossed) is nearer than the k-th best so far.
+    ///
+    /// The two leaves below a node of height 1 are adjacent in tree order, and the search
+    /// computes the distances to both in one pass before offering any: their cache misses
+    /// then overlap, where a scan that offers as it goes waits for one leaf, then for its
+    /// sibling (which it is likely to need: it is the nearest region after the query
+    /// point's own).
     pub(super) fn nearest_impl<'w>(
         &self,
         point: Point<S>,
@@ -129,34 +146,71 @@ impl<S: Scalar, T> KdTree<S, T> {
             return workspace.finish();
         }
         let q = [point.x, point.y];
+        let mut d2 = [S::ZERO; PAIR];
         let mut stack = self.distance_stack();
         while let Some(far) = stack.pop() {
-            // An infinite bound means the heap is not full yet (or squares overflowed).
-            let bound = search.bound();
-            if !(far.bound < bound || bound == S::INFINITY) {
+            // An infinite bound means the search is not full yet (or squares overflowed).
+            if !far.within(search.bound()) {
                 continue;
             }
             let mut node = far.node;
             while node.height > 0 {
                 let (near, beyond) = self.towards(node, q, &far);
-                let bound = search.bound();
-                if beyond.bound < bound || bound == S::INFINITY {
+                if node.height == 1 {
+                    let pair = self.shape.range(node);
+                    if pair.len() <= PAIR {
+                        let d2 = &mut d2[..pair.len()];
+                        self.distances(q, pair.start, d2);
+                        self.offer(self.shape.range(near), pair.start, d2, &mut search);
+                        if beyond.within(search.bound()) {
+                            let far_leaf = self.shape.range(beyond.node);
+                            self.offer(far_leaf, pair.start, d2, &mut search);
+                        }
+                        break;
+                    }
+                }
+                if beyond.within(search.bound()) {
                     stack.push(beyond);
                 }
                 node = near;
             }
-            let mut bound = search.bound();
-            for e in &self.entries[self.shape.range(node)] {
-                let (dx, dy) = (q[0] - e.p[0], q[1] - e.p[1]);
-                let d2 = dx * dx + dy * dy;
-                // `<=`: an infinite distance still fills a search that is not full.
-                if d2 <= bound {
-                    search.offer(Handle::new(e.slot, self.generation), d2);
-                    bound = search.bound();
+            if node.height == 0 {
+                // The root alone, or a leaf too large to load with its sibling.
+                let leaf = self.shape.range(node);
+                for first in leaf.clone().step_by(PAIR) {
+                    let run = first..leaf.end.min(first + PAIR);
+                    let d2 = &mut d2[..run.len()];
+                    self.distances(q, first, d2);
+                    self.offer(run, first, d2, &mut search);
                 }
             }
         }
         workspace.finish()
+    }
+
+    /// The squared distances from `q` to the points from position `first` on, one per
+    /// element of `d2`.
+    #[inline]
+    fn distances(&self, q: [S; 2], first: usize, d2: &mut [S]) {
+        for (d2, e) in d2.iter_mut().zip(&self.entries[first..]) {
+            let (dx, dy) = (q[0] - e.p[0], q[1] - e.p[1]);
+            *d2 = dx * dx + dy * dy;
+        }
+    }
+
+    /// Offers the points at positions `range` to the search, with their squared distances
+    /// `d2[i - first]`. Out of line: the search's bookkeeping is then compiled once.
+    #[inline(never)]
+    fn offer(&self, range: Range<usize>, first: usize, d2: &[S], search: &mut Search<'_, S>) {
+        let d2 = &d2[range.start - first..range.end - first];
+        let mut bound = search.bound();
+        for (e, &d2) in self.entries[range].iter().zip(d2) {
+            // `<=`: an infinite distance still fills a search that is not full.
+            if d2 <= bound {
+                search.offer(Handle::new(e.slot, self.generation), d2);
+                bound = search.bound();
+            }
+        }
     }
 
     /// Depth-first over the subtrees whose distance bound is at most `radius`; the test is
