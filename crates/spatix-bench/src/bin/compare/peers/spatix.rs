@@ -9,9 +9,9 @@ use core::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use spatix::{
-    Aabb, BruteForce, Handle, KdTree, KdTreeConfig, LooseQuadtree, LooseQuadtreeConfig,
-    MxCifConfig, MxCifQuadtree, PackedIndex, ParallelPairs, Point, Quadtree, QuadtreeConfig,
-    SpatialIndex, SpatialQuery, UniformGrid, Workspace,
+    Aabb, BruteForce, Handle, HierarchicalGrid, KdTree, KdTreeConfig, Layered, LooseGrid,
+    LooseQuadtree, LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree, PackedIndex, ParallelPairs,
+    Point, PointGrid, Quadtree, QuadtreeConfig, SpatialIndex, SpatialQuery, UniformGrid, Workspace,
 };
 
 use super::{BoxIndex, Crate, Moves, PointIndex};
@@ -23,7 +23,10 @@ pub(crate) const CRATE: Crate = Crate {
     version: env!("CARGO_PKG_VERSION"),
     how: "Every dynamic structure through the `SpatialIndex` contract: built by `insert` of \
          every element (after `QuadtreeConfig`, `LooseQuadtreeConfig` or \
-         `MxCifConfig::for_element_size(world, mean extent)` and `reserve(n)`, or `UniformGrid::auto(world, boxes)`), then `maintain`; \
+         `MxCifConfig::for_element_size(world, mean extent)` and `reserve(n)`; or the grids' \
+         `auto(world, boxes)`: `UniformGrid`, `LooseGrid`, `HierarchicalGrid`, and `PointGrid` \
+         for points; or `Layered::new(world, threshold)` with the 95th percentile of the \
+         boxes' half-sizes as threshold), then `maintain`; \
          the static `PackedIndex` by `PackedIndex::build` (a frame rebuilds it); a frame \
          `update`s every element then `maintain`s; pairs `for_each_pair` (`ParallelPairs` with \
          `--threads`); queries `query`, `nearest` (one reused `Workspace`, each result's value \
@@ -43,6 +46,9 @@ pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
         Box::new(Dynamic::new("UniformGrid", grid).parallel(threads)),
         Box::new(Dynamic::new("MxCifQuadtree", mxcif).parallel(threads)),
         Box::new(Dynamic::new("LooseQuadtree", loose_quadtree).parallel(threads)),
+        Box::new(Dynamic::new("LooseGrid", loose_grid).parallel(threads)),
+        Box::new(Dynamic::new("HierarchicalGrid", hierarchical).parallel(threads)),
+        Box::new(Dynamic::new("Layered", layered)),
         Box::new(Packed::default()),
         Box::new(Dynamic::new("BruteForce", brute).up_to(BRUTE_MAX_N)),
     ]
@@ -56,6 +62,9 @@ pub(crate) fn point_indexes(threads: usize) -> Vec<Box<dyn PointIndex>> {
         Box::new(Dynamic::new("UniformGrid", grid)),
         Box::new(Dynamic::new("MxCifQuadtree", mxcif)),
         Box::new(Dynamic::new("LooseQuadtree", loose_quadtree)),
+        Box::new(Dynamic::new("LooseGrid", loose_grid)),
+        Box::new(Dynamic::new("PointGrid", point_grid)),
+        Box::new(Dynamic::new("HierarchicalGrid", hierarchical)),
         Box::new(Packed::default()),
         Box::new(Dynamic::new("BruteForce", brute).up_to(BRUTE_MAX_N)),
     ]
@@ -98,6 +107,34 @@ fn mxcif(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> MxCifQuadtree<f32, u32> {
 /// `UniformGrid::auto` over the sample.
 fn grid(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> UniformGrid<f32, u32> {
     UniformGrid::auto(*world, sample).expect("the agents' world is valid")
+}
+
+/// `LooseGrid::auto` over the sample.
+fn loose_grid(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> LooseGrid<f32, u32> {
+    LooseGrid::auto(*world, sample).expect("the agents' world is valid")
+}
+
+/// `PointGrid::auto` over the sample (points: every box has size zero).
+fn point_grid(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> PointGrid<f32, u32> {
+    PointGrid::auto(*world, sample).expect("the agents' world is valid")
+}
+
+/// `HierarchicalGrid::auto` over the sample.
+fn hierarchical(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> HierarchicalGrid<f32, u32> {
+    HierarchicalGrid::auto(*world, sample).expect("the agents' world is valid")
+}
+
+/// `Layered::new` with the 95th percentile of the sample's half-sizes (the larger of each
+/// box's two) as threshold: the common agents in its point grid, the rare large ones in its
+/// loose grid.
+fn layered(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> Layered<f32, u32> {
+    let mut halves: Vec<f32> = sample
+        .iter()
+        .map(|b| b.size().x.max(b.size().y) * 0.5)
+        .collect();
+    halves.sort_unstable_by(f32::total_cmp);
+    let threshold = halves.get(halves.len() * 95 / 100).copied().unwrap_or(0.0);
+    Layered::new(*world, threshold).expect("the agents' world is valid")
 }
 
 fn brute(_: &Aabb<f32>, _: &[Aabb<f32>]) -> BruteForce<f32, u32> {
