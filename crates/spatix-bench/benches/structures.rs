@@ -49,10 +49,15 @@ fn main() {
         HierarchicalGrid::auto(a.world, &sample).unwrap()
     });
     // Also at 500k, a size the loose grid has a target for (issue 3).
-    suite.bench(&mut c, "loose_grid", &[10_000, 100_000, 500_000, 1_000_000], |a| {
-        let sample: Vec<Aabb<f32>> = a.boxes().collect();
-        LooseGrid::auto(a.world, &sample).unwrap()
-    });
+    suite.bench(
+        &mut c,
+        "loose_grid",
+        &[10_000, 100_000, 500_000, 1_000_000],
+        |a| {
+            let sample: Vec<Aabb<f32>> = a.boxes().collect();
+            LooseGrid::auto(a.world, &sample).unwrap()
+        },
+    );
     // Agents (half-size up to 3, as the workload's common agents) in one part, dragons in
     // another.
     suite.bench(&mut c, "layered", &spatix_bench::SIZES, |a| {

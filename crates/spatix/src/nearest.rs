@@ -204,7 +204,7 @@ impl<S: Scalar> Search<'_, S> {
         let n = Neighbor { handle, distance_2 };
         let k = self.k;
         let full = self.best.len() >= k;
-        if full && !(distance_2 < self.limit) {
+        if full && distance_2 >= self.limit {
             return;
         }
         if k <= SORTED_UP_TO {

@@ -266,8 +266,8 @@ fn set_coord<S: Scalar>(p: &mut Point<S>, axis: usize, v: S) {
 ///
 /// Elements are points: each is stored as a zero-size box, so the contract's rules apply
 /// unchanged (two elements intersect only where they coincide). Its handles are
-/// `(input position, one generation per tree)`: [`Handle::slot`] is the point's position in
-/// the input.
+/// `(input position, one generation per tree)`: [`Handle::slot`](crate::Handle::slot) is the
+/// point's position in the input.
 ///
 /// # When to use it
 /// Points that do not move (or that are rebuilt every frame: building a million points takes
