@@ -114,11 +114,11 @@ impl<S: Scalar, T> SpatialQuery<S, T> for BruteForce<S, T> {
         k: usize,
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
-        let mut search = workspace.begin();
+        let mut search = workspace.begin(k);
         if point.is_finite() {
             for &slot in &self.live {
                 let d = self.slots.aabb(slot).distance_2_to_point(point);
-                search.offer(k, self.slots.handle(slot), d);
+                search.offer(self.slots.handle(slot), d);
             }
         }
         workspace.finish()

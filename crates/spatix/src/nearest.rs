@@ -56,7 +56,8 @@ pub(crate) struct Pending<S> {
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Workspace<S> {
-    /// Max-heap (by distance) of the best candidates so far; sorted ascending at the end.
+    /// The best candidates so far: sorted ascending for small `k`, else a max-heap (by
+    /// distance) sorted at the end.
     best: Vec<Neighbor<S>>,
     /// Min-heap (by key) of nodes still to visit.
     queue: Vec<Pending<S>>,
@@ -99,11 +100,13 @@ impl<S: Scalar> Workspace<S> {
         }
     }
 
-    /// Starts a k-nearest search.
-    pub(crate) fn begin(&mut self) -> Search<'_, S> {
+    /// Starts a search for the `k` nearest.
+    pub(crate) fn begin(&mut self, k: usize) -> Search<'_, S> {
         self.best.clear();
         self.queue.clear();
         Search {
+            k,
+            limit: first_bound(k),
             best: &mut self.best,
             queue: &mut self.queue,
         }
@@ -119,13 +122,15 @@ impl<S: Scalar> Workspace<S> {
         }
     }
 
-    /// Starts a k-nearest search that merges the results of searches run in the nested
+    /// Starts a search for the `k` nearest that merges the results of searches run in the nested
     /// workspace.
-    pub(crate) fn begin_nested(&mut self) -> (Search<'_, S>, &mut Workspace<S>) {
+    pub(crate) fn begin_nested(&mut self, k: usize) -> (Search<'_, S>, &mut Workspace<S>) {
         let nested = self.nested.get_or_insert_with(Box::default);
         self.best.clear();
         self.queue.clear();
         let search = Search {
+            k,
+            limit: first_bound(k),
             best: &mut self.best,
             queue: &mut self.queue,
         };
@@ -144,12 +149,20 @@ impl<S: Scalar> Workspace<S> {
         (search, nested)
     }
 
-    /// Sorts the candidates ascending and returns them.
+    /// Sorts the candidates ascending (unless they already are) and returns them.
     pub(crate) fn finish(&mut self) -> &[Neighbor<S>] {
-        self.best
-            .sort_unstable_by(|a, b| cmp(a.distance_2, b.distance_2));
+        if !self.best.is_sorted_by(|a, b| a.distance_2 <= b.distance_2) {
+            self.best
+                .sort_unstable_by(|a, b| cmp(a.distance_2, b.distance_2));
+        }
         &self.best
     }
+}
+
+/// The bound of a search before its first candidate.
+#[inline]
+fn first_bound<S: Scalar>(k: usize) -> S {
+    if k == 0 { -S::INFINITY } else { S::INFINITY }
 }
 
 /// Total order on distances (which are never NaN: boxes are valid and the point is finite).
@@ -158,23 +171,30 @@ fn cmp<S: Scalar>(a: S, b: S) -> Ordering {
     a.partial_cmp(&b).unwrap_or(Ordering::Equal)
 }
 
-/// One search in progress: a bounded max-heap of candidates and a min-heap of pending nodes,
-/// both array-backed (the binary-heap index arithmetic is written out so the two heaps can
-/// share it without wrapper types).
+/// Up to this `k`, a search keeps its best candidates sorted by insertion: for small `k`
+/// a few moves within one or two cache lines cost less than a heap's sifts, and the result
+/// needs no final sort.
+const SORTED_UP_TO: usize = 16;
+
+/// One search in progress: the best `k` candidates so far (sorted for small `k`, a bounded
+/// max-heap beyond) and a min-heap of pending nodes, both array-backed (the binary-heap index
+/// arithmetic is written out so the two heaps can share it without wrapper types).
 pub(crate) struct Search<'w, S> {
+    /// How many candidates the search keeps.
+    k: usize,
+    /// [`Search::bound`], kept up to date by every offer.
+    limit: S,
     best: &'w mut Vec<Neighbor<S>>,
     queue: &'w mut Vec<Pending<S>>,
 }
 
 impl<S: Scalar> Search<'_, S> {
-    /// The distance a candidate must beat (`<=` keeps ties) to enter the best `k`.
+    /// The distance a candidate must beat (`<=` keeps ties) to enter the best `k`: infinite
+    /// until `k` candidates are in (and minus infinity for `k = 0`, which ends every
+    /// search at once).
     #[inline]
-    pub(crate) fn bound(&self, k: usize) -> S {
-        if self.best.len() < k {
-            S::INFINITY
-        } else {
-            self.best[0].distance_2
-        }
+    pub(crate) fn bound(&self) -> S {
+        self.limit
     }
 
     /// Whether the best so far are `len` elements: all of them, in a structure of `len`
@@ -185,19 +205,42 @@ impl<S: Scalar> Search<'_, S> {
         self.best.len() == len
     }
 
-    /// Offers a candidate to the best `k`.
+    /// Offers a candidate to the best `k`: up to [`SORTED_UP_TO`] kept sorted by insertion,
+    /// beyond it in a max-heap.
     #[inline]
-    pub(crate) fn offer(&mut self, k: usize, handle: Handle, distance_2: S) {
-        if k == 0 {
+    pub(crate) fn offer(&mut self, handle: Handle, distance_2: S) {
+        let n = Neighbor { handle, distance_2 };
+        let k = self.k;
+        let full = self.best.len() >= k;
+        if full && distance_2 >= self.limit {
             return;
         }
-        let n = Neighbor { handle, distance_2 };
-        if self.best.len() < k {
-            self.best.push(n);
-            sift_up(self.best, |a, b| a.distance_2 > b.distance_2);
-        } else if distance_2 < self.best[0].distance_2 {
-            self.best[0] = n;
-            sift_down(self.best, |a, b| a.distance_2 > b.distance_2);
+        if k <= SORTED_UP_TO {
+            if !full {
+                self.best.push(n);
+            }
+            let best = &mut self.best[..];
+            let last = best.len() - 1;
+            let mut i = last;
+            while i > 0 && best[i - 1].distance_2 > distance_2 {
+                best[i] = best[i - 1];
+                i -= 1;
+            }
+            best[i] = n;
+            if last + 1 == k {
+                self.limit = best[last].distance_2;
+            }
+        } else {
+            if full {
+                self.best[0] = n;
+                sift_down(self.best, |a, b| a.distance_2 > b.distance_2);
+            } else {
+                self.best.push(n);
+                sift_up(self.best, |a, b| a.distance_2 > b.distance_2);
+            }
+            if self.best.len() == k {
+                self.limit = self.best[0].distance_2;
+            }
         }
     }
 

@@ -299,19 +299,19 @@ pub(crate) fn nearest_in_frames<S: Scalar>(
     workspace: &mut Workspace<S>,
     mut node: impl FnMut(&Frame<S>, &mut Search<'_, S>) -> Option<u32>,
 ) -> &[Neighbor<S>] {
-    let mut search = workspace.begin();
+    let mut search = workspace.begin(k);
     if point.is_finite() && k > 0 {
         let pending = |f: &Frame<S>| f.pending(f.reach().distance_2_to_point(point));
         search.push(pending(&Frame::root(world)));
         while let Some(p) = search.pop() {
-            if p.key > search.bound(k) {
+            if p.key > search.bound() {
                 break;
             }
             let f = Frame::from_pending(&p);
             if let Some(first_child) = node(&f, &mut search) {
                 for child in f.children(first_child) {
                     let next = pending(&child);
-                    if next.key <= search.bound(k) {
+                    if next.key <= search.bound() {
                         search.push(next);
                     }
                 }

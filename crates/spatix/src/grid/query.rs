@@ -49,21 +49,21 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
         {
-            let mut search = workspace.begin();
+            let mut search = workspace.begin(k);
             if k > 0 && point.is_finite() && self.slots.len() > 0 {
                 let l = &self.lattice;
                 let rings = l.rings(point);
                 for r in 0..=rings.last {
-                    if rings.settled(r, 0.0, search.bound(k)) || search.has_all(self.slots.len()) {
+                    if rings.settled(r, 0.0, search.bound()) || search.has_all(self.slots.len()) {
                         break;
                     }
                     rings.cells(r, |cx, cy| {
                         for slot in self.pool.items(self.cells[l.index(cx, cy)]) {
                             let b = self.slots.aabb(slot);
                             let d = b.distance_2_to_point(point);
-                            if d <= search.bound(k) && l.cell_of(b.closest_point(point)) == (cx, cy)
+                            if d <= search.bound() && l.cell_of(b.closest_point(point)) == (cx, cy)
                             {
-                                search.offer(k, self.slots.handle(slot), d);
+                                search.offer(self.slots.handle(slot), d);
                             }
                         }
                     });

@@ -13,7 +13,7 @@ mod validate;
 use core::ops::ControlFlow;
 
 use crate::handle::Slots;
-use crate::{Aabb, Error, Handle, Item, Point, Scalar};
+use crate::{Aabb, Error, Item, Point, Scalar};
 
 /// How a node of a [`KdTree`] chooses the axis it splits.
 ///
@@ -181,9 +181,9 @@ impl Shape {
     /// left step adds 1 to the index and a right step at height `h` adds `2^(h-1)`; the
     /// right steps are exactly the set bits of `leaf`.
     #[inline]
-    fn at(&self, leaf: usize, height: u32) -> Cursor {
+    fn at(&self, leaf: u32, height: u32) -> Cursor {
         Cursor {
-            index: leaf + (self.height - height) as usize - leaf.count_ones() as usize,
+            index: leaf + (self.height - height) - leaf.count_ones(),
             leaf,
             height,
         }
@@ -192,7 +192,8 @@ impl Shape {
     /// The positions of a node's points.
     #[inline]
     fn range(&self, c: Cursor) -> core::ops::Range<usize> {
-        self.start(c.leaf)..self.start(c.leaf + (1 << c.height))
+        let leaf = c.leaf as usize;
+        self.start(leaf)..self.start(leaf + (1 << c.height))
     }
 }
 
@@ -200,16 +201,28 @@ impl Shape {
 /// its height (0 for a leaf).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Cursor {
-    index: usize,
-    leaf: usize,
+    index: u32,
+    leaf: u32,
     height: u32,
 }
 
 impl Cursor {
+    /// One child of an internal node: the right one (coordinates `>=` the split) if `right`.
+    #[inline]
+    fn child(self, right: bool) -> Self {
+        let half = 1u32 << (self.height - 1);
+        let step = u32::from(right);
+        Self {
+            index: self.index + 1 + step * (half - 1),
+            leaf: self.leaf + step * half,
+            height: self.height - 1,
+        }
+    }
+
     /// The two children of an internal node (left: coordinates `<=` the split).
     #[inline]
     fn children(self) -> (Self, Self) {
-        let half = 1usize << (self.height - 1);
+        let half = 1u32 << (self.height - 1);
         let left = Self {
             index: self.index + 1,
             leaf: self.leaf,
@@ -253,8 +266,8 @@ fn set_coord<S: Scalar>(p: &mut Point<S>, axis: usize, v: S) {
 ///
 /// Elements are points: each is stored as a zero-size box, so the contract's rules apply
 /// unchanged (two elements intersect only where they coincide). Its handles are
-/// `(input position, one generation per tree)`: [`Handle::slot`] is the point's position in
-/// the input.
+/// `(input position, one generation per tree)`: [`Handle::slot`](crate::Handle::slot) is the
+/// point's position in the input.
 ///
 /// # When to use it
 /// Points that do not move (or that are rebuilt every frame: building a million points takes
@@ -339,12 +352,6 @@ impl<S: Scalar, T> KdTree<S, T> {
     #[inline]
     fn item(&self, i: usize) -> Item<'_, S, T> {
         self.slots.item(self.entries[i].slot)
-    }
-
-    /// The handle of the element at tree position `i`.
-    #[inline]
-    fn handle(&self, i: usize) -> Handle {
-        Handle::new(self.entries[i].slot, self.generation)
     }
 
     /// The point at tree position `i`.

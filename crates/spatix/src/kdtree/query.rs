@@ -1,12 +1,12 @@
 //! Rectangle, nearest-neighbour, radius and ray queries.
 
-use core::ops::ControlFlow;
+use core::ops::{ControlFlow, Range};
 
 use super::{Cursor, KdTree, MAX_PENDING, coord};
-use crate::nearest::Pending;
+use crate::nearest::{Pending, Search};
 use crate::pool::ArrayStack;
 use crate::ray::{RaySearch, cast_tree};
-use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
+use crate::{Aabb, Handle, Item, Neighbor, Point, Ray, Scalar, Workspace};
 
 /// A subtree waiting in a rectangle query, with the region its points lie in.
 #[derive(Clone, Copy, Debug, Default)]
@@ -25,7 +25,18 @@ struct Far<S> {
     bound: S,
 }
 
+/// Most points whose distances a nearest-neighbour search computes in one pass: two leaves
+/// of up to 32 points (the default bucket size, 16, leaves room for bucket sizes up to 32).
+const PAIR: usize = 64;
+
 impl<S: Scalar> Far<S> {
+    /// Whether the subtree may hold a point within `bound` (an infinite bound: a search not
+    /// yet full, which takes everything).
+    #[inline]
+    fn within(&self, bound: S) -> bool {
+        self.bound < bound || bound == S::INFINITY
+    }
+
     /// The other side of a split at signed distance `d` from the query point along `axis`.
     #[inline]
     fn beyond(&self, node: Cursor, axis: usize, d: S) -> Self {
@@ -50,16 +61,12 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// being descended, which the near child keeps).
     #[inline]
     fn towards(&self, node: Cursor, q: [S; 2], from: &Far<S>) -> (Cursor, Far<S>) {
-        let split = self.splits[node.index];
+        let split = self.splits[node.index as usize];
         let axis = split.axis as usize;
         let d = q[axis] - split.value;
-        let (left, right) = node.children();
-        let (near, other) = if d < S::ZERO {
-            (left, right)
-        } else {
-            (right, left)
-        };
-        (near, from.beyond(other, axis, d))
+        // Arithmetic rather than a branch: the side is a coin toss, which no predictor guesses.
+        let right = d >= S::ZERO;
+        (node.child(right), from.beyond(node.child(!right), axis, d))
     }
 
     /// The stack of a distance search, holding the root (at bound 0).
@@ -99,7 +106,7 @@ impl<S: Scalar, T> KdTree<S, T> {
                 }
                 continue;
             }
-            let split = self.splits[node.index];
+            let split = self.splits[node.index as usize];
             let axis = split.axis as usize;
             let (left, right) = node.children();
             let (lo, hi) = split.cut(&region);
@@ -122,46 +129,88 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// The seed's search without its visited map: descend towards the point, scan the leaf,
     /// and backtrack into the far side of a split only while the region beyond it (bounded by
     /// this and the earlier splits crossed) is nearer than the k-th best so far.
+    ///
+    /// The two leaves below a node of height 1 are adjacent in tree order, and the search
+    /// computes the distances to both in one pass before offering any: their cache misses
+    /// then overlap, where a scan that offers as it goes waits for one leaf, then for its
+    /// sibling (which it is likely to need: it is the nearest region after the query
+    /// point's own).
     pub(super) fn nearest_impl<'w>(
         &self,
         point: Point<S>,
         k: usize,
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
-        let mut search = workspace.begin();
+        let mut search = workspace.begin(k);
         if !point.is_finite() || k == 0 || self.entries.is_empty() {
             return workspace.finish();
         }
         let q = [point.x, point.y];
+        let mut d2 = [S::ZERO; PAIR];
         let mut stack = self.distance_stack();
         while let Some(far) = stack.pop() {
-            // An infinite bound means the heap is not full yet (or squares overflowed).
-            let bound = search.bound(k);
-            if !(far.bound < bound || bound == S::INFINITY) {
+            // An infinite bound means the search is not full yet (or squares overflowed).
+            if !far.within(search.bound()) {
                 continue;
             }
             let mut node = far.node;
             while node.height > 0 {
                 let (near, beyond) = self.towards(node, q, &far);
-                let bound = search.bound(k);
-                if beyond.bound < bound || bound == S::INFINITY {
+                if node.height == 1 {
+                    let pair = self.shape.range(node);
+                    if pair.len() <= PAIR {
+                        let d2 = &mut d2[..pair.len()];
+                        self.distances(q, pair.start, d2);
+                        self.offer(self.shape.range(near), pair.start, d2, &mut search);
+                        if beyond.within(search.bound()) {
+                            let far_leaf = self.shape.range(beyond.node);
+                            self.offer(far_leaf, pair.start, d2, &mut search);
+                        }
+                        break;
+                    }
+                }
+                if beyond.within(search.bound()) {
                     stack.push(beyond);
                 }
                 node = near;
             }
-            let range = self.shape.range(node);
-            let mut bound = search.bound(k);
-            for (i, e) in range.clone().zip(&self.entries[range]) {
-                let (dx, dy) = (q[0] - e.p[0], q[1] - e.p[1]);
-                let d2 = dx * dx + dy * dy;
-                // `<=`: an infinite distance still fills a heap that is not full.
-                if d2 <= bound {
-                    search.offer(k, self.handle(i), d2);
-                    bound = search.bound(k);
+            if node.height == 0 {
+                // The root alone, or a leaf too large to load with its sibling.
+                let leaf = self.shape.range(node);
+                for first in leaf.clone().step_by(PAIR) {
+                    let run = first..leaf.end.min(first + PAIR);
+                    let d2 = &mut d2[..run.len()];
+                    self.distances(q, first, d2);
+                    self.offer(run, first, d2, &mut search);
                 }
             }
         }
         workspace.finish()
+    }
+
+    /// The squared distances from `q` to the points from position `first` on, one per
+    /// element of `d2`.
+    #[inline]
+    fn distances(&self, q: [S; 2], first: usize, d2: &mut [S]) {
+        for (d2, e) in d2.iter_mut().zip(&self.entries[first..]) {
+            let (dx, dy) = (q[0] - e.p[0], q[1] - e.p[1]);
+            *d2 = dx * dx + dy * dy;
+        }
+    }
+
+    /// Offers the points at positions `range` to the search, with their squared distances
+    /// `d2[i - first]`. Out of line: the search's bookkeeping is then compiled once.
+    #[inline(never)]
+    fn offer(&self, range: Range<usize>, first: usize, d2: &[S], search: &mut Search<'_, S>) {
+        let d2 = &d2[range.start - first..range.end - first];
+        let mut bound = search.bound();
+        for (e, &d2) in self.entries[range].iter().zip(d2) {
+            // `<=`: an infinite distance still fills a search that is not full.
+            if d2 <= bound {
+                search.offer(Handle::new(e.slot, self.generation), d2);
+                bound = search.bound();
+            }
+        }
     }
 
     /// Depth-first over the subtrees whose distance bound is at most `radius`; the test is
@@ -230,7 +279,7 @@ impl<S: Scalar, T> KdTree<S, T> {
         let pending = |node: Cursor, region: Aabb<S>| {
             region.ray_entry_conservative(ray).map(|t| Pending {
                 key: t,
-                node: node.leaf as u32,
+                node: node.leaf,
                 aux: node.height,
                 aabb: region,
             })
@@ -239,7 +288,7 @@ impl<S: Scalar, T> KdTree<S, T> {
             search.push_region(root);
         }
         let expand = |p: Pending<S>, search: &mut RaySearch<'_, S>| {
-            let node = self.shape.at(p.node as usize, p.aux);
+            let node = self.shape.at(p.node, p.aux);
             if node.height == 0 {
                 for i in self.shape.range(node) {
                     let p = self.point(i);
@@ -250,7 +299,7 @@ impl<S: Scalar, T> KdTree<S, T> {
                 return;
             }
             let (left, right) = node.children();
-            let (lo, hi) = self.splits[node.index].cut(&p.aabb);
+            let (lo, hi) = self.splits[node.index as usize].cut(&p.aabb);
             for (child, region) in [(left, lo), (right, hi)] {
                 if let Some(next) = pending(child, region) {
                     search.push_region(next);

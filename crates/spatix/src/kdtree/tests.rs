@@ -6,7 +6,7 @@ use core::ops::ControlFlow;
 
 use super::*;
 use crate::workload::Rng;
-use crate::{BruteForce, SpatialIndex, SpatialQuery, Workspace};
+use crate::{BruteForce, Handle, SpatialIndex, SpatialQuery, Workspace};
 
 fn tree_of(points: &[Point<f64>], config: KdTreeConfig) -> KdTree<f64, usize> {
     let tree = KdTree::with_config(points.iter().enumerate().map(|(i, &p)| (p, i)), config)
@@ -74,8 +74,8 @@ fn preorder_index_follows_from_first_leaf_and_height() {
     while let Some(c) = stack.pop() {
         assert_eq!(shape.at(c.leaf, c.height), c);
         if c.height > 0 {
-            assert!(!seen[c.index], "node {} reached twice", c.index);
-            seen[c.index] = true;
+            assert!(!seen[c.index as usize], "node {} reached twice", c.index);
+            seen[c.index as usize] = true;
             let (l, r) = c.children();
             stack.extend([r, l]);
         }
@@ -389,4 +389,39 @@ fn par_build_builds_the_same_tree_and_batches_match() {
         assert_eq!(within[i], n);
     }
     assert!(within.iter().sum::<usize>() > 0);
+}
+
+/// The search loads two sibling leaves in one pass when they fit (`PAIR` points) and scans
+/// larger leaves in runs of `PAIR`: every bucket size around those limits, with coincident
+/// points, must give the brute-force distances, each naming a point at that distance.
+#[test]
+fn nearest_agrees_with_brute_force_on_both_sides_of_the_pair_limit() {
+    let mut ws = Workspace::new();
+    for bucket_size in [2, 16, 31, 32, 33, 64, 65, 200] {
+        for n in [1, 2, 33, 130, 1000] {
+            let mut points = random_points(n, (n * 1000 + bucket_size) as u64);
+            points.extend_from_within(..n / 3);
+            let config = KdTreeConfig {
+                bucket_size: bucket_size as u32,
+                ..KdTreeConfig::default()
+            };
+            let tree = tree_of(&points, config);
+            for q in random_points(20, bucket_size as u64) {
+                let mut all: Vec<f64> = points.iter().map(|p| p.distance_2(q)).collect();
+                all.sort_by(f64::total_cmp);
+                for k in [1, 8, 64, 2000] {
+                    let found = tree.nearest(q, k, &mut ws);
+                    let got: Vec<f64> = found.iter().map(|f| f.distance_2).collect();
+                    assert_eq!(
+                        got,
+                        all[..k.min(all.len())],
+                        "bucket {bucket_size}, n {n}, k {k}"
+                    );
+                    for f in found {
+                        assert_eq!(points[f.handle.slot() as usize].distance_2(q), f.distance_2);
+                    }
+                }
+            }
+        }
+    }
 }

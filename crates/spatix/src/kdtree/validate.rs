@@ -97,7 +97,7 @@ impl<S: Scalar, T> KdTree<S, T> {
                 }
                 continue;
             }
-            let split = self.splits[node.index];
+            let split = self.splits[node.index as usize];
             let axis = split.axis as usize;
             let inside =
                 coord(&region.min, axis) <= split.value && split.value <= coord(&region.max, axis);

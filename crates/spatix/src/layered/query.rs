@@ -72,15 +72,15 @@ where
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
         {
-            let (mut search, nested) = workspace.begin_nested();
+            let (mut search, nested) = workspace.begin_nested(k);
             let found = self.agents.nearest(point, k, nested);
-            self.offer_all(&self.agents, found, k, &mut search, |_| true);
+            self.offer_all(&self.agents, found, &mut search, |_| true);
             let found = self.large.nearest(point, k, nested);
-            self.offer_all(&self.large, found, k, &mut search, |_| true);
+            self.offer_all(&self.large, found, &mut search, |_| true);
             let found = self
                 .statics
                 .nearest(point, k.saturating_add(self.dead), nested);
-            self.offer_all(&self.statics, found, k, &mut search, |e| self.is_built(e));
+            self.offer_all(&self.statics, found, &mut search, |e| self.is_built(e));
         }
         workspace.finish()
     }
@@ -91,13 +91,12 @@ where
         &self,
         part: &P,
         found: &[Neighbor<S>],
-        k: usize,
         search: &mut Search<'_, S>,
         keep: impl Fn(&Item<'_, S, u32>) -> bool,
     ) {
         for n in found {
             if let Some(e) = part.get(n.handle).filter(&keep) {
-                search.offer(k, self.slots.handle(*e.value), n.distance_2);
+                search.offer(self.slots.handle(*e.value), n.distance_2);
             }
         }
     }

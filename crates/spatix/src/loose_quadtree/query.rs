@@ -62,11 +62,11 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         k: usize,
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
-        let mut search = workspace.begin();
+        let mut search = workspace.begin(k);
         if point.is_finite() && k > 0 && self.slots.len() > 0 {
             search.push(self.pending(0, self.loose[0].distance_2_to_point(point)));
             while let Some(p) = search.pop() {
-                if p.key > search.bound(k) {
+                if p.key > search.bound() {
                     break;
                 }
                 let node = self.nodes[p.node as usize];
@@ -75,7 +75,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                         let b = &self.loose[c as usize];
                         if is_something(b) {
                             let key = b.distance_2_to_point(point);
-                            if key <= search.bound(k) {
+                            if key <= search.bound() {
                                 search.push(self.pending(c, key));
                             }
                         }
@@ -84,8 +84,8 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                 }
                 for (_, e) in self.walk(node.first_child) {
                     let d = e.data.distance_2_to_point(point);
-                    if d <= search.bound(k) {
-                        search.offer(k, self.slots.handle(e.item), d);
+                    if d <= search.bound() {
+                        search.offer(self.slots.handle(e.item), d);
                     }
                 }
             }

@@ -56,8 +56,8 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
             let (boxes, slots) = self.elements(&node);
             for (b, &slot) in boxes.iter().zip(slots) {
                 let d = b.distance_2_to_point(point);
-                if d <= search.bound(k) {
-                    search.offer(k, self.slots.handle(slot), d);
+                if d <= search.bound() {
+                    search.offer(self.slots.handle(slot), d);
                 }
             }
             node.is_branch().then_some(node.first_child)

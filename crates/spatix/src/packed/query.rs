@@ -72,7 +72,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         k: usize,
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
-        let mut search = workspace.begin();
+        let mut search = workspace.begin(k);
         let Some(root) = self.root().filter(|_| point.is_finite() && k > 0) else {
             return workspace.finish();
         };
@@ -90,7 +90,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         let greedy_leaf = node;
         let (first, end) = self.children(1, greedy_leaf);
         for (i, b) in (first..end).zip(&self.elements.boxes[first as usize..end as usize]) {
-            search.offer(k, self.elements.handle(i), distance(b));
+            search.offer(self.elements.handle(i), distance(b));
         }
         search.push(Pending {
             key: distance(root),
@@ -99,7 +99,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
             aabb: *root,
         });
         while let Some(p) = search.pop() {
-            if p.key > search.bound(k) {
+            if p.key > search.bound() {
                 break;
             }
             if p.aux > 1 || p.node != greedy_leaf {
@@ -107,11 +107,11 @@ impl<S: Scalar, T> PackedIndex<S, T> {
                 let below = &self.level(p.aux as usize - 1)[first as usize..end as usize];
                 for (i, b) in (first..end).zip(below) {
                     let d = distance(b);
-                    if d > search.bound(k) {
+                    if d > search.bound() {
                         continue;
                     }
                     if p.aux == 1 {
-                        search.offer(k, self.elements.handle(i), d);
+                        search.offer(self.elements.handle(i), d);
                     } else {
                         search.push(Pending {
                             key: d,

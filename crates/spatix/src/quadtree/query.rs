@@ -66,9 +66,8 @@ impl<S: Scalar, T> Quadtree<S, T> {
             for e in self.links.items(node.first_child) {
                 let b = self.slots.aabb(e);
                 let d = b.distance_2_to_point(point);
-                if d <= search.bound(k) && f.owns(self.world.closest_point(b.closest_point(point)))
-                {
-                    search.offer(k, self.slots.handle(e), d);
+                if d <= search.bound() && f.owns(self.world.closest_point(b.closest_point(point))) {
+                    search.offer(self.slots.handle(e), d);
                 }
             }
             None

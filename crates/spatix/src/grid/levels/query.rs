@@ -87,7 +87,7 @@ impl<S: Scalar, T> Levels<S, T> {
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
         {
-            let mut search = workspace.begin();
+            let mut search = workspace.begin(k);
             if k > 0 && point.is_finite() && self.slots.len() > 0 {
                 // Per level: its rings and the next ring to search (past `last`: done).
                 let mut rings: [Option<(Rings, i64)>; MAX_LEVELS] = [None; MAX_LEVELS];
@@ -108,7 +108,7 @@ impl<S: Scalar, T> Levels<S, T> {
                         }
                     }
                     let Some((i, reach)) = next else { break };
-                    if settled(search.bound(k), reach) || search.has_all(self.slots.len()) {
+                    if settled(search.bound(), reach) || search.has_all(self.slots.len()) {
                         break;
                     }
                     let level = &self.levels[i];
@@ -121,9 +121,9 @@ impl<S: Scalar, T> Levels<S, T> {
                             let node = self.pool.link(at);
                             at = node.next;
                             let near = reach_box(node.data, level.reach).distance_2_to_point(point);
-                            if near <= search.bound(k) {
+                            if near <= search.bound() {
                                 let d = self.slots.aabb(node.item).distance_2_to_point(point);
-                                search.offer(k, self.slots.handle(node.item), d);
+                                search.offer(self.slots.handle(node.item), d);
                             }
                         }
                     });

@@ -117,25 +117,25 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
         {
-            let mut search = workspace.begin();
+            let mut search = workspace.begin(k);
             if k > 0 && point.is_finite() && self.slots.len() > 0 {
                 let (l, t) = (&self.loose, &self.tight.lattice);
                 let rings = l.rings(point);
                 for r in 0..=rings.last {
-                    if rings.settled(r, 0.0, search.bound(k)) || search.has_all(self.slots.len()) {
+                    if rings.settled(r, 0.0, search.bound()) || search.has_all(self.slots.len()) {
                         break;
                     }
                     rings.cells(r, |cx, cy| {
                         let consider = |cell: usize, region: Aabb<S>, tight: Option<(u32, u32)>| {
-                            if region.distance_2_to_point(point) > search.bound(k) {
+                            if region.distance_2_to_point(point) > search.bound() {
                                 return;
                             }
                             let q = region.closest_point(point);
                             if l.owns(q, cx, cy) && tight.is_none_or(|(tx, ty)| t.owns(q, tx, ty)) {
                                 self.for_each_element(cell, |slot, e| {
                                     let d = e.distance_2_to_point(point);
-                                    if d <= search.bound(k) {
-                                        search.offer(k, self.slots.handle(slot), d);
+                                    if d <= search.bound() {
+                                        search.offer(self.slots.handle(slot), d);
                                     }
                                 });
                             }
