@@ -17,6 +17,11 @@ const DEFAULT_FACTOR: u32 = 4;
 /// share of the boxes fall).
 const AUTO_QUANTILE: f64 = 0.98;
 
+/// [`HierarchicalGrid::auto`]: the finest cell is at least wide enough for about this many
+/// elements per cell over the rows the sample spans (at most about as many cells in use as
+/// elements).
+const AUTO_ELEMENTS_PER_CELL: f64 = 1.0;
+
 /// Levels of grids over one world, the finest first, each with cells `factor` times wider
 /// than the last; an element is filed once, in the first level whose cells are at least twice
 /// as wide and high as its box, as one point (the lower-left corner of its box) in one cell.
@@ -235,7 +240,7 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
             *extents.select_nth_unstable_by(at, f64::total_cmp).1
         };
         let count = total.max(extents.len());
-        let floor = Level::sparse_floor(&world, sample, count);
+        let floor = Level::sparse_floor(&world, sample, count, AUTO_ELEMENTS_PER_CELL);
         let cell = Level::pick_cell(&world, S::from_f64(typical), floor);
         let mut grid = Self::new(world, cell)?;
         grid.inner.reserve(count);

@@ -42,10 +42,6 @@ const CELL_FACTOR: f64 = 2.0;
 /// than that only help points, and rows of them would be long).
 const MAX_CELLS_PER_SIDE: f64 = 4096.0;
 
-/// [`Level::sparse_floor`]: at least this many elements per cell, on average over the rows
-/// their sample spans (at most about as many cells in use as elements).
-const ELEMENTS_PER_CELL: f64 = 1.0;
-
 /// `maintain` packs the lists once one node in this many moved since the last pack: a node
 /// that moves stays near its old cell's nodes, and the pair pass was measured to lose little
 /// until many did, whereas a pack rewrites every node.
@@ -159,12 +155,17 @@ impl<S: Scalar> Level<S> {
     }
 
     /// The floor an `auto` constructor puts under [`pick_cell`](Self::pick_cell) for `count`
-    /// elements like the valid boxes of `sample`: about one cell per element over the rows of
-    /// the world the sample spans, which are the rows allocated (a row is allocated whole, the
+    /// elements like the valid boxes of `sample`: about `per_cell` elements per cell over the
+    /// rows of the world the sample spans, which are the rows allocated (a row is allocated whole, the
     /// world's width, when first used). Without it, small boxes spread thinly over a large
     /// world would ask for cells of their own size over all of it: every row in use and far
     /// more cells than elements. 0 (no floor) for no elements.
-    pub(crate) fn sparse_floor(world: &Aabb<S>, sample: &[Aabb<S>], count: usize) -> f64 {
+    pub(crate) fn sparse_floor(
+        world: &Aabb<S>,
+        sample: &[Aabb<S>],
+        count: usize,
+        per_cell: f64,
+    ) -> f64 {
         let (low, high) = sample
             .iter()
             .filter(|b| b.is_valid())
@@ -173,7 +174,7 @@ impl<S: Scalar> Level<S> {
             });
         let span = high.min(world.max.y.to_f64()) - low.max(world.min.y.to_f64());
         let (width, _) = extent_of(world);
-        cell_for_count(width, span.max(0.0), count, ELEMENTS_PER_CELL)
+        cell_for_count(width, span.max(0.0), count, per_cell)
     }
 
     /// Column and row of the cell with row-major index `cell`.
