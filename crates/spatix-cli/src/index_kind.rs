@@ -299,8 +299,7 @@ impl IndexKind {
                 start(grid, plan, user)
             }
             Self::LooseGrid => {
-                let mut grid = LooseGrid::auto(plan.world, &plan.sample)?;
-                grid.reserve(plan.count);
+                let grid = LooseGrid::auto_sampled(plan.world, &plan.sample, plan.count)?;
                 start(grid, plan, user)
             }
             Self::PointGrid => {

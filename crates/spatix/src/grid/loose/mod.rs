@@ -375,10 +375,35 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto(world: Aabb<S>, sample: &[Aabb<S>]) -> Result<Self, Error> {
+        Self::auto_sampled(world, sample, 0)
+    }
+
+    /// As [`auto`](Self::auto), when `sample` is a random sample of the `total` elements the
+    /// grid will hold (for example while streaming a file too large to keep in memory): the
+    /// cell side still comes from the sample's mean extent, but the "at least 2 elements per
+    /// loose cell" floor counts `total` elements (or the sample's, if more), and room is
+    /// reserved for that many.
+    ///
+    /// # Errors
+    /// As [`auto`](Self::auto).
+    ///
+    /// ```
+    /// use spatix::{Aabb, LooseGrid, Point};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1000.0, 1000.0))?;
+    /// let points: Vec<_> = (0..100)
+    ///     .map(|i| Aabb::point(Point::new((i * 10) as f32, (i * 7 % 1000) as f32)))
+    ///     .collect::<Result<_, _>>()?;
+    /// // 100 sampled points standing for 20,000: cells of 10 (2 points each), not 141.
+    /// let grid = LooseGrid::<f32, u64>::auto_sampled(world, &points, 20_000)?;
+    /// assert_eq!(grid.cell_size(), 10.0);
+    /// assert!(LooseGrid::<f32, u64>::auto(world, &points)?.cell_size() > 140.0);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn auto_sampled(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, Error> {
         let (cell, _, n) = auto_cell(
             &world,
             sample,
-            0,
+            total,
             AUTO_EXTENT_FACTOR,
             AUTO_ELEMENTS_PER_CELL,
         )?;
