@@ -2,7 +2,7 @@
 
 use core::cmp::Ordering;
 
-use super::{Entry, KdTree, KdTreeConfig, Shape, Split, SplitRule};
+use super::{Entry, KdTree, KdTreeConfig, Shape, Split, SplitRule, Splits};
 use crate::handle::Slots;
 use crate::{Aabb, Error, Point, Scalar};
 
@@ -104,6 +104,7 @@ impl<S: Scalar, T> KdTree<S, T> {
             parallel_above,
         };
         job.subtree(&mut recs, &mut splits, 0, shape.height);
+        let splits = Splits::from_preorder(&splits, shape.height);
         let entries = recs
             .iter()
             .map(|&Rec { p, slot }| Entry { p, slot })

@@ -6,12 +6,14 @@ mod batch;
 mod build;
 mod pairs;
 mod query;
+mod splits;
 #[cfg(test)]
 mod tests;
 mod validate;
 
 use core::ops::ControlFlow;
 
+use self::splits::Splits;
 use crate::handle::Slots;
 use crate::{Aabb, Error, Item, Point, Scalar};
 
@@ -171,21 +173,8 @@ impl Shape {
     #[inline]
     fn root(&self) -> Cursor {
         Cursor {
-            index: 0,
             leaf: 0,
             height: self.height,
-        }
-    }
-
-    /// The node whose subtree starts at leaf `leaf` and has height `height`. In preorder, a
-    /// left step adds 1 to the index and a right step at height `h` adds `2^(h-1)`; the
-    /// right steps are exactly the set bits of `leaf`.
-    #[inline]
-    fn at(&self, leaf: u32, height: u32) -> Cursor {
-        Cursor {
-            index: leaf + (self.height - height) - leaf.count_ones(),
-            leaf,
-            height,
         }
     }
 
@@ -197,11 +186,10 @@ impl Shape {
     }
 }
 
-/// A node during a traversal: its preorder index among internal nodes, its first leaf, and
-/// its height (0 for a leaf).
+/// A node during a traversal: its first leaf and its height (0 for a leaf). A node of height
+/// `h` is the one whose leaves are `leaf..leaf + 2^h`, with `leaf` a multiple of `2^h`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Cursor {
-    index: u32,
     leaf: u32,
     height: u32,
 }
@@ -210,11 +198,8 @@ impl Cursor {
     /// One child of an internal node: the right one (coordinates `>=` the split) if `right`.
     #[inline]
     fn child(self, right: bool) -> Self {
-        let half = 1u32 << (self.height - 1);
-        let step = u32::from(right);
         Self {
-            index: self.index + 1 + step * (half - 1),
-            leaf: self.leaf + step * half,
+            leaf: self.leaf + (u32::from(right) << (self.height - 1)),
             height: self.height - 1,
         }
     }
@@ -222,18 +207,7 @@ impl Cursor {
     /// The two children of an internal node (left: coordinates `<=` the split).
     #[inline]
     fn children(self) -> (Self, Self) {
-        let half = 1u32 << (self.height - 1);
-        let left = Self {
-            index: self.index + 1,
-            leaf: self.leaf,
-            height: self.height - 1,
-        };
-        let right = Self {
-            index: self.index + half,
-            leaf: self.leaf + half,
-            height: self.height - 1,
-        };
-        (left, right)
+        (self.child(false), self.child(true))
     }
 }
 
@@ -309,9 +283,8 @@ fn set_coord<S: Scalar>(p: &mut Point<S>, axis: usize, v: S) {
 pub struct KdTree<S, T> {
     config: KdTreeConfig,
     shape: Shape,
-    /// Internal nodes in preorder: node `i`'s left child is `i + 1`, its right child
-    /// `i + 2^(height - 1)`.
-    splits: Vec<Split<S>>,
+    /// The internal nodes' splits, in cache-line blocks.
+    splits: Splits<S>,
     /// The points in tree order, each beside its slot: each leaf is a contiguous run, and a
     /// search that accepts a point finds its slot on the same cache line.
     entries: Vec<Entry<S>>,
@@ -379,7 +352,7 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// Heap bytes held (`memory_bytes`).
     fn memory_impl(&self) -> usize {
         self.slots.memory_bytes()
-            + self.splits.capacity() * size_of::<Split<S>>()
+            + self.splits.memory_bytes()
             + self.entries.capacity() * size_of::<Entry<S>>()
     }
 }

@@ -34,7 +34,7 @@ impl<S: Scalar, T> KdTree<S, T> {
         while let Some(Bounded { node, region }) = stack.pop() {
             if node.height > 0 {
                 let (left, right) = node.children();
-                let (lo, hi) = self.splits[node.index as usize].cut(&region);
+                let (lo, hi) = self.splits.get(node).cut(&region);
                 stack.push(Bounded {
                     node: right,
                     region: hi,
@@ -88,7 +88,7 @@ impl<S: Scalar, T> KdTree<S, T> {
                 }
                 continue;
             }
-            let split = self.splits[node.index as usize];
+            let split = self.splits.get(node);
             let v = coord(&p, split.axis as usize);
             let (left, right) = node.children();
             if v >= split.value {

@@ -61,7 +61,7 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// being descended, which the near child keeps).
     #[inline]
     fn towards(&self, node: Cursor, q: [S; 2], from: &Far<S>) -> (Cursor, Far<S>) {
-        let split = self.splits[node.index as usize];
+        let split = self.splits.get(node);
         let axis = split.axis as usize;
         let d = q[axis] - split.value;
         // Arithmetic rather than a branch: the side is a coin toss, which no predictor guesses.
@@ -106,7 +106,7 @@ impl<S: Scalar, T> KdTree<S, T> {
                 }
                 continue;
             }
-            let split = self.splits[node.index as usize];
+            let split = self.splits.get(node);
             let axis = split.axis as usize;
             let (left, right) = node.children();
             let (lo, hi) = split.cut(&region);
@@ -288,7 +288,10 @@ impl<S: Scalar, T> KdTree<S, T> {
             search.push_region(root);
         }
         let expand = |p: Pending<S>, search: &mut RaySearch<'_, S>| {
-            let node = self.shape.at(p.node, p.aux);
+            let node = Cursor {
+                leaf: p.node,
+                height: p.aux,
+            };
             if node.height == 0 {
                 for i in self.shape.range(node) {
                     let p = self.point(i);
@@ -299,7 +302,7 @@ impl<S: Scalar, T> KdTree<S, T> {
                 return;
             }
             let (left, right) = node.children();
-            let (lo, hi) = self.splits[node.index as usize].cut(&p.aabb);
+            let (lo, hi) = self.splits.get(node).cut(&p.aabb);
             for (child, region) in [(left, lo), (right, hi)] {
                 if let Some(next) = pending(child, region) {
                     search.push_region(next);

@@ -67,20 +67,33 @@ fn shape_leaves_hold_between_half_a_bucket_and_a_bucket() {
 }
 
 #[test]
-fn preorder_index_follows_from_first_leaf_and_height() {
-    let shape = Shape { n: 1000, height: 5 };
-    let mut stack = vec![shape.root()];
-    let mut seen = vec![false; shape.nodes()];
-    while let Some(c) = stack.pop() {
-        assert_eq!(shape.at(c.leaf, c.height), c);
-        if c.height > 0 {
-            assert!(!seen[c.index as usize], "node {} reached twice", c.index);
-            seen[c.index as usize] = true;
-            let (l, r) = c.children();
-            stack.extend([r, l]);
+fn every_split_has_its_own_place_in_the_blocks() {
+    // Heights around multiples of the four levels a block holds, so the top block is
+    // partial or full; each split written through its node is read back unchanged.
+    for height in [1, 3, 4, 5, 8, 9, 11] {
+        let shape = Shape {
+            n: 16 << height,
+            height,
+        };
+        let preorder: Vec<_> = (0..shape.nodes())
+            .map(|i| Split {
+                value: i as f32,
+                axis: (i % 3 == 0) as u32,
+            })
+            .collect();
+        let splits = Splits::from_preorder(&preorder, height);
+        let mut index = 0;
+        let mut stack = vec![shape.root()];
+        while let Some(c) = stack.pop() {
+            if c.height > 0 {
+                assert_eq!(splits.get(c), preorder[index], "{c:?} at height {height}");
+                index += 1;
+                let (l, r) = c.children();
+                stack.extend([r, l]);
+            }
         }
+        assert_eq!(index, shape.nodes(), "every internal node is reached");
     }
-    assert!(seen.iter().all(|&s| s), "every internal node is reached");
 }
 
 #[test]
@@ -152,7 +165,8 @@ fn split_rules_choose_the_axes_they_promise() {
             bucket_size: 4,
             split,
         };
-        tree_of(&points, config).splits[0].axis
+        let tree = tree_of(&points, config);
+        tree.splits.get(tree.shape.root()).axis
     };
     assert_eq!(axis(SplitRule::Spread), 0);
     assert_eq!(axis(SplitRule::Variance), 1);
@@ -164,8 +178,9 @@ fn split_rules_choose_the_axes_they_promise() {
             split: SplitRule::Cycle,
         },
     );
-    assert_eq!(cycled.splits[0].axis, 0);
-    assert_eq!(cycled.splits[1].axis, 1);
+    let (left, _) = cycled.shape.root().children();
+    assert_eq!(cycled.splits.get(cycled.shape.root()).axis, 0);
+    assert_eq!(cycled.splits.get(left).axis, 1);
     // A horizontal line splits on x under both measured rules.
     let line: Vec<_> = (0..64).map(|i| Point::new(f64::from(i), 5.0)).collect();
     for split in [SplitRule::Spread, SplitRule::Variance] {
@@ -176,7 +191,14 @@ fn split_rules_choose_the_axes_they_promise() {
                 split,
             },
         );
-        assert!(tree.splits.iter().all(|s| s.axis == 0), "{split:?}");
+        let mut stack = vec![tree.shape.root()];
+        while let Some(c) = stack.pop() {
+            if c.height > 0 {
+                assert_eq!(tree.splits.get(c).axis, 0, "{split:?}");
+                let (l, r) = c.children();
+                stack.extend([l, r]);
+            }
+        }
     }
 }
 
@@ -186,7 +208,7 @@ fn splits_are_medians_and_leaves_contiguous() {
     let tree = tree_of(&points, KdTreeConfig::default());
     let root = tree.shape.root();
     let (left, right) = root.children();
-    let split = tree.splits[0];
+    let split = tree.splits.get(root);
     let a = split.axis as usize;
     let (l, r) = (tree.shape.range(left), tree.shape.range(right));
     assert_eq!((l.len(), r.len()), (500, 500));
@@ -333,8 +355,16 @@ fn check_invariants_catches_corruption() {
     let fresh = tree_of(&points, KdTreeConfig::default());
     type Corruption = fn(&mut KdTree<f64, usize>);
     let corrupt: [(&str, Corruption); 6] = [
-        ("a split moved", |t| t.splits[0].value += 10.0),
-        ("a split's axis flipped", |t| t.splits[0].axis ^= 1),
+        ("a split moved", |t| {
+            let mut split = t.splits.get(t.shape.root());
+            split.value += 10.0;
+            t.splits.set(t.shape.root(), split);
+        }),
+        ("a split's axis flipped", |t| {
+            let mut split = t.splits.get(t.shape.root());
+            split.axis ^= 1;
+            t.splits.set(t.shape.root(), split);
+        }),
         ("two points swapped across the root", |t| {
             let last = t.entries.len() - 1;
             t.entries.swap(0, last);

@@ -31,11 +31,11 @@ impl<S: Scalar, T> KdTree<S, T> {
                 self.shape.height, self.config.bucket_size
             ));
         }
-        if self.splits.len() != self.shape.nodes() {
+        if self.splits.height() != self.shape.height {
             return violated(format!(
-                "{} splits for {} internal nodes",
-                self.splits.len(),
-                self.shape.nodes()
+                "splits of a tree of height {} in a tree of height {}",
+                self.splits.height(),
+                self.shape.height
             ));
         }
         self.check_elements()?;
@@ -97,14 +97,14 @@ impl<S: Scalar, T> KdTree<S, T> {
                 }
                 continue;
             }
-            let split = self.splits[node.index as usize];
+            let split = self.splits.get(node);
             let axis = split.axis as usize;
             let inside =
                 coord(&region.min, axis) <= split.value && split.value <= coord(&region.max, axis);
             if axis > 1 || !split.value.is_finite() || !inside {
                 return violated(format!(
-                    "node {} splits axis {} at {:?}, outside its region {region:?}",
-                    node.index, split.axis, split.value
+                    "node {node:?} splits axis {} at {:?}, outside its region {region:?}",
+                    split.axis, split.value
                 ));
             }
             let (left, right) = node.children();
