@@ -63,6 +63,7 @@ mod packed;
 #[cfg(feature = "rayon")]
 mod par;
 mod pool;
+mod prefetch;
 mod quad;
 mod quadtree;
 mod ray;

@@ -5,6 +5,7 @@ use core::ops::{ControlFlow, Range};
 use super::{Cursor, KdTree, MAX_PENDING, coord};
 use crate::nearest::{Pending, Search};
 use crate::pool::ArrayStack;
+use crate::prefetch::prefetch;
 use crate::ray::{RaySearch, cast_tree};
 use crate::{Aabb, Handle, Item, Neighbor, Point, Ray, Scalar, Workspace};
 
@@ -28,6 +29,12 @@ struct Far<S> {
 /// Most points whose distances a nearest-neighbour search computes in one pass: two leaves
 /// of up to 32 points (the default bucket size, 16, leaves room for bucket sizes up to 32).
 const PAIR: usize = 64;
+
+/// A nearest-neighbour search for more than one point prefetches the far side of the nodes
+/// of up to this height it passes: the leaves it will most likely scan next (the sibling pair
+/// and the sibling four), so that their cache misses overlap the current pair's. For k = 1
+/// the search rarely leaves the first pair, and the prefetches would only cost bandwidth.
+const PREFETCH_UP_TO: u32 = 3;
 
 impl<S: Scalar> Far<S> {
     /// Whether the subtree may hold a point within `bound` (an infinite bound: a search not
@@ -170,6 +177,9 @@ impl<S: Scalar, T> KdTree<S, T> {
                     }
                 }
                 if beyond.within(search.bound()) {
+                    if node.height <= PREFETCH_UP_TO && k > 1 {
+                        prefetch(&self.entries[self.shape.range(beyond.node)]);
+                    }
                     stack.push(beyond);
                 }
                 node = near;
