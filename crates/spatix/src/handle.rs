@@ -287,6 +287,26 @@ impl<S: Scalar, T> Slots<S, T> {
         ControlFlow::Continue(())
     }
 
+    /// Reports the elements of live slots to `visit`, in order, stopping if it breaks. As in
+    /// [`Slots::visit_pairs`], the items of a few dozen slots are looked up in one tight loop
+    /// before any is reported, so that their cache misses overlap.
+    pub(crate) fn visit_slots<F>(&self, slots: &[u32], visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        const CHUNK: usize = 32;
+        for chunk in slots.chunks(CHUNK) {
+            let mut items = [None; CHUNK];
+            for (item, &slot) in items.iter_mut().zip(chunk) {
+                *item = Some(self.item(slot));
+            }
+            for &item in items.iter().flatten() {
+                visit(item)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
     /// Whether the slot holds a live element.
     #[inline]
     pub(crate) fn is_live(&self, slot: u32) -> bool {

@@ -30,6 +30,9 @@ struct Far<S> {
 /// of up to 32 points (the default bucket size, 16, leaves room for bucket sizes up to 32).
 const PAIR: usize = 64;
 
+/// Most hits a radius search holds before reporting them.
+const HITS: usize = 32;
+
 /// A nearest-neighbour search for more than one point prefetches the far side of the nodes
 /// of up to this height it passes: the leaves it will most likely scan next (the sibling pair
 /// and the sibling four), so that their cache misses overlap the current pair's. For k = 1
@@ -247,27 +250,36 @@ impl<S: Scalar, T> KdTree<S, T> {
         }
         let q = [point.x, point.y];
         let mut stack = self.distance_stack();
+        // Hits wait here and are reported in batches (`Slots::visit_slots`).
+        let mut hits = [0u32; HITS];
+        let mut held = 0;
         while let Some(far) = stack.pop() {
             let mut node = far.node;
             while node.height > 0 {
                 let (near, beyond) = self.towards(node, q, &far);
                 if beyond.bound <= r2 {
+                    if node.height <= PREFETCH_UP_TO {
+                        prefetch(&self.entries[self.shape.range(beyond.node)]);
+                    }
                     stack.push(beyond);
                 }
                 node = near;
             }
-            let range = self.shape.range(node);
-            for (i, e) in range.clone().zip(&self.entries[range]) {
+            for e in &self.entries[self.shape.range(node)] {
                 let [x, y] = e.p;
                 let (dx, dy) = (q[0] - x, q[1] - y);
                 let inside =
                     area.min.x <= x && x <= area.max.x && area.min.y <= y && y <= area.max.y;
-                if dx * dx + dy * dy <= r2 && inside {
-                    visit(self.item(i))?;
+                // Stored unconditionally, kept only on a hit: no branch to mispredict.
+                hits[held] = e.slot;
+                held += usize::from(dx * dx + dy * dy <= r2 && inside);
+                if held == HITS {
+                    self.slots.visit_slots(&hits, &mut visit)?;
+                    held = 0;
                 }
             }
         }
-        ControlFlow::Continue(())
+        self.slots.visit_slots(&hits[..held], &mut visit)
     }
 
     /// Best-first over node regions by where the ray enters them (conservatively), through
