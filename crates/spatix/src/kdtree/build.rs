@@ -1,7 +1,6 @@
 //! Building: one flat array of points reordered in place, node by node, by median selection.
 
-use core::cmp::Ordering;
-
+use super::select::select;
 use super::{Entry, KdTree, KdTreeConfig, Shape, Split, SplitRule};
 use crate::handle::Slots;
 use crate::{Aabb, Error, Point, Scalar};
@@ -185,11 +184,11 @@ impl Job {
         let half = 1usize << (height - 1);
         let mid = self.shape.start(leaf + half) - self.shape.start(leaf);
         let axis = self.axis(recs, height);
-        // One closure per axis, so that the comparison indexes a constant.
+        // One closure per axis, so that the key indexes a constant.
         if axis == 0 {
-            recs.select_nth_unstable_by(mid, |a, b| compare(a.p[0], b.p[0]));
+            select(recs, mid, |r: &Rec<S>| r.p[0]);
         } else {
-            recs.select_nth_unstable_by(mid, |a, b| compare(a.p[1], b.p[1]));
+            select(recs, mid, |r: &Rec<S>| r.p[1]);
         }
         splits[0] = Split {
             value: recs[mid].p[axis],
@@ -267,10 +266,4 @@ const SAMPLE: usize = 1024;
 /// The records a node measures its spread on: all of them, or an evenly spaced sample.
 fn sample<S: Scalar>(recs: &[Rec<S>]) -> impl Iterator<Item = &Rec<S>> {
     recs.iter().step_by(recs.len().div_ceil(SAMPLE))
-}
-
-/// Orders finite coordinates.
-#[inline]
-fn compare<S: Scalar>(a: S, b: S) -> Ordering {
-    a.partial_cmp(&b).unwrap_or(Ordering::Equal)
 }

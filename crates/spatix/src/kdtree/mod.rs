@@ -6,6 +6,7 @@ mod batch;
 mod build;
 mod pairs;
 mod query;
+mod select;
 #[cfg(test)]
 mod tests;
 mod validate;
