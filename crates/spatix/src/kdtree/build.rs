@@ -97,16 +97,13 @@ impl<S: Scalar, T> KdTree<S, T> {
         } = gather(points)?;
         let shape = Shape::new(recs.len(), config.bucket_size);
         let mut splits = vec![Split::default(); shape.nodes()];
+        let mut entries = vec![Entry::default(); recs.len()];
         let job = Job {
             shape,
             rule: config.split,
             parallel_above,
         };
-        job.subtree(&mut recs, &mut splits, 0, shape.height);
-        let entries = recs
-            .iter()
-            .map(|&Rec { p, slot }| Entry { p, slot })
-            .collect();
+        job.subtree(&mut recs, &mut entries, &mut splits, 0, shape.height);
         Ok(Self {
             config,
             shape,
@@ -169,15 +166,21 @@ struct Job {
 
 impl Job {
     /// Builds the subtree whose first leaf is `leaf` and whose height is `height`: `recs`
-    /// are its points and `splits` its internal nodes, in preorder.
+    /// are its points, `entries` receive them in tree order, and `splits` its internal
+    /// nodes, in preorder. A leaf copies its records out as soon as they are in place, while
+    /// they are in cache.
     fn subtree<S: Scalar>(
         self,
         recs: &mut [Rec<S>],
+        entries: &mut [Entry<S>],
         splits: &mut [Split<S>],
         leaf: usize,
         height: u32,
     ) {
         if height == 0 {
+            for (entry, &Rec { p, slot }) in entries.iter_mut().zip(recs.iter()) {
+                *entry = Entry { p, slot };
+            }
             return;
         }
         let total = recs.len();
@@ -195,11 +198,20 @@ impl Job {
             axis: axis as u32,
         };
         let (left_recs, right_recs) = recs.split_at_mut(mid);
+        let (left_entries, right_entries) = entries.split_at_mut(mid);
         let (left_splits, right_splits) = splits[1..].split_at_mut(half - 1);
         join(
             total > self.parallel_above,
-            || self.subtree(left_recs, left_splits, leaf, height - 1),
-            || self.subtree(right_recs, right_splits, leaf + half, height - 1),
+            || self.subtree(left_recs, left_entries, left_splits, leaf, height - 1),
+            || {
+                self.subtree(
+                    right_recs,
+                    right_entries,
+                    right_splits,
+                    leaf + half,
+                    height - 1,
+                );
+            },
         );
     }
 
@@ -208,14 +220,7 @@ impl Job {
         match self.rule {
             SplitRule::Cycle => ((self.shape.height - height) % 2) as usize,
             SplitRule::Spread => {
-                let first = recs[0].p;
-                let (mut lo, mut hi) = (first, first);
-                for r in sample(recs) {
-                    for a in 0..2 {
-                        lo[a] = lo[a].min_s(r.p[a]);
-                        hi[a] = hi[a].max_s(r.p[a]);
-                    }
-                }
+                let (lo, hi) = extent(recs);
                 let spread = |a: usize| hi[a].to_f64() - lo[a].to_f64();
                 usize::from(spread(1) > spread(0))
             }
@@ -266,4 +271,33 @@ const SAMPLE: usize = 1024;
 /// The records a node measures its spread on: all of them, or an evenly spaced sample.
 fn sample<S: Scalar>(recs: &[Rec<S>]) -> impl Iterator<Item = &Rec<S>> {
     recs.iter().step_by(recs.len().div_ceil(SAMPLE))
+}
+
+/// The smallest and the largest coordinates, per axis, of the records [`sample`] picks. Four
+/// independent minima and maxima per axis, so that a pass over a small node is not one long
+/// chain of dependent comparisons.
+fn extent<S: Scalar>(recs: &[Rec<S>]) -> ([S; 2], [S; 2]) {
+    let step = recs.len().div_ceil(SAMPLE);
+    let count = recs.len().div_ceil(step);
+    let first = recs[0].p;
+    let (mut lo, mut hi) = ([first; 4], [first; 4]);
+    let mut take = |lane: usize, i: usize| {
+        let p = recs[i * step].p;
+        for a in 0..2 {
+            lo[lane][a] = lo[lane][a].min_s(p[a]);
+            hi[lane][a] = hi[lane][a].max_s(p[a]);
+        }
+    };
+    for quad in 0..count / 4 {
+        for lane in 0..4 {
+            take(lane, quad * 4 + lane);
+        }
+    }
+    for i in count / 4 * 4..count {
+        take(0, i);
+    }
+    let fold = |v: [[S; 2]; 4], f: fn(S, S) -> S| {
+        [0, 1].map(|a| f(f(v[0][a], v[1][a]), f(v[2][a], v[3][a])))
+    };
+    (fold(lo, S::min_s), fold(hi, S::max_s))
 }

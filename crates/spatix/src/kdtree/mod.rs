@@ -94,7 +94,7 @@ const MAX_HEIGHT: usize = 31;
 const MAX_PENDING: usize = MAX_HEIGHT + 2;
 
 /// A point in tree order and the slot of its element.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 struct Entry<S> {
     p: [S; 2],
