@@ -1,7 +1,6 @@
 //! Building: one flat array of points reordered in place, node by node, by median selection.
 
-use core::cmp::Ordering;
-
+use super::select::select;
 use super::{Entry, KdTree, KdTreeConfig, Shape, Split, SplitRule, Splits};
 use crate::handle::Slots;
 use crate::{Aabb, Error, Point, Scalar};
@@ -98,17 +97,14 @@ impl<S: Scalar, T> KdTree<S, T> {
         } = gather(points)?;
         let shape = Shape::new(recs.len(), config.bucket_size);
         let mut splits = vec![Split::default(); shape.nodes()];
+        let mut entries = vec![Entry::default(); recs.len()];
         let job = Job {
             shape,
             rule: config.split,
             parallel_above,
         };
-        job.subtree(&mut recs, &mut splits, 0, shape.height);
+        job.subtree(&mut recs, &mut entries, &mut splits, 0, shape.height);
         let splits = Splits::from_preorder(&splits, shape.height);
-        let entries = recs
-            .iter()
-            .map(|&Rec { p, slot }| Entry { p, slot })
-            .collect();
         Ok(Self {
             config,
             shape,
@@ -171,37 +167,52 @@ struct Job {
 
 impl Job {
     /// Builds the subtree whose first leaf is `leaf` and whose height is `height`: `recs`
-    /// are its points and `splits` its internal nodes, in preorder.
+    /// are its points, `entries` receive them in tree order, and `splits` its internal
+    /// nodes, in preorder. A leaf copies its records out as soon as they are in place, while
+    /// they are in cache.
     fn subtree<S: Scalar>(
         self,
         recs: &mut [Rec<S>],
+        entries: &mut [Entry<S>],
         splits: &mut [Split<S>],
         leaf: usize,
         height: u32,
     ) {
         if height == 0 {
+            for (entry, &Rec { p, slot }) in entries.iter_mut().zip(recs.iter()) {
+                *entry = Entry { p, slot };
+            }
             return;
         }
         let total = recs.len();
         let half = 1usize << (height - 1);
         let mid = self.shape.start(leaf + half) - self.shape.start(leaf);
         let axis = self.axis(recs, height);
-        // One closure per axis, so that the comparison indexes a constant.
+        // One closure per axis, so that the key indexes a constant.
         if axis == 0 {
-            recs.select_nth_unstable_by(mid, |a, b| compare(a.p[0], b.p[0]));
+            select(recs, mid, |r: &Rec<S>| r.p[0]);
         } else {
-            recs.select_nth_unstable_by(mid, |a, b| compare(a.p[1], b.p[1]));
+            select(recs, mid, |r: &Rec<S>| r.p[1]);
         }
         splits[0] = Split {
             value: recs[mid].p[axis],
             axis: axis as u32,
         };
         let (left_recs, right_recs) = recs.split_at_mut(mid);
+        let (left_entries, right_entries) = entries.split_at_mut(mid);
         let (left_splits, right_splits) = splits[1..].split_at_mut(half - 1);
         join(
             total > self.parallel_above,
-            || self.subtree(left_recs, left_splits, leaf, height - 1),
-            || self.subtree(right_recs, right_splits, leaf + half, height - 1),
+            || self.subtree(left_recs, left_entries, left_splits, leaf, height - 1),
+            || {
+                self.subtree(
+                    right_recs,
+                    right_entries,
+                    right_splits,
+                    leaf + half,
+                    height - 1,
+                );
+            },
         );
     }
 
@@ -210,14 +221,7 @@ impl Job {
         match self.rule {
             SplitRule::Cycle => ((self.shape.height - height) % 2) as usize,
             SplitRule::Spread => {
-                let first = recs[0].p;
-                let (mut lo, mut hi) = (first, first);
-                for r in sample(recs) {
-                    for a in 0..2 {
-                        lo[a] = lo[a].min_s(r.p[a]);
-                        hi[a] = hi[a].max_s(r.p[a]);
-                    }
-                }
+                let (lo, hi) = extent(recs);
                 let spread = |a: usize| hi[a].to_f64() - lo[a].to_f64();
                 usize::from(spread(1) > spread(0))
             }
@@ -270,8 +274,31 @@ fn sample<S: Scalar>(recs: &[Rec<S>]) -> impl Iterator<Item = &Rec<S>> {
     recs.iter().step_by(recs.len().div_ceil(SAMPLE))
 }
 
-/// Orders finite coordinates.
-#[inline]
-fn compare<S: Scalar>(a: S, b: S) -> Ordering {
-    a.partial_cmp(&b).unwrap_or(Ordering::Equal)
+/// The smallest and the largest coordinates, per axis, of the records [`sample`] picks. Four
+/// independent minima and maxima per axis, so that a pass over a small node is not one long
+/// chain of dependent comparisons.
+fn extent<S: Scalar>(recs: &[Rec<S>]) -> ([S; 2], [S; 2]) {
+    let step = recs.len().div_ceil(SAMPLE);
+    let count = recs.len().div_ceil(step);
+    let first = recs[0].p;
+    let (mut lo, mut hi) = ([first; 4], [first; 4]);
+    let mut take = |lane: usize, i: usize| {
+        let p = recs[i * step].p;
+        for a in 0..2 {
+            lo[lane][a] = lo[lane][a].min_s(p[a]);
+            hi[lane][a] = hi[lane][a].max_s(p[a]);
+        }
+    };
+    for quad in 0..count / 4 {
+        for lane in 0..4 {
+            take(lane, quad * 4 + lane);
+        }
+    }
+    for i in count / 4 * 4..count {
+        take(0, i);
+    }
+    let fold = |v: [[S; 2]; 4], f: fn(S, S) -> S| {
+        [0, 1].map(|a| f(f(v[0][a], v[1][a]), f(v[2][a], v[3][a])))
+    };
+    (fold(lo, S::min_s), fold(hi, S::max_s))
 }

@@ -6,6 +6,7 @@ mod batch;
 mod build;
 mod pairs;
 mod query;
+mod select;
 mod splits;
 #[cfg(test)]
 mod tests;
@@ -95,7 +96,7 @@ const MAX_HEIGHT: usize = 31;
 const MAX_PENDING: usize = MAX_HEIGHT + 2;
 
 /// A point in tree order and the slot of its element.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 struct Entry<S> {
     p: [S; 2],

@@ -221,6 +221,59 @@ fn splits_are_medians_and_leaves_contiguous() {
 }
 
 #[test]
+fn heavy_duplicates_in_large_nodes_build_a_valid_balanced_tree() {
+    // 100k points on three vertical lines, spread widest along x: the root and its children
+    // (more than 32k points) take the sampled-pivot selection, whose pivots equal a third of
+    // the points each.
+    let mut rng = Rng::new(4);
+    let points: Vec<_> = (0..100_000)
+        .map(|i| Point::new(f64::from(i % 3) * 10.0, rng.range(0.0, 1.0)))
+        .collect();
+    let tree = tree_of(&points, KdTreeConfig::default());
+    assert_eq!(tree.splits[0].axis, 0);
+    let same = vec![Point::new(1.0, 1.0); 100_000];
+    assert_eq!(
+        tree_of(&same, KdTreeConfig::default()).height(),
+        tree.height()
+    );
+    let cycle = KdTreeConfig {
+        split: SplitRule::Cycle,
+        ..KdTreeConfig::default()
+    };
+    let mut ws = Workspace::new();
+    let near = tree_of(&points, cycle).nearest(Point::new(10.0, 0.5), 3, &mut ws);
+    assert!(near.iter().all(|n| n.distance_2 <= 1e-6), "{near:?}");
+}
+
+#[test]
+fn median_selection_orders_around_its_position_on_any_data() {
+    let n = 100_000;
+    let mut rng = Rng::new(5);
+    let random: Vec<f64> = (0..n).map(|_| rng.unit()).collect();
+    let data: [(&str, Vec<f64>); 6] = [
+        ("random", random),
+        ("sorted", (0..n).map(|i| i as f64).collect()),
+        ("reversed", (0..n).map(|i| (n - i) as f64).collect()),
+        ("three values", (0..n).map(|i| (i % 3) as f64).collect()),
+        ("all equal", vec![2.5; n]),
+        ("sawtooth", (0..n).map(|i| (i % 1000) as f64).collect()),
+    ];
+    for (name, keys) in data {
+        let mut sorted = keys.clone();
+        sorted.sort_by(f64::total_cmp);
+        for k in [0, 1, n / 3, n / 2, n - 2, n - 1] {
+            let mut v = keys.clone();
+            select::select(&mut v, k, |x: &f64| *x);
+            assert_eq!(v[k], sorted[k], "{name}, position {k}");
+            assert!(v[..k].iter().all(|&x| x <= v[k]), "{name}, position {k}");
+            assert!(v[k..].iter().all(|&x| x >= v[k]), "{name}, position {k}");
+            v.sort_by(f64::total_cmp);
+            assert_eq!(v, sorted, "{name}: a permutation");
+        }
+    }
+}
+
+#[test]
 fn handles_name_input_positions_and_reject_strangers() {
     let points = random_points(100, 4);
     let tree = tree_of(&points, KdTreeConfig::default());
