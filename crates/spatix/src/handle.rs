@@ -287,10 +287,30 @@ impl<S: Scalar, T> Slots<S, T> {
         ControlFlow::Continue(())
     }
 
-    /// Reports the elements of live slots to `visit`, in order, stopping if it breaks. As in
-    /// [`Slots::visit_pairs`], the items of a few dozen slots are looked up in one tight loop
-    /// before any is reported, so that their cache misses overlap.
-    pub(crate) fn visit_slots<F>(&self, slots: &[u32], visit: &mut F) -> ControlFlow<()>
+    /// The element in a live slot of a table that was only ever inserted into (as a static
+    /// structure's is): its generation is the table's first, so only its value is read.
+    #[inline]
+    fn fresh_item(&self, slot: u32) -> Item<'_, S, T> {
+        let i = slot as usize;
+        debug_assert_eq!(self.generations[i], self.salt, "a slot that was reused");
+        Item {
+            handle: Handle {
+                slot,
+                generation: self.salt,
+            },
+            aabb: &self.boxes[i],
+            value: self.values[i]
+                .as_ref()
+                .expect("structures only hold live slots"),
+        }
+    }
+
+    /// Reports the elements of live slots of a table that was only ever inserted into to
+    /// `visit`, in order, stopping if it breaks. As in [`Slots::visit_pairs`], the items of a
+    /// few dozen slots are looked up in one tight loop before any is reported, so that their
+    /// cache misses overlap; and only their values are read ([`Slots::first_generation`] is
+    /// every handle's generation).
+    pub(crate) fn visit_fresh_slots<F>(&self, slots: &[u32], visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
@@ -298,7 +318,7 @@ impl<S: Scalar, T> Slots<S, T> {
         for chunk in slots.chunks(CHUNK) {
             let mut items = [None; CHUNK];
             for (item, &slot) in items.iter_mut().zip(chunk) {
-                *item = Some(self.item(slot));
+                *item = Some(self.fresh_item(slot));
             }
             for &item in items.iter().flatten() {
                 visit(item)?;

@@ -250,7 +250,7 @@ impl<S: Scalar, T> KdTree<S, T> {
         }
         let q = [point.x, point.y];
         let mut stack = self.distance_stack();
-        // Hits wait here and are reported in batches (`Slots::visit_slots`).
+        // Hits wait here and are reported in batches (`Slots::visit_fresh_slots`).
         let mut hits = [0u32; HITS];
         let mut held = 0;
         while let Some(far) = stack.pop() {
@@ -274,12 +274,12 @@ impl<S: Scalar, T> KdTree<S, T> {
                 hits[held] = e.slot;
                 held += usize::from(dx * dx + dy * dy <= r2 && inside);
                 if held == HITS {
-                    self.slots.visit_slots(&hits, &mut visit)?;
+                    self.slots.visit_fresh_slots(&hits, &mut visit)?;
                     held = 0;
                 }
             }
         }
-        self.slots.visit_slots(&hits[..held], &mut visit)
+        self.slots.visit_fresh_slots(&hits[..held], &mut visit)
     }
 
     /// Best-first over node regions by where the ray enters them (conservatively), through
