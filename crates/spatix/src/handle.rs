@@ -147,11 +147,42 @@ impl<S: Scalar, T> Slots<S, T> {
         Ok(slot)
     }
 
+    /// A table holding `boxes[i]` and `values[i]` in slot `i` (boxes already validated,
+    /// every value `Some`): what `insert` into an empty table would build, in one go.
+    ///
+    /// # Errors
+    /// [`Error::CapacityExceeded`] past 2^32 - 2 elements.
+    pub(crate) fn from_elements(
+        boxes: Vec<Aabb<S>>,
+        values: Vec<Option<T>>,
+    ) -> Result<Self, Error> {
+        debug_assert_eq!(boxes.len(), values.len());
+        if boxes.len() >= NIL as usize {
+            return Err(Error::CapacityExceeded);
+        }
+        let salt = next_salt();
+        Ok(Self {
+            len: boxes.len(),
+            generations: vec![salt; boxes.len()],
+            values,
+            boxes,
+            free: Vec::new(),
+            salt,
+        })
+    }
+
     /// Reserves room for `additional` more elements.
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.boxes.reserve(additional);
         self.values.reserve(additional);
         self.generations.reserve(additional);
+    }
+
+    /// The generation of every slot that has never been vacated: the handles of a table that
+    /// was only ever inserted into are `(slot, first_generation)`.
+    #[inline]
+    pub(crate) fn first_generation(&self) -> u32 {
+        self.salt
     }
 
     /// The live slot a handle names, if any.
@@ -256,6 +287,46 @@ impl<S: Scalar, T> Slots<S, T> {
         ControlFlow::Continue(())
     }
 
+    /// The element in a live slot of a table that was only ever inserted into (as a static
+    /// structure's is): its generation is the table's first, so only its value is read.
+    #[inline]
+    fn fresh_item(&self, slot: u32) -> Item<'_, S, T> {
+        let i = slot as usize;
+        debug_assert_eq!(self.generations[i], self.salt, "a slot that was reused");
+        Item {
+            handle: Handle {
+                slot,
+                generation: self.salt,
+            },
+            aabb: &self.boxes[i],
+            value: self.values[i]
+                .as_ref()
+                .expect("structures only hold live slots"),
+        }
+    }
+
+    /// Reports the elements of live slots of a table that was only ever inserted into to
+    /// `visit`, in order, stopping if it breaks. As in [`Slots::visit_pairs`], the items of a
+    /// few dozen slots are looked up in one tight loop before any is reported, so that their
+    /// cache misses overlap; and only their values are read ([`Slots::first_generation`] is
+    /// every handle's generation).
+    pub(crate) fn visit_fresh_slots<F>(&self, slots: &[u32], visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        const CHUNK: usize = 32;
+        for chunk in slots.chunks(CHUNK) {
+            let mut items = [None; CHUNK];
+            for (item, &slot) in items.iter_mut().zip(chunk) {
+                *item = Some(self.fresh_item(slot));
+            }
+            for &item in items.iter().flatten() {
+                visit(item)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
     /// Whether the slot holds a live element.
     #[inline]
     pub(crate) fn is_live(&self, slot: u32) -> bool {
@@ -351,7 +422,7 @@ pub(crate) struct StaticSlots<S, T> {
 impl<S: Scalar, T> StaticSlots<S, T> {
     /// A store of elements already in the structure's order: `slots[p]` is the input index
     /// of the element at position `p` (a permutation of `0..boxes.len()`).
-    fn new(boxes: Vec<Aabb<S>>, values: Vec<T>, slots: Vec<u32>) -> Self {
+    pub(crate) fn new(boxes: Vec<Aabb<S>>, values: Vec<T>, slots: Vec<u32>) -> Self {
         let mut positions = vec![0; slots.len()];
         for (position, &slot) in slots.iter().enumerate() {
             positions[slot as usize] = position as u32;
@@ -365,34 +436,9 @@ impl<S: Scalar, T> StaticSlots<S, T> {
         }
     }
 
-    /// A store of the input's `values` (in input order, each `Some`) put in the structure's
-    /// order: `slots[p]` is the input index of the element at position `p` (a permutation of
-    /// `0..values.len()`), and `boxes` are already by position.
-    pub(crate) fn permuted(
-        boxes: Vec<Aabb<S>>,
-        mut values: Vec<Option<T>>,
-        slots: Vec<u32>,
-    ) -> Self {
-        let values = slots
-            .iter()
-            .map(|&i| {
-                values[i as usize]
-                    .take()
-                    .expect("the order holds every input index once")
-            })
-            .collect();
-        Self::new(boxes, values, slots)
-    }
-
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.boxes.len()
-    }
-
-    /// The generation of every handle of this store's.
-    #[inline]
-    pub(crate) fn generation(&self) -> u32 {
-        self.generation
     }
 
     /// The handle of the element at `position`.

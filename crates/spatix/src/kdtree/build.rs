@@ -2,7 +2,7 @@
 
 use super::select::select;
 use super::{Entry, KdTree, KdTreeConfig, Shape, Split, SplitRule, Splits};
-use crate::handle::{NIL, StaticSlots};
+use crate::handle::Slots;
 use crate::{Aabb, Error, Point, Scalar};
 
 /// A point and its slot, as the build moves them together. Aligned to 16 bytes: for `f32`
@@ -91,7 +91,7 @@ impl<S: Scalar, T> KdTree<S, T> {
     ) -> Result<Self, Error> {
         config.validate()?;
         let Gathered {
-            values,
+            slots,
             mut recs,
             bounds,
         } = gather(points)?;
@@ -105,56 +105,51 @@ impl<S: Scalar, T> KdTree<S, T> {
         };
         job.subtree(&mut recs, &mut entries, &mut splits, 0, shape.height);
         let splits = Splits::from_preorder(&splits, shape.height);
-        let boxes = entries
-            .iter()
-            .map(|e| {
-                let p = Point::new(e.p[0], e.p[1]);
-                Aabb { min: p, max: p }
-            })
-            .collect();
-        let order = entries.iter().map(|e| e.slot).collect();
         Ok(Self {
             config,
             shape,
             splits,
             entries,
             bounds,
-            elements: StaticSlots::permuted(boxes, values, order),
+            generation: slots.first_generation(),
+            slots,
         })
     }
 }
 
-/// The input: its values (in input order), its points as build records and their bounds.
+/// The input, stored and copied: the slot table, the build records and the points' bounds.
 struct Gathered<S, T> {
-    values: Vec<Option<T>>,
+    slots: Slots<S, T>,
     recs: Vec<Rec<S>>,
     bounds: Aabb<S>,
 }
 
-/// Checks every point, keeps the values in input order and copies the points into build
-/// records (slot `i` for input `i`).
+/// Stores every point and value in a fresh slot table (slot `i` for input `i`) and copies the
+/// points into build records.
 fn gather<S: Scalar, T>(
     points: impl IntoIterator<Item = (Point<S>, T)>,
 ) -> Result<Gathered<S, T>, Error> {
     let points = points.into_iter();
     let (lower, _) = points.size_hint();
+    let mut boxes = Vec::with_capacity(lower);
     let mut values = Vec::with_capacity(lower);
     let mut recs = Vec::with_capacity(lower);
     let mut bounds: Option<Aabb<S>> = None;
     for (p, value) in points {
         let aabb = Aabb::point(p)?;
-        if recs.len() >= NIL as usize {
-            return Err(Error::CapacityExceeded);
-        }
         recs.push(Rec {
             p: [p.x, p.y],
-            slot: recs.len() as u32,
+            slot: boxes.len() as u32,
         });
+        boxes.push(aabb);
         values.push(Some(value));
         bounds = Some(bounds.map_or(aabb, |b| b.union(&aabb)));
     }
+    // A static structure keeps no room to grow (an iterator without a size hint leaves some).
+    boxes.shrink_to_fit();
+    values.shrink_to_fit();
     Ok(Gathered {
-        values,
+        slots: Slots::from_elements(boxes, values)?,
         recs,
         bounds: bounds.unwrap_or_default(),
     })

@@ -15,7 +15,7 @@ mod validate;
 use core::ops::ControlFlow;
 
 use self::splits::Splits;
-use crate::handle::{Elements, StaticSlots};
+use crate::handle::Slots;
 use crate::{Aabb, Error, Item, Point, Scalar};
 
 /// How a node of a [`KdTree`] chooses the axis it splits.
@@ -291,9 +291,9 @@ pub struct KdTree<S, T> {
     entries: Vec<Entry<S>>,
     /// The smallest box holding every point (the root's region).
     bounds: Aabb<S>,
-    /// Boxes and values in tree order (position `i` is `entries[i]`'s), and the maps
-    /// between positions and slots: a query's hits read their values beside each other.
-    elements: StaticSlots<S, T>,
+    /// The generation of every element's handle.
+    generation: u32,
+    slots: Slots<S, T>,
 }
 
 impl<S: Scalar, T> KdTree<S, T> {
@@ -325,7 +325,7 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// The element at tree position `i`, as a visitor sees it.
     #[inline]
     fn item(&self, i: usize) -> Item<'_, S, T> {
-        self.elements.item(i as u32)
+        self.slots.item(self.entries[i].slot)
     }
 
     /// The point at tree position `i`.
@@ -333,18 +333,6 @@ impl<S: Scalar, T> KdTree<S, T> {
     fn point(&self, i: usize) -> Point<S> {
         let [x, y] = self.entries[i].p;
         Point::new(x, y)
-    }
-
-    /// Visits the elements at the given tree positions.
-    #[inline]
-    fn visit_positions<F>(&self, positions: &[u32], visit: &mut F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        for &i in positions {
-            visit(self.elements.item(i))?;
-        }
-        ControlFlow::Continue(())
     }
 
     /// Visits every element in tree positions `range`.
@@ -364,10 +352,10 @@ impl<S: Scalar, T> KdTree<S, T> {
 impl<S: Scalar, T> KdTree<S, T> {
     /// Heap bytes held (`memory_bytes`).
     fn memory_impl(&self) -> usize {
-        self.elements.memory_bytes()
+        self.slots.memory_bytes()
             + self.splits.memory_bytes()
             + self.entries.capacity() * size_of::<Entry<S>>()
     }
 }
 
-crate::index::delegate_query!(KdTree, elements, within);
+crate::index::delegate_query!(KdTree, slots, within);

@@ -217,11 +217,10 @@ impl<S: Scalar, T> KdTree<S, T> {
     fn offer(&self, range: Range<usize>, first: usize, d2: &[S], search: &mut Search<'_, S>) {
         let d2 = &d2[range.start - first..range.end - first];
         let mut bound = search.bound();
-        let generation = self.elements.generation();
         for (e, &d2) in self.entries[range].iter().zip(d2) {
             // `<=`: an infinite distance still fills a search that is not full.
             if d2 <= bound {
-                search.offer(Handle::new(e.slot, generation), d2);
+                search.offer(Handle::new(e.slot, self.generation), d2);
                 bound = search.bound();
             }
         }
@@ -251,8 +250,7 @@ impl<S: Scalar, T> KdTree<S, T> {
         }
         let q = [point.x, point.y];
         let mut stack = self.distance_stack();
-        // The positions of hits wait here, and are reported once the buffer is full or the
-        // search is over.
+        // Hits wait here and are reported in batches (`Slots::visit_fresh_slots`).
         let mut hits = [0u32; HITS];
         let mut held = 0;
         while let Some(far) = stack.pop() {
@@ -267,22 +265,21 @@ impl<S: Scalar, T> KdTree<S, T> {
                 }
                 node = near;
             }
-            let range = self.shape.range(node);
-            for (i, e) in (range.start as u32..).zip(&self.entries[range]) {
+            for e in &self.entries[self.shape.range(node)] {
                 let [x, y] = e.p;
                 let (dx, dy) = (q[0] - x, q[1] - y);
                 let inside =
                     area.min.x <= x && x <= area.max.x && area.min.y <= y && y <= area.max.y;
                 // Stored unconditionally, kept only on a hit: no branch to mispredict.
-                hits[held] = i;
+                hits[held] = e.slot;
                 held += usize::from(dx * dx + dy * dy <= r2 && inside);
                 if held == HITS {
-                    self.visit_positions(&hits, &mut visit)?;
+                    self.slots.visit_fresh_slots(&hits, &mut visit)?;
                     held = 0;
                 }
             }
         }
-        self.visit_positions(&hits[..held], &mut visit)
+        self.slots.visit_fresh_slots(&hits[..held], &mut visit)
     }
 
     /// Best-first over node regions by where the ray enters them (conservatively), through
@@ -321,7 +318,7 @@ impl<S: Scalar, T> KdTree<S, T> {
                 for i in self.shape.range(node) {
                     let p = self.point(i);
                     if let Some(t) = (Aabb { min: p, max: p }).entry_unchecked(ray) {
-                        search.push_hit(t, i as u32);
+                        search.push_hit(t, self.entries[i].slot);
                     }
                 }
                 return;
@@ -334,6 +331,6 @@ impl<S: Scalar, T> KdTree<S, T> {
                 }
             }
         };
-        cast_tree(&mut search, &self.elements, expand, visit)
+        cast_tree(&mut search, &self.slots, expand, visit)
     }
 }

@@ -2,7 +2,7 @@
 
 use super::{Cursor, Entry, KdTree, MAX_PENDING, Shape, coord, everywhere};
 use crate::pool::ArrayStack;
-use crate::{Aabb, Error, Scalar};
+use crate::{Aabb, Error, Handle, Scalar};
 
 fn violated<R>(why: String) -> Result<R, Error> {
     Err(Error::InvariantViolated(why))
@@ -15,9 +15,9 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// ancestors' splits give it (left of a split `<=`, right `>=`), and every split lies in
     /// its node's region.
     pub(super) fn validate(&self) -> Result<(), Error> {
-        self.elements.check()?;
+        self.slots.check()?;
         self.config.validate()?;
-        let n = self.elements.len();
+        let n = self.slots.len();
         if self.entries.len() != n || self.shape.n != n {
             return violated(format!(
                 "{n} elements, but {} points in tree order and a shape for {}",
@@ -42,25 +42,31 @@ impl<S: Scalar, T> KdTree<S, T> {
         self.check_splits()
     }
 
-    /// Each position's entry names the slot the element store has there (the store checks
-    /// that these are a permutation) and holds the point of the store's zero-size box; the
-    /// bounds are the points' bounds.
+    /// Every slot appears once in tree order, holds the zero-size box of its point, and has
+    /// the tree's one generation; the bounds are the points' bounds.
     fn check_elements(&self) -> Result<(), Error> {
+        let n = self.entries.len();
+        let mut seen = vec![false; n];
         let mut bounds: Option<Aabb<S>> = None;
         for (i, &Entry { slot, .. }) in self.entries.iter().enumerate() {
-            if slot != self.elements.slots[i] {
+            let s = slot as usize;
+            if s >= n || seen[s] || !self.slots.is_live(slot) {
                 return violated(format!(
-                    "position {i} names slot {slot}, but its element is slot {}",
-                    self.elements.slots[i]
+                    "position {i} names slot {slot}: out of range, repeated or empty"
                 ));
             }
+            seen[s] = true;
             let p = self.point(i);
             let b = Aabb { min: p, max: p };
-            if self.elements.boxes[i] != b || !p.is_finite() {
+            if *self.slots.aabb(slot) != b || !p.is_finite() {
                 return violated(format!(
-                    "position {i} holds {p:?}, but its element's box is {:?}",
-                    self.elements.boxes[i]
+                    "position {i} holds {p:?}, but slot {slot}'s box is {:?}",
+                    self.slots.aabb(slot)
                 ));
+            }
+            let handle = Handle::new(slot, self.generation);
+            if self.slots.get(handle).is_none() {
+                return violated(format!("slot {slot} is not at the tree's generation"));
             }
             bounds = Some(bounds.map_or(b, |a| a.union(&b)));
         }

@@ -248,7 +248,15 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         let slots = curve.keys(&boxes).into_order();
         let sorted_boxes: Vec<Aabb<S>> = slots.iter().map(|&i| boxes[i as usize]).collect();
         drop(boxes);
-        let elements = StaticSlots::permuted(sorted_boxes, values, slots);
+        let sorted_values: Vec<T> = slots
+            .iter()
+            .map(|&i| {
+                values[i as usize]
+                    .take()
+                    .expect("the sorted keys hold every input index once")
+            })
+            .collect();
+        let elements = StaticSlots::new(sorted_boxes, sorted_values, slots);
         let (nodes, levels) = pack(&elements.boxes, config.node_size as usize);
         Ok(Self {
             config,
