@@ -101,7 +101,7 @@ impl<S: Scalar, T> KdTree<S, T> {
             let axis = split.axis as usize;
             let inside =
                 coord(&region.min, axis) <= split.value && split.value <= coord(&region.max, axis);
-            if axis > 1 || !split.value.is_finite() || !inside {
+            if !split.value.is_finite() || !inside {
                 return violated(format!(
                     "node {node:?} splits axis {} at {:?}, outside its region {region:?}",
                     split.axis, split.value
