@@ -67,5 +67,10 @@ fn main() {
     suite.bench_static(&mut c, "packed", &spatix_bench::SIZES, |a| {
         PackedIndex::build(a.boxes().zip(0..)).unwrap()
     });
+    // The uniform grid built in one go (its `build` row against `grid`'s inserts and
+    // `packed`'s build).
+    suite.bench_static(&mut c, "grid_built", &[1_000_000], |a| {
+        UniformGrid::build(a.world, a.boxes().zip(0..)).unwrap()
+    });
     c.final_summary();
 }

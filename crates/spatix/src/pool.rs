@@ -346,6 +346,44 @@ impl<D: Copy + Default> ListPool<D> {
         }
     }
 
+    /// Replaces every list by lists laid out in order, in one counting sort: `entries` is
+    /// called twice and must emit the same `(list, item, data)` entries both times; list `l`
+    /// (whose head is `heads[l]`) then holds its entries in the order emitted, in consecutive
+    /// nodes, and the lists follow one another in the order of `heads`.
+    pub(crate) fn build(
+        &mut self,
+        heads: &mut [u32],
+        entries: impl Fn(&mut dyn FnMut(usize, u32, D)),
+    ) {
+        let mut next = vec![0u32; heads.len()];
+        entries(&mut |list, _, _| next[list] += 1);
+        let mut total = 0u32;
+        for (head, count) in heads.iter_mut().zip(&mut next) {
+            *head = if *count == 0 { NIL } else { total };
+            (total, *count) = (total + *count, total);
+        }
+        self.links.clear();
+        self.links.resize(total as usize, Link::default());
+        entries(&mut |list, item, data| {
+            let at = next[list];
+            next[list] += 1;
+            self.links[at as usize] = Link {
+                next: at + 1,
+                item,
+                data,
+            };
+        });
+        // `next[l]` is now one past list `l`'s last node: end every list there.
+        for (&head, &end) in heads.iter().zip(&next) {
+            if head != NIL {
+                self.links[end as usize - 1].next = NIL;
+            }
+        }
+        self.free = NIL;
+        self.in_use = total as usize;
+        self.relinked = 0;
+    }
+
     /// Drops every list; keeps the memory.
     pub(crate) fn clear(&mut self) {
         self.links.clear();

@@ -809,3 +809,86 @@ fn nearest_with_k_past_len_stops_once_every_element_is_found() {
         assert!(walked.iter().all(|&w| w <= 25), "k = {k}: {walked:?} rings");
     }
 }
+
+/// `build` holds what inserting one by one holds (dragons, out-of-world boxes and points
+/// included), its lists are laid out in cell order, and it keeps working after random
+/// updates, removals and inserts; every step checked against `BruteForce`.
+#[test]
+fn bulk_build_then_mutations_match_the_oracle() {
+    let mut rng = Rng::new(41);
+    let mut items = Vec::new();
+    for i in 0..600u32 {
+        let (x, y) = (rng.range(-20.0, 120.0), rng.range(-20.0, 120.0));
+        let half = if i % 50 == 0 {
+            30.0
+        } else {
+            rng.range(0.0, 2.0)
+        };
+        items.push((bx(x - half, y - half, x + half, y + half), i));
+    }
+    assert_eq!(
+        UniformGrid::build(
+            world(),
+            [
+                (bx(0.0, 0.0, 1.0, 1.0), 0),
+                (
+                    Aabb {
+                        min: Point::new(2.0, 0.0),
+                        max: Point::new(1.0, 1.0)
+                    },
+                    1
+                )
+            ]
+        )
+        .err(),
+        Some(Error::InvalidAabb)
+    );
+    let mut grid = UniformGrid::build(world(), items.iter().copied()).unwrap();
+    assert_eq!(
+        grid.pool.relinked(),
+        0,
+        "built lists are laid out in cell order"
+    );
+    let mut oracle = BruteForce::new();
+    let mut handles = Vec::new();
+    for (b, v) in &items {
+        handles.push((
+            oracle.insert(*b, *v).unwrap(),
+            Handle::new(*v, grid.slots.first_generation()),
+        ));
+    }
+    let compare = |grid: &UniformGrid<f64, u32>, oracle: &BruteForce<f64, u32>| {
+        grid.check_invariants().unwrap();
+        assert_eq!(pair_values(grid), pair_values(oracle));
+        for area in [
+            world(),
+            bx(-50.0, -50.0, 10.0, 10.0),
+            bx(40.0, 40.0, 60.0, 45.0),
+        ] {
+            assert_eq!(query_values(grid, &area), query_values(oracle, &area));
+        }
+    };
+    compare(&grid, &oracle);
+    for step in 0..300 {
+        let i = rng.below(handles.len());
+        let (ho, hg) = handles[i];
+        match step % 3 {
+            0 | 1 => {
+                let (x, y) = (rng.range(-10.0, 110.0), rng.range(-10.0, 110.0));
+                let b = bx(x, y, x + rng.range(0.0, 4.0), y + rng.range(0.0, 4.0));
+                assert_eq!(grid.update(hg, b), oracle.update(ho, b));
+            }
+            _ => {
+                assert_eq!(grid.remove(hg), oracle.remove(ho));
+                let b = bx(50.0, 50.0, 51.0, 51.0);
+                let v = 1000 + step;
+                handles[i] = (oracle.insert(b, v).unwrap(), grid.insert(b, v).unwrap());
+            }
+        }
+        if step % 50 == 0 {
+            grid.maintain();
+            compare(&grid, &oracle);
+        }
+    }
+    compare(&grid, &oracle);
+}

@@ -210,6 +210,22 @@ conformance_static!(packed_f64, f64, boxes, |data| {
 conformance_static!(packed_small_nodes_f64, f64, boxes, |data| {
     spatix::PackedIndex::with_config(data.iter().copied(), spatix::PackedConfig { node_size: 2 })
 });
+// The uniform grid built in one go (`UniformGrid::build`) over the data's usual world: its
+// reads, as a static structure; its updates after a bulk build are in the grid's unit tests.
+conformance_static!(grid_built_f32, f32, boxes, |data| {
+    let world = spatix::Aabb::new(
+        spatix::Point::new(0.0, 0.0),
+        spatix::Point::new(100.0, 100.0),
+    )?;
+    spatix::UniformGrid::build(world, data.iter().copied())
+});
+conformance_static!(grid_built_f64, f64, points, |data| {
+    let world = spatix::Aabb::new(
+        spatix::Point::new(-64.0, -64.0),
+        spatix::Point::new(64.0, 64.0),
+    )?;
+    spatix::UniformGrid::build(world, data.iter().copied())
+});
 // Point grids hold only boxes up to a bound (the half sizes of uniform data), and must refuse
 // larger ones (the dragons of mixed sizes, the far and enclosing boxes of out-of-world data):
 // cells four times the bound (elements re-filed by maintain), and cells at the smallest size
