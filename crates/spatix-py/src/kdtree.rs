@@ -1,0 +1,130 @@
+//! `spatix.KdTree`: the static kd-tree over points, with scipy's `cKDTree.query` shape.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use spatix::{KdTree, SpatialQuery};
+
+use crate::array::{Coord, Rows, bad_row, check_points, first_bad_point, is_float32, points};
+use crate::batch::{self, Workers, pool_error};
+use crate::{Precision, dispatch};
+
+/// A static kd-tree over 2D points (spatix `KdTree`), built once, queried many times.
+#[pyclass(name = "KdTree", module = "spatix", frozen)]
+pub(crate) struct PyKdTree {
+    tree: Precision<KdTree<f32, ()>, KdTree<f64, ()>>,
+}
+
+/// Builds a tree of the `(n, 2)` points of `obj` in precision `S`, the GIL released.
+fn build<S: Coord>(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<KdTree<S, ()>> {
+    let rows = Rows::<S>::read(obj, 2, "points")?;
+    let flat = rows.flat();
+    match py.detach(|| KdTree::build(points(flat).map(|p| (p, ())))) {
+        Ok(tree) => Ok(tree),
+        Err(spatix::Error::InvalidAabb) => match first_bad_point(flat) {
+            Some(row) => Err(bad_row("points", flat, 2, row)),
+            None => Err(PyValueError::new_err("points: invalid coordinates")),
+        },
+        Err(e) => Err(PyValueError::new_err(format!("points: {e}"))),
+    }
+}
+
+/// k-nearest of the `(m, 2)` points of `x` in `tree`: scipy's `(distances, indices)`.
+fn query<'py, S: Coord>(
+    py: Python<'py>,
+    tree: &KdTree<S, ()>,
+    x: &Bound<'py, PyAny>,
+    k: usize,
+    workers: Workers,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    let rows = Rows::<S>::read(x, 2, "x")?;
+    let flat = rows.flat();
+    check_points("x", flat)?;
+    let missing = tree.len() as i64;
+    let (d, i) = py
+        .detach(|| batch::nearest(tree, flat, k, workers, missing, |h| i64::from(h.slot())))
+        .map_err(pool_error)?;
+    let m = rows.len;
+    Ok((
+        crate::array::vec2(py, d, m, k, true)?,
+        crate::array::vec2(py, i, m, k, true)?,
+    ))
+}
+
+/// Every point within `r` of each point of `x`: `(query_index, point_index)`.
+fn query_radius<'py, S: Coord>(
+    py: Python<'py>,
+    tree: &KdTree<S, ()>,
+    x: &Bound<'py, PyAny>,
+    r: f64,
+    workers: Workers,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    if !(r >= 0.0) {
+        return Err(PyValueError::new_err(format!(
+            "r must be a non-negative number, got {r}"
+        )));
+    }
+    let rows = Rows::<S>::read(x, 2, "x")?;
+    let flat = rows.flat();
+    check_points("x", flat)?;
+    let (q, i) = py
+        .detach(|| batch::within(tree, flat, S::from_f64(r), workers, |h| i64::from(h.slot())))
+        .map_err(pool_error)?;
+    Ok((crate::array::vec1(py, q), crate::array::vec1(py, i)))
+}
+
+#[pymethods]
+impl PyKdTree {
+    #[new]
+    fn new(py: Python<'_>, points: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let tree = if is_float32(points) {
+            Precision::F32(build(py, points)?)
+        } else {
+            Precision::F64(build(py, points)?)
+        };
+        Ok(Self { tree })
+    }
+
+    /// The `k` nearest points of each row of `x`, as `scipy.spatial.cKDTree.query` returns
+    /// them.
+    #[pyo3(signature = (x, k = 1, workers = 1))]
+    fn query<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        k: usize,
+        workers: i64,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        if k == 0 {
+            return Err(PyValueError::new_err("k must be at least 1"));
+        }
+        let workers = Workers::new(workers)?;
+        dispatch!(&self.tree, tree: S => query::<S>(py, tree, x, k, workers))
+    }
+
+    /// Every point within distance `r` of each row of `x`.
+    #[pyo3(signature = (x, r, workers = 1))]
+    fn query_radius<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        r: f64,
+        workers: i64,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let workers = Workers::new(workers)?;
+        dispatch!(&self.tree, tree: S => query_radius::<S>(py, tree, x, r, workers))
+    }
+
+    fn __len__(&self) -> usize {
+        dispatch!(&self.tree, tree: S => SpatialQuery::<S, ()>::len(tree))
+    }
+
+    /// `numpy.float32` or `numpy.float64`: the precision the tree was built in.
+    #[getter]
+    fn dtype(&self) -> &'static str {
+        self.tree.dtype()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("KdTree(<{} points, {}>)", self.__len__(), self.dtype())
+    }
+}

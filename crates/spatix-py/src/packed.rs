@@ -1,0 +1,133 @@
+//! `spatix.PackedIndex`: the static packed Hilbert index over boxes.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use spatix::{PackedIndex, SpatialQuery};
+
+use crate::array::{
+    Coord, Rows, bad_row, boxes, check_boxes, check_points, first_bad_box, is_float32, vec1, vec2,
+};
+use crate::batch::{self, Workers, pool_error};
+use crate::{Precision, dispatch};
+
+/// A static index over boxes (spatix `PackedIndex`), built once, queried many times.
+#[pyclass(name = "PackedIndex", module = "spatix", frozen)]
+pub(crate) struct PyPackedIndex {
+    index: Precision<PackedIndex<f32, ()>, PackedIndex<f64, ()>>,
+}
+
+/// Builds an index of the `(n, 4)` boxes of `obj` in precision `S`, the GIL released.
+fn build<S: Coord>(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<PackedIndex<S, ()>> {
+    let rows = Rows::<S>::read(obj, 4, "boxes")?;
+    let flat = rows.flat();
+    match py.detach(|| PackedIndex::build(boxes(flat).map(|b| (b, ())))) {
+        Ok(index) => Ok(index),
+        Err(spatix::Error::InvalidAabb) => match first_bad_box(flat) {
+            Some(row) => Err(bad_row("boxes", flat, 4, row)),
+            None => Err(PyValueError::new_err("boxes: invalid coordinates")),
+        },
+        Err(e) => Err(PyValueError::new_err(format!("boxes: {e}"))),
+    }
+}
+
+/// A box's position in the input the index was built from.
+fn position(handle: spatix::Handle) -> i64 {
+    i64::from(handle.slot())
+}
+
+/// The boxes intersecting each window of `windows`: `(window_index, box_index)`.
+fn query<'py, S: Coord>(
+    py: Python<'py>,
+    index: &PackedIndex<S, ()>,
+    windows: &Bound<'py, PyAny>,
+    workers: Workers,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    let rows = Rows::<S>::read(windows, 4, "windows")?;
+    let flat = rows.flat();
+    check_boxes("windows", flat)?;
+    let (w, b) = py
+        .detach(|| batch::windows(index, flat, workers, position))
+        .map_err(pool_error)?;
+    Ok((vec1(py, w), vec1(py, b)))
+}
+
+/// The `k` nearest boxes of each point of `points`: `(distances, box_index)`.
+fn nearest<'py, S: Coord>(
+    py: Python<'py>,
+    index: &PackedIndex<S, ()>,
+    points: &Bound<'py, PyAny>,
+    k: usize,
+    workers: Workers,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    let rows = Rows::<S>::read(points, 2, "points")?;
+    let flat = rows.flat();
+    check_points("points", flat)?;
+    let missing = index.len() as i64;
+    let (d, i) = py
+        .detach(|| batch::nearest(index, flat, k, workers, missing, position))
+        .map_err(pool_error)?;
+    Ok((
+        vec2(py, d, rows.len, k, true)?,
+        vec2(py, i, rows.len, k, true)?,
+    ))
+}
+
+#[pymethods]
+impl PyPackedIndex {
+    #[new]
+    fn new(py: Python<'_>, boxes: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let index = if is_float32(boxes) {
+            Precision::F32(build(py, boxes)?)
+        } else {
+            Precision::F64(build(py, boxes)?)
+        };
+        Ok(Self { index })
+    }
+
+    #[pyo3(signature = (windows, workers = 1))]
+    fn query<'py>(
+        &self,
+        py: Python<'py>,
+        windows: &Bound<'py, PyAny>,
+        workers: i64,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let workers = Workers::new(workers)?;
+        dispatch!(&self.index, index: S => query::<S>(py, index, windows, workers))
+    }
+
+    fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let flat = dispatch!(&self.index, index: S => {
+            py.detach(|| batch::pairs::<S, (), _>(index, position))
+        });
+        let m = flat.len() / 2;
+        vec2(py, flat, m, 2, false)
+    }
+
+    #[pyo3(signature = (points, k = 1, workers = 1))]
+    fn nearest<'py>(
+        &self,
+        py: Python<'py>,
+        points: &Bound<'py, PyAny>,
+        k: usize,
+        workers: i64,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        if k == 0 {
+            return Err(PyValueError::new_err("k must be at least 1"));
+        }
+        let workers = Workers::new(workers)?;
+        dispatch!(&self.index, index: S => nearest::<S>(py, index, points, k, workers))
+    }
+
+    fn __len__(&self) -> usize {
+        dispatch!(&self.index, index: S => SpatialQuery::<S, ()>::len(index))
+    }
+
+    #[getter]
+    fn dtype(&self) -> &'static str {
+        self.index.dtype()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("PackedIndex(<{} boxes, {}>)", self.__len__(), self.dtype())
+    }
+}
