@@ -42,6 +42,8 @@ pub(crate) struct Rows<'py, S: Element> {
     array: PyReadonlyArrayDyn<'py, S>,
     /// Number of rows.
     pub(crate) len: usize,
+    /// Coordinates per row.
+    pub(crate) cols: usize,
 }
 
 impl<'py, S: Coord> Rows<'py, S> {
@@ -51,6 +53,19 @@ impl<'py, S: Coord> Rows<'py, S> {
     /// # Errors
     /// `ValueError` for another shape or for values numpy cannot convert to `S`.
     pub(crate) fn read(obj: &Bound<'py, PyAny>, cols: usize, what: &str) -> PyResult<Self> {
+        Self::read_either(obj, cols, cols, what)
+    }
+
+    /// [`Rows::read`] for an array of shape `(n, cols)` or `(n, other)` (`cols` when empty).
+    ///
+    /// # Errors
+    /// As [`Rows::read`].
+    pub(crate) fn read_either(
+        obj: &Bound<'py, PyAny>,
+        cols: usize,
+        other: usize,
+        what: &str,
+    ) -> PyResult<Self> {
         let py = obj.py();
         let converted = py
             .import("numpy")?
@@ -66,16 +81,21 @@ impl<'py, S: Coord> Rows<'py, S> {
             .map_err(|e| PyValueError::new_err(format!("{what}: {e}")))?
             .readonly();
         let shape = array.shape();
-        let len = match shape {
-            [n, c] if *c == cols => *n,
-            _ if array.len() == 0 => 0,
+        let (len, cols) = match *shape {
+            [n, c] if c == cols || c == other => (n, c),
+            _ if array.len() == 0 => (0, cols),
             _ => {
+                let expected = if other == cols {
+                    format!("(n, {cols})")
+                } else {
+                    format!("(n, {cols}) or (n, {other})")
+                };
                 return Err(PyValueError::new_err(format!(
-                    "{what} must be an array of shape (n, {cols}), got shape {shape:?}"
+                    "{what} must be an array of shape {expected}, got shape {shape:?}"
                 )));
             }
         };
-        Ok(Self { array, len })
+        Ok(Self { array, len, cols })
     }
 
     /// The coordinates, row after row.

@@ -2,10 +2,11 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use spatix::{PackedIndex, SpatialQuery};
+use spatix::{Aabb, PackedIndex, SpatialQuery};
 
 use crate::array::{
-    Coord, Rows, bad_row, boxes, check_boxes, check_points, first_bad_box, is_float32, vec1, vec2,
+    Coord, Rows, bad_row, boxes, check_boxes, check_points, first_bad_box, first_bad_point,
+    is_float32, points, vec1, vec2,
 };
 use crate::batch::{self, Workers, pool_error};
 use crate::{Precision, dispatch};
@@ -16,16 +17,31 @@ pub(crate) struct PyPackedIndex {
     index: Precision<PackedIndex<f32, ()>, PackedIndex<f64, ()>>,
 }
 
-/// Builds an index of the `(n, 4)` boxes of `obj` in precision `S`, the GIL released.
+/// Builds an index of the `(n, 4)` boxes, or `(n, 2)` points, of `obj` in precision `S`, the
+/// GIL released.
 fn build<S: Coord>(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<PackedIndex<S, ()>> {
-    let rows = Rows::<S>::read(obj, 4, "boxes")?;
+    let rows = Rows::<S>::read_either(obj, 4, 2, "boxes")?;
     let flat = rows.flat();
-    match py.detach(|| PackedIndex::build(boxes(flat).map(|b| (b, ())))) {
+    let built = py.detach(|| {
+        if rows.cols == 2 {
+            PackedIndex::build(points(flat).map(|p| (Aabb { min: p, max: p }, ())))
+        } else {
+            PackedIndex::build(boxes(flat).map(|b| (b, ())))
+        }
+    });
+    match built {
         Ok(index) => Ok(index),
-        Err(spatix::Error::InvalidAabb) => match first_bad_box(flat) {
-            Some(row) => Err(bad_row("boxes", flat, 4, row)),
-            None => Err(PyValueError::new_err("boxes: invalid coordinates")),
-        },
+        Err(spatix::Error::InvalidAabb) => {
+            let bad = if rows.cols == 2 {
+                first_bad_point(flat)
+            } else {
+                first_bad_box(flat)
+            };
+            match bad {
+                Some(row) => Err(bad_row("boxes", flat, rows.cols, row)),
+                None => Err(PyValueError::new_err("boxes: invalid coordinates")),
+            }
+        }
         Err(e) => Err(PyValueError::new_err(format!("boxes: {e}"))),
     }
 }
