@@ -49,15 +49,18 @@ class Mismatch(Exception):
     """Two libraries answered differently."""
 
 
-def median_time(fn, repeat):
-    """The median wall time of ``fn()`` over ``repeat`` runs, and its last result."""
-    times = []
-    result = None
+def measure(fns, repeat):
+    """``{name: (median seconds, last result)}`` of each ``fns[name]()`` over ``repeat``
+    rounds; each round runs every function once, so that a slow period of a shared machine
+    falls on all of them alike."""
+    times = {name: [] for name in fns}
+    results = {}
     for _ in range(repeat):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            results[name] = fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: (statistics.median(times[name]), results[name]) for name in fns}
 
 
 def data(n, queries, seed=1):
@@ -111,6 +114,9 @@ def knn_rows(points, q, repeat):
         def spatix_kd():
             return spatix.KdTree(points).query(q, k=k)[1]
 
+        def spatix_packed():
+            return spatix.PackedIndex(points).nearest(q, k=k)[1]
+
         def scipy_kd():
             return scipy.spatial.cKDTree(points).query(q, k=k, workers=1)[1]
 
@@ -123,14 +129,16 @@ def knn_rows(points, q, repeat):
                 [np.asarray(gi.neighbors(tree, x, y, max_results=k, max_distance=None)) for x, y in q]
             )
 
-        results = {}
-        for name, fn in [
-            ("spatix KdTree", spatix_kd),
-            ("scipy cKDTree", scipy_kd),
-            ("pykdtree KDTree", pykd),
-            ("geoindex-rs RTree", geoindex),
-        ]:
-            results[name] = median_time(fn, repeat)
+        results = measure(
+            {
+                "spatix KdTree": spatix_kd,
+                "spatix PackedIndex": spatix_packed,
+                "scipy cKDTree": scipy_kd,
+                "pykdtree KDTree": pykd,
+                "geoindex-rs RTree": geoindex,
+            },
+            repeat,
+        )
         reference = np.asarray(results["spatix KdTree"][1], np.int64)
         for name, (_, found) in results.items():
             same_neighbours(name, points, q, reference, found)
@@ -145,14 +153,15 @@ def box_rows(boxes, windows, repeat):
     world = (0.0, 0.0, float(boxes[:, 2].max()), float(boxes[:, 3].max()))
     sample = boxes[:: max(1, len(boxes) // 10_000)]
 
-    builds = {
-        "spatix PackedIndex": median_time(lambda: spatix.PackedIndex(boxes), repeat),
-        "spatix LooseGrid": median_time(
-            lambda: _inserted(spatix.LooseGrid(world, sample=sample), boxes), repeat
-        ),
-        "shapely STRtree": median_time(lambda: shapely.STRtree(geoms), repeat),
-        "geoindex-rs RTree": median_time(lambda: geoindex_tree(boxes), repeat),
-    }
+    builds = measure(
+        {
+            "spatix PackedIndex": lambda: spatix.PackedIndex(boxes),
+            "spatix LooseGrid": lambda: _inserted(spatix.LooseGrid(world, sample=sample), boxes),
+            "shapely STRtree": lambda: shapely.STRtree(geoms),
+            "geoindex-rs RTree": lambda: geoindex_tree(boxes),
+        },
+        repeat,
+    )
     packed = builds["spatix PackedIndex"][1]
     grid, grid_ids = builds["spatix LooseGrid"][1]
     strtree = builds["shapely STRtree"][1]
@@ -168,12 +177,15 @@ def box_rows(boxes, windows, repeat):
         found = [np.asarray(gi.search(gitree, *w)) for w in windows]
         return np.repeat(np.arange(len(windows)), [len(f) for f in found]), np.concatenate(found)
 
-    queries = {
-        "spatix PackedIndex": median_time(lambda: packed.query(windows), repeat),
-        "spatix LooseGrid": median_time(lambda: grid.query(windows), repeat),
-        "shapely STRtree": median_time(shapely_windows, repeat),
-        "geoindex-rs RTree": median_time(geoindex_windows, repeat),
-    }
+    queries = measure(
+        {
+            "spatix PackedIndex": lambda: packed.query(windows),
+            "spatix LooseGrid": lambda: grid.query(windows),
+            "shapely STRtree": shapely_windows,
+            "geoindex-rs RTree": geoindex_windows,
+        },
+        repeat,
+    )
     reference = sorted_pairs(*queries["spatix PackedIndex"][1])
     for name, (_, (w, found)) in queries.items():
         if name == "spatix LooseGrid":
@@ -193,12 +205,15 @@ def box_rows(boxes, windows, repeat):
         keep = i < j
         return i[keep], j[keep]
 
-    pairs = {
-        "spatix PackedIndex": median_time(packed.pairs, repeat),
-        "spatix LooseGrid": median_time(grid.pairs, repeat),
-        "shapely STRtree": median_time(shapely_pairs, repeat),
-        "geoindex-rs RTree": median_time(geoindex_pairs, repeat),
-    }
+    pairs = measure(
+        {
+            "spatix PackedIndex": packed.pairs,
+            "spatix LooseGrid": grid.pairs,
+            "shapely STRtree": shapely_pairs,
+            "geoindex-rs RTree": geoindex_pairs,
+        },
+        repeat,
+    )
     reference = sorted_pairs(*pairs["spatix PackedIndex"][1].T)
     for name, (_, found) in pairs.items():
         if name.startswith("spatix"):

@@ -29,8 +29,10 @@ trait Engine<S: Coord>: Send + Sync {
     /// The structure's error (it is full); nothing is inserted then.
     fn insert(&mut self, boxes: &[S]) -> Result<Vec<i64>, spatix::Error>;
     /// Moves element `ids[i]` to box `i` of the flat `(n, 4)` slice.
+    /// Moves element ``ids[i]`` to box ``boxes[i]``.
     fn update(&mut self, ids: &[i64], boxes: &[S]);
     /// Removes the elements.
+    /// Removes the elements; their ids go stale (never reused).
     fn remove(&mut self, ids: &[i64]);
     /// See [`batch::windows`].
     fn query(&self, windows: &[S], workers: Workers) -> Result<(Vec<i64>, Vec<i64>), String>;
@@ -46,8 +48,11 @@ trait Engine<S: Coord>: Send + Sync {
     /// Number of elements.
     fn len(&self) -> usize;
     /// [`SpatialIndex::maintain`].
+    /// Deferred tidying (collapse empty branches, shrink loose boxes, rebuild a layered
+    /// index's static part); results are correct whether or not it is called.
     fn maintain(&mut self);
     /// [`SpatialIndex::clear`].
+    /// Removes every element; every id given so far goes stale.
     fn clear(&mut self);
 }
 
@@ -96,6 +101,7 @@ where
         Ok(ids)
     }
 
+    /// Moves element ``ids[i]`` to box ``boxes[i]``.
     fn update(&mut self, ids: &[i64], flat: &[S]) {
         for (i, &id) in ids.iter().enumerate() {
             // Checked beforehand: a live id and a box the structure accepts.
@@ -103,6 +109,7 @@ where
         }
     }
 
+    /// Removes the elements; their ids go stale (never reused).
     fn remove(&mut self, ids: &[i64]) {
         for &id in ids {
             self.index.remove(handle_of(id));
@@ -130,10 +137,13 @@ where
         self.index.len()
     }
 
+    /// Deferred tidying (collapse empty branches, shrink loose boxes, rebuild a layered
+    /// index's static part); results are correct whether or not it is called.
     fn maintain(&mut self) {
         self.index.maintain();
     }
 
+    /// Removes every element; every id given so far goes stale.
     fn clear(&mut self) {
         self.index.clear();
     }
@@ -142,7 +152,27 @@ where
 /// A dynamic structure in either precision.
 type AnyEngine = Precision<Box<dyn Engine<f32>>, Box<dyn Engine<f64>>>;
 
-/// The base class of the dynamic structures: every method but the constructor.
+/// The base class of spatix's dynamic indexes: boxes that come, move and go, named by
+/// ``int64`` ids. Construct one of its subclasses (``UniformGrid``, ``LooseGrid``,
+/// ``PointGrid``, ``HierarchicalGrid``, ``Quadtree``, ``LooseQuadtree``,
+/// ``MxCifQuadtree``, ``Layered``); they share every method here.
+///
+/// Boxes are ``(n, 4)`` arrays of ``min_x, min_y, max_x, max_y`` converted to the index's
+/// ``dtype``; they are closed (touching boxes intersect). Elements outside the declared
+/// world are still stored and found. A batch with a bad box raises ``ValueError`` naming
+/// its row, and a stale or repeated id raises ``KeyError``, before anything changes.
+///
+/// Examples
+/// --------
+/// >>> import spatix
+/// >>> grid = spatix.UniformGrid((0, 0, 100, 100), 4.0)
+/// >>> ids = grid.insert([[1, 1, 3, 3], [2, 2, 4, 4], [50, 50, 51, 51]])
+/// >>> len(grid.pairs())
+/// 1
+/// >>> grid.update(ids[:1], [[60, 60, 62, 62]])
+/// >>> grid.remove(ids[2:])
+/// >>> len(grid)
+/// 2
 #[pyclass(name = "DynamicIndex", module = "spatix", subclass)]
 pub(crate) struct DynamicIndex {
     engine: AnyEngine,
@@ -262,6 +292,7 @@ fn nearest<'py, S: Coord>(
 
 #[pymethods]
 impl DynamicIndex {
+    /// Adds boxes; returns their ids (``int64``, one per row, in order).
     fn insert<'py>(
         &mut self,
         py: Python<'py>,
@@ -270,6 +301,7 @@ impl DynamicIndex {
         dispatch!(&mut self.engine, engine: S => insert::<S>(py, engine, boxes))
     }
 
+    /// Moves element ``ids[i]`` to box ``boxes[i]``.
     fn update(
         &mut self,
         py: Python<'_>,
@@ -279,6 +311,7 @@ impl DynamicIndex {
         dispatch!(&mut self.engine, engine: S => update::<S>(py, engine, ids, boxes))
     }
 
+    /// Removes the elements; their ids go stale (never reused).
     fn remove(&mut self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<()> {
         dispatch!(&mut self.engine, engine: S => {
             let ids = checked_ids::<S>(engine.as_ref(), ids)?;
@@ -287,12 +320,17 @@ impl DynamicIndex {
         })
     }
 
+    /// Every intersecting pair: an ``(p, 2)`` int64 array of ids, smaller id first, each
+    /// pair once, in no particular order.
     fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let flat = dispatch!(&self.engine, engine => py.detach(|| engine.pairs()));
         let m = flat.len() / 2;
         vec2(py, flat, m, 2, false)
     }
 
+    /// The elements intersecting each window of ``windows`` (``(m, 4)``):
+    /// ``(window_index, id)`` int64 arrays, grouped by window in window order. ``workers``
+    /// threads (-1: every core).
     #[pyo3(signature = (windows, workers = 1))]
     fn query<'py>(
         &self,
@@ -304,6 +342,9 @@ impl DynamicIndex {
         dispatch!(&self.engine, engine: S => query::<S>(py, engine.as_ref(), windows, workers))
     }
 
+    /// The ``k`` elements nearest to each point of ``points`` (``(m, 2)``), like
+    /// ``KdTree.query``: ``(distances, ids)``, shape ``(m,)`` for ``k = 1`` else ``(m, k)``,
+    /// ascending, padded with ``inf`` and -1.
     #[pyo3(signature = (points, k = 1, workers = 1))]
     fn nearest<'py>(
         &self,
@@ -319,10 +360,13 @@ impl DynamicIndex {
         dispatch!(&self.engine, engine: S => nearest::<S>(py, engine.as_ref(), points, k, workers))
     }
 
+    /// Deferred tidying (collapse empty branches, shrink loose boxes, rebuild a layered
+    /// index's static part); results are correct whether or not it is called.
     fn maintain(&mut self, py: Python<'_>) {
         dispatch!(&mut self.engine, engine: S => py.detach(|| Engine::<S>::maintain(engine.as_mut())))
     }
 
+    /// Removes every element; every id given so far goes stale.
     fn clear(&mut self) {
         dispatch!(&mut self.engine, engine: S => Engine::<S>::clear(engine.as_mut()))
     }
@@ -331,6 +375,7 @@ impl DynamicIndex {
         dispatch!(&self.engine, engine: S => Engine::<S>::len(engine.as_ref()))
     }
 
+    /// ``"float32"`` or ``"float64"``: the precision chosen at construction.
     #[getter]
     fn dtype(&self) -> &'static str {
         self.engine.dtype()
@@ -442,8 +487,15 @@ fn invalid(e: spatix::Error) -> PyErr {
 /// `Name(world, size_argument=None, *, sample=None, dtype=None)`, building the structure
 /// with `$make`, a function of the read [`Args`] in precision `S`.
 macro_rules! structure {
-    ($rust:ident, $name:literal, $size:ident, $make:ident) => {
-        #[doc = concat!("`spatix.", $name, "`: constructs the structure; `DynamicIndex` has the rest.")]
+    ($rust:ident, $name:literal, $size:ident, $make:ident, $doc:literal) => {
+        #[doc = concat!(
+            $doc,
+            "\n\n``world`` is ``(min_x, min_y, max_x, max_y)``; elements outside it are still ",
+            "stored and found. ``sample``: an ``(n, 4)`` array of typical boxes to size the ",
+            "structure from when ``", stringify!($size), "`` is not given. ``dtype``: ",
+            "``float64`` (the default) or ``float32``, the precision boxes are stored in. ",
+            "Every method is ``DynamicIndex``'s."
+        )]
         #[pyclass(extends = DynamicIndex, name = $name, module = "spatix")]
         pub(crate) struct $rust;
 
@@ -545,29 +597,73 @@ fn layered<S: Coord>(a: Args<S>) -> Made<S> {
     )))
 }
 
-structure!(PyUniformGrid, "UniformGrid", cell_size, uniform_grid);
-structure!(PyLooseGrid, "LooseGrid", cell_size, loose_grid);
-structure!(PyPointGrid, "PointGrid", max_half_extent, point_grid);
+structure!(
+    PyUniformGrid,
+    "UniformGrid",
+    cell_size,
+    uniform_grid,
+    "A uniform grid: each box listed in every cell it overlaps. For even density and \
+     similar sizes, the simplest and often the fastest. ``cell_size``: the cells' side \
+     (from the sample's mean extent when not given)."
+);
+structure!(
+    PyLooseGrid,
+    "LooseGrid",
+    cell_size,
+    loose_grid,
+    "A loose/tight double grid: each box in one loose cell, by its centre. For many moving \
+     agents of moderately mixed sizes. ``cell_size``: the loose cells' side."
+);
+structure!(
+    PyPointGrid,
+    "PointGrid",
+    max_half_extent,
+    point_grid,
+    "A grid of points for same-size agents: each box stored as its centre in one cell. \
+     ``max_half_extent``: the largest half-width or half-height it accepts (larger boxes \
+     raise ``ValueError``)."
+);
 structure!(
     PyHierarchicalGrid,
     "HierarchicalGrid",
     finest_cell,
-    hierarchical_grid
+    hierarchical_grid,
+    "A hierarchy of grids, each box in the level that fits its size: for sizes that differ \
+     by orders of magnitude. ``finest_cell``: the finest level's cell side."
 );
-structure!(PyQuadtree, "Quadtree", element_size, quadtree);
+structure!(
+    PyQuadtree,
+    "Quadtree",
+    element_size,
+    quadtree,
+    "A tight quadtree, each box in every leaf it overlaps: for uneven density. \
+     ``element_size``: a typical box side, which sets the depth limit."
+);
 structure!(
     PyLooseQuadtree,
     "LooseQuadtree",
     element_size,
-    loose_quadtree
+    loose_quadtree,
+    "A loose quadtree, each box in one leaf by its centre, nodes carrying grown boxes: one \
+     structure for a whole world of very mixed sizes. ``element_size``: a typical box side."
 );
 structure!(
     PyMxCifQuadtree,
     "MxCifQuadtree",
     element_size,
-    mxcif_quadtree
+    mxcif_quadtree,
+    "An MX-CIF quadtree, each box in the smallest node that contains it: mixed sizes, \
+     every colliding pair. ``element_size``: a typical box side."
 );
-structure!(PyLayered, "Layered", threshold, layered);
+structure!(
+    PyLayered,
+    "Layered",
+    threshold,
+    layered,
+    "Common agents in a point grid, larger boxes in a loose grid: one index for a world of \
+     many agents and a few giants. ``threshold``: the largest half-size of an agent (from \
+     the sample: half its mean side)."
+);
 
 /// Adds `DynamicIndex` and its eight subclasses to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -8,7 +8,26 @@ use crate::array::{Coord, Rows, bad_row, check_points, first_bad_point, is_float
 use crate::batch::{self, Workers, pool_error};
 use crate::{Precision, dispatch};
 
-/// A static kd-tree over 2D points (spatix `KdTree`), built once, queried many times.
+/// A static kd-tree over 2D points, built once and queried many times: k-nearest
+/// neighbours shaped like ``scipy.spatial.cKDTree.query``, and radius queries.
+///
+/// Parameters
+/// ----------
+/// points : array_like, shape (n, 2)
+///     The points. ``float32`` arrays are indexed in float32, anything else in float64
+///     (never rounded); other dtypes and non-contiguous arrays are converted.
+///
+/// Raises
+/// ------
+/// ValueError
+///     For another shape, or a NaN or infinite coordinate (the message names the row).
+///
+/// Examples
+/// --------
+/// >>> import numpy as np, spatix
+/// >>> tree = spatix.KdTree(np.array([[0.0, 0.0], [3.0, 4.0], [10.0, 0.0]]))
+/// >>> tree.query([[3.0, 3.0]], k=2)
+/// (array([[1.        , 4.24264069]]), array([[1, 0]]))
 #[pyclass(name = "KdTree", module = "spatix", frozen)]
 pub(crate) struct PyKdTree {
     tree: Precision<KdTree<f32, ()>, KdTree<f64, ()>>,
@@ -84,8 +103,24 @@ impl PyKdTree {
         Ok(Self { tree })
     }
 
-    /// The `k` nearest points of each row of `x`, as `scipy.spatial.cKDTree.query` returns
-    /// them.
+    /// The ``k`` nearest points of each row of ``x``, as ``cKDTree.query`` returns them.
+    ///
+    /// Parameters
+    /// ----------
+    /// x : array_like, shape (m, 2)
+    ///     Query points.
+    /// k : int, default 1
+    ///     Number of neighbours.
+    /// workers : int, default 1
+    ///     Threads to spread the queries over; -1 for every core.
+    ///
+    /// Returns
+    /// -------
+    /// distances : ndarray, shape (m,) for k = 1, else (m, k)
+    ///     Euclidean distances, ascending along each row, in the tree's dtype; ``inf``
+    ///     where the tree has fewer than ``k`` points.
+    /// indices : ndarray of int64, same shape
+    ///     Positions in ``points``; ``len(tree)`` where there is no neighbour.
     #[pyo3(signature = (x, k = 1, workers = 1))]
     fn query<'py>(
         &self,
@@ -101,7 +136,13 @@ impl PyKdTree {
         dispatch!(&self.tree, tree: S => query::<S>(py, tree, x, k, workers))
     }
 
-    /// Every point within distance `r` of each row of `x`.
+    /// Every point within distance ``r`` (inclusive) of each row of ``x``.
+    ///
+    /// Returns
+    /// -------
+    /// query_index, point_index : ndarray of int64
+    ///     One entry per (query, point) pair found, grouped by query in query order (flat
+    ///     arrays, not lists of lists).
     #[pyo3(signature = (x, r, workers = 1))]
     fn query_radius<'py>(
         &self,
@@ -118,7 +159,7 @@ impl PyKdTree {
         dispatch!(&self.tree, tree: S => SpatialQuery::<S, ()>::len(tree))
     }
 
-    /// `numpy.float32` or `numpy.float64`: the precision the tree was built in.
+    /// ``"float32"`` or ``"float64"``: the precision the tree was built in.
     #[getter]
     fn dtype(&self) -> &'static str {
         self.tree.dtype()

@@ -11,7 +11,30 @@ use crate::array::{
 use crate::batch::{self, Workers, pool_error};
 use crate::{Precision, dispatch};
 
-/// A static index over boxes (spatix `PackedIndex`), built once, queried many times.
+/// A static index over boxes (a packed Hilbert R-tree), built once and queried many
+/// times: window queries, every intersecting pair, nearest boxes.
+///
+/// Parameters
+/// ----------
+/// boxes : array_like, shape (n, 4) or (n, 2)
+///     ``min_x, min_y, max_x, max_y`` per row (the layout of ``shapely.bounds``), or points
+///     (boxes of zero size). Boxes are closed: boxes that only touch intersect.
+///     ``float32`` arrays are indexed in float32, anything else in float64.
+///
+/// Raises
+/// ------
+/// ValueError
+///     For another shape, or a box with a NaN or infinite coordinate or min > max (the
+///     message names the row).
+///
+/// Examples
+/// --------
+/// >>> import spatix
+/// >>> index = spatix.PackedIndex([[0, 0, 2, 2], [1, 1, 3, 3], [5, 5, 6, 6]])
+/// >>> index.pairs()
+/// array([[0, 1]])
+/// >>> index.query([[2, 2, 5, 5]])
+/// (array([0, 0, 0]), array([0, 1, 2]))
 #[pyclass(name = "PackedIndex", module = "spatix", frozen)]
 pub(crate) struct PyPackedIndex {
     index: Precision<PackedIndex<f32, ()>, PackedIndex<f64, ()>>,
@@ -100,6 +123,20 @@ impl PyPackedIndex {
         Ok(Self { index })
     }
 
+    /// The boxes intersecting each window.
+    ///
+    /// Parameters
+    /// ----------
+    /// windows : array_like, shape (m, 4)
+    ///     Query boxes, ``min_x, min_y, max_x, max_y``.
+    /// workers : int, default 1
+    ///     Threads to spread the queries over; -1 for every core.
+    ///
+    /// Returns
+    /// -------
+    /// window_index, box_index : ndarray of int64
+    ///     One entry per (window, box) pair, grouped by window in window order; box
+    ///     indices are positions in ``boxes``.
     #[pyo3(signature = (windows, workers = 1))]
     fn query<'py>(
         &self,
@@ -111,6 +148,13 @@ impl PyPackedIndex {
         dispatch!(&self.index, index: S => query::<S>(py, index, windows, workers))
     }
 
+    /// Every intersecting pair of boxes.
+    ///
+    /// Returns
+    /// -------
+    /// ndarray of int64, shape (p, 2)
+    ///     Rows ``(i, j)`` with ``i < j`` (positions in ``boxes``), each pair once, in no
+    ///     particular order.
     fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let flat = dispatch!(&self.index, index: S => {
             py.detach(|| batch::pairs::<S, (), _>(index, position))
@@ -119,6 +163,9 @@ impl PyPackedIndex {
         vec2(py, flat, m, 2, false)
     }
 
+    /// The ``k`` boxes nearest to each point (distance to the nearest point of the box,
+    /// 0 inside), shaped like ``KdTree.query``: ``(distances, box_index)``, padded with
+    /// ``inf`` and ``len(index)``.
     #[pyo3(signature = (points, k = 1, workers = 1))]
     fn nearest<'py>(
         &self,
@@ -138,6 +185,7 @@ impl PyPackedIndex {
         dispatch!(&self.index, index: S => SpatialQuery::<S, ()>::len(index))
     }
 
+    /// ``"float32"`` or ``"float64"``: the precision the index was built in.
     #[getter]
     fn dtype(&self) -> &'static str {
         self.index.dtype()
