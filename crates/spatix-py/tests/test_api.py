@@ -53,3 +53,10 @@ def test_docstring_examples_run():
             runner.run(test)
     assert examples >= 8
     assert runner.failures == 0
+
+
+def test_readme_example_runs():
+    readme = pathlib.Path(__file__).resolve().parents[3] / "README.md"
+    section = readme.read_text().split("## From Python", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md", "exec"), {})
