@@ -77,7 +77,7 @@ fn query_radius<'py, S: Coord>(
     r: f64,
     workers: Workers,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-    if !(r >= 0.0) {
+    if r.is_nan() || r < 0.0 {
         return Err(PyValueError::new_err(format!(
             "r must be a non-negative number, got {r}"
         )));
