@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use rayon::prelude::*;
 use spatix::{Handle, SpatialQuery, Workspace};
 
-use crate::array::{Coord, aabb, point};
+use crate::array::{Coord, Rows, aabb, check_boxes, check_points, point, vec1, vec2};
 
 /// Queries per rayon task: enough to pay for the task, few enough to balance the threads.
 const CHUNK: usize = 256;
@@ -51,6 +51,74 @@ impl Workers {
 /// A batch's failure to start its threads, as a Python error.
 pub(crate) fn pool_error(why: String) -> PyErr {
     PyRuntimeError::new_err(why)
+}
+
+/// Two result arrays.
+pub(crate) type Arrays<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>);
+
+/// A k-nearest call from Python: reads the `(m, 2)` points of `obj` (named `what` in errors)
+/// in precision `S`, checks them, `k` and `workers`, runs `run` (e.g. [`nearest`]) on them
+/// with the GIL released, and shapes its `(distances, ids)` as scipy does: `(m,)` for
+/// `k = 1`, else `(m, k)`.
+///
+/// # Errors
+/// `ValueError` for bad points, `k = 0` or bad `workers`; `RuntimeError` if the threads
+/// cannot start.
+pub(crate) fn nearest_call<'py, S, R>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    k: usize,
+    workers: i64,
+    run: R,
+) -> PyResult<Arrays<'py>>
+where
+    S: Coord,
+    R: FnOnce(&[S], Workers) -> Result<(Vec<S>, Vec<i64>), String> + Send,
+{
+    if k == 0 {
+        return Err(PyValueError::new_err("k must be at least 1"));
+    }
+    let workers = Workers::new(workers)?;
+    let py = obj.py();
+    let rows = Rows::<S>::read(obj, 2, what)?;
+    let flat = rows.flat();
+    check_points(what, flat)?;
+    let (d, found) = py.detach(|| run(flat, workers)).map_err(pool_error)?;
+    Ok((
+        vec2(py, d, rows.len, k, true)?,
+        vec2(py, found, rows.len, k, true)?,
+    ))
+}
+
+/// A call from Python that finds elements for each of many queries: reads the rows of `obj`
+/// (`cols` = 2: points, 4: windows; named `what` in errors) in precision `S`, checks them and
+/// `workers`, runs `run` (e.g. [`windows`]) with the GIL released and returns its two flat
+/// arrays.
+///
+/// # Errors
+/// `ValueError` for bad rows or `workers`; `RuntimeError` if the threads cannot start.
+pub(crate) fn hits_call<'py, S, R>(
+    obj: &Bound<'py, PyAny>,
+    cols: usize,
+    what: &str,
+    workers: i64,
+    run: R,
+) -> PyResult<Arrays<'py>>
+where
+    S: Coord,
+    R: FnOnce(&[S], Workers) -> Result<(Vec<i64>, Vec<i64>), String> + Send,
+{
+    let workers = Workers::new(workers)?;
+    let py = obj.py();
+    let rows = Rows::<S>::read(obj, cols, what)?;
+    let flat = rows.flat();
+    if cols == 2 {
+        check_points(what, flat)?;
+    } else {
+        check_boxes(what, flat)?;
+    }
+    let (queries, found) = py.detach(|| run(flat, workers)).map_err(pool_error)?;
+    Ok((vec1(py, queries), vec1(py, found)))
 }
 
 /// The `k` nearest elements of each point of `points` (flat `(m, 2)`): distances and ids,

@@ -9,10 +9,9 @@ use spatix::{
 };
 
 use crate::array::{
-    Coord, Rows, aabb, bad_row, boxes, check_boxes, check_points, handle_of, id_of, ids, stale,
-    vec1, vec2,
+    Coord, Rows, aabb, bad_row, boxes, check_boxes, handle_of, id_of, ids, stale, vec1, vec2,
 };
-use crate::batch::{self, Workers, pool_error};
+use crate::batch::{self, Arrays, Workers};
 use crate::{Precision, dispatch};
 
 /// What Python can ask of a dynamic structure, whatever its type (object safe, so one
@@ -254,42 +253,6 @@ fn update<S: Coord>(
     Ok(())
 }
 
-/// `query` in precision `S`.
-fn query<'py, S: Coord>(
-    py: Python<'py>,
-    engine: &dyn Engine<S>,
-    windows: &Bound<'py, PyAny>,
-    workers: Workers,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-    let rows = Rows::<S>::read(windows, 4, "windows")?;
-    let flat = rows.flat();
-    check_boxes("windows", flat)?;
-    let (w, found) = py
-        .detach(|| engine.query(flat, workers))
-        .map_err(pool_error)?;
-    Ok((vec1(py, w), vec1(py, found)))
-}
-
-/// `nearest` in precision `S`.
-fn nearest<'py, S: Coord>(
-    py: Python<'py>,
-    engine: &dyn Engine<S>,
-    points: &Bound<'py, PyAny>,
-    k: usize,
-    workers: Workers,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-    let rows = Rows::<S>::read(points, 2, "points")?;
-    let flat = rows.flat();
-    check_points("points", flat)?;
-    let (d, found) = py
-        .detach(|| engine.nearest(flat, k, workers))
-        .map_err(pool_error)?;
-    Ok((
-        vec2(py, d, rows.len, k, true)?,
-        vec2(py, found, rows.len, k, true)?,
-    ))
-}
-
 #[pymethods]
 impl DynamicIndex {
     /// Adds boxes; returns their ids (``int64``, one per row, in order).
@@ -332,14 +295,12 @@ impl DynamicIndex {
     /// ``(window_index, id)`` int64 arrays, grouped by window in window order. ``workers``
     /// threads (-1: every core).
     #[pyo3(signature = (windows, workers = 1))]
-    fn query<'py>(
-        &self,
-        py: Python<'py>,
-        windows: &Bound<'py, PyAny>,
-        workers: i64,
-    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-        let workers = Workers::new(workers)?;
-        dispatch!(&self.engine, engine: S => query::<S>(py, engine.as_ref(), windows, workers))
+    fn query<'py>(&self, windows: &Bound<'py, PyAny>, workers: i64) -> PyResult<Arrays<'py>> {
+        dispatch!(&self.engine, engine: S => {
+            batch::hits_call::<S, _>(windows, 4, "windows", workers, |flat, workers| {
+                engine.query(flat, workers)
+            })
+        })
     }
 
     /// The ``k`` elements nearest to each point of ``points`` (``(m, 2)``), like
@@ -348,16 +309,15 @@ impl DynamicIndex {
     #[pyo3(signature = (points, k = 1, workers = 1))]
     fn nearest<'py>(
         &self,
-        py: Python<'py>,
         points: &Bound<'py, PyAny>,
         k: usize,
         workers: i64,
-    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-        if k == 0 {
-            return Err(PyValueError::new_err("k must be at least 1"));
-        }
-        let workers = Workers::new(workers)?;
-        dispatch!(&self.engine, engine: S => nearest::<S>(py, engine.as_ref(), points, k, workers))
+    ) -> PyResult<Arrays<'py>> {
+        dispatch!(&self.engine, engine: S => {
+            batch::nearest_call::<S, _>(points, "points", k, workers, |flat, workers| {
+                engine.nearest(flat, k, workers)
+            })
+        })
     }
 
     /// Deferred tidying (collapse empty branches, shrink loose boxes, rebuild a layered

@@ -2,10 +2,10 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use spatix::{KdTree, SpatialQuery};
+use spatix::{KdTree, Scalar, SpatialQuery};
 
-use crate::array::{Coord, Rows, bad_row, check_points, first_bad_point, is_float32, points};
-use crate::batch::{self, Workers, pool_error};
+use crate::array::{Coord, Rows, bad_row, first_bad_point, is_float32, points};
+use crate::batch::{self, Arrays};
 use crate::{Precision, dispatch};
 
 /// A static kd-tree over 2D points, built once and queried many times: k-nearest
@@ -47,48 +47,9 @@ fn build<S: Coord>(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<KdTree<S,
     }
 }
 
-/// k-nearest of the `(m, 2)` points of `x` in `tree`: scipy's `(distances, indices)`.
-fn query<'py, S: Coord>(
-    py: Python<'py>,
-    tree: &KdTree<S, ()>,
-    x: &Bound<'py, PyAny>,
-    k: usize,
-    workers: Workers,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-    let rows = Rows::<S>::read(x, 2, "x")?;
-    let flat = rows.flat();
-    check_points("x", flat)?;
-    let missing = tree.len() as i64;
-    let (d, i) = py
-        .detach(|| batch::nearest(tree, flat, k, workers, missing, |h| i64::from(h.slot())))
-        .map_err(pool_error)?;
-    let m = rows.len;
-    Ok((
-        crate::array::vec2(py, d, m, k, true)?,
-        crate::array::vec2(py, i, m, k, true)?,
-    ))
-}
-
-/// Every point within `r` of each point of `x`: `(query_index, point_index)`.
-fn query_radius<'py, S: Coord>(
-    py: Python<'py>,
-    tree: &KdTree<S, ()>,
-    x: &Bound<'py, PyAny>,
-    r: f64,
-    workers: Workers,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-    if r.is_nan() || r < 0.0 {
-        return Err(PyValueError::new_err(format!(
-            "r must be a non-negative number, got {r}"
-        )));
-    }
-    let rows = Rows::<S>::read(x, 2, "x")?;
-    let flat = rows.flat();
-    check_points("x", flat)?;
-    let (q, i) = py
-        .detach(|| batch::within(tree, flat, S::from_f64(r), workers, |h| i64::from(h.slot())))
-        .map_err(pool_error)?;
-    Ok((crate::array::vec1(py, q), crate::array::vec1(py, i)))
+/// A point's position in the input the tree was built from.
+fn position(handle: spatix::Handle) -> i64 {
+    i64::from(handle.slot())
 }
 
 #[pymethods]
@@ -122,18 +83,13 @@ impl PyKdTree {
     /// indices : ndarray of int64, same shape
     ///     Positions in ``points``; ``len(tree)`` where there is no neighbour.
     #[pyo3(signature = (x, k = 1, workers = 1))]
-    fn query<'py>(
-        &self,
-        py: Python<'py>,
-        x: &Bound<'py, PyAny>,
-        k: usize,
-        workers: i64,
-    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-        if k == 0 {
-            return Err(PyValueError::new_err("k must be at least 1"));
-        }
-        let workers = Workers::new(workers)?;
-        dispatch!(&self.tree, tree: S => query::<S>(py, tree, x, k, workers))
+    fn query<'py>(&self, x: &Bound<'py, PyAny>, k: usize, workers: i64) -> PyResult<Arrays<'py>> {
+        dispatch!(&self.tree, tree: S => {
+            let missing = SpatialQuery::<S, ()>::len(tree) as i64;
+            batch::nearest_call::<S, _>(x, "x", k, workers, |flat, workers| {
+                batch::nearest(tree, flat, k, workers, missing, position)
+            })
+        })
     }
 
     /// Every point within distance ``r`` (inclusive) of each row of ``x``.
@@ -146,13 +102,20 @@ impl PyKdTree {
     #[pyo3(signature = (x, r, workers = 1))]
     fn query_radius<'py>(
         &self,
-        py: Python<'py>,
         x: &Bound<'py, PyAny>,
         r: f64,
         workers: i64,
-    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-        let workers = Workers::new(workers)?;
-        dispatch!(&self.tree, tree: S => query_radius::<S>(py, tree, x, r, workers))
+    ) -> PyResult<Arrays<'py>> {
+        if r.is_nan() || r < 0.0 {
+            return Err(PyValueError::new_err(format!(
+                "r must be a non-negative number, got {r}"
+            )));
+        }
+        dispatch!(&self.tree, tree: S => {
+            batch::hits_call::<S, _>(x, 2, "x", workers, |flat, workers| {
+                batch::within(tree, flat, S::from_f64(r), workers, position)
+            })
+        })
     }
 
     fn __len__(&self) -> usize {

@@ -5,10 +5,9 @@ use pyo3::prelude::*;
 use spatix::{Aabb, PackedIndex, SpatialQuery};
 
 use crate::array::{
-    Coord, Rows, bad_row, boxes, check_boxes, check_points, first_bad_box, first_bad_point,
-    is_float32, points, vec1, vec2,
+    Coord, Rows, bad_row, boxes, first_bad_box, first_bad_point, is_float32, points, vec2,
 };
-use crate::batch::{self, Workers, pool_error};
+use crate::batch::{self, Arrays};
 use crate::{Precision, dispatch};
 
 /// A static index over boxes (a packed Hilbert R-tree), built once and queried many
@@ -74,43 +73,6 @@ fn position(handle: spatix::Handle) -> i64 {
     i64::from(handle.slot())
 }
 
-/// The boxes intersecting each window of `windows`: `(window_index, box_index)`.
-fn query<'py, S: Coord>(
-    py: Python<'py>,
-    index: &PackedIndex<S, ()>,
-    windows: &Bound<'py, PyAny>,
-    workers: Workers,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-    let rows = Rows::<S>::read(windows, 4, "windows")?;
-    let flat = rows.flat();
-    check_boxes("windows", flat)?;
-    let (w, b) = py
-        .detach(|| batch::windows(index, flat, workers, position))
-        .map_err(pool_error)?;
-    Ok((vec1(py, w), vec1(py, b)))
-}
-
-/// The `k` nearest boxes of each point of `points`: `(distances, box_index)`.
-fn nearest<'py, S: Coord>(
-    py: Python<'py>,
-    index: &PackedIndex<S, ()>,
-    points: &Bound<'py, PyAny>,
-    k: usize,
-    workers: Workers,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-    let rows = Rows::<S>::read(points, 2, "points")?;
-    let flat = rows.flat();
-    check_points("points", flat)?;
-    let missing = index.len() as i64;
-    let (d, i) = py
-        .detach(|| batch::nearest(index, flat, k, workers, missing, position))
-        .map_err(pool_error)?;
-    Ok((
-        vec2(py, d, rows.len, k, true)?,
-        vec2(py, i, rows.len, k, true)?,
-    ))
-}
-
 #[pymethods]
 impl PyPackedIndex {
     #[new]
@@ -138,14 +100,12 @@ impl PyPackedIndex {
     ///     One entry per (window, box) pair, grouped by window in window order; box
     ///     indices are positions in ``boxes``.
     #[pyo3(signature = (windows, workers = 1))]
-    fn query<'py>(
-        &self,
-        py: Python<'py>,
-        windows: &Bound<'py, PyAny>,
-        workers: i64,
-    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-        let workers = Workers::new(workers)?;
-        dispatch!(&self.index, index: S => query::<S>(py, index, windows, workers))
+    fn query<'py>(&self, windows: &Bound<'py, PyAny>, workers: i64) -> PyResult<Arrays<'py>> {
+        dispatch!(&self.index, index: S => {
+            batch::hits_call::<S, _>(windows, 4, "windows", workers, |flat, workers| {
+                batch::windows(index, flat, workers, position)
+            })
+        })
     }
 
     /// Every intersecting pair of boxes.
@@ -169,16 +129,16 @@ impl PyPackedIndex {
     #[pyo3(signature = (points, k = 1, workers = 1))]
     fn nearest<'py>(
         &self,
-        py: Python<'py>,
         points: &Bound<'py, PyAny>,
         k: usize,
         workers: i64,
-    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-        if k == 0 {
-            return Err(PyValueError::new_err("k must be at least 1"));
-        }
-        let workers = Workers::new(workers)?;
-        dispatch!(&self.index, index: S => nearest::<S>(py, index, points, k, workers))
+    ) -> PyResult<Arrays<'py>> {
+        dispatch!(&self.index, index: S => {
+            let missing = SpatialQuery::<S, ()>::len(index) as i64;
+            batch::nearest_call::<S, _>(points, "points", k, workers, |flat, workers| {
+                batch::nearest(index, flat, k, workers, missing, position)
+            })
+        })
     }
 
     fn __len__(&self) -> usize {
