@@ -2,7 +2,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use spatix::{KdTree, Scalar, SpatialQuery};
+use spatix::{KdTree, KdTreeConfig, Scalar, SpatialQuery};
 
 use crate::array::{Coord, Rows, bad_row, first_bad_point, is_float32, points};
 use crate::batch::{self, Arrays};
@@ -16,6 +16,9 @@ use crate::{Precision, dispatch};
 /// points : array_like, shape (n, 2)
 ///     The points. ``float32`` arrays are indexed in float32, anything else in float64
 ///     (never rounded); other dtypes and non-contiguous arrays are converted.
+/// leafsize : int, default 16
+///     Most points a leaf holds (2 to 65536), as scipy's and pykdtree's ``leafsize``:
+///     larger builds faster and answers a little slower.
 ///
 /// Raises
 /// ------
@@ -34,10 +37,14 @@ pub(crate) struct PyKdTree {
 }
 
 /// Builds a tree of the `(n, 2)` points of `obj` in precision `S`, the GIL released.
-fn build<S: Coord>(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<KdTree<S, ()>> {
+fn build<S: Coord>(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    config: KdTreeConfig,
+) -> PyResult<KdTree<S, ()>> {
     let rows = Rows::<S>::read(obj, 2, "points")?;
     let flat = rows.flat();
-    match py.detach(|| KdTree::build(points(flat).map(|p| (p, ())))) {
+    match py.detach(|| KdTree::with_config(points(flat).map(|p| (p, ())), config)) {
         Ok(tree) => Ok(tree),
         Err(spatix::Error::InvalidAabb) => match first_bad_point(flat) {
             Some(row) => Err(bad_row("points", flat, 2, row)),
@@ -55,11 +62,19 @@ fn position(handle: spatix::Handle) -> i64 {
 #[pymethods]
 impl PyKdTree {
     #[new]
-    fn new(py: Python<'_>, points: &Bound<'_, PyAny>) -> PyResult<Self> {
+    #[pyo3(signature = (points, leafsize = 16))]
+    fn new(py: Python<'_>, points: &Bound<'_, PyAny>, leafsize: u32) -> PyResult<Self> {
+        let config = KdTreeConfig {
+            bucket_size: leafsize,
+            ..KdTreeConfig::default()
+        };
+        config
+            .validate()
+            .map_err(|e| PyValueError::new_err(format!("leafsize: {e}")))?;
         let tree = if is_float32(points) {
-            Precision::F32(build(py, points)?)
+            Precision::F32(build(py, points, config)?)
         } else {
-            Precision::F64(build(py, points)?)
+            Precision::F64(build(py, points, config)?)
         };
         Ok(Self { tree })
     }

@@ -44,6 +44,20 @@ def test_kdtree_query_matches_brute_force(rng, dtype, k):
         )
 
 
+@pytest.mark.parametrize("leafsize", [2, 16, 100])
+def test_kdtree_leafsize_changes_nothing_but_speed(rng, leafsize):
+    points = rng.uniform(0, 100, (700, 2))
+    q = rng.uniform(0, 100, (40, 2))
+    d, i = spatix.KdTree(points, leafsize=leafsize).query(q, k=5)
+    check_nearest(np.hstack([points, points]), q, 5, d, i, missing=len(points))
+
+
+def test_kdtree_leafsize_out_of_range():
+    for bad in (0, 1, 70_000):
+        with pytest.raises(ValueError, match="leafsize"):
+            spatix.KdTree(np.zeros((3, 2)), leafsize=bad)
+
+
 def test_kdtree_query_radius_matches_brute_force(rng):
     for name, points in point_sets(rng).items():
         tree = spatix.KdTree(points)

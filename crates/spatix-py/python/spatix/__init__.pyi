@@ -33,7 +33,7 @@ __all__ = [
 class KdTree:
     """A static kd-tree over 2D points: k-nearest neighbours like ``cKDTree.query``."""
 
-    def __init__(self, points: ArrayLike) -> None: ...
+    def __init__(self, points: ArrayLike, leafsize: int = 16) -> None: ...
     def query(self, x: ArrayLike, k: int = 1, workers: int = 1) -> tuple[Floats, Ids]:
         """``(distances, indices)``: shape ``(m,)`` for ``k = 1``, else ``(m, k)``; padded
         with ``inf`` and ``len(tree)``."""
