@@ -322,7 +322,7 @@ def main():
             HEAD_BEGIN,
             HEAD_END,
             f"One run on {date}, {args.n:,} elements, one thread "
-            f"(load {load_start:.1f}; full table: [docs/BENCHMARKS.md](docs/BENCHMARKS.md#python)).\n\n"
+            f"(load {load_start:.1f}; full table: [docs/BENCHMARKS.md](docs/BENCHMARKS.md#from-python)).\n\n"
             "| workload | spatix | fastest Python peer | spatix ÷ peer |\n"
             "| --- | --- | --- | ---: |\n" + headline,
         )
