@@ -185,7 +185,11 @@ fn finish(
     if options.write {
         let docs = workspace_root().join("docs");
         std::fs::create_dir_all(docs.join(PLOTS))?;
-        std::fs::write(docs.join("BENCHMARKS.md"), &markdown)?;
+        let old = std::fs::read_to_string(docs.join("BENCHMARKS.md")).unwrap_or_default();
+        std::fs::write(
+            docs.join("BENCHMARKS.md"),
+            report::keep_python_section(&markdown, &old),
+        )?;
         for table in tables {
             plot::plot(table, &docs.join(PLOTS))?;
         }

@@ -286,6 +286,19 @@ pub(crate) fn replace_headline(readme: &str, headline: &str) -> Option<String> {
     Some(format!("{}{headline}{}", &readme[..start], &readme[end..]))
 }
 
+/// The heading of docs/BENCHMARKS.md's last section, which `crates/spatix-py/bench.py`
+/// writes and a rewrite by this binary keeps.
+pub(crate) const PYTHON_SECTION: &str = "## From Python";
+
+/// `markdown` (a new docs/BENCHMARKS.md) followed by the Python section of `old` (the file it
+/// replaces), if `old` has one.
+pub(crate) fn keep_python_section(markdown: &str, old: &str) -> String {
+    match old.find(&format!("\n{PYTHON_SECTION}\n")) {
+        Some(at) => format!("{}\n{}", markdown.trim_end(), &old[at..]),
+        None => markdown.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,5 +323,15 @@ mod tests {
             "a\n<!-- compare:begin -->\nnew\n<!-- compare:end -->\nb\n"
         );
         assert!(replace_headline("no markers", "x").is_none());
+    }
+
+    #[test]
+    fn the_python_section_survives_a_rewrite() {
+        let old = "# old\nrows\n\n## From Python\n\npython rows\n";
+        assert_eq!(
+            keep_python_section("# new\nrows\n", old),
+            "# new\nrows\n\n## From Python\n\npython rows\n"
+        );
+        assert_eq!(keep_python_section("# new\n", "# old\n"), "# new\n");
     }
 }

@@ -1,0 +1,49 @@
+"""spatix: 2D spatial indexes for collision detection and proximity queries.
+
+Arrays in, arrays out: points are ``(n, 2)`` arrays, boxes ``(n, 4)`` arrays of
+``min_x, min_y, max_x, max_y`` (the layout of ``shapely.bounds``). Boxes are closed:
+boxes that only touch intersect. ``float32`` input is indexed in ``float32``, any other
+in ``float64`` (never rounded).
+
+Static indexes, built once:
+
+* :class:`KdTree` -- nearest neighbours and radius queries over points
+  (``query`` returns what ``scipy.spatial.cKDTree.query`` does).
+* :class:`PackedIndex` -- window queries, all intersecting pairs and nearest boxes.
+
+Dynamic indexes (subclasses of :class:`DynamicIndex`), for boxes that come, move and go,
+named by the ``int64`` ids ``insert`` returns: :class:`UniformGrid`, :class:`LooseGrid`,
+:class:`PointGrid`, :class:`HierarchicalGrid`, :class:`Quadtree`, :class:`LooseQuadtree`,
+:class:`MxCifQuadtree` and :class:`Layered`.
+
+Every call that does real work releases the GIL; batch queries take ``workers=``
+(threads; ``-1`` for every core) as scipy's do.
+"""
+
+from ._spatix import (
+    DynamicIndex,
+    HierarchicalGrid,
+    KdTree,
+    Layered,
+    LooseGrid,
+    LooseQuadtree,
+    MxCifQuadtree,
+    PackedIndex,
+    PointGrid,
+    Quadtree,
+    UniformGrid,
+)
+
+__all__ = [
+    "DynamicIndex",
+    "HierarchicalGrid",
+    "KdTree",
+    "Layered",
+    "LooseGrid",
+    "LooseQuadtree",
+    "MxCifQuadtree",
+    "PackedIndex",
+    "PointGrid",
+    "Quadtree",
+    "UniformGrid",
+]

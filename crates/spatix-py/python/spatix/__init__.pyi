@@ -1,0 +1,126 @@
+"""Type stubs for spatix: 2D spatial indexes, numpy in and out.
+
+Points are ``(n, 2)`` arrays; boxes ``(n, 4)`` arrays of ``min_x, min_y, max_x, max_y``
+(closed: touching boxes intersect). ``float32`` input is indexed in float32, any other in
+float64. The full docstrings are on the classes themselves (``help(spatix.KdTree)``).
+"""
+
+from typing import Literal, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+ArrayLike = npt.ArrayLike
+Floats = npt.NDArray[Union[np.float32, np.float64]]
+Ids = npt.NDArray[np.int64]
+World = Union[Sequence[float], npt.NDArray[np.floating]]
+DType = Union[str, type, np.dtype, None]
+
+__all__ = [
+    "DynamicIndex",
+    "HierarchicalGrid",
+    "KdTree",
+    "Layered",
+    "LooseGrid",
+    "LooseQuadtree",
+    "MxCifQuadtree",
+    "PackedIndex",
+    "PointGrid",
+    "Quadtree",
+    "UniformGrid",
+]
+
+class KdTree:
+    """A static kd-tree over 2D points: k-nearest neighbours like ``cKDTree.query``."""
+
+    def __init__(self, points: ArrayLike, leafsize: int = 16) -> None: ...
+    def query(self, x: ArrayLike, k: int = 1, workers: int = 1) -> tuple[Floats, Ids]:
+        """``(distances, indices)``: shape ``(m,)`` for ``k = 1``, else ``(m, k)``; padded
+        with ``inf`` and ``len(tree)``."""
+    def query_radius(self, x: ArrayLike, r: float, workers: int = 1) -> tuple[Ids, Ids]:
+        """``(query_index, point_index)`` of every point within ``r`` of each query."""
+    def __len__(self) -> int: ...
+    @property
+    def dtype(self) -> Literal["float32", "float64"]: ...
+
+class PackedIndex:
+    """A static packed Hilbert R-tree over boxes (or points)."""
+
+    def __init__(self, boxes: ArrayLike) -> None: ...
+    def query(self, windows: ArrayLike, workers: int = 1) -> tuple[Ids, Ids]:
+        """``(window_index, box_index)`` of every box intersecting each window."""
+    def pairs(self) -> Ids:
+        """``(p, 2)`` positions ``i < j`` of every intersecting pair of boxes."""
+    def nearest(self, points: ArrayLike, k: int = 1, workers: int = 1) -> tuple[Floats, Ids]:
+        """``(distances, box_index)`` of the ``k`` boxes nearest each point."""
+    def __len__(self) -> int: ...
+    @property
+    def dtype(self) -> Literal["float32", "float64"]: ...
+
+class DynamicIndex:
+    """The base class of the dynamic indexes: boxes named by ``int64`` ids."""
+
+    def insert(self, boxes: ArrayLike) -> Ids:
+        """Adds boxes; their ids, in order."""
+    def update(self, ids: ArrayLike, boxes: ArrayLike) -> None:
+        """Moves element ``ids[i]`` to ``boxes[i]``."""
+    def remove(self, ids: ArrayLike) -> None:
+        """Removes the elements; their ids go stale."""
+    def pairs(self) -> Ids:
+        """``(p, 2)`` ids of every intersecting pair, smaller first."""
+    def query(self, windows: ArrayLike, workers: int = 1) -> tuple[Ids, Ids]:
+        """``(window_index, id)`` of every element intersecting each window."""
+    def nearest(self, points: ArrayLike, k: int = 1, workers: int = 1) -> tuple[Floats, Ids]:
+        """``(distances, ids)`` of the ``k`` elements nearest each point (padded with -1)."""
+    def maintain(self) -> None:
+        """Deferred tidying; results are correct without it."""
+    def clear(self) -> None:
+        """Removes every element."""
+    def __len__(self) -> int: ...
+    @property
+    def dtype(self) -> Literal["float32", "float64"]: ...
+
+class UniformGrid(DynamicIndex):
+    def __init__(
+        self, world: World, cell_size: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
+    ) -> None: ...
+
+class LooseGrid(DynamicIndex):
+    def __init__(
+        self, world: World, cell_size: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
+    ) -> None: ...
+
+class PointGrid(DynamicIndex):
+    def __init__(
+        self,
+        world: World,
+        max_half_extent: float | None = None,
+        *,
+        sample: ArrayLike | None = None,
+        dtype: DType = None,
+    ) -> None: ...
+
+class HierarchicalGrid(DynamicIndex):
+    def __init__(
+        self, world: World, finest_cell: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
+    ) -> None: ...
+
+class Quadtree(DynamicIndex):
+    def __init__(
+        self, world: World, element_size: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
+    ) -> None: ...
+
+class LooseQuadtree(DynamicIndex):
+    def __init__(
+        self, world: World, element_size: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
+    ) -> None: ...
+
+class MxCifQuadtree(DynamicIndex):
+    def __init__(
+        self, world: World, element_size: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
+    ) -> None: ...
+
+class Layered(DynamicIndex):
+    def __init__(
+        self, world: World, threshold: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
+    ) -> None: ...

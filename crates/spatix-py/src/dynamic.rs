@@ -1,0 +1,640 @@
+//! The dynamic structures: one Python base class, `DynamicIndex`, holding any of them behind
+//! [`Engine`], and one subclass per structure that only constructs it.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use spatix::{
+    Aabb, HierarchicalGrid, Layered, LooseGrid, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig,
+    MxCifQuadtree, Point, PointGrid, Quadtree, QuadtreeConfig, SpatialIndex, UniformGrid,
+};
+
+use crate::array::{
+    Coord, Rows, aabb, bad_row, boxes, check_boxes, handle_of, id_of, ids, stale, vec1, vec2,
+};
+use crate::batch::{self, Arrays, Workers};
+use crate::{Precision, dispatch};
+
+/// What Python can ask of a dynamic structure, whatever its type (object safe, so one
+/// Python class can hold any of them). Batches arrive checked: valid boxes the structure
+/// accepts, live ids.
+trait Engine<S: Coord>: Send + Sync {
+    /// Whether the structure can hold a (valid) box: a point grid refuses larger ones.
+    fn accepts(&self, aabb: &Aabb<S>) -> bool;
+    /// Whether `id` names a live element.
+    fn contains(&self, id: i64) -> bool;
+    /// Inserts every box of the flat `(n, 4)` slice; their ids.
+    ///
+    /// # Errors
+    /// The structure's error (it is full); nothing is inserted then.
+    fn insert(&mut self, boxes: &[S]) -> Result<Vec<i64>, spatix::Error>;
+    /// Moves element `ids[i]` to box `i` of the flat `(n, 4)` slice.
+    /// Moves element ``ids[i]`` to box ``boxes[i]``.
+    fn update(&mut self, ids: &[i64], boxes: &[S]);
+    /// Removes the elements.
+    /// Removes the elements; their ids go stale (never reused).
+    fn remove(&mut self, ids: &[i64]);
+    /// See [`batch::windows`].
+    fn query(&self, windows: &[S], workers: Workers) -> Result<(Vec<i64>, Vec<i64>), String>;
+    /// See [`batch::nearest`] (missing neighbours are -1).
+    fn nearest(
+        &self,
+        points: &[S],
+        k: usize,
+        workers: Workers,
+    ) -> Result<(Vec<S>, Vec<i64>), String>;
+    /// See [`batch::pairs`].
+    fn pairs(&self) -> Vec<i64>;
+    /// Number of elements.
+    fn len(&self) -> usize;
+    /// [`SpatialIndex::maintain`].
+    /// Deferred tidying (collapse empty branches, shrink loose boxes, rebuild a layered
+    /// index's static part); results are correct whether or not it is called.
+    fn maintain(&mut self);
+    /// [`SpatialIndex::clear`].
+    /// Removes every element; every id given so far goes stale.
+    fn clear(&mut self);
+}
+
+/// A structure with the test of which boxes it accepts.
+struct Dyn<I, S> {
+    index: I,
+    fits: fn(&I, &Aabb<S>) -> bool,
+}
+
+impl<I, S> Dyn<I, S> {
+    /// A structure that holds any valid box.
+    fn any(index: I) -> Self {
+        Self {
+            index,
+            fits: |_, _| true,
+        }
+    }
+}
+
+impl<S, I> Engine<S> for Dyn<I, S>
+where
+    S: Coord,
+    I: SpatialIndex<S, ()> + Send + Sync,
+{
+    fn accepts(&self, aabb: &Aabb<S>) -> bool {
+        (self.fits)(&self.index, aabb)
+    }
+
+    fn contains(&self, id: i64) -> bool {
+        self.index.get(handle_of(id)).is_some()
+    }
+
+    fn insert(&mut self, flat: &[S]) -> Result<Vec<i64>, spatix::Error> {
+        let mut ids = Vec::with_capacity(flat.len() / 4);
+        for b in boxes(flat) {
+            match self.index.insert(b, ()) {
+                Ok(h) => ids.push(id_of(h)),
+                Err(e) => {
+                    for &id in &ids {
+                        self.index.remove(handle_of(id));
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(ids)
+    }
+
+    /// Moves element ``ids[i]`` to box ``boxes[i]``.
+    fn update(&mut self, ids: &[i64], flat: &[S]) {
+        for (i, &id) in ids.iter().enumerate() {
+            // Checked beforehand: a live id and a box the structure accepts.
+            let _ = self.index.update(handle_of(id), aabb(flat, i));
+        }
+    }
+
+    /// Removes the elements; their ids go stale (never reused).
+    fn remove(&mut self, ids: &[i64]) {
+        for &id in ids {
+            self.index.remove(handle_of(id));
+        }
+    }
+
+    fn query(&self, windows: &[S], workers: Workers) -> Result<(Vec<i64>, Vec<i64>), String> {
+        batch::windows(&self.index, windows, workers, id_of)
+    }
+
+    fn nearest(
+        &self,
+        points: &[S],
+        k: usize,
+        workers: Workers,
+    ) -> Result<(Vec<S>, Vec<i64>), String> {
+        batch::nearest(&self.index, points, k, workers, -1, id_of)
+    }
+
+    fn pairs(&self) -> Vec<i64> {
+        batch::pairs(&self.index, id_of)
+    }
+
+    fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Deferred tidying (collapse empty branches, shrink loose boxes, rebuild a layered
+    /// index's static part); results are correct whether or not it is called.
+    fn maintain(&mut self) {
+        self.index.maintain();
+    }
+
+    /// Removes every element; every id given so far goes stale.
+    fn clear(&mut self) {
+        self.index.clear();
+    }
+}
+
+/// A dynamic structure in either precision.
+type AnyEngine = Precision<Box<dyn Engine<f32>>, Box<dyn Engine<f64>>>;
+
+/// The base class of spatix's dynamic indexes: boxes that come, move and go, named by
+/// ``int64`` ids. Construct one of its subclasses (``UniformGrid``, ``LooseGrid``,
+/// ``PointGrid``, ``HierarchicalGrid``, ``Quadtree``, ``LooseQuadtree``,
+/// ``MxCifQuadtree``, ``Layered``); they share every method here.
+///
+/// Boxes are ``(n, 4)`` arrays of ``min_x, min_y, max_x, max_y`` converted to the index's
+/// ``dtype``; they are closed (touching boxes intersect). Elements outside the declared
+/// world are still stored and found. A batch with a bad box raises ``ValueError`` naming
+/// its row, and a stale or repeated id raises ``KeyError``, before anything changes.
+///
+/// Examples
+/// --------
+/// >>> import spatix
+/// >>> grid = spatix.UniformGrid((0, 0, 100, 100), 4.0)
+/// >>> ids = grid.insert([[1, 1, 3, 3], [2, 2, 4, 4], [50, 50, 51, 51]])
+/// >>> len(grid.pairs())
+/// 1
+/// >>> grid.update(ids[:1], [[60, 60, 62, 62]])
+/// >>> grid.remove(ids[2:])
+/// >>> len(grid)
+/// 2
+#[pyclass(name = "DynamicIndex", module = "spatix", subclass)]
+pub(crate) struct DynamicIndex {
+    engine: AnyEngine,
+}
+
+/// Reads boxes for `engine` and checks them.
+///
+/// # Errors
+/// `ValueError` naming the first box that is invalid or that the structure refuses.
+fn checked_boxes<'py, S: Coord>(
+    engine: &dyn Engine<S>,
+    obj: &Bound<'py, PyAny>,
+) -> PyResult<Rows<'py, S>> {
+    let rows = Rows::<S>::read(obj, 4, "boxes")?;
+    let flat = rows.flat();
+    check_boxes("boxes", flat)?;
+    if let Some(row) = boxes(flat).position(|b| !engine.accepts(&b)) {
+        return Err(PyValueError::new_err(format!(
+            "{}: larger than this structure accepts (a PointGrid's max_half_extent)",
+            bad_row("boxes", flat, 4, row)
+        )));
+    }
+    Ok(rows)
+}
+
+/// Reads ids and checks each names a live element, each once.
+///
+/// # Errors
+/// `KeyError` for the first stale or repeated id.
+fn checked_ids<S: Coord>(engine: &dyn Engine<S>, obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    let ids = ids(obj)?;
+    if let Some(i) = ids.iter().position(|&id| !engine.contains(id)) {
+        return Err(stale(ids[i], i));
+    }
+    let mut sorted: Vec<(i64, usize)> = ids.iter().copied().zip(0..).collect();
+    sorted.sort_unstable();
+    if let Some(w) = sorted.windows(2).find(|w| w[0].0 == w[1].0) {
+        let (first, again) = (w[0].1.min(w[1].1), w[0].1.max(w[1].1));
+        return Err(pyo3::exceptions::PyKeyError::new_err(format!(
+            "ids[{again}] = {} repeats ids[{first}]: each id may appear once",
+            w[0].0
+        )));
+    }
+    Ok(ids)
+}
+
+/// `insert` in precision `S`.
+fn insert<'py, S: Coord>(
+    py: Python<'py>,
+    engine: &mut Box<dyn Engine<S>>,
+    obj: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let rows = checked_boxes(engine.as_ref(), obj)?;
+    let flat = rows.flat();
+    let ids = py
+        .detach(|| engine.insert(flat))
+        .map_err(|e| PyValueError::new_err(format!("boxes: {e}")))?;
+    Ok(vec1(py, ids))
+}
+
+/// `update` in precision `S`.
+fn update<S: Coord>(
+    py: Python<'_>,
+    engine: &mut Box<dyn Engine<S>>,
+    ids: &Bound<'_, PyAny>,
+    obj: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    let ids = checked_ids(engine.as_ref(), ids)?;
+    let rows = checked_boxes(engine.as_ref(), obj)?;
+    if rows.len != ids.len() {
+        return Err(PyValueError::new_err(format!(
+            "{} ids but {} boxes",
+            ids.len(),
+            rows.len
+        )));
+    }
+    let flat = rows.flat();
+    py.detach(|| engine.update(&ids, flat));
+    Ok(())
+}
+
+#[pymethods]
+impl DynamicIndex {
+    /// Adds boxes; returns their ids (``int64``, one per row, in order).
+    fn insert<'py>(
+        &mut self,
+        py: Python<'py>,
+        boxes: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        dispatch!(&mut self.engine, engine: S => insert::<S>(py, engine, boxes))
+    }
+
+    /// Moves element ``ids[i]`` to box ``boxes[i]``.
+    fn update(
+        &mut self,
+        py: Python<'_>,
+        ids: &Bound<'_, PyAny>,
+        boxes: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        dispatch!(&mut self.engine, engine: S => update::<S>(py, engine, ids, boxes))
+    }
+
+    /// Removes the elements; their ids go stale (never reused).
+    fn remove(&mut self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<()> {
+        dispatch!(&mut self.engine, engine: S => {
+            let ids = checked_ids::<S>(engine.as_ref(), ids)?;
+            py.detach(|| engine.remove(&ids));
+            Ok(())
+        })
+    }
+
+    /// Every intersecting pair: an ``(p, 2)`` int64 array of ids, smaller id first, each
+    /// pair once, in no particular order.
+    fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let flat = dispatch!(&self.engine, engine => py.detach(|| engine.pairs()));
+        let m = flat.len() / 2;
+        vec2(py, flat, m, 2, false)
+    }
+
+    /// The elements intersecting each window of ``windows`` (``(m, 4)``):
+    /// ``(window_index, id)`` int64 arrays, grouped by window in window order. ``workers``
+    /// threads (-1: every core).
+    #[pyo3(signature = (windows, workers = 1))]
+    fn query<'py>(&self, windows: &Bound<'py, PyAny>, workers: i64) -> PyResult<Arrays<'py>> {
+        dispatch!(&self.engine, engine: S => {
+            batch::hits_call::<S, _>(windows, 4, "windows", workers, |flat, workers| {
+                engine.query(flat, workers)
+            })
+        })
+    }
+
+    /// The ``k`` elements nearest to each point of ``points`` (``(m, 2)``), like
+    /// ``KdTree.query``: ``(distances, ids)``, shape ``(m,)`` for ``k = 1`` else ``(m, k)``,
+    /// ascending, padded with ``inf`` and -1.
+    #[pyo3(signature = (points, k = 1, workers = 1))]
+    fn nearest<'py>(
+        &self,
+        points: &Bound<'py, PyAny>,
+        k: usize,
+        workers: i64,
+    ) -> PyResult<Arrays<'py>> {
+        dispatch!(&self.engine, engine: S => {
+            batch::nearest_call::<S, _>(points, "points", k, workers, |flat, workers| {
+                engine.nearest(flat, k, workers)
+            })
+        })
+    }
+
+    /// Deferred tidying (collapse empty branches, shrink loose boxes, rebuild a layered
+    /// index's static part); results are correct whether or not it is called.
+    fn maintain(&mut self, py: Python<'_>) {
+        dispatch!(&mut self.engine, engine: S => py.detach(|| Engine::<S>::maintain(engine.as_mut())))
+    }
+
+    /// Removes every element; every id given so far goes stale.
+    fn clear(&mut self) {
+        dispatch!(&mut self.engine, engine: S => Engine::<S>::clear(engine.as_mut()))
+    }
+
+    fn __len__(&self) -> usize {
+        dispatch!(&self.engine, engine: S => Engine::<S>::len(engine.as_ref()))
+    }
+
+    /// ``"float32"`` or ``"float64"``: the precision chosen at construction.
+    #[getter]
+    fn dtype(&self) -> &'static str {
+        self.engine.dtype()
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let name = slf.get_type().name()?;
+        let this = slf.borrow();
+        Ok(format!(
+            "{name}(<{} boxes, {}>)",
+            this.__len__(),
+            this.dtype()
+        ))
+    }
+}
+
+/// The construction arguments every subclass takes: the world, its size parameter, a
+/// sample of boxes and the precision.
+struct Args<S: Coord> {
+    world: Aabb<S>,
+    size: Option<S>,
+    sample: Vec<Aabb<S>>,
+}
+
+impl<S: Coord> Args<S> {
+    /// Reads the arguments in precision `S`.
+    fn read(
+        world: [f64; 4],
+        size: Option<f64>,
+        sample: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let [x0, y0, x1, y1] = world.map(S::from_f64);
+        let world = Aabb::new(Point::new(x0, y0), Point::new(x1, y1)).map_err(|_| {
+            PyValueError::new_err(format!(
+                "world must be (min_x, min_y, max_x, max_y), finite with min <= max, got {world:?}"
+            ))
+        })?;
+        if let Some(s) = size
+            && !(s.is_finite() && s >= 0.0)
+        {
+            return Err(PyValueError::new_err(format!(
+                "the size argument must be finite and non-negative, got {s}"
+            )));
+        }
+        let sample = match sample {
+            None => Vec::new(),
+            Some(obj) => {
+                let rows = Rows::<S>::read(obj, 4, "sample")?;
+                check_boxes("sample", rows.flat())?;
+                boxes(rows.flat()).collect()
+            }
+        };
+        Ok(Self {
+            world,
+            size: size.map(S::from_f64),
+            sample,
+        })
+    }
+
+    /// The sample's mean box side (`None` without a sample).
+    fn mean_side(&self) -> Option<S> {
+        (!self.sample.is_empty()).then(|| {
+            let total: f64 = self
+                .sample
+                .iter()
+                .map(|b| b.size().x.to_f64() + b.size().y.to_f64())
+                .sum();
+            S::from_f64(total / (2 * self.sample.len()) as f64)
+        })
+    }
+
+    /// The size argument, else `from_sample`, else `ValueError` naming `what`.
+    fn size_or(&self, what: &str, from_sample: Option<S>) -> PyResult<S> {
+        self.size.or(from_sample).ok_or_else(|| {
+            PyValueError::new_err(format!("give {what} or a sample of boxes to size it from"))
+        })
+    }
+}
+
+/// Whether `dtype` asks for `float32` (else `float64`; `None` is `float64`).
+///
+/// # Errors
+/// `ValueError` for another dtype.
+fn wants_f32(py: Python<'_>, dtype: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
+    let Some(dtype) = dtype else {
+        return Ok(false);
+    };
+    let name = py
+        .import("numpy")?
+        .getattr("dtype")?
+        .call1((dtype,))?
+        .str()?
+        .to_string();
+    match name.as_str() {
+        "float32" => Ok(true),
+        "float64" => Ok(false),
+        other => Err(PyValueError::new_err(format!(
+            "dtype must be float32 or float64, got {other}"
+        ))),
+    }
+}
+
+/// A structure's error at construction as a `ValueError`.
+fn invalid(e: spatix::Error) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// Defines a subclass of `DynamicIndex` whose constructor is
+/// `Name(world, size_argument=None, *, sample=None, dtype=None)`, building the structure
+/// with `$make`, a function of the read [`Args`] in precision `S`.
+macro_rules! structure {
+    ($rust:ident, $name:literal, $size:ident, $make:ident, $doc:literal) => {
+        #[doc = concat!(
+            $doc,
+            "\n\n``world`` is ``(min_x, min_y, max_x, max_y)``; elements outside it are still ",
+            "stored and found. ``sample``: an ``(n, 4)`` array of typical boxes to size the ",
+            "structure from when ``", stringify!($size), "`` is not given. ``dtype``: ",
+            "``float64`` (the default) or ``float32``, the precision boxes are stored in. ",
+            "Every method is ``DynamicIndex``'s."
+        )]
+        #[pyclass(extends = DynamicIndex, name = $name, module = "spatix")]
+        pub(crate) struct $rust;
+
+        #[pymethods]
+        impl $rust {
+            #[new]
+            #[pyo3(signature = (world, $size = None, *, sample = None, dtype = None))]
+            fn new(
+                py: Python<'_>,
+                world: [f64; 4],
+                $size: Option<f64>,
+                sample: Option<&Bound<'_, PyAny>>,
+                dtype: Option<&Bound<'_, PyAny>>,
+            ) -> PyResult<PyClassInitializer<Self>> {
+                let engine = if wants_f32(py, dtype)? {
+                    Precision::F32($make(Args::<f32>::read(world, $size, sample)?)?)
+                } else {
+                    Precision::F64($make(Args::<f64>::read(world, $size, sample)?)?)
+                };
+                Ok(PyClassInitializer::from(DynamicIndex { engine }).add_subclass(Self))
+            }
+        }
+    };
+}
+
+/// A boxed engine, or the structure's error as a `ValueError`.
+type Made<S> = PyResult<Box<dyn Engine<S>>>;
+
+fn uniform_grid<S: Coord>(a: Args<S>) -> Made<S> {
+    let grid = match a.size {
+        Some(cell) => UniformGrid::new(a.world, cell),
+        None => UniformGrid::auto(a.world, &a.sample),
+    };
+    Ok(Box::new(Dyn::any(grid.map_err(invalid)?)))
+}
+
+fn loose_grid<S: Coord>(a: Args<S>) -> Made<S> {
+    let grid = match a.size {
+        Some(cell) => LooseGrid::new(a.world, cell),
+        None => LooseGrid::auto(a.world, &a.sample),
+    };
+    Ok(Box::new(Dyn::any(grid.map_err(invalid)?)))
+}
+
+fn point_grid<S: Coord>(a: Args<S>) -> Made<S> {
+    let grid = match a.size {
+        Some(half) => PointGrid::new(a.world, half),
+        None => PointGrid::auto(a.world, &a.sample),
+    };
+    Ok(Box::new(Dyn {
+        index: grid.map_err(invalid)?,
+        fits: |grid: &PointGrid<S, ()>, b| grid.fits(b),
+    }))
+}
+
+fn hierarchical_grid<S: Coord>(a: Args<S>) -> Made<S> {
+    let grid = match a.size {
+        Some(cell) => HierarchicalGrid::new(a.world, cell),
+        None => HierarchicalGrid::auto(a.world, &a.sample),
+    };
+    Ok(Box::new(Dyn::any(grid.map_err(invalid)?)))
+}
+
+fn quadtree<S: Coord>(a: Args<S>) -> Made<S> {
+    let tree = match a.size.or(a.mean_side()) {
+        Some(size) => {
+            Quadtree::with_config(a.world, QuadtreeConfig::for_element_size(&a.world, size))
+        }
+        None => Quadtree::new(a.world),
+    };
+    Ok(Box::new(Dyn::any(tree.map_err(invalid)?)))
+}
+
+fn loose_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
+    let tree = match a.size.or(a.mean_side()) {
+        Some(size) => LooseQuadtree::with_config(
+            a.world,
+            LooseQuadtreeConfig::for_element_size(&a.world, size),
+        ),
+        None => LooseQuadtree::new(a.world),
+    };
+    Ok(Box::new(Dyn::any(tree.map_err(invalid)?)))
+}
+
+fn mxcif_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
+    let tree = match a.size.or(a.mean_side()) {
+        Some(size) => {
+            MxCifQuadtree::with_config(a.world, MxCifConfig::for_element_size(&a.world, size))
+        }
+        None => MxCifQuadtree::new(a.world),
+    };
+    Ok(Box::new(Dyn::any(tree.map_err(invalid)?)))
+}
+
+fn layered<S: Coord>(a: Args<S>) -> Made<S> {
+    let threshold = a.size_or("threshold", a.mean_side().map(|side| side * S::HALF))?;
+    Ok(Box::new(Dyn::any(
+        Layered::new(a.world, threshold).map_err(invalid)?,
+    )))
+}
+
+structure!(
+    PyUniformGrid,
+    "UniformGrid",
+    cell_size,
+    uniform_grid,
+    "A uniform grid: each box listed in every cell it overlaps. For even density and \
+     similar sizes, the simplest and often the fastest. ``cell_size``: the cells' side \
+     (from the sample's mean extent when not given)."
+);
+structure!(
+    PyLooseGrid,
+    "LooseGrid",
+    cell_size,
+    loose_grid,
+    "A loose/tight double grid: each box in one loose cell, by its centre. For many moving \
+     agents of moderately mixed sizes. ``cell_size``: the loose cells' side."
+);
+structure!(
+    PyPointGrid,
+    "PointGrid",
+    max_half_extent,
+    point_grid,
+    "A grid of points for same-size agents: each box stored as its centre in one cell. \
+     ``max_half_extent``: the largest half-width or half-height it accepts (larger boxes \
+     raise ``ValueError``)."
+);
+structure!(
+    PyHierarchicalGrid,
+    "HierarchicalGrid",
+    finest_cell,
+    hierarchical_grid,
+    "A hierarchy of grids, each box in the level that fits its size: for sizes that differ \
+     by orders of magnitude. ``finest_cell``: the finest level's cell side."
+);
+structure!(
+    PyQuadtree,
+    "Quadtree",
+    element_size,
+    quadtree,
+    "A tight quadtree, each box in every leaf it overlaps: for uneven density. \
+     ``element_size``: a typical box side, which sets the depth limit."
+);
+structure!(
+    PyLooseQuadtree,
+    "LooseQuadtree",
+    element_size,
+    loose_quadtree,
+    "A loose quadtree, each box in one leaf by its centre, nodes carrying grown boxes: one \
+     structure for a whole world of very mixed sizes. ``element_size``: a typical box side."
+);
+structure!(
+    PyMxCifQuadtree,
+    "MxCifQuadtree",
+    element_size,
+    mxcif_quadtree,
+    "An MX-CIF quadtree, each box in the smallest node that contains it: mixed sizes, \
+     every colliding pair. ``element_size``: a typical box side."
+);
+structure!(
+    PyLayered,
+    "Layered",
+    threshold,
+    layered,
+    "Common agents in a point grid, larger boxes in a loose grid: one index for a world of \
+     many agents and a few giants. ``threshold``: the largest half-size of an agent (from \
+     the sample: half its mean side)."
+);
+
+/// Adds `DynamicIndex` and its eight subclasses to the module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<DynamicIndex>()?;
+    m.add_class::<PyUniformGrid>()?;
+    m.add_class::<PyLooseGrid>()?;
+    m.add_class::<PyPointGrid>()?;
+    m.add_class::<PyHierarchicalGrid>()?;
+    m.add_class::<PyQuadtree>()?;
+    m.add_class::<PyLooseQuadtree>()?;
+    m.add_class::<PyMxCifQuadtree>()?;
+    m.add_class::<PyLayered>()?;
+    Ok(())
+}

@@ -1,0 +1,157 @@
+//! `spatix.PackedIndex`: the static packed Hilbert index over boxes.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use spatix::{Aabb, PackedIndex, SpatialQuery};
+
+use crate::array::{
+    Coord, Rows, bad_row, boxes, first_bad_box, first_bad_point, is_float32, points, vec2,
+};
+use crate::batch::{self, Arrays};
+use crate::{Precision, dispatch};
+
+/// A static index over boxes (a packed Hilbert R-tree), built once and queried many
+/// times: window queries, every intersecting pair, nearest boxes.
+///
+/// Parameters
+/// ----------
+/// boxes : array_like, shape (n, 4) or (n, 2)
+///     ``min_x, min_y, max_x, max_y`` per row (the layout of ``shapely.bounds``), or points
+///     (boxes of zero size). Boxes are closed: boxes that only touch intersect.
+///     ``float32`` arrays are indexed in float32, anything else in float64.
+///
+/// Raises
+/// ------
+/// ValueError
+///     For another shape, or a box with a NaN or infinite coordinate or min > max (the
+///     message names the row).
+///
+/// Examples
+/// --------
+/// >>> import spatix
+/// >>> index = spatix.PackedIndex([[0, 0, 2, 2], [1, 1, 3, 3], [5, 5, 6, 6]])
+/// >>> index.pairs()
+/// array([[0, 1]])
+/// >>> index.query([[2, 2, 5, 5]])
+/// (array([0, 0, 0]), array([0, 1, 2]))
+#[pyclass(name = "PackedIndex", module = "spatix", frozen)]
+pub(crate) struct PyPackedIndex {
+    index: Precision<PackedIndex<f32, ()>, PackedIndex<f64, ()>>,
+}
+
+/// Builds an index of the `(n, 4)` boxes, or `(n, 2)` points, of `obj` in precision `S`, the
+/// GIL released.
+fn build<S: Coord>(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<PackedIndex<S, ()>> {
+    let rows = Rows::<S>::read_either(obj, 4, 2, "boxes")?;
+    let flat = rows.flat();
+    let built = py.detach(|| {
+        if rows.cols == 2 {
+            PackedIndex::build(points(flat).map(|p| (Aabb { min: p, max: p }, ())))
+        } else {
+            PackedIndex::build(boxes(flat).map(|b| (b, ())))
+        }
+    });
+    match built {
+        Ok(index) => Ok(index),
+        Err(spatix::Error::InvalidAabb) => {
+            let bad = if rows.cols == 2 {
+                first_bad_point(flat)
+            } else {
+                first_bad_box(flat)
+            };
+            match bad {
+                Some(row) => Err(bad_row("boxes", flat, rows.cols, row)),
+                None => Err(PyValueError::new_err("boxes: invalid coordinates")),
+            }
+        }
+        Err(e) => Err(PyValueError::new_err(format!("boxes: {e}"))),
+    }
+}
+
+/// A box's position in the input the index was built from.
+fn position(handle: spatix::Handle) -> i64 {
+    i64::from(handle.slot())
+}
+
+#[pymethods]
+impl PyPackedIndex {
+    #[new]
+    fn new(py: Python<'_>, boxes: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let index = if is_float32(boxes) {
+            Precision::F32(build(py, boxes)?)
+        } else {
+            Precision::F64(build(py, boxes)?)
+        };
+        Ok(Self { index })
+    }
+
+    /// The boxes intersecting each window.
+    ///
+    /// Parameters
+    /// ----------
+    /// windows : array_like, shape (m, 4)
+    ///     Query boxes, ``min_x, min_y, max_x, max_y``.
+    /// workers : int, default 1
+    ///     Threads to spread the queries over; -1 for every core.
+    ///
+    /// Returns
+    /// -------
+    /// window_index, box_index : ndarray of int64
+    ///     One entry per (window, box) pair, grouped by window in window order; box
+    ///     indices are positions in ``boxes``.
+    #[pyo3(signature = (windows, workers = 1))]
+    fn query<'py>(&self, windows: &Bound<'py, PyAny>, workers: i64) -> PyResult<Arrays<'py>> {
+        dispatch!(&self.index, index: S => {
+            batch::hits_call::<S, _>(windows, 4, "windows", workers, |flat, workers| {
+                batch::windows(index, flat, workers, position)
+            })
+        })
+    }
+
+    /// Every intersecting pair of boxes.
+    ///
+    /// Returns
+    /// -------
+    /// ndarray of int64, shape (p, 2)
+    ///     Rows ``(i, j)`` with ``i < j`` (positions in ``boxes``), each pair once, in no
+    ///     particular order.
+    fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let flat = dispatch!(&self.index, index: S => {
+            py.detach(|| batch::pairs::<S, (), _>(index, position))
+        });
+        let m = flat.len() / 2;
+        vec2(py, flat, m, 2, false)
+    }
+
+    /// The ``k`` boxes nearest to each point (distance to the nearest point of the box,
+    /// 0 inside), shaped like ``KdTree.query``: ``(distances, box_index)``, padded with
+    /// ``inf`` and ``len(index)``.
+    #[pyo3(signature = (points, k = 1, workers = 1))]
+    fn nearest<'py>(
+        &self,
+        points: &Bound<'py, PyAny>,
+        k: usize,
+        workers: i64,
+    ) -> PyResult<Arrays<'py>> {
+        dispatch!(&self.index, index: S => {
+            let missing = SpatialQuery::<S, ()>::len(index) as i64;
+            batch::nearest_call::<S, _>(points, "points", k, workers, |flat, workers| {
+                batch::nearest(index, flat, k, workers, missing, position)
+            })
+        })
+    }
+
+    fn __len__(&self) -> usize {
+        dispatch!(&self.index, index: S => SpatialQuery::<S, ()>::len(index))
+    }
+
+    /// ``"float32"`` or ``"float64"``: the precision the index was built in.
+    #[getter]
+    fn dtype(&self) -> &'static str {
+        self.index.dtype()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("PackedIndex(<{} boxes, {}>)", self.__len__(), self.dtype())
+    }
+}
