@@ -90,7 +90,7 @@ impl Handle {
 
 /// Each slot table starts its generations at a distinct, well-spread value so that handles
 /// from another table almost never match.
-fn next_salt() -> u32 {
+pub(crate) fn next_salt() -> u32 {
     static COUNTER: AtomicU32 = AtomicU32::new(1);
     COUNTER
         .fetch_add(1, Ordering::Relaxed)
@@ -147,42 +147,11 @@ impl<S: Scalar, T> Slots<S, T> {
         Ok(slot)
     }
 
-    /// A table holding `boxes[i]` and `values[i]` in slot `i` (boxes already validated,
-    /// every value `Some`): what `insert` into an empty table would build, in one go.
-    ///
-    /// # Errors
-    /// [`Error::CapacityExceeded`] past 2^32 - 2 elements.
-    pub(crate) fn from_elements(
-        boxes: Vec<Aabb<S>>,
-        values: Vec<Option<T>>,
-    ) -> Result<Self, Error> {
-        debug_assert_eq!(boxes.len(), values.len());
-        if boxes.len() >= NIL as usize {
-            return Err(Error::CapacityExceeded);
-        }
-        let salt = next_salt();
-        Ok(Self {
-            len: boxes.len(),
-            generations: vec![salt; boxes.len()],
-            values,
-            boxes,
-            free: Vec::new(),
-            salt,
-        })
-    }
-
     /// Reserves room for `additional` more elements.
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.boxes.reserve(additional);
         self.values.reserve(additional);
         self.generations.reserve(additional);
-    }
-
-    /// The generation of every slot that has never been vacated: the handles of a table that
-    /// was only ever inserted into are `(slot, first_generation)`.
-    #[inline]
-    pub(crate) fn first_generation(&self) -> u32 {
-        self.salt
     }
 
     /// The live slot a handle names, if any.
@@ -259,7 +228,7 @@ impl<S: Scalar, T> Slots<S, T> {
                 slot,
                 generation: self.generations[i],
             },
-            aabb: &self.boxes[i],
+            aabb: self.boxes[i],
             value: self.values[i]
                 .as_ref()
                 .expect("structures only hold live slots"),
@@ -282,46 +251,6 @@ impl<S: Scalar, T> Slots<S, T> {
             }
             for &(a, b) in items.iter().flatten() {
                 visit(a, b)?;
-            }
-        }
-        ControlFlow::Continue(())
-    }
-
-    /// The element in a live slot of a table that was only ever inserted into (as a static
-    /// structure's is): its generation is the table's first, so only its value is read.
-    #[inline]
-    fn fresh_item(&self, slot: u32) -> Item<'_, S, T> {
-        let i = slot as usize;
-        debug_assert_eq!(self.generations[i], self.salt, "a slot that was reused");
-        Item {
-            handle: Handle {
-                slot,
-                generation: self.salt,
-            },
-            aabb: &self.boxes[i],
-            value: self.values[i]
-                .as_ref()
-                .expect("structures only hold live slots"),
-        }
-    }
-
-    /// Reports the elements of live slots of a table that was only ever inserted into to
-    /// `visit`, in order, stopping if it breaks. As in [`Slots::visit_pairs`], the items of a
-    /// few dozen slots are looked up in one tight loop before any is reported, so that their
-    /// cache misses overlap; and only their values are read ([`Slots::first_generation`] is
-    /// every handle's generation).
-    pub(crate) fn visit_fresh_slots<F>(&self, slots: &[u32], visit: &mut F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        const CHUNK: usize = 32;
-        for chunk in slots.chunks(CHUNK) {
-            let mut items = [None; CHUNK];
-            for (item, &slot) in items.iter_mut().zip(chunk) {
-                *item = Some(self.fresh_item(slot));
-            }
-            for &item in items.iter().flatten() {
-                visit(item)?;
             }
         }
         ControlFlow::Continue(())
@@ -514,7 +443,7 @@ impl<S: Scalar, T> Elements<S, T> for StaticSlots<S, T> {
         let p = position as usize;
         Item {
             handle: self.handle(position),
-            aabb: &self.boxes[p],
+            aabb: self.boxes[p],
             value: &self.values[p],
         }
     }
@@ -525,6 +454,9 @@ impl<S: Scalar, T> Elements<S, T> for StaticSlots<S, T> {
 enum Source<'a, S, T> {
     Slots(&'a Slots<S, T>),
     Static(&'a StaticSlots<S, T>),
+    /// Points and values side by side, each element's slot its index, one generation for all
+    /// (the kd-tree's store).
+    Points(&'a [[S; 2]], &'a [T], u32),
 }
 
 /// Iterator over every element of a structure, in slot order: see
@@ -534,6 +466,19 @@ pub struct Iter<'a, S, T> {
     source: Source<'a, S, T>,
     next: usize,
     left: usize,
+}
+
+impl<'a, S, T> Iter<'a, S, T> {
+    /// The elements of a store of points and values side by side (`values[i]` is the value of
+    /// `points[i]`), whose handles are `(index, generation)`.
+    pub(crate) fn points(points: &'a [[S; 2]], values: &'a [T], generation: u32) -> Self {
+        debug_assert_eq!(points.len(), values.len());
+        Self {
+            source: Source::Points(points, values, generation),
+            next: 0,
+            left: points.len(),
+        }
+    }
 }
 
 impl<'a, S: Scalar, T> Iterator for Iter<'a, S, T> {
@@ -553,6 +498,16 @@ impl<'a, S: Scalar, T> Iterator for Iter<'a, S, T> {
                 Source::Static(store) => {
                     self.left -= 1;
                     return Some(store.item(store.positions[i]));
+                }
+                Source::Points(points, values, generation) => {
+                    self.left -= 1;
+                    let [x, y] = points[i];
+                    let p = crate::Point::new(x, y);
+                    return Some(Item {
+                        handle: Handle::new(i as u32, generation),
+                        aabb: Aabb { min: p, max: p },
+                        value: &values[i],
+                    });
                 }
             }
         }

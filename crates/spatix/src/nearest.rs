@@ -149,6 +149,16 @@ impl<S: Scalar> Workspace<S> {
         (search, nested)
     }
 
+    /// Replaces each candidate's distance with `distance_2(handle, distance)` (a search that
+    /// ranked by another key reporting squared distances), then sorts and returns them as
+    /// [`Workspace::finish`] does.
+    pub(crate) fn finish_with(&mut self, distance_2: impl Fn(Handle, S) -> S) -> &[Neighbor<S>] {
+        for n in &mut self.best {
+            n.distance_2 = distance_2(n.handle, n.distance_2);
+        }
+        self.finish()
+    }
+
     /// Sorts the candidates ascending (unless they already are) and returns them.
     pub(crate) fn finish(&mut self) -> &[Neighbor<S>] {
         if !self.best.is_sorted_by(|a, b| a.distance_2 <= b.distance_2) {

@@ -212,10 +212,10 @@ fn splits_are_medians_and_leaves_contiguous() {
     let a = split.axis as usize;
     let (l, r) = (tree.shape.range(left), tree.shape.range(right));
     assert_eq!((l.len(), r.len()), (500, 500));
-    assert!(l.clone().all(|i| tree.entries[i].p[a] <= split.value));
-    assert!(r.clone().all(|i| tree.entries[i].p[a] >= split.value));
+    assert!(l.clone().all(|i| tree.points[i][a] <= split.value));
+    assert!(r.clone().all(|i| tree.points[i][a] >= split.value));
     assert!(
-        r.clone().any(|i| tree.entries[i].p[a] == split.value),
+        r.clone().any(|i| tree.points[i][a] == split.value),
         "the median is a point"
     );
 }
@@ -274,22 +274,35 @@ fn median_selection_orders_around_its_position_on_any_data() {
 }
 
 #[test]
-fn handles_name_input_positions_and_reject_strangers() {
+fn handles_name_tree_positions_and_reject_strangers() {
     let points = random_points(100, 4);
     let tree = tree_of(&points, KdTreeConfig::default());
     let other = tree_of(&points, KdTreeConfig::default());
+    let mut seen = vec![false; points.len()];
     for (i, item) in tree.iter().enumerate() {
-        assert_eq!(item.handle.slot() as usize, i);
-        assert_eq!(*item.value, i);
-        assert_eq!(item.aabb.min, points[i]);
+        assert_eq!(item.handle.slot() as usize, i, "iter is in tree order");
+        let input = *item.value;
+        assert!(!seen[input], "input {input} listed twice");
+        seen[input] = true;
+        assert_eq!(item.aabb, Aabb::point(points[input]).unwrap());
+        assert_eq!(
+            tree.point(i),
+            points[input],
+            "the handle's slot is the tree position"
+        );
+        let got = tree.get(item.handle).expect("a live handle");
+        assert_eq!((*got.value, got.aabb), (input, item.aabb));
         assert!(other.get(item.handle).is_none(), "another tree's handle");
         let next = Handle::from_bits(item.handle.to_bits() + (1 << 32));
         assert!(tree.get(next).is_none(), "a handle of another generation");
     }
-    assert!(tree.get(Handle::from_bits(100)).is_none(), "past the end");
+    assert!(seen.iter().all(|&s| s), "every input listed");
+    let past = Handle::from_bits(tree.iter().next().unwrap().handle.to_bits() + 100);
+    assert!(tree.get(past).is_none(), "past the end");
     let mut ws = Workspace::new();
     let best = tree.nearest(points[42], 1, &mut ws)[0];
-    assert_eq!((best.handle.slot(), best.distance_2), (42, 0.0));
+    assert_eq!(best.distance_2, 0.0);
+    assert_eq!(*tree.get(best.handle).unwrap().value, 42);
 }
 
 #[test]
@@ -419,12 +432,14 @@ fn check_invariants_catches_corruption() {
             t.splits.set(t.shape.root(), split);
         }),
         ("two points swapped across the root", |t| {
-            let last = t.entries.len() - 1;
-            t.entries.swap(0, last);
+            let last = t.points.len() - 1;
+            t.points.swap(0, last);
         }),
-        ("a point moved", |t| t.entries[7].p[0] += 1.0),
-        ("a slot named twice", |t| {
-            t.entries[3].slot = t.entries[4].slot
+        ("a point moved beyond the bounds", |t| {
+            t.points[7][0] = 1000.0
+        }),
+        ("a value missing", |t| {
+            t.values.pop();
         }),
         ("the bounds shrunk", |t| t.bounds.max.x -= 1.0),
     ];
@@ -450,7 +465,8 @@ fn par_build_builds_the_same_tree_and_batches_match() {
         let parallel = KdTree::par_build(input(), config).unwrap();
         parallel.check_invariants().unwrap();
         assert_eq!(serial.splits, parallel.splits);
-        assert_eq!(serial.entries, parallel.entries);
+        assert_eq!(serial.points, parallel.points);
+        assert_eq!(serial.values, parallel.values);
     }
     let tree = KdTree::par_build(input(), KdTreeConfig::default()).unwrap();
     let queries = random_points(500, 8);
@@ -501,7 +517,8 @@ fn nearest_agrees_with_brute_force_on_both_sides_of_the_pair_limit() {
                         "bucket {bucket_size}, n {n}, k {k}"
                     );
                     for f in found {
-                        assert_eq!(points[f.handle.slot() as usize].distance_2(q), f.distance_2);
+                        let input = *tree.get(f.handle).unwrap().value;
+                        assert_eq!(points[input].distance_2(q), f.distance_2);
                     }
                 }
             }
