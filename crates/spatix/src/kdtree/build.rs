@@ -107,7 +107,7 @@ impl<S: Scalar, T> KdTree<S, T> {
         };
         job.subtree(&mut recs, &mut points, &mut splits, 0, shape.height);
         let splits = Splits::from_preorder(&splits, shape.height);
-        permute(&mut values, &mut recs);
+        let values = in_tree_order(&mut values, &recs);
         Ok(Self {
             config,
             shape,
@@ -121,10 +121,11 @@ impl<S: Scalar, T> KdTree<S, T> {
     }
 }
 
-/// The input, copied: the values in input order, the build records, the points' bounds and
-/// their smallest non-zero coordinate magnitude (infinite if none).
+/// The input, copied: the values in input order (each taken once by the build), the build
+/// records, the points' bounds and their smallest non-zero coordinate magnitude (infinite if
+/// none).
 struct Gathered<S, T> {
-    values: Vec<T>,
+    values: Vec<Option<T>>,
     recs: Vec<Rec<S>>,
     bounds: Aabb<S>,
     smallest: S,
@@ -159,7 +160,7 @@ fn gather<S: Scalar, T>(
             p: c,
             slot: recs.len() as u32,
         });
-        values.push(value);
+        values.push(Some(value));
     }
     // A static structure keeps no room to grow (an iterator without a size hint leaves some).
     values.shrink_to_fit();
@@ -179,22 +180,18 @@ fn gather<S: Scalar, T>(
     })
 }
 
-/// Puts `values` (in input order) in tree order: `recs[i].slot` is the input position of
-/// the point at tree position `i`. In place, one cycle of the permutation at a time (each
-/// record's slot is overwritten with its own position once its value is in place).
-fn permute<S, T>(values: &mut [T], recs: &mut [Rec<S>]) {
-    for start in 0..recs.len() {
-        let mut at = start;
-        loop {
-            let from = recs[at].slot as usize;
-            recs[at].slot = at as u32;
-            if from == start || from == at {
-                break;
-            }
-            values.swap(at, from);
-            at = from;
-        }
-    }
+/// The values in tree order: `recs[i].slot` is the input position of the point at tree
+/// position `i`. One gather, whose reads are independent of one another, so their cache
+/// misses overlap (following the permutation's cycles in place was a chain of dependent
+/// misses: 1M points, build 140 → 400 ms).
+fn in_tree_order<S, T>(values: &mut [Option<T>], recs: &[Rec<S>]) -> Vec<T> {
+    recs.iter()
+        .map(|r| {
+            values[r.slot as usize]
+                .take()
+                .expect("the records name each input position once")
+        })
+        .collect()
 }
 
 /// What every node of one build shares.

@@ -32,6 +32,9 @@ struct Far<D, K> {
 /// of up to 32 points (the default bucket size, 16, leaves room for bucket sizes up to 32).
 const PAIR: usize = 64;
 
+/// Most hits a radius search holds before reporting them.
+const HITS: usize = 32;
+
 /// A nearest-neighbour search for more than one point prefetches the far side of the nodes
 /// of up to this height it passes: the leaves it will most likely scan next (the sibling pair
 /// and the sibling four), so that their cache misses overlap the current pair's. For k = 1
@@ -284,6 +287,9 @@ impl<S: Scalar, T> KdTree<S, T> {
         // An infinite key (a radius beyond every distance) takes every point.
         let r = metric.radius_key(radius);
         let mut stack = self.distance_stack(metric);
+        // Hits wait here and are reported in batches.
+        let mut hits = [0u32; HITS];
+        let mut held = 0;
         while let Some(far) = stack.pop() {
             let mut node = far.node;
             while node.height > 0 {
@@ -297,12 +303,28 @@ impl<S: Scalar, T> KdTree<S, T> {
                 node = near;
             }
             let leaf = self.shape.range(node);
-            for (i, p) in self.points[leaf.clone()].iter().enumerate() {
+            for (i, p) in leaf.clone().zip(&self.points[leaf]) {
                 let (dx, dy) = (metric.diff(q[0], p[0]), metric.diff(q[1], p[1]));
-                if metric.key(dx, dy) <= r && inside(p) {
-                    visit(self.item(leaf.start + i))?;
+                // Stored unconditionally, kept only on a hit: no branch to mispredict.
+                hits[held] = i as u32;
+                held += usize::from(metric.key(dx, dy) <= r && inside(p));
+                if held == HITS {
+                    self.visit_positions(&hits, &mut visit)?;
+                    held = 0;
                 }
             }
+        }
+        self.visit_positions(&hits[..held], &mut visit)
+    }
+
+    /// Visits the elements at the tree positions `hits`.
+    #[inline]
+    fn visit_positions<F>(&self, hits: &[u32], visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        for &i in hits {
+            visit(self.item(i as usize))?;
         }
         ControlFlow::Continue(())
     }
