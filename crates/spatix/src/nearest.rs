@@ -155,15 +155,20 @@ impl<S: Scalar> Workspace<S> {
         (search, nested)
     }
 
-    /// Replaces each candidate's distance with `distance_2(handle, distance)` (a search that
-    /// ranked by another key reporting squared distances), then sorts and returns them as
-    /// [`Workspace::finish`] does.
+    /// Sorts the best `k` candidates by their keys (a search that ranked by another key than
+    /// the squared distance), then replaces each key with `distance_2(handle, key)`, the
+    /// squared distance to report, and returns them. A stable sort by the new distances
+    /// keeps the keys' order among equal ones (squared distances past `S::MAX` are all
+    /// infinite, where the keys still tell them apart).
     pub(crate) fn finish_with(&mut self, distance_2: impl Fn(Handle, S) -> S) -> &[Neighbor<S>] {
         self.keep_best();
+        self.best
+            .sort_unstable_by(|a, b| cmp(a.distance_2, b.distance_2));
         for n in &mut self.best {
             n.distance_2 = distance_2(n.handle, n.distance_2);
         }
-        self.finish()
+        self.best.sort_by(|a, b| cmp(a.distance_2, b.distance_2));
+        &self.best
     }
 
     /// Cuts the candidates to the best `k` (a buffer may hold up to `2k`).

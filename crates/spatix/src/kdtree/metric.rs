@@ -111,23 +111,41 @@ impl Scaled {
         scaled
     }
 
-    /// The difference vector's length, scaled by `2^extra` (the search's scale or none).
-    fn length(self, dx: f64, dy: f64, extra: i32) -> f64 {
+    /// The difference vector scaled by a power of two to unit size: `(sx² + sy², e)` with
+    /// the squared length `(sx² + sy²) · 4^e` (`e` is `None` for the zero vector).
+    fn unit(dx: f64, dy: f64) -> (f64, Option<i32>) {
         let m = dx.abs().max(dy.abs());
         if m == 0.0 {
-            return 0.0;
+            return (0.0, None);
         }
         let e = exponent(m);
         let (sx, sy) = (scale(dx, -e), scale(dy, -e));
-        scale((sx * sx + sy * sy).sqrt(), e + extra)
+        (sx * sx + sy * sy, Some(e))
     }
 
-    /// The squared distance from `q` to `p`, correctly scaled back (infinite only when it
-    /// exceeds `S::MAX`).
+    /// The difference vector's length, scaled by `2^extra` (the search's scale or none).
+    fn length(self, dx: f64, dy: f64, extra: i32) -> f64 {
+        match Self::unit(dx, dy) {
+            (squares, Some(e)) => scale(squares.sqrt(), e + extra),
+            (_, None) => 0.0,
+        }
+    }
+
+    /// The squared distance from `q` to `p`, rounded once (infinite only when it exceeds
+    /// `S::MAX`).
     pub(super) fn distance_2<S: Scalar>(self, q: Point<S>, p: Point<S>) -> S {
-        let d = self.length(self.diff(q.x, p.x), self.diff(q.y, p.y), 0);
-        let d = if self.half { d * 2.0 } else { d };
-        S::from_f64(d * d)
+        let (squares, e) = Self::unit(self.diff(q.x, p.x), self.diff(q.y, p.y));
+        let Some(e) = e else {
+            return S::ZERO;
+        };
+        let e = if self.half { e + 1 } else { e };
+        // In two steps when 4^e is out of f64's range: the first exact, the second rounding.
+        let (first, second) = if e > 0 {
+            (e.min(500), e - e.min(500))
+        } else {
+            (e.max(-500), e - e.max(-500))
+        };
+        S::from_f64(scale(scale(squares, 2 * first), 2 * second))
     }
 }
 

@@ -525,3 +525,168 @@ fn nearest_agrees_with_brute_force_on_both_sides_of_the_pair_limit() {
         }
     }
 }
+
+/// Issue 16's case: squared distances near 1e400 overflow, but the ranking must not tie
+/// them (the point at (1e200, 0) lies at 1e200 from the query, the origin at 1.4e200).
+#[test]
+fn far_points_are_ranked_by_distance_not_tied_at_infinity() {
+    let points = [Point::new(0.0, 0.0), Point::new(1e200, 0.0)];
+    let tree = tree_of(&points, KdTreeConfig::default());
+    let mut ws = Workspace::new();
+    let found = tree.nearest(Point::new(1e200, 1e200), 2, &mut ws);
+    let order: Vec<usize> = found
+        .iter()
+        .map(|f| *tree.get(f.handle).unwrap().value)
+        .collect();
+    assert_eq!(order, [1, 0]);
+    // Reported squared distances beyond f64::MAX are infinite; smaller ones are exact.
+    assert!(found.iter().all(|f| f.distance_2 == f64::INFINITY));
+    let near = tree.nearest(Point::new(1e150, 0.0), 1, &mut ws)[0];
+    assert_eq!(near.distance_2, 1e150 * 1e150);
+}
+
+/// Squares of differences near 1e-200 underflow to zero; the ranking must still tell them
+/// apart, and so must `within`.
+#[test]
+fn tiny_distances_are_ranked_not_tied_at_zero() {
+    let points: Vec<_> = [3.0, 1.0, 2.0, 5.0]
+        .iter()
+        .map(|&m| Point::new(m * 1e-200, -m * 1e-201))
+        .collect();
+    let tree = tree_of(&points, KdTreeConfig::default());
+    let mut ws = Workspace::new();
+    let found = tree.nearest(Point::new(0.0, 0.0), 4, &mut ws);
+    let order: Vec<usize> = found
+        .iter()
+        .map(|f| *tree.get(f.handle).unwrap().value)
+        .collect();
+    assert_eq!(order, [1, 2, 0, 3]);
+    let mut within = Vec::new();
+    let _ = tree.within(Point::new(0.0, 0.0), 2.5e-200, |item| {
+        within.push(*item.value);
+        ControlFlow::Continue(())
+    });
+    within.sort_unstable();
+    assert_eq!(within, [1, 2]);
+}
+
+/// A coordinate of any magnitude: zero, or `±m · 2^e` with `e` in `exponents`, and now and
+/// then the type's largest value.
+fn any_magnitude(rng: &mut Rng, exponents: (i32, i32), max: f64) -> f64 {
+    let sign = if rng.below(2) == 0 { -1.0 } else { 1.0 };
+    match rng.below(20) {
+        0 | 1 => 0.0,
+        2 => sign * max,
+        _ => {
+            let e = exponents.0 + rng.below((exponents.1 - exponents.0) as usize) as i32;
+            sign * rng.range(1.0, 2.0) * 2f64.powi(e)
+        }
+    }
+}
+
+/// Checks `nearest` and `within` of a tree of `points` from `q` against `reference`, an
+/// independent distance divided by `unit` (exact, or correctly rounded in a wider type),
+/// allowing for rankings that tie within the tree's rounding (`tolerance`, relative).
+fn check_against_reference<S: Scalar>(
+    points: &[Point<S>],
+    queries: &[Point<S>],
+    (reference, unit): (impl Fn(Point<S>, Point<S>) -> f64, f64),
+    tolerance: f64,
+) {
+    let tree = KdTree::with_config(
+        points.iter().enumerate().map(|(i, &p)| (p, i)),
+        KdTreeConfig {
+            bucket_size: 3,
+            ..KdTreeConfig::default()
+        },
+    )
+    .expect("finite points");
+    tree.check_invariants().expect("a fresh tree is consistent");
+    let mut ws = Workspace::new();
+    let close = |a: f64, b: f64| a <= b * (1.0 + tolerance) || a <= b + f64::MIN_POSITIVE;
+    for &q in queries {
+        let mut all: Vec<f64> = points.iter().map(|&p| reference(q, p)).collect();
+        all.sort_by(f64::total_cmp);
+        for k in [1, 5, points.len()] {
+            let found = tree.nearest(q, k, &mut ws);
+            assert_eq!(found.len(), k.min(points.len()));
+            let got: Vec<f64> = found
+                .iter()
+                .map(|f| reference(q, points[*tree.get(f.handle).unwrap().value]))
+                .collect();
+            for (i, &d) in got.iter().enumerate() {
+                assert!(
+                    close(d, all[i]) && close(all[i], d),
+                    "query {q:?}, k {k}: rank {i} at {d:e}, the true one at {:e}",
+                    all[i]
+                );
+            }
+        }
+        let radius = S::from_f64(all[all.len() / 2] * unit);
+        if !radius.is_finite() {
+            continue;
+        }
+        let r = radius.to_f64() / unit;
+        let mut hits = vec![false; points.len()];
+        let _ = tree.within(q, radius, |item| {
+            hits[*item.value] = true;
+            ControlFlow::Continue(())
+        });
+        for (i, &p) in points.iter().enumerate() {
+            let d = reference(q, p);
+            if hits[i] {
+                assert!(
+                    close(d, r),
+                    "query {q:?}: {p:?} at {d:e} beyond radius {r:e}"
+                );
+            } else {
+                assert!(
+                    close(r, d),
+                    "query {q:?}: {p:?} at {d:e} within radius {r:e}, not found"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn f64_distances_are_exact_over_the_whole_range() {
+    let mut rng = Rng::new(16);
+    for round in 0..40 {
+        let exponents = if round % 2 == 0 {
+            (-1000, 1023)
+        } else {
+            (-300, -200)
+        };
+        let mut coord = || any_magnitude(&mut rng, exponents, f64::MAX);
+        let points: Vec<_> = (0..60).map(|_| Point::new(coord(), coord())).collect();
+        let queries: Vec<_> = (0..10).map(|_| Point::new(coord(), coord())).collect();
+        // Independent of the tree's arithmetic: libm's hypotenuse of the halved differences
+        // (halving is exact at these magnitudes; the distance itself may exceed f64::MAX).
+        let reference =
+            |q: Point<f64>, p: Point<f64>| f64::hypot(q.x / 2.0 - p.x / 2.0, q.y / 2.0 - p.y / 2.0);
+        check_against_reference(&points, &queries, (reference, 2.0), 1e-14);
+    }
+}
+
+#[test]
+fn f32_distances_are_exact_over_the_whole_range() {
+    let mut rng = Rng::new(32);
+    for round in 0..40 {
+        let exponents = if round % 2 == 0 {
+            (-126, 127)
+        } else {
+            (-60, -40)
+        };
+        let mut coord = || any_magnitude(&mut rng, exponents, f64::from(f32::MAX)) as f32;
+        let points: Vec<_> = (0..60).map(|_| Point::new(coord(), coord())).collect();
+        let queries: Vec<_> = (0..10).map(|_| Point::new(coord(), coord())).collect();
+        // In f64, where the squares of f32 differences neither overflow nor underflow.
+        let reference = |q: Point<f32>, p: Point<f32>| {
+            let dx = f64::from(q.x) - f64::from(p.x);
+            let dy = f64::from(q.y) - f64::from(p.y);
+            (dx * dx + dy * dy).sqrt()
+        };
+        check_against_reference(&points, &queries, (reference, 1.0), 1e-6);
+    }
+}
