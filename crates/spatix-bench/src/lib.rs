@@ -694,7 +694,7 @@ mod tests {
         assert_eq!(index.len(), 300);
         for (i, &h) in handles.iter().enumerate() {
             let item = index.get(h).unwrap();
-            assert_eq!((*item.aabb, *item.value), (agents.aabb(i), i as u32));
+            assert_eq!((item.aabb, *item.value), (agents.aabb(i), i as u32));
         }
     }
 
@@ -731,7 +731,7 @@ mod tests {
         }
         assert_ne!(agents.positions, start.positions);
         for (i, &h) in handles.iter().enumerate() {
-            assert_eq!(*index.get(h).unwrap().aabb, agents.aabb(i));
+            assert_eq!(index.get(h).unwrap().aabb, agents.aabb(i));
         }
         index.check_invariants().unwrap();
     }

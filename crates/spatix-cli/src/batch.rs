@@ -11,23 +11,43 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
+use rayon::prelude::*;
 use spatix::prelude::*;
-use spatix::{Aabb, Point, Workspace};
+use spatix::{Aabb, KdTree, PackedIndex, Point, Workspace};
 
 use crate::failure::Failure;
-use crate::index_kind::{IndexKind, Plan, Structure, UseIndex};
+use crate::index_kind::{BatchIndex, Plan, StaticKind, Structure, UseIndex};
 use crate::input::{self, Elements, Shape, Survey};
 use crate::output::Sink;
 
 /// Options every batch command takes.
 #[derive(Debug, Args)]
 pub(crate) struct Common {
-    /// The structure to use.
-    #[arg(long, value_enum, default_value_t)]
-    index: IndexKind,
+    /// The structure to use. Default: kd-tree for knn, packed for pairs and query. The files
+    /// hold static data, so a structure built once from all of it answers fastest: the
+    /// kd-tree (points only) for nearest neighbours, the packed index for pairs and
+    /// rectangles. The dynamic structures are here to compare.
+    #[arg(long, value_enum, value_name = "INDEX")]
+    index: Option<BatchIndex>,
     /// Write the results to FILE (it appears only once complete) instead of standard output.
     #[arg(long, short, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Answer the queries of knn and query on N threads (the results are the same, in the
+    /// same order) [default: 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
+}
+
+impl Common {
+    /// Refuses the kd-tree for boxes (it holds points only).
+    fn validate(&self, command: &str) -> Result<(), String> {
+        if self.index == Some(BatchIndex::Static(StaticKind::KdTree)) {
+            return Err(format!(
+                "--index kd-tree holds points only: {command} takes boxes (try --index packed)"
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// `spatix pairs`.
@@ -39,6 +59,13 @@ pub(crate) struct PairsArgs {
     common: Common,
 }
 
+impl PairsArgs {
+    /// Arguments clap cannot check: the structure must hold boxes.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        self.common.validate("pairs")
+    }
+}
+
 /// `spatix query`.
 #[derive(Debug, Args)]
 pub(crate) struct QueryArgs {
@@ -48,6 +75,13 @@ pub(crate) struct QueryArgs {
     queries: PathBuf,
     #[command(flatten)]
     common: Common,
+}
+
+impl QueryArgs {
+    /// Arguments clap cannot check: the structure must hold boxes.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        self.common.validate("query")
+    }
 }
 
 /// `spatix knn`.
@@ -100,6 +134,8 @@ struct Job {
     shape: Shape,
     work: Work,
     sink: Sink,
+    /// The threads to answer the queries on (none: the calling thread).
+    pool: Option<rayon::ThreadPool>,
 }
 
 /// What a job did, for the summary.
@@ -129,16 +165,32 @@ fn run(data: &Path, shape: Shape, work: Work, common: &Common) -> Result<(), Fai
         Work::Query(_) => "query",
         Work::Knn(..) => "knn",
     };
+    let index = common.index.unwrap_or(BatchIndex::Static(match work {
+        Work::Knn(..) => StaticKind::KdTree,
+        Work::Pairs | Work::Query(_) => StaticKind::Packed,
+    }));
+    let threads = common.threads.unwrap_or(1) as usize;
+    let pool = (threads > 1)
+        .then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| Failure::io("starting threads", io::Error::other(e)))
+        })
+        .transpose()?;
     let job = Job {
         data: data.to_owned(),
         shape,
         work,
         sink: Sink::open(common.out.as_deref())?,
+        pool,
     };
-    let done = common
-        .index
-        .with_index(plan(survey), job)
-        .map_err(Failure::Index)??;
+    let done = match index {
+        BatchIndex::Dynamic(kind) => kind
+            .with_index(plan(survey), job)
+            .map_err(Failure::Index)??,
+        BatchIndex::Static(kind) => job.run_static(kind)?,
+    };
     let what = match shape {
         Shape::Boxes => "boxes",
         Shape::Points => "points",
@@ -177,21 +229,54 @@ fn plan(survey: Survey) -> Plan<f64> {
 impl UseIndex<f64, u64> for Job {
     type Output = Result<Done, Failure>;
 
-    fn run<I: Structure<f64, u64>>(self, mut index: I) -> Result<Done, Failure> {
-        let Self {
-            data,
-            shape,
-            work,
-            mut sink,
-        } = self;
+    fn run<I: Structure<f64, u64> + SpatialIndex<f64, u64>>(
+        self,
+        mut index: I,
+    ) -> Result<Done, Failure> {
         let start = Instant::now();
-        let mut elements = Elements::open(&data, shape)?;
+        let mut elements = Elements::open(&self.data, self.shape)?;
         while let Some((line, id, aabb)) = elements.next_element()? {
             index
                 .insert(aabb, id)
                 .map_err(|e| Failure::input(elements.file(), line, e.to_string()))?;
         }
-        let build_s = start.elapsed().as_secs_f64();
+        self.work(index, start.elapsed().as_secs_f64())
+    }
+}
+
+impl Job {
+    /// Reads every element, builds the static structure `kind` from them all, and runs the
+    /// job on it.
+    fn run_static(self, kind: StaticKind) -> Result<Done, Failure> {
+        let start = Instant::now();
+        let mut elements = Elements::open(&self.data, self.shape)?;
+        let mut all = Vec::new();
+        while let Some((_, id, aabb)) = elements.next_element()? {
+            all.push((aabb, id));
+        }
+        let build_s = || start.elapsed().as_secs_f64();
+        match kind {
+            StaticKind::KdTree => {
+                let points = all.into_iter().map(|(aabb, id)| (aabb.min, id));
+                let tree = KdTree::build(points).map_err(Failure::Index)?;
+                self.work(tree, build_s())
+            }
+            StaticKind::Packed => {
+                let index = PackedIndex::build(all).map_err(Failure::Index)?;
+                self.work(index, build_s())
+            }
+        }
+    }
+
+    /// Runs the job's work on `index`, built in `build_s` seconds.
+    fn work<I: Structure<f64, u64>>(self, index: I, build_s: f64) -> Result<Done, Failure> {
+        let Self {
+            work,
+            mut sink,
+            pool,
+            ..
+        } = self;
+        let pool = pool.as_ref();
         let start = Instant::now();
         let output = sink.name();
         let write_error = |e: io::Error| Failure::io(format!("writing {output}"), e);
@@ -199,11 +284,11 @@ impl UseIndex<f64, u64> for Job {
             Work::Pairs => (write_pairs(&index, &mut sink).map_err(write_error)?, None),
             Work::Query(path) => {
                 let mut queries = Elements::open(path, Shape::Boxes)?;
-                write_query(&index, &mut queries, &mut sink)?
+                write_query(&index, &mut queries, pool, &mut sink)?
             }
             Work::Knn(path, k) => {
                 let mut queries = Elements::open(path, Shape::Points)?;
-                write_knn(&index, &mut queries, *k, &mut sink)?
+                write_knn(&index, &mut queries, *k, pool, &mut sink)?
             }
         };
         let work_s = start.elapsed().as_secs_f64();
@@ -241,69 +326,109 @@ fn write_pairs<I: SpatialQuery<f64, u64>>(index: &I, out: &mut Sink) -> io::Resu
     failed.map_or(Ok(count), Err)
 }
 
-/// Writes `header`, then for each query what `answer` writes (returning how many results);
-/// returns the number of results and of queries.
-fn per_query<F>(
+/// Queries read and answered at a time when they are answered on several threads.
+const BLOCK: usize = 4096;
+
+/// Writes `header`, then for each query its results as `answer` finds them and `write`
+/// writes them (returning how many), in the queries' order; with a `pool`, a block of
+/// queries at a time is answered on its threads (each thread's scratch memory made by
+/// `scratch`). Returns the number of results and of queries.
+fn per_query<R, W, A>(
     queries: &mut Elements,
     out: &mut Sink,
     header: &str,
-    mut answer: F,
+    pool: Option<&rayon::ThreadPool>,
+    scratch: impl Fn() -> W + Sync + Send,
+    answer: A,
+    mut write: impl FnMut(u64, &R, &mut Sink) -> io::Result<usize>,
 ) -> Result<(u64, Option<u64>), Failure>
 where
-    F: FnMut(u64, &Aabb<f64>, &mut Sink) -> io::Result<usize>,
+    R: Send,
+    A: Fn(&mut W, &Aabb<f64>) -> R + Sync + Send,
 {
     let name = out.name();
     let write_error = |e: io::Error| Failure::io(format!("writing {name}"), e);
     writeln!(out, "{header}").map_err(write_error)?;
     let (mut results, mut count) = (0u64, 0u64);
-    while let Some((_, query_id, query)) = queries.next_element()? {
-        results += answer(query_id, &query, out).map_err(write_error)? as u64;
-        count += 1;
+    let mut block = Vec::new();
+    let mut serial = scratch();
+    loop {
+        block.clear();
+        while block.len() < if pool.is_some() { BLOCK } else { 1 } {
+            match queries.next_element()? {
+                Some((_, id, query)) => block.push((id, query)),
+                None => break,
+            }
+        }
+        if block.is_empty() {
+            break;
+        }
+        let found: Vec<R> = match pool {
+            Some(pool) => pool.install(|| {
+                block
+                    .par_iter()
+                    .map_init(&scratch, |w, (_, query)| answer(w, query))
+                    .collect()
+            }),
+            None => block.iter().map(|(_, q)| answer(&mut serial, q)).collect(),
+        };
+        for ((id, _), found) in block.iter().zip(&found) {
+            results += write(*id, found, out).map_err(write_error)? as u64;
+            count += 1;
+        }
     }
     Ok((results, Some(count)))
 }
 
 /// Writes `query_id,id` for every element intersecting each query (ids ascending within a
 /// query); returns the number of results and of queries.
-fn write_query<I: SpatialQuery<f64, u64>>(
+fn write_query<I: SpatialQuery<f64, u64> + Sync>(
     index: &I,
     queries: &mut Elements,
+    pool: Option<&rayon::ThreadPool>,
     out: &mut Sink,
 ) -> Result<(u64, Option<u64>), Failure> {
-    let mut found = Vec::new();
-    per_query(queries, out, "query_id,id", |query_id, area, out| {
-        found.clear();
+    let answer = |(): &mut (), area: &Aabb<f64>| {
+        let mut found = Vec::new();
         let _ = index.query(area, |item| {
             found.push(*item.value);
             ControlFlow::Continue(())
         });
         found.sort_unstable();
-        for id in &found {
+        found
+    };
+    let write = |query_id: u64, found: &Vec<u64>, out: &mut Sink| {
+        for id in found {
             writeln!(out, "{query_id},{id}")?;
         }
         Ok(found.len())
-    })
+    };
+    per_query(queries, out, "query_id,id", pool, || (), answer, write)
 }
 
 /// Writes `query_id,rank,id,distance` for the `k` nearest elements to each query point;
 /// returns the number of results and of queries.
-fn write_knn<I: SpatialQuery<f64, u64>>(
+fn write_knn<I: SpatialQuery<f64, u64> + Sync>(
     index: &I,
     queries: &mut Elements,
     k: usize,
+    pool: Option<&rayon::ThreadPool>,
     out: &mut Sink,
 ) -> Result<(u64, Option<u64>), Failure> {
-    let mut workspace = Workspace::new();
-    let mut nearest = Vec::new();
-    let header = "query_id,rank,id,distance";
-    per_query(queries, out, header, |query_id, point, out| {
-        nearest_ids(index, point.min, k, &mut workspace, &mut nearest);
+    let answer = |workspace: &mut Workspace<f64>, point: &Aabb<f64>| {
+        let mut nearest = Vec::new();
+        nearest_ids(index, point.min, k, workspace, &mut nearest);
+        nearest
+    };
+    let write = |query_id: u64, nearest: &Vec<(f64, u64)>, out: &mut Sink| {
         for (rank, (distance_2, id)) in nearest.iter().enumerate() {
             let distance = distance_2.sqrt();
             writeln!(out, "{query_id},{},{id},{distance}", rank + 1)?;
         }
         Ok(nearest.len())
-    })
+    };
+    let header = "query_id,rank,id,distance";
+    per_query(queries, out, header, pool, Workspace::new, answer, write)
 }
 
 /// The `k` elements nearest to `point` as `(squared distance, id)`, ascending, ties broken by

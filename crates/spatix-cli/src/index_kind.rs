@@ -9,14 +9,16 @@
 //! several threads).
 
 use core::ops::ControlFlow;
+use std::sync::OnceLock;
 
 use clap::ValueEnum;
+use clap::builder::PossibleValue;
 
 use crate::stats::decimal;
 use spatix::{
-    Aabb, BruteForce, Error, HierarchicalGrid, Item, Layered, LooseGrid, LooseQuadtree,
-    LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree, ParallelPairs, PointGrid, Quadtree,
-    QuadtreeConfig, Scalar, SpatialIndex, UniformGrid,
+    Aabb, BruteForce, Error, HierarchicalGrid, Item, KdTree, Layered, LooseGrid, LooseQuadtree,
+    LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree, PackedIndex, ParallelPairs, PointGrid,
+    Quadtree, QuadtreeConfig, Scalar, SpatialIndex, SpatialQuery, UniformGrid,
 };
 
 /// A structure `--index` can name.
@@ -33,7 +35,7 @@ pub(crate) enum IndexKind {
     /// elements' size.
     Mxcif,
     /// `UniformGrid`: cells from the elements' size and count. The fastest on the agents
-    /// workload today, hence the default.
+    /// workload today, hence the default of `sim`.
     #[default]
     Grid,
     /// `LooseGrid`: the loose/tight double grid, each element in one loose cell by its centre.
@@ -45,6 +47,47 @@ pub(crate) enum IndexKind {
     Hierarchical,
     /// `Layered`: agents up to the typical size in a point grid, larger ones in a loose grid.
     Layered,
+}
+
+/// A static structure the batch commands can name: built once from all the elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum StaticKind {
+    /// `KdTree`: points only, built once; the default of `knn` (the fastest k-nearest).
+    KdTree,
+    /// `PackedIndex`: boxes (or points) built once into one Hilbert-sorted packed tree; the
+    /// default of `pairs` and `query` (the fastest pairs and rectangle queries on static
+    /// data).
+    Packed,
+}
+
+/// What `--index` of a batch command names: a static structure, built once from the whole
+/// file, or any dynamic one, filled by inserting every element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BatchIndex {
+    Static(StaticKind),
+    Dynamic(IndexKind),
+}
+
+impl ValueEnum for BatchIndex {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: OnceLock<Vec<BatchIndex>> = OnceLock::new();
+        ALL.get_or_init(|| {
+            let statics = StaticKind::value_variants()
+                .iter()
+                .map(|&k| Self::Static(k));
+            let dynamics = IndexKind::value_variants()
+                .iter()
+                .map(|&k| Self::Dynamic(k));
+            statics.chain(dynamics).collect()
+        })
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        match self {
+            Self::Static(kind) => kind.to_possible_value(),
+            Self::Dynamic(kind) => kind.to_possible_value(),
+        }
+    }
 }
 
 /// What a structure is built for: the world to declare, a sample of the boxes to come (all of
@@ -77,8 +120,8 @@ impl<S: Scalar> Plan<S> {
     }
 }
 
-/// What the command needs from a structure beyond [`SpatialIndex`].
-pub(crate) trait Structure<S: Scalar, T>: SpatialIndex<S, T> + Sync {
+/// What the command needs from a structure beyond [`SpatialQuery`].
+pub(crate) trait Structure<S: Scalar, T>: SpatialQuery<S, T> + Sync {
     /// One line for the summary: the structure and its parameters.
     fn describe(&self) -> String;
 
@@ -246,13 +289,33 @@ impl<S: Scalar, T: Sync> Structure<S, T> for Layered<S, T> {
     }
 }
 
+impl<S: Scalar, T: Sync> Structure<S, T> for KdTree<S, T> {
+    fn describe(&self) -> String {
+        let config = self.config();
+        format!(
+            "kd-tree (height {}, up to {} points per leaf)",
+            self.height(),
+            config.bucket_size
+        )
+    }
+}
+
+impl<S: Scalar, T: Sync> Structure<S, T> for PackedIndex<S, T> {
+    fn describe(&self) -> String {
+        format!(
+            "packed (Hilbert-packed tree, {} children per node)",
+            self.config().node_size
+        )
+    }
+}
+
 /// A command that runs on whichever structure `--index` chose.
 pub(crate) trait UseIndex<S: Scalar, T> {
     /// What the command returns.
     type Output;
 
     /// Runs the command on `index`, empty and with room reserved for the plan's elements.
-    fn run<I: Structure<S, T>>(self, index: I) -> Self::Output;
+    fn run<I: Structure<S, T> + SpatialIndex<S, T>>(self, index: I) -> Self::Output;
 }
 
 impl IndexKind {
@@ -265,7 +328,7 @@ impl IndexKind {
         U: UseIndex<S, T>,
     {
         fn start<S: Scalar, T, U: UseIndex<S, T>>(
-            index: impl Structure<S, T>,
+            index: impl Structure<S, T> + SpatialIndex<S, T>,
             plan: Plan<S>,
             user: U,
         ) -> U::Output {

@@ -45,12 +45,16 @@ enum Command {
 fn main() -> ExitCode {
     // Parsing answers --help and --version and rejects bad usage (exit code 2).
     let cli = Cli::parse();
-    if let Some(Command::Sim(args)) = &cli.command {
-        if let Err(message) = args.validate() {
-            Cli::command()
-                .error(ErrorKind::ArgumentConflict, message)
-                .exit();
-        }
+    let checked = match &cli.command {
+        Some(Command::Sim(args)) => args.validate(),
+        Some(Command::Pairs(args)) => args.validate(),
+        Some(Command::Query(args)) => args.validate(),
+        Some(Command::Knn(_)) | None => Ok(()),
+    };
+    if let Err(message) = checked {
+        Cli::command()
+            .error(ErrorKind::ArgumentConflict, message)
+            .exit();
     }
     let result = match &cli.command {
         None => Cli::command()

@@ -7,8 +7,8 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use spatix::Handle;
 use spatix::workload::{Agents, Layout, Sizes};
+use spatix::{Handle, SpatialIndex};
 
 use crate::failure::Failure;
 use crate::index_kind::{IndexKind, Plan, Structure, UseIndex};
@@ -202,7 +202,10 @@ struct Report {
 impl UseIndex<f32, u32> for Simulation {
     type Output = Result<Report, Failure>;
 
-    fn run<I: Structure<f32, u32>>(self, mut index: I) -> Result<Report, Failure> {
+    fn run<I: Structure<f32, u32> + SpatialIndex<f32, u32>>(
+        self,
+        mut index: I,
+    ) -> Result<Report, Failure> {
         let Self {
             mut agents,
             frames,

@@ -151,19 +151,28 @@ where
                 &"every element",
             );
         }
-        for (i, (&(b, id), item)) in self.elements.iter().zip(sut.iter()).enumerate() {
-            if item.handle.slot() as usize != i || *item.value != id || *item.aabb != b {
-                fail(
-                    step,
-                    "iter after build",
-                    &(i, b, id),
-                    &item,
-                    &"the i-th element",
-                );
+        // `iter` lists each element once, in the structure's own order (input order for a
+        // store by input position, tree order for the kd-tree): the values, all distinct,
+        // match its elements to the input's.
+        let mut by_value: Vec<(u64, Handle, Aabb<S>)> = sut
+            .iter()
+            .map(|item| (*item.value, item.handle, item.aabb))
+            .collect();
+        by_value.sort_unstable_by_key(|e| e.0);
+        for &(b, id) in &self.elements {
+            let found = by_value
+                .binary_search_by_key(&id, |e| e.0)
+                .ok()
+                .map(|at| by_value[at]);
+            let Some((_, handle, aabb)) = found.filter(|e| e.2 == b) else {
+                fail(step, "iter after build", &(b, id), &found, &"the element");
+            };
+            if sut.get(handle).is_none_or(|item| *item.value != id) {
+                fail(step, "get after build", &(b, id), &handle, &"the element");
             }
             self.live.push(Live {
-                sut: item.handle,
-                oracle: self.judge.oracle.insert(b, id).expect("a valid box"),
+                sut: handle,
+                oracle: self.judge.oracle.insert(aabb, id).expect("a valid box"),
             });
         }
         self.sut = Some(sut);

@@ -164,7 +164,7 @@ impl<S: Scalar> Judge<S> {
 
 /// Every element `iter` lists, as (value, box) sorted by value.
 fn listed<S: Scalar>(index: &impl SpatialQuery<S, u64>) -> Vec<(u64, Aabb<S>)> {
-    let mut v: Vec<(u64, Aabb<S>)> = index.iter().map(|i| (*i.value, *i.aabb)).collect();
+    let mut v: Vec<(u64, Aabb<S>)> = index.iter().map(|i| (*i.value, i.aabb)).collect();
     v.sort_unstable_by_key(|e| e.0);
     v
 }

@@ -90,7 +90,7 @@ impl Handle {
 
 /// Each slot table starts its generations at a distinct, well-spread value so that handles
 /// from another table almost never match.
-fn next_salt() -> u32 {
+pub(crate) fn next_salt() -> u32 {
     static COUNTER: AtomicU32 = AtomicU32::new(1);
     COUNTER
         .fetch_add(1, Ordering::Relaxed)
@@ -178,13 +178,6 @@ impl<S: Scalar, T> Slots<S, T> {
         self.generations.reserve(additional);
     }
 
-    /// The generation of every slot that has never been vacated: the handles of a table that
-    /// was only ever inserted into are `(slot, first_generation)`.
-    #[inline]
-    pub(crate) fn first_generation(&self) -> u32 {
-        self.salt
-    }
-
     /// The live slot a handle names, if any.
     #[inline]
     pub(crate) fn slot_of(&self, handle: Handle) -> Option<u32> {
@@ -266,7 +259,7 @@ impl<S: Scalar, T> Slots<S, T> {
                 slot,
                 generation: self.generations[i],
             },
-            aabb: &self.boxes[i],
+            aabb: self.boxes[i],
             value: self.values[i]
                 .as_ref()
                 .expect("structures only hold live slots"),
@@ -289,46 +282,6 @@ impl<S: Scalar, T> Slots<S, T> {
             }
             for &(a, b) in items.iter().flatten() {
                 visit(a, b)?;
-            }
-        }
-        ControlFlow::Continue(())
-    }
-
-    /// The element in a live slot of a table that was only ever inserted into (as a static
-    /// structure's is): its generation is the table's first, so only its value is read.
-    #[inline]
-    fn fresh_item(&self, slot: u32) -> Item<'_, S, T> {
-        let i = slot as usize;
-        debug_assert_eq!(self.generations[i], self.salt, "a slot that was reused");
-        Item {
-            handle: Handle {
-                slot,
-                generation: self.salt,
-            },
-            aabb: &self.boxes[i],
-            value: self.values[i]
-                .as_ref()
-                .expect("structures only hold live slots"),
-        }
-    }
-
-    /// Reports the elements of live slots of a table that was only ever inserted into to
-    /// `visit`, in order, stopping if it breaks. As in [`Slots::visit_pairs`], the items of a
-    /// few dozen slots are looked up in one tight loop before any is reported, so that their
-    /// cache misses overlap; and only their values are read ([`Slots::first_generation`] is
-    /// every handle's generation).
-    pub(crate) fn visit_fresh_slots<F>(&self, slots: &[u32], visit: &mut F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        const CHUNK: usize = 32;
-        for chunk in slots.chunks(CHUNK) {
-            let mut items = [None; CHUNK];
-            for (item, &slot) in items.iter_mut().zip(chunk) {
-                *item = Some(self.fresh_item(slot));
-            }
-            for &item in items.iter().flatten() {
-                visit(item)?;
             }
         }
         ControlFlow::Continue(())
@@ -521,7 +474,7 @@ impl<S: Scalar, T> Elements<S, T> for StaticSlots<S, T> {
         let p = position as usize;
         Item {
             handle: self.handle(position),
-            aabb: &self.boxes[p],
+            aabb: self.boxes[p],
             value: &self.values[p],
         }
     }
@@ -532,6 +485,9 @@ impl<S: Scalar, T> Elements<S, T> for StaticSlots<S, T> {
 enum Source<'a, S, T> {
     Slots(&'a Slots<S, T>),
     Static(&'a StaticSlots<S, T>),
+    /// Points and values side by side, each element's slot its index, one generation for all
+    /// (the kd-tree's store).
+    Points(&'a [[S; 2]], &'a [T], u32),
 }
 
 /// Iterator over every element of a structure, in slot order: see
@@ -550,23 +506,39 @@ impl<S: Scalar, T> Iter<'_, S, T> {
     ///
     /// [`SpatialIndex::update_all`]: crate::SpatialIndex::update_all
     pub(crate) fn element_from(&self, cursor: &mut usize) -> Option<(Handle, Aabb<S>)> {
+        let position = *cursor;
+        *cursor += 1;
         match self.source {
             Source::Slots(slots) => {
-                while *cursor < slots.values.len() {
-                    let slot = *cursor;
-                    *cursor += 1;
-                    if slots.values[slot].is_some() {
-                        return Some((slots.handle(slot as u32), slots.boxes[slot]));
-                    }
-                }
-                None
+                let live = (position..slots.values.len()).find(|&s| slots.values[s].is_some());
+                *cursor = live.map_or(slots.values.len(), |s| s + 1);
+                live.map(|s| (slots.handle(s as u32), slots.boxes[s]))
             }
             Source::Static(store) => {
-                let slot = *cursor;
-                *cursor += 1;
-                let item = store.item(*store.positions.get(slot)?);
-                Some((item.handle, *item.aabb))
+                let item = store.item(*store.positions.get(position)?);
+                Some((item.handle, item.aabb))
             }
+            Source::Points(points, _, generation) => {
+                let [x, y] = *points.get(position)?;
+                let p = crate::Point::new(x, y);
+                Some((
+                    Handle::new(position as u32, generation),
+                    Aabb { min: p, max: p },
+                ))
+            }
+        }
+    }
+}
+
+impl<'a, S, T> Iter<'a, S, T> {
+    /// The elements of a store of points and values side by side (`values[i]` is the value of
+    /// `points[i]`), whose handles are `(index, generation)`.
+    pub(crate) fn points(points: &'a [[S; 2]], values: &'a [T], generation: u32) -> Self {
+        debug_assert_eq!(points.len(), values.len());
+        Self {
+            source: Source::Points(points, values, generation),
+            next: 0,
+            left: points.len(),
         }
     }
 }
@@ -588,6 +560,16 @@ impl<'a, S: Scalar, T> Iterator for Iter<'a, S, T> {
                 Source::Static(store) => {
                     self.left -= 1;
                     return Some(store.item(store.positions[i]));
+                }
+                Source::Points(points, values, generation) => {
+                    self.left -= 1;
+                    let [x, y] = points[i];
+                    let p = crate::Point::new(x, y);
+                    return Some(Item {
+                        handle: Handle::new(i as u32, generation),
+                        aabb: Aabb { min: p, max: p },
+                        value: &values[i],
+                    });
                 }
             }
         }

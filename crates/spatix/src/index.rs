@@ -19,18 +19,19 @@ use crate::{Aabb, Error, Handle, Iter, Neighbor, Point, Ray, RayHit, Scalar, Wor
 pub struct Item<'a, S, T> {
     /// The element's handle.
     pub handle: Handle,
-    /// The element's box, as last inserted or updated.
-    pub aabb: &'a Aabb<S>,
+    /// The element's box, as last inserted or updated (a copy: a structure of points, such
+    /// as [`KdTree`](crate::KdTree), stores no box).
+    pub aabb: Aabb<S>,
     /// The element's value.
     pub value: &'a T,
 }
 
-impl<S, T> Clone for Item<'_, S, T> {
+impl<S: Copy, T> Clone for Item<'_, S, T> {
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<S, T> Copy for Item<'_, S, T> {}
+impl<S: Copy, T> Copy for Item<'_, S, T> {}
 
 /// The read half of the contract: every query, on every structure, static or dynamic.
 ///

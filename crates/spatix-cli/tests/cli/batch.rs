@@ -9,8 +9,8 @@ use spatix::prelude::*;
 use spatix::{Aabb, BruteForce, Point};
 
 use crate::common::{
-    Element, Scratch, assert_success, boxes, boxes_csv, index_kinds, points, points_csv, spatix,
-    stderr, stdout,
+    Element, Scratch, assert_success, batch_index_kinds, box_index_kinds, boxes, boxes_csv, points,
+    points_csv, spatix, stderr, stdout,
 };
 
 fn oracle(elements: &[Element]) -> BruteForce<f64, u64> {
@@ -54,7 +54,18 @@ fn pairs_equal_brute_force_for_every_index() {
     unique.dedup();
     assert_eq!(unique.len(), expected.len());
 
-    for kind in index_kinds() {
+    let default = spatix(&["pairs".as_ref(), file.as_os_str()]);
+    assert_success(&default);
+    assert_eq!(
+        parse_pairs(&stdout(&default)),
+        expected,
+        "the default index"
+    );
+    assert!(
+        stderr(&default).contains("index: packed"),
+        "packed by default"
+    );
+    for kind in box_index_kinds() {
         let output = spatix(&[
             "pairs".as_ref(),
             file.as_os_str(),
@@ -101,7 +112,7 @@ fn query_equals_brute_force_for_every_index() {
     }
     assert!(results > 40, "the queries must find boxes");
 
-    for kind in index_kinds() {
+    for kind in box_index_kinds() {
         let out = dir.path(&format!("result-{kind}.csv"));
         let output = spatix(&[
             "query".as_ref(),
@@ -123,6 +134,21 @@ fn query_equals_brute_force_for_every_index() {
         assert!(
             summary.contains(&format!("{results} results for 40 queries")),
             "{summary}"
+        );
+    }
+    for threads in [None, Some("2")] {
+        let mut args = vec![
+            "query",
+            data.to_str().unwrap(),
+            query_file.to_str().unwrap(),
+        ];
+        args.extend(threads.map(|n| ["--threads", n]).into_iter().flatten());
+        let output = spatix(&args);
+        assert_success(&output);
+        assert_eq!(stdout(&output), expected, "packed, --threads {threads:?}");
+        assert!(
+            stderr(&output).contains("index: packed"),
+            "packed by default"
         );
     }
 }
@@ -157,19 +183,55 @@ fn knn_equals_brute_force_for_every_index_with_ties_broken_by_id() {
     let query_file = dir.write("queries.csv", &points_csv(&queries));
     for k in [1usize, 6, 500] {
         let expected = knn_expected(&elements, &queries, k);
-        for kind in index_kinds() {
-            let output = spatix(&[
-                "knn".as_ref(),
-                data.as_os_str(),
-                query_file.as_os_str(),
-                "-k".as_ref(),
-                k.to_string().as_ref(),
-                "--index".as_ref(),
-                kind.as_ref(),
-            ]);
+        let k = k.to_string();
+        let knn = |extra: &[&str]| {
+            let mut args = vec!["knn", data.to_str().unwrap(), query_file.to_str().unwrap()];
+            args.extend(["-k", &k]);
+            args.extend(extra);
+            spatix(&args)
+        };
+        let default = knn(&[]);
+        assert_success(&default);
+        assert_eq!(stdout(&default), expected, "-k {k}, the default index");
+        assert!(
+            stderr(&default).contains("index: kd-tree"),
+            "kd-tree by default"
+        );
+        for kind in batch_index_kinds() {
+            let output = knn(&["--index", &kind]);
             assert_success(&output);
             assert_eq!(stdout(&output), expected, "-k {k} --index {kind}");
         }
+        // On several threads, in blocks of queries: the same lines in the same order.
+        for kind in ["kd-tree", "packed", "grid"] {
+            let output = knn(&["--index", kind, "--threads", "2"]);
+            assert_success(&output);
+            assert_eq!(
+                stdout(&output),
+                expected,
+                "-k {k} --index {kind} --threads 2"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_kd_tree_refuses_boxes_before_reading_them() {
+    let dir = Scratch::new("kd-boxes");
+    let boxes = dir.write("boxes.csv", "id,min_x,min_y,max_x,max_y\n1,0,0,1,1\n");
+    for command in ["pairs", "query"] {
+        let mut args = vec![command, boxes.to_str().unwrap()];
+        if command == "query" {
+            args.push(boxes.to_str().unwrap());
+        }
+        args.extend(["--index", "kd-tree"]);
+        let output = spatix(&args);
+        assert_eq!(output.status.code(), Some(2), "{command}");
+        assert!(
+            stderr(&output).contains("kd-tree holds points only"),
+            "{command}"
+        );
+        assert!(output.stdout.is_empty());
     }
 }
 
@@ -179,11 +241,13 @@ fn files_without_elements_give_just_the_header() {
     let boxes = dir.write("boxes.csv", "id,min_x,min_y,max_x,max_y\n");
     let points = dir.write("points.csv", "id,x,y\n\n");
     let queries = dir.write("queries.csv", "id,x,y\n1,0,0\n");
-    for kind in index_kinds() {
+    for kind in batch_index_kinds() {
         let k = kind.as_str();
-        let pairs = spatix(&["pairs", boxes.to_str().unwrap(), "--index", k]);
-        assert_success(&pairs);
-        assert_eq!(stdout(&pairs), "a,b\n");
+        if k != "kd-tree" {
+            let pairs = spatix(&["pairs", boxes.to_str().unwrap(), "--index", k]);
+            assert_success(&pairs);
+            assert_eq!(stdout(&pairs), "a,b\n");
+        }
         let knn = spatix(&[
             "knn",
             points.to_str().unwrap(),

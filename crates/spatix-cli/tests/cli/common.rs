@@ -50,6 +50,34 @@ pub(crate) fn index_kinds() -> Vec<String> {
     kinds
 }
 
+/// Every structure `--index` of the batch commands accepts (the static ones too), as listed
+/// by the binary's error message for a bad value.
+pub(crate) fn batch_index_kinds() -> Vec<String> {
+    let output = spatix(&["knn", "p.csv", "q.csv", "--index", "no-such-structure"]);
+    assert_eq!(output.status.code(), Some(2));
+    let text = stderr(&output);
+    let list = text
+        .split("[possible values: ")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .unwrap_or_else(|| panic!("no list of structures in {text}"));
+    let kinds: Vec<String> = list.split(", ").map(str::to_owned).collect();
+    for known in ["kd-tree", "packed", "brute-force", "grid", "layered"] {
+        assert!(
+            kinds.iter().any(|k| k == known),
+            "{known} missing from {kinds:?}"
+        );
+    }
+    kinds
+}
+
+/// Every structure `pairs` and `query` accept: the batch ones but the kd-tree (points only).
+pub(crate) fn box_index_kinds() -> Vec<String> {
+    let mut kinds = batch_index_kinds();
+    kinds.retain(|k| k != "kd-tree");
+    kinds
+}
+
 /// A fresh, empty directory for one test, removed when dropped.
 pub(crate) struct Scratch(PathBuf);
 

@@ -46,7 +46,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         }
         for item in self.slots.iter() {
             let slot = item.handle.slot();
-            let want = self.lattice.range(item.aabb).area();
+            let want = self.lattice.range(&item.aabb).area();
             if entries[slot as usize] != want {
                 return fail(format!(
                     "slot {slot} is filed in {} cells instead of {want}",

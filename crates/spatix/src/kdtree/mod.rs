@@ -4,6 +4,7 @@
 #[cfg(feature = "rayon")]
 mod batch;
 mod build;
+mod metric;
 mod pairs;
 mod query;
 mod select;
@@ -14,9 +15,10 @@ mod validate;
 
 use core::ops::ControlFlow;
 
+use self::metric::Magnitudes;
 use self::splits::Splits;
-use crate::handle::Slots;
-use crate::{Aabb, Error, Item, Point, Scalar};
+use crate::handle::Iter;
+use crate::{Aabb, Error, Handle, Item, Point, Scalar};
 
 /// How a node of a [`KdTree`] chooses the axis it splits.
 ///
@@ -94,14 +96,6 @@ const MAX_HEIGHT: usize = 31;
 
 /// Most entries a depth-first walk keeps pending: one per level, plus the root.
 const MAX_PENDING: usize = MAX_HEIGHT + 2;
-
-/// A point in tree order and the slot of its element.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-#[repr(C)]
-struct Entry<S> {
-    p: [S; 2],
-    slot: u32,
-}
 
 /// An internal node: the splitting coordinate and its axis. Points in the left subtree have a
 /// coordinate `<= value` on that axis, points in the right subtree `>= value` (points equal
@@ -233,21 +227,30 @@ fn set_coord<S: Scalar>(p: &mut Point<S>, axis: usize, v: S) {
 /// the nearest-neighbour search descends towards the query point and backtracks into the
 /// other side of a split only when the split line is closer than the k-th best so far.
 /// Built the fast way: the points are copied once into one flat array that the build reorders
-/// in place with `select_nth_unstable` (O(n log n), no allocation per node); nodes are
-/// implicit (each stores only its split, 8 bytes for `f32`, in preorder), and the leaves are
-/// contiguous runs of that array, scanned linearly. Splitting by position rather than by
-/// value keeps the tree balanced whatever the data: any number of equal coordinates, even all
+/// in place by median selection (O(n log n), no allocation per node); nodes are implicit
+/// (each stores only its split, in cache-line blocks), and the leaves are contiguous runs of
+/// the points in tree order, scanned linearly. Splitting by position rather than by value
+/// keeps the tree balanced whatever the data: any number of equal coordinates, even all
 /// points identical, gives a tree of the same depth, `ceil(log2(n / bucket_size))`.
 ///
-/// Elements are points: each is stored as a zero-size box, so the contract's rules apply
-/// unchanged (two elements intersect only where they coincide). Its handles are
-/// `(input position, one generation per tree)`: [`Handle::slot`](crate::Handle::slot) is the
-/// point's position in the input.
+/// Elements are points: each is the zero-size box of its point, so the contract's rules apply
+/// unchanged (two elements intersect only where they coincide). Distances are exact for every
+/// finite coordinate: where squares could overflow or underflow (coordinates beyond about
+/// 10^18 in `f32` or 10^153 in `f64`, or tiny ones), the search ranks by scaled distances
+/// instead, so far points never tie at infinity nor near ones at zero.
+///
+/// # Handles
+/// The tree keeps no slot table. An element's [`Handle`] names its position in the tree
+/// order ([`Handle::slot`] is in `0..len`, the order of [`iter`](crate::SpatialQuery::iter),
+/// **not** the point's position in the input), with one generation per tree, so
+/// [`get`](crate::SpatialQuery::get) is one array access and a handle from another tree is
+/// stale here. To find an input's element, keep its input position in the value (as the
+/// example does).
 ///
 /// # When to use it
 /// Points that do not move (or that are rebuilt every frame: building a million points takes
-/// tens of milliseconds), queried often, above all for nearest neighbours. For boxes, or for
-/// points that move a little every frame, use a dynamic structure such as
+/// tens of milliseconds), queried often, above all for nearest neighbours and radius queries.
+/// For boxes, or for points that move a little every frame, use a dynamic structure such as
 /// [`UniformGrid`](crate::UniformGrid), which updates in place.
 ///
 /// # Complexity
@@ -255,9 +258,9 @@ fn set_coord<S: Scalar>(p: &mut Point<S>, axis: usize, v: S) {
 /// Within O(log n + reported). `for_each_pair` O(n + pairs) on typical data (a point on a
 /// split line is looked up in the rest of the tree). Raycast: best-first over node regions.
 ///
-/// Memory per element: 8 bytes (`f32`) of point in tree order, 4 of slot, plus the element
-/// store (box, value, generation: 20 bytes + the value for `f32`), plus one 8-byte split per
-/// `bucket_size / 2` to `bucket_size` points.
+/// Memory per element: the point (8 bytes in `f32`) and the value, in tree order, plus the
+/// splits in blocks of 15 (64 bytes in `f32`) for every `bucket_size / 2` to `bucket_size`
+/// points: 12.3 bytes per point in `f32` with `u32` values.
 ///
 /// # Errors
 /// Building fails with [`Error::InvalidAabb`] for a NaN or infinite coordinate,
@@ -273,7 +276,6 @@ fn set_coord<S: Scalar>(p: &mut Point<S>, axis: usize, v: S) {
 /// let two = tree.nearest(Point::new(4.5, 43.7), 2, &mut ws);
 /// let names: Vec<_> = two.iter().map(|n| *tree.get(n.handle).unwrap().value).collect();
 /// assert_eq!(names, ["Arles", "Nîmes"]);
-/// assert_eq!(two[0].handle.slot(), 0); // the slot is the position in the input
 /// # Ok::<(), spatix::Error>(())
 /// ```
 ///
@@ -286,14 +288,18 @@ pub struct KdTree<S, T> {
     shape: Shape,
     /// The internal nodes' splits, in cache-line blocks.
     splits: Splits<S>,
-    /// The points in tree order, each beside its slot: each leaf is a contiguous run, and a
-    /// search that accepts a point finds its slot on the same cache line.
-    entries: Vec<Entry<S>>,
+    /// The points in tree order: each leaf is a contiguous run. A handle's slot is an index
+    /// here.
+    points: Vec<[S; 2]>,
+    /// The values in tree order, read only for the elements a query reports.
+    values: Vec<T>,
     /// The smallest box holding every point (the root's region).
     bounds: Aabb<S>,
-    /// The generation of every element's handle.
+    /// Where the points' coordinates lie, for the choice of distance arithmetic.
+    magnitudes: Magnitudes,
+    /// The generation of every element's handle: a per-tree salt, so that another tree's
+    /// handles are stale here.
     generation: u32,
-    slots: Slots<S, T>,
 }
 
 impl<S: Scalar, T> KdTree<S, T> {
@@ -322,16 +328,27 @@ impl<S: Scalar, T> KdTree<S, T> {
         self.shape.height
     }
 
+    /// The handle of the element at tree position `i`.
+    #[inline]
+    fn handle(&self, i: usize) -> Handle {
+        Handle::new(i as u32, self.generation)
+    }
+
     /// The element at tree position `i`, as a visitor sees it.
     #[inline]
     fn item(&self, i: usize) -> Item<'_, S, T> {
-        self.slots.item(self.entries[i].slot)
+        let p = self.point(i);
+        Item {
+            handle: self.handle(i),
+            aabb: Aabb { min: p, max: p },
+            value: &self.values[i],
+        }
     }
 
     /// The point at tree position `i`.
     #[inline]
     fn point(&self, i: usize) -> Point<S> {
-        let [x, y] = self.entries[i].p;
+        let [x, y] = self.points[i];
         Point::new(x, y)
     }
 
@@ -350,12 +367,86 @@ impl<S: Scalar, T> KdTree<S, T> {
 
 /// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
 impl<S: Scalar, T> KdTree<S, T> {
+    /// The element a handle names: the one at its slot's tree position, if the generation
+    /// is this tree's.
+    fn get_impl(&self, handle: Handle) -> Option<Item<'_, S, T>> {
+        let i = handle.slot() as usize;
+        (i < self.points.len() && handle == self.handle(i)).then(|| self.item(i))
+    }
+
+    /// Every element, in tree order (the order of the handles' slots).
+    fn iter_impl(&self) -> Iter<'_, S, T> {
+        Iter::points(&self.points, &self.values, self.generation)
+    }
+
     /// Heap bytes held (`memory_bytes`).
     fn memory_impl(&self) -> usize {
-        self.slots.memory_bytes()
-            + self.splits.memory_bytes()
-            + self.entries.capacity() * size_of::<Entry<S>>()
+        self.splits.memory_bytes()
+            + self.points.capacity() * size_of::<[S; 2]>()
+            + self.values.capacity() * size_of::<T>()
     }
 }
 
-crate::index::delegate_query!(KdTree, slots, within);
+impl<S: Scalar, T> crate::SpatialQuery<S, T> for KdTree<S, T> {
+    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
+        self.get_impl(handle)
+    }
+
+    fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    fn iter(&self) -> Iter<'_, S, T> {
+        self.iter_impl()
+    }
+
+    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.query_impl(area, visit)
+    }
+
+    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.pairs_impl(visit)
+    }
+
+    fn nearest<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut crate::Workspace<S>,
+    ) -> &'w [crate::Neighbor<S>] {
+        self.nearest_impl(point, k, workspace)
+    }
+
+    fn within<F>(&self, point: Point<S>, radius: S, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.within_impl(point, radius, visit)
+    }
+
+    fn raycast_all<F>(
+        &self,
+        ray: &crate::Ray<S>,
+        workspace: &mut crate::Workspace<S>,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        self.raycast_impl(ray, workspace, visit)
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.memory_impl()
+    }
+
+    fn check_invariants(&self) -> Result<(), Error> {
+        self.validate()
+    }
+}

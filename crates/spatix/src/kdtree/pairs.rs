@@ -23,7 +23,7 @@ impl<S: Scalar, T> KdTree<S, T> {
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if self.entries.len() < 2 {
+        if self.points.len() < 2 {
             return ControlFlow::Continue(());
         }
         let mut stack = ArrayStack::<Bounded<S>, MAX_PENDING>::new();
@@ -47,9 +47,9 @@ impl<S: Scalar, T> KdTree<S, T> {
             }
             let range = self.shape.range(node);
             for i in range.clone() {
-                let p = self.entries[i].p;
+                let p = self.points[i];
                 for j in i + 1..range.end {
-                    if self.entries[j].p == p {
+                    if self.points[j] == p {
                         visit(self.item(i), self.item(j))?;
                     }
                 }

@@ -2,12 +2,14 @@
 
 use core::ops::{ControlFlow, Range};
 
+use super::metric::{Magnitudes, Metric, Scaled, Squared};
 use super::{Cursor, KdTree, MAX_PENDING, coord};
+use crate::handle::Elements;
 use crate::nearest::{Pending, Search};
 use crate::pool::ArrayStack;
 use crate::prefetch::prefetch;
 use crate::ray::{RaySearch, cast_tree};
-use crate::{Aabb, Handle, Item, Neighbor, Point, Ray, Scalar, Workspace};
+use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
 
 /// A subtree waiting in a rectangle query, with the region its points lie in.
 #[derive(Clone, Copy, Debug, Default)]
@@ -17,13 +19,13 @@ struct Region<S> {
 }
 
 /// A subtree waiting in a distance search: `offset[a]` is how far the query point lies from
-/// the subtree's region along axis `a` (a lower bound, signed), and `bound` the squared
-/// distance those offsets give, a lower bound of every point's in the subtree.
+/// the subtree's region along axis `a` (a lower bound, signed, in the metric's units), and
+/// `bound` the key those offsets give, a lower bound of every point's in the subtree.
 #[derive(Clone, Copy, Debug, Default)]
-struct Far<S> {
+struct Far<D, K> {
     node: Cursor,
-    offset: [S; 2],
-    bound: S,
+    offset: [D; 2],
+    bound: K,
 }
 
 /// Most points whose distances a nearest-neighbour search computes in one pass: two leaves
@@ -39,52 +41,53 @@ const HITS: usize = 32;
 /// the search rarely leaves the first pair, and the prefetches would only cost bandwidth.
 const PREFETCH_UP_TO: u32 = 3;
 
-impl<S: Scalar> Far<S> {
-    /// Whether the subtree may hold a point within `bound` (an infinite bound: a search not
-    /// yet full, which takes everything).
-    #[inline]
-    fn within(&self, bound: S) -> bool {
-        self.bound < bound || bound == S::INFINITY
-    }
-
-    /// The other side of a split at signed distance `d` from the query point along `axis`.
-    #[inline]
-    fn beyond(&self, node: Cursor, axis: usize, d: S) -> Self {
-        // Selected rather than indexed: a store to one lane followed by a load of both
-        // stalls store forwarding on the hottest path of the search.
-        let offset = if axis == 0 {
-            [d, self.offset[1]]
-        } else {
-            [self.offset[0], d]
-        };
-        Self {
-            node,
-            offset,
-            bound: offset[0] * offset[0] + offset[1] * offset[1],
-        }
-    }
+/// Whether a region whose nearest-neighbour rank is `rank` may hold a point within `bound`
+/// (an infinite bound: a search not yet full, which takes everything).
+#[inline(always)]
+fn may_hold<S: Scalar>(rank: S, bound: S) -> bool {
+    rank < bound || bound == S::INFINITY
 }
 
 impl<S: Scalar, T> KdTree<S, T> {
     /// One step of a distance search down an internal node: the child on the side of `q`,
-    /// and the other child with its distance bound (`from` holds the offsets of the subtree
-    /// being descended, which the near child keeps).
-    #[inline]
-    fn towards(&self, node: Cursor, q: [S; 2], from: &Far<S>) -> (Cursor, Far<S>) {
+    /// and the other child with its offsets and bound (`from` holds the offsets of the
+    /// subtree being descended, which the near child keeps).
+    #[inline(always)]
+    fn towards<M: Metric<S>>(
+        &self,
+        metric: M,
+        node: Cursor,
+        q: [S; 2],
+        from: &Far<M::D, M::K>,
+    ) -> (Cursor, Far<M::D, M::K>) {
         let split = self.splits.get(node);
         let axis = split.axis as usize;
-        let d = q[axis] - split.value;
+        let d = metric.diff(q[axis], split.value);
         // Arithmetic rather than a branch: the side is a coin toss, which no predictor guesses.
-        let right = d >= S::ZERO;
-        (node.child(right), from.beyond(node.child(!right), axis, d))
+        let right = d >= M::D::default();
+        // Selected rather than indexed: a store to one lane followed by a load of both
+        // stalls store forwarding on the hottest path of the search.
+        let offset = if axis == 0 {
+            [d, from.offset[1]]
+        } else {
+            [from.offset[0], d]
+        };
+        let beyond = Far {
+            node: node.child(!right),
+            offset,
+            bound: metric.key(offset[0], offset[1]),
+        };
+        (node.child(right), beyond)
     }
 
-    /// The stack of a distance search, holding the root (at bound 0).
-    fn distance_stack(&self) -> ArrayStack<Far<S>, MAX_PENDING> {
+    /// The stack of a distance search, holding the root (at offsets and bound zero).
+    fn distance_stack<M: Metric<S>>(&self, metric: M) -> ArrayStack<Far<M::D, M::K>, MAX_PENDING> {
+        let zero = M::D::default();
         let mut stack = ArrayStack::new();
         stack.push(Far {
             node: self.shape.root(),
-            ..Far::default()
+            offset: [zero, zero],
+            bound: metric.key(zero, zero),
         });
         stack
     }
@@ -95,7 +98,7 @@ impl<S: Scalar, T> KdTree<S, T> {
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if !area.is_valid() || self.entries.is_empty() || !area.intersects(&self.bounds) {
+        if !area.is_valid() || self.points.is_empty() || !area.intersects(&self.bounds) {
             return ControlFlow::Continue(());
         }
         let mut stack = ArrayStack::<Region<S>, MAX_PENDING>::new();
@@ -138,13 +141,9 @@ impl<S: Scalar, T> KdTree<S, T> {
 
     /// The seed's search without its visited map: descend towards the point, scan the leaf,
     /// and backtrack into the far side of a split only while the region beyond it (bounded by
-    /// this and the earlier splits crossed) is nearer than the k-th best so far.
-    ///
-    /// The two leaves below a node of height 1 are adjacent in tree order, and the search
-    /// computes the distances to both in one pass before offering any: their cache misses
-    /// then overlap, where a scan that offers as it goes waits for one leaf, then for its
-    /// sibling (which it is likely to need: it is the nearest region after the query
-    /// point's own).
+    /// this and the earlier splits crossed) is nearer than the k-th best so far. Plain
+    /// squared distances where they are safe ([`Magnitudes`](super::metric::Magnitudes)),
+    /// scaled ones elsewhere, whose results then report their squared distances anew.
     pub(super) fn nearest_impl<'w>(
         &self,
         point: Point<S>,
@@ -152,36 +151,61 @@ impl<S: Scalar, T> KdTree<S, T> {
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
         let mut search = workspace.begin(k);
-        if !point.is_finite() || k == 0 || self.entries.is_empty() {
+        if !point.is_finite() || k == 0 || self.points.is_empty() {
             return workspace.finish();
         }
+        if self.magnitudes.squares_safe(point) {
+            self.nearest_with(Squared, point, k, &mut search);
+            return workspace.finish();
+        }
+        let scaled = Scaled::for_query(&self.bounds, point);
+        self.nearest_with(scaled, point, k, &mut search);
+        workspace
+            .finish_with(|handle, _| scaled.distance_2(point, self.point(handle.slot() as usize)))
+    }
+
+    /// The search itself, in `metric`'s arithmetic.
+    ///
+    /// The two leaves below a node of height 1 are adjacent in tree order, and the search
+    /// computes the distances to both in one pass before offering any: their cache misses
+    /// then overlap, where a scan that offers as it goes waits for one leaf, then for its
+    /// sibling (which it is likely to need: it is the nearest region after the query
+    /// point's own).
+    #[inline(always)]
+    fn nearest_with<M: Metric<S>>(
+        &self,
+        metric: M,
+        point: Point<S>,
+        k: usize,
+        search: &mut Search<'_, S>,
+    ) {
         let q = [point.x, point.y];
-        let mut d2 = [S::ZERO; PAIR];
-        let mut stack = self.distance_stack();
+        let mut ranks = [S::ZERO; PAIR];
+        let mut stack = self.distance_stack(metric);
         while let Some(far) = stack.pop() {
-            // An infinite bound means the search is not full yet (or squares overflowed).
-            if !far.within(search.bound()) {
+            if !may_hold(metric.rank(far.bound), search.bound()) {
                 continue;
             }
             let mut node = far.node;
             while node.height > 0 {
-                let (near, beyond) = self.towards(node, q, &far);
+                let (near, beyond) = self.towards(metric, node, q, &far);
+                let beyond_rank = metric.rank(beyond.bound);
                 if node.height == 1 {
                     let pair = self.shape.range(node);
                     if pair.len() <= PAIR {
-                        let d2 = &mut d2[..pair.len()];
-                        self.distances(q, pair.start, d2);
-                        self.offer(self.shape.range(near), pair.start, d2, &mut search);
-                        if beyond.within(search.bound()) {
+                        let ranks = &mut ranks[..pair.len()];
+                        self.ranks(metric, q, pair.start, ranks);
+                        self.offer(self.shape.range(near), pair.start, ranks, search);
+                        if may_hold(beyond_rank, search.bound()) {
                             let far_leaf = self.shape.range(beyond.node);
-                            self.offer(far_leaf, pair.start, d2, &mut search);
+                            self.offer(far_leaf, pair.start, ranks, search);
                         }
                         break;
                     }
                 }
-                if beyond.within(search.bound()) {
+                if may_hold(beyond_rank, search.bound()) {
                     if node.height <= PREFETCH_UP_TO && k > 1 {
-                        prefetch(&self.entries[self.shape.range(beyond.node)]);
+                        prefetch(&self.points[self.shape.range(beyond.node)]);
                     }
                     stack.push(beyond);
                 }
@@ -192,94 +216,117 @@ impl<S: Scalar, T> KdTree<S, T> {
                 let leaf = self.shape.range(node);
                 for first in leaf.clone().step_by(PAIR) {
                     let run = first..leaf.end.min(first + PAIR);
-                    let d2 = &mut d2[..run.len()];
-                    self.distances(q, first, d2);
-                    self.offer(run, first, d2, &mut search);
+                    let ranks = &mut ranks[..run.len()];
+                    self.ranks(metric, q, first, ranks);
+                    self.offer(run, first, ranks, search);
                 }
             }
         }
-        workspace.finish()
     }
 
-    /// The squared distances from `q` to the points from position `first` on, one per
-    /// element of `d2`.
-    #[inline]
-    fn distances(&self, q: [S; 2], first: usize, d2: &mut [S]) {
-        for (d2, e) in d2.iter_mut().zip(&self.entries[first..]) {
-            let (dx, dy) = (q[0] - e.p[0], q[1] - e.p[1]);
-            *d2 = dx * dx + dy * dy;
+    /// The ranks of the points from position `first` on, one per element of `ranks`.
+    #[inline(always)]
+    fn ranks<M: Metric<S>>(&self, metric: M, q: [S; 2], first: usize, ranks: &mut [S]) {
+        for (rank, p) in ranks.iter_mut().zip(&self.points[first..]) {
+            let (dx, dy) = (metric.diff(q[0], p[0]), metric.diff(q[1], p[1]));
+            *rank = metric.rank(metric.key(dx, dy));
         }
     }
 
-    /// Offers the points at positions `range` to the search, with their squared distances
-    /// `d2[i - first]`. Out of line: the search's bookkeeping is then compiled once.
+    /// Offers the points at positions `range` to the search, with their ranks
+    /// `ranks[i - first]`. Out of line: the search's bookkeeping is then compiled once.
     #[inline(never)]
-    fn offer(&self, range: Range<usize>, first: usize, d2: &[S], search: &mut Search<'_, S>) {
-        let d2 = &d2[range.start - first..range.end - first];
+    fn offer(&self, range: Range<usize>, first: usize, ranks: &[S], search: &mut Search<'_, S>) {
+        let ranks = &ranks[range.start - first..range.end - first];
         let mut bound = search.bound();
-        for (e, &d2) in self.entries[range].iter().zip(d2) {
+        for (i, &rank) in range.zip(ranks) {
             // `<=`: an infinite distance still fills a search that is not full.
-            if d2 <= bound {
-                search.offer(Handle::new(e.slot, self.generation), d2);
+            if rank <= bound {
+                search.offer(self.handle(i), rank);
                 bound = search.bound();
             }
         }
     }
 
-    /// Depth-first over the subtrees whose distance bound is at most `radius`; the test is
-    /// the default `within`'s ([`Aabb::around`], then [`Aabb::within_distance`]), computed
-    /// on the points directly.
-    pub(super) fn within_impl<F>(&self, point: Point<S>, radius: S, mut visit: F) -> ControlFlow<()>
+    /// Depth-first over the subtrees whose distance bound is at most `radius`; plain squared
+    /// distances where they are safe, scaled ones elsewhere.
+    pub(super) fn within_impl<F>(&self, point: Point<S>, radius: S, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if !(point.is_finite() && radius >= S::ZERO) || self.entries.is_empty() {
+        if !(point.is_finite() && radius >= S::ZERO) || self.points.is_empty() {
             return ControlFlow::Continue(());
         }
-        let r2 = radius * radius;
-        let area = Aabb::around(point, radius);
-        if !r2.is_finite() {
-            // Squares overflow: let the exact test decide, point by point.
-            for i in 0..self.entries.len() {
-                let item = self.item(i);
-                if item.aabb.intersects(&area) && item.aabb.within_distance(point, radius) {
-                    visit(item)?;
-                }
-            }
-            return ControlFlow::Continue(());
+        if self.magnitudes.squares_safe(point) && Magnitudes::ordinary(radius) {
+            // Also inside the box `point ± radius`, as `BruteForce` tests: a point whose
+            // rounded squared distance equals the radius's square may lie beyond it on
+            // one axis.
+            let area = Aabb::around(point, radius);
+            let inside = |p: &[S; 2]| area.contains_point(Point::new(p[0], p[1]));
+            self.within_with(Squared, point, radius, inside, visit)
+        } else {
+            let scaled = Scaled::for_query(&self.bounds, point);
+            self.within_with(scaled, point, radius, |_: &[S; 2]| true, visit)
         }
+    }
+
+    /// The radius search itself, in `metric`'s arithmetic.
+    #[inline(always)]
+    fn within_with<M: Metric<S>, F>(
+        &self,
+        metric: M,
+        point: Point<S>,
+        radius: S,
+        inside: impl Fn(&[S; 2]) -> bool,
+        mut visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
         let q = [point.x, point.y];
-        let mut stack = self.distance_stack();
-        // Hits wait here and are reported in batches (`Slots::visit_fresh_slots`).
+        // An infinite key (a radius beyond every distance) takes every point.
+        let r = metric.radius_key(radius);
+        let mut stack = self.distance_stack(metric);
+        // Hits wait here and are reported in batches.
         let mut hits = [0u32; HITS];
         let mut held = 0;
         while let Some(far) = stack.pop() {
             let mut node = far.node;
             while node.height > 0 {
-                let (near, beyond) = self.towards(node, q, &far);
-                if beyond.bound <= r2 {
+                let (near, beyond) = self.towards(metric, node, q, &far);
+                if beyond.bound <= r {
                     if node.height <= PREFETCH_UP_TO {
-                        prefetch(&self.entries[self.shape.range(beyond.node)]);
+                        prefetch(&self.points[self.shape.range(beyond.node)]);
                     }
                     stack.push(beyond);
                 }
                 node = near;
             }
-            for e in &self.entries[self.shape.range(node)] {
-                let [x, y] = e.p;
-                let (dx, dy) = (q[0] - x, q[1] - y);
-                let inside =
-                    area.min.x <= x && x <= area.max.x && area.min.y <= y && y <= area.max.y;
+            let leaf = self.shape.range(node);
+            for (i, p) in leaf.clone().zip(&self.points[leaf]) {
+                let (dx, dy) = (metric.diff(q[0], p[0]), metric.diff(q[1], p[1]));
                 // Stored unconditionally, kept only on a hit: no branch to mispredict.
-                hits[held] = e.slot;
-                held += usize::from(dx * dx + dy * dy <= r2 && inside);
+                hits[held] = i as u32;
+                held += usize::from(metric.key(dx, dy) <= r && inside(p));
                 if held == HITS {
-                    self.slots.visit_fresh_slots(&hits, &mut visit)?;
+                    self.visit_positions(&hits, &mut visit)?;
                     held = 0;
                 }
             }
         }
-        self.slots.visit_fresh_slots(&hits[..held], &mut visit)
+        self.visit_positions(&hits[..held], &mut visit)
+    }
+
+    /// Visits the elements at the tree positions `hits`.
+    #[inline]
+    fn visit_positions<F>(&self, hits: &[u32], visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        for &i in hits {
+            visit(self.item(i as usize))?;
+        }
+        ControlFlow::Continue(())
     }
 
     /// Best-first over node regions by where the ray enters them (conservatively), through
@@ -295,7 +342,7 @@ impl<S: Scalar, T> KdTree<S, T> {
         F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
     {
         let mut search = workspace.begin_ray();
-        if !ray.is_valid() || self.entries.is_empty() {
+        if !ray.is_valid() || self.points.is_empty() {
             return ControlFlow::Continue(());
         }
         let pending = |node: Cursor, region: Aabb<S>| {
@@ -318,7 +365,7 @@ impl<S: Scalar, T> KdTree<S, T> {
                 for i in self.shape.range(node) {
                     let p = self.point(i);
                     if let Some(t) = (Aabb { min: p, max: p }).entry_unchecked(ray) {
-                        search.push_hit(t, self.entries[i].slot);
+                        search.push_hit(t, i as u32);
                     }
                 }
                 return;
@@ -331,6 +378,14 @@ impl<S: Scalar, T> KdTree<S, T> {
                 }
             }
         };
-        cast_tree(&mut search, &self.slots, expand, visit)
+        cast_tree(&mut search, self, expand, visit)
+    }
+}
+
+/// Ray hits name tree positions.
+impl<S: Scalar, T> Elements<S, T> for KdTree<S, T> {
+    #[inline]
+    fn item(&self, position: u32) -> Item<'_, S, T> {
+        KdTree::item(self, position as usize)
     }
 }

@@ -212,10 +212,10 @@ fn splits_are_medians_and_leaves_contiguous() {
     let a = split.axis as usize;
     let (l, r) = (tree.shape.range(left), tree.shape.range(right));
     assert_eq!((l.len(), r.len()), (500, 500));
-    assert!(l.clone().all(|i| tree.entries[i].p[a] <= split.value));
-    assert!(r.clone().all(|i| tree.entries[i].p[a] >= split.value));
+    assert!(l.clone().all(|i| tree.points[i][a] <= split.value));
+    assert!(r.clone().all(|i| tree.points[i][a] >= split.value));
     assert!(
-        r.clone().any(|i| tree.entries[i].p[a] == split.value),
+        r.clone().any(|i| tree.points[i][a] == split.value),
         "the median is a point"
     );
 }
@@ -274,22 +274,35 @@ fn median_selection_orders_around_its_position_on_any_data() {
 }
 
 #[test]
-fn handles_name_input_positions_and_reject_strangers() {
+fn handles_name_tree_positions_and_reject_strangers() {
     let points = random_points(100, 4);
     let tree = tree_of(&points, KdTreeConfig::default());
     let other = tree_of(&points, KdTreeConfig::default());
+    let mut seen = vec![false; points.len()];
     for (i, item) in tree.iter().enumerate() {
-        assert_eq!(item.handle.slot() as usize, i);
-        assert_eq!(*item.value, i);
-        assert_eq!(item.aabb.min, points[i]);
+        assert_eq!(item.handle.slot() as usize, i, "iter is in tree order");
+        let input = *item.value;
+        assert!(!seen[input], "input {input} listed twice");
+        seen[input] = true;
+        assert_eq!(item.aabb, Aabb::point(points[input]).unwrap());
+        assert_eq!(
+            tree.point(i),
+            points[input],
+            "the handle's slot is the tree position"
+        );
+        let got = tree.get(item.handle).expect("a live handle");
+        assert_eq!((*got.value, got.aabb), (input, item.aabb));
         assert!(other.get(item.handle).is_none(), "another tree's handle");
         let next = Handle::from_bits(item.handle.to_bits() + (1 << 32));
         assert!(tree.get(next).is_none(), "a handle of another generation");
     }
-    assert!(tree.get(Handle::from_bits(100)).is_none(), "past the end");
+    assert!(seen.iter().all(|&s| s), "every input listed");
+    let past = Handle::from_bits(tree.iter().next().unwrap().handle.to_bits() + 100);
+    assert!(tree.get(past).is_none(), "past the end");
     let mut ws = Workspace::new();
     let best = tree.nearest(points[42], 1, &mut ws)[0];
-    assert_eq!((best.handle.slot(), best.distance_2), (42, 0.0));
+    assert_eq!(best.distance_2, 0.0);
+    assert_eq!(*tree.get(best.handle).unwrap().value, 42);
 }
 
 #[test]
@@ -419,12 +432,14 @@ fn check_invariants_catches_corruption() {
             t.splits.set(t.shape.root(), split);
         }),
         ("two points swapped across the root", |t| {
-            let last = t.entries.len() - 1;
-            t.entries.swap(0, last);
+            let last = t.points.len() - 1;
+            t.points.swap(0, last);
         }),
-        ("a point moved", |t| t.entries[7].p[0] += 1.0),
-        ("a slot named twice", |t| {
-            t.entries[3].slot = t.entries[4].slot
+        ("a point moved beyond the bounds", |t| {
+            t.points[7][0] = 1000.0
+        }),
+        ("a value missing", |t| {
+            t.values.pop();
         }),
         ("the bounds shrunk", |t| t.bounds.max.x -= 1.0),
     ];
@@ -450,7 +465,8 @@ fn par_build_builds_the_same_tree_and_batches_match() {
         let parallel = KdTree::par_build(input(), config).unwrap();
         parallel.check_invariants().unwrap();
         assert_eq!(serial.splits, parallel.splits);
-        assert_eq!(serial.entries, parallel.entries);
+        assert_eq!(serial.points, parallel.points);
+        assert_eq!(serial.values, parallel.values);
     }
     let tree = KdTree::par_build(input(), KdTreeConfig::default()).unwrap();
     let queries = random_points(500, 8);
@@ -501,10 +517,176 @@ fn nearest_agrees_with_brute_force_on_both_sides_of_the_pair_limit() {
                         "bucket {bucket_size}, n {n}, k {k}"
                     );
                     for f in found {
-                        assert_eq!(points[f.handle.slot() as usize].distance_2(q), f.distance_2);
+                        let input = *tree.get(f.handle).unwrap().value;
+                        assert_eq!(points[input].distance_2(q), f.distance_2);
                     }
                 }
             }
         }
+    }
+}
+
+/// Issue 16's case: squared distances near 1e400 overflow, but the ranking must not tie
+/// them (the point at (1e200, 0) lies at 1e200 from the query, the origin at 1.4e200).
+#[test]
+fn far_points_are_ranked_by_distance_not_tied_at_infinity() {
+    let points = [Point::new(0.0, 0.0), Point::new(1e200, 0.0)];
+    let tree = tree_of(&points, KdTreeConfig::default());
+    let mut ws = Workspace::new();
+    let found = tree.nearest(Point::new(1e200, 1e200), 2, &mut ws);
+    let order: Vec<usize> = found
+        .iter()
+        .map(|f| *tree.get(f.handle).unwrap().value)
+        .collect();
+    assert_eq!(order, [1, 0]);
+    // Reported squared distances beyond f64::MAX are infinite; smaller ones are exact.
+    assert!(found.iter().all(|f| f.distance_2 == f64::INFINITY));
+    let near = tree.nearest(Point::new(1e150, 0.0), 1, &mut ws)[0];
+    assert_eq!(near.distance_2, 1e150 * 1e150);
+}
+
+/// Squares of differences near 1e-200 underflow to zero; the ranking must still tell them
+/// apart, and so must `within`.
+#[test]
+fn tiny_distances_are_ranked_not_tied_at_zero() {
+    let points: Vec<_> = [3.0, 1.0, 2.0, 5.0]
+        .iter()
+        .map(|&m| Point::new(m * 1e-200, -m * 1e-201))
+        .collect();
+    let tree = tree_of(&points, KdTreeConfig::default());
+    let mut ws = Workspace::new();
+    let found = tree.nearest(Point::new(0.0, 0.0), 4, &mut ws);
+    let order: Vec<usize> = found
+        .iter()
+        .map(|f| *tree.get(f.handle).unwrap().value)
+        .collect();
+    assert_eq!(order, [1, 2, 0, 3]);
+    let mut within = Vec::new();
+    let _ = tree.within(Point::new(0.0, 0.0), 2.5e-200, |item| {
+        within.push(*item.value);
+        ControlFlow::Continue(())
+    });
+    within.sort_unstable();
+    assert_eq!(within, [1, 2]);
+}
+
+/// A coordinate of any magnitude: zero, or `±m · 2^e` with `e` in `exponents`, and now and
+/// then the type's largest value.
+fn any_magnitude(rng: &mut Rng, exponents: (i32, i32), max: f64) -> f64 {
+    let sign = if rng.below(2) == 0 { -1.0 } else { 1.0 };
+    match rng.below(20) {
+        0 | 1 => 0.0,
+        2 => sign * max,
+        _ => {
+            let e = exponents.0 + rng.below((exponents.1 - exponents.0) as usize) as i32;
+            sign * rng.range(1.0, 2.0) * 2f64.powi(e)
+        }
+    }
+}
+
+/// Checks `nearest` and `within` of a tree of `points` from `q` against `reference`, an
+/// independent distance divided by `unit` (exact, or correctly rounded in a wider type),
+/// allowing for rankings that tie within the tree's rounding (`tolerance`, relative).
+fn check_against_reference<S: Scalar>(
+    points: &[Point<S>],
+    queries: &[Point<S>],
+    (reference, unit): (impl Fn(Point<S>, Point<S>) -> f64, f64),
+    tolerance: f64,
+) {
+    let tree = KdTree::with_config(
+        points.iter().enumerate().map(|(i, &p)| (p, i)),
+        KdTreeConfig {
+            bucket_size: 3,
+            ..KdTreeConfig::default()
+        },
+    )
+    .expect("finite points");
+    tree.check_invariants().expect("a fresh tree is consistent");
+    let mut ws = Workspace::new();
+    let close = |a: f64, b: f64| a <= b * (1.0 + tolerance) || a <= b + f64::MIN_POSITIVE;
+    for &q in queries {
+        let mut all: Vec<f64> = points.iter().map(|&p| reference(q, p)).collect();
+        all.sort_by(f64::total_cmp);
+        for k in [1, 5, points.len()] {
+            let found = tree.nearest(q, k, &mut ws);
+            assert_eq!(found.len(), k.min(points.len()));
+            let got: Vec<f64> = found
+                .iter()
+                .map(|f| reference(q, points[*tree.get(f.handle).unwrap().value]))
+                .collect();
+            for (i, &d) in got.iter().enumerate() {
+                assert!(
+                    close(d, all[i]) && close(all[i], d),
+                    "query {q:?}, k {k}: rank {i} at {d:e}, the true one at {:e}",
+                    all[i]
+                );
+            }
+        }
+        let radius = S::from_f64(all[all.len() / 2] * unit);
+        if !radius.is_finite() {
+            continue;
+        }
+        let r = radius.to_f64() / unit;
+        let mut hits = vec![false; points.len()];
+        let _ = tree.within(q, radius, |item| {
+            hits[*item.value] = true;
+            ControlFlow::Continue(())
+        });
+        for (i, &p) in points.iter().enumerate() {
+            let d = reference(q, p);
+            if hits[i] {
+                assert!(
+                    close(d, r),
+                    "query {q:?}: {p:?} at {d:e} beyond radius {r:e}"
+                );
+            } else {
+                assert!(
+                    close(r, d),
+                    "query {q:?}: {p:?} at {d:e} within radius {r:e}, not found"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn f64_distances_are_exact_over_the_whole_range() {
+    let mut rng = Rng::new(16);
+    for round in 0..40 {
+        let exponents = if round % 2 == 0 {
+            (-1000, 1023)
+        } else {
+            (-300, -200)
+        };
+        let mut coord = || any_magnitude(&mut rng, exponents, f64::MAX);
+        let points: Vec<_> = (0..60).map(|_| Point::new(coord(), coord())).collect();
+        let queries: Vec<_> = (0..10).map(|_| Point::new(coord(), coord())).collect();
+        // Independent of the tree's arithmetic: libm's hypotenuse of the halved differences
+        // (halving is exact at these magnitudes; the distance itself may exceed f64::MAX).
+        let reference =
+            |q: Point<f64>, p: Point<f64>| f64::hypot(q.x / 2.0 - p.x / 2.0, q.y / 2.0 - p.y / 2.0);
+        check_against_reference(&points, &queries, (reference, 2.0), 1e-14);
+    }
+}
+
+#[test]
+fn f32_distances_are_exact_over_the_whole_range() {
+    let mut rng = Rng::new(32);
+    for round in 0..40 {
+        let exponents = if round % 2 == 0 {
+            (-126, 127)
+        } else {
+            (-60, -40)
+        };
+        let mut coord = || any_magnitude(&mut rng, exponents, f64::from(f32::MAX)) as f32;
+        let points: Vec<_> = (0..60).map(|_| Point::new(coord(), coord())).collect();
+        let queries: Vec<_> = (0..10).map(|_| Point::new(coord(), coord())).collect();
+        // In f64, where the squares of f32 differences neither overflow nor underflow.
+        let reference = |q: Point<f32>, p: Point<f32>| {
+            let dx = f64::from(q.x) - f64::from(p.x);
+            let dy = f64::from(q.y) - f64::from(p.y);
+            (dx * dx + dy * dy).sqrt()
+        };
+        check_against_reference(&points, &queries, (reference, 1.0), 1e-6);
     }
 }

@@ -1,27 +1,26 @@
 //! The structural self-check.
 
-use super::{Cursor, Entry, KdTree, MAX_PENDING, Shape, coord, everywhere};
+use super::metric::Magnitudes;
+use super::{Cursor, KdTree, MAX_PENDING, Shape, coord, everywhere};
 use crate::pool::ArrayStack;
-use crate::{Aabb, Error, Handle, Scalar};
+use crate::{Aabb, Error, Scalar};
 
 fn violated<R>(why: String) -> Result<R, Error> {
     Err(Error::InvariantViolated(why))
 }
 
 impl<S: Scalar, T> KdTree<S, T> {
-    /// Checks the element store, the shape (height minimal for the bucket size, one split
-    /// per internal node), that the tree order is a permutation of the slots holding exactly
-    /// their points, the bounds, and the kd property: every point lies in the region its
-    /// ancestors' splits give it (left of a split `<=`, right `>=`), and every split lies in
-    /// its node's region.
+    /// Checks the arrays' lengths, the shape (height minimal for the bucket size, one split
+    /// per internal node), that every point is finite, the bounds, the magnitudes, and the
+    /// kd property: every point lies in the region its ancestors' splits give it (left of a
+    /// split `<=`, right `>=`), and every split lies in its node's region.
     pub(super) fn validate(&self) -> Result<(), Error> {
-        self.slots.check()?;
         self.config.validate()?;
-        let n = self.slots.len();
-        if self.entries.len() != n || self.shape.n != n {
+        let n = self.points.len();
+        if self.values.len() != n || self.shape.n != n {
             return violated(format!(
-                "{n} elements, but {} points in tree order and a shape for {}",
-                self.entries.len(),
+                "{n} points, but {} values and a shape for {}",
+                self.values.len(),
                 self.shape.n
             ));
         }
@@ -38,44 +37,38 @@ impl<S: Scalar, T> KdTree<S, T> {
                 self.shape.height
             ));
         }
-        self.check_elements()?;
+        self.check_points()?;
         self.check_splits()
     }
 
-    /// Every slot appears once in tree order, holds the zero-size box of its point, and has
-    /// the tree's one generation; the bounds are the points' bounds.
-    fn check_elements(&self) -> Result<(), Error> {
-        let n = self.entries.len();
-        let mut seen = vec![false; n];
+    /// Every point is finite; the bounds and the magnitudes are the points'.
+    fn check_points(&self) -> Result<(), Error> {
         let mut bounds: Option<Aabb<S>> = None;
-        for (i, &Entry { slot, .. }) in self.entries.iter().enumerate() {
-            let s = slot as usize;
-            if s >= n || seen[s] || !self.slots.is_live(slot) {
-                return violated(format!(
-                    "position {i} names slot {slot}: out of range, repeated or empty"
-                ));
-            }
-            seen[s] = true;
+        let mut smallest = S::INFINITY;
+        for i in 0..self.points.len() {
             let p = self.point(i);
+            if !p.is_finite() {
+                return violated(format!("position {i} holds {p:?}"));
+            }
+            for c in [p.x, p.y] {
+                if c != S::ZERO {
+                    smallest = smallest.min_s(c.abs_s());
+                }
+            }
             let b = Aabb { min: p, max: p };
-            if *self.slots.aabb(slot) != b || !p.is_finite() {
-                return violated(format!(
-                    "position {i} holds {p:?}, but slot {slot}'s box is {:?}",
-                    self.slots.aabb(slot)
-                ));
-            }
-            let handle = Handle::new(slot, self.generation);
-            if self.slots.get(handle).is_none() {
-                return violated(format!("slot {slot} is not at the tree's generation"));
-            }
             bounds = Some(bounds.map_or(b, |a| a.union(&b)));
         }
-        if let Some(b) = bounds
-            && b != self.bounds
-        {
+        let bounds = bounds.unwrap_or_default();
+        if bounds != self.bounds {
             return violated(format!(
-                "bounds {:?}, but the points span {b:?}",
+                "bounds {:?}, but the points span {bounds:?}",
                 self.bounds
+            ));
+        }
+        if Magnitudes::of(&bounds, smallest) != self.magnitudes {
+            return violated(format!(
+                "magnitudes {:?} for points spanning {bounds:?}, smallest {smallest:?}",
+                self.magnitudes
             ));
         }
         Ok(())

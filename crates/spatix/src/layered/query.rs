@@ -140,11 +140,11 @@ where
 {
     if p.len() <= q.len() {
         for a in p.iter() {
-            q.query(a.aabb, |b| report(a, b))?;
+            q.query(&a.aabb, |b| report(a, b))?;
         }
     } else {
         for b in q.iter() {
-            p.query(b.aabb, |a| report(a, b))?;
+            p.query(&b.aabb, |a| report(a, b))?;
         }
     }
     ControlFlow::Continue(())

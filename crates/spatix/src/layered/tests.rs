@@ -63,7 +63,7 @@ fn elements_are_routed_by_size_and_static_ones_stay_static() {
     index.update(dragon, bx(20.0, 20.0, 21.0, 21.0)).unwrap();
     assert_eq!(index.part_lens(), (1, 1, 1));
     assert_eq!(*index.get(agent).unwrap().value, 0);
-    assert_eq!(index.get(dragon).unwrap().aabb, &bx(20.0, 20.0, 21.0, 21.0));
+    assert_eq!(index.get(dragon).unwrap().aabb, bx(20.0, 20.0, 21.0, 21.0));
     // A static element that moves waits in the part its size names, then is built again.
     index.update(rock, bx(0.0, 0.0, 90.0, 90.0)).unwrap();
     assert_eq!(index.part_lens(), (1, 2, 0));
@@ -180,7 +180,7 @@ fn bad_parameters_and_boxes_change_nothing() {
     assert_eq!(index.insert_static(bad, 1), Err(Error::InvalidAabb));
     assert_eq!(index.update(h, bad), Err(Error::InvalidAabb));
     assert_eq!(index.len(), 1);
-    assert_eq!(index.get(h).unwrap().aabb, &bx(1.0, 1.0, 2.0, 2.0));
+    assert_eq!(index.get(h).unwrap().aabb, bx(1.0, 1.0, 2.0, 2.0));
     index.check_invariants().unwrap();
 }
 
@@ -330,7 +330,7 @@ impl SpatialQuery<f64, u32> for Narrow {
         self.0.memory_bytes()
     }
     fn check_invariants(&self) -> Result<(), Error> {
-        match self.0.iter().find(|e| too_wide(e.aabb)) {
+        match self.0.iter().find(|e| too_wide(&e.aabb)) {
             Some(e) => Err(Error::InvariantViolated(format!(
                 "{:?} is too wide",
                 e.aabb

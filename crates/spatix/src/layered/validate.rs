@@ -55,7 +55,7 @@ where
                 (Part::Static, true) => routed_built += 1,
                 (_, is_static) => pending += usize::from(is_static),
             }
-            if route.part == Part::Agents && self.part_for(item.aabb) != Moving::Agents {
+            if route.part == Part::Agents && self.part_for(&item.aabb) != Moving::Agents {
                 return fail(format!("slot {slot} is too large for the agents part"));
             }
         }

@@ -117,7 +117,7 @@ fn loose_boxes_grow_on_insert_and_overhang_their_quadrants() {
     );
     assert_eq!(
         tree.loose[0],
-        tree.iter().fold(nothing(), |b, it| b.union(it.aabb))
+        tree.iter().fold(nothing(), |b, it| b.union(&it.aabb))
     );
 }
 
@@ -178,7 +178,7 @@ fn maintain_shrinks_every_box_to_fit() {
             tree.remove(h).unwrap();
         } else {
             // Shrink each box towards its centre.
-            let b = *tree.get(h).unwrap().aabb;
+            let b = tree.get(h).unwrap().aabb;
             tree.update(
                 h,
                 bx(b.min.x + 0.5, b.min.y + 0.5, b.max.x - 0.5, b.max.y - 0.5),
@@ -186,7 +186,7 @@ fn maintain_shrinks_every_box_to_fit() {
             .unwrap();
         }
     }
-    let exact = tree.iter().fold(nothing(), |b, it| b.union(it.aabb));
+    let exact = tree.iter().fold(nothing(), |b, it| b.union(&it.aabb));
     assert_ne!(
         tree.loose[0], exact,
         "removals and moves leave boxes too large"
@@ -198,7 +198,7 @@ fn maintain_shrinks_every_box_to_fit() {
     let mut fitted = vec![nothing(); tree.nodes.len()];
     for item in tree.iter() {
         let leaf = tree.leaves[item.handle.slot() as usize] as usize;
-        fitted[leaf] = fitted[leaf].union(item.aabb);
+        fitted[leaf] = fitted[leaf].union(&item.aabb);
     }
     for item in tree.iter() {
         let leaf = tree.leaves[item.handle.slot() as usize] as usize;

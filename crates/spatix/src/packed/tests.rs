@@ -164,7 +164,7 @@ fn boxes_are_stored_in_curve_order_so_leaves_are_compact() {
     // Handles still name the input: element i is cell i of the scrambled list.
     for (i, b) in boxes.iter().enumerate() {
         let item = index.get(index.handle(i).unwrap()).unwrap();
-        assert_eq!((*item.aabb, *item.value), (*b, i as u32));
+        assert_eq!((item.aabb, *item.value), (*b, i as u32));
     }
 }
 
@@ -499,7 +499,7 @@ fn compare<S: Scalar>(kind: Kind, boxes: &[Aabb<S>], node_size: u32, rng: &mut R
     assert_eq!(index.iter().len(), boxes.len());
     for (i, item) in index.iter().enumerate() {
         assert_eq!(
-            (item.handle, *item.value, *item.aabb),
+            (item.handle, *item.value, item.aabb),
             (index.handle(i).unwrap(), i as u32, boxes[i])
         );
     }

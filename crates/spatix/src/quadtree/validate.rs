@@ -47,7 +47,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
         )?;
         for item in self.slots.iter() {
             let e = item.handle.slot();
-            let filed = self.filed_box(item.aabb);
+            let filed = self.filed_box(&item.aabb);
             let expected = self.count_leaves(&filed);
             let found = occurrences[e as usize];
             if found != expected {

@@ -115,7 +115,7 @@ impl<S: Scalar> SpatialQuery<S, u64> for Broken<S, u64> {
                 }
             }),
             Fault::MissTouching => self.inner.query(area, |item| {
-                if strictly_overlap(item.aabb, area) {
+                if strictly_overlap(&item.aabb, area) {
                     visit(item)
                 } else {
                     ControlFlow::Continue(())
@@ -126,7 +126,7 @@ impl<S: Scalar> SpatialQuery<S, u64> for Broken<S, u64> {
                 ControlFlow::Continue(())
             }),
             Fault::OutOfWorldLost => self.inner.query(area, |item| {
-                if overlap(item.aabb, &self.world) {
+                if overlap(&item.aabb, &self.world) {
                     visit(item)
                 } else {
                     ControlFlow::Continue(())
@@ -150,7 +150,7 @@ impl<S: Scalar> SpatialQuery<S, u64> for Broken<S, u64> {
                 visit(a, b)
             }),
             Fault::MissTouching => self.inner.for_each_pair(|a, b| {
-                if strictly_overlap(a.aabb, b.aabb) {
+                if strictly_overlap(&a.aabb, &b.aabb) {
                     visit(a, b)
                 } else {
                     ControlFlow::Continue(())

@@ -81,7 +81,7 @@ impl<S: Scalar> Seen<S> {
     pub(crate) fn of(item: Item<'_, S, u64>) -> Self {
         Self {
             handle: item.handle,
-            aabb: *item.aabb,
+            aabb: item.aabb,
             id: *item.value,
         }
     }

@@ -260,7 +260,7 @@ impl<S: Scalar, I: SpatialQuery<S, u64>> Harness<S, I> {
             return Err(format!(
                 "get of the {what} handle {h:?} returned value {} box {:?}, expected None",
                 item.value,
-                B(item.aabb)
+                B(&item.aabb)
             ));
         }
         if self.oracle.get(ho).is_some() {
@@ -696,18 +696,18 @@ impl<S: Scalar, I: SpatialQuery<S, u64>> Harness<S, I> {
                 self.describe(id)
             )
         })?;
-        if item.handle != e.sut || *item.value != id || *item.aabb != e.aabb {
+        if item.handle != e.sut || *item.value != id || item.aabb != e.aabb {
             return Err(format!(
                 "get({:?}) returned handle {:?} value {} box {:?}, but #{id} was last set to box {:?}",
                 e.sut,
                 item.handle,
                 item.value,
-                B(item.aabb),
+                B(&item.aabb),
                 B(&e.aabb)
             ));
         }
         match self.oracle.get(e.oracle) {
-            Some(o) if *o.value == id && *o.aabb == e.aabb => Ok(()),
+            Some(o) if *o.value == id && o.aabb == e.aabb => Ok(()),
             _ => Err(format!("ORACLE: get of #{id} disagrees with the model")),
         }
     }
@@ -733,11 +733,13 @@ impl<S: Scalar, I: SpatialQuery<S, u64>> Harness<S, I> {
         let oracle = self.resolve_all(Side::Oracle, &oracle)?;
         same_ids(&oracle, &model, &|id| self.describe(id))
             .map_err(|e| format!("ORACLE iter: {e}"))?;
-        let least = n * (size_of::<Aabb<S>>() + size_of::<u64>());
+        // At least a point's two coordinates and the value per element (a structure of
+        // points, such as the kd-tree, stores no box).
+        let least = n * (2 * size_of::<S>() + size_of::<u64>());
         let bytes = self.sut.memory_bytes();
         if bytes < least {
             return Err(format!(
-                "memory_bytes() is {bytes}, less than the {least} bytes {n} boxes and values take"
+                "memory_bytes() is {bytes}, less than the {least} bytes {n} points and values take"
             ));
         }
         Ok(())
@@ -944,7 +946,7 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
                 e.sut,
                 e.id,
                 item.value,
-                B(item.aabb)
+                B(&item.aabb)
             ));
         }
         Ok(())

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release -p spatix-bench --bin compare -- [--quick] [--write] [--json FILE]
-//!     [--threads N] [--runs N] [--only TEXT] [--structures TEXT]
+//!     [--threads N] [--runs N] [--only TEXT] [--structures TEXT] [--sizes N,N,...]
 //! ```
 //!
 //! * `--quick`: N = 10k and 100k only (a few minutes); the full run is 10k, 100k and 1M.
@@ -15,6 +15,7 @@
 //! * `--only TEXT`: only the workloads whose name contains TEXT (e.g. `frame`, `nearest`).
 //! * `--structures TEXT`: only the structures whose name contains TEXT (e.g. `spatix`, for a
 //!   profile); the answers are then checked against the first of those.
+//! * `--sizes N,N,...`: only these element counts (e.g. `1000000` for the largest rows alone).
 //!
 //! Any answer that differs from the others is printed and makes the run exit with status 1,
 //! writing nothing.
@@ -59,6 +60,8 @@ struct Options {
     runs: usize,
     only: Option<String>,
     structures: String,
+    /// The element counts asked for (`None`: those of `--quick` or of the full run).
+    sizes: Option<Vec<usize>>,
 }
 
 fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
@@ -70,6 +73,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
         runs: MIN_RUNS,
         only: None,
         structures: String::new(),
+        sizes: None,
     };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -96,9 +100,20 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
             }
             "--only" => options.only = Some(value("--only")?),
             "--structures" => options.structures = value("--structures")?,
+            "--sizes" => {
+                let sizes: Option<Vec<usize>> = value("--sizes")?
+                    .split(',')
+                    .map(|n| n.trim().parse().ok().filter(|&n| n > 0))
+                    .collect();
+                options.sizes =
+                    Some(sizes.ok_or("--sizes needs positive whole numbers, comma-separated")?);
+            }
             "--help" | "-h" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
+    }
+    if options.write && options.sizes.is_some() {
+        return Err("--write needs every size: it rewrites the whole report".into());
     }
     Ok(options)
 }
@@ -116,7 +131,7 @@ fn main() -> ExitCode {
                 eprintln!("compare: {message}");
             }
             eprintln!(
-                "usage: compare [--quick] [--write] [--json FILE] [--threads N] [--runs N] [--only TEXT] [--structures TEXT]"
+                "usage: compare [--quick] [--write] [--json FILE] [--threads N] [--runs N] [--only TEXT] [--structures TEXT] [--sizes N,N,...]"
             );
             return ExitCode::from(2);
         }
@@ -131,10 +146,10 @@ fn main() -> ExitCode {
     }
     let load_at_start = machine::load_average();
     let settings = Settings {
-        sizes: if options.quick {
-            QUICK_SIZES.to_vec()
-        } else {
-            FULL_SIZES.to_vec()
+        sizes: match &options.sizes {
+            Some(sizes) => sizes.clone(),
+            None if options.quick => QUICK_SIZES.to_vec(),
+            None => FULL_SIZES.to_vec(),
         },
         runs: options.runs,
         threads: options.threads,
@@ -231,7 +246,7 @@ mod tests {
     #[test]
     fn parses_every_option() {
         let o = parse(args(
-            "--quick --write --json out.json --threads 2 --runs 7 --only frame --structures rstar",
+            "--quick --write --json out.json --threads 2 --runs 7 --only frame --structures rstar --sizes 10,20",
         ))
         .unwrap();
         assert_eq!(
@@ -244,6 +259,7 @@ mod tests {
                 runs: 7,
                 only: Some("frame".into()),
                 structures: "rstar".into(),
+                sizes: Some(vec![10, 20]),
             }
         );
         let defaults = parse(args("")).unwrap();
@@ -259,5 +275,8 @@ mod tests {
         assert!(parse(args("--threads 0")).is_err());
         assert!(parse(args("--json")).is_err());
         assert!(parse(args("--fast")).is_err());
+        assert!(parse(args("--sizes 10,x")).is_err());
+        assert!(parse(args("--sizes 0")).is_err());
+        assert!(parse(args("--write --sizes 10")).is_err());
     }
 }

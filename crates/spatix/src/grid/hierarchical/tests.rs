@@ -141,7 +141,7 @@ fn nearest_searches_levels_best_first() {
     let near = grid.nearest(Point::new(900.0, 900.0), 3, &mut ws).to_vec();
     let mut oracle = BruteForce::new();
     for item in grid.iter() {
-        oracle.insert(*item.aabb, *item.value).unwrap();
+        oracle.insert(item.aabb, *item.value).unwrap();
     }
     let mut ws_oracle = Workspace::new();
     let want = oracle.nearest(Point::new(900.0, 900.0), 3, &mut ws_oracle);

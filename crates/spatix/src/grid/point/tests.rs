@@ -27,7 +27,7 @@ fn boxes_over_the_bound_are_refused_and_nothing_changes() {
         grid.update(h, bx(50.0, 50.0, 60.0, 51.0)),
         Err(Error::BoxTooLarge)
     );
-    assert_eq!(*grid.get(h).unwrap().aabb, bx(10.0, 10.0, 14.0, 14.0));
+    assert_eq!(grid.get(h).unwrap().aabb, bx(10.0, 10.0, 14.0, 14.0));
     assert_eq!(query(&grid, &bx(12.0, 12.0, 12.0, 12.0)), [1]);
     assert!(query(&grid, &bx(55.0, 50.0, 56.0, 51.0)).is_empty());
     assert!(grid.fits(&bx(0.0, 0.0, 4.0, 4.0)) && !grid.fits(&bx(0.0, 0.0, 4.1, 1.0)));
@@ -148,7 +148,7 @@ fn pairs_across_every_neighbouring_cell_are_found_once() {
     }
     let mut oracle = BruteForce::new();
     for item in grid.iter() {
-        oracle.insert(*item.aabb, *item.value).unwrap();
+        oracle.insert(item.aabb, *item.value).unwrap();
     }
     let got = pairs(&grid);
     assert_eq!(got, pairs(&oracle));

@@ -34,8 +34,8 @@ pub(crate) const CRATE: Crate = Crate {
          `--threads`); queries `query`, `nearest` (one reused `Workspace`, each result's value \
          read with `get`), `within`. Points are zero-size boxes. `BruteForce` only at 10k. \
          The static `KdTree` (points) is built by `KdTree::build` (`par_build` with \
-         `--threads`) with the default configuration; its nearest results are named by \
-         `Handle::slot`, the point's position in the input.",
+         `--threads`) with the default configuration and queried like the others (its \
+         `get` is one array access: a handle names a position in tree order).",
 };
 
 /// Above this N the brute-force oracle is not measured (it is quadratic).
@@ -573,14 +573,7 @@ impl PointIndex for KdPoints {
 
     fn nearest(&mut self, queries: &[Point<f32>], k: usize, out: &mut Vec<u32>) -> bool {
         let tree = self.tree.as_ref().expect("built before use");
-        for q in queries {
-            // The slot is the point's position in the input, which is its value here.
-            out.extend(
-                tree.nearest(*q, k, &mut self.workspace)
-                    .iter()
-                    .map(|n| n.handle.slot()),
-            );
-        }
+        nearest(tree, queries, k, &mut self.workspace, out);
         true
     }
 
