@@ -17,7 +17,7 @@ use spatix::{Aabb, Point, Workspace};
 use crate::failure::Failure;
 use crate::index_kind::{IndexKind, Plan, Structure, UseIndex};
 use crate::input::{self, Elements, Shape, Survey};
-use crate::output::Sink;
+use crate::output::{self, Sink};
 
 /// Options every batch command takes.
 #[derive(Debug, Args)]
@@ -25,7 +25,9 @@ pub(crate) struct Common {
     /// The structure to use.
     #[arg(long, value_enum, default_value_t)]
     index: IndexKind,
-    /// Write the results to FILE (it appears only once complete) instead of standard output.
+    /// Write the results to FILE instead of standard output (`-`). A regular file appears only
+    /// once complete; a FIFO, a device or a symbolic link's target is written in place; an
+    /// input file is refused.
     #[arg(long, short, value_name = "FILE")]
     out: Option<PathBuf>,
 }
@@ -116,6 +118,12 @@ struct Done {
 
 fn run(data: &Path, shape: Shape, work: Work, common: &Common) -> Result<(), Failure> {
     let start = Instant::now();
+    let queries = match &work {
+        Work::Pairs => None,
+        Work::Query(path) | Work::Knn(path, _) => Some(path.as_path()),
+    };
+    let inputs: Vec<&Path> = core::iter::once(data).chain(queries).collect();
+    output::refuse_input_as_output(common.out.as_deref(), &inputs)?;
     let survey = input::survey(data, shape)?;
     match &work {
         Work::Pairs => {}
@@ -161,11 +169,14 @@ fn run(data: &Path, shape: Shape, work: Work, common: &Common) -> Result<(), Fai
     Ok(())
 }
 
-/// The index's plan from the first pass: the world is the box around the elements.
+/// The index's plan from the first pass: the world is where the bulk of the sampled elements
+/// lies ([`Aabb::bulk_of`]), not the box around them all, so that a few stray elements far
+/// away (filed in border cells and nodes) cost what others do instead of stretching every
+/// cell or node over the distance.
 fn plan(survey: Survey) -> Plan<f64> {
     let origin = Point::new(0.0, 0.0);
     Plan {
-        world: survey.bounds.unwrap_or(Aabb {
+        world: Aabb::bulk_of(&survey.sample).unwrap_or(Aabb {
             min: origin,
             max: origin,
         }),
@@ -298,15 +309,14 @@ fn write_knn<I: SpatialQuery<f64, u64>>(
     let header = "query_id,rank,id,distance";
     per_query(queries, out, header, |query_id, point, out| {
         nearest_ids(index, point.min, k, &mut workspace, &mut nearest);
-        for (rank, (distance_2, id)) in nearest.iter().enumerate() {
-            let distance = distance_2.sqrt();
+        for (rank, (distance, id)) in nearest.iter().enumerate() {
             writeln!(out, "{query_id},{},{id},{distance}", rank + 1)?;
         }
         Ok(nearest.len())
     })
 }
 
-/// The `k` elements nearest to `point` as `(squared distance, id)`, ascending, ties broken by
+/// The `k` elements nearest to `point` as `(distance, id)`, ascending, ties broken by
 /// the smaller id, so that every structure gives the same answer. The index breaks ties at the
 /// k-th distance arbitrarily, so while the last neighbour found is as close as the k-th, this
 /// asks for twice as many.
@@ -326,12 +336,12 @@ fn nearest_ids<I: SpatialQuery<f64, u64>>(
         let found = index.nearest(point, want, workspace);
         let complete = found.len() < want
             || want == index.len()
-            || found[want - 1].distance_2 > found[k - 1].distance_2;
+            || found[want - 1].distance > found[k - 1].distance;
         if complete {
             out.extend(
                 found
                     .iter()
-                    .filter_map(|n| Some((n.distance_2, *index.get(n.handle)?.value))),
+                    .filter_map(|n| Some((n.distance, *index.get(n.handle)?.value))),
             );
             break;
         }

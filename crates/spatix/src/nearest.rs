@@ -15,18 +15,29 @@ use crate::{Aabb, Handle, Scalar};
 /// let h = index.insert(Aabb::point(Point::new(3.0, 4.0))?, ())?;
 /// let mut ws = Workspace::new();
 /// let best = index.nearest(Point::new(0.0, 0.0), 1, &mut ws);
-/// assert_eq!((best[0].handle, best[0].distance_2), (h, 25.0));
+/// assert_eq!((best[0].handle, best[0].distance, best[0].distance_2), (h, 5.0, 25.0));
+///
+/// // Distances are exact for any finite coordinates, however large or small.
+/// let far = index.insert(Aabb::point(Point::new(1e200, 0.0))?, ())?;
+/// let best = index.nearest(Point::new(1e200, 1e200), 1, &mut ws);
+/// assert_eq!((best[0].handle, best[0].distance), (far, 1e200));
 /// # Ok::<(), spatix::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Neighbor<S> {
     /// The element.
     pub handle: Handle,
-    /// Squared distance from the query point to the nearest point of the element's box.
+    /// Euclidean distance from the query point to the nearest point of the element's box
+    /// ([`Aabb::distance_to_point`]): within a few ulps of the true distance for any finite
+    /// coordinates, infinite only when the true distance exceeds the type's maximum. Results
+    /// are ranked by it.
+    pub distance: S,
+    /// `distance` squared, rounded: infinite when the square exceeds the type's maximum, 0
+    /// when it underflows.
     pub distance_2: S,
 }
 
-/// A node or cell waiting in a best-first search: its key (a lower bound: the squared distance
+/// A node or cell waiting in a best-first search: its key (a lower bound: the distance
 /// for nearest, the ray parameter for ray casts), its index, one word of structure-specific data
 /// (depth, flags) and its box.
 #[derive(Clone, Copy, Debug)]
@@ -51,7 +62,7 @@ pub(crate) struct Pending<S> {
 /// let mut ws = Workspace::new();
 /// let two = grid.nearest(Point::new(21.0, 5.0), 2, &mut ws);
 /// assert_eq!(two.len(), 2);
-/// assert_eq!(two[0].distance_2, 1.0);
+/// assert_eq!(two[0].distance, 1.0);
 /// # Ok::<(), spatix::Error>(())
 /// ```
 #[derive(Clone, Debug, Default)]
@@ -66,6 +77,9 @@ pub struct Workspace<S> {
     /// The workspace a structure made of other structures lends to its parts while it merges
     /// their results in this one (created on first use).
     nested: Option<Box<Workspace<S>>>,
+    /// Whether the search in progress ranks by squared distances ([`Workspace::begin`]) rather
+    /// than by distances ([`Workspace::begin_exact`]).
+    squared: bool,
 }
 
 impl<S: Scalar> Workspace<S> {
@@ -81,6 +95,7 @@ impl<S: Scalar> Workspace<S> {
             queue: Vec::new(),
             hits: Vec::new(),
             nested: None,
+            squared: false,
         }
     }
 
@@ -97,11 +112,27 @@ impl<S: Scalar> Workspace<S> {
             queue: Vec::with_capacity(pending),
             hits: Vec::with_capacity(k),
             nested: None,
+            squared: false,
         }
     }
 
-    /// Starts a search for the `k` nearest.
+    /// Starts a search for the `k` nearest whose keys are squared distances (the kd-tree's;
+    /// they overflow beyond `sqrt(MAX)`): [`Workspace::finish`] reports their square roots
+    /// as the distances.
     pub(crate) fn begin(&mut self, k: usize) -> Search<'_, S> {
+        self.squared = true;
+        self.search(k)
+    }
+
+    /// Starts a search for the `k` nearest whose keys are [`Aabb::distance_key`]s (the
+    /// distance, compressed beyond `2^(MAX_EXP - 4)` so that it never overflows), exact for
+    /// every finite coordinate.
+    pub(crate) fn begin_exact(&mut self, k: usize) -> Search<'_, S> {
+        self.squared = false;
+        self.search(k)
+    }
+
+    fn search(&mut self, k: usize) -> Search<'_, S> {
         self.best.clear();
         self.queue.clear();
         Search {
@@ -125,6 +156,7 @@ impl<S: Scalar> Workspace<S> {
     /// Starts a search for the `k` nearest that merges the results of searches run in the nested
     /// workspace.
     pub(crate) fn begin_nested(&mut self, k: usize) -> (Search<'_, S>, &mut Workspace<S>) {
+        self.squared = false;
         let nested = self.nested.get_or_insert_with(Box::default);
         self.best.clear();
         self.queue.clear();
@@ -149,11 +181,22 @@ impl<S: Scalar> Workspace<S> {
         (search, nested)
     }
 
-    /// Sorts the candidates ascending (unless they already are) and returns them.
+    /// Sorts the candidates ascending (unless they already are), fills in the distance the
+    /// key does not give (the square, or the square root), and returns them.
     pub(crate) fn finish(&mut self) -> &[Neighbor<S>] {
-        if !self.best.is_sorted_by(|a, b| a.distance_2 <= b.distance_2) {
-            self.best
-                .sort_unstable_by(|a, b| cmp(a.distance_2, b.distance_2));
+        if !self.best.is_sorted_by(|a, b| a.distance <= b.distance) {
+            self.best.sort_unstable_by(|a, b| cmp(a.distance, b.distance));
+        }
+        if self.squared {
+            for n in &mut self.best {
+                n.distance_2 = n.distance;
+                n.distance = n.distance.sqrt_s();
+            }
+        } else {
+            for n in &mut self.best {
+                n.distance = n.distance.key_distance();
+                n.distance_2 = n.distance * n.distance;
+            }
         }
         &self.best
     }
@@ -189,7 +232,8 @@ pub(crate) struct Search<'w, S> {
 }
 
 impl<S: Scalar> Search<'_, S> {
-    /// The distance a candidate must beat (`<=` keeps ties) to enter the best `k`: infinite
+    /// The key (distance, or squared distance) a candidate must beat (`<=` keeps ties) to
+    /// enter the best `k`: infinite
     /// until `k` candidates are in (and minus infinity for `k = 0`, which ends every
     /// search at once).
     #[inline]
@@ -205,14 +249,19 @@ impl<S: Scalar> Search<'_, S> {
         self.best.len() == len
     }
 
-    /// Offers a candidate to the best `k`: up to [`SORTED_UP_TO`] kept sorted by insertion,
-    /// beyond it in a max-heap.
+    /// Offers a candidate, by its key (its distance key, or its squared distance in a search
+    /// begun by [`Workspace::begin`]), to the best `k`: up to [`SORTED_UP_TO`] kept sorted by
+    /// insertion, beyond it in a max-heap.
     #[inline]
-    pub(crate) fn offer(&mut self, handle: Handle, distance_2: S) {
-        let n = Neighbor { handle, distance_2 };
+    pub(crate) fn offer(&mut self, handle: Handle, key: S) {
+        let n = Neighbor {
+            handle,
+            distance: key,
+            distance_2: S::ZERO,
+        };
         let k = self.k;
         let full = self.best.len() >= k;
-        if full && distance_2 >= self.limit {
+        if full && key >= self.limit {
             return;
         }
         if k <= SORTED_UP_TO {
@@ -222,24 +271,24 @@ impl<S: Scalar> Search<'_, S> {
             let best = &mut self.best[..];
             let last = best.len() - 1;
             let mut i = last;
-            while i > 0 && best[i - 1].distance_2 > distance_2 {
+            while i > 0 && best[i - 1].distance > key {
                 best[i] = best[i - 1];
                 i -= 1;
             }
             best[i] = n;
             if last + 1 == k {
-                self.limit = best[last].distance_2;
+                self.limit = best[last].distance;
             }
         } else {
             if full {
                 self.best[0] = n;
-                sift_down(self.best, |a, b| a.distance_2 > b.distance_2);
+                sift_down(self.best, |a, b| a.distance > b.distance);
             } else {
                 self.best.push(n);
-                sift_up(self.best, |a, b| a.distance_2 > b.distance_2);
+                sift_up(self.best, |a, b| a.distance > b.distance);
             }
             if self.best.len() == k {
-                self.limit = self.best[0].distance_2;
+                self.limit = self.best[0].distance;
             }
         }
     }

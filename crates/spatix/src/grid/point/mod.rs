@@ -1,7 +1,7 @@
 //! The point grid (seed 001 §5, the "uniform size" trick): elements share one upper bound on
 //! their size, so each is filed as a single point, in exactly one cell.
 
-use super::lattice::magnitude;
+use super::lattice::{auto_world, magnitude};
 use super::levels::{Level, Levels, levels_index};
 use crate::{Aabb, Error, Scalar};
 
@@ -192,6 +192,7 @@ impl<S: Scalar, T> PointGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto_sampled(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, Error> {
+        let world = auto_world(&world, sample);
         let (largest, sampled) = sample
             .iter()
             .filter(|b| b.is_valid())
