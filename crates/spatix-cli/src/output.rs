@@ -188,9 +188,7 @@ fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
 /// type and modification time (a conservative guess that may refuse a distinct copy).
 #[cfg(not(unix))]
 fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
-    a.len() == b.len()
-        && a.file_type() == b.file_type()
-        && a.modified().ok() == b.modified().ok()
+    a.len() == b.len() && a.file_type() == b.file_type() && a.modified().ok() == b.modified().ok()
 }
 
 /// The `--out` value that means standard output.

@@ -68,7 +68,13 @@ impl<S: Scalar> Judge<S> {
                     fail(step, "nearest", &(point, k), &got, &want);
                 }
                 if let Err(why) = self.exact_nearest(point, &got) {
-                    fail(step, &format!("nearest (exact: {why})"), &(point, k), &got, &want);
+                    fail(
+                        step,
+                        &format!("nearest (exact: {why})"),
+                        &(point, k),
+                        &got,
+                        &want,
+                    );
                 }
             }
             11 => {
@@ -76,7 +82,13 @@ impl<S: Scalar> Judge<S> {
                 let got = collect(|f| sut.within(point, radius, |i| f(*i.value)));
                 let want = collect(|f| self.oracle.within(point, radius, |i| f(*i.value)));
                 if let Err(why) = self.exact_within(point, radius, &want) {
-                    fail(step, &format!("within (exact: {why})"), &(point, radius), &got, &want);
+                    fail(
+                        step,
+                        &format!("within (exact: {why})"),
+                        &(point, radius),
+                        &got,
+                        &want,
+                    );
                 }
                 same(step, "within", &(point, radius), got, want);
             }
@@ -103,10 +115,20 @@ impl<S: Scalar> Judge<S> {
         }
         let (bits, ulp) = tolerance::<S>();
         let r2 = exact::square(f(radius));
-        let (r_in, r_out) = (exact::square((f(radius) - ulp).max(0.0)), exact::square(f(radius) + ulp));
+        let (r_in, r_out) = (
+            exact::square((f(radius) - ulp).max(0.0)),
+            exact::square(f(radius) + ulp),
+        );
         for item in self.oracle.iter() {
             let b = item.aabb;
-            let d = exact::distance_2(f(b.min.x), f(b.min.y), f(b.max.x), f(b.max.y), f(point.x), f(point.y));
+            let d = exact::distance_2(
+                f(b.min.x),
+                f(b.min.y),
+                f(b.max.x),
+                f(b.max.y),
+                f(point.x),
+                f(point.y),
+            );
             let reported = found.binary_search(item.value).is_ok();
             let may = exact::at_most(&d, &r2, bits) || d <= r_out;
             let must = exact::clearly_at_most(&d, &r2, bits) && d <= r_in;
@@ -126,7 +148,14 @@ impl<S: Scalar> Judge<S> {
         let f = |v: S| v.to_f64();
         let (bits, ulp) = tolerance::<S>();
         let exact = |b: &Aabb<S>| {
-            exact::distance_2(f(b.min.x), f(b.min.y), f(b.max.x), f(b.max.y), f(point.x), f(point.y))
+            exact::distance_2(
+                f(b.min.x),
+                f(b.min.y),
+                f(b.max.x),
+                f(b.max.y),
+                f(point.x),
+                f(point.y),
+            )
         };
         let boxes: std::collections::HashMap<u64, Aabb<S>> =
             self.oracle.iter().map(|i| (*i.value, *i.aabb)).collect();

@@ -43,7 +43,11 @@ mod sealed {
     /// The distance of a key with the knee `knee`.
     #[inline]
     fn expand(key: f64, knee: f64) -> f64 {
-        if key <= knee { key } else { (key - knee) * 4.0 + knee }
+        if key <= knee {
+            key
+        } else {
+            (key - knee) * 4.0 + knee
+        }
     }
 
     /// `|v - [lo, hi]|` (0 inside) of values scaled alike.
@@ -647,17 +651,24 @@ impl<S: Scalar> Aabb<S> {
             .collect();
         let extent = *extents.select_nth_unstable_by(hi, f64::total_cmp).1;
         let quarter = S::MAX.to_f64() * 0.25;
-        let axis = |centre: &dyn Fn(&Self) -> f64, low: &dyn Fn(&Self) -> S, high: &dyn Fn(&Self) -> S| {
-            let mut c: Vec<f64> = valid.iter().map(|b| centre(b)).collect();
-            let a = *c.select_nth_unstable_by(lo, f64::total_cmp).1;
-            let b = *c.select_nth_unstable_by(hi, f64::total_cmp).1;
-            let grow = (b - a) / 32.0 + extent;
-            let all_low = valid.iter().map(|b| low(b).to_f64()).fold(f64::INFINITY, f64::min);
-            let all_high = valid.iter().map(|b| high(b).to_f64()).fold(f64::NEG_INFINITY, f64::max);
-            let from = (a - grow).max(all_low).clamp(-quarter, quarter);
-            let to = (b + grow).min(all_high).clamp(-quarter, quarter);
-            (S::from_f64(from), S::from_f64(to.max(from)))
-        };
+        let axis =
+            |centre: &dyn Fn(&Self) -> f64, low: &dyn Fn(&Self) -> S, high: &dyn Fn(&Self) -> S| {
+                let mut c: Vec<f64> = valid.iter().map(|b| centre(b)).collect();
+                let a = *c.select_nth_unstable_by(lo, f64::total_cmp).1;
+                let b = *c.select_nth_unstable_by(hi, f64::total_cmp).1;
+                let grow = (b - a) / 32.0 + extent;
+                let all_low = valid
+                    .iter()
+                    .map(|b| low(b).to_f64())
+                    .fold(f64::INFINITY, f64::min);
+                let all_high = valid
+                    .iter()
+                    .map(|b| high(b).to_f64())
+                    .fold(f64::NEG_INFINITY, f64::max);
+                let from = (a - grow).max(all_low).clamp(-quarter, quarter);
+                let to = (b + grow).min(all_high).clamp(-quarter, quarter);
+                (S::from_f64(from), S::from_f64(to.max(from)))
+            };
         let (x0, x1) = axis(&|b| half(b.min.x, b.max.x), &|b| b.min.x, &|b| b.max.x);
         let (y0, y1) = axis(&|b| half(b.min.y, b.max.y), &|b| b.min.y, &|b| b.max.y);
         Some(Self {

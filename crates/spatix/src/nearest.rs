@@ -185,7 +185,8 @@ impl<S: Scalar> Workspace<S> {
     /// key does not give (the square, or the square root), and returns them.
     pub(crate) fn finish(&mut self) -> &[Neighbor<S>] {
         if !self.best.is_sorted_by(|a, b| a.distance <= b.distance) {
-            self.best.sort_unstable_by(|a, b| cmp(a.distance, b.distance));
+            self.best
+                .sort_unstable_by(|a, b| cmp(a.distance, b.distance));
         }
         if self.squared {
             for n in &mut self.best {

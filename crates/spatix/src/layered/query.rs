@@ -80,7 +80,9 @@ where
             let found = self
                 .statics
                 .nearest(point, k.saturating_add(self.dead), nested);
-            self.offer_all(&self.statics, point, found, &mut search, |e| self.is_built(e));
+            self.offer_all(&self.statics, point, found, &mut search, |e| {
+                self.is_built(e)
+            });
         }
         workspace.finish()
     }

@@ -50,12 +50,20 @@ pub(crate) fn dist2<S: Scalar>(b: &Aabb<S>, p: Point<S>) -> exact::Big {
 /// The relative tolerance, in bits of the squares, within which a distance the library
 /// computed must match the exact one: a few ulps of `S`.
 pub(crate) fn tolerance<S: Scalar>() -> u32 {
-    if S::MAX.to_f64() > f64::from(f32::MAX) { 40 } else { 18 }
+    if S::MAX.to_f64() > f64::from(f32::MAX) {
+        40
+    } else {
+        18
+    }
 }
 
 /// The smallest positive value of `S` (a subnormal).
 pub(crate) fn smallest<S: Scalar>() -> f64 {
-    if S::MAX.to_f64() > f64::from(f32::MAX) { 5e-324 } else { f64::from(f32::from_bits(1)) }
+    if S::MAX.to_f64() > f64::from(f32::MAX) {
+        5e-324
+    } else {
+        f64::from(f32::from_bits(1))
+    }
 }
 
 /// Whether `b` is within `radius` of `p`, decided exactly up to a relative tolerance of a few
@@ -73,7 +81,8 @@ pub(crate) fn within_exact<S: Scalar>(b: &Aabb<S>, p: Point<S>, radius: S, loose
     if loose {
         exact::at_most(&d2, &r2, tolerance::<S>()) || d2 <= exact::square(r + ulp)
     } else {
-        exact::clearly_at_most(&d2, &r2, tolerance::<S>()) && d2 <= exact::square((r - ulp).max(0.0))
+        exact::clearly_at_most(&d2, &r2, tolerance::<S>())
+            && d2 <= exact::square((r - ulp).max(0.0))
     }
 }
 
@@ -385,7 +394,13 @@ pub(crate) fn check_nearest<S: Scalar>(
             return Err(format!("neighbour {i}: #{id} reported more than once"));
         }
         let d = dist2(&aabb, point);
-        if !exact::distance_matches(n.distance.to_f64(), &d, S::MAX.to_f64(), smallest::<S>(), bits) {
+        if !exact::distance_matches(
+            n.distance.to_f64(),
+            &d,
+            S::MAX.to_f64(),
+            smallest::<S>(),
+            bits,
+        ) {
             return Err(format!(
                 "neighbour {i} (#{id}, box {:?}) reports distance {:?}, which is not its exact distance",
                 B(&aabb),

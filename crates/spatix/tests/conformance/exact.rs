@@ -146,7 +146,11 @@ pub(crate) fn order(a: f64, b: f64) -> Ordering {
         assert!(v.is_finite(), "exact: {v} is not finite");
         let bits = v.to_bits();
         let magnitude = (bits & !(1 << 63)) as i64;
-        if bits >> 63 == 1 { -magnitude } else { magnitude }
+        if bits >> 63 == 1 {
+            -magnitude
+        } else {
+            magnitude
+        }
     }
     key(a).cmp(&key(b))
 }
@@ -188,19 +192,25 @@ pub(crate) fn clearly_at_most(a: &Big, b: &Big, bits: u32) -> bool {
 /// 2^-`bits` on the squares or within `ulp` (the type's smallest subnormal: subnormal
 /// results have few bits); an infinite `reported` is right only when the true distance is at
 /// least `max` (the type's largest value), up to the same tolerance.
-pub(crate) fn distance_matches(reported: f64, exact_2: &Big, max: f64, ulp: f64, bits: u32) -> bool {
+pub(crate) fn distance_matches(
+    reported: f64,
+    exact_2: &Big,
+    max: f64,
+    ulp: f64,
+    bits: u32,
+) -> bool {
     if reported == f64::INFINITY {
         return at_most(&square(max), exact_2, bits);
     }
-    if !(reported >= 0.0) || !reported.is_finite() {
+    if reported.is_nan() || reported < 0.0 || !reported.is_finite() {
         return false;
     }
     let r2 = square(reported);
     let relative = at_most(&r2, exact_2, bits) && at_most(exact_2, &r2, bits);
-    // Near the subnormals (where r ± ulp is exact in f64): |r - d| <= ulp.
-    let absolute = reported < 1e-200
-        && square((reported - ulp).max(0.0)) <= *exact_2
-        && *exact_2 <= square(reported + ulp);
+    // |r - d| <= ulp: what matters among the subnormals (elsewhere r ± ulp rounds to r in
+    // f64, and this asks for the exact distance).
+    let absolute =
+        square((reported - ulp).max(0.0)) <= *exact_2 && *exact_2 <= square(reported + ulp);
     relative || absolute
 }
 
@@ -213,9 +223,18 @@ mod tests {
         // 3-4-5 at every scale, where f64 squares overflow or underflow.
         for s in [1.0, 1e-300, 1e300, 5e-324 * 4.0] {
             let d2 = distance_2(0.0, 0.0, 0.0, 0.0, 3.0 * s, 4.0 * s);
-            assert!(distance_matches(5.0 * s, &d2, f64::MAX, 5e-324, 40), "scale {s}");
+            assert!(
+                distance_matches(5.0 * s, &d2, f64::MAX, 5e-324, 40),
+                "scale {s}"
+            );
             if s >= f64::MIN_POSITIVE {
-                assert!(!distance_matches(5.0 * s * (1.0 + 1e-9), &d2, f64::MAX, 5e-324, 40));
+                assert!(!distance_matches(
+                    5.0 * s * (1.0 + 1e-9),
+                    &d2,
+                    f64::MAX,
+                    5e-324,
+                    40
+                ));
             }
         }
         // the case: from (1e200, 1e200), (1e200, 0) is nearer than (0, 0)
@@ -224,14 +243,37 @@ mod tests {
         assert!(near < far);
         // opposite extremes: the distance exceeds MAX, so only infinity matches
         let beyond = distance_2(-f64::MAX, 0.0, -f64::MAX, 0.0, f64::MAX, 0.0);
-        assert!(distance_matches(f64::INFINITY, &beyond, f64::MAX, 5e-324, 40));
+        assert!(distance_matches(
+            f64::INFINITY,
+            &beyond,
+            f64::MAX,
+            5e-324,
+            40
+        ));
         assert!(!distance_matches(f64::MAX, &beyond, f64::MAX, 5e-324, 40));
-        assert!(!distance_matches(f64::INFINITY, &square(1e300), f64::MAX, 5e-324, 40));
+        assert!(!distance_matches(
+            f64::INFINITY,
+            &square(1e300),
+            f64::MAX,
+            5e-324,
+            40
+        ));
     }
 
     #[test]
     fn order_is_the_float_order() {
-        let v = [-f64::MAX, -1e300, -1.0, -5e-324, -0.0, 0.0, 5e-324, 1e-300, 1.0, f64::MAX];
+        let v = [
+            -f64::MAX,
+            -1e300,
+            -1.0,
+            -5e-324,
+            -0.0,
+            0.0,
+            5e-324,
+            1e-300,
+            1.0,
+            f64::MAX,
+        ];
         for a in v {
             for b in v {
                 assert_eq!(order(a, b), a.partial_cmp(&b).unwrap(), "{a} vs {b}");

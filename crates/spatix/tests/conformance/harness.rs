@@ -10,8 +10,8 @@ use spatix::{
 };
 
 use crate::check::{
-    B, P, PairSet, R, Seen, check_nearest, check_stop, overlap, query_all, raycast_all,
-    same_ids, shown_pairs, valid, within_all, within_exact,
+    B, P, PairSet, R, Seen, check_nearest, check_stop, overlap, query_all, raycast_all, same_ids,
+    shown_pairs, valid, within_all, within_exact,
 };
 use crate::data::{Bx, World};
 use crate::ops::{Move, Op, Pick, StaleOp, StaleSrc, Stop};

@@ -238,7 +238,13 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
             0.0
         } else {
             let at = ((extents.len() - 1) as f64 * AUTO_QUANTILE) as usize;
-            *extents.select_nth_unstable_by(at, f64::total_cmp).1
+            // No finer than the world needs: boxes wider than it (or than MAX) go to coarser
+            // levels anyway.
+            let (width, height) = extent_of(&world);
+            extents
+                .select_nth_unstable_by(at, f64::total_cmp)
+                .1
+                .min(width.max(height) * 0.25)
         };
         let count = total.max(extents.len());
         let floor = Level::sparse_floor(&world, sample, count, AUTO_ELEMENTS_PER_CELL);

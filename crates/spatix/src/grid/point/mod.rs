@@ -198,6 +198,8 @@ impl<S: Scalar, T> PointGrid<S, T> {
             .filter(|b| b.is_valid())
             .map(|b| (b.max.x - b.min.x).max_s(b.max.y - b.min.y))
             .fold((S::ZERO, 0), |(largest, n), e| (largest.max_s(e), n + 1));
+        // A box wider than MAX (its width overflows) cannot be held; size for the rest.
+        let largest = largest.min_s(S::MAX * S::HALF);
         let headroom = S::from_f64(AUTO_HEADROOM);
         let half = largest * S::HALF;
         let ulps = magnitude(&world) * S::RELATIVE_SLACK * headroom;
