@@ -545,8 +545,9 @@ impl<S: Scalar> Aabb<S> {
     }
 
     /// Euclidean distance from `p` to the nearest point of the box (0 inside), without
-    /// overflow or underflow in between ([`Scalar::hypot_nonneg`]): infinite only when the
-    /// true distance exceeds the type's maximum. What every `nearest` search ranks by.
+    /// overflow or underflow in between (squares out of range are rescaled): within a few
+    /// ulps of the true distance, infinite only when it exceeds the type's maximum. What
+    /// every `nearest` search reports.
     ///
     /// ```
     /// # use spatix::{Aabb, Point};
