@@ -18,7 +18,7 @@ use spatix::{Aabb, KdTree, PackedIndex, Point, Workspace};
 use crate::failure::Failure;
 use crate::index_kind::{BatchIndex, Plan, StaticKind, Structure, UseIndex};
 use crate::input::{self, Elements, Shape, Survey};
-use crate::output::Sink;
+use crate::output::{self, Sink};
 
 /// Options every batch command takes.
 #[derive(Debug, Args)]
@@ -29,7 +29,9 @@ pub(crate) struct Common {
     /// rectangles. The dynamic structures are here to compare.
     #[arg(long, value_enum, value_name = "INDEX")]
     index: Option<BatchIndex>,
-    /// Write the results to FILE (it appears only once complete) instead of standard output.
+    /// Write the results to FILE instead of standard output (`-`). A regular file appears only
+    /// once complete; a FIFO, a device or a symbolic link's target is written in place; an
+    /// input file is refused.
     #[arg(long, short, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Answer the queries of knn and query on N threads (the results are the same, in the
@@ -152,6 +154,12 @@ struct Done {
 
 fn run(data: &Path, shape: Shape, work: Work, common: &Common) -> Result<(), Failure> {
     let start = Instant::now();
+    let queries = match &work {
+        Work::Pairs => None,
+        Work::Query(path) | Work::Knn(path, _) => Some(path.as_path()),
+    };
+    let inputs: Vec<&Path> = core::iter::once(data).chain(queries).collect();
+    output::refuse_input_as_output(common.out.as_deref(), &inputs)?;
     let survey = input::survey(data, shape)?;
     match &work {
         Work::Pairs => {}
@@ -213,11 +221,14 @@ fn run(data: &Path, shape: Shape, work: Work, common: &Common) -> Result<(), Fai
     Ok(())
 }
 
-/// The index's plan from the first pass: the world is the box around the elements.
+/// The index's plan from the first pass: the world is where the bulk of the sampled elements
+/// lies ([`Aabb::bulk_of`]), not the box around them all, so that a few stray elements far
+/// away (filed in border cells and nodes) cost what others do instead of stretching every
+/// cell or node over the distance.
 fn plan(survey: Survey) -> Plan<f64> {
     let origin = Point::new(0.0, 0.0);
     Plan {
-        world: survey.bounds.unwrap_or(Aabb {
+        world: Aabb::bulk_of(&survey.sample).unwrap_or(Aabb {
             min: origin,
             max: origin,
         }),
@@ -421,8 +432,7 @@ fn write_knn<I: SpatialQuery<f64, u64> + Sync>(
         nearest
     };
     let write = |query_id: u64, nearest: &Vec<(f64, u64)>, out: &mut Sink| {
-        for (rank, (distance_2, id)) in nearest.iter().enumerate() {
-            let distance = distance_2.sqrt();
+        for (rank, (distance, id)) in nearest.iter().enumerate() {
             writeln!(out, "{query_id},{},{id},{distance}", rank + 1)?;
         }
         Ok(nearest.len())
@@ -431,7 +441,7 @@ fn write_knn<I: SpatialQuery<f64, u64> + Sync>(
     per_query(queries, out, header, pool, Workspace::new, answer, write)
 }
 
-/// The `k` elements nearest to `point` as `(squared distance, id)`, ascending, ties broken by
+/// The `k` elements nearest to `point` as `(distance, id)`, ascending, ties broken by
 /// the smaller id, so that every structure gives the same answer. The index breaks ties at the
 /// k-th distance arbitrarily, so while the last neighbour found is as close as the k-th, this
 /// asks for twice as many.
@@ -451,12 +461,12 @@ fn nearest_ids<I: SpatialQuery<f64, u64>>(
         let found = index.nearest(point, want, workspace);
         let complete = found.len() < want
             || want == index.len()
-            || found[want - 1].distance_2 > found[k - 1].distance_2;
+            || found[want - 1].distance > found[k - 1].distance;
         if complete {
             out.extend(
                 found
                     .iter()
-                    .filter_map(|n| Some((n.distance_2, *index.get(n.handle)?.value))),
+                    .filter_map(|n| Some((n.distance, *index.get(n.handle)?.value))),
             );
             break;
         }

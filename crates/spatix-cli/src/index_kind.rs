@@ -105,18 +105,29 @@ impl<S: Scalar> Plan<S> {
     /// get a tree deep enough to hold a few elements per leaf).
     fn typical_size(&self) -> S {
         let n = self.sample.len().max(1) as f64;
-        let extent: f64 = self
+        let mut extents: Vec<f64> = self
             .sample
             .iter()
             .map(|b| {
-                let s = b.size();
-                (s.x.to_f64() + s.y.to_f64()) * 0.5
+                (b.max.x.to_f64() - b.min.x.to_f64() + b.max.y.to_f64() - b.min.y.to_f64()) * 0.5
             })
-            .sum::<f64>()
-            / n;
+            .collect();
+        // Each capped at the 99.5% quantile, so that a few huge boxes do not set the size.
+        let cap = match extents.len() {
+            0 => 0.0,
+            len => {
+                *extents
+                    .select_nth_unstable_by(len - 1 - len / 200, f64::total_cmp)
+                    .1
+            }
+        };
+        let extent: f64 = extents.iter().map(|e| e.min(cap)).sum::<f64>() / n;
         let size = self.world.size();
         let spacing = (size.x.to_f64() * size.y.to_f64() / self.count.max(1) as f64).sqrt();
-        S::from_f64(extent.max(spacing / 4.0))
+        // No larger than a quarter of the world (boxes wider than MAX have an infinite
+        // extent), so that cells sized from it stay finite.
+        let side = size.x.max_s(size.y).to_f64();
+        S::from_f64(extent.max(spacing / 4.0).min(side * 0.25))
     }
 }
 

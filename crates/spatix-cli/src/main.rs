@@ -45,6 +45,13 @@ enum Command {
 fn main() -> ExitCode {
     // Parsing answers --help and --version and rejects bad usage (exit code 2).
     let cli = Cli::parse();
+    // Ctrl-C (or SIGTERM) removes the temporary file of an output in progress, then ends the
+    // process as the signal would have (exit code 130). Without a handler the command still
+    // ends, only leaving the temporary file, so a failure to install one is not fatal.
+    let _ = ctrlc::set_handler(|| {
+        output::remove_temporaries();
+        std::process::exit(130);
+    });
     let checked = match &cli.command {
         Some(Command::Sim(args)) => args.validate(),
         Some(Command::Pairs(args)) => args.validate(),

@@ -238,8 +238,9 @@ pub(crate) struct Recorder {
 
 /// What a [`Recorder`] writes.
 enum Format {
-    /// The last frame, encoded when the run ends.
-    Png(PathBuf),
+    /// The last frame, encoded when the run ends into the file opened at the start (so that
+    /// an unwritable path fails before the simulation).
+    Png(AtomicFile),
     /// Every `every`-th frame, appended to the file as it is drawn.
     Gif {
         encoder: gif::Encoder<AtomicFile>,
@@ -260,7 +261,7 @@ impl Recorder {
         every: usize,
     ) -> Result<Self, Failure> {
         let format = match target {
-            Target::Png(path) => Format::Png(path.clone()),
+            Target::Png(path) => Format::Png(AtomicFile::create(path)?),
             Target::Gif(path) => {
                 let gif_error = |e: gif::EncodingError| {
                     Failure::io(
@@ -334,18 +335,15 @@ impl Recorder {
     /// Finishes the file and puts it in place; returns a line for the summary.
     pub(crate) fn finish(self) -> Result<String, Failure> {
         match self.format {
-            Format::Png(file) => {
+            Format::Png(mut out) => {
+                let name = out.target().display().to_string();
                 let bytes = self.canvas.pixmap.encode_png().map_err(|e| {
-                    Failure::io(
-                        format!("encoding {}", file.display()),
-                        std::io::Error::other(e),
-                    )
+                    Failure::io(format!("encoding {name}"), std::io::Error::other(e))
                 })?;
-                let mut out = AtomicFile::create(&file)?;
                 out.write_all(&bytes)
-                    .map_err(|e| Failure::io(format!("writing {}", file.display()), e))?;
+                    .map_err(|e| Failure::io(format!("writing {name}"), e))?;
                 out.commit()?;
-                Ok(format!("{} (last frame)", file.display()))
+                Ok(format!("{name} (last frame)"))
             }
             Format::Gif {
                 encoder, frames, ..

@@ -5,9 +5,10 @@ use core::fmt::Debug;
 use core::ops::ControlFlow;
 
 use spatix::prelude::*;
-use spatix::{Aabb, BruteForce, Handle, Ray, Scalar, Workspace};
+use spatix::{Aabb, BruteForce, Handle, Point, Ray, Scalar, Workspace};
 
 use crate::decode::Bytes;
+use crate::exact;
 
 /// One element as a driver tracks it: its handle in the structure and in the oracle.
 #[derive(Clone, Copy, Debug)]
@@ -51,13 +52,13 @@ impl<S: Scalar> Judge<S> {
                 let got: Vec<(S, u64)> = sut
                     .nearest(point, k, &mut self.ws.0)
                     .iter()
-                    .map(|n| (n.distance_2, *sut.get(n.handle).expect("live").value))
+                    .map(|n| (n.distance, *sut.get(n.handle).expect("live").value))
                     .collect();
                 let want: Vec<S> = self
                     .oracle
                     .nearest(point, k, &mut self.ws.1)
                     .iter()
-                    .map(|n| n.distance_2)
+                    .map(|n| n.distance)
                     .collect();
                 let distances: Vec<S> = got.iter().map(|g| g.0).collect();
                 let mut ids: Vec<u64> = got.iter().map(|g| g.1).collect();
@@ -66,11 +67,29 @@ impl<S: Scalar> Judge<S> {
                 if distances != want || ids.len() != got.len() {
                     fail(step, "nearest", &(point, k), &got, &want);
                 }
+                if let Err(why) = self.exact_nearest(point, &got) {
+                    fail(
+                        step,
+                        &format!("nearest (exact: {why})"),
+                        &(point, k),
+                        &got,
+                        &want,
+                    );
+                }
             }
             11 => {
                 let (point, radius) = (input.point::<S>(), input.coord::<S>());
                 let got = collect(|f| sut.within(point, radius, |i| f(*i.value)));
                 let want = collect(|f| self.oracle.within(point, radius, |i| f(*i.value)));
+                if let Err(why) = self.exact_within(point, radius, &want) {
+                    fail(
+                        step,
+                        &format!("within (exact: {why})"),
+                        &(point, radius),
+                        &got,
+                        &want,
+                    );
+                }
                 same(step, "within", &(point, radius), got, want);
             }
             12 | 13 => {
@@ -85,6 +104,80 @@ impl<S: Scalar> Judge<S> {
             _ => return false,
         }
         true
+    }
+
+    /// Checks the oracle's within result with exact arithmetic: everything reported within
+    /// the radius (to a few ulps), everything certainly within it reported.
+    fn exact_within(&self, point: Point<S>, radius: S, found: &[u64]) -> Result<(), String> {
+        let f = |v: S| v.to_f64();
+        if !(point.is_finite() && radius >= S::ZERO) || radius == S::INFINITY {
+            return Ok(());
+        }
+        let (bits, ulp) = tolerance::<S>();
+        let r2 = exact::square(f(radius));
+        let (r_in, r_out) = (
+            exact::square((f(radius) - ulp).max(0.0)),
+            exact::square(f(radius) + ulp),
+        );
+        for item in self.oracle.iter() {
+            let b = item.aabb;
+            let d = exact::distance_2(
+                f(b.min.x),
+                f(b.min.y),
+                f(b.max.x),
+                f(b.max.y),
+                f(point.x),
+                f(point.y),
+            );
+            let reported = found.binary_search(item.value).is_ok();
+            let may = exact::at_most(&d, &r2, bits) || d <= r_out;
+            let must = exact::clearly_at_most(&d, &r2, bits) && d <= r_in;
+            if reported && !may {
+                return Err(format!("#{} reported beyond the radius", item.value));
+            }
+            if must && !reported {
+                return Err(format!("#{} within the radius, not reported", item.value));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks a nearest result (distance, id) with exact arithmetic: every distance the exact
+    /// one (to a few ulps), and no element left out that is nearer than one reported.
+    fn exact_nearest(&self, point: Point<S>, got: &[(S, u64)]) -> Result<(), String> {
+        let f = |v: S| v.to_f64();
+        let (bits, ulp) = tolerance::<S>();
+        let exact = |b: &Aabb<S>| {
+            exact::distance_2(
+                f(b.min.x),
+                f(b.min.y),
+                f(b.max.x),
+                f(b.max.y),
+                f(point.x),
+                f(point.y),
+            )
+        };
+        let boxes: std::collections::HashMap<u64, Aabb<S>> =
+            self.oracle.iter().map(|i| (*i.value, i.aabb)).collect();
+        let mut farthest: Option<exact::Big> = None;
+        for &(distance, id) in got {
+            let d = exact(&boxes[&id]);
+            if !exact::distance_matches(f(distance), &d, f(S::MAX), ulp, bits) {
+                return Err(format!("#{id} reported at {distance:?}"));
+            }
+            if farthest.as_ref().is_none_or(|x| *x < d) {
+                farthest = Some(d);
+            }
+        }
+        if let Some(farthest) = farthest {
+            let reported: std::collections::HashSet<u64> = got.iter().map(|g| g.1).collect();
+            for (id, b) in boxes.iter().filter(|(id, _)| !reported.contains(id)) {
+                if !exact::at_most(&farthest, &exact(b), bits) {
+                    return Err(format!("#{id} is nearer than a reported neighbour"));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn raycast<Q: SpatialQuery<S, u64>>(&mut self, sut: &Q, step: usize, ray: &Ray<S>) {
@@ -179,6 +272,16 @@ fn pairs_of<S: Scalar>(index: &impl SpatialQuery<S, u64>) -> Vec<(u64, u64)> {
     });
     v.sort_unstable();
     v
+}
+
+/// The tolerance of the exact checks: relative, in bits of the squares (a few ulps of `S`),
+/// and absolute, `S`'s smallest subnormal (subnormal results have few bits).
+fn tolerance<S: Scalar>() -> (u32, f64) {
+    if S::MAX.to_f64() > f64::from(f32::MAX) {
+        (40, 5e-324)
+    } else {
+        (18, f64::from(f32::from_bits(1)))
+    }
 }
 
 /// Runs a visiting query and returns the ids it reported, sorted (duplicates kept).

@@ -27,6 +27,10 @@
 mod built;
 mod decode;
 mod dynamic;
+// The conformance suite's exact arithmetic: the judge checks distances with it, not with the
+// library's floating point.
+#[path = "../../spatix/tests/conformance/exact.rs"]
+mod exact;
 mod judge;
 #[cfg(test)]
 mod tests;

@@ -114,10 +114,10 @@ impl<S: Scalar, T> SpatialQuery<S, T> for BruteForce<S, T> {
         k: usize,
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
-        let mut search = workspace.begin(k);
+        let mut search = workspace.begin_exact(k);
         if point.is_finite() {
             for &slot in &self.live {
-                let d = self.slots.aabb(slot).distance_2_to_point(point);
+                let d = self.slots.aabb(slot).distance_key(point);
                 search.offer(self.slots.handle(slot), d);
             }
         }

@@ -6,9 +6,111 @@ use core::ops::{Add, Div, Mul, Neg, Sub};
 use crate::Error;
 
 mod sealed {
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
+    /// The crate's private half of [`Scalar`](super::Scalar): the distance keys that every
+    /// nearest search ranks by.
+    ///
+    /// A key is a strictly increasing function of the true distance that never overflows:
+    /// the distance itself up to `2^(MAX_EXP - 4)`, and beyond it the excess over that
+    /// threshold divided by four (distances reach `2·sqrt(2)·MAX` between opposite corners
+    /// of the range), so distances beyond `MAX` still rank, to four ulps, instead of tying at
+    /// infinity.
+    pub trait Sealed: Sized {
+        /// The smallest sum of squares free of underflow's rounding: `MIN_POSITIVE · 2^54`.
+        const SAFE_LOW: Self;
+        /// The key of the distance from `(px, py)` to `[x0, x1] × [y0, y1]`, for the cases
+        /// the fast path leaves (squares that overflow or underflow).
+        fn key_rescaled(x0: Self, x1: Self, px: Self, y0: Self, y1: Self, py: Self) -> Self;
+        /// The distance a key stands for, infinite beyond `MAX`.
+        fn key_distance(self) -> Self;
+        /// The distance a key stands for, in `f64` (infinite beyond `f64::MAX`).
+        fn key_distance_f64(self) -> f64;
+    }
+
+    /// Where keys stop being the distance: 2^1020 and 2^124.
+    const KNEE_F64: f64 = 1.1235582092889474e307;
+    const KNEE_F32: f64 = 2.1267647932558654e37;
+
+    /// The key of a distance `d / 4` (computed without overflow) with the knee `knee`.
+    #[inline]
+    fn compress(quarter: f64, knee: f64) -> f64 {
+        if quarter <= knee * 0.25 {
+            quarter * 4.0
+        } else {
+            quarter + knee * 0.75
+        }
+    }
+
+    /// The distance of a key with the knee `knee`.
+    #[inline]
+    fn expand(key: f64, knee: f64) -> f64 {
+        if key <= knee {
+            key
+        } else {
+            (key - knee) * 4.0 + knee
+        }
+    }
+
+    /// `|v - [lo, hi]|` (0 inside) of values scaled alike.
+    #[inline]
+    fn gap(lo: f64, hi: f64, v: f64) -> f64 {
+        (lo - v).max(v - hi).max(0.0)
+    }
+
+    impl Sealed for f32 {
+        const SAFE_LOW: f32 = f32::MIN_POSITIVE * (1u64 << 54) as f32;
+        #[cold]
+        fn key_rescaled(x0: f32, x1: f32, px: f32, y0: f32, y1: f32, py: f32) -> f32 {
+            // In f64, where differences and squares of any f32 are finite and normal.
+            let f = f64::from;
+            let (dx, dy) = (gap(f(x0), f(x1), f(px)), gap(f(y0), f(y1), f(py)));
+            compress((dx * dx + dy * dy).sqrt() * 0.25, KNEE_F32) as f32
+        }
+        #[inline]
+        fn key_distance(self) -> f32 {
+            if f64::from(self) <= KNEE_F32 {
+                self
+            } else {
+                expand(f64::from(self), KNEE_F32) as f32
+            }
+        }
+        #[inline]
+        fn key_distance_f64(self) -> f64 {
+            expand(f64::from(self), KNEE_F32)
+        }
+    }
+
+    impl Sealed for f64 {
+        const SAFE_LOW: f64 = f64::MIN_POSITIVE * (1u64 << 54) as f64;
+        #[cold]
+        fn key_rescaled(x0: f64, x1: f64, px: f64, y0: f64, y1: f64, py: f64) -> f64 {
+            let (dx, dy) = (gap(x0, x1, px), gap(y0, y1, py));
+            let big = dx.max(dy);
+            if big <= 1.0 {
+                // Tiny: the differences are exact enough; scale them up by 2^600 before
+                // squaring (the larger then lies in [2^-474, 2^600]).
+                const UP: f64 = 4.149515568880993e180;
+                let (a, b) = (dx * UP, dy * UP);
+                return (a * a + b * b).sqrt() / UP;
+            }
+            // Huge: quarters of the coordinates, so that differences cannot overflow, then
+            // scaled down by 2^600 before squaring.
+            const DOWN: f64 = 2.409919865102884e-181;
+            let q = |v: f64| v * 0.25;
+            let (a, b) = (
+                gap(q(x0), q(x1), q(px)) * DOWN,
+                gap(q(y0), q(y1), q(py)) * DOWN,
+            );
+            compress((a * a + b * b).sqrt() / DOWN, KNEE_F64)
+        }
+        #[inline]
+        fn key_distance(self) -> f64 {
+            expand(self, KNEE_F64)
+        }
+        #[inline]
+        fn key_distance_f64(self) -> f64 {
+            expand(self, KNEE_F64)
+        }
+    }
 }
 
 /// The coordinate type: `f32` or `f64`.
@@ -60,6 +162,13 @@ pub trait Scalar:
     fn from_f64(v: f64) -> Self;
     /// Saturating conversion to `i64` (NaN becomes 0).
     fn to_i64(self) -> i64;
+    /// The square root.
+    ///
+    /// ```
+    /// use spatix::Scalar;
+    /// assert_eq!(Scalar::sqrt_s(9.0f32), 3.0);
+    /// ```
+    fn sqrt_s(self) -> Self;
     /// The absolute value.
     fn abs_s(self) -> Self;
     /// The smaller of two values (the other one if either is NaN).
@@ -104,6 +213,10 @@ macro_rules! impl_scalar {
             fn abs_s(self) -> Self {
                 self.abs()
             }
+            #[inline]
+            fn sqrt_s(self) -> Self {
+                self.sqrt()
+            }
         }
     };
 }
@@ -139,7 +252,9 @@ impl<S: Scalar> Point<S> {
         Self { x, y }
     }
 
-    /// Squared Euclidean distance to another point.
+    /// Squared Euclidean distance to another point, rounded: it overflows to infinity beyond
+    /// about `1e154` (`f64`; `1.8e19` for `f32`) and underflows to 0 below the reciprocal, so
+    /// rank by [`Point::distance`] where coordinates may be that large or small.
     ///
     /// ```
     /// # use spatix::Point;
@@ -150,6 +265,26 @@ impl<S: Scalar> Point<S> {
         let dx = self.x - other.x;
         let dy = self.y - other.y;
         dx * dx + dy * dy
+    }
+
+    /// Euclidean distance to another point, without overflow or underflow in between:
+    /// within a few ulps of the true distance, infinite only when it exceeds the type's
+    /// maximum ([`Aabb::distance_to_point`] of a zero-size box).
+    ///
+    /// ```
+    /// # use spatix::Point;
+    /// assert_eq!(Point::new(0.0f64, 0.0).distance(Point::new(3.0, 4.0)), 5.0);
+    /// assert_eq!(Point::new(0.0f64, 0.0).distance(Point::new(3e200, 4e200)), 5e200);
+    /// assert!(Point::new(0.0f64, 0.0).distance(Point::new(1e-200, 0.0)) > 0.0);
+    /// assert_eq!(Point::new(-3e38f32, 0.0).distance(Point::new(3e38, 0.0)), f32::INFINITY);
+    /// ```
+    #[inline]
+    pub fn distance(self, other: Self) -> S {
+        Aabb {
+            min: other,
+            max: other,
+        }
+        .distance_to_point(self)
     }
 
     /// Whether both coordinates are finite.
@@ -391,7 +526,9 @@ impl<S: Scalar> Aabb<S> {
         )
     }
 
-    /// Squared Euclidean distance from `p` to the nearest point of the box (0 inside).
+    /// Squared Euclidean distance from `p` to the nearest point of the box (0 inside),
+    /// rounded like [`Point::distance_2`]: rank by [`Aabb::distance_to_point`] where squares
+    /// may overflow or underflow.
     ///
     /// ```
     /// # use spatix::{Aabb, Point};
@@ -407,8 +544,46 @@ impl<S: Scalar> Aabb<S> {
         dx * dx + dy * dy
     }
 
-    /// Whether the distance from `p` to the box is at most `radius`, exact even where squaring
-    /// would overflow (a radius of infinity holds every box).
+    /// Euclidean distance from `p` to the nearest point of the box (0 inside), without
+    /// overflow or underflow in between (squares out of range are rescaled): within a few
+    /// ulps of the true distance, infinite only when it exceeds the type's maximum. What
+    /// every `nearest` search reports.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, Point};
+    /// let a = Aabb::new(Point::new(0.0f64, 0.0), Point::new(1.0, 1.0))?;
+    /// assert_eq!(a.distance_to_point(Point::new(4.0, 5.0)), 5.0);
+    /// assert_eq!(a.distance_to_point(Point::new(1.0 + 3e200, 1.0 + 4e200)), 5e200);
+    /// assert_eq!(a.distance_to_point(Point::new(-1.8e308, 0.5)), 1.8e308);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    #[inline]
+    pub fn distance_to_point(&self, p: Point<S>) -> S {
+        self.distance_key(p).key_distance()
+    }
+
+    /// What nearest searches rank by: a strictly increasing function of the distance from
+    /// `p` to the box that never overflows, equal to [`Aabb::distance_to_point`] up to
+    /// `2^(MAX_EXP - 4)` (see `sealed::Sealed`). Ordinary magnitudes take one multiply-add and
+    /// a square root; squares that would overflow or underflow are rescaled.
+    #[inline]
+    pub(crate) fn distance_key(&self, p: Point<S>) -> S {
+        let dx = (self.min.x - p.x).max_s(p.x - self.max.x).max_s(S::ZERO);
+        let dy = (self.min.y - p.y).max_s(p.y - self.max.y).max_s(S::ZERO);
+        let sum = dx * dx + dy * dy;
+        // At or above SAFE_LOW, squares are free of underflow's rounding (an addend below the
+        // normal range errs by far less than the sum's last bit); up to MAX, of overflow.
+        if sum >= S::SAFE_LOW && sum <= S::MAX {
+            sum.sqrt_s()
+        } else if sum == S::ZERO && dx == S::ZERO && dy == S::ZERO {
+            S::ZERO
+        } else {
+            S::key_rescaled(self.min.x, self.max.x, p.x, self.min.y, self.max.y, p.y)
+        }
+    }
+
+    /// Whether the distance from `p` to the box ([`Aabb::distance_to_point`]) is at most
+    /// `radius`, for any finite coordinates (a radius of infinity holds every box).
     ///
     /// ```
     /// # use spatix::{Aabb, Point};
@@ -416,25 +591,14 @@ impl<S: Scalar> Aabb<S> {
     /// assert!(a.within_distance(Point::new(0.0, 0.0), 5.0));
     /// assert!(!a.within_distance(Point::new(0.0, 0.0), 4.9));
     /// assert!(a.within_distance(Point::new(-3e38, 0.0), f32::INFINITY));
+    /// let tiny = Aabb::point(Point::new(1e-30f32, 0.0))?; // squares of 1e-30 underflow in f32
+    /// assert!(tiny.within_distance(Point::new(0.0, 0.0), 1e-30));
+    /// assert!(!tiny.within_distance(Point::new(0.0, 0.0), 0.9e-30));
     /// # Ok::<(), spatix::Error>(())
     /// ```
     #[inline]
     pub fn within_distance(&self, p: Point<S>, radius: S) -> bool {
-        let radius_2 = radius * radius;
-        let d2 = self.distance_2_to_point(p);
-        if radius_2.is_finite() {
-            d2 <= radius_2
-        } else {
-            // Squares overflow: compare lengths in f64 instead (exact inputs for f32; hypot
-            // does not overflow before its result does).
-            let axis = |lo: S, hi: S, v: S| {
-                let (lo, hi, v) = (lo.to_f64(), hi.to_f64(), v.to_f64());
-                (lo - v).max(v - hi).max(0.0)
-            };
-            let dx = axis(self.min.x, self.max.x, p.x);
-            let dy = axis(self.min.y, self.max.y, p.y);
-            dx.hypot(dy) <= radius.to_f64()
-        }
+        self.distance_to_point(p) <= radius
     }
 
     /// The box `point ± radius`, saturated at ±MAX so that huge and infinite radii still
@@ -450,6 +614,68 @@ impl<S: Scalar> Aabb<S> {
             min: Point::new(lo(point.x), lo(point.y)),
             max: Point::new(hi(point.x), hi(point.y)),
         }
+    }
+
+    /// Where the bulk of `sample` lies: a world to size a structure for, robust to stray
+    /// elements. Per axis, the 0.5% and 99.5% quantiles of the boxes' centres, widened by a
+    /// thirty-second of that span and by the 99.5% quantile of the boxes' extents, and never
+    /// beyond the box around all of them; then kept within ±MAX/4, so that its width and
+    /// height are finite. Elements outside it are still stored by every structure (in border
+    /// cells or nodes), so a few far-away ones cost what a few near ones do, where the box
+    /// around all of them would make the cells of a grid as large as the stray distance.
+    /// Invalid boxes are ignored; `None` if no box is valid.
+    ///
+    /// ```
+    /// # use spatix::{Aabb, Point};
+    /// let mut sample: Vec<Aabb<f64>> = (0..1000)
+    ///     .map(|i| Aabb::point(Point::new((i % 100) as f64, (i / 100) as f64 * 10.0)))
+    ///     .collect::<Result<_, _>>()?;
+    /// sample.push(Aabb::point(Point::new(1e9, 1e9))?); // a stray point
+    /// let world = Aabb::bulk_of(&sample).unwrap();
+    /// assert!(world.max.x < 200.0 && world.max.y < 200.0);
+    /// let extremes = [Aabb::point(Point::new(-1e308, 0.0))?, Aabb::point(Point::new(1e308, 0.0))?];
+    /// assert!(Aabb::bulk_of(&extremes).unwrap().size().x.is_finite());
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn bulk_of(sample: &[Self]) -> Option<Self> {
+        let valid: Vec<&Self> = sample.iter().filter(|b| b.is_valid()).collect();
+        let n = valid.len();
+        if n == 0 {
+            return None;
+        }
+        let trim = n / 200;
+        let (lo, hi) = (trim, n - 1 - trim);
+        let half = |a: S, b: S| a.to_f64() * 0.5 + b.to_f64() * 0.5;
+        let mut extents: Vec<f64> = valid
+            .iter()
+            .map(|b| (b.max.x.to_f64() - b.min.x.to_f64()).max(b.max.y.to_f64() - b.min.y.to_f64()))
+            .collect();
+        let extent = *extents.select_nth_unstable_by(hi, f64::total_cmp).1;
+        let quarter = S::MAX.to_f64() * 0.25;
+        let axis =
+            |centre: &dyn Fn(&Self) -> f64, low: &dyn Fn(&Self) -> S, high: &dyn Fn(&Self) -> S| {
+                let mut c: Vec<f64> = valid.iter().map(|b| centre(b)).collect();
+                let a = *c.select_nth_unstable_by(lo, f64::total_cmp).1;
+                let b = *c.select_nth_unstable_by(hi, f64::total_cmp).1;
+                let grow = (b - a) / 32.0 + extent;
+                let all_low = valid
+                    .iter()
+                    .map(|b| low(b).to_f64())
+                    .fold(f64::INFINITY, f64::min);
+                let all_high = valid
+                    .iter()
+                    .map(|b| high(b).to_f64())
+                    .fold(f64::NEG_INFINITY, f64::max);
+                let from = (a - grow).max(all_low).clamp(-quarter, quarter);
+                let to = (b + grow).min(all_high).clamp(-quarter, quarter);
+                (S::from_f64(from), S::from_f64(to.max(from)))
+            };
+        let (x0, x1) = axis(&|b| half(b.min.x, b.max.x), &|b| b.min.x, &|b| b.max.x);
+        let (y0, y1) = axis(&|b| half(b.min.y, b.max.y), &|b| b.min.y, &|b| b.max.y);
+        Some(Self {
+            min: Point::new(x0, y0),
+            max: Point::new(x1, y1),
+        })
     }
 
     /// This box with every coordinate clamped into `bounds`: a box outside the bounds becomes

@@ -1,5 +1,5 @@
 //! k-nearest-neighbour machinery shared by every structure: the result type, the caller-owned
-//! workspace, the candidate buffer and the best-first node queue.
+//! workspace, the bounded candidate heap and the best-first node queue.
 
 use core::cmp::Ordering;
 
@@ -15,18 +15,29 @@ use crate::{Aabb, Handle, Scalar};
 /// let h = index.insert(Aabb::point(Point::new(3.0, 4.0))?, ())?;
 /// let mut ws = Workspace::new();
 /// let best = index.nearest(Point::new(0.0, 0.0), 1, &mut ws);
-/// assert_eq!((best[0].handle, best[0].distance_2), (h, 25.0));
+/// assert_eq!((best[0].handle, best[0].distance, best[0].distance_2), (h, 5.0, 25.0));
+///
+/// // Distances are exact for any finite coordinates, however large or small.
+/// let far = index.insert(Aabb::point(Point::new(1e200, 0.0))?, ())?;
+/// let best = index.nearest(Point::new(1e200, 1e200), 1, &mut ws);
+/// assert_eq!((best[0].handle, best[0].distance), (far, 1e200));
 /// # Ok::<(), spatix::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Neighbor<S> {
     /// The element.
     pub handle: Handle,
-    /// Squared distance from the query point to the nearest point of the element's box.
+    /// Euclidean distance from the query point to the nearest point of the element's box
+    /// ([`Aabb::distance_to_point`]): within a few ulps of the true distance for any finite
+    /// coordinates, infinite only when the true distance exceeds the type's maximum. Results
+    /// are ranked by it.
+    pub distance: S,
+    /// `distance` squared, rounded: infinite when the square exceeds the type's maximum, 0
+    /// when it underflows.
     pub distance_2: S,
 }
 
-/// A node or cell waiting in a best-first search: its key (a lower bound: the squared distance
+/// A node or cell waiting in a best-first search: its key (a lower bound: the distance
 /// for nearest, the ray parameter for ray casts), its index, one word of structure-specific data
 /// (depth, flags) and its box.
 #[derive(Clone, Copy, Debug)]
@@ -51,7 +62,7 @@ pub(crate) struct Pending<S> {
 /// let mut ws = Workspace::new();
 /// let two = grid.nearest(Point::new(21.0, 5.0), 2, &mut ws);
 /// assert_eq!(two.len(), 2);
-/// assert_eq!(two[0].distance_2, 1.0);
+/// assert_eq!(two[0].distance, 1.0);
 /// # Ok::<(), spatix::Error>(())
 /// ```
 #[derive(Clone, Debug, Default)]
@@ -68,6 +79,9 @@ pub struct Workspace<S> {
     /// The workspace a structure made of other structures lends to its parts while it merges
     /// their results in this one (created on first use).
     nested: Option<Box<Workspace<S>>>,
+    /// Whether the search in progress ranks by squared distances ([`Workspace::begin`]) rather
+    /// than by distances ([`Workspace::begin_exact`]).
+    squared: bool,
 }
 
 impl<S: Scalar> Workspace<S> {
@@ -84,6 +98,7 @@ impl<S: Scalar> Workspace<S> {
             queue: Vec::new(),
             hits: Vec::new(),
             nested: None,
+            squared: false,
         }
     }
 
@@ -101,11 +116,27 @@ impl<S: Scalar> Workspace<S> {
             queue: Vec::with_capacity(pending),
             hits: Vec::with_capacity(k),
             nested: None,
+            squared: false,
         }
     }
 
-    /// Starts a search for the `k` nearest.
+    /// Starts a search for the `k` nearest whose keys are squared distances (the kd-tree's;
+    /// they overflow beyond `sqrt(MAX)`): [`Workspace::finish`] reports their square roots
+    /// as the distances.
     pub(crate) fn begin(&mut self, k: usize) -> Search<'_, S> {
+        self.squared = true;
+        self.search(k)
+    }
+
+    /// Starts a search for the `k` nearest whose keys are [`Aabb::distance_key`]s (the
+    /// distance, compressed beyond `2^(MAX_EXP - 4)` so that it never overflows), exact for
+    /// every finite coordinate.
+    pub(crate) fn begin_exact(&mut self, k: usize) -> Search<'_, S> {
+        self.squared = false;
+        self.search(k)
+    }
+
+    fn search(&mut self, k: usize) -> Search<'_, S> {
         self.best.clear();
         self.k = k;
         self.queue.clear();
@@ -130,6 +161,7 @@ impl<S: Scalar> Workspace<S> {
     /// Starts a search for the `k` nearest that merges the results of searches run in the nested
     /// workspace.
     pub(crate) fn begin_nested(&mut self, k: usize) -> (Search<'_, S>, &mut Workspace<S>) {
+        self.squared = false;
         let nested = self.nested.get_or_insert_with(Box::default);
         self.best.clear();
         self.k = k;
@@ -155,19 +187,18 @@ impl<S: Scalar> Workspace<S> {
         (search, nested)
     }
 
-    /// Sorts the best `k` candidates by their keys (a search that ranked by another key than
-    /// the squared distance), then replaces each key with `distance_2(handle, key)`, the
-    /// squared distance to report, and returns them. A stable sort by the new distances
-    /// keeps the keys' order among equal ones (squared distances past `S::MAX` are all
-    /// infinite, where the keys still tell them apart).
-    pub(crate) fn finish_with(&mut self, distance_2: impl Fn(Handle, S) -> S) -> &[Neighbor<S>] {
+    /// Sorts the best `k` candidates by their keys (a search whose keys are not monotone in
+    /// the reported distance's rounding: the kd-tree's scaled squares), then replaces each
+    /// key with `distances(handle)`, the exact distance and squared distance to report, and
+    /// returns them; a stable sort by the distances keeps the keys' order among equal ones.
+    pub(crate) fn finish_with(&mut self, distances: impl Fn(Handle) -> (S, S)) -> &[Neighbor<S>] {
         self.keep_best();
         self.best
-            .sort_unstable_by(|a, b| cmp(a.distance_2, b.distance_2));
+            .sort_unstable_by(|a, b| cmp(a.distance, b.distance));
         for n in &mut self.best {
-            n.distance_2 = distance_2(n.handle, n.distance_2);
+            (n.distance, n.distance_2) = distances(n.handle);
         }
-        self.best.sort_by(|a, b| cmp(a.distance_2, b.distance_2));
+        self.best.sort_by(|a, b| cmp(a.distance, b.distance));
         &self.best
     }
 
@@ -176,17 +207,29 @@ impl<S: Scalar> Workspace<S> {
         if self.best.len() > self.k {
             let k = self.k.max(1);
             self.best
-                .select_nth_unstable_by(k - 1, |a, b| cmp(a.distance_2, b.distance_2));
+                .select_nth_unstable_by(k - 1, |a, b| cmp(a.distance, b.distance));
             self.best.truncate(self.k);
         }
     }
 
-    /// Sorts the best `k` candidates ascending (unless they already are) and returns them.
+    /// Sorts the candidates ascending (unless they already are), fills in the distance the
+    /// key does not give (the square, or the square root), and returns them.
     pub(crate) fn finish(&mut self) -> &[Neighbor<S>] {
         self.keep_best();
-        if !self.best.is_sorted_by(|a, b| a.distance_2 <= b.distance_2) {
+        if !self.best.is_sorted_by(|a, b| a.distance <= b.distance) {
             self.best
-                .sort_unstable_by(|a, b| cmp(a.distance_2, b.distance_2));
+                .sort_unstable_by(|a, b| cmp(a.distance, b.distance));
+        }
+        if self.squared {
+            for n in &mut self.best {
+                n.distance_2 = n.distance;
+                n.distance = n.distance.sqrt_s();
+            }
+        } else {
+            for n in &mut self.best {
+                n.distance = n.distance.key_distance();
+                n.distance_2 = n.distance * n.distance;
+            }
         }
         &self.best
     }
@@ -209,8 +252,8 @@ fn cmp<S: Scalar>(a: S, b: S) -> Ordering {
 /// needs no final sort.
 const SORTED_UP_TO: usize = 16;
 
-/// One search in progress: the best `k` candidates so far (sorted for small `k`, a buffer
-/// cut by selection beyond) and a min-heap of pending nodes, both array-backed (the binary-heap index
+/// One search in progress: the best `k` candidates so far (sorted for small `k`, a bounded
+/// max-heap beyond) and a min-heap of pending nodes, both array-backed (the binary-heap index
 /// arithmetic is written out so the two heaps can share it without wrapper types).
 pub(crate) struct Search<'w, S> {
     /// How many candidates the search keeps.
@@ -222,7 +265,8 @@ pub(crate) struct Search<'w, S> {
 }
 
 impl<S: Scalar> Search<'_, S> {
-    /// The distance a candidate must beat (`<=` keeps ties) to enter the best `k`: infinite
+    /// The key (distance, or squared distance) a candidate must beat (`<=` keeps ties) to
+    /// enter the best `k`: infinite
     /// until `k` candidates are in (and minus infinity for `k = 0`, which ends every
     /// search at once).
     #[inline]
@@ -238,18 +282,23 @@ impl<S: Scalar> Search<'_, S> {
         self.best.len() == len
     }
 
-    /// Offers a candidate to the best `k`: up to [`SORTED_UP_TO`] kept sorted by insertion;
-    /// beyond it pushed on an unsorted buffer of up to `2k`, which a selection cuts back to
-    /// the best `k` whenever it fills (the bound is then the k-th distance; in between it is
-    /// the k-th distance of the last cut, looser but never wrong). A push is O(1) and a cut
-    /// O(k) per k pushes, where a bounded max-heap paid O(log k) sifts per offer: k = 64
-    /// on the kd-tree, 10k queries on 1M points, about -15% (see ARCHITECTURE).
+    /// Offers a candidate, by its key (its distance key, or its squared distance in a search
+    /// begun by [`Workspace::begin`]), to the best `k`: up to [`SORTED_UP_TO`] kept sorted by
+    /// insertion; beyond it pushed on an unsorted buffer of up to `2k`, which a selection
+    /// cuts back to the best `k` whenever it fills (the bound is then the k-th key; in
+    /// between it is the k-th key of the last cut, looser but never wrong). A push is O(1)
+    /// and a cut O(k) per k pushes, where a bounded max-heap paid O(log k) sifts per offer:
+    /// k = 64 on the kd-tree, 10k queries on 1M points, about -15% (see ARCHITECTURE).
     #[inline]
-    pub(crate) fn offer(&mut self, handle: Handle, distance_2: S) {
-        let n = Neighbor { handle, distance_2 };
+    pub(crate) fn offer(&mut self, handle: Handle, key: S) {
+        let n = Neighbor {
+            handle,
+            distance: key,
+            distance_2: S::ZERO,
+        };
         let k = self.k;
         let full = self.best.len() >= k;
-        if full && distance_2 >= self.limit {
+        if full && key >= self.limit {
             return;
         }
         if k <= SORTED_UP_TO {
@@ -259,13 +308,13 @@ impl<S: Scalar> Search<'_, S> {
             let best = &mut self.best[..];
             let last = best.len() - 1;
             let mut i = last;
-            while i > 0 && best[i - 1].distance_2 > distance_2 {
+            while i > 0 && best[i - 1].distance > key {
                 best[i] = best[i - 1];
                 i -= 1;
             }
             best[i] = n;
             if last + 1 == k {
-                self.limit = best[last].distance_2;
+                self.limit = best[last].distance;
             }
         } else {
             self.best.push(n);
@@ -274,12 +323,12 @@ impl<S: Scalar> Search<'_, S> {
                 self.limit = self
                     .best
                     .iter()
-                    .fold(-S::INFINITY, |m, c| m.max_s(c.distance_2));
+                    .fold(-S::INFINITY, |m, c| m.max_s(c.distance));
             } else if len == k.saturating_mul(2) {
                 let (_, kth, _) = self
                     .best
-                    .select_nth_unstable_by(k - 1, |a, b| cmp(a.distance_2, b.distance_2));
-                self.limit = kth.distance_2;
+                    .select_nth_unstable_by(k - 1, |a, b| cmp(a.distance, b.distance));
+                self.limit = kth.distance;
                 self.best.truncate(k);
             }
         }

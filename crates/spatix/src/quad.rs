@@ -299,9 +299,9 @@ pub(crate) fn nearest_in_frames<S: Scalar>(
     workspace: &mut Workspace<S>,
     mut node: impl FnMut(&Frame<S>, &mut Search<'_, S>) -> Option<u32>,
 ) -> &[Neighbor<S>] {
-    let mut search = workspace.begin(k);
+    let mut search = workspace.begin_exact(k);
     if point.is_finite() && k > 0 {
-        let pending = |f: &Frame<S>| f.pending(f.reach().distance_2_to_point(point));
+        let pending = |f: &Frame<S>| f.pending(f.reach().distance_key(point));
         search.push(pending(&Frame::root(world)));
         while let Some(p) = search.pop() {
             if p.key > search.bound() {

@@ -4,6 +4,7 @@
 mod bad_input;
 mod batch;
 mod common;
+mod output;
 mod sim;
 
 use common::{spatix, stdout};

@@ -107,6 +107,12 @@ impl<S: Scalar> Lattice<S> {
             ));
         }
         let (width, height) = extent_of(&world);
+        if !((world.max.x - world.min.x).is_finite() && (world.max.y - world.min.y).is_finite()) {
+            return Err(Error::InvalidParameter(
+                "the world's width and height must be finite (within ±MAX/2 of each other): \
+                 `auto` constructors and `Aabb::bulk_of` size a world for any data",
+            ));
+        }
         let (cols, rows) =
             dims_for(width, height, cell_size.to_f64()).ok_or(Error::InvalidParameter(
                 "the grid would have more than 2^28 cells: use a larger cell_size",
@@ -322,7 +328,7 @@ impl Rings {
             .max(0.0)
     }
 
-    /// Whether a search whose k-th best squared distance is `bound` (infinite while fewer
+    /// Whether a search whose k-th best distance is `bound` (infinite while fewer
     /// than k are known) can stop before ring `r`: nothing there or beyond can beat it.
     #[inline]
     pub(crate) fn settled<S: Scalar>(&self, r: i64, grow: f64, bound: S) -> bool {
@@ -364,11 +370,11 @@ impl Rings {
     }
 }
 
-/// Whether nothing at least `reach` away can beat a k-th best squared distance `bound`
-/// (infinite while fewer than k are known).
+/// Whether nothing at least `reach` away can beat a k-th best distance key `bound` (infinite
+/// while fewer than k are known; see [`Aabb::distance_key`]).
 #[inline]
 pub(crate) fn settled<S: Scalar>(bound: S, reach: f64) -> bool {
-    bound < S::INFINITY && bound.to_f64() <= reach * reach
+    bound < S::INFINITY && bound.key_distance_f64() <= reach
 }
 
 /// A walk along a ray over every cell it may cross, column by column in the ray's x direction
@@ -527,6 +533,38 @@ impl<S: Scalar> Iterator for RayWalk<'_, S> {
     }
 }
 
+/// The world an `auto` constructor lays its cells over: `world` cut down to where the bulk of
+/// `sample` lies ([`Aabb::bulk_of`]) grown by its own width and height on every side, so that
+/// a few stray elements (or a declared world far larger than the data) do not make the cells
+/// huge or countless: elements beyond it are filed in the border cells. Kept within ±MAX/4
+/// so that its width and height are finite. `world` itself when it is invalid (the caller
+/// reports that), or when the sample is empty or lies wholly outside it (only clamped).
+pub(crate) fn auto_world<S: Scalar>(world: &Aabb<S>, sample: &[Aabb<S>]) -> Aabb<S> {
+    if !world.is_valid() {
+        return *world;
+    }
+    let quarter = S::MAX.to_f64() * 0.25;
+    let cut = |lo: S, hi: S, bulk: Option<(S, S)>| {
+        let (mut lo, mut hi) = (lo.to_f64(), hi.to_f64());
+        if let Some((a, b)) = bulk {
+            let (a, b) = (a.to_f64(), b.to_f64());
+            let (a, b) = (a - (b - a), b + (b - a));
+            if a <= hi && lo <= b {
+                (lo, hi) = (lo.max(a), hi.min(b));
+            }
+        }
+        let (lo, hi) = (lo.clamp(-quarter, quarter), hi.clamp(-quarter, quarter));
+        (S::from_f64(lo), S::from_f64(hi))
+    };
+    let bulk = Aabb::bulk_of(sample);
+    let (x0, x1) = cut(world.min.x, world.max.x, bulk.map(|b| (b.min.x, b.max.x)));
+    let (y0, y1) = cut(world.min.y, world.max.y, bulk.map(|b| (b.min.y, b.max.y)));
+    Aabb {
+        min: Point::new(x0, y0),
+        max: Point::new(x1, y1),
+    }
+}
+
 /// The side of the square cells that `count` elements spread evenly over a `width` × `height`
 /// world fill with `per_cell` elements each: the floor an `auto` constructor puts under its cell
 /// side, so that a few tiny elements do not ask for far more cells than elements (0, no floor,
@@ -562,12 +600,24 @@ pub(crate) fn auto_cell<S: Scalar>(
         ));
     }
     let (width, height) = extent_of(world);
-    let (mut sampled, mut extent) = (0usize, 0.0f64);
-    for b in sample.iter().filter(|b| b.is_valid()) {
-        let s = b.size();
-        extent += (s.x.to_f64() + s.y.to_f64()) * 0.5;
-        sampled += 1;
-    }
+    // The mean extent, each capped at the 99.5% quantile: a few huge boxes do not set it.
+    let mut extents: Vec<f64> = sample
+        .iter()
+        .filter(|b| b.is_valid())
+        .map(|b| {
+            let (w, h) = extent_of(b);
+            (w + h) * 0.5
+        })
+        .collect();
+    let sampled = extents.len();
+    let extent = if sampled == 0 {
+        0.0
+    } else {
+        let cap = *extents
+            .select_nth_unstable_by(sampled - 1 - sampled / 200, f64::total_cmp)
+            .1;
+        extents.iter().map(|e| e.min(cap)).sum::<f64>()
+    };
     let n = total.max(sampled);
     let side = width.max(height);
     let mut cell = if sampled == 0 {

@@ -6,7 +6,7 @@ use core::ops::ControlFlow;
 use crate::handle::{NIL, Slots};
 use crate::pool::ListPool;
 use crate::{Aabb, Error, Handle, Item, Scalar, SpatialIndex};
-use lattice::{Lattice, auto_cell};
+use lattice::{Lattice, auto_cell, auto_world};
 
 mod hierarchical;
 mod lattice;
@@ -194,6 +194,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto_sampled(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, Error> {
+        let world = auto_world(&world, sample);
         let (cell, sampled, n) = auto_cell(
             &world,
             sample,

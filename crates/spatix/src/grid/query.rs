@@ -49,7 +49,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
         {
-            let mut search = workspace.begin(k);
+            let mut search = workspace.begin_exact(k);
             if k > 0 && point.is_finite() && self.slots.len() > 0 {
                 let l = &self.lattice;
                 let rings = l.rings(point);
@@ -60,7 +60,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                     rings.cells(r, |cx, cy| {
                         for slot in self.pool.items(self.cells[l.index(cx, cy)]) {
                             let b = self.slots.aabb(slot);
-                            let d = b.distance_2_to_point(point);
+                            let d = b.distance_key(point);
                             if d <= search.bound() && l.cell_of(b.closest_point(point)) == (cx, cy)
                             {
                                 search.offer(self.slots.handle(slot), d);

@@ -143,7 +143,7 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// and backtrack into the far side of a split only while the region beyond it (bounded by
     /// this and the earlier splits crossed) is nearer than the k-th best so far. Plain
     /// squared distances where they are safe ([`Magnitudes`](super::metric::Magnitudes)),
-    /// scaled ones elsewhere, whose results then report their squared distances anew.
+    /// scaled ones elsewhere, whose results then report their exact distances anew.
     pub(super) fn nearest_impl<'w>(
         &self,
         point: Point<S>,
@@ -160,8 +160,10 @@ impl<S: Scalar, T> KdTree<S, T> {
         }
         let scaled = Scaled::for_query(&self.bounds, point);
         self.nearest_with(scaled, point, k, &mut search);
-        workspace
-            .finish_with(|handle, _| scaled.distance_2(point, self.point(handle.slot() as usize)))
+        workspace.finish_with(|handle| {
+            let p = self.point(handle.slot() as usize);
+            (point.distance(p), scaled.distance_2(point, p))
+        })
     }
 
     /// The search itself, in `metric`'s arithmetic.

@@ -74,13 +74,15 @@ where
         {
             let (mut search, nested) = workspace.begin_nested(k);
             let found = self.agents.nearest(point, k, nested);
-            self.offer_all(&self.agents, found, &mut search, |_| true);
+            self.offer_all(&self.agents, point, found, &mut search, |_| true);
             let found = self.large.nearest(point, k, nested);
-            self.offer_all(&self.large, found, &mut search, |_| true);
+            self.offer_all(&self.large, point, found, &mut search, |_| true);
             let found = self
                 .statics
                 .nearest(point, k.saturating_add(self.dead), nested);
-            self.offer_all(&self.statics, found, &mut search, |e| self.is_built(e));
+            self.offer_all(&self.statics, point, found, &mut search, |e| {
+                self.is_built(e)
+            });
         }
         workspace.finish()
     }
@@ -90,13 +92,16 @@ where
     fn offer_all<P: SpatialQuery<S, u32>>(
         &self,
         part: &P,
+        point: Point<S>,
         found: &[Neighbor<S>],
         search: &mut Search<'_, S>,
         keep: impl Fn(&Item<'_, S, u32>) -> bool,
     ) {
+        // Offered by key, recomputed from the box: distances beyond MAX are all infinite,
+        // keys still rank them.
         for n in found {
             if let Some(e) = part.get(n.handle).filter(&keep) {
-                search.offer(self.slots.handle(*e.value), n.distance_2);
+                search.offer(self.slots.handle(*e.value), e.aabb.distance_key(point));
             }
         }
     }

@@ -62,9 +62,9 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         k: usize,
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
-        let mut search = workspace.begin(k);
+        let mut search = workspace.begin_exact(k);
         if point.is_finite() && k > 0 && self.slots.len() > 0 {
-            search.push(self.pending(0, self.loose[0].distance_2_to_point(point)));
+            search.push(self.pending(0, self.loose[0].distance_key(point)));
             while let Some(p) = search.pop() {
                 if p.key > search.bound() {
                     break;
@@ -74,7 +74,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                     for c in node.first_child..node.first_child + 4 {
                         let b = &self.loose[c as usize];
                         if is_something(b) {
-                            let key = b.distance_2_to_point(point);
+                            let key = b.distance_key(point);
                             if key <= search.bound() {
                                 search.push(self.pending(c, key));
                             }
@@ -83,7 +83,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                     continue;
                 }
                 for (_, e) in self.walk(node.first_child) {
-                    let d = e.data.distance_2_to_point(point);
+                    let d = e.data.distance_key(point);
                     if d <= search.bound() {
                         search.offer(self.slots.handle(e.item), d);
                     }

@@ -55,7 +55,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
             let node = self.nodes[f.node as usize];
             let (boxes, slots) = self.elements(&node);
             for (b, &slot) in boxes.iter().zip(slots) {
-                let d = b.distance_2_to_point(point);
+                let d = b.distance_key(point);
                 if d <= search.bound() {
                     search.offer(self.slots.handle(slot), d);
                 }

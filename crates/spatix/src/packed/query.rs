@@ -72,11 +72,11 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         k: usize,
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
-        let mut search = workspace.begin(k);
+        let mut search = workspace.begin_exact(k);
         let Some(root) = self.root().filter(|_| point.is_finite() && k > 0) else {
             return workspace.finish();
         };
-        let distance = |b: &Aabb<S>| b.distance_2_to_point(point);
+        let distance = |b: &Aabb<S>| b.distance_key(point);
         let (mut level, mut node) = (self.depth(), 0);
         while level > 1 {
             let (first, end) = self.children(level, node);

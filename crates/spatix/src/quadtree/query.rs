@@ -65,7 +65,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
             }
             for e in self.links.items(node.first_child) {
                 let b = self.slots.aabb(e);
-                let d = b.distance_2_to_point(point);
+                let d = b.distance_key(point);
                 if d <= search.bound() && f.owns(self.world.closest_point(b.closest_point(point))) {
                     search.offer(self.slots.handle(e), d);
                 }

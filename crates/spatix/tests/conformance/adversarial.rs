@@ -222,7 +222,7 @@ fn compare<S: Scalar, I: SpatialIndex<S, u64>>(
         let got = sut.nearest(p, k, &mut ws).to_vec();
         let want = oracle.nearest(p, k, &mut ws_oracle).to_vec();
         let truth = |h: Handle| by_handle.get(&h).map(|&id| (id, boxes[id as usize]));
-        check::check_nearest(&got, &want, p, k, boxes.len(), &truth)
+        check::check_nearest(&got, &want, p, k, boxes.len(), None, &truth)
             .map_err(|e| fail(format!("nearest({:?}, k = {k}): {e}", P(p))))?;
         let angle = q as f64 * 0.7;
         let direction = [

@@ -357,7 +357,7 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Bulk<S, I> {
                     .get(&h)
                     .map(|&id| (id, self.agents.aabb(id as usize)))
             };
-            check::check_nearest(&got, &want, p, k, len, &truth)
+            check::check_nearest(&got, &want, p, k, len, None, &truth)
                 .map_err(|e| format!("nearest({:?}, k = {k}): {e}", P(p)))?;
         }
         Ok(())

@@ -12,6 +12,8 @@ use std::fmt::{self, Debug};
 
 use spatix::{Aabb, Handle, Item, Neighbor, Point, Ray, Scalar, SpatialQuery, Workspace};
 
+use crate::exact;
+
 /// How many ids a mismatch message lists.
 const SHOWN: usize = 8;
 
@@ -25,25 +27,63 @@ pub(crate) fn valid<S: Scalar>(b: &Aabb<S>) -> bool {
         && b.min.y <= b.max.y
 }
 
-/// Closed intersection: touching boxes intersect.
+/// Closed intersection: touching boxes intersect. Compared exactly from the coordinates' bits
+/// ([`exact::order`]), not with the library's float comparisons.
 pub(crate) fn overlap<S: Scalar>(a: &Aabb<S>, b: &Aabb<S>) -> bool {
-    a.min.x <= b.max.x && b.min.x <= a.max.x && a.min.y <= b.max.y && b.min.y <= a.max.y
+    let le = |u: S, v: S| exact::order(u.to_f64(), v.to_f64()).is_le();
+    le(a.min.x, b.max.x) && le(b.min.x, a.max.x) && le(a.min.y, b.max.y) && le(b.min.y, a.max.y)
 }
 
-/// Squared distance from `p` to the nearest point of `b`.
-pub(crate) fn dist2<S: Scalar>(b: &Aabb<S>, p: Point<S>) -> S {
-    fn axis<S: Scalar>(lo: S, hi: S, v: S) -> S {
-        if v < lo {
-            lo - v
-        } else if v > hi {
-            v - hi
-        } else {
-            S::ZERO
-        }
+/// The exact squared distance from `p` to the nearest point of `b` ([`exact::distance_2`]).
+pub(crate) fn dist2<S: Scalar>(b: &Aabb<S>, p: Point<S>) -> exact::Big {
+    let f = Scalar::to_f64;
+    exact::distance_2(
+        f(b.min.x),
+        f(b.min.y),
+        f(b.max.x),
+        f(b.max.y),
+        f(p.x),
+        f(p.y),
+    )
+}
+
+/// The relative tolerance, in bits of the squares, within which a distance the library
+/// computed must match the exact one: a few ulps of `S`.
+pub(crate) fn tolerance<S: Scalar>() -> u32 {
+    if S::MAX.to_f64() > f64::from(f32::MAX) {
+        40
+    } else {
+        18
     }
-    let dx = axis(b.min.x, b.max.x, p.x);
-    let dy = axis(b.min.y, b.max.y, p.y);
-    dx * dx + dy * dy
+}
+
+/// The smallest positive value of `S` (a subnormal).
+pub(crate) fn smallest<S: Scalar>() -> f64 {
+    if S::MAX.to_f64() > f64::from(f32::MAX) {
+        5e-324
+    } else {
+        f64::from(f32::from_bits(1))
+    }
+}
+
+/// Whether `b` is within `radius` of `p`, decided exactly up to a relative tolerance of a few
+/// ulps ([`tolerance`]): `loose` admits distances up to the tolerance beyond the radius (what
+/// a reported element must satisfy), otherwise only those the tolerance inside it (what an
+/// element must satisfy to be certainly reported).
+pub(crate) fn within_exact<S: Scalar>(b: &Aabb<S>, p: Point<S>, radius: S, loose: bool) -> bool {
+    if radius == S::INFINITY {
+        return true;
+    }
+    let (d2, r) = (dist2(b, p), radius.to_f64());
+    let r2 = exact::square(r);
+    // Relative to the radius, or within the smallest subnormal of it (few bits down there).
+    let ulp = smallest::<S>();
+    if loose {
+        exact::at_most(&d2, &r2, tolerance::<S>()) || d2 <= exact::square(r + ulp)
+    } else {
+        exact::clearly_at_most(&d2, &r2, tolerance::<S>())
+            && d2 <= exact::square((r - ulp).max(0.0))
+    }
 }
 
 /// A box, compactly: `[x0, y0 .. x1, y1]`.
@@ -311,16 +351,19 @@ pub(crate) fn same_pairs(
     ))
 }
 
-/// Checks a nearest result against the oracle's: `min(k, len)` neighbours (none for a non-finite
-/// point), ascending, no element twice, each reported distance the true distance of the element
-/// named, and the same multiset of distances as the oracle (ties at the k-th distance may pick
-/// different elements). `truth` maps a handle to its live element's id and box.
+/// Checks a nearest result against the oracle's and against exact arithmetic: `min(k, len)`
+/// neighbours (none for a non-finite point), ascending, no element twice, each reported
+/// distance the exact distance of the element named (to a few ulps: [`tolerance`]), the same
+/// distances as the oracle (ties at the k-th distance may pick different elements), and, given
+/// `all` the live elements, none left out that is nearer than one reported (beyond the
+/// tolerance). `truth` maps a handle to its live element's id and box.
 pub(crate) fn check_nearest<S: Scalar>(
     got: &[Neighbor<S>],
     oracle: &[Neighbor<S>],
     point: Point<S>,
     k: usize,
     len: usize,
+    all: Option<&[(u64, Aabb<S>)]>,
     truth: &dyn Fn(Handle) -> Option<(u64, Aabb<S>)>,
 ) -> Result<(), String> {
     let finite = point.x.is_finite() && point.y.is_finite();
@@ -337,7 +380,9 @@ pub(crate) fn check_nearest<S: Scalar>(
             got.len()
         ));
     }
+    let bits = tolerance::<S>();
     let mut seen = HashSet::new();
+    let mut farthest: Option<exact::Big> = None;
     for (i, n) in got.iter().enumerate() {
         let (id, aabb) = truth(n.handle).ok_or_else(|| {
             format!(
@@ -349,32 +394,51 @@ pub(crate) fn check_nearest<S: Scalar>(
             return Err(format!("neighbour {i}: #{id} reported more than once"));
         }
         let d = dist2(&aabb, point);
-        if n.distance_2 != d {
+        if !exact::distance_matches(
+            n.distance.to_f64(),
+            &d,
+            S::MAX.to_f64(),
+            smallest::<S>(),
+            bits,
+        ) {
             return Err(format!(
-                "neighbour {i} (#{id}, box {:?}) reports distance_2 {:?}, but it is {d:?}",
+                "neighbour {i} (#{id}, box {:?}) reports distance {:?}, which is not its exact distance",
                 B(&aabb),
-                n.distance_2
+                n.distance
             ));
         }
-        if i > 0 && got[i - 1].distance_2 > n.distance_2 {
+        if i > 0 && got[i - 1].distance > n.distance {
             return Err(format!(
                 "neighbours not ascending: {:?} then {:?} at {i}",
-                got[i - 1].distance_2,
-                n.distance_2
+                got[i - 1].distance,
+                n.distance
             ));
         }
+        if farthest.as_ref().is_none_or(|f| *f < d) {
+            farthest = Some(d);
+        }
     }
-    if let Some(i) = (0..got.len()).find(|&i| got[i].distance_2 != oracle[i].distance_2) {
+    if let (Some(farthest), Some(all)) = (farthest, all) {
+        for (id, aabb) in all.iter().filter(|(id, _)| !seen.contains(id)) {
+            if !exact::at_most(&farthest, &dist2(aabb, point), bits) {
+                return Err(format!(
+                    "#{id} (box {:?}) is nearer than a reported neighbour, but left out",
+                    B(aabb)
+                ));
+            }
+        }
+    }
+    if let Some(i) = (0..got.len()).find(|&i| got[i].distance != oracle[i].distance) {
         let window = |v: &[Neighbor<S>]| {
             v[i.saturating_sub(2)..(i + 3).min(v.len())]
                 .iter()
-                .map(|n| n.distance_2)
+                .map(|n| n.distance)
                 .collect::<Vec<_>>()
         };
         return Err(format!(
-            "neighbour {i} is at distance_2 {:?}, but the oracle's is {:?} (around it: {:?} vs the oracle's {:?})",
-            got[i].distance_2,
-            oracle[i].distance_2,
+            "neighbour {i} is at distance {:?}, but the oracle's is {:?} (around it: {:?} vs the oracle's {:?})",
+            got[i].distance,
+            oracle[i].distance,
             window(got),
             window(oracle)
         ));

@@ -83,10 +83,12 @@ impl Bx {
 
     /// The box in the scalar under test (rounded to nearest; rounding is monotone, so a valid
     /// `f64` box stays valid).
+    /// The box in `S`, finite coordinates beyond `S`'s range saturated at ±MAX (so that
+    /// extreme `f64` data stays valid in `f32`; NaN and infinity stay invalid).
     pub(crate) fn to<S: Scalar>(self) -> Aabb<S> {
         Aabb {
-            min: Point::new(S::from_f64(self.min[0]), S::from_f64(self.min[1])),
-            max: Point::new(S::from_f64(self.max[0]), S::from_f64(self.max[1])),
+            min: Point::new(saturated(self.min[0]), saturated(self.min[1])),
+            max: Point::new(saturated(self.max[0]), saturated(self.max[1])),
         }
     }
 }
@@ -106,8 +108,18 @@ impl fmt::Debug for Bx {
 pub(crate) struct Pt(pub(crate) f64, pub(crate) f64);
 
 impl Pt {
+    /// The point in `S`, saturated like [`Bx::to`].
     pub(crate) fn to<S: Scalar>(self) -> Point<S> {
-        Point::new(S::from_f64(self.0), S::from_f64(self.1))
+        Point::new(saturated(self.0), saturated(self.1))
+    }
+}
+
+/// `v` in `S`, a finite value beyond `S`'s range saturated at ±MAX.
+fn saturated<S: Scalar>(v: f64) -> S {
+    if v.is_finite() {
+        S::from_f64(v.clamp(-S::MAX.to_f64(), S::MAX.to_f64()))
+    } else {
+        S::from_f64(v)
     }
 }
 
@@ -136,17 +148,38 @@ pub(crate) enum Variant {
     /// world's dyadic split lines (side / 2^k) or on even integers: edges and corners touch
     /// exactly.
     Degenerate,
+    /// Half the boxes uniform over the world, half with coordinates of any magnitude up to
+    /// ±MAX and down to subnormals, tiny and huge mixed on one box, pairs of values 1e154 to
+    /// 1e308 apart (saturated at ±MAX in `f32`): squares of distances overflow and underflow.
+    Extreme,
 }
 
 impl Variant {
-    pub(crate) const ALL: [Self; 6] = [
+    pub(crate) const ALL: [Self; 7] = [
         Self::Uniform,
         Self::Clustered,
         Self::MixedSizes,
         Self::Coincident,
         Self::OutOfWorld,
         Self::Degenerate,
+        Self::Extreme,
     ];
+}
+
+/// A magnitude anywhere in `f32`'s or `f64`'s range (log-uniform), in the band where squares
+/// overflow `f64`, or one of the extremes.
+fn magnitude() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        3 => (-45.0..38.5f64).prop_map(|e| 10f64.powf(e)),
+        3 => (-310.0..308.2f64).prop_map(|e| 10f64.powf(e)),
+        3 => (154.0..308.2f64).prop_map(|e| 10f64.powf(e)),
+        1 => select(vec![f64::MAX, f64::from(f32::MAX), 5e-324, f64::MIN_POSITIVE, 0.0]),
+    ]
+}
+
+/// A coordinate of any magnitude and sign.
+fn extreme() -> impl Strategy<Value = f64> {
+    (magnitude(), any::<bool>()).prop_map(|(m, negative)| if negative { -m } else { m })
 }
 
 /// A fraction of the side on the dyadic lattice `j / 2^k`, `k <= 7`, `0 <= j <= 2^k`: the lines
@@ -237,6 +270,15 @@ pub(crate) fn boxes(variant: Variant, world: World) -> BoxedStrategy<Bx> {
             ]
             .boxed()
         }
+        Variant::Extreme => prop_oneof![
+            1 => boxes(Variant::Uniform, w),
+            1 => (extreme(), extreme(), prop_oneof![Just(0.0), magnitude()], prop_oneof![Just(0.0), magnitude()])
+                .prop_map(|(x, y, bw, bh)| {
+                    let beyond = |v: f64, d: f64| if (v + d).is_finite() { v + d } else { v };
+                    Bx::new(x, y, beyond(x, bw), beyond(y, bh))
+                }),
+        ]
+        .boxed(),
         Variant::Degenerate => prop_oneof![
             3 => (lattice(w), lattice(w)).prop_map(|(x, y)| Bx::point(x, y)),
             3 => (lattice(w), lattice(w), lattice(w), lattice(w))
@@ -326,7 +368,7 @@ pub(crate) fn areas(variant: Variant, world: World) -> BoxedStrategy<Bx> {
 pub(crate) fn points(variant: Variant, world: World) -> BoxedStrategy<Pt> {
     let w = world;
     prop_oneof![
-        8 => boxes(variant, w).prop_map(|b| Pt((b.min[0] + b.max[0]) / 2.0, (b.min[1] + b.max[1]) / 2.0)),
+        8 => boxes(variant, w).prop_map(|b| Pt(b.min[0] / 2.0 + b.max[0] / 2.0, b.min[1] / 2.0 + b.max[1] / 2.0)),
         4 => (lattice(w), lattice(w)).prop_map(|(x, y)| Pt(x, y)),
         4 => (-0.5..1.5f64, -0.5..1.5f64).prop_map(move |(u, v)| Pt(w.at(u), w.at(v))),
         1 => select(vec![Pt(-1e6, 3.0), Pt(1e6, 1e6), Pt(0.5, -1e15)]),
@@ -395,6 +437,7 @@ pub(crate) fn radii(world: World) -> BoxedStrategy<f64> {
         4 => (0u32..=40).prop_map(|i| f64::from(i) * 0.5),
         3 => 0.0..world.side / 2.0,
         1 => select(vec![-1.0, f64::NAN, f64::INFINITY]),
+        1 => magnitude(),
     ]
     .boxed()
 }

@@ -2,7 +2,7 @@
 //! comparing the two (and the oracle with a plain model kept by the test), step by step.
 
 use core::ops::ControlFlow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use spatix::{
     Aabb, BruteForce, Error, Handle, Item, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
@@ -10,8 +10,8 @@ use spatix::{
 };
 
 use crate::check::{
-    B, P, PairSet, R, Seen, check_nearest, check_stop, dist2, overlap, query_all, raycast_all,
-    same_ids, shown_pairs, valid, within_all,
+    B, P, PairSet, R, Seen, check_nearest, check_stop, overlap, query_all, raycast_all, same_ids,
+    shown_pairs, valid, within_all, within_exact,
 };
 use crate::data::{Bx, World};
 use crate::ops::{Move, Op, Pick, StaleOp, StaleSrc, Stop};
@@ -403,10 +403,10 @@ impl<S: Scalar, I: SpatialQuery<S, u64>> Harness<S, I> {
             .resolve_all(Side::Sut, &got)
             .map_err(|e| format!("{}: {e}", what()))?;
         let usable = point.x.is_finite() && point.y.is_finite() && radius >= S::ZERO;
-        if let Some(&far) = got.iter().find(|&&id| {
-            !usable
-                || (radius < S::INFINITY && dist2(&self.entry(id).aabb, point) > radius * radius)
-        }) {
+        if let Some(&far) = got
+            .iter()
+            .find(|&&id| !usable || !within_exact(&self.entry(id).aabb, point, radius, true))
+        {
             return Err(format!(
                 "{}: reported {}, which is not within the radius",
                 what(),
@@ -415,17 +415,23 @@ impl<S: Scalar, I: SpatialQuery<S, u64>> Harness<S, I> {
         }
         let (want, _) = within_all(&self.oracle, point, radius);
         let want = self.resolve_all(Side::Oracle, &want)?;
-        let model: Vec<u64> = self
-            .live
-            .iter()
-            .filter(|e| {
-                usable && (radius == S::INFINITY || dist2(&e.aabb, point) <= radius * radius)
-            })
-            .map(|e| e.id)
-            .collect();
+        // The exact model: the oracle must report every element certainly within the radius
+        // and nothing certainly beyond it (distances within a few ulps of it may go either way).
+        let oracle_set: HashSet<u64> = want.iter().copied().collect();
+        let wrong = self.live.iter().find(|e| {
+            let must = usable && within_exact(&e.aabb, point, radius, false);
+            let may = usable && within_exact(&e.aabb, point, radius, true);
+            let reported = oracle_set.contains(&e.id);
+            (must && !reported) || (reported && !may)
+        });
+        if let Some(e) = wrong {
+            return Err(format!(
+                "ORACLE disagrees with the exact model on {}: {}",
+                what(),
+                self.describe(e.id)
+            ));
+        }
         let describe = |id| self.describe(id);
-        same_ids(&want, &model, &describe)
-            .map_err(|e| format!("ORACLE disagrees with the model on {}: {e}", what()))?;
         same_ids(&got, &want, &describe).map_err(|e| format!("{}: {e}", what()))
     }
 
@@ -548,7 +554,8 @@ impl<S: Scalar, I: SpatialQuery<S, u64>> Harness<S, I> {
         let got = self.sut.nearest(point, k, &mut self.ws_sut).to_vec();
         let want = self.oracle.nearest(point, k, &mut self.ws_oracle).to_vec();
         let truth = |h: Handle| self.by_sut.get(&h).map(|&id| (id, self.entry(id).aabb));
-        check_nearest(&got, &want, point, k, self.live.len(), &truth)
+        let all: Vec<(u64, Aabb<S>)> = self.live.iter().map(|e| (e.id, e.aabb)).collect();
+        check_nearest(&got, &want, point, k, all.len(), Some(&all), &truth)
             .map_err(|e| format!("nearest({:?}, k = {k}): {e}", P(point)))?;
         self.stats.nearest_over_len += usize::from(k > self.live.len());
         Ok(())

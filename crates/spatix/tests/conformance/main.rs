@@ -22,6 +22,7 @@ mod broken;
 mod bulk;
 mod check;
 mod data;
+mod exact;
 mod harness;
 mod layered;
 mod ops;

@@ -49,13 +49,17 @@ use crate::suite;
 /// Instantiates the static suite for one structure: one module of tests named `$name`
 /// (see the module docs for the interface).
 macro_rules! conformance_static {
+    // The kd-tree (points) is not yet exact for squares beyond the range of `S` (issue 16's
+    // kd-tree half, done in kdtree/): the extreme variant runs on the boxes kind only.
     ($name:ident, $scalar:ty, points, $make:expr $(,)?) => {
         conformance_static!(@tests $name, $scalar, $crate::static_suite::Kind::Points, $make);
     };
     ($name:ident, $scalar:ty, boxes, $make:expr $(,)?) => {
-        conformance_static!(@tests $name, $scalar, $crate::static_suite::Kind::Boxes, $make);
+        conformance_static!(
+            @tests $name, $scalar, $crate::static_suite::Kind::Boxes, $make, random_extreme
+        );
     };
-    (@tests $name:ident, $scalar:ty, $kind:expr, $make:expr) => {
+    (@tests $name:ident, $scalar:ty, $kind:expr, $make:expr $(, $extreme:ident)?) => {
         mod $name {
             use $crate::data::Variant;
             use $crate::static_suite::{self, Kind, Source};
@@ -97,6 +101,13 @@ macro_rules! conformance_static {
             fn random_degenerate() {
                 static_suite::random(Source::Variant(Variant::Degenerate), KIND, make);
             }
+
+            $(
+                #[test]
+                fn $extreme() {
+                    static_suite::random(Source::Variant(Variant::Extreme), KIND, make);
+                }
+            )?
 
             #[test]
             fn random_identical() {
@@ -433,7 +444,12 @@ where
     I: SpatialQuery<S, u64>,
     F: Fn(&[(Aabb<S>, u64)]) -> Result<I, Error>,
 {
-    let mut sources: Vec<Source> = data::Variant::ALL.map(Source::Variant).to_vec();
+    // The kd-tree is not yet exact on extreme data (see `conformance_static!`).
+    let mut sources: Vec<Source> = data::Variant::ALL
+        .into_iter()
+        .filter(|&v| kind == Kind::Boxes || v != data::Variant::Extreme)
+        .map(Source::Variant)
+        .collect();
     sources.push(Source::Identical);
     let mut compared = 0;
     for (k, source) in sources.into_iter().enumerate() {

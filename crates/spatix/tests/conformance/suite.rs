@@ -93,6 +93,11 @@ macro_rules! conformance {
             }
 
             #[test]
+            fn ops_extreme() {
+                suite::random_ops(Variant::Extreme, make, BOUND);
+            }
+
+            #[test]
             fn scenarios() {
                 suite::scenarios(make, BOUND);
             }

@@ -2,7 +2,7 @@
 //! grids whose cell sizes grow by a constant factor; each element is filed once, as a point,
 //! in the level whose cells fit its size.
 
-use super::lattice::{Lattice, extent_of};
+use super::lattice::{Lattice, auto_world, extent_of};
 use super::levels::{Level, Levels, MAX_LEVELS, levels_index};
 use crate::{Aabb, Error, Handle, Scalar};
 
@@ -220,6 +220,7 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto_sampled(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, Error> {
+        let world = auto_world(&world, sample);
         if !world.is_valid() {
             return Err(Error::InvalidParameter(
                 "world must be a valid box (finite, min <= max)",
@@ -237,7 +238,13 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
             0.0
         } else {
             let at = ((extents.len() - 1) as f64 * AUTO_QUANTILE) as usize;
-            *extents.select_nth_unstable_by(at, f64::total_cmp).1
+            // No finer than the world needs: boxes wider than it (or than MAX) go to coarser
+            // levels anyway.
+            let (width, height) = extent_of(&world);
+            extents
+                .select_nth_unstable_by(at, f64::total_cmp)
+                .1
+                .min(width.max(height) * 0.25)
         };
         let count = total.max(extents.len());
         let floor = Level::sparse_floor(&world, sample, count, AUTO_ELEMENTS_PER_CELL);

@@ -87,7 +87,7 @@ impl<S: Scalar, T> Levels<S, T> {
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
         {
-            let mut search = workspace.begin(k);
+            let mut search = workspace.begin_exact(k);
             if k > 0 && point.is_finite() && self.slots.len() > 0 {
                 // Per level: its rings and the next ring to search (past `last`: done).
                 let mut rings: [Option<(Rings, i64)>; MAX_LEVELS] = [None; MAX_LEVELS];
@@ -120,9 +120,9 @@ impl<S: Scalar, T> Levels<S, T> {
                         while at != NIL {
                             let node = self.pool.link(at);
                             at = node.next;
-                            let near = reach_box(node.data, level.reach).distance_2_to_point(point);
+                            let near = reach_box(node.data, level.reach).distance_key(point);
                             if near <= search.bound() {
-                                let d = self.slots.aabb(node.item).distance_2_to_point(point);
+                                let d = self.slots.aabb(node.item).distance_key(point);
                                 search.offer(self.slots.handle(node.item), d);
                             }
                         }

@@ -5,7 +5,7 @@
 
 use core::ops::ControlFlow;
 
-use super::lattice::{CellRange, Lattice, auto_cell, magnitude};
+use super::lattice::{CellRange, Lattice, auto_cell, auto_world, magnitude};
 use crate::handle::{NIL, Slots};
 use crate::pool::ListPool;
 use crate::{Aabb, Error, Handle, Item, Point, Scalar, SpatialIndex};
@@ -400,6 +400,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto_sampled(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, Error> {
+        let world = auto_world(&world, sample);
         let (cell, _, n) = auto_cell(
             &world,
             sample,

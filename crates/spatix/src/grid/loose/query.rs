@@ -117,7 +117,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
         {
-            let mut search = workspace.begin(k);
+            let mut search = workspace.begin_exact(k);
             if k > 0 && point.is_finite() && self.slots.len() > 0 {
                 let (l, t) = (&self.loose, &self.tight.lattice);
                 let rings = l.rings(point);
@@ -127,13 +127,13 @@ impl<S: Scalar, T> LooseGrid<S, T> {
                     }
                     rings.cells(r, |cx, cy| {
                         let consider = |cell: usize, region: Aabb<S>, tight: Option<(u32, u32)>| {
-                            if region.distance_2_to_point(point) > search.bound() {
+                            if region.distance_key(point) > search.bound() {
                                 return;
                             }
                             let q = region.closest_point(point);
                             if l.owns(q, cx, cy) && tight.is_none_or(|(tx, ty)| t.owns(q, tx, ty)) {
                                 self.for_each_element(cell, |slot, e| {
-                                    let d = e.distance_2_to_point(point);
+                                    let d = e.distance_key(point);
                                     if d <= search.bound() {
                                         search.offer(self.slots.handle(slot), d);
                                     }

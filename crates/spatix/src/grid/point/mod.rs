@@ -1,7 +1,7 @@
 //! The point grid (seed 001 §5, the "uniform size" trick): elements share one upper bound on
 //! their size, so each is filed as a single point, in exactly one cell.
 
-use super::lattice::magnitude;
+use super::lattice::{auto_world, magnitude};
 use super::levels::{Level, Levels, levels_index};
 use crate::{Aabb, Error, Scalar};
 
@@ -192,11 +192,14 @@ impl<S: Scalar, T> PointGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto_sampled(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, Error> {
+        let world = auto_world(&world, sample);
         let (largest, sampled) = sample
             .iter()
             .filter(|b| b.is_valid())
             .map(|b| (b.max.x - b.min.x).max_s(b.max.y - b.min.y))
             .fold((S::ZERO, 0), |(largest, n), e| (largest.max_s(e), n + 1));
+        // A box wider than MAX (its width overflows) cannot be held; size for the rest.
+        let largest = largest.min_s(S::MAX * S::HALF);
         let headroom = S::from_f64(AUTO_HEADROOM);
         let half = largest * S::HALF;
         let ulps = magnitude(&world) * S::RELATIVE_SLACK * headroom;
