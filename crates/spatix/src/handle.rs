@@ -90,7 +90,7 @@ impl Handle {
 
 /// Each slot table starts its generations at a distinct, well-spread value so that handles
 /// from another table almost never match.
-fn next_salt() -> u32 {
+pub(crate) fn next_salt() -> u32 {
     static COUNTER: AtomicU32 = AtomicU32::new(1);
     COUNTER
         .fetch_add(1, Ordering::Relaxed)
@@ -521,19 +521,49 @@ impl<S: Scalar, T> Elements<S, T> for StaticSlots<S, T> {
 }
 
 /// The element store an [`Iter`] walks.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 enum Source<'a, S, T> {
     Slots(&'a Slots<S, T>),
     Static(&'a StaticSlots<S, T>),
+    /// A store whose elements move between positions: `positions[slot]` is the position of
+    /// the slot's element ([`NIL`] for a free slot), and the store hands out the element at a
+    /// position.
+    Placed(&'a [u32], &'a dyn Elements<S, T>),
 }
 
 /// Iterator over every element of a structure, in slot order: see
 /// [`SpatialQuery::iter`](crate::SpatialQuery::iter).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Iter<'a, S, T> {
     source: Source<'a, S, T>,
     next: usize,
     left: usize,
+}
+
+impl<S, T> core::fmt::Debug for Iter<'_, S, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Iter")
+            .field("next", &self.next)
+            .field("left", &self.left)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, S, T> Iter<'a, S, T> {
+    /// Every element of a store whose elements move between positions, in slot order:
+    /// `positions[slot]` is the position of the slot's element ([`NIL`] for a free slot), and
+    /// `len` is the number of live slots.
+    pub(crate) fn placed(
+        positions: &'a [u32],
+        elements: &'a dyn Elements<S, T>,
+        len: usize,
+    ) -> Self {
+        Self {
+            source: Source::Placed(positions, elements),
+            next: 0,
+            left: len,
+        }
+    }
 }
 
 impl<'a, S: Scalar, T> Iterator for Iter<'a, S, T> {
@@ -553,6 +583,12 @@ impl<'a, S: Scalar, T> Iterator for Iter<'a, S, T> {
                 Source::Static(store) => {
                     self.left -= 1;
                     return Some(store.item(store.positions[i]));
+                }
+                Source::Placed(positions, elements) => {
+                    if positions[i] != NIL {
+                        self.left -= 1;
+                        return Some(elements.item(positions[i]));
+                    }
                 }
             }
         }
