@@ -14,16 +14,29 @@ pub(super) const GAP_EVERY: usize = 8;
 const GAP_SEARCH: usize = 2048;
 
 impl<S: Scalar, T> SweepGrid<S, T> {
-    /// Moves the content of position `from` to position `to` (whose value must be `None`),
-    /// keeping the slot table in step.
+    /// Moves the contents of positions `from` one position towards `gap` (a gap just past
+    /// either end of `from`), which takes the first (or last) of them; the position freed at
+    /// the other end is left with a `None` value for the caller to fill. Keeps the slot table
+    /// in step.
     #[inline]
-    fn shift(&mut self, from: usize, to: usize) {
-        self.boxes[to] = self.boxes[from];
-        self.values.swap(from, to);
-        let owner = self.owners[from];
-        self.owners[to] = owner;
-        if owner != NIL {
-            self.positions[owner as usize] = to as u32;
+    fn shift(&mut self, from: core::ops::Range<usize>, gap: usize) {
+        let (to, all) = if gap == from.end {
+            (from.start + 1, from.start..gap + 1)
+        } else {
+            (gap, gap..from.end)
+        };
+        self.boxes.copy_within(from.clone(), to);
+        self.owners.copy_within(from.clone(), to);
+        if gap == from.end {
+            self.values[all.clone()].rotate_right(1);
+        } else {
+            self.values[all.clone()].rotate_left(1);
+        }
+        for q in to..to + from.len() {
+            let owner = self.owners[q];
+            if owner != NIL {
+                self.positions[owner as usize] = q as u32;
+            }
         }
     }
 
@@ -84,9 +97,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         for d in 0..GAP_SEARCH {
             if p + d < total && self.owners[p + d] == NIL {
                 let t = p + d;
-                for q in (p..t).rev() {
-                    self.shift(q, q + 1);
-                }
+                self.shift(p..t, t);
                 // Bands above `b` that start in `p..=t` now start one later.
                 let mut c = b + 1;
                 while c < self.bands.len() && self.starts[c] as usize <= t {
@@ -99,9 +110,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             }
             if d < p && self.owners[p - d - 1] == NIL {
                 let t = p - d - 1;
-                for q in t + 1..p {
-                    self.shift(q, q - 1);
-                }
+                self.shift(t + 1..p, t);
                 // Bands up to `b` that start in `t + 1..=p` now start one earlier.
                 let mut c = b;
                 loop {

@@ -16,7 +16,7 @@ mod tests;
 mod validate;
 
 /// [`SweepGrid::auto`]: band height as a multiple of the sample's mean box extent.
-const AUTO_EXTENT_FACTOR: f64 = 2.0;
+const AUTO_EXTENT_FACTOR: f64 = 3.0;
 
 /// [`SweepGrid::auto`]: bands hold at least about this many elements on average.
 const AUTO_ELEMENTS_PER_BAND: f64 = 8.0;
@@ -247,7 +247,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// An empty grid over `world` whose band height is chosen from a sample of the boxes it
     /// will hold (typically the initial boxes themselves), with room reserved for the sample.
     ///
-    /// The band height is twice the sample's mean box extent (mean of width and height),
+    /// The band height is three times the sample's mean box extent (mean of width and height),
     /// tuned on the agents of [`workload`](crate::workload) (move every agent, update, find
     /// all pairs, maintain), raised if needed so that bands hold at least 8 sampled elements
     /// on average and the world has at most 2^24 bands. Invalid boxes in the sample are

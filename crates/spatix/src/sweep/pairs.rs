@@ -5,14 +5,21 @@
 use core::ops::ControlFlow;
 
 use super::SweepGrid;
+use crate::prefetch::prefetch;
 use crate::{Aabb, Item, Scalar};
 
 /// Whether two boxes known to overlap along `x` overlap along `y` (a [`gap`](super::gap)
 /// overlaps nothing: its `min.y` is infinite and its `max.y` minus infinity).
-#[inline]
+#[inline(always)]
 fn meet_y<S: Scalar>(a: &Aabb<S>, b: &Aabb<S>) -> bool {
-    b.min.y <= a.max.y && a.min.y <= b.max.y
+    (b.min.y <= a.max.y) & (a.min.y <= b.max.y)
 }
+
+/// How many boxes after one the pair sweep tests without a branch.
+const WINDOW: usize = 4;
+
+/// How many hits the pair sweep keeps before reporting them.
+const PENDING: usize = 256;
 
 impl<S: Scalar, T> SweepGrid<S, T> {
     /// Every intersecting pair once (`for_each_pair`).
@@ -32,77 +39,157 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
+        let mut hits = Hits::new();
         for b in bands {
+            // Pairs read the values (and slots) of this band and the next ones, sparsely:
+            // ask for the band after next now, so they stream in instead of missing one by one.
+            if b + 2 < self.bands.len() {
+                let ahead = self.range(b + 2);
+                prefetch(&self.values[ahead.clone()]);
+                prefetch(&self.owners[ahead]);
+            }
             let range = self.range(b);
-            self.sweep_within(range.start, range.end, visit)?;
+            self.sweep_within(range.start, range.end, &mut hits, visit)?;
             let last = (b + self.bands[b].reach as usize).min(self.bands.len() - 1);
             for c in b + 1..=last {
                 let other = self.range(c);
-                self.sweep_across(range.clone(), other, visit)?;
+                self.sweep_across(range.clone(), other, &mut hits, visit)?;
             }
         }
-        ControlFlow::Continue(())
+        hits.flush(self, visit)
     }
 
-    /// The pairs inside positions `start..end` (sorted by `min.x`).
+    /// The pairs inside positions `start..end` (sorted by `min.x`): each box against the
+    /// boxes after it that start within its `x` extent.
     #[inline]
-    fn sweep_within<F>(&self, start: usize, end: usize, visit: &mut F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        let boxes = &self.boxes[..end];
-        for i in start..end {
-            let a = &boxes[i];
-            for (j, b) in boxes.iter().enumerate().skip(i + 1) {
-                if b.min.x > a.max.x {
-                    break;
-                }
-                if meet_y(a, b) {
-                    visit(self.item(i), self.item(j))?;
-                }
-            }
-        }
-        ControlFlow::Continue(())
-    }
-
-    /// The pairs across two disjoint sorted runs of positions: both are walked in merged
-    /// `min.x` order, and each box is tested against the boxes of the other run that start
-    /// after it while they start within its `x` extent.
-    #[inline]
-    fn sweep_across<F>(
+    fn sweep_within<F>(
         &self,
-        lower: core::ops::Range<usize>,
-        upper: core::ops::Range<usize>,
+        start: usize,
+        end: usize,
+        hits: &mut Hits,
         visit: &mut F,
     ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        let boxes = &self.boxes;
+        for i in start..end {
+            self.pairs_after(i, i + 1, end, hits, visit)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The pairs across two disjoint sorted runs of positions: both are walked in merged
+    /// `min.x` order, and each box is tested against the boxes of the other run from its
+    /// current head on, while they start within its `x` extent. (The merge picks the run
+    /// to advance without a branch: which one it is cannot be predicted.)
+    #[inline]
+    fn sweep_across<F>(
+        &self,
+        lower: core::ops::Range<usize>,
+        upper: core::ops::Range<usize>,
+        hits: &mut Hits,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
         let (mut i, mut j) = (lower.start, upper.start);
         while i < lower.end && j < upper.end {
-            if boxes[i].min.x <= boxes[j].min.x {
-                let a = &boxes[i];
-                for (k, b) in boxes[j..upper.end].iter().enumerate() {
-                    if b.min.x > a.max.x {
-                        break;
-                    }
-                    if meet_y(a, b) {
-                        visit(self.item(i), self.item(j + k))?;
-                    }
-                }
-                i += 1;
+            let lower_first = self.boxes[i].min.x <= self.boxes[j].min.x;
+            let (current, other, other_end) = if lower_first {
+                (i, j, upper.end)
             } else {
-                let a = &boxes[j];
-                for (k, b) in boxes[i..lower.end].iter().enumerate() {
-                    if b.min.x > a.max.x {
-                        break;
-                    }
-                    if meet_y(a, b) {
-                        visit(self.item(i + k), self.item(j))?;
-                    }
+                (j, i, lower.end)
+            };
+            self.pairs_after(current, other, other_end, hits, visit)?;
+            i += usize::from(lower_first);
+            j += usize::from(!lower_first);
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The pairs of the box at position `at` with the boxes at `from..end` (sorted by
+    /// `min.x`, none starting left of it) that start within its `x` extent and meet it along
+    /// `y`, added to `hits`. The first [`WINDOW`] are tested and recorded without a branch (a
+    /// box overlaps fewer than one other along `x` on average, so where its run ends, and
+    /// whether a test hits, cannot be predicted); the rest, if the run goes on, one by one.
+    #[inline(always)]
+    fn pairs_after<F>(
+        &self,
+        at: usize,
+        from: usize,
+        end: usize,
+        hits: &mut Hits,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        if from >= end {
+            return ControlFlow::Continue(());
+        }
+        if hits.len + WINDOW > PENDING {
+            hits.flush(self, visit)?;
+        }
+        let boxes = &self.boxes;
+        let a = &boxes[at];
+        let last = end - 1;
+        for k in 0..WINDOW {
+            let j = from + k;
+            let b = &boxes[j.min(last)];
+            let hit = (j <= last) & (b.min.x <= a.max.x) & meet_y(a, b);
+            hits.pending[hits.len] = (at as u32, j as u32);
+            hits.len += usize::from(hit);
+        }
+        let next = from + WINDOW;
+        if next <= end && boxes[next - 1].min.x <= a.max.x {
+            for (j, b) in boxes[..end].iter().enumerate().skip(next) {
+                if b.min.x > a.max.x {
+                    break;
                 }
-                j += 1;
+                if meet_y(a, b) {
+                    if hits.len == PENDING {
+                        hits.flush(self, visit)?;
+                    }
+                    hits.pending[hits.len] = (at as u32, j as u32);
+                    hits.len += 1;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Hits found but not yet reported (positions), so that the tests record them without a
+/// branch, and their elements are looked up together.
+struct Hits {
+    pending: [(u32, u32); PENDING],
+    len: usize,
+}
+
+impl Hits {
+    fn new() -> Self {
+        Self {
+            pending: [(0, 0); PENDING],
+            len: 0,
+        }
+    }
+
+    /// Reports the pending hits: the items of a few dozen are looked up in one tight loop
+    /// before any is reported, so that their cache misses overlap.
+    fn flush<S: Scalar, T, F>(&mut self, grid: &SweepGrid<S, T>, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        const CHUNK: usize = 32;
+        let n = core::mem::take(&mut self.len);
+        for chunk in self.pending[..n].chunks(CHUNK) {
+            let mut items = [None; CHUNK];
+            for (item, &(a, b)) in items.iter_mut().zip(chunk) {
+                *item = Some((grid.item(a as usize), grid.item(b as usize)));
+            }
+            for &(a, b) in items.iter().flatten() {
+                visit(a, b)?;
             }
         }
         ControlFlow::Continue(())
