@@ -38,6 +38,10 @@ pub(crate) struct SimArgs {
     /// Seed of the agents' positions, sizes and velocities; a run is reproducible from it.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Move the agents by one `update(handle, box)` per agent, in agent order, instead of
+    /// the default `update_all` (each agent stepped where the index stores it).
+    #[arg(long)]
+    per_handle: bool,
     /// Threads for the pair pass (quadtree and grid; other structures use one).
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -129,6 +133,7 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), Failure> {
         pool,
         recorder,
         verify_every: args.verify_every.map_or(0, |k| k as usize),
+        per_handle: args.per_handle,
     };
     let threads = match args.threads {
         1 => "1 thread".to_owned(),
@@ -166,12 +171,16 @@ struct Simulation {
     recorder: Option<Recorder>,
     /// Check against a recount every this many frames (0: never).
     verify_every: usize,
+    /// `--per-handle`.
+    per_handle: bool,
 }
 
 /// What a run measured.
 #[derive(Debug)]
 struct Report {
     index: String,
+    /// `--per-handle`: the agents moved by `update`, not `update_all`.
+    per_handle: bool,
     build_ms: f64,
     update: Series,
     pairs: Series,
@@ -200,6 +209,7 @@ impl UseIndex<f32, u32> for Simulation {
             pool,
             mut recorder,
             verify_every,
+            per_handle,
         } = self;
         let start = Instant::now();
         let handles = (0..agents.len())
@@ -211,6 +221,7 @@ impl UseIndex<f32, u32> for Simulation {
         let series = || Series::with_capacity(frames);
         let mut report = Report {
             index: index.describe(),
+            per_handle,
             build_ms,
             update: series(),
             pairs: series(),
@@ -237,9 +248,18 @@ impl UseIndex<f32, u32> for Simulation {
 
         for frame in 1..=frames {
             let t0 = Instant::now();
-            agents.step();
-            for (i, &h) in handles.iter().enumerate() {
-                index.update(h, agents.aabb(i)).map_err(Failure::Index)?;
+            if per_handle {
+                agents.step();
+                for (i, &h) in handles.iter().enumerate() {
+                    index.update(h, agents.aabb(i)).map_err(Failure::Index)?;
+                }
+            } else {
+                index
+                    .update_all(|_, &mut i, _| {
+                        agents.step_agent(i as usize);
+                        agents.aabb(i as usize)
+                    })
+                    .map_err(Failure::Index)?;
             }
             let t1 = Instant::now();
             collect_pairs(&index, pool.as_ref(), &buffers, &mut pairs);
@@ -460,7 +480,14 @@ impl Report {
             "per frame", "median", "p95", "max"
         );
         for (name, series) in [
-            ("move + update", &self.update),
+            (
+                if self.per_handle {
+                    "move + update"
+                } else {
+                    "move, update_all"
+                },
+                &self.update,
+            ),
             ("find pairs", &self.pairs),
             ("sort + resolve", &self.resolve),
             ("maintain", &self.maintain),

@@ -2,9 +2,10 @@
 //! the structure and to the oracle.
 
 use core::fmt::Debug;
+use std::collections::{HashMap, HashSet};
 
 use spatix::prelude::*;
-use spatix::{Aabb, Error, Handle, Scalar};
+use spatix::{Aabb, Error, Handle, Point, Scalar};
 
 use crate::decode::Bytes;
 use crate::judge::{Judge, Live, fail};
@@ -85,6 +86,14 @@ pub(crate) fn drive<S: Scalar, I: SpatialIndex<S, u64>>(
 }
 
 impl<S: Scalar, I: SpatialIndex<S, u64>> Pair<S, I> {
+    /// Whether a valid box is over the structure's bound.
+    fn over_bound(&self, b: &Aabb<S>) -> bool {
+        self.options.bound.is_some_and(|h| {
+            let fit = S::from_f64(h) + S::from_f64(h);
+            b.is_valid() && (b.max.x - b.min.x > fit || b.max.y - b.min.y > fit)
+        })
+    }
+
     /// Whether the structure refused a box for being over its bound, as it must exactly for
     /// valid boxes over the bound (then the oracle is left alone).
     fn refused<R: Debug>(
@@ -94,10 +103,7 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Pair<S, I> {
         b: &Aabb<S>,
         got: &Result<R, Error>,
     ) -> bool {
-        let over = self.options.bound.is_some_and(|h| {
-            let fit = S::from_f64(h) + S::from_f64(h);
-            b.is_valid() && (b.max.x - b.min.x > fit || b.max.y - b.min.y > fit)
-        });
+        let over = self.over_bound(b);
         let refused = matches!(got, Err(Error::BoxTooLarge));
         if over != refused {
             fail(
@@ -143,7 +149,8 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Pair<S, I> {
                     self.stale.push(e);
                 }
             }
-            5 | 6 => {
+            6 => self.update_all(input, step),
+            5 => {
                 let b: Aabb<S> = input.aabb();
                 if let Some(i) = input.pick(self.live.len()) {
                     let e = self.live[i];
@@ -172,6 +179,60 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Pair<S, I> {
             _ => {
                 self.judge.read(&self.sut, op, input, step);
             }
+        }
+    }
+
+    /// `update_all`: every other element (in the order the structure visits them) shifts by
+    /// one decoded vector, the rest jump to decoded boxes (possibly invalid or over the
+    /// bound); each must be visited once, refusals must leave their element unchanged, and
+    /// the first refusal must be returned.
+    fn update_all(&mut self, input: &mut Bytes<'_>, step: usize) {
+        let jumps: Vec<Aabb<S>> = (0..input.u8() % 4).map(|_| input.aabb()).collect();
+        let shift: Aabb<S> = input.aabb();
+        let d = shift.min;
+        let mut calls = Vec::new();
+        let got = self.sut.update_all(|handle, _, old| {
+            let n = calls.len();
+            let new = match jumps.len() {
+                len if len > 0 && n % 2 == 1 => jumps[n % len],
+                _ => Aabb {
+                    min: Point::new(old.min.x + d.x, old.min.y + d.y),
+                    max: Point::new(old.max.x + d.x, old.max.y + d.y),
+                },
+            };
+            calls.push((handle, new));
+            new
+        });
+        let oracle_of: HashMap<Handle, Handle> =
+            self.live.iter().map(|e| (e.sut, e.oracle)).collect();
+        let mut seen = HashSet::new();
+        if calls.len() != self.live.len() {
+            fail(step, "update_all", &jumps, &calls.len(), &self.live.len());
+        }
+        let mut want = Ok(());
+        for (handle, new) in calls {
+            let Some(&oracle) = oracle_of.get(&handle).filter(|_| seen.insert(handle)) else {
+                fail(
+                    step,
+                    "update_all",
+                    &handle,
+                    &"called f twice or for no live element",
+                    &"",
+                );
+            };
+            let expected = if !new.is_valid() {
+                Err(Error::InvalidAabb)
+            } else if self.over_bound(&new) {
+                Err(Error::BoxTooLarge)
+            } else {
+                self.judge.oracle.update(oracle, new)
+            };
+            if want.is_ok() {
+                want = expected;
+            }
+        }
+        if got != want {
+            fail(step, "update_all", &jumps, &got, &want);
         }
     }
 

@@ -240,6 +240,13 @@ impl<S: Scalar, T> Slots<S, T> {
         self.len = 0;
     }
 
+    /// The value of the element a handle names, mutably, if it is live.
+    #[inline]
+    pub(crate) fn value_mut(&mut self, handle: Handle) -> Option<&mut T> {
+        let slot = self.slot_of(handle)?;
+        self.values[slot as usize].as_mut()
+    }
+
     #[inline]
     pub(crate) fn aabb(&self, slot: u32) -> &Aabb<S> {
         &self.boxes[slot as usize]
@@ -562,6 +569,45 @@ impl<'a, S, T> Iter<'a, S, T> {
             source: Source::Placed(positions, elements),
             next: 0,
             left: len,
+        }
+    }
+}
+
+impl<S: Scalar, T> Iter<'_, S, T> {
+    /// The handle and box of the first element at or after position `*cursor` of the
+    /// underlying store, moving the cursor past it: a walk in storage order that lets the
+    /// caller change the structure between steps ([`SpatialIndex::update_all`]'s default).
+    ///
+    /// [`SpatialIndex::update_all`]: crate::SpatialIndex::update_all
+    pub(crate) fn element_from(&self, cursor: &mut usize) -> Option<(Handle, Aabb<S>)> {
+        match self.source {
+            Source::Slots(slots) => {
+                while *cursor < slots.values.len() {
+                    let slot = *cursor;
+                    *cursor += 1;
+                    if slots.values[slot].is_some() {
+                        return Some((slots.handle(slot as u32), slots.boxes[slot]));
+                    }
+                }
+                None
+            }
+            Source::Static(store) => {
+                let slot = *cursor;
+                *cursor += 1;
+                let item = store.item(*store.positions.get(slot)?);
+                Some((item.handle, *item.aabb))
+            }
+            Source::Placed(positions, elements) => {
+                while *cursor < positions.len() {
+                    let slot = *cursor;
+                    *cursor += 1;
+                    if positions[slot] != NIL {
+                        let item = elements.item(positions[slot]);
+                        return Some((item.handle, *item.aabb));
+                    }
+                }
+                None
+            }
         }
     }
 }

@@ -218,6 +218,89 @@ pub trait SpatialIndex<S: Scalar, T>: SpatialQuery<S, T> {
     /// nothing changes on error.
     fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error>;
 
+    /// The value of the element a handle names, for changing it in place; `None` for a stale
+    /// handle.
+    ///
+    /// ```
+    /// use spatix::{Aabb, LooseGrid, Point, SpatialIndex, SpatialQuery};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// let mut grid = LooseGrid::new(world, 10.0)?;
+    /// let h = grid.insert(Aabb::point(Point::new(5.0, 5.0))?, 1u32)?;
+    /// *grid.value_mut(h).unwrap() += 1;
+    /// assert_eq!(*grid.get(h).unwrap().value, 2);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    fn value_mut(&mut self, handle: Handle) -> Option<&mut T>;
+
+    /// The frame pass: calls `f(handle, &mut value, &box)` once for every element, in the
+    /// order the structure stores them, and moves the element to the box `f` returns (as
+    /// [`update`](Self::update) would). Walking the structure's own memory in order, rather
+    /// than visiting elements by handle in the caller's order, is what makes a frame of many
+    /// moving agents cheap: keep each agent's state (position, velocity) as its value, and
+    /// step it inside `f`.
+    ///
+    /// `f` may change the value; it must not assume any particular order between elements,
+    /// and it sees every element exactly once, with the box it had before this call.
+    ///
+    /// # Errors
+    /// When `f` returns a box the structure refuses ([`Error::InvalidAabb`] for a NaN,
+    /// infinite or inverted box; [`Error::BoxTooLarge`] where a structure bounds the size),
+    /// that element keeps its previous box (its value keeps what `f` wrote), the pass goes on
+    /// with the other elements, and the call returns the error of the first refusal. To know
+    /// which elements were refused, compare the returned box inside `f` yourself (for
+    /// example with [`Aabb::is_valid`]) or read [`get`](SpatialQuery::get) afterwards:
+    /// a refused element still has the box `f` was given.
+    ///
+    /// # Example
+    /// ```
+    /// use core::ops::ControlFlow;
+    /// use spatix::{Aabb, LooseGrid, Point, SpatialIndex, SpatialQuery};
+    ///
+    /// struct Agent { velocity: Point<f32> }
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// let mut grid = LooseGrid::new(world, 10.0)?;
+    /// for x in [10.0, 20.0] {
+    ///     let b = Aabb::new(Point::new(x, 10.0), Point::new(x + 2.0, 12.0))?;
+    ///     grid.insert(b, Agent { velocity: Point::new(4.0, 0.0) })?;
+    /// }
+    /// // One frame: every agent moves by its velocity, then the colliding pairs.
+    /// grid.update_all(|_, agent, b| {
+    ///     let v = agent.velocity;
+    ///     Aabb { min: Point::new(b.min.x + v.x, b.min.y), max: Point::new(b.max.x + v.x, b.max.y) }
+    /// })?;
+    /// let mut pairs = 0;
+    /// let _ = grid.for_each_pair(|_, _| { pairs += 1; ControlFlow::Continue(()) });
+    /// assert_eq!(pairs, 0);
+    /// assert_eq!(grid.iter().filter(|item| item.aabb.min.x == 24.0).count(), 1);
+    ///
+    /// // A refused box leaves its element where it was; the others still move.
+    /// let result = grid.update_all(|_, _, b| {
+    ///     if b.min.x < 20.0 { Aabb { min: b.max, max: b.min } } else { *b }
+    /// });
+    /// assert_eq!(result, Err(spatix::Error::InvalidAabb));
+    /// assert_eq!(grid.len(), 2);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    fn update_all<F>(&mut self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,
+    {
+        let mut outcome = Ok(());
+        let mut cursor = 0;
+        while let Some((handle, old)) = self.iter().element_from(&mut cursor) {
+            let Some(value) = self.value_mut(handle) else {
+                continue;
+            };
+            let new = f(handle, value, &old);
+            if new != old {
+                if let Err(e) = self.update(handle, new) {
+                    outcome = outcome.and(Err(e));
+                }
+            }
+        }
+        outcome
+    }
+
     /// Removes every element; every handle given out so far becomes stale. Keeps the
     /// allocated memory for reuse.
     fn clear(&mut self);

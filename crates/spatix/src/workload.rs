@@ -113,6 +113,65 @@ pub enum Sizes {
     Mixed,
 }
 
+/// One moving box: what a simulation keeps as the value of its index's element, so that
+/// [`SpatialIndex::update_all`](crate::SpatialIndex::update_all) steps it where the index
+/// stores it.
+///
+/// ```
+/// use spatix::workload::{Agent, Agents, Layout, Sizes};
+/// let mut agents = Agents::<f32>::new(10, Layout::Uniform, Sizes::Uniform, 3);
+/// let mut copy: Vec<Agent<f32>> = (0..10).map(|i| agents.agent(i)).collect();
+/// agents.step();
+/// copy.iter_mut().for_each(|a| a.step(&agents.arena));
+/// assert!(copy.iter().enumerate().all(|(i, a)| a.aabb() == agents.aabb(i)));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Agent<S> {
+    /// Centre.
+    pub position: Point<S>,
+    /// Displacement per step.
+    pub velocity: Point<S>,
+    /// Half width and half height.
+    pub half_extent: Point<S>,
+}
+
+impl<S: Scalar> Agent<S> {
+    /// Moves by the velocity; turns back on an axis where the centre has crossed an edge of
+    /// `arena` while heading out (what [`Agents::step`] does to every agent).
+    #[inline]
+    pub fn step(&mut self, arena: &Aabb<S>) {
+        step(&mut self.position, &mut self.velocity, arena);
+    }
+
+    /// The agent's box.
+    #[inline]
+    pub fn aabb(&self) -> Aabb<S> {
+        box_around(self.position, self.half_extent)
+    }
+}
+
+/// The box of centre `p` and half extents `h`.
+#[inline]
+fn box_around<S: Scalar>(p: Point<S>, h: Point<S>) -> Aabb<S> {
+    Aabb {
+        min: Point::new(p.x - h.x, p.y - h.y),
+        max: Point::new(p.x + h.x, p.y + h.y),
+    }
+}
+
+/// One agent's step: see [`Agent::step`].
+#[inline]
+fn step<S: Scalar>(p: &mut Point<S>, v: &mut Point<S>, arena: &Aabb<S>) {
+    p.x = p.x + v.x;
+    p.y = p.y + v.y;
+    if (p.x < arena.min.x && v.x < S::ZERO) || (p.x > arena.max.x && v.x > S::ZERO) {
+        v.x = -v.x;
+    }
+    if (p.y < arena.min.y && v.y < S::ZERO) || (p.y > arena.max.y && v.y > S::ZERO) {
+        v.y = -v.y;
+    }
+}
+
 /// A population of moving boxes.
 #[derive(Clone, Debug)]
 pub struct Agents<S> {
@@ -233,11 +292,7 @@ impl<S: Scalar> Agents<S> {
     /// ```
     #[inline]
     pub fn aabb(&self, i: usize) -> Aabb<S> {
-        let (p, h) = (self.positions[i], self.half_extents[i]);
-        Aabb {
-            min: Point::new(p.x - h.x, p.y - h.y),
-            max: Point::new(p.x + h.x, p.y + h.y),
-        }
+        box_around(self.positions[i], self.half_extents[i])
     }
 
     /// Every agent's box, in order.
@@ -265,14 +320,37 @@ impl<S: Scalar> Agents<S> {
     pub fn step(&mut self) {
         let arena = self.arena;
         for (p, v) in self.positions.iter_mut().zip(&mut self.velocities) {
-            p.x = p.x + v.x;
-            p.y = p.y + v.y;
-            if (p.x < arena.min.x && v.x < S::ZERO) || (p.x > arena.max.x && v.x > S::ZERO) {
-                v.x = -v.x;
-            }
-            if (p.y < arena.min.y && v.y < S::ZERO) || (p.y > arena.max.y && v.y > S::ZERO) {
-                v.y = -v.y;
-            }
+            step(p, v, &arena);
+        }
+    }
+
+    /// Moves agent `i` alone, as [`step`](Self::step) moves every agent.
+    ///
+    /// ```
+    /// # use spatix::workload::{Agents, Layout, Sizes};
+    /// let mut a = Agents::<f32>::new(3, Layout::Uniform, Sizes::Uniform, 0);
+    /// let mut b = a.clone();
+    /// a.step();
+    /// (0..3).for_each(|i| b.step_agent(i));
+    /// assert_eq!(a.positions, b.positions);
+    /// ```
+    #[inline]
+    pub fn step_agent(&mut self, i: usize) {
+        step(&mut self.positions[i], &mut self.velocities[i], &self.arena);
+    }
+
+    /// Agent `i` on its own (a copy).
+    ///
+    /// ```
+    /// # use spatix::workload::{Agents, Layout, Sizes};
+    /// let a = Agents::<f64>::new(5, Layout::Uniform, Sizes::Uniform, 0);
+    /// assert_eq!(a.agent(2).aabb(), a.aabb(2));
+    /// ```
+    pub fn agent(&self, i: usize) -> Agent<S> {
+        Agent {
+            position: self.positions[i],
+            velocity: self.velocities[i],
+            half_extent: self.half_extents[i],
         }
     }
 }

@@ -42,7 +42,7 @@ fn the_table_has_every_row() {
         "the grid is the default\n{table}"
     );
     for name in [
-        "move + update",
+        "move, update_all",
         "find pairs",
         "sort + resolve",
         "maintain",
@@ -84,12 +84,19 @@ fn every_index_and_thread_count_runs_the_same_simulation() {
     ] {
         let mut states = HashMap::new();
         for kind in index_kinds() {
-            for threads in ["1", "2"] {
+            for (threads, moves) in [("1", None), ("2", None), ("1", Some("--per-handle"))] {
                 let mut args = vec!["--index", kind.as_str(), "--threads", threads];
+                args.extend(moves);
                 args.extend(extra);
                 let table = sim(&args);
                 assert!(table.contains(&format!("index: {kind}")), "{table}");
-                states.insert(format!("{kind} x{threads}"), state(&table));
+                let label = if moves.is_some() {
+                    "move + update"
+                } else {
+                    "move, update_all"
+                };
+                assert!(table.contains(label), "{table}");
+                states.insert(format!("{kind} x{threads} {moves:?}"), state(&table));
             }
         }
         let first = states.values().next().unwrap().clone();

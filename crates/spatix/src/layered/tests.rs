@@ -350,6 +350,9 @@ impl SpatialIndex<f64, u32> for Narrow {
     fn remove(&mut self, handle: Handle) -> Option<u32> {
         self.0.remove(handle)
     }
+    fn value_mut(&mut self, handle: Handle) -> Option<&mut u32> {
+        self.0.value_mut(handle)
+    }
     fn update(&mut self, handle: Handle, aabb: Aabb<f64>) -> Result<(), Error> {
         if too_wide(&aabb) {
             return Err(Error::InvalidParameter("too wide"));

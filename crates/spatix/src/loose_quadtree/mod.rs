@@ -477,6 +477,10 @@ impl<S: Scalar, T> SpatialIndex<S, T> for LooseQuadtree<S, T> {
         Some(self.slots.remove(slot))
     }
 
+    fn value_mut(&mut self, handle: Handle) -> Option<&mut T> {
+        self.slots.value_mut(handle)
+    }
+
     fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
         let aabb = aabb.validated()?;
         let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;

@@ -551,6 +551,22 @@ impl<S: Scalar, T> SpatialIndex<S, T> for SweepGrid<S, T> {
         self.update_element(handle, aabb)
     }
 
+    fn value_mut(&mut self, handle: Handle) -> Option<&mut T> {
+        let p = self.position_of(handle)?;
+        self.values[p].as_mut()
+    }
+
+    /// Walks the bands in storage order: an element that stays in its band is written in
+    /// place and moved left past the elements it overtook; one that changes band is placed in
+    /// its new band once that band has been walked. Measures every band's reach and width on
+    /// the way. No allocation once warm.
+    fn update_all<F>(&mut self, f: F) -> Result<(), Error>
+    where
+        F: FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,
+    {
+        self.update_all_impl(f)
+    }
+
     fn clear(&mut self) {
         self.clear_elements();
     }

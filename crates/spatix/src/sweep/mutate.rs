@@ -106,7 +106,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     }
 
     /// Calls `f(handle, &mut value, &box)` for every element, band by band in storage order,
-    /// and stores the box it returns: see [`SpatialIndex::update_all`](crate::SpatialIndex).
+    /// and stores the box it returns: see [`SpatialIndex::update_all`](crate::SpatialIndex::update_all).
     ///
     /// An element that stays in its band is written in place and moved left past the keys
     /// it overtook; one that changes band leaves a gap and waits in a scratch list until its
@@ -212,17 +212,6 @@ impl<S: Scalar, T> SweepGrid<S, T> {
 }
 
 impl<S: Scalar, T> SweepGrid<S, T> {
-    /// Interim entry point until the contract's `update_all` lands.
-    ///
-    /// # Errors
-    /// [`Error::InvalidAabb`] if `f` returned an invalid box.
-    pub fn update_all<F>(&mut self, f: F) -> Result<(), Error>
-    where
-        F: FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,
-    {
-        self.update_all_impl(f)
-    }
-
     /// A grid over `world` with bands of height `band_height` holding `items`, built in one
     /// go (a counting sort by band, then a sort by `min.x` inside each band): much faster
     /// than inserting them one by one. The `i`-th item gets the handle of slot `i`

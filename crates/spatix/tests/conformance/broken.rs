@@ -44,6 +44,10 @@ enum Fault {
     OutOfWorldLost,
     /// `raycast_all` reports its hits farthest first.
     RaycastReversed,
+    /// `update_all` never calls `f` for the last element it stores.
+    UpdateAllSkipsLast,
+    /// `update_all` stores an invalid box `f` returns (as the zero box) and reports success.
+    UpdateAllAcceptsInvalid,
 }
 
 /// `BruteForce` with a fault.
@@ -229,6 +233,27 @@ impl<S: Scalar> SpatialIndex<S, u64> for Broken<S, u64> {
         self.inner.update(self.resolve(handle), aabb)
     }
 
+    fn value_mut(&mut self, handle: Handle) -> Option<&mut u64> {
+        let handle = self.resolve(handle);
+        self.inner.value_mut(handle)
+    }
+
+    fn update_all<F>(&mut self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(Handle, &mut u64, &Aabb<S>) -> Aabb<S>,
+    {
+        let last = self.inner.iter().last().map(|item| item.handle);
+        let fault = self.fault;
+        self.inner.update_all(|handle, value, old| match fault {
+            Fault::UpdateAllSkipsLast if Some(handle) == last => *old,
+            Fault::UpdateAllAcceptsInvalid => {
+                let new = f(handle, value, old);
+                if valid(&new) { new } else { Aabb::default() }
+            }
+            _ => f(handle, value, old),
+        })
+    }
+
     fn clear(&mut self) {
         self.inner.clear();
     }
@@ -340,6 +365,26 @@ fn catches_generation_ignored() {
 #[test]
 fn catches_out_of_world_elements_lost() {
     assert_caught(Fault::OutOfWorldLost, Variant::OutOfWorld, "missing", 4);
+}
+
+#[test]
+fn catches_update_all_skipping_an_element() {
+    assert_caught(
+        Fault::UpdateAllSkipsLast,
+        Variant::Uniform,
+        "update_all called f",
+        8,
+    );
+}
+
+#[test]
+fn catches_update_all_accepting_invalid_boxes() {
+    assert_caught(
+        Fault::UpdateAllAcceptsInvalid,
+        Variant::Uniform,
+        "update_all returned",
+        8,
+    );
 }
 
 /// The bulk comparisons catch faults too.

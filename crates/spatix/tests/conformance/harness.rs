@@ -109,6 +109,27 @@ pub(crate) fn too_large<S: Scalar>(b: &Aabb<S>, bound: Option<f64>) -> bool {
     })
 }
 
+/// Where `to` takes an element whose box is `b`.
+fn moved<S: Scalar>(b: &Aabb<S>, to: Move) -> Aabb<S> {
+    match to {
+        Move::To(bx) => bx.to(),
+        Move::Shift(dx, dy) => {
+            let (dx, dy) = (S::from_f64(dx), S::from_f64(dy));
+            Aabb {
+                min: Point::new(b.min.x + dx, b.min.y + dy),
+                max: Point::new(b.max.x + dx, b.max.y + dy),
+            }
+        }
+        Move::Grow(d) => {
+            let d = S::from_f64(d);
+            Aabb {
+                min: Point::new(b.min.x - d, b.min.y - d),
+                max: Point::new(b.max.x + d, b.max.y + d),
+            }
+        }
+    }
+}
+
 fn next_generation(h: Handle) -> Handle {
     Handle::from_bits(h.to_bits().wrapping_add(1 << 32))
 }
@@ -836,6 +857,7 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
             Op::InsertMany(bs) => bs.iter().try_for_each(|b| self.insert(b.to())),
             Op::Remove(p) => self.remove(*p),
             Op::Update(p, m) => self.update(*p, *m),
+            Op::UpdateAll(moves) => self.update_all(moves),
             Op::Stale(src, what) => self.stale_op(*src, *what),
             Op::Maintain => {
                 self.sut.maintain();
@@ -928,37 +950,25 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
         Ok(())
     }
 
-    fn update(&mut self, pick: Pick, to: Move) -> Result<(), String> {
-        let Some(e) = self.pick_live(pick) else {
-            return Ok(());
-        };
-        let b = e.aabb;
-        let aabb = match to {
-            Move::To(bx) => bx.to(),
-            Move::Shift(dx, dy) => {
-                let (dx, dy) = (S::from_f64(dx), S::from_f64(dy));
-                Aabb {
-                    min: Point::new(b.min.x + dx, b.min.y + dy),
-                    max: Point::new(b.max.x + dx, b.max.y + dy),
-                }
-            }
-            Move::Grow(d) => {
-                let d = S::from_f64(d);
-                Aabb {
-                    min: Point::new(b.min.x - d, b.min.y - d),
-                    max: Point::new(b.max.x + d, b.max.y + d),
-                }
-            }
-        };
-        let got = self.sut.update(e.sut, aabb);
-        let expected = if !valid(&aabb) {
+    /// What an update of a live element to `aabb` must return.
+    fn update_outcome(&mut self, aabb: &Aabb<S>) -> Result<(), Error> {
+        if !valid(aabb) {
             Err(Error::InvalidAabb)
-        } else if too_large(&aabb, self.bound) {
+        } else if too_large(aabb, self.bound) {
             self.stats.too_large += 1;
             Err(Error::BoxTooLarge)
         } else {
             Ok(())
+        }
+    }
+
+    fn update(&mut self, pick: Pick, to: Move) -> Result<(), String> {
+        let Some(e) = self.pick_live(pick) else {
+            return Ok(());
         };
+        let aabb = moved(&e.aabb, to);
+        let got = self.sut.update(e.sut, aabb);
+        let expected = self.update_outcome(&aabb);
         let want = if expected == Err(Error::BoxTooLarge) {
             expected.clone()
         } else {
@@ -983,6 +993,94 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
             self.stats.updated += 1;
         }
         self.check_get(e.id)
+    }
+
+    /// `update_all` moves every element by the next of `moves` in the order the structure
+    /// visits them: each element is visited once, with its handle, value and current box;
+    /// refused boxes leave their element as it was and the first refusal is returned; the
+    /// values `f` writes are kept (checked, then undone by a second pass that moves nothing).
+    fn update_all(&mut self, moves: &[Move]) -> Result<(), String> {
+        const FLIP: u64 = 1 << 62;
+        let mut calls: Vec<(Handle, u64, Aabb<S>, Aabb<S>)> = Vec::new();
+        let (live, pos) = (&self.live, &self.pos);
+        let got = self.sut.update_all(|handle, value, old| {
+            let id = *value;
+            let new = match (pos.get(&id), moves.len()) {
+                (Some(&i), n) if n > 0 => moved(&live[i].aabb, moves[calls.len() % n]),
+                _ => *old,
+            };
+            *value = id ^ FLIP;
+            calls.push((handle, id, *old, new));
+            new
+        });
+        if calls.len() != self.live.len() {
+            return Err(format!(
+                "update_all called f {} times with {} live elements",
+                calls.len(),
+                self.live.len()
+            ));
+        }
+        let mut expected = Ok(());
+        let mut seen = std::collections::HashSet::new();
+        for &(handle, id, old, new) in &calls {
+            if !seen.insert(id) || !self.pos.contains_key(&id) {
+                return Err(format!(
+                    "update_all called f for value {id} twice, or for no live element"
+                ));
+            }
+            let e = self.entry(id);
+            if handle != e.sut || old != e.aabb {
+                return Err(format!(
+                    "update_all called f with handle {handle:?} and box {:?} for {}, whose handle is {:?}",
+                    B(&old),
+                    self.describe(id),
+                    e.sut
+                ));
+            }
+            let outcome = self.update_outcome(&new);
+            if outcome.is_ok() {
+                if self.oracle.update(e.oracle, new).is_err() {
+                    return Err(format!("ORACLE: update to {:?} failed", B(&new)));
+                }
+                let i = self.pos[&id];
+                self.live[i].aabb = new;
+                self.stats.updated += 1;
+            } else if expected.is_ok() {
+                expected = outcome;
+            }
+        }
+        if got != expected {
+            return Err(format!(
+                "update_all returned {got:?}, expected {expected:?} (the first refusal in the order f was called)"
+            ));
+        }
+        for e in &self.live {
+            match self.sut.get(e.sut) {
+                Some(item) if *item.value == e.id ^ FLIP => {}
+                other => {
+                    return Err(format!(
+                        "after update_all, get of {} gave value {:?}: the value f wrote was not kept",
+                        self.describe(e.id),
+                        other.map(|item| *item.value)
+                    ));
+                }
+            }
+        }
+        let undo = self.sut.update_all(|_, value, b| {
+            *value ^= FLIP;
+            *b
+        });
+        if undo.is_err() {
+            return Err(format!(
+                "update_all returning every box unchanged gave {undo:?}"
+            ));
+        }
+        self.live
+            .iter()
+            .map(|e| e.id)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .try_for_each(|id| self.check_get(id))
     }
 
     fn stale_op(&mut self, src: StaleSrc, op: StaleOp) -> Result<(), String> {

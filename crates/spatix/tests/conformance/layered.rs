@@ -84,6 +84,10 @@ impl<S: Scalar> SpatialIndex<S, u64> for ThirdStatic<S> {
         self.0.remove(handle)
     }
 
+    fn value_mut(&mut self, handle: Handle) -> Option<&mut u64> {
+        self.0.value_mut(handle)
+    }
+
     fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
         self.0.update(handle, aabb)
     }

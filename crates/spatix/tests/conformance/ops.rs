@@ -38,6 +38,9 @@ pub(crate) enum Op {
     Remove(Pick),
     /// Move a live element.
     Update(Pick, Move),
+    /// `update_all`: the n-th element the structure visits moves by `moves[n % len]` (stays
+    /// put when there are none); its value is changed and changed back by a second pass.
+    UpdateAll(Vec<Move>),
     /// Use a handle that names no live element.
     Stale(StaleSrc, StaleOp),
     Maintain,
@@ -187,12 +190,13 @@ pub(crate) fn op(variant: Variant, world: World) -> BoxedStrategy<Op> {
         3 => vec(boxes, 1..=24).prop_map(Op::InsertMany),
         12 => pick().prop_map(Op::Remove),
         24 => (pick(), moves(variant, world)).prop_map(|(p, m)| Op::Update(p, m)),
+        4 => vec(moves(variant, world), 0..=8).prop_map(Op::UpdateAll),
         10 => (stale_sources(), stale_op).prop_map(|(s, o)| Op::Stale(s, o)),
         1 => Just(Op::Clear),
     ];
     // The weights are the sums of the inner ones: each kind of operation is as likely as if
     // all were listed in one `prop_oneof!`.
-    prop_oneof![108 => writes, 63 => reads(variant, world)].boxed()
+    prop_oneof![112 => writes, 63 => reads(variant, world)].boxed()
 }
 
 /// One read-only operation (a query of every kind, `get`, `iter`, an early-stop probe).

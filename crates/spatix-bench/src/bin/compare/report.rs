@@ -103,6 +103,7 @@ fn section(out: &mut String, table: &Table, plots: &str) {
                 .and_then(|e| e.moves);
             row.push_str(match moves {
                 Some(Moves::Update) => " updates |",
+                Some(Moves::UpdateAll) => " update_all |",
                 Some(Moves::Rebuild) => " rebuilds |",
                 None => " |",
             });
@@ -268,7 +269,7 @@ pub(crate) fn json(tables: &[Table], settings: &Settings, machine: &Machine) -> 
                 "median_seconds": e.median(),
                 "runs_seconds": e.runs,
                 "bytes_per_element": e.bytes_per_element,
-                "moves": e.moves.map(|m| match m { Moves::Update => "update", Moves::Rebuild => "rebuild" }),
+                "moves": e.moves.map(|m| match m { Moves::Update => "update", Moves::UpdateAll => "update_all", Moves::Rebuild => "rebuild" }),
                 "answer": e.answer,
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),

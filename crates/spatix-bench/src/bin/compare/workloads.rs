@@ -85,7 +85,7 @@ pub(crate) fn all() -> Vec<Workload> {
         add(
             Kind::Frame(mix),
             format!("frame-{}", mix.name()),
-            format!("Agents frame ({name}): move, update or rebuild, all pairs"),
+            format!("Agents frame ({name}): step the agents, update or rebuild, all pairs"),
             true,
         );
     }
@@ -312,14 +312,11 @@ fn frame(index: &mut dyn BoxIndex, n: usize, mix: Mix, settings: &Settings) -> O
     let mut agents = mix.agents(n);
     let world = agents.world;
     let mut boxes: Vec<Aabb<f32>> = agents.boxes().collect();
-    index.build(&world, &boxes);
+    index.build_frame(&world, &agents, &boxes);
     let (runs, frames) = repeat(settings, || {
-        agents.step();
-        boxes.clear();
-        boxes.extend(agents.boxes());
         let mut tally = Tally::default();
         let (seconds, ()) = time(|| {
-            index.moved(&world, &boxes);
+            index.frame(&world, &mut agents, &mut boxes);
             index.pairs(&mut tally);
         });
         Some((seconds, tally))

@@ -426,6 +426,10 @@ macro_rules! levels_index {
                 self.inner.remove(handle)
             }
 
+            fn value_mut(&mut self, handle: $crate::Handle) -> Option<&mut T> {
+                self.inner.slots.value_mut(handle)
+            }
+
             fn update(
                 &mut self,
                 handle: $crate::Handle,

@@ -662,6 +662,10 @@ impl<S: Scalar, T> SpatialIndex<S, T> for LooseGrid<S, T> {
         self.remove_element(handle)
     }
 
+    fn value_mut(&mut self, handle: Handle) -> Option<&mut T> {
+        self.slots.value_mut(handle)
+    }
+
     fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
         self.update_element(handle, aabb)
     }

@@ -11,6 +11,7 @@ mod rstar;
 mod spatix;
 mod static_aabb;
 
+use ::spatix::workload::Agents;
 use ::spatix::{Aabb, Point};
 
 use crate::check::Tally;
@@ -39,8 +40,11 @@ pub(crate) const CRATES: [Crate; 8] = [
 /// How a structure follows moving boxes in the agents frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Moves {
-    /// It updates each moved element in place.
+    /// It updates each moved element in place, by handle, in the caller's order.
     Update,
+    /// It steps the agents kept as its values, in its own storage order
+    /// (`SpatialIndex::update_all`).
+    UpdateAll,
     /// It cannot update (or updating every element costs more than building anew, as its
     /// documentation says): the frame rebuilds it from all boxes.
     Rebuild,
@@ -65,6 +69,23 @@ pub(crate) trait BoxIndex {
 
     /// The index work of one frame: box `i` has moved to `boxes[i]`.
     fn moved(&mut self, world: &Aabb<f32>, boxes: &[Aabb<f32>]);
+
+    /// Builds the structure for the agents frame from `agents`, whose boxes are `boxes`
+    /// (by default [`build`](Self::build) from the boxes).
+    fn build_frame(&mut self, world: &Aabb<f32>, _agents: &Agents<f32>, boxes: &[Aabb<f32>]) {
+        self.build(world, boxes);
+    }
+
+    /// One timed frame before the pair pass: step every agent (`agents`, whose boxes the
+    /// structure was built from) and follow the moves. By default the agents step in their
+    /// arrays, `boxes` is refilled from them and [`moved`](Self::moved) follows; a structure
+    /// that keeps the agents as its own values steps those instead (and leaves `agents`).
+    fn frame(&mut self, world: &Aabb<f32>, agents: &mut Agents<f32>, boxes: &mut Vec<Aabb<f32>>) {
+        agents.step();
+        boxes.clear();
+        boxes.extend(agents.boxes());
+        self.moved(world, boxes);
+    }
 
     /// Every intersecting unordered pair, each once, into `tally`.
     fn pairs(&mut self, tally: &mut Tally);

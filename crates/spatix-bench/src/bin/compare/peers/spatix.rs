@@ -14,6 +14,8 @@ use spatix::{
     Point, PointGrid, Quadtree, QuadtreeConfig, SpatialIndex, SpatialQuery, UniformGrid, Workspace,
 };
 
+use spatix::workload::{Agent, Agents};
+
 use super::{BoxIndex, Crate, Moves, PointIndex};
 use crate::check::Tally;
 
@@ -49,6 +51,13 @@ pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
         Box::new(Dynamic::new("LooseGrid", loose_grid).parallel(threads)),
         Box::new(Dynamic::new("HierarchicalGrid", hierarchical).parallel(threads)),
         Box::new(Dynamic::new("Layered", layered)),
+        Box::new(Stepped::new("Quadtree", quadtree).parallel(threads)),
+        Box::new(Stepped::new("UniformGrid", grid).parallel(threads)),
+        Box::new(Stepped::new("MxCifQuadtree", mxcif).parallel(threads)),
+        Box::new(Stepped::new("LooseQuadtree", loose_quadtree).parallel(threads)),
+        Box::new(Stepped::new("LooseGrid", loose_grid).parallel(threads)),
+        Box::new(Stepped::new("HierarchicalGrid", hierarchical).parallel(threads)),
+        Box::new(Stepped::new("Layered", layered)),
         Box::new(Packed::default()),
         Box::new(Dynamic::new("BruteForce", brute).up_to(BRUTE_MAX_N)),
     ]
@@ -81,7 +90,7 @@ fn typical_size(sample: &[Aabb<f32>]) -> f32 {
 
 /// `QuadtreeConfig::for_element_size` with the sample's mean box extent (at least 1, for
 /// points), room reserved for the sample.
-fn quadtree(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> Quadtree<f32, u32> {
+fn quadtree<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> Quadtree<f32, T> {
     let config = QuadtreeConfig::for_element_size(world, typical_size(sample));
     let mut tree = Quadtree::with_config(*world, config).expect("the agents' world is valid");
     tree.reserve(sample.len());
@@ -89,7 +98,7 @@ fn quadtree(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> Quadtree<f32, u32> {
 }
 
 /// `LooseQuadtreeConfig::for_element_size` with the sample's mean box extent, room reserved.
-fn loose_quadtree(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> LooseQuadtree<f32, u32> {
+fn loose_quadtree<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> LooseQuadtree<f32, T> {
     let config = LooseQuadtreeConfig::for_element_size(world, typical_size(sample));
     let mut tree = LooseQuadtree::with_config(*world, config).expect("the agents' world is valid");
     tree.reserve(sample.len());
@@ -97,7 +106,7 @@ fn loose_quadtree(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> LooseQuadtree<f32,
 }
 
 /// `MxCifConfig::for_element_size` with the sample's mean box extent, room reserved.
-fn mxcif(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> MxCifQuadtree<f32, u32> {
+fn mxcif<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> MxCifQuadtree<f32, T> {
     let config = MxCifConfig::for_element_size(world, typical_size(sample));
     let mut tree = MxCifQuadtree::with_config(*world, config).expect("the agents' world is valid");
     tree.reserve(sample.len());
@@ -105,29 +114,29 @@ fn mxcif(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> MxCifQuadtree<f32, u32> {
 }
 
 /// `UniformGrid::auto` over the sample.
-fn grid(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> UniformGrid<f32, u32> {
+fn grid<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> UniformGrid<f32, T> {
     UniformGrid::auto(*world, sample).expect("the agents' world is valid")
 }
 
 /// `LooseGrid::auto` over the sample.
-fn loose_grid(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> LooseGrid<f32, u32> {
+fn loose_grid<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> LooseGrid<f32, T> {
     LooseGrid::auto(*world, sample).expect("the agents' world is valid")
 }
 
 /// `PointGrid::auto` over the sample (points: every box has size zero).
-fn point_grid(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> PointGrid<f32, u32> {
+fn point_grid<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> PointGrid<f32, T> {
     PointGrid::auto(*world, sample).expect("the agents' world is valid")
 }
 
 /// `HierarchicalGrid::auto` over the sample.
-fn hierarchical(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> HierarchicalGrid<f32, u32> {
+fn hierarchical<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> HierarchicalGrid<f32, T> {
     HierarchicalGrid::auto(*world, sample).expect("the agents' world is valid")
 }
 
 /// `Layered::new` with the 95th percentile of the sample's half-sizes (the larger of each
 /// box's two) as threshold: the common agents in its point grid, the rare large ones in its
 /// loose grid.
-fn layered(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> Layered<f32, u32> {
+fn layered<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> Layered<f32, T> {
     let mut halves: Vec<f32> = sample
         .iter()
         .map(|b| b.size().x.max(b.size().y) * 0.5)
@@ -161,7 +170,7 @@ impl<I: SpatialIndex<f32, u32>> Dynamic<I> {
             name,
             make,
             max_n: usize::MAX,
-            pairs: serial_pairs::<I>,
+            pairs: serial_pairs::<I, u32>,
             index: None,
             handles: Vec::new(),
             workspace: Workspace::with_capacity(64, 1024),
@@ -197,24 +206,48 @@ impl<I: ParallelPairs<f32, u32>> Dynamic<I> {
     /// Above one thread, the pair pass runs on rayon's pool (`ParallelPairs`).
     fn parallel(mut self, threads: usize) -> Self {
         if threads > 1 {
-            self.pairs = parallel_pairs::<I>;
+            self.pairs = parallel_pairs::<I, u32>;
         }
         self
     }
 }
 
-fn serial_pairs<I: SpatialQuery<f32, u32>>(index: &I, tally: &mut Tally) {
+/// A value that names its element by the position of its box in the workload.
+trait Named {
+    fn id(&self) -> u32;
+}
+
+impl Named for u32 {
+    fn id(&self) -> u32 {
+        *self
+    }
+}
+
+/// An agent kept as the value of its element, with its position in the workload.
+#[derive(Clone, Copy, Debug)]
+struct Tracked {
+    agent: Agent<f32>,
+    id: u32,
+}
+
+impl Named for Tracked {
+    fn id(&self) -> u32 {
+        self.id
+    }
+}
+
+fn serial_pairs<I: SpatialQuery<f32, V>, V: Named>(index: &I, tally: &mut Tally) {
     let _ = index.for_each_pair(|a, b| {
-        tally.pair(*a.value, *b.value);
+        tally.pair(a.value.id(), b.value.id());
         ControlFlow::Continue(())
     });
 }
 
-fn parallel_pairs<I: ParallelPairs<f32, u32>>(index: &I, tally: &mut Tally) {
+fn parallel_pairs<I: ParallelPairs<f32, V>, V: Named + Sync>(index: &I, tally: &mut Tally) {
     let (count, hash) = (AtomicU64::new(0), AtomicU64::new(0));
     let _ = index.par_for_each_pair(|a, b| {
         let mut one = Tally::default();
-        one.pair(*a.value, *b.value);
+        one.pair(a.value.id(), b.value.id());
         count.fetch_add(one.count, Ordering::Relaxed);
         hash.fetch_add(one.hash, Ordering::Relaxed);
         ControlFlow::Continue(())
@@ -260,11 +293,116 @@ impl<I: SpatialIndex<f32, u32>> BoxIndex for Dynamic<I> {
     }
 }
 
+/// A dynamic spatix structure that keeps each agent as its element's value and steps them
+/// all in its own storage order with `update_all`, then `maintain`s.
+struct Stepped<I> {
+    name: &'static str,
+    make: Make<I>,
+    pairs: fn(&I, &mut Tally),
+    index: Option<I>,
+}
+
+impl<I: SpatialIndex<f32, Tracked>> Stepped<I> {
+    fn new(name: &'static str, make: Make<I>) -> Self {
+        Self {
+            name,
+            make,
+            pairs: serial_pairs::<I, Tracked>,
+            index: None,
+        }
+    }
+
+    fn index(&self) -> &I {
+        self.index.as_ref().expect("built before use")
+    }
+
+    /// A new structure holding `boxes[i]` with value `agents[i]`, in order.
+    fn fill(
+        &mut self,
+        world: &Aabb<f32>,
+        boxes: &[Aabb<f32>],
+        agents: impl Iterator<Item = Agent<f32>>,
+    ) {
+        let mut index = (self.make)(world, boxes);
+        for (id, (b, agent)) in (0..).zip(boxes.iter().zip(agents)) {
+            index
+                .insert(*b, Tracked { agent, id })
+                .expect("workload boxes are valid");
+        }
+        index.maintain();
+        self.index = Some(index);
+    }
+}
+
+impl<I: ParallelPairs<f32, Tracked>> Stepped<I> {
+    /// Above one thread, the pair pass runs on rayon's pool (`ParallelPairs`).
+    fn parallel(mut self, threads: usize) -> Self {
+        if threads > 1 {
+            self.pairs = parallel_pairs::<I, Tracked>;
+        }
+        self
+    }
+}
+
+impl<I: SpatialIndex<f32, Tracked>> BoxIndex for Stepped<I> {
+    fn name(&self) -> String {
+        format!("spatix {} (update_all)", self.name)
+    }
+
+    fn moves(&self) -> Moves {
+        Moves::UpdateAll
+    }
+
+    /// Inserts each box with an agent at rest (the agents frame builds with
+    /// [`build_frame`](BoxIndex::build_frame) instead, with the agents' velocities).
+    fn build(&mut self, world: &Aabb<f32>, boxes: &[Aabb<f32>]) {
+        let agents = boxes.iter().map(|b| Agent {
+            position: b.center(),
+            velocity: Point::new(0.0, 0.0),
+            half_extent: Point::new((b.max.x - b.min.x) * 0.5, (b.max.y - b.min.y) * 0.5),
+        });
+        self.fill(world, boxes, agents);
+    }
+
+    fn build_frame(&mut self, world: &Aabb<f32>, agents: &Agents<f32>, boxes: &[Aabb<f32>]) {
+        self.fill(world, boxes, (0..agents.len()).map(|i| agents.agent(i)));
+    }
+
+    /// Moves element `i` to `boxes[i]` with `update_all` (the agents' own state is left).
+    fn moved(&mut self, _world: &Aabb<f32>, boxes: &[Aabb<f32>]) {
+        let index = self.index.as_mut().expect("built before use");
+        index
+            .update_all(|_, tracked, _| boxes[tracked.id as usize])
+            .expect("workload boxes are valid");
+        index.maintain();
+    }
+
+    fn frame(&mut self, _world: &Aabb<f32>, agents: &mut Agents<f32>, _boxes: &mut Vec<Aabb<f32>>) {
+        let index = self.index.as_mut().expect("built before use");
+        let arena = agents.arena;
+        index
+            .update_all(|_, tracked, _| {
+                tracked.agent.step(&arena);
+                tracked.agent.aabb()
+            })
+            .expect("agents' boxes stay valid");
+        index.maintain();
+    }
+
+    fn pairs(&mut self, tally: &mut Tally) {
+        (self.pairs)(self.index(), tally);
+    }
+
+    fn query(&mut self, squares: &[Aabb<f32>], tally: &mut Tally) {
+        query(self.index(), squares, tally);
+    }
+}
+
 /// One `query` per square.
-fn query<I: SpatialQuery<f32, u32>>(index: &I, squares: &[Aabb<f32>], tally: &mut Tally) {
+fn query<I: SpatialQuery<f32, V>, V: Named>(index: &I, squares: &[Aabb<f32>], tally: &mut Tally) {
     for square in squares {
         let _ = index.query(square, |item| {
-            tally.hit(*item.value);
+            tally.hit(item.value.id());
             ControlFlow::Continue(())
         });
     }
