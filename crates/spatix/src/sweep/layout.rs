@@ -11,7 +11,7 @@ pub(super) const GAP_EVERY: usize = 8;
 
 /// How far from its insertion point an element looks for a gap (in positions, each way)
 /// before the whole array is laid out again.
-const GAP_SEARCH: usize = 2048;
+const GAP_SEARCH: usize = 512;
 
 impl<S: Scalar, T> SweepGrid<S, T> {
     /// Moves the contents of positions `from` one position towards `gap` (a gap just past

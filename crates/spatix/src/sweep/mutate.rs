@@ -214,8 +214,10 @@ impl<S: Scalar, T> SweepGrid<S, T> {
 impl<S: Scalar, T> SweepGrid<S, T> {
     /// A grid over `world` with bands of height `band_height` holding `items`, built in one
     /// go (a counting sort by band, then a sort by `min.x` inside each band): much faster
-    /// than inserting them one by one. The `i`-th item gets the handle of slot `i`
-    /// ([`Handle::slot`]); [`iter`](crate::SpatialQuery::iter) lists them in that order.
+    /// than inserting them one by one. Slots ([`Handle::slot`]) are numbered in storage order
+    /// (band by band, left to right), not in the items' order, so that a frame reads and
+    /// writes the slot table nearly in order; [`iter`](crate::SpatialQuery::iter) lists the
+    /// elements by slot. Keep an identifier in the value to find an item again.
     ///
     /// # Errors
     /// As [`SweepGrid::new`]; [`Error::InvalidAabb`] if an item's box is invalid;
@@ -224,14 +226,16 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// ```
     /// use spatix::{Aabb, Point, SpatialQuery, SweepGrid};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// // A row of boxes, given right to left.
     /// let items = (0..100).map(|i| {
-    ///     let p = Point::new((i % 10) as f32 * 10.0, (i / 10) as f32 * 10.0);
-    ///     (Aabb::from_center_half_extents(p, Point::new(1.0, 1.0)).unwrap(), i)
+    ///     let p = Point::new((99 - i) as f32, 50.0);
+    ///     (Aabb::from_center_half_extents(p, Point::new(0.5, 0.5)).unwrap(), i)
     /// });
     /// let grid = SweepGrid::build(world, 10.0, items)?;
     /// assert_eq!(grid.len(), 100);
+    /// // Slot 0 holds the leftmost element of the lowest band.
     /// let first = grid.iter().next().unwrap();
-    /// assert_eq!((first.handle.slot(), *first.value), (0, 0));
+    /// assert_eq!((first.handle.slot(), *first.value), (0, 99));
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn build<I>(world: Aabb<S>, band_height: S, items: I) -> Result<Self, Error>
@@ -311,15 +315,18 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         self.boxes = Vec::with_capacity(total);
         self.owners = Vec::with_capacity(total);
         self.values = Vec::with_capacity(total);
-        self.boxes.extend(order.iter().map(|&s| boxes[s as usize]));
-        self.owners.extend_from_slice(&order);
-        self.positions = vec![NIL; n];
-        for (p, &slot) in order.iter().enumerate() {
-            self.positions[slot as usize] = p as u32;
+        // Slots are numbered in storage order, so that the slot table is read and written
+        // nearly in the order frames walk the elements.
+        self.boxes.extend(order.iter().map(|&i| boxes[i as usize]));
+        self.owners.extend(0..n as u32);
+        self.positions = (0..n as u32).collect();
+        let mut rank = vec![0u32; n];
+        for (p, &i) in order.iter().enumerate() {
+            rank[i as usize] = p as u32;
         }
         self.values.resize_with(n, || None);
-        for (slot, value) in values.into_iter().enumerate() {
-            self.values[self.positions[slot] as usize] = Some(value);
+        for (i, value) in values.into_iter().enumerate() {
+            self.values[rank[i] as usize] = Some(value);
         }
         self.generations = vec![self.salt; n];
         self.starts = starts;

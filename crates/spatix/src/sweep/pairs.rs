@@ -1,11 +1,12 @@
 //! The pair pass: a sweep along `x` inside each band, then a merged sweep of each band with
-//! every band above it that its elements reach. Each element is in exactly one band, so each
+//! the band above it, and each element that reaches further up against the bands it reaches
+//! (as a query). Each element is in exactly one band, so each
 //! pair is met once: inside its lower element's band, or from the lower band of the two.
 
 use core::ops::ControlFlow;
 
 use super::SweepGrid;
-use crate::prefetch::prefetch;
+use crate::handle::NIL;
 use crate::{Aabb, Item, Scalar};
 
 /// Whether two boxes known to overlap along `x` overlap along `y` (a [`gap`](super::gap)
@@ -41,22 +42,52 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     {
         let mut hits = Hits::new();
         for b in bands {
-            // Pairs read the values (and slots) of this band and the next ones, sparsely:
-            // ask for the band after next now, so they stream in instead of missing one by one.
-            if b + 2 < self.bands.len() {
-                let ahead = self.range(b + 2);
-                prefetch(&self.values[ahead.clone()]);
-                prefetch(&self.owners[ahead]);
-            }
             let range = self.range(b);
             self.sweep_within(range.start, range.end, &mut hits, visit)?;
-            let last = (b + self.bands[b].reach as usize).min(self.bands.len() - 1);
-            for c in b + 1..=last {
-                let other = self.range(c);
-                self.sweep_across(range.clone(), other, &mut hits, visit)?;
+            let reach = self.bands[b].reach as usize;
+            if reach >= 1 && b + 1 < self.bands.len() {
+                self.sweep_across(range.clone(), self.range(b + 1), &mut hits, visit)?;
+            }
+            if reach >= 2 {
+                self.pairs_of_tall(b, &mut hits, visit)?;
             }
         }
         hits.flush(self, visit)
+    }
+
+    /// The pairs of band `b`'s tall elements (those reaching two bands up or more) with the
+    /// elements of those bands: each tall element against the run of each band it reaches
+    /// that may overlap it along `x` (found as a query would). Sweeping whole bands against
+    /// each other instead would walk every band a tall element reaches, for each band that
+    /// holds one.
+    fn pairs_of_tall<F>(&self, b: usize, hits: &mut Hits, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        for p in self.range(b) {
+            let e = &self.boxes[p];
+            if self.owners[p] == NIL {
+                continue;
+            }
+            let top = self.band_of(e.max.y) as usize;
+            for c in b + 2..=top {
+                let end = self.range(c).end;
+                for q in self.first_reaching(c, e.min.x)..end {
+                    let f = &self.boxes[q];
+                    if f.min.x > e.max.x {
+                        break;
+                    }
+                    if f.intersects(e) {
+                        if hits.len == PENDING {
+                            hits.flush(self, visit)?;
+                        }
+                        hits.pending[hits.len] = (p as u32, q as u32);
+                        hits.len += 1;
+                    }
+                }
+            }
+        }
+        ControlFlow::Continue(())
     }
 
     /// The pairs inside positions `start..end` (sorted by `min.x`): each box against the

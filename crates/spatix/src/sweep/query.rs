@@ -16,7 +16,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// element before it ends left of `x` (its `min.x` is below `x` minus the band's widest
     /// element, with a margin for the rounding of widths).
     #[inline]
-    fn first_reaching(&self, b: usize, x: S) -> usize {
+    pub(super) fn first_reaching(&self, b: usize, x: S) -> usize {
         let range = self.range(b);
         let w = self.bands[b].width;
         let t = x - w;
