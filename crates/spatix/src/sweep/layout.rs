@@ -77,7 +77,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             if let Some(p) = self.open(b as usize, aabb.min.x) {
                 break p;
             }
-            self.relay(Some(b as usize), 0);
+            self.relay(Some(b as usize));
         };
         self.boxes[p] = aabb;
         self.values[p] = Some(value);
@@ -136,11 +136,20 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     }
 
     /// Lays every element out again, band by band in their current order, with one gap per
-    /// [`GAP_EVERY`] elements of each band (at least one; more in band `crowded`, which ran
-    /// out of room) and room for `extra` more elements. In place: the arrays grow only when
-    /// the new layout needs more positions than they hold. O(positions).
-    pub(super) fn relay(&mut self, crowded: Option<usize>, extra: usize) {
+    /// [`GAP_EVERY`] elements of each band (half as many elements per gap while the grid is
+    /// growing; at least one gap; more in band `crowded`, which ran out of room). In place:
+    /// the arrays grow only when the new layout needs more positions than they hold.
+    /// O(positions).
+    pub(super) fn relay(&mut self, crowded: Option<usize>) {
         let count = self.bands.len();
+        // While the grid grows (by more than a sixteenth since the last layout), twice the
+        // gaps, so that inserting one by one does not lay everything out again too often.
+        let every = if self.len > self.laid_len + self.laid_len / 16 {
+            GAP_EVERY / 2
+        } else {
+            GAP_EVERY
+        };
+        self.laid_len = self.len;
         // 1. Close every gap, moving elements left (stable); `starts` become the compacted
         // band starts.
         let mut write = 0;
@@ -160,12 +169,10 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         }
         self.starts[count] = write as u32;
         // 2. Room for the new layout.
-        let total = (0..count).map(|b| self.new_size(b, crowded)).sum::<usize>();
+        let total = (0..count)
+            .map(|b| self.new_size(b, crowded, every))
+            .sum::<usize>();
         if self.owners.len() < total {
-            let wanted = total + extra + extra / GAP_EVERY;
-            self.boxes.reserve(wanted - self.boxes.len());
-            self.values.reserve(wanted - self.values.len());
-            self.owners.reserve(wanted - self.owners.len());
             self.boxes.resize(total, gap(-S::INFINITY));
             self.values.resize_with(total, || None);
             self.owners.resize(total, NIL);
@@ -176,7 +183,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         // overwritten): the band's i-th element goes to `start + i + i · gaps / live`, the
         // positions between are gaps. The last band takes the positions left over.
         let below_last = (0..count - 1)
-            .map(|b| self.new_size(b, crowded))
+            .map(|b| self.new_size(b, crowded, every))
             .sum::<usize>();
         let mut end = total;
         for b in (0..count).rev() {
@@ -185,7 +192,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             let start = if b == count - 1 {
                 below_last
             } else {
-                end - self.new_size(b, crowded)
+                end - self.new_size(b, crowded, every)
             };
             let gaps = end - start - live;
             let mut above = end;
@@ -221,14 +228,14 @@ impl<S: Scalar, T> SweepGrid<S, T> {
 
     /// The positions band `b` takes in the new layout of [`relay`](Self::relay) (its
     /// `starts` being the compacted ones).
-    fn new_size(&self, b: usize, crowded: Option<usize>) -> usize {
+    fn new_size(&self, b: usize, crowded: Option<usize>, every: usize) -> usize {
         let live = (self.starts[b + 1] - self.starts[b]) as usize;
         let extra = if crowded == Some(b) {
             live / 2 + GAP_EVERY
         } else {
             0
         };
-        live + live / GAP_EVERY + 1 + extra
+        live + live / every + 1 + extra
     }
 
     /// Raises band `b`'s reach and width (and the grid's largest reach) to cover `aabb`.

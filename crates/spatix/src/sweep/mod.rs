@@ -174,6 +174,8 @@ pub struct SweepGrid<S, T> {
     free: Vec<u32>,
     /// Live elements.
     len: usize,
+    /// Live elements at the last layout ([`relay`](Self::relay)).
+    laid_len: usize,
     /// Every slot's first generation (distinct per structure, so foreign handles are stale).
     salt: u32,
     /// `update_all` scratch: elements moving into the band after the one being walked.
@@ -236,6 +238,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             generations: Vec::new(),
             free: Vec::new(),
             len: 0,
+            laid_len: 0,
             salt: next_salt(),
             next_band: Vec::new(),
             this_band: Vec::new(),

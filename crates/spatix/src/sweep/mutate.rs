@@ -93,6 +93,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         self.bands.fill(Band::EMPTY);
         self.max_reach = 0;
         self.len = 0;
+        self.laid_len = 0;
     }
 
     /// `maintain`: the exact reach and width of every loose band, and the largest reach.
@@ -331,7 +332,8 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         self.generations = vec![self.salt; n];
         self.starts = starts;
         self.len = n;
-        self.relay(None, 0);
+        self.laid_len = n;
+        self.relay(None);
         for b in 0..count {
             self.bands[b] = self.measure(b);
         }
