@@ -78,11 +78,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                         break;
                     }
                     if f.intersects(e) {
-                        if hits.len == PENDING {
-                            hits.flush(self, visit)?;
-                        }
-                        hits.pending[hits.len] = (p as u32, q as u32);
-                        hits.len += 1;
+                        hits.push(p, q, self, visit)?;
                     }
                 }
             }
@@ -179,11 +175,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                     break;
                 }
                 if meet_y(a, b) {
-                    if hits.len == PENDING {
-                        hits.flush(self, visit)?;
-                    }
-                    hits.pending[hits.len] = (at as u32, j as u32);
-                    hits.len += 1;
+                    hits.push(at, j, self, visit)?;
                 }
             }
         }
@@ -204,6 +196,27 @@ impl Hits {
             pending: [(0, 0); PENDING],
             len: 0,
         }
+    }
+
+    /// Adds the hit of positions `a` and `b`, reporting the pending ones first if they fill
+    /// the buffer.
+    #[inline]
+    fn push<S: Scalar, T, F>(
+        &mut self,
+        a: usize,
+        b: usize,
+        grid: &SweepGrid<S, T>,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        if self.len == PENDING {
+            self.flush(grid, visit)?;
+        }
+        self.pending[self.len] = (a as u32, b as u32);
+        self.len += 1;
+        ControlFlow::Continue(())
     }
 
     /// Reports the pending hits: the items of a few dozen are looked up in one tight loop

@@ -121,10 +121,15 @@ fn build_matches_inserting_one_by_one() {
         inserted.insert(b, v).unwrap();
     }
     assert_eq!(pairs(&built), pairs(&inserted));
+    // Slots follow storage order: the lowest band's leftmost element is slot 0.
+    let first = built.iter().next().unwrap();
     assert_eq!(
-        built.iter().map(|e| *e.value).collect::<Vec<_>>(),
-        (0..300).collect::<Vec<_>>()
+        (first.handle.slot(), first.aabb.min),
+        (0, Point::new(-2.0, -2.0))
     );
+    let mut values: Vec<u32> = built.iter().map(|e| *e.value).collect();
+    values.sort_unstable();
+    assert_eq!(values, (0..300).collect::<Vec<_>>());
     let bad = [(
         Aabb {
             min: Point::new(1.0, 1.0),
