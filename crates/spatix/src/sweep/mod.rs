@@ -218,7 +218,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         let count = ((world.max.y.to_f64() - world.min.y.to_f64()) / band_height.to_f64())
             .ceil()
             .max(1.0);
-        if !(count <= MAX_BANDS) {
+        if count > MAX_BANDS {
             return Err(Error::InvalidParameter(
                 "band height too small: more than 2^24 bands",
             ));

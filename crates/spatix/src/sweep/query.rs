@@ -91,7 +91,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                 let (mut up, mut down) = (home, home);
                 let (mut up_done, mut down_done) = (false, home == 0);
                 let square = |d: S| d * d;
-                while !(up_done && down_done) && !search.has_all(self.len) {
+                while !((up_done && down_done) || search.has_all(self.len)) {
                     if !up_done {
                         let dy = (self.floor_y(up) - point.y).max_s(S::ZERO);
                         if up >= count || (up > home && square(dy) > search.bound()) {
