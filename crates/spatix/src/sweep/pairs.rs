@@ -17,7 +17,7 @@ fn meet_y<S: Scalar>(a: &Aabb<S>, b: &Aabb<S>) -> bool {
 }
 
 /// How many boxes after one the pair sweep tests without a branch.
-const WINDOW: usize = 4;
+const WINDOW: usize = 2;
 
 /// How many hits the pair sweep keeps before reporting them.
 const PENDING: usize = 256;
