@@ -6,7 +6,8 @@
 
 use spatix::{
     Aabb, BruteForce, HierarchicalGrid, Layered, LooseGrid, LooseQuadtree, LooseQuadtreeConfig,
-    MxCifConfig, MxCifQuadtree, PackedIndex, PointGrid, Quadtree, QuadtreeConfig, UniformGrid,
+    MxCifConfig, MxCifQuadtree, PackedIndex, PointGrid, Quadtree, QuadtreeConfig, SweepGrid,
+    UniformGrid,
 };
 use spatix_bench::{Mix, Suite};
 
@@ -56,6 +57,16 @@ fn main() {
         |a| {
             let sample: Vec<Aabb<f32>> = a.boxes().collect();
             LooseGrid::auto(a.world, &sample).unwrap()
+        },
+    );
+    // The structure built for the frame (issue 14): same sizes as the loose grid's.
+    suite.bench(
+        &mut c,
+        "sweep",
+        &[10_000, 100_000, 500_000, 1_000_000],
+        |a| {
+            let sample: Vec<Aabb<f32>> = a.boxes().collect();
+            SweepGrid::auto(a.world, &sample).unwrap()
         },
     );
     // Agents (half-size up to 3, as the workload's common agents) in one part, dragons in

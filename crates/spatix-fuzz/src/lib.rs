@@ -40,7 +40,7 @@ use std::sync::OnceLock;
 use spatix::{
     Aabb, HierarchicalGrid, KdTree, KdTreeConfig, Layered, LooseGrid, LooseGridConfig,
     LooseQuadtree, LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree, PackedConfig, PackedIndex,
-    Point, PointGrid, Quadtree, QuadtreeConfig, Scalar, SplitRule, UniformGrid,
+    Point, PointGrid, Quadtree, QuadtreeConfig, Scalar, SplitRule, SweepGrid, UniformGrid,
 };
 
 use dynamic::Options;
@@ -63,6 +63,8 @@ pub const TARGETS: &[&str] = &[
     "loose-grid-f64-fine",
     "layered-f32",
     "layered-f64",
+    "sweep-f32",
+    "sweep-f64-thin",
     "packed-f32",
     "packed-f64-node-2",
     "kdtree-f32",
@@ -242,13 +244,25 @@ fn run_target(target: usize, ops: &[u8]) {
             ops,
             Options::insert_3(Layered::insert_static),
         ),
-        16 => {
+        16 => dynamic::drive(
+            SweepGrid::new(w32, 8.0).expect("valid sweep grid"),
+            ops,
+            Options::default(),
+        ),
+        // Bands far thinner than the elements: every element reaches many bands up, and
+        // elements changing band crowd bands, so layouts are redone often.
+        17 => dynamic::drive(
+            SweepGrid::new(w64, 0.5).expect("valid sweep grid"),
+            ops,
+            Options::default(),
+        ),
+        18 => {
             built::drive::<f32, _, _>(ops, false, |data| PackedIndex::build(data.iter().copied()))
         }
-        17 => built::drive::<f64, _, _>(ops, false, |data| {
+        19 => built::drive::<f64, _, _>(ops, false, |data| {
             PackedIndex::with_config(data.iter().copied(), PackedConfig { node_size: 2 })
         }),
-        18 => built::drive::<f32, _, _>(ops, true, |data| {
+        20 => built::drive::<f32, _, _>(ops, true, |data| {
             KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))
         }),
         _ => built::drive::<f64, _, _>(ops, true, |data| {

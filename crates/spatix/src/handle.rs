@@ -481,22 +481,52 @@ impl<S: Scalar, T> Elements<S, T> for StaticSlots<S, T> {
 }
 
 /// The element store an [`Iter`] walks.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 enum Source<'a, S, T> {
     Slots(&'a Slots<S, T>),
     Static(&'a StaticSlots<S, T>),
     /// Points and values side by side, each element's slot its index, one generation for all
     /// (the kd-tree's store).
     Points(&'a [[S; 2]], &'a [T], u32),
+    /// A store whose elements move between positions: `positions[slot]` is the position of
+    /// the slot's element ([`NIL`] for a free slot), and the store hands out the element at a
+    /// position.
+    Placed(&'a [u32], &'a dyn Elements<S, T>),
 }
 
 /// Iterator over every element of a structure, in slot order: see
 /// [`SpatialQuery::iter`](crate::SpatialQuery::iter).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Iter<'a, S, T> {
     source: Source<'a, S, T>,
     next: usize,
     left: usize,
+}
+
+impl<S, T> core::fmt::Debug for Iter<'_, S, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Iter")
+            .field("next", &self.next)
+            .field("left", &self.left)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, S, T> Iter<'a, S, T> {
+    /// Every element of a store whose elements move between positions, in slot order:
+    /// `positions[slot]` is the position of the slot's element ([`NIL`] for a free slot), and
+    /// `len` is the number of live slots.
+    pub(crate) fn placed(
+        positions: &'a [u32],
+        elements: &'a dyn Elements<S, T>,
+        len: usize,
+    ) -> Self {
+        Self {
+            source: Source::Placed(positions, elements),
+            next: 0,
+            left: len,
+        }
+    }
 }
 
 impl<S: Scalar, T> Iter<'_, S, T> {
@@ -525,6 +555,14 @@ impl<S: Scalar, T> Iter<'_, S, T> {
                     Handle::new(position as u32, generation),
                     Aabb { min: p, max: p },
                 ))
+            }
+            Source::Placed(positions, elements) => {
+                let live = (position..positions.len()).find(|&s| positions[s] != NIL);
+                *cursor = live.map_or(positions.len(), |s| s + 1);
+                live.map(|s| {
+                    let item = elements.item(positions[s]);
+                    (item.handle, item.aabb)
+                })
             }
         }
     }
@@ -570,6 +608,12 @@ impl<'a, S: Scalar, T> Iterator for Iter<'a, S, T> {
                         aabb: Aabb { min: p, max: p },
                         value: &values[i],
                     });
+                }
+                Source::Placed(positions, elements) => {
+                    if positions[i] != NIL {
+                        self.left -= 1;
+                        return Some(elements.item(positions[i]));
+                    }
                 }
             }
         }

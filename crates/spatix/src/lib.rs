@@ -19,6 +19,7 @@
 //! | [`PointGrid`] | one cell, as a point (their size has a shared bound) | same-size agents |
 //! | [`HierarchicalGrid`] | one cell of the level that fits their size | sizes over orders of magnitude |
 //! | [`LooseGrid`] | one loose cell, by centre; cells carry grown boxes | many moving agents, moderately mixed sizes |
+//! | [`SweepGrid`] | one horizontal band (by `min.y`), stored band by band sorted by `min.x` | millions of similar-size agents moved every frame ([`SpatialIndex::update_all`]) and paired |
 //! | [`Layered`] | agents in a [`PointGrid`], large ones in a [`LooseGrid`], static ones in a [`PackedIndex`] (rebuilt by `maintain`) | a world of common agents, a few giants and static scenery |
 //! | [`PackedIndex`] (static) | one array, in Hilbert order | static content: built once, fastest queries |
 //! | [`KdTree`] (static points) | leaves of a median-split tree | k-nearest neighbours on points built once |
@@ -67,6 +68,7 @@ mod prefetch;
 mod quad;
 mod quadtree;
 mod ray;
+mod sweep;
 #[cfg(test)]
 mod test_util;
 pub mod workload;
@@ -87,6 +89,7 @@ pub use packed::{PackedConfig, PackedIndex};
 pub use par::ParallelPairs;
 pub use quadtree::{NodeKind, Quadtree, QuadtreeConfig};
 pub use ray::{Ray, RayHit};
+pub use sweep::SweepGrid;
 
 /// The two traits every user of spatix needs in scope: `use spatix::prelude::*;`.
 ///

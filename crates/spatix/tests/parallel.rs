@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
     Aabb, HierarchicalGrid, LooseGrid, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig,
-    MxCifQuadtree, ParallelPairs, PointGrid, Quadtree, QuadtreeConfig, UniformGrid,
+    MxCifQuadtree, ParallelPairs, PointGrid, Quadtree, QuadtreeConfig, SweepGrid, UniformGrid,
 };
 
 fn same_pairs<I: ParallelPairs<f64, u32>>(make: impl Fn(&Agents<f64>) -> I) {
@@ -100,5 +100,13 @@ fn loose_quadtree_parallel_pairs_equal_serial_pairs() {
     same_pairs(|a| {
         let config = LooseQuadtreeConfig::for_element_size(&a.world, 4.0);
         LooseQuadtree::with_config(a.world, config).unwrap()
+    });
+}
+
+#[test]
+fn sweep_grid_parallel_pairs_equal_serial_pairs() {
+    same_pairs(|a| {
+        let sample: Vec<Aabb<f64>> = a.boxes().collect();
+        SweepGrid::auto(a.world, &sample).unwrap()
     });
 }

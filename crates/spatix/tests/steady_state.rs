@@ -11,7 +11,7 @@ use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
     Aabb, Handle, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree, LooseQuadtreeConfig,
     MxCifConfig, MxCifQuadtree, PackedIndex, Point, PointGrid, Quadtree, QuadtreeConfig, Ray,
-    SpatialIndex, SpatialQuery, UniformGrid, Workspace,
+    SpatialIndex, SpatialQuery, SweepGrid, UniformGrid, Workspace,
 };
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -161,6 +161,12 @@ fn warm_frames_allocate_nothing() {
             allocations(loose, agents.clone()),
             0,
             "loose grid, {sizes:?} sizes"
+        );
+        let sweep = SweepGrid::auto(agents.world, &sample).unwrap();
+        assert_eq!(
+            allocations(sweep, agents.clone()),
+            0,
+            "sweep grid, {sizes:?} sizes"
         );
         // Agents of half-size up to 3 in one part, the dragons of mixed sizes in another, walls
         // in the static part (built once; the frames' `maintain` must not rebuild it).

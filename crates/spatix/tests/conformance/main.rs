@@ -260,3 +260,18 @@ conformance!(hierarchical_f64, f64, |world| {
 conformance!(hierarchical_factor2_f64, f64, |world| {
     spatix::HierarchicalGrid::with_factor(world, 0.5, 2).unwrap()
 });
+// Sweep grids: bands about an element tall; bands much thinner than the elements (every
+// element reaches many bands up, arrivals crowd bands and force new layouts); and a single
+// band (the world's height: the pass is one sweep along x).
+conformance!(sweep_f32, f32, |world| {
+    spatix::SweepGrid::new(world, world.size().y / 16.0).unwrap()
+});
+conformance!(sweep_f64, f64, |world| {
+    spatix::SweepGrid::new(world, world.size().y / 16.0).unwrap()
+});
+conformance!(sweep_thin_f64, f64, |world| {
+    spatix::SweepGrid::new(world, world.size().y / 256.0).unwrap()
+});
+conformance!(sweep_one_band_f32, f32, |world| {
+    spatix::SweepGrid::new(world, world.size().y.max(1.0)).unwrap()
+});

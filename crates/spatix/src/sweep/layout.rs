@@ -1,0 +1,274 @@
+//! Where elements sit: placing one in its band (shifting its neighbours to the nearest gap),
+//! keeping a band sorted after a box changed, laying everything out again with fresh gaps,
+//! and the bands' reach and width.
+
+use super::{Band, SweepGrid, gap};
+use crate::handle::NIL;
+use crate::{Aabb, Scalar};
+
+/// A layout leaves one gap per this many elements of a band (and at least one per band).
+pub(super) const GAP_EVERY: usize = 8;
+
+/// How far from its insertion point an element looks for a gap (in positions, each way)
+/// before the whole array is laid out again.
+const GAP_SEARCH: usize = 512;
+
+impl<S: Scalar, T> SweepGrid<S, T> {
+    /// Moves the contents of positions `from` one position towards `gap` (a gap just past
+    /// either end of `from`), which takes the first (or last) of them; the position freed at
+    /// the other end is left with a `None` value for the caller to fill. Keeps the slot table
+    /// in step.
+    #[inline]
+    fn shift(&mut self, from: core::ops::Range<usize>, gap: usize) {
+        let (to, all) = if gap == from.end {
+            (from.start + 1, from.start..gap + 1)
+        } else {
+            (gap, gap..from.end)
+        };
+        self.boxes.copy_within(from.clone(), to);
+        self.owners.copy_within(from.clone(), to);
+        if gap == from.end {
+            self.values[all.clone()].rotate_right(1);
+        } else {
+            self.values[all.clone()].rotate_left(1);
+        }
+        for q in to..to + from.len() {
+            let owner = self.owners[q];
+            if owner != NIL {
+                self.positions[owner as usize] = q as u32;
+            }
+        }
+    }
+
+    /// Swaps the contents of positions `a` and `b`, keeping the slot table in step.
+    #[inline]
+    pub(super) fn swap(&mut self, a: usize, b: usize) {
+        self.boxes.swap(a, b);
+        self.values.swap(a, b);
+        self.owners.swap(a, b);
+        for p in [a, b] {
+            let owner = self.owners[p];
+            if owner != NIL {
+                self.positions[owner as usize] = p as u32;
+            }
+        }
+    }
+
+    /// Restores the order of band `b` after the key (`min.x`) at position `p` changed, the
+    /// rest of the band being sorted: moves it left or right past the keys it crossed.
+    #[inline]
+    pub(super) fn resort(&mut self, b: usize, mut p: usize) {
+        let range = self.range(b);
+        let key = self.boxes[p].min.x;
+        while p > range.start && self.boxes[p - 1].min.x > key {
+            self.swap(p - 1, p);
+            p -= 1;
+        }
+        while p + 1 < range.end && self.boxes[p + 1].min.x < key {
+            self.swap(p, p + 1);
+            p += 1;
+        }
+    }
+
+    /// Stores an element (its slot already allocated) in band `b`, at its place in the
+    /// band's order, and raises the band's bounds to cover it.
+    pub(super) fn place(&mut self, b: u32, aabb: Aabb<S>, value: T, slot: u32) {
+        let p = loop {
+            if let Some(p) = self.open(b as usize, aabb.min.x) {
+                break p;
+            }
+            self.relay(Some(b as usize));
+        };
+        self.boxes[p] = aabb;
+        self.values[p] = Some(value);
+        self.owners[p] = slot;
+        self.positions[slot as usize] = p as u32;
+        self.cover(b, &aabb);
+    }
+
+    /// Opens a free position in band `b` where an element with key `key` belongs: the
+    /// elements between the insertion point and the nearest gap shift by one towards the
+    /// gap, and band borders between them move with them. `None` if no gap lies within
+    /// [`GAP_SEARCH`] positions.
+    fn open(&mut self, b: usize, key: S) -> Option<usize> {
+        let range = self.range(b);
+        let p = range.start + self.boxes[range.clone()].partition_point(|e| e.min.x <= key);
+        let total = self.owners.len();
+        for d in 0..GAP_SEARCH {
+            if p + d < total && self.owners[p + d] == NIL {
+                let t = p + d;
+                self.shift(p..t, t);
+                // Bands above `b` that start in `p..=t` now start one later.
+                let mut c = b + 1;
+                while c < self.bands.len() && self.starts[c] as usize <= t {
+                    if self.starts[c] as usize >= p {
+                        self.starts[c] += 1;
+                    }
+                    c += 1;
+                }
+                return Some(p);
+            }
+            if d < p && self.owners[p - d - 1] == NIL {
+                let t = p - d - 1;
+                self.shift(t + 1..p, t);
+                // Bands up to `b` that start in `t + 1..=p` now start one earlier.
+                let mut c = b;
+                loop {
+                    let s = self.starts[c] as usize;
+                    if s <= t {
+                        break;
+                    }
+                    if s <= p {
+                        self.starts[c] -= 1;
+                    }
+                    if c == 0 {
+                        break;
+                    }
+                    c -= 1;
+                }
+                return Some(p - 1);
+            }
+            if d >= p && p + d >= total {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// Lays every element out again, band by band in their current order, with one gap per
+    /// [`GAP_EVERY`] elements of each band (half as many elements per gap while the grid is
+    /// growing; at least one gap; more in band `crowded`, which ran out of room). In place:
+    /// the arrays grow only when the new layout needs more positions than they hold.
+    /// O(positions).
+    pub(super) fn relay(&mut self, crowded: Option<usize>) {
+        let count = self.bands.len();
+        // While the grid grows (by more than a sixteenth since the last layout), twice the
+        // gaps, so that inserting one by one does not lay everything out again too often.
+        let every = if self.len > self.laid_len + self.laid_len / 16 {
+            GAP_EVERY / 2
+        } else {
+            GAP_EVERY
+        };
+        self.laid_len = self.len;
+        // 1. Close every gap, moving elements left (stable); `starts` become the compacted
+        // band starts.
+        let mut write = 0;
+        for b in 0..count {
+            let range = self.range(b);
+            self.starts[b] = write as u32;
+            for p in range {
+                if self.owners[p] != NIL {
+                    if p != write {
+                        self.boxes[write] = self.boxes[p];
+                        self.owners[write] = self.owners[p];
+                        self.values.swap(write, p);
+                    }
+                    write += 1;
+                }
+            }
+        }
+        self.starts[count] = write as u32;
+        // 2. Room for the new layout.
+        let total = (0..count)
+            .map(|b| self.new_size(b, crowded, every))
+            .sum::<usize>();
+        if self.owners.len() < total {
+            self.boxes.resize(total, gap(-S::INFINITY));
+            self.values.resize_with(total, || None);
+            self.owners.resize(total, NIL);
+        }
+        let total = self.owners.len();
+        // 3. Spread each band over its new positions, from the last band down and from the
+        // end of each band (every element moves right or stays, so nothing unread is
+        // overwritten): the band's i-th element goes to `start + i + i · gaps / live`, the
+        // positions between are gaps. The last band takes the positions left over.
+        let below_last = (0..count - 1)
+            .map(|b| self.new_size(b, crowded, every))
+            .sum::<usize>();
+        let mut end = total;
+        for b in (0..count).rev() {
+            let (s, e) = (self.starts[b] as usize, self.starts[b + 1] as usize);
+            let live = e - s;
+            let start = if b == count - 1 {
+                below_last
+            } else {
+                end - self.new_size(b, crowded, every)
+            };
+            let gaps = end - start - live;
+            let mut above = end;
+            for i in (0..live).rev() {
+                let q = start + i + i * gaps / live;
+                let key = self.boxes[s + i].min.x;
+                for g in q + 1..above {
+                    self.boxes[g] = gap(key);
+                    self.owners[g] = NIL;
+                }
+                if q != s + i {
+                    self.boxes[q] = self.boxes[s + i];
+                    self.owners[q] = self.owners[s + i];
+                    self.values.swap(q, s + i);
+                }
+                above = q;
+            }
+            for g in start..above {
+                self.boxes[g] = gap(-S::INFINITY);
+                self.owners[g] = NIL;
+            }
+            self.starts[b + 1] = end as u32;
+            end = start;
+        }
+        debug_assert_eq!(end, 0);
+        self.starts[0] = 0;
+        for (p, &owner) in self.owners.iter().enumerate() {
+            if owner != NIL {
+                self.positions[owner as usize] = p as u32;
+            }
+        }
+    }
+
+    /// The positions band `b` takes in the new layout of [`relay`](Self::relay) (its
+    /// `starts` being the compacted ones).
+    fn new_size(&self, b: usize, crowded: Option<usize>, every: usize) -> usize {
+        let live = (self.starts[b + 1] - self.starts[b]) as usize;
+        let extra = if crowded == Some(b) {
+            live / 2 + GAP_EVERY
+        } else {
+            0
+        };
+        live + live / every + 1 + extra
+    }
+
+    /// Raises band `b`'s reach and width (and the grid's largest reach) to cover `aabb`.
+    #[inline]
+    pub(super) fn cover(&mut self, b: u32, aabb: &Aabb<S>) {
+        let reach = self.band_of(aabb.max.y) - b;
+        let band = &mut self.bands[b as usize];
+        band.reach = band.reach.max(reach);
+        band.width = band.width.max_s(aabb.max.x - aabb.min.x);
+        self.max_reach = self.max_reach.max(reach);
+    }
+
+    /// Marks band `b` loose if an element with box `old` leaving it or shrinking may lower
+    /// its reach or width.
+    #[inline]
+    pub(super) fn uncover(&mut self, b: u32, old: &Aabb<S>) {
+        let reach = self.band_of(old.max.y) - b;
+        let band = &mut self.bands[b as usize];
+        if reach >= band.reach || old.max.x - old.min.x >= band.width {
+            band.loose = true;
+        }
+    }
+
+    /// The exact reach and width of band `b`'s elements.
+    pub(super) fn measure(&self, b: usize) -> Band<S> {
+        let mut band = Band::<S>::EMPTY;
+        for p in self.range(b) {
+            if self.owners[p] != NIL {
+                let e = &self.boxes[p];
+                band.reach = band.reach.max(self.band_of(e.max.y) - b as u32);
+                band.width = band.width.max_s(e.max.x - e.min.x);
+            }
+        }
+        band
+    }
+}

@@ -1,0 +1,343 @@
+//! Insert, remove, update (one element or all of them in storage order), clear, maintain, and
+//! the bulk constructors.
+
+use super::{Band, Mover, SweepGrid, auto_height, gap, layout::GAP_EVERY};
+use crate::handle::NIL;
+use crate::{Aabb, Error, Handle, Scalar};
+
+impl<S: Scalar, T> SweepGrid<S, T> {
+    /// A new slot for an element (its generation already current), or
+    /// [`Error::CapacityExceeded`].
+    fn allocate_slot(&mut self) -> Result<u32, Error> {
+        if let Some(slot) = self.free.pop() {
+            return Ok(slot);
+        }
+        let slot = u32::try_from(self.positions.len())
+            .ok()
+            .filter(|&s| s < NIL)
+            .ok_or(Error::CapacityExceeded)?;
+        self.positions.push(NIL);
+        self.generations.push(self.salt);
+        Ok(slot)
+    }
+
+    /// Frees a slot: its handle becomes stale forever (a slot whose generations are used up
+    /// is never reused).
+    fn retire(&mut self, slot: u32) {
+        let i = slot as usize;
+        self.positions[i] = NIL;
+        let next = self.generations[i].wrapping_add(1);
+        self.generations[i] = next;
+        if next != self.salt {
+            self.free.push(slot);
+        }
+    }
+
+    pub(super) fn insert_element(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        let aabb = aabb.validated()?;
+        let slot = self.allocate_slot()?;
+        let b = self.band_of(aabb.min.y);
+        self.place(b, aabb, value, slot);
+        self.len += 1;
+        Ok(Handle::new(slot, self.generations[slot as usize]))
+    }
+
+    /// Leaves a gap at live position `p` (keeping its key, so the band stays sorted) and
+    /// returns the value that was there.
+    fn vacate(&mut self, p: usize) -> T {
+        let old = self.boxes[p];
+        self.uncover(self.band_of(old.min.y), &old);
+        self.boxes[p] = gap(old.min.x);
+        self.owners[p] = NIL;
+        self.values[p].take().expect("live positions hold a value")
+    }
+
+    pub(super) fn remove_element(&mut self, handle: Handle) -> Option<T> {
+        let p = self.position_of(handle)?;
+        let value = self.vacate(p);
+        self.retire(handle.slot());
+        self.len -= 1;
+        Some(value)
+    }
+
+    pub(super) fn update_element(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
+        let aabb = aabb.validated()?;
+        let p = self.position_of(handle).ok_or(Error::StaleHandle)?;
+        let old = self.boxes[p];
+        let (from, to) = (self.band_of(old.min.y), self.band_of(aabb.min.y));
+        if from == to {
+            self.uncover(from, &old);
+            self.boxes[p] = aabb;
+            self.cover(to, &aabb);
+            self.resort(to as usize, p);
+        } else {
+            let value = self.vacate(p);
+            self.place(to, aabb, value, handle.slot());
+        }
+        Ok(())
+    }
+
+    pub(super) fn clear_elements(&mut self) {
+        for p in 0..self.owners.len() {
+            let slot = self.owners[p];
+            if slot != NIL {
+                self.values[p] = None;
+                self.owners[p] = NIL;
+                self.retire(slot);
+            }
+        }
+        self.boxes.clear();
+        self.values.clear();
+        self.owners.clear();
+        self.starts.fill(0);
+        self.bands.fill(Band::EMPTY);
+        self.max_reach = 0;
+        self.len = 0;
+        self.laid_len = 0;
+    }
+
+    /// `maintain`: the exact reach and width of every loose band, and the largest reach.
+    pub(super) fn tighten(&mut self) {
+        for b in 0..self.bands.len() {
+            if self.bands[b].loose {
+                self.bands[b] = self.measure(b);
+            }
+        }
+        self.max_reach = self.bands.iter().map(|b| b.reach).max().unwrap_or(0);
+    }
+
+    /// Calls `f(handle, &mut value, &box)` for every element, band by band in storage order,
+    /// and stores the box it returns: see [`SpatialIndex::update_all`](crate::SpatialIndex::update_all).
+    ///
+    /// An element that stays in its band is written in place and moved left past the keys
+    /// it overtook; one that changes band leaves a gap and waits in a scratch list until its
+    /// new band has been walked (so `f` sees every element once). Every walked band's reach
+    /// and width are measured exactly on the way. No allocation once the scratch lists have
+    /// grown to the largest number of elements changing band in one call.
+    ///
+    /// # Errors
+    /// [`Error::InvalidAabb`] if `f` returned an invalid box for some element: those elements
+    /// keep their previous box (the rest are updated).
+    pub(super) fn update_all_impl<F>(&mut self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,
+    {
+        let mut refused = false;
+        let count = self.bands.len();
+        let mut next_band = core::mem::take(&mut self.next_band);
+        let mut this_band = core::mem::take(&mut self.this_band);
+        let mut behind = core::mem::take(&mut self.behind);
+        let mut ahead = core::mem::take(&mut self.ahead);
+        for b in 0..count {
+            let range = self.range(b);
+            let mut band = Band::<S>::EMPTY;
+            let b32 = b as u32;
+            for p in range.clone() {
+                let slot = self.owners[p];
+                if slot == NIL {
+                    // A gap takes the key of its (already sorted) left neighbour.
+                    self.boxes[p].min.x = if p > range.start {
+                        self.boxes[p - 1].min.x
+                    } else {
+                        -S::INFINITY
+                    };
+                    continue;
+                }
+                let handle = Handle::new(slot, self.generations[slot as usize]);
+                let old = self.boxes[p];
+                let value = self.values[p]
+                    .as_mut()
+                    .expect("live positions hold a value");
+                let mut new = f(handle, value, &old);
+                if !new.is_valid() {
+                    refused = true;
+                    new = old;
+                }
+                let to = self.band_of(new.min.y);
+                if to == b32 {
+                    band.reach = band.reach.max(self.band_of(new.max.y) - b32);
+                    band.width = band.width.max_s(new.max.x - new.min.x);
+                    self.boxes[p] = new;
+                    let mut q = p;
+                    while q > range.start && self.boxes[q - 1].min.x > new.min.x {
+                        self.swap(q - 1, q);
+                        q -= 1;
+                    }
+                } else {
+                    let key = if p > range.start {
+                        self.boxes[p - 1].min.x
+                    } else {
+                        -S::INFINITY
+                    };
+                    self.boxes[p] = gap(key);
+                    self.owners[p] = NIL;
+                    let value = self.values[p].take().expect("live positions hold a value");
+                    let mover = Mover {
+                        aabb: new,
+                        value,
+                        slot,
+                        band: to,
+                    };
+                    if to == b32 + 1 {
+                        next_band.push(mover);
+                    } else if to < b32 {
+                        behind.push(mover);
+                    } else {
+                        ahead.push(mover);
+                    }
+                }
+            }
+            self.bands[b] = band;
+            // Band `b` is walked: place the elements moving into it, and into bands below.
+            for m in this_band.drain(..).chain(behind.drain(..)) {
+                self.place(m.band, m.aabb, m.value, m.slot);
+            }
+            core::mem::swap(&mut this_band, &mut next_band);
+        }
+        // Every band is walked: place the elements that jumped more than one band up.
+        for m in ahead.drain(..) {
+            self.place(m.band, m.aabb, m.value, m.slot);
+        }
+        debug_assert!(this_band.is_empty() && next_band.is_empty());
+        self.max_reach = self.bands.iter().map(|b| b.reach).max().unwrap_or(0);
+        self.next_band = next_band;
+        self.this_band = this_band;
+        self.behind = behind;
+        self.ahead = ahead;
+        if refused {
+            Err(Error::InvalidAabb)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl<S: Scalar, T> SweepGrid<S, T> {
+    /// A grid over `world` with bands of height `band_height` holding `items`, built in one
+    /// go (a counting sort by band, then a sort by `min.x` inside each band): much faster
+    /// than inserting them one by one. Slots ([`Handle::slot`]) are numbered in storage order
+    /// (band by band, left to right), not in the items' order, so that a frame reads and
+    /// writes the slot table nearly in order; [`iter`](crate::SpatialQuery::iter) lists the
+    /// elements by slot. Keep an identifier in the value to find an item again.
+    ///
+    /// # Errors
+    /// As [`SweepGrid::new`]; [`Error::InvalidAabb`] if an item's box is invalid;
+    /// [`Error::CapacityExceeded`] past 2^32 - 2 items.
+    ///
+    /// ```
+    /// use spatix::{Aabb, Point, SpatialQuery, SweepGrid};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// // A row of boxes, given right to left.
+    /// let items = (0..100).map(|i| {
+    ///     let p = Point::new((99 - i) as f32, 50.0);
+    ///     (Aabb::from_center_half_extents(p, Point::new(0.5, 0.5)).unwrap(), i)
+    /// });
+    /// let grid = SweepGrid::build(world, 10.0, items)?;
+    /// assert_eq!(grid.len(), 100);
+    /// // Slot 0 holds the leftmost element of the lowest band.
+    /// let first = grid.iter().next().unwrap();
+    /// assert_eq!((first.handle.slot(), *first.value), (0, 99));
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn build<I>(world: Aabb<S>, band_height: S, items: I) -> Result<Self, Error>
+    where
+        I: IntoIterator<Item = (Aabb<S>, T)>,
+    {
+        let mut grid = Self::new(world, band_height)?;
+        let (boxes, values): (Vec<_>, Vec<_>) = items.into_iter().unzip();
+        grid.fill(boxes, values)?;
+        Ok(grid)
+    }
+
+    /// [`SweepGrid::build`] with the band height [`SweepGrid::auto`] would choose for the
+    /// items' boxes.
+    ///
+    /// # Errors
+    /// As [`SweepGrid::build`].
+    ///
+    /// ```
+    /// use spatix::{Aabb, Point, SpatialQuery, SweepGrid};
+    /// let world = Aabb::new(Point::new(0.0f64, 0.0), Point::new(100.0, 100.0))?;
+    /// let items = (0..50).map(|i| (Aabb::point(Point::new(i as f64 * 2.0, 50.0)).unwrap(), i));
+    /// let grid = SweepGrid::build_auto(world, items)?;
+    /// assert_eq!(grid.len(), 50);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn build_auto<I>(world: Aabb<S>, items: I) -> Result<Self, Error>
+    where
+        I: IntoIterator<Item = (Aabb<S>, T)>,
+    {
+        let (boxes, values): (Vec<_>, Vec<_>) = items.into_iter().unzip();
+        let mut grid = Self::new(world, auto_height(&world, boxes.iter())?)?;
+        grid.fill(boxes, values)?;
+        Ok(grid)
+    }
+
+    /// Lays out an empty grid's elements from its input order: slot `i` holds `boxes[i]` and
+    /// `values[i]`.
+    fn fill(&mut self, boxes: Vec<Aabb<S>>, values: Vec<T>) -> Result<(), Error> {
+        let n = boxes.len();
+        if n >= NIL as usize {
+            return Err(Error::CapacityExceeded);
+        }
+        if !boxes.iter().all(Aabb::is_valid) {
+            return Err(Error::InvalidAabb);
+        }
+        let count = self.bands.len();
+        // Counting sort of the slots by band.
+        let band: Vec<u32> = boxes.iter().map(|b| self.band_of(b.min.y)).collect();
+        let mut starts = vec![0u32; count + 1];
+        for &b in &band {
+            starts[b as usize + 1] += 1;
+        }
+        for b in 0..count {
+            starts[b + 1] += starts[b];
+        }
+        let mut order = vec![0u32; n];
+        {
+            let mut next = starts.clone();
+            for (slot, &b) in band.iter().enumerate() {
+                order[next[b as usize] as usize] = slot as u32;
+                next[b as usize] += 1;
+            }
+        }
+        for b in 0..count {
+            let segment = &mut order[starts[b] as usize..starts[b + 1] as usize];
+            segment.sort_unstable_by(|&a, &b| {
+                boxes[a as usize]
+                    .min
+                    .x
+                    .partial_cmp(&boxes[b as usize].min.x)
+                    .unwrap_or(core::cmp::Ordering::Equal)
+            });
+        }
+        // The compacted layout, then gaps spread by `relay`.
+        let total = n + n / GAP_EVERY + count;
+        self.boxes = Vec::with_capacity(total);
+        self.owners = Vec::with_capacity(total);
+        self.values = Vec::with_capacity(total);
+        // Slots are numbered in storage order, so that the slot table is read and written
+        // nearly in the order frames walk the elements.
+        self.boxes.extend(order.iter().map(|&i| boxes[i as usize]));
+        self.owners.extend(0..n as u32);
+        self.positions = (0..n as u32).collect();
+        let mut rank = vec![0u32; n];
+        for (p, &i) in order.iter().enumerate() {
+            rank[i as usize] = p as u32;
+        }
+        self.values.resize_with(n, || None);
+        for (i, value) in values.into_iter().enumerate() {
+            self.values[rank[i] as usize] = Some(value);
+        }
+        self.generations = vec![self.salt; n];
+        self.starts = starts;
+        self.len = n;
+        self.laid_len = n;
+        self.relay(None);
+        for b in 0..count {
+            self.bands[b] = self.measure(b);
+        }
+        self.max_reach = self.bands.iter().map(|b| b.reach).max().unwrap_or(0);
+        Ok(())
+    }
+}

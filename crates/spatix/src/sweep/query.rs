@@ -1,0 +1,235 @@
+//! Area queries, k-nearest search and ray casts: each visits the bands that may hold a match
+//! (the band of an element is that of its `min.y`, and each band knows how many bands up its
+//! elements reach), and inside a band the run of positions a binary search on `min.x` finds
+//! (each band knows its widest element).
+
+use core::ops::ControlFlow;
+
+use super::SweepGrid;
+use crate::handle::NIL;
+use crate::nearest::{Pending, Search};
+use crate::ray::{RaySearch, cast_tree};
+use crate::{Aabb, Handle, Item, Neighbor, Point, Ray, Scalar, Workspace};
+
+impl<S: Scalar, T> SweepGrid<S, T> {
+    /// The first position of band `b` whose element may reach `x` or further right: every
+    /// element before it ends left of `x` (its `min.x` is below `x` minus the band's widest
+    /// element, with a margin for the rounding of widths).
+    #[inline]
+    pub(super) fn first_reaching(&self, b: usize, x: S) -> usize {
+        let range = self.range(b);
+        let w = self.bands[b].width;
+        let t = x - w;
+        let t = t - (x.abs_s() + w) * S::RELATIVE_SLACK;
+        range.start + self.boxes[range].partition_point(|e| e.min.x < t)
+    }
+
+    /// The bands whose elements may meet the rows `y0..=y1` (inclusive): from the band of
+    /// `y0` less the largest reach, up to the band of `y1`; `visit(b)` for those whose own
+    /// reach gets to the band of `y0`.
+    #[inline]
+    fn bands_meeting(
+        &self,
+        y0: S,
+        y1: S,
+        mut visit: impl FnMut(usize) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let (lo, hi) = (self.band_of(y0), self.band_of(y1));
+        for b in lo.saturating_sub(self.max_reach)..=hi {
+            if b + self.bands[b as usize].reach >= lo {
+                visit(b as usize)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Every element meeting `area` once (`query`).
+    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        if !area.is_valid() || self.len == 0 {
+            return ControlFlow::Continue(());
+        }
+        self.bands_meeting(area.min.y, area.max.y, |b| {
+            let end = self.range(b).end;
+            for p in self.first_reaching(b, area.min.x)..end {
+                let e = &self.boxes[p];
+                if e.min.x > area.max.x {
+                    break;
+                }
+                if e.intersects(area) {
+                    visit(self.item(p))?;
+                }
+            }
+            ControlFlow::Continue(())
+        })
+    }
+
+    /// The handle of the element at live position `p`.
+    #[inline]
+    fn handle_at(&self, p: usize) -> Handle {
+        let slot = self.owners[p];
+        Handle::new(slot, self.generations[slot as usize])
+    }
+
+    /// Bands outward from the point's, alternating up and down; a band is searched only if
+    /// its rows can hold an element within the current bound, and each direction stops once
+    /// no band further on can. Inside a band, positions outward from the point's `x`, each
+    /// side stopping once the `x` distance alone exceeds the bound.
+    pub(super) fn nearest_impl<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+    ) -> &'w [Neighbor<S>] {
+        {
+            let mut search = workspace.begin_exact(k);
+            if k > 0 && point.is_finite() && self.len > 0 {
+                let count = self.bands.len();
+                let home = self.band_of(point.y) as usize;
+                let (mut up, mut down) = (home, home);
+                let (mut up_done, mut down_done) = (false, home == 0);
+                while !((up_done && down_done) || search.has_all(self.len)) {
+                    if !up_done {
+                        let dy = (self.floor_y(up) - point.y).max_s(S::ZERO);
+                        if up >= count || (up > home && key(S::ZERO, dy) > search.bound()) {
+                            up_done = true;
+                        } else {
+                            self.nearest_in(up, point, &mut search);
+                            up += 1;
+                        }
+                    }
+                    if !down_done {
+                        let c = down - 1;
+                        let top = |reach: u32| self.ceil_y(c + reach as usize);
+                        let dy = (point.y - top(self.max_reach)).max_s(S::ZERO);
+                        if key(S::ZERO, dy) > search.bound() {
+                            down_done = true;
+                        } else {
+                            let dy = (point.y - top(self.bands[c].reach)).max_s(S::ZERO);
+                            if key(S::ZERO, dy) <= search.bound() {
+                                self.nearest_in(c, point, &mut search);
+                            }
+                            down = c;
+                            down_done = c == 0;
+                        }
+                    }
+                }
+            }
+        }
+        workspace.finish()
+    }
+
+    /// Offers the elements of band `b` near `point` to `search`: outward from the point's
+    /// `x` on both sides, each side stopping once the `x` distance alone exceeds the bound.
+    fn nearest_in(&self, b: usize, point: Point<S>, search: &mut Search<'_, S>) {
+        let range = self.range(b);
+        let boxes = &self.boxes[range.clone()];
+        let split = range.start + boxes.partition_point(|e| e.min.x < point.x);
+        for p in split..range.end {
+            let e = &self.boxes[p];
+            let dx = e.min.x - point.x;
+            if key(dx, S::ZERO) > search.bound() {
+                break;
+            }
+            if self.owners[p] != NIL {
+                let d = e.distance_key(point);
+                if d <= search.bound() {
+                    search.offer(self.handle_at(p), d);
+                }
+            }
+        }
+        let w = self.bands[b].width;
+        for p in (range.start..split).rev() {
+            let e = &self.boxes[p];
+            let dx = point.x - e.min.x - w;
+            let dx = dx - (point.x.abs_s() + e.min.x.abs_s() + w) * S::RELATIVE_SLACK;
+            if dx > S::ZERO && key(dx, S::ZERO) > search.bound() {
+                break;
+            }
+            if self.owners[p] != NIL {
+                let d = e.distance_key(point);
+                if d <= search.bound() {
+                    search.offer(self.handle_at(p), d);
+                }
+            }
+        }
+    }
+
+    /// Ordered traversal ([`cast_tree`]): every band the ray may cross is queued by where the
+    /// ray enters its rows (widened for rounding); a band's turn tests the elements whose
+    /// `x` extent may meet the ray over those rows, and a hit is reported once no waiting
+    /// band could hold an earlier one.
+    pub(super) fn raycast_impl<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        let mut search = workspace.begin_ray();
+        if !ray.is_valid() || self.len == 0 {
+            return ControlFlow::Continue(());
+        }
+        for b in 0..self.bands.len() {
+            if self.range(b).is_empty() {
+                continue;
+            }
+            let rows = Aabb {
+                min: Point::new(-S::INFINITY, self.floor_y(b)),
+                max: Point::new(S::INFINITY, self.ceil_y(b + self.bands[b].reach as usize)),
+            };
+            if let Some(key) = rows.ray_entry_conservative(ray) {
+                search.push_region(Pending {
+                    key,
+                    node: b as u32,
+                    aux: 0,
+                    aabb: rows,
+                });
+            }
+        }
+        let x_at = |t: S| {
+            if ray.direction.x == S::ZERO {
+                ray.origin.x
+            } else {
+                ray.origin.x + t * ray.direction.x
+            }
+        };
+        let expand = |rows: Pending<S>, search: &mut RaySearch<'_, S>| {
+            let Some((t0, t1)) = rows.aabb.ray_span_conservative(ray) else {
+                return;
+            };
+            let (x0, x1) = (x_at(t0), x_at(t1));
+            let margin = (x0.abs_s() + x1.abs_s() + ray.origin.x.abs_s()) * S::RELATIVE_SLACK;
+            let (lo, hi) = (x0.min_s(x1) - margin, x0.max_s(x1) + margin);
+            let b = rows.node as usize;
+            for p in self.first_reaching(b, lo)..self.range(b).end {
+                let e = &self.boxes[p];
+                if e.min.x > hi {
+                    break;
+                }
+                if self.owners[p] != NIL {
+                    if let Some(t) = e.entry_unchecked(ray) {
+                        search.push_hit(t, p as u32);
+                    }
+                }
+            }
+        };
+        cast_tree(&mut search, self, expand, visit)
+    }
+}
+
+/// The distance key ([`Aabb::distance_key`]) of the offset `(dx, dy)`: what a search's bound
+/// is compared with when `dx` and `dy` are lower bounds on the offsets to what is left.
+#[inline]
+fn key<S: Scalar>(dx: S, dy: S) -> S {
+    let offset = Point::new(dx, dy);
+    Aabb {
+        min: offset,
+        max: offset,
+    }
+    .distance_key(Point::new(S::ZERO, S::ZERO))
+}
