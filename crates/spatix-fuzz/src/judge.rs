@@ -109,29 +109,12 @@ impl<S: Scalar> Judge<S> {
     /// Checks the oracle's within result with exact arithmetic: everything reported within
     /// the radius (to a few ulps), everything certainly within it reported.
     fn exact_within(&self, point: Point<S>, radius: S, found: &[u64]) -> Result<(), String> {
-        let f = |v: S| v.to_f64();
         if !(point.is_finite() && radius >= S::ZERO) || radius == S::INFINITY {
             return Ok(());
         }
-        let (bits, ulp) = tolerance::<S>();
-        let r2 = exact::square(f(radius));
-        let (r_in, r_out) = (
-            exact::square((f(radius) - ulp).max(0.0)),
-            exact::square(f(radius) + ulp),
-        );
         for item in self.oracle.iter() {
-            let b = item.aabb;
-            let d = exact::distance_2(
-                f(b.min.x),
-                f(b.min.y),
-                f(b.max.x),
-                f(b.max.y),
-                f(point.x),
-                f(point.y),
-            );
+            let (may, must) = exact::within(item.aabb, point, radius);
             let reported = found.binary_search(item.value).is_ok();
-            let may = exact::at_most(&d, &r2, bits) || d <= r_out;
-            let must = exact::clearly_at_most(&d, &r2, bits) && d <= r_in;
             if reported && !may {
                 return Err(format!("#{} reported beyond the radius", item.value));
             }
@@ -145,24 +128,13 @@ impl<S: Scalar> Judge<S> {
     /// Checks a nearest result (distance, id) with exact arithmetic: every distance the exact
     /// one (to a few ulps), and no element left out that is nearer than one reported.
     fn exact_nearest(&self, point: Point<S>, got: &[(S, u64)]) -> Result<(), String> {
-        let f = |v: S| v.to_f64();
-        let (bits, ulp) = tolerance::<S>();
-        let exact = |b: &Aabb<S>| {
-            exact::distance_2(
-                f(b.min.x),
-                f(b.min.y),
-                f(b.max.x),
-                f(b.max.y),
-                f(point.x),
-                f(point.y),
-            )
-        };
+        let (bits, ulp) = exact::tolerance::<S>();
         let boxes: std::collections::HashMap<u64, Aabb<S>> =
             self.oracle.iter().map(|i| (*i.value, i.aabb)).collect();
         let mut farthest: Option<exact::Big> = None;
         for &(distance, id) in got {
-            let d = exact(&boxes[&id]);
-            if !exact::distance_matches(f(distance), &d, f(S::MAX), ulp, bits) {
+            let d = exact::box_distance_2(&boxes[&id], point);
+            if !exact::distance_matches(distance.to_f64(), &d, S::MAX.to_f64(), ulp, bits) {
                 return Err(format!("#{id} reported at {distance:?}"));
             }
             if farthest.as_ref().is_none_or(|x| *x < d) {
@@ -172,7 +144,7 @@ impl<S: Scalar> Judge<S> {
         if let Some(farthest) = farthest {
             let reported: std::collections::HashSet<u64> = got.iter().map(|g| g.1).collect();
             for (id, b) in boxes.iter().filter(|(id, _)| !reported.contains(id)) {
-                if !exact::at_most(&farthest, &exact(b), bits) {
+                if !exact::at_most(&farthest, &exact::box_distance_2(b, point), bits) {
                     return Err(format!("#{id} is nearer than a reported neighbour"));
                 }
             }
@@ -272,16 +244,6 @@ fn pairs_of<S: Scalar>(index: &impl SpatialQuery<S, u64>) -> Vec<(u64, u64)> {
     });
     v.sort_unstable();
     v
-}
-
-/// The tolerance of the exact checks: relative, in bits of the squares (a few ulps of `S`),
-/// and absolute, `S`'s smallest subnormal (subnormal results have few bits).
-fn tolerance<S: Scalar>() -> (u32, f64) {
-    if S::MAX.to_f64() > f64::from(f32::MAX) {
-        (40, 5e-324)
-    } else {
-        (18, f64::from(f32::from_bits(1)))
-    }
 }
 
 /// Runs a visiting query and returns the ids it reported, sorted (duplicates kept).

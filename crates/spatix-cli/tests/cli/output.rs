@@ -146,12 +146,9 @@ fn wait_briefly(child: &mut std::process::Child, what: &str) -> std::process::Ex
     }
 }
 
-#[test]
-fn sim_render_checks_its_path_before_simulating() {
-    let dir = Scratch::new("render-missing");
-    let out = dir.path("no-such-dir").join("last.png");
-    // Days of simulation: only a check before it can end this within the minute.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_spatix"))
+/// Starts a simulation of days that renders its last frame to `out`.
+fn endless_sim(out: &Path, stderr: Stdio) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_spatix"))
         .args([
             "sim",
             "--agents",
@@ -160,11 +157,19 @@ fn sim_render_checks_its_path_before_simulating() {
             "100000000",
             "--render",
         ])
-        .arg(&out)
+        .arg(out)
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .stderr(stderr)
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn sim_render_checks_its_path_before_simulating() {
+    let dir = Scratch::new("render-missing");
+    let out = dir.path("no-such-dir").join("last.png");
+    // Days of simulation: only a check before it can end this within the minute.
+    let mut child = endless_sim(&out, Stdio::piped());
     let status = wait_briefly(&mut child, "sim --render into a missing directory");
     assert_eq!(status.code(), Some(1));
     let mut message = String::new();
@@ -179,20 +184,7 @@ fn sim_render_checks_its_path_before_simulating() {
 fn ctrl_c_removes_the_temporary_file() {
     let dir = Scratch::new("ctrl-c");
     let out = dir.path("last.png");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_spatix"))
-        .args([
-            "sim",
-            "--agents",
-            "2000",
-            "--frames",
-            "100000000",
-            "--render",
-        ])
-        .arg(&out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = endless_sim(&out, Stdio::null());
     // The PNG's temporary file is opened before the simulation starts.
     let start = Instant::now();
     while dir.files().is_empty() {

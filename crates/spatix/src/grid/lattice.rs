@@ -107,12 +107,6 @@ impl<S: Scalar> Lattice<S> {
             ));
         }
         let (width, height) = extent_of(&world);
-        if !((world.max.x - world.min.x).is_finite() && (world.max.y - world.min.y).is_finite()) {
-            return Err(Error::InvalidParameter(
-                "the world's width and height must be finite (within ±MAX/2 of each other): \
-                 `auto` constructors and `Aabb::bulk_of` size a world for any data",
-            ));
-        }
         let (cols, rows) =
             dims_for(width, height, cell_size.to_f64()).ok_or(Error::InvalidParameter(
                 "the grid would have more than 2^28 cells: use a larger cell_size",

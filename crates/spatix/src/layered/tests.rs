@@ -28,7 +28,7 @@ fn nearest_and_ray<I: SpatialQuery<f64, u32>>(
     let near = index
         .nearest(p, 5, &mut ws)
         .iter()
-        .map(|n| n.distance_2)
+        .map(|n| n.distance)
         .collect();
     let ray = Ray::new(p, Point::new(1.0, 0.3), 200.0).unwrap();
     let mut hits = Vec::new();

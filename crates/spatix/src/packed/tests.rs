@@ -539,7 +539,7 @@ fn compare<S: Scalar>(kind: Kind, boxes: &[Aabb<S>], node_size: u32, rng: &mut R
         for k in [0, 1, 8, 64, boxes.len() + 3] {
             let got = index.nearest(p, k, &mut ws).to_vec();
             let want = oracle.nearest(p, k, &mut ws_oracle);
-            let d = |v: &[crate::Neighbor<S>]| v.iter().map(|n| n.distance_2).collect::<Vec<_>>();
+            let d = |v: &[crate::Neighbor<S>]| v.iter().map(|n| n.distance).collect::<Vec<_>>();
             assert_eq!(d(&got), d(want), "{context}: nearest {k} to {p:?}");
             let ids: HashSet<u32> = got
                 .iter()
@@ -548,8 +548,8 @@ fn compare<S: Scalar>(kind: Kind, boxes: &[Aabb<S>], node_size: u32, rng: &mut R
             assert_eq!(ids.len(), got.len(), "{context}: a neighbour twice");
             for n in &got {
                 assert_eq!(
-                    index.get(n.handle).unwrap().aabb.distance_2_to_point(p),
-                    n.distance_2
+                    index.get(n.handle).unwrap().aabb.distance_to_point(p),
+                    n.distance
                 );
             }
         }

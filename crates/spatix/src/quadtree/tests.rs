@@ -177,8 +177,8 @@ fn elements_on_split_lines_and_outside_the_world_are_found_once() {
         .nearest(Point::new(-50.0, -50.0), 2, &mut ws)
         .to_vec();
     assert_eq!(
-        far.iter().map(|n| n.distance_2).collect::<Vec<_>>(),
-        expect.iter().map(|n| n.distance_2).collect::<Vec<_>>()
+        far.iter().map(|n| n.distance).collect::<Vec<_>>(),
+        expect.iter().map(|n| n.distance).collect::<Vec<_>>()
     );
 }
 

@@ -34,56 +34,16 @@ pub(crate) fn overlap<S: Scalar>(a: &Aabb<S>, b: &Aabb<S>) -> bool {
     le(a.min.x, b.max.x) && le(b.min.x, a.max.x) && le(a.min.y, b.max.y) && le(b.min.y, a.max.y)
 }
 
-/// The exact squared distance from `p` to the nearest point of `b` ([`exact::distance_2`]).
-pub(crate) fn dist2<S: Scalar>(b: &Aabb<S>, p: Point<S>) -> exact::Big {
-    let f = Scalar::to_f64;
-    exact::distance_2(
-        f(b.min.x),
-        f(b.min.y),
-        f(b.max.x),
-        f(b.max.y),
-        f(p.x),
-        f(p.y),
-    )
-}
-
-/// The relative tolerance, in bits of the squares, within which a distance the library
-/// computed must match the exact one: a few ulps of `S`.
-pub(crate) fn tolerance<S: Scalar>() -> u32 {
-    if S::MAX.to_f64() > f64::from(f32::MAX) {
-        40
-    } else {
-        18
-    }
-}
-
-/// The smallest positive value of `S` (a subnormal).
-pub(crate) fn smallest<S: Scalar>() -> f64 {
-    if S::MAX.to_f64() > f64::from(f32::MAX) {
-        5e-324
-    } else {
-        f64::from(f32::from_bits(1))
-    }
-}
-
-/// Whether `b` is within `radius` of `p`, decided exactly up to a relative tolerance of a few
-/// ulps ([`tolerance`]): `loose` admits distances up to the tolerance beyond the radius (what
-/// a reported element must satisfy), otherwise only those the tolerance inside it (what an
+/// Whether `b` is within `radius` of `p`, decided exactly up to a few ulps
+/// ([`exact::within`]): `loose` admits distances up to the tolerance beyond the radius (what a
+/// reported element must satisfy), otherwise only those the tolerance inside it (what an
 /// element must satisfy to be certainly reported).
 pub(crate) fn within_exact<S: Scalar>(b: &Aabb<S>, p: Point<S>, radius: S, loose: bool) -> bool {
     if radius == S::INFINITY {
         return true;
     }
-    let (d2, r) = (dist2(b, p), radius.to_f64());
-    let r2 = exact::square(r);
-    // Relative to the radius, or within the smallest subnormal of it (few bits down there).
-    let ulp = smallest::<S>();
-    if loose {
-        exact::at_most(&d2, &r2, tolerance::<S>()) || d2 <= exact::square(r + ulp)
-    } else {
-        exact::clearly_at_most(&d2, &r2, tolerance::<S>())
-            && d2 <= exact::square((r - ulp).max(0.0))
-    }
+    let (may, must) = exact::within(b, p, radius);
+    if loose { may } else { must }
 }
 
 /// A box, compactly: `[x0, y0 .. x1, y1]`.
@@ -353,7 +313,7 @@ pub(crate) fn same_pairs(
 
 /// Checks a nearest result against the oracle's and against exact arithmetic: `min(k, len)`
 /// neighbours (none for a non-finite point), ascending, no element twice, each reported
-/// distance the exact distance of the element named (to a few ulps: [`tolerance`]), the same
+/// distance the exact distance of the element named (to a few ulps: [`exact::tolerance`]), the same
 /// distances as the oracle (ties at the k-th distance may pick different elements), and, given
 /// `all` the live elements, none left out that is nearer than one reported (beyond the
 /// tolerance). `truth` maps a handle to its live element's id and box.
@@ -380,7 +340,7 @@ pub(crate) fn check_nearest<S: Scalar>(
             got.len()
         ));
     }
-    let bits = tolerance::<S>();
+    let (bits, ulp) = exact::tolerance::<S>();
     let mut seen = HashSet::new();
     let mut farthest: Option<exact::Big> = None;
     for (i, n) in got.iter().enumerate() {
@@ -393,14 +353,8 @@ pub(crate) fn check_nearest<S: Scalar>(
         if !seen.insert(id) {
             return Err(format!("neighbour {i}: #{id} reported more than once"));
         }
-        let d = dist2(&aabb, point);
-        if !exact::distance_matches(
-            n.distance.to_f64(),
-            &d,
-            S::MAX.to_f64(),
-            smallest::<S>(),
-            bits,
-        ) {
+        let d = exact::box_distance_2(&aabb, point);
+        if !exact::distance_matches(n.distance.to_f64(), &d, S::MAX.to_f64(), ulp, bits) {
             return Err(format!(
                 "neighbour {i} (#{id}, box {:?}) reports distance {:?}, which is not its exact distance",
                 B(&aabb),
@@ -420,7 +374,7 @@ pub(crate) fn check_nearest<S: Scalar>(
     }
     if let (Some(farthest), Some(all)) = (farthest, all) {
         for (id, aabb) in all.iter().filter(|(id, _)| !seen.contains(id)) {
-            if !exact::at_most(&farthest, &dist2(aabb, point), bits) {
+            if !exact::at_most(&farthest, &exact::box_distance_2(aabb, point), bits) {
                 return Err(format!(
                     "#{id} (box {:?}) is nearer than a reported neighbour, but left out",
                     B(aabb)

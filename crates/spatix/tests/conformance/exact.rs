@@ -7,6 +7,8 @@
 
 use core::cmp::Ordering;
 
+use spatix::{Aabb, Point, Scalar};
+
 /// An unsigned integer, little-endian limbs, no leading zero limb (zero is empty).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Big(Vec<u64>);
@@ -172,6 +174,42 @@ pub(crate) fn distance_2(x0: f64, y0: f64, x1: f64, y1: f64, px: f64, py: f64) -
     gx.mul(&gx).add(&gy.mul(&gy))
 }
 
+/// [`distance_2`] from `p` to the box `b`.
+pub(crate) fn box_distance_2<S: Scalar>(b: &Aabb<S>, p: Point<S>) -> Big {
+    let f = Scalar::to_f64;
+    distance_2(
+        f(b.min.x),
+        f(b.min.y),
+        f(b.max.x),
+        f(b.max.y),
+        f(p.x),
+        f(p.y),
+    )
+}
+
+/// The tolerance within which a distance the library computed must match the exact one: a
+/// relative one in bits of the squares (a few ulps of `S`), and an absolute one, `S`'s
+/// smallest subnormal (subnormal results have few bits).
+pub(crate) fn tolerance<S: Scalar>() -> (u32, f64) {
+    if S::MAX.to_f64() > f64::from(f32::MAX) {
+        (40, 5e-324)
+    } else {
+        (18, f64::from(f32::from_bits(1)))
+    }
+}
+
+/// Whether `b` may be reported within the finite, non-negative `radius` of `p` (its exact
+/// distance is at most the radius, to the tolerance), and whether it must be (at most the
+/// radius less the tolerance): a distance rounded either way is accepted in between.
+pub(crate) fn within<S: Scalar>(b: &Aabb<S>, p: Point<S>, radius: S) -> (bool, bool) {
+    let (bits, ulp) = tolerance::<S>();
+    let (d2, r) = (box_distance_2(b, p), radius.to_f64());
+    let r2 = square(r);
+    let may = at_most(&d2, &r2, bits) || d2 <= square(r + ulp);
+    let must = clearly_at_most(&d2, &r2, bits) && d2 <= square((r - ulp).max(0.0));
+    (may, must)
+}
+
 /// `v²` times 2^2148 for a finite `v`: on the scale of [`distance_2`].
 pub(crate) fn square(v: f64) -> Big {
     let (_, m) = fixed(v);
@@ -184,7 +222,7 @@ pub(crate) fn at_most(a: &Big, b: &Big, bits: u32) -> bool {
 }
 
 /// Whether `a · (1 + 2^-bits) <= b`: `a` is below `b` by more than the relative tolerance.
-pub(crate) fn clearly_at_most(a: &Big, b: &Big, bits: u32) -> bool {
+fn clearly_at_most(a: &Big, b: &Big, bits: u32) -> bool {
     a.shl(bits).add(a) <= b.shl(bits)
 }
 

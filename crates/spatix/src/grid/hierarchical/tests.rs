@@ -145,7 +145,7 @@ fn nearest_searches_levels_best_first() {
     }
     let mut ws_oracle = Workspace::new();
     let want = oracle.nearest(Point::new(900.0, 900.0), 3, &mut ws_oracle);
-    let d = |n: &[crate::Neighbor<f64>]| n.iter().map(|n| n.distance_2).collect::<Vec<_>>();
+    let d = |n: &[crate::Neighbor<f64>]| n.iter().map(|n| n.distance).collect::<Vec<_>>();
     assert_eq!(d(&near), d(want));
 }
 
