@@ -143,7 +143,7 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// and backtrack into the far side of a split only while the region beyond it (bounded by
     /// this and the earlier splits crossed) is nearer than the k-th best so far. Plain
     /// squared distances where they are safe ([`Magnitudes`](super::metric::Magnitudes)),
-    /// scaled ones elsewhere, whose results then report their squared distances anew.
+    /// scaled ones elsewhere.
     pub(super) fn nearest_impl<'w>(
         &self,
         point: Point<S>,
@@ -160,8 +160,9 @@ impl<S: Scalar, T> KdTree<S, T> {
         }
         let scaled = Scaled::for_query(&self.bounds, point);
         self.nearest_with(scaled, point, k, &mut search);
-        workspace
-            .finish_with(|handle, _| scaled.distance_2(point, self.point(handle.slot() as usize)))
+        // Reported as every structure reports them (`Point::distance_2`); ranked by the
+        // scaled keys, which break the ties that rounding makes there (at zero or infinity).
+        workspace.finish_with(|handle, _| point.distance_2(self.point(handle.slot() as usize)))
     }
 
     /// The search itself, in `metric`'s arithmetic.
