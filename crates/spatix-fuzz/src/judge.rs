@@ -113,7 +113,7 @@ impl<S: Scalar> Judge<S> {
             return Ok(());
         }
         for item in self.oracle.iter() {
-            let (may, must) = exact::within(item.aabb, point, radius);
+            let (may, must) = exact::within(&item.aabb, point, radius);
             let reported = found.binary_search(item.value).is_ok();
             if reported && !may {
                 return Err(format!("#{} reported beyond the radius", item.value));

@@ -30,9 +30,12 @@ pub(crate) fn assert_success(output: &Output) {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(output));
 }
 
-/// Every structure `--index` accepts, as listed by its own error message for a bad value.
-pub(crate) fn index_kinds() -> Vec<String> {
-    let output = spatix(&["sim", "--index", "no-such-structure"]);
+/// The structures `--index` of the command `args` accepts, as listed by the binary's own
+/// error message for a bad value, which must include `known`.
+fn listed_kinds(args: &[&str], known: &[&str]) -> Vec<String> {
+    let mut args = args.to_vec();
+    args.extend(["--index", "no-such-structure"]);
+    let output = spatix(&args);
     assert_eq!(output.status.code(), Some(2));
     let text = stderr(&output);
     let list = text
@@ -41,7 +44,7 @@ pub(crate) fn index_kinds() -> Vec<String> {
         .and_then(|rest| rest.split(']').next())
         .unwrap_or_else(|| panic!("no list of structures in {text}"));
     let kinds: Vec<String> = list.split(", ").map(str::to_owned).collect();
-    for known in ["brute-force", "quadtree", "grid", "loose-grid", "layered"] {
+    for known in known {
         assert!(
             kinds.iter().any(|k| k == known),
             "{known} missing from {kinds:?}"
@@ -50,25 +53,16 @@ pub(crate) fn index_kinds() -> Vec<String> {
     kinds
 }
 
-/// Every structure `--index` of the batch commands accepts (the static ones too), as listed
-/// by the binary's error message for a bad value.
+/// Every structure `sim --index` accepts (the dynamic ones).
+pub(crate) fn index_kinds() -> Vec<String> {
+    let known = ["brute-force", "quadtree", "grid", "loose-grid", "layered"];
+    listed_kinds(&["sim"], &known)
+}
+
+/// Every structure `--index` of the batch commands accepts (the static ones too).
 pub(crate) fn batch_index_kinds() -> Vec<String> {
-    let output = spatix(&["knn", "p.csv", "q.csv", "--index", "no-such-structure"]);
-    assert_eq!(output.status.code(), Some(2));
-    let text = stderr(&output);
-    let list = text
-        .split("[possible values: ")
-        .nth(1)
-        .and_then(|rest| rest.split(']').next())
-        .unwrap_or_else(|| panic!("no list of structures in {text}"));
-    let kinds: Vec<String> = list.split(", ").map(str::to_owned).collect();
-    for known in ["kd-tree", "packed", "brute-force", "grid", "layered"] {
-        assert!(
-            kinds.iter().any(|k| k == known),
-            "{known} missing from {kinds:?}"
-        );
-    }
-    kinds
+    let known = ["kd-tree", "packed", "brute-force", "grid", "layered"];
+    listed_kinds(&["knn", "p.csv", "q.csv"], &known)
 }
 
 /// Every structure `pairs` and `query` accept: the batch ones but the kd-tree (points only).

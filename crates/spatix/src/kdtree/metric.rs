@@ -130,23 +130,6 @@ impl Scaled {
             (_, None) => 0.0,
         }
     }
-
-    /// The squared distance from `q` to `p`, rounded once (infinite only when it exceeds
-    /// `S::MAX`).
-    pub(super) fn distance_2<S: Scalar>(self, q: Point<S>, p: Point<S>) -> S {
-        let (squares, e) = Self::unit(self.diff(q.x, p.x), self.diff(q.y, p.y));
-        let Some(e) = e else {
-            return S::ZERO;
-        };
-        let e = if self.half { e + 1 } else { e };
-        // In two steps when 4^e is out of f64's range: the first exact, the second rounding.
-        let (first, second) = if e > 0 {
-            (e.min(500), e - e.min(500))
-        } else {
-            (e.max(-500), e - e.max(-500))
-        };
-        S::from_f64(scale(scale(squares, 2 * first), 2 * second))
-    }
 }
 
 impl<S: Scalar> Metric<S> for Scaled {

@@ -143,7 +143,7 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// and backtrack into the far side of a split only while the region beyond it (bounded by
     /// this and the earlier splits crossed) is nearer than the k-th best so far. Plain
     /// squared distances where they are safe ([`Magnitudes`](super::metric::Magnitudes)),
-    /// scaled ones elsewhere, whose results then report their exact distances anew.
+    /// scaled ones elsewhere.
     pub(super) fn nearest_impl<'w>(
         &self,
         point: Point<S>,
@@ -160,9 +160,12 @@ impl<S: Scalar, T> KdTree<S, T> {
         }
         let scaled = Scaled::for_query(&self.bounds, point);
         self.nearest_with(scaled, point, k, &mut search);
+        // Reported as every structure reports them (`Point::distance`, `Point::distance_2`);
+        // ranked by the scaled keys, which break the ties that rounding makes there (at zero
+        // or infinity).
         workspace.finish_with(|handle| {
             let p = self.point(handle.slot() as usize);
-            (point.distance(p), scaled.distance_2(point, p))
+            (point.distance(p), point.distance_2(p))
         })
     }
 

@@ -649,44 +649,76 @@ fn check_against_reference<S: Scalar>(
     }
 }
 
+/// Rounds of random trees and queries with coordinates from `coord(rng, round)`, checked
+/// against `reference` (a distance divided by its `unit`) with `tolerance`.
+fn exact_over_the_whole_range<S: Scalar>(
+    seed: u64,
+    coord: impl Fn(&mut Rng, usize) -> S,
+    reference: (impl Fn(Point<S>, Point<S>) -> f64 + Copy, f64),
+    tolerance: f64,
+) {
+    let mut rng = Rng::new(seed);
+    for round in 0..40 {
+        let mut point = || Point::new(coord(&mut rng, round), coord(&mut rng, round));
+        let points: Vec<_> = (0..60).map(|_| point()).collect();
+        let queries: Vec<_> = (0..10).map(|_| point()).collect();
+        check_against_reference(&points, &queries, reference, tolerance);
+    }
+}
+
 #[test]
 fn f64_distances_are_exact_over_the_whole_range() {
-    let mut rng = Rng::new(16);
-    for round in 0..40 {
+    // Every other round tiny coordinates only (their squares underflow).
+    let coord = |rng: &mut Rng, round: usize| {
         let exponents = if round % 2 == 0 {
             (-1000, 1023)
         } else {
             (-300, -200)
         };
-        let mut coord = || any_magnitude(&mut rng, exponents, f64::MAX);
-        let points: Vec<_> = (0..60).map(|_| Point::new(coord(), coord())).collect();
-        let queries: Vec<_> = (0..10).map(|_| Point::new(coord(), coord())).collect();
-        // Independent of the tree's arithmetic: libm's hypotenuse of the halved differences
-        // (halving is exact at these magnitudes; the distance itself may exceed f64::MAX).
-        let reference =
-            |q: Point<f64>, p: Point<f64>| f64::hypot(q.x / 2.0 - p.x / 2.0, q.y / 2.0 - p.y / 2.0);
-        check_against_reference(&points, &queries, (reference, 2.0), 1e-14);
-    }
+        any_magnitude(rng, exponents, f64::MAX)
+    };
+    // Independent of the tree's arithmetic: libm's hypotenuse of the halved differences
+    // (halving is exact at these magnitudes; the distance itself may exceed f64::MAX).
+    let reference =
+        |q: Point<f64>, p: Point<f64>| f64::hypot(q.x / 2.0 - p.x / 2.0, q.y / 2.0 - p.y / 2.0);
+    exact_over_the_whole_range(16, coord, (reference, 2.0), 1e-14);
 }
 
 #[test]
 fn f32_distances_are_exact_over_the_whole_range() {
-    let mut rng = Rng::new(32);
-    for round in 0..40 {
+    let coord = |rng: &mut Rng, round: usize| {
         let exponents = if round % 2 == 0 {
             (-126, 127)
         } else {
             (-60, -40)
         };
-        let mut coord = || any_magnitude(&mut rng, exponents, f64::from(f32::MAX)) as f32;
-        let points: Vec<_> = (0..60).map(|_| Point::new(coord(), coord())).collect();
-        let queries: Vec<_> = (0..10).map(|_| Point::new(coord(), coord())).collect();
-        // In f64, where the squares of f32 differences neither overflow nor underflow.
-        let reference = |q: Point<f32>, p: Point<f32>| {
-            let dx = f64::from(q.x) - f64::from(p.x);
-            let dy = f64::from(q.y) - f64::from(p.y);
-            (dx * dx + dy * dy).sqrt()
-        };
-        check_against_reference(&points, &queries, (reference, 1.0), 1e-6);
+        any_magnitude(rng, exponents, f64::from(f32::MAX)) as f32
+    };
+    // In f64, where the squares of f32 differences neither overflow nor underflow.
+    let reference = |q: Point<f32>, p: Point<f32>| {
+        let dx = f64::from(q.x) - f64::from(p.x);
+        let dy = f64::from(q.y) - f64::from(p.y);
+        (dx * dx + dy * dy).sqrt()
+    };
+    exact_over_the_whole_range(32, coord, (reference, 1.0), 1e-6);
+}
+
+/// Fuzzer finding (kdtree-f32): one tiny coordinate sends every search to the scaled keys,
+/// and the results reported their squared distance rounded once from those, an ulp away
+/// from what `BruteForce` reports (`f32` arithmetic). They now report `Point::distance_2`.
+#[test]
+fn scaled_searches_report_squared_distances_as_every_structure_does() {
+    let mut rng = Rng::new(85);
+    let mut coord = || rng.range(-1e7, 1e7) as f32;
+    let mut points: Vec<Point<f32>> = (0..300).map(|_| Point::new(coord(), coord())).collect();
+    points.push(Point::new(1e-30, 0.0));
+    let queries: Vec<_> = (0..20).map(|_| Point::new(coord(), coord())).collect();
+    let tree = KdTree::build(points.iter().enumerate().map(|(i, &p)| (p, i))).unwrap();
+    let mut ws = Workspace::new();
+    for q in queries {
+        for f in tree.nearest(q, points.len(), &mut ws) {
+            let p = points[*tree.get(f.handle).unwrap().value];
+            assert_eq!(f.distance_2, q.distance_2(p), "{q:?} to {p:?}");
+        }
     }
 }
