@@ -11,7 +11,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use spatix::{
     Aabb, BruteForce, Handle, HierarchicalGrid, KdTree, KdTreeConfig, Layered, LooseGrid,
     LooseQuadtree, LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree, PackedIndex, ParallelPairs,
-    Point, PointGrid, Quadtree, QuadtreeConfig, SpatialIndex, SpatialQuery, UniformGrid, Workspace,
+    Point, PointGrid, Quadtree, QuadtreeConfig, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid,
+    Workspace,
 };
 
 use spatix::workload::{Agent, Agents};
@@ -26,11 +27,13 @@ pub(crate) const CRATE: Crate = Crate {
     how: "Every dynamic structure through the `SpatialIndex` contract: built by `insert` of \
          every element (after `QuadtreeConfig`, `LooseQuadtreeConfig` or \
          `MxCifConfig::for_element_size(world, mean extent)` and `reserve(n)`; or the grids' \
-         `auto(world, boxes)`: `UniformGrid`, `LooseGrid`, `HierarchicalGrid`, and `PointGrid` \
+         `auto(world, boxes)`: `UniformGrid`, `LooseGrid`, `HierarchicalGrid`, `SweepGrid`, and `PointGrid` \
          for points; or `Layered::new(world, threshold)` with the 95th percentile of the \
          boxes' half-sizes as threshold), then `maintain`; \
          the static `PackedIndex` by `PackedIndex::build` (a frame rebuilds it); a frame \
-         `update`s every element then `maintain`s; pairs `for_each_pair` (`ParallelPairs` with \
+         `update`s every element then `maintain`s (the rows marked update_all instead keep \
+         each agent as its element's value and step it inside `update_all`, in the \
+         structure's storage order); pairs `for_each_pair` (`ParallelPairs` with \
          `--threads`); queries `query`, `nearest` (one reused `Workspace`, each result's value \
          read with `get`), `within`. Points are zero-size boxes. `BruteForce` only at 10k. \
          The static `KdTree` (points) is built by `KdTree::build` (`par_build` with \
@@ -58,6 +61,8 @@ pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
         Box::new(Stepped::new("LooseGrid", loose_grid).parallel(threads)),
         Box::new(Stepped::new("HierarchicalGrid", hierarchical).parallel(threads)),
         Box::new(Stepped::new("Layered", layered)),
+        Box::new(Dynamic::new("SweepGrid", sweep).parallel(threads)),
+        Box::new(Stepped::new("SweepGrid", sweep).parallel(threads)),
         Box::new(Packed::default()),
         Box::new(Dynamic::new("BruteForce", brute).up_to(BRUTE_MAX_N)),
     ]
@@ -116,6 +121,11 @@ fn mxcif<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> MxCifQuadtree<f32, T> {
 /// `UniformGrid::auto` over the sample.
 fn grid<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> UniformGrid<f32, T> {
     UniformGrid::auto(*world, sample).expect("the agents' world is valid")
+}
+
+/// `SweepGrid::auto` over the sample.
+fn sweep<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> SweepGrid<f32, T> {
+    SweepGrid::auto(*world, sample).expect("the agents' world is valid")
 }
 
 /// `LooseGrid::auto` over the sample.
