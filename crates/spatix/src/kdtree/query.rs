@@ -266,12 +266,29 @@ impl<S: Scalar, T> KdTree<S, T> {
             // Also inside the box `point ± radius`, as `BruteForce` tests: a point whose
             // rounded squared distance equals the radius's square may lie beyond it on
             // one axis.
+            // And decided as every structure decides it (`Aabb::within_distance`, exact) when
+            // the rounded squares put it within a few ulps of the radius.
             let area = Aabb::around(point, radius);
-            let inside = |p: &[S; 2]| area.contains_point(Point::new(p[0], p[1]));
+            let sure = radius * radius * (S::ONE - S::RELATIVE_SLACK);
+            let inside = |p: &[S; 2]| {
+                let p = Point::new(p[0], p[1]);
+                area.contains_point(p)
+                    && (point.distance_2(p) < sure
+                        || Aabb { min: p, max: p }.within_distance(point, radius))
+            };
             self.within_with(Squared, point, radius, inside, visit)
         } else {
+            // The scaled keys prune, against a radius widened by a few hundred ulps so that
+            // their rounding never drops a hit; each candidate is then decided as every
+            // structure decides it (`Aabb::within_distance`), so that all agree at the
+            // rounding boundary (a distance just past `S::MAX` against a radius of `S::MAX`).
             let scaled = Scaled::for_query(&self.bounds, point);
-            self.within_with(scaled, point, radius, |_: &[S; 2]| true, visit)
+            let within = |p: &[S; 2]| {
+                let p = Point::new(p[0], p[1]);
+                Aabb { min: p, max: p }.within_distance(point, radius)
+            };
+            let loose = radius + radius * S::RELATIVE_SLACK;
+            self.within_with(scaled, point, loose, within, visit)
         }
     }
 

@@ -246,14 +246,14 @@ mod tests {
     #[test]
     fn parses_every_option() {
         let o = parse(args(
-            "--quick --write --json out.json --threads 2 --runs 7 --only frame --structures rstar --sizes 10,20",
+            "--quick --json out.json --threads 2 --runs 7 --only frame --structures rstar --sizes 10,20",
         ))
         .unwrap();
         assert_eq!(
             o,
             Options {
                 quick: true,
-                write: true,
+                write: false,
                 json: Some(PathBuf::from("out.json")),
                 threads: 2,
                 runs: 7,
@@ -262,6 +262,8 @@ mod tests {
                 sizes: Some(vec![10, 20]),
             }
         );
+        assert!(parse(args("--write")).unwrap().write);
+        assert!(parse(args("--write --sizes 10")).is_err());
         let defaults = parse(args("")).unwrap();
         assert_eq!(
             (defaults.threads, defaults.runs, defaults.quick),
