@@ -255,7 +255,7 @@ impl<S: Scalar, T> KdTree<S, T> {
 
     /// Depth-first over the subtrees whose distance bound is at most `radius`; plain squared
     /// distances where they are safe, scaled ones elsewhere.
-    pub(super) fn within_impl<F>(&self, point: Point<S>, radius: S, visit: F) -> ControlFlow<()>
+    pub(super) fn within_impl<F>(&self, point: Point<S>, radius: S, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
@@ -278,17 +278,15 @@ impl<S: Scalar, T> KdTree<S, T> {
             };
             self.within_with(Squared, point, radius, inside, visit)
         } else {
-            // The scaled keys prune, against a radius widened by a few hundred ulps so that
-            // their rounding never drops a hit; each candidate is then decided as every
-            // structure decides it (`Aabb::within_distance`), so that all agree at the
-            // rounding boundary (a distance just past `S::MAX` against a radius of `S::MAX`).
-            let scaled = Scaled::for_query(&self.bounds, point);
-            let within = |p: &[S; 2]| {
-                let p = Point::new(p[0], p[1]);
-                Aabb { min: p, max: p }.within_distance(point, radius)
-            };
-            let loose = radius + radius * S::RELATIVE_SLACK;
-            self.within_with(scaled, point, loose, within, visit)
+            // Extreme magnitudes: the rectangle around the circle, each element in it decided
+            // by `Aabb::within_distance`, as the trait's default (and so `BruteForce`) does.
+            self.query_impl(&Aabb::around(point, radius), |item| {
+                if item.aabb.within_distance(point, radius) {
+                    visit(item)
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })
         }
     }
 
