@@ -631,5 +631,8 @@ pub(crate) fn auto_cell<S: Scalar>(
     while dims_for(width, height, cell).is_none() && cell.is_finite() {
         cell *= 2.0;
     }
+    // Boxes near `S::MAX` wide make a cell past what `S` holds: one that big already puts
+    // the whole world in one cell.
+    let cell = cell.min(S::MAX.to_f64() * 0.25);
     Ok((S::from_f64(cell), sampled, n))
 }

@@ -256,14 +256,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
             boxes.push(aabb.validated()?);
             values.push(Some(value));
         }
-        let (cell, _, _) = auto_cell(
-            &world,
-            &boxes,
-            0,
-            AUTO_EXTENT_FACTOR,
-            AUTO_ELEMENTS_PER_CELL,
-        )?;
-        let mut grid = Self::new(world, cell)?;
+        let mut grid = Self::auto(world, &boxes)?;
         grid.slots = Slots::from_elements(boxes, values)?;
         let (lattice, slots) = (&grid.lattice, &grid.slots);
         grid.pool.build(&mut grid.cells, |emit| {
