@@ -33,7 +33,7 @@ use crate::{Precision, dispatch};
 /// (array([[1.        , 4.24264069]]), array([[1, 0]]))
 #[pyclass(name = "KdTree", module = "spatix", frozen)]
 pub(crate) struct PyKdTree {
-    tree: Precision<KdTree<f32, ()>, KdTree<f64, ()>>,
+    tree: Precision<KdTree<f32, u32>, KdTree<f64, u32>>,
 }
 
 /// Builds a tree of the `(n, 2)` points of `obj` in precision `S`, the GIL released.
@@ -41,10 +41,10 @@ fn build<S: Coord>(
     py: Python<'_>,
     obj: &Bound<'_, PyAny>,
     config: KdTreeConfig,
-) -> PyResult<KdTree<S, ()>> {
+) -> PyResult<KdTree<S, u32>> {
     let rows = Rows::<S>::read(obj, 2, "points")?;
     let flat = rows.flat();
-    match py.detach(|| KdTree::with_config(points(flat).map(|p| (p, ())), config)) {
+    match py.detach(|| KdTree::with_config(points(flat).zip(0u32..), config)) {
         Ok(tree) => Ok(tree),
         Err(spatix::Error::InvalidAabb) => match first_bad_point(flat) {
             Some(row) => Err(bad_row("points", flat, 2, row)),
@@ -54,9 +54,10 @@ fn build<S: Coord>(
     }
 }
 
-/// A point's position in the input the tree was built from.
-fn position(handle: spatix::Handle) -> i64 {
-    i64::from(handle.slot())
+/// A point's position in the input the tree was built from: its value (the tree's handles
+/// name positions in tree order).
+fn position<S: spatix::Scalar>(tree: &KdTree<S, u32>, handle: spatix::Handle) -> i64 {
+    tree.get(handle).map_or(-1, |item| i64::from(*item.value))
 }
 
 #[pymethods]
@@ -100,9 +101,9 @@ impl PyKdTree {
     #[pyo3(signature = (x, k = 1, workers = 1))]
     fn query<'py>(&self, x: &Bound<'py, PyAny>, k: usize, workers: i64) -> PyResult<Arrays<'py>> {
         dispatch!(&self.tree, tree: S => {
-            let missing = SpatialQuery::<S, ()>::len(tree) as i64;
+            let missing = SpatialQuery::<S, u32>::len(tree) as i64;
             batch::nearest_call::<S, _>(x, "x", k, workers, |flat, workers| {
-                batch::nearest(tree, flat, k, workers, missing, position)
+                batch::nearest(tree, flat, k, workers, missing, |h| position(tree, h))
             })
         })
     }
@@ -128,13 +129,13 @@ impl PyKdTree {
         }
         dispatch!(&self.tree, tree: S => {
             batch::hits_call::<S, _>(x, 2, "x", workers, |flat, workers| {
-                batch::within(tree, flat, S::from_f64(r), workers, position)
+                batch::within(tree, flat, S::from_f64(r), workers, |h| position(tree, h))
             })
         })
     }
 
     fn __len__(&self) -> usize {
-        dispatch!(&self.tree, tree: S => SpatialQuery::<S, ()>::len(tree))
+        dispatch!(&self.tree, tree: S => SpatialQuery::<S, u32>::len(tree))
     }
 
     /// ``"float32"`` or ``"float64"``: the precision the tree was built in.
