@@ -92,8 +92,9 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                 let (mut up_done, mut down_done) = (false, home == 0);
                 while !((up_done && down_done) || search.has_all(self.len)) {
                     if !up_done {
-                        let dy = (self.floor_y(up) - point.y).max_s(S::ZERO);
-                        if up >= count || (up > home && key(S::ZERO, dy) > search.bound()) {
+                        if up >= count
+                            || (up > home && gap(point.y, self.floor_y(up)) > search.bound())
+                        {
                             up_done = true;
                         } else {
                             self.nearest_in(up, point, &mut search);
@@ -103,12 +104,10 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                     if !down_done {
                         let c = down - 1;
                         let top = |reach: u32| self.ceil_y(c + reach as usize);
-                        let dy = (point.y - top(self.max_reach)).max_s(S::ZERO);
-                        if key(S::ZERO, dy) > search.bound() {
+                        if gap(top(self.max_reach), point.y) > search.bound() {
                             down_done = true;
                         } else {
-                            let dy = (point.y - top(self.bands[c].reach)).max_s(S::ZERO);
-                            if key(S::ZERO, dy) <= search.bound() {
+                            if gap(top(self.bands[c].reach), point.y) <= search.bound() {
                                 self.nearest_in(c, point, &mut search);
                             }
                             down = c;
@@ -129,8 +128,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         let split = range.start + boxes.partition_point(|e| e.min.x < point.x);
         for p in split..range.end {
             let e = &self.boxes[p];
-            let dx = e.min.x - point.x;
-            if key(dx, S::ZERO) > search.bound() {
+            if gap(point.x, e.min.x) > search.bound() {
                 break;
             }
             if self.owners[p] != NIL {
@@ -143,9 +141,8 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         let w = self.bands[b].width;
         for p in (range.start..split).rev() {
             let e = &self.boxes[p];
-            let dx = point.x - e.min.x - w;
-            let dx = dx - (point.x.abs_s() + e.min.x.abs_s() + w) * S::RELATIVE_SLACK;
-            if dx > S::ZERO && key(dx, S::ZERO) > search.bound() {
+            let reach = e.min.x + w + (point.x.abs_s() + e.min.x.abs_s() + w) * S::RELATIVE_SLACK;
+            if gap(reach, point.x) > search.bound() {
                 break;
             }
             if self.owners[p] != NIL {
@@ -222,14 +219,19 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     }
 }
 
-/// The distance key ([`Aabb::distance_key`]) of the offset `(dx, dy)`: what a search's bound
-/// is compared with when `dx` and `dy` are lower bounds on the offsets to what is left.
+/// The distance key ([`Aabb::distance_key`]) of the gap from coordinate `from` up to `to` on
+/// one axis (zero when `to <= from`): a lower bound on the key of anything beyond `to`, seen
+/// from `from`. Taken from the coordinates themselves, clamped to the finite range, so that
+/// a difference beyond the type's maximum never reads as infinite.
 #[inline]
-fn key<S: Scalar>(dx: S, dy: S) -> S {
-    let offset = Point::new(dx, dy);
-    Aabb {
-        min: offset,
-        max: offset,
+fn gap<S: Scalar>(from: S, to: S) -> S {
+    if to <= from {
+        return S::ZERO;
     }
-    .distance_key(Point::new(S::ZERO, S::ZERO))
+    let at = |v: S| Point::new(v.max_s(-S::MAX).min_s(S::MAX), S::ZERO);
+    Aabb {
+        min: at(to),
+        max: at(to),
+    }
+    .distance_key(at(from))
 }
