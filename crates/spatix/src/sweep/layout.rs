@@ -2,7 +2,7 @@
 //! keeping a band sorted after a box changed, laying everything out again with fresh gaps,
 //! and the bands' reach and width.
 
-use super::{Band, SweepGrid, gap};
+use super::{Band, Rows, SweepGrid, gap};
 use crate::handle::NIL;
 use crate::{Aabb, Scalar};
 
@@ -13,11 +13,65 @@ pub(super) const GAP_EVERY: usize = 8;
 /// before the whole array is laid out again.
 const GAP_SEARCH: usize = 512;
 
-impl<S: Scalar, T> SweepGrid<S, T> {
-    /// Moves the contents of positions `from` one position towards `gap` (a gap just past
-    /// either end of `from`), which takes the first (or last) of them; the position freed at
-    /// the other end is left with a `None` value for the caller to fill. Keeps the slot table
-    /// in step.
+/// Consecutive bands' storage, borrowed apart from the rest of the grid: what placing an
+/// element and keeping a band sorted touch. The grid's own operations work on the whole grid
+/// as one span ([`SweepGrid::span`]); a parallel frame gives each thread a run of bands. Band
+/// borders inside the span move as elements shift; the span's own two ends stay put.
+pub(super) struct Span<'a, S, T, P> {
+    /// The first band.
+    pub(super) first: usize,
+    /// The grid position of `boxes[0]` (the first band's start).
+    pub(super) base: usize,
+    /// By position, from `base` to the end of the last band.
+    pub(super) boxes: &'a mut [Aabb<S>],
+    pub(super) values: &'a mut [Option<T>],
+    pub(super) owners: &'a mut [u32],
+    /// The starts (grid positions) of the bands after the first.
+    pub(super) inner: &'a mut [u32],
+    /// The bands' bounds.
+    pub(super) bands: &'a mut [Band<S>],
+    /// By slot: the generation of its handle.
+    pub(super) generations: &'a [u32],
+    pub(super) rows: Rows<S>,
+    /// Told `(slot, grid position)` whenever an element's position changes.
+    pub(super) moved: P,
+}
+
+impl<S: Scalar, T, P: FnMut(u32, usize)> Span<'_, S, T, P> {
+    /// The bands of the span.
+    pub(super) fn band_range(&self) -> core::ops::Range<usize> {
+        self.first..self.first + self.bands.len()
+    }
+
+    /// The local positions of band `b`.
+    #[inline]
+    pub(super) fn range(&self, b: usize) -> core::ops::Range<usize> {
+        let i = b - self.first;
+        let start = if i == 0 {
+            0
+        } else {
+            self.inner[i - 1] as usize - self.base
+        };
+        let end = if i == self.inner.len() {
+            self.boxes.len()
+        } else {
+            self.inner[i] as usize - self.base
+        };
+        start..end
+    }
+
+    /// Tells the slot table the position of whatever lives at local position `p`.
+    #[inline]
+    pub(super) fn report(&mut self, p: usize) {
+        let owner = self.owners[p];
+        if owner != NIL {
+            (self.moved)(owner, self.base + p);
+        }
+    }
+
+    /// Moves the contents of local positions `from` one position towards `gap` (a gap just
+    /// past either end of `from`), which takes the first (or last) of them; the position
+    /// freed at the other end is left with a `None` value for the caller to fill.
     #[inline]
     fn shift(&mut self, from: core::ops::Range<usize>, gap: usize) {
         let (to, all) = if gap == from.end {
@@ -33,29 +87,22 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             self.values[all.clone()].rotate_left(1);
         }
         for q in to..to + from.len() {
-            let owner = self.owners[q];
-            if owner != NIL {
-                self.positions[owner as usize] = q as u32;
-            }
+            self.report(q);
         }
     }
 
-    /// Swaps the contents of positions `a` and `b`, keeping the slot table in step.
+    /// Swaps the contents of local positions `a` and `b`.
     #[inline]
     pub(super) fn swap(&mut self, a: usize, b: usize) {
         self.boxes.swap(a, b);
         self.values.swap(a, b);
         self.owners.swap(a, b);
-        for p in [a, b] {
-            let owner = self.owners[p];
-            if owner != NIL {
-                self.positions[owner as usize] = p as u32;
-            }
-        }
+        self.report(a);
+        self.report(b);
     }
 
-    /// Restores the order of band `b` after the key (`min.x`) at position `p` changed, the
-    /// rest of the band being sorted: moves it left or right past the keys it crossed.
+    /// Restores the order of band `b` after the key (`min.x`) at local position `p` changed,
+    /// the rest of the band being sorted: moves it left or right past the keys it crossed.
     #[inline]
     pub(super) fn resort(&mut self, b: usize, mut p: usize) {
         let range = self.range(b);
@@ -71,60 +118,69 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     }
 
     /// Stores an element (its slot already allocated) in band `b`, at its place in the
-    /// band's order, and raises the band's bounds to cover it.
-    pub(super) fn place(&mut self, b: u32, aabb: Aabb<S>, value: T, slot: u32) {
-        let p = loop {
-            if let Some(p) = self.open(b as usize, aabb.min.x) {
-                break p;
-            }
-            self.relay(Some(b as usize));
+    /// band's order, and raises the band's bounds to cover it; returns the band's reach.
+    /// Gives the element back if no gap lies within [`GAP_SEARCH`] positions of its place
+    /// inside the span (the grid then lays everything out again).
+    pub(super) fn place(
+        &mut self,
+        b: usize,
+        aabb: Aabb<S>,
+        value: T,
+        slot: u32,
+    ) -> Result<u32, (Aabb<S>, T)> {
+        let Some(p) = self.open(b, aabb.min.x) else {
+            return Err((aabb, value));
         };
         self.boxes[p] = aabb;
         self.values[p] = Some(value);
         self.owners[p] = slot;
-        self.positions[slot as usize] = p as u32;
-        self.cover(b, &aabb);
+        self.report(p);
+        Ok(cover(
+            &mut self.bands[b - self.first],
+            self.rows,
+            b as u32,
+            &aabb,
+        ))
     }
 
-    /// Opens a free position in band `b` where an element with key `key` belongs: the
+    /// Opens a free local position in band `b` where an element with key `key` belongs: the
     /// elements between the insertion point and the nearest gap shift by one towards the
     /// gap, and band borders between them move with them. `None` if no gap lies within
-    /// [`GAP_SEARCH`] positions.
+    /// [`GAP_SEARCH`] positions inside the span.
     fn open(&mut self, b: usize, key: S) -> Option<usize> {
         let range = self.range(b);
         let p = range.start + self.boxes[range.clone()].partition_point(|e| e.min.x <= key);
         let total = self.owners.len();
+        // Band `c`'s start, for `c` after the first: `inner[c - first - 1]`.
+        let first = self.first;
         for d in 0..GAP_SEARCH {
             if p + d < total && self.owners[p + d] == NIL {
                 let t = p + d;
                 self.shift(p..t, t);
                 // Bands above `b` that start in `p..=t` now start one later.
-                let mut c = b + 1;
-                while c < self.bands.len() && self.starts[c] as usize <= t {
-                    if self.starts[c] as usize >= p {
-                        self.starts[c] += 1;
+                let (p, t) = ((self.base + p) as u32, (self.base + t) as u32);
+                for start in self.inner[b - first..].iter_mut() {
+                    if *start > t {
+                        break;
                     }
-                    c += 1;
+                    if *start >= p {
+                        *start += 1;
+                    }
                 }
-                return Some(p);
+                return Some(p as usize - self.base);
             }
             if d < p && self.owners[p - d - 1] == NIL {
                 let t = p - d - 1;
                 self.shift(t + 1..p, t);
                 // Bands up to `b` that start in `t + 1..=p` now start one earlier.
-                let mut c = b;
-                loop {
-                    let s = self.starts[c] as usize;
-                    if s <= t {
+                let (g, t) = ((self.base + p) as u32, (self.base + t) as u32);
+                for start in self.inner[..b - first].iter_mut().rev() {
+                    if *start <= t {
                         break;
                     }
-                    if s <= p {
-                        self.starts[c] -= 1;
+                    if *start <= g {
+                        *start -= 1;
                     }
-                    if c == 0 {
-                        break;
-                    }
-                    c -= 1;
                 }
                 return Some(p - 1);
             }
@@ -133,6 +189,60 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             }
         }
         None
+    }
+}
+
+/// Raises `band`'s (band `b`'s) reach and width to cover `aabb`; returns its reach.
+#[inline]
+pub(super) fn cover<S: Scalar>(band: &mut Band<S>, rows: Rows<S>, b: u32, aabb: &Aabb<S>) -> u32 {
+    band.reach = band.reach.max(rows.band_of(aabb.max.y) - b);
+    band.width = band.width.max_s(aabb.max.x - aabb.min.x);
+    band.reach
+}
+
+impl<S: Scalar, T> SweepGrid<S, T> {
+    /// The whole grid as one [`Span`], keeping the slot table in step.
+    pub(super) fn span(&mut self) -> Span<'_, S, T, impl FnMut(u32, usize) + '_> {
+        let rows = self.rows();
+        let count = self.bands.len();
+        let positions = &mut self.positions;
+        Span {
+            first: 0,
+            base: 0,
+            boxes: &mut self.boxes,
+            values: &mut self.values,
+            owners: &mut self.owners,
+            inner: &mut self.starts[1..count],
+            bands: &mut self.bands,
+            generations: &self.generations,
+            rows,
+            moved: move |slot: u32, p: usize| positions[slot as usize] = p as u32,
+        }
+    }
+
+    /// Restores the order of band `b` after the key at position `p` changed
+    /// ([`Span::resort`]).
+    pub(super) fn resort(&mut self, b: usize, p: usize) {
+        self.span().resort(b, p);
+    }
+
+    /// Stores an element (its slot already allocated) in band `b` ([`Span::place`]), laying
+    /// everything out again first if the band has no room near its place.
+    pub(super) fn place(&mut self, b: u32, aabb: Aabb<S>, value: T, slot: u32) {
+        let mut item = (aabb, value);
+        loop {
+            let placed = self.span().place(b as usize, item.0, item.1, slot);
+            match placed {
+                Ok(reach) => {
+                    self.max_reach = self.max_reach.max(reach);
+                    return;
+                }
+                Err(back) => {
+                    item = back;
+                    self.relay(Some(b as usize));
+                }
+            }
+        }
     }
 
     /// Lays every element out again, band by band in their current order, with one gap per
@@ -241,10 +351,8 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// Raises band `b`'s reach and width (and the grid's largest reach) to cover `aabb`.
     #[inline]
     pub(super) fn cover(&mut self, b: u32, aabb: &Aabb<S>) {
-        let reach = self.band_of(aabb.max.y) - b;
-        let band = &mut self.bands[b as usize];
-        band.reach = band.reach.max(reach);
-        band.width = band.width.max_s(aabb.max.x - aabb.min.x);
+        let rows = self.rows();
+        let reach = cover(&mut self.bands[b as usize], rows, b, aabb);
         self.max_reach = self.max_reach.max(reach);
     }
 

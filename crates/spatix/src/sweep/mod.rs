@@ -45,6 +45,28 @@ impl<S: Scalar> Band<S> {
     };
 }
 
+/// The bands' rows: finds the band of a height ([`SweepGrid::band_of`]) without borrowing
+/// the grid.
+#[derive(Clone, Copy, Debug)]
+struct Rows<S> {
+    /// The world's bottom.
+    min_y: S,
+    /// `1 / height`.
+    inv_height: S,
+    /// The last band.
+    last: i64,
+}
+
+impl<S: Scalar> Rows<S> {
+    /// The band of an element whose box starts at height `y`: clamped into the bands, and
+    /// monotone in `y` (what the pair pass and the queries rely on).
+    #[inline]
+    fn band_of(self, y: S) -> u32 {
+        let f = ((y - self.min_y) * self.inv_height).to_i64();
+        f.clamp(0, self.last) as u32
+    }
+}
+
 /// An element waiting, during [`SpatialIndex::update_all`], to be placed in another band.
 #[derive(Clone, Debug)]
 struct Mover<S, T> {
@@ -178,14 +200,8 @@ pub struct SweepGrid<S, T> {
     laid_len: usize,
     /// Every slot's first generation (distinct per structure, so foreign handles are stale).
     salt: u32,
-    /// `update_all` scratch: elements moving into the band after the one being walked.
-    next_band: Vec<Mover<S, T>>,
-    /// `update_all` scratch: elements moving into the band being walked.
-    this_band: Vec<Mover<S, T>>,
-    /// `update_all` scratch: elements moving into bands already walked.
-    behind: Vec<Mover<S, T>>,
-    /// `update_all` scratch: elements moving more than one band up.
-    ahead: Vec<Mover<S, T>>,
+    /// `update_all` scratch: the elements changing band.
+    movers: mutate::Movers<S, T>,
 }
 
 impl<S: Scalar, T> SweepGrid<S, T> {
@@ -240,10 +256,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             len: 0,
             laid_len: 0,
             salt: next_salt(),
-            next_band: Vec::new(),
-            this_band: Vec::new(),
-            behind: Vec::new(),
-            ahead: Vec::new(),
+            movers: mutate::Movers::default(),
         })
     }
 
@@ -339,12 +352,20 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         self.bands.len()
     }
 
-    /// The band of an element whose box starts at height `y`: clamped into the bands, and
-    /// monotone in `y` (what the pair pass and the queries rely on).
+    /// The band of an element whose box starts at height `y` ([`Rows::band_of`]).
     #[inline]
     fn band_of(&self, y: S) -> u32 {
-        let f = ((y - self.world.min.y) * self.inv_height).to_i64();
-        f.clamp(0, self.bands.len() as i64 - 1) as u32
+        self.rows().band_of(y)
+    }
+
+    /// What finding an element's band takes, apart from the grid.
+    #[inline]
+    fn rows(&self) -> Rows<S> {
+        Rows {
+            min_y: self.world.min.y,
+            inv_height: self.inv_height,
+            last: self.bands.len() as i64 - 1,
+        }
     }
 
     /// The positions of band `b`.
@@ -403,10 +424,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
 
     /// Heap bytes held (`memory_bytes`).
     fn memory_impl(&self) -> usize {
-        let movers = self.next_band.capacity()
-            + self.this_band.capacity()
-            + self.behind.capacity()
-            + self.ahead.capacity();
+        let movers = self.movers.capacity();
         self.boxes.capacity() * size_of::<Aabb<S>>()
             + self.values.capacity() * size_of::<Option<T>>()
             + (self.owners.capacity()

@@ -1,7 +1,8 @@
 //! Insert, remove, update (one element or all of them in storage order), clear, maintain, and
 //! the bulk constructors.
 
-use super::{Band, Mover, SweepGrid, auto_height, gap, layout::GAP_EVERY};
+use super::layout::{GAP_EVERY, Span};
+use super::{Band, Mover, SweepGrid, auto_height, gap};
 use crate::handle::NIL;
 use crate::{Aabb, Error, Handle, Scalar};
 
@@ -109,11 +110,10 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// Calls `f(handle, &mut value, &box)` for every element, band by band in storage order,
     /// and stores the box it returns: see [`SpatialIndex::update_all`](crate::SpatialIndex::update_all).
     ///
-    /// An element that stays in its band is written in place and moved left past the keys
-    /// it overtook; one that changes band leaves a gap and waits in a scratch list until its
-    /// new band has been walked (so `f` sees every element once). Every walked band's reach
-    /// and width are measured exactly on the way. No allocation once the scratch lists have
-    /// grown to the largest number of elements changing band in one call.
+    /// The whole grid is walked as one span ([`walk`]); the elements that found no room in
+    /// their new band are placed afterwards, laying everything out again if need be. No
+    /// allocation once the scratch lists have grown to the largest number of elements
+    /// changing band in one call.
     ///
     /// # Errors
     /// [`Error::InvalidAabb`] if `f` returned an invalid box for some element: those elements
@@ -122,94 +122,243 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     where
         F: FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,
     {
-        let mut refused = false;
-        let count = self.bands.len();
-        let mut next_band = core::mem::take(&mut self.next_band);
-        let mut this_band = core::mem::take(&mut self.this_band);
-        let mut behind = core::mem::take(&mut self.behind);
-        let mut ahead = core::mem::take(&mut self.ahead);
-        for b in 0..count {
-            let range = self.range(b);
-            let mut band = Band::<S>::EMPTY;
-            let b32 = b as u32;
-            for p in range.clone() {
-                let slot = self.owners[p];
-                if slot == NIL {
-                    // A gap takes the key of its (already sorted) left neighbour.
-                    self.boxes[p].min.x = if p > range.start {
-                        self.boxes[p - 1].min.x
-                    } else {
-                        -S::INFINITY
-                    };
-                    continue;
-                }
-                let handle = Handle::new(slot, self.generations[slot as usize]);
-                let old = self.boxes[p];
-                let value = self.values[p]
-                    .as_mut()
-                    .expect("live positions hold a value");
-                let mut new = f(handle, value, &old);
-                if !new.is_valid() {
-                    refused = true;
-                    new = old;
-                }
-                let to = self.band_of(new.min.y);
-                if to == b32 {
-                    band.reach = band.reach.max(self.band_of(new.max.y) - b32);
-                    band.width = band.width.max_s(new.max.x - new.min.x);
-                    self.boxes[p] = new;
-                    let mut q = p;
-                    while q > range.start && self.boxes[q - 1].min.x > new.min.x {
-                        self.swap(q - 1, q);
-                        q -= 1;
-                    }
-                } else {
-                    let key = if p > range.start {
-                        self.boxes[p - 1].min.x
-                    } else {
-                        -S::INFINITY
-                    };
-                    self.boxes[p] = gap(key);
-                    self.owners[p] = NIL;
-                    let value = self.values[p].take().expect("live positions hold a value");
-                    let mover = Mover {
-                        aabb: new,
-                        value,
-                        slot,
-                        band: to,
-                    };
-                    if to == b32 + 1 {
-                        next_band.push(mover);
-                    } else if to < b32 {
-                        behind.push(mover);
-                    } else {
-                        ahead.push(mover);
-                    }
-                }
-            }
-            self.bands[b] = band;
-            // Band `b` is walked: place the elements moving into it, and into bands below.
-            for m in this_band.drain(..).chain(behind.drain(..)) {
-                self.place(m.band, m.aabb, m.value, m.slot);
-            }
-            core::mem::swap(&mut this_band, &mut next_band);
-        }
-        // Every band is walked: place the elements that jumped more than one band up.
-        for m in ahead.drain(..) {
+        let mut movers = core::mem::take(&mut self.movers);
+        let refused = walk(&mut self.span(), &mut f, &mut movers);
+        self.finish_frame(&mut movers.away, refused)?;
+        self.movers = movers;
+        Ok(())
+    }
+
+    /// The end of a frame: places the elements `walk` left over (laying everything out again
+    /// if need be), and the largest reach; the frame's error if `f` refused a box.
+    fn finish_frame(&mut self, away: &mut Vec<Mover<S, T>>, refused: bool) -> Result<(), Error> {
+        for m in away.drain(..) {
             self.place(m.band, m.aabb, m.value, m.slot);
         }
-        debug_assert!(this_band.is_empty() && next_band.is_empty());
         self.max_reach = self.bands.iter().map(|b| b.reach).max().unwrap_or(0);
-        self.next_band = next_band;
-        self.this_band = this_band;
-        self.behind = behind;
-        self.ahead = ahead;
         if refused {
             Err(Error::InvalidAabb)
         } else {
             Ok(())
         }
     }
+
+    /// [`ParallelPairs::par_update_all`](crate::ParallelPairs::par_update_all): the bands are
+    /// cut into runs of about equal numbers of positions (four per thread), each run is
+    /// walked as a [`Span`] of its own on rayon's pool ([`walk`]), collecting the slot-table
+    /// entries to rewrite; then, on the calling thread, the slot table is rewritten and the
+    /// elements that leave their run (or found no room in it) are placed. Allocates the
+    /// runs' lists.
+    #[cfg(feature = "rayon")]
+    pub(super) fn par_update_all_impl<F>(&mut self, f: F) -> Result<(), Error>
+    where
+        F: Fn(Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
+        S: Send + Sync,
+        T: Send,
+    {
+        use rayon::prelude::*;
+        let rows = self.rows();
+        let runs = self.band_runs(rayon::current_num_threads() * 4);
+        let mut placed: Vec<Vec<(u32, u32)>> = runs.iter().map(|_| Vec::new()).collect();
+        let mut spans = Vec::with_capacity(runs.len());
+        {
+            // Cut the positions, the band starts and the bands along the runs: a run owns its
+            // positions and its bands' inner starts; the starts between runs stay put.
+            let (mut boxes, mut values, mut owners) = (
+                &mut self.boxes[..],
+                &mut self.values[..],
+                &mut self.owners[..],
+            );
+            let (mut starts, mut bands) = (&mut self.starts[..], &mut self.bands[..]);
+            let generations = &self.generations[..];
+            for (run, sink) in runs.iter().zip(placed.iter_mut()) {
+                let (base, end) = (starts[0] as usize, starts[run.len()] as usize);
+                let (b, rest_boxes) = core::mem::take(&mut boxes).split_at_mut(end - base);
+                let (v, rest_values) = core::mem::take(&mut values).split_at_mut(end - base);
+                let (o, rest_owners) = core::mem::take(&mut owners).split_at_mut(end - base);
+                let (inner, rest_starts) =
+                    core::mem::take(&mut starts)[1..].split_at_mut(run.len() - 1);
+                let (measured, rest_bands) = core::mem::take(&mut bands).split_at_mut(run.len());
+                spans.push(Span {
+                    first: run.start,
+                    base,
+                    boxes: b,
+                    values: v,
+                    owners: o,
+                    inner,
+                    bands: measured,
+                    generations,
+                    rows,
+                    moved: move |slot: u32, p: usize| sink.push((slot, p as u32)),
+                });
+                (boxes, values, owners, starts, bands) = (
+                    rest_boxes,
+                    rest_values,
+                    rest_owners,
+                    rest_starts,
+                    rest_bands,
+                );
+            }
+        }
+        let walked: Vec<(Movers<S, T>, bool)> = spans
+            .into_par_iter()
+            .map(|mut span| {
+                let mut movers = Movers::default();
+                let refused = walk(&mut span, &mut &f, &mut movers);
+                (movers, refused)
+            })
+            .collect();
+        for (slot, p) in placed.into_iter().flatten() {
+            self.positions[slot as usize] = p;
+        }
+        let mut refused = false;
+        let mut away = Vec::new();
+        for (mut movers, refusal) in walked {
+            refused |= refusal;
+            away.append(&mut movers.away);
+        }
+        self.finish_frame(&mut away, refused)
+    }
+}
+
+/// The scratch lists of a [`walk`]: the elements changing band, by where they go.
+#[derive(Clone, Debug)]
+pub(super) struct Movers<S, T> {
+    /// Into the band after the one being walked.
+    next_band: Vec<Mover<S, T>>,
+    /// Into the band being walked.
+    this_band: Vec<Mover<S, T>>,
+    /// Into bands of the span already walked.
+    behind: Vec<Mover<S, T>>,
+    /// More than one band up, inside the span.
+    ahead: Vec<Mover<S, T>>,
+    /// Out of the span, or finding no room in it: for the grid to place.
+    away: Vec<Mover<S, T>>,
+}
+
+impl<S, T> Default for Movers<S, T> {
+    fn default() -> Self {
+        Self {
+            next_band: Vec::new(),
+            this_band: Vec::new(),
+            behind: Vec::new(),
+            ahead: Vec::new(),
+            away: Vec::new(),
+        }
+    }
+}
+
+impl<S, T> Movers<S, T> {
+    /// The elements the lists have room for.
+    pub(super) fn capacity(&self) -> usize {
+        self.next_band.capacity()
+            + self.this_band.capacity()
+            + self.behind.capacity()
+            + self.ahead.capacity()
+            + self.away.capacity()
+    }
+}
+
+/// Places `m` in `span`, or sends it `away` if the span has no room for it.
+fn settle<S: Scalar, T, P: FnMut(u32, usize)>(
+    span: &mut Span<'_, S, T, P>,
+    m: Mover<S, T>,
+    away: &mut Vec<Mover<S, T>>,
+) {
+    if let Err((aabb, value)) = span.place(m.band as usize, m.aabb, m.value, m.slot) {
+        away.push(Mover { aabb, value, ..m });
+    }
+}
+
+/// A frame over one span: calls `f(handle, &mut value, &box)` for every element, band by
+/// band in storage order, and stores the box it returns. An element that stays in its band
+/// is written in place and moved left past the keys it overtook (an insertion sort: O(1)
+/// per element after one frame of motion); one that changes band leaves a gap (with the key
+/// of its left neighbour, so the band stays sorted) and waits until its new band has been
+/// walked, so that `f` sees every element once. Every band's reach and width are measured
+/// exactly on the way. Elements bound outside the span, or finding no room in it, are left
+/// in `movers.away`. Returns whether `f` returned an invalid box (that element keeps its box).
+fn walk<S: Scalar, T, P: FnMut(u32, usize)>(
+    span: &mut Span<'_, S, T, P>,
+    f: &mut impl FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,
+    movers: &mut Movers<S, T>,
+) -> bool {
+    let bands = span.band_range();
+    let mut refused = false;
+    for b in bands.clone() {
+        let b32 = b as u32;
+        let range = span.range(b);
+        let mut band = Band::<S>::EMPTY;
+        for p in range.clone() {
+            let slot = span.owners[p];
+            let left_key = if p > range.start {
+                span.boxes[p - 1].min.x
+            } else {
+                -S::INFINITY
+            };
+            if slot == NIL {
+                span.boxes[p].min.x = left_key;
+                continue;
+            }
+            let handle = Handle::new(slot, span.generations[slot as usize]);
+            let old = span.boxes[p];
+            let value = span.values[p]
+                .as_mut()
+                .expect("live positions hold a value");
+            let mut new = f(handle, value, &old);
+            if !new.is_valid() {
+                refused = true;
+                new = old;
+            }
+            let to = span.rows.band_of(new.min.y);
+            if to == b32 {
+                band.reach = band.reach.max(span.rows.band_of(new.max.y) - b32);
+                band.width = band.width.max_s(new.max.x - new.min.x);
+                span.boxes[p] = new;
+                let mut q = p;
+                while q > range.start && span.boxes[q - 1].min.x > new.min.x {
+                    span.boxes.swap(q - 1, q);
+                    span.values.swap(q - 1, q);
+                    span.owners.swap(q - 1, q);
+                    q -= 1;
+                }
+                if q != p {
+                    for k in q..=p {
+                        span.report(k);
+                    }
+                }
+            } else {
+                span.boxes[p] = gap(left_key);
+                span.owners[p] = NIL;
+                let value = span.values[p].take().expect("live positions hold a value");
+                let mover = Mover {
+                    aabb: new,
+                    value,
+                    slot,
+                    band: to,
+                };
+                let list = match to as usize {
+                    t if !bands.contains(&t) => &mut movers.away,
+                    t if t == b + 1 => &mut movers.next_band,
+                    t if t < b => &mut movers.behind,
+                    _ => &mut movers.ahead,
+                };
+                list.push(mover);
+            }
+        }
+        span.bands[b - span.first] = band;
+        // Band `b` is walked: place the elements moving into it, and into bands below.
+        for m in movers.this_band.drain(..).chain(movers.behind.drain(..)) {
+            settle(span, m, &mut movers.away);
+        }
+        core::mem::swap(&mut movers.this_band, &mut movers.next_band);
+    }
+    // Every band is walked: place the elements that jumped more than one band up.
+    for m in movers.ahead.drain(..) {
+        settle(span, m, &mut movers.away);
+    }
+    debug_assert!(movers.this_band.is_empty() && movers.next_band.is_empty());
+    refused
 }
 
 impl<S: Scalar, T> SweepGrid<S, T> {

@@ -243,7 +243,7 @@ impl Hits {
 #[cfg(feature = "rayon")]
 impl<S: Scalar, T: Sync> crate::ParallelPairs<S, T> for SweepGrid<S, T>
 where
-    S: Sync,
+    S: Send + Sync,
 {
     /// Splits the bands into runs of about equal numbers of positions (eight per thread) and
     /// sweeps the runs in parallel; a run owns the pairs whose lower element is in its bands,
@@ -259,6 +259,14 @@ where
             let mut visit = &visit;
             self.pairs_of_bands(run.clone(), &mut visit)
         })
+    }
+
+    fn par_update_all<F>(&mut self, f: F) -> Result<(), crate::Error>
+    where
+        F: Fn(crate::Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
+        T: Send,
+    {
+        self.par_update_all_impl(f)
     }
 }
 

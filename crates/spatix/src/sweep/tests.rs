@@ -139,3 +139,71 @@ fn build_matches_inserting_one_by_one() {
     )];
     assert!(SweepGrid::build(world(), 4.0, bad).is_err());
 }
+
+/// The parallel frame leaves exactly the state of the serial one: every element's box and
+/// value, refusals included, over frames with many elements changing band (bands thinner
+/// than the elements), jumping far, leaving the world, and refused.
+#[cfg(feature = "rayon")]
+#[test]
+fn par_update_all_leaves_the_state_of_update_all() {
+    use crate::ParallelPairs;
+    use crate::{Error, Handle};
+
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    let mut serial = SweepGrid::new(world(), 0.5).unwrap();
+    let mut handles = Vec::new();
+    for i in 0..20_000u64 {
+        let (x, y) = ((i * 37 % 1000) as f64 / 10.0, (i * 91 % 997) as f64 / 10.0);
+        handles.push(serial.insert(square(x, y, 0.3), 0).unwrap());
+    }
+    let mut parallel = serial.clone();
+    // Moves drawn from the handle and the frame: mostly small, some far, some out of the
+    // world, some invalid; values count the calls.
+    let step = |frame: u64| {
+        move |h: Handle, value: &mut u64, b: &Aabb<f64>| {
+            *value += 1;
+            let r = u64::from(h.slot()).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ frame;
+            let (dx, dy) = match r % 50 {
+                0 => (f64::NAN, 0.0),
+                1 => (300.0, -250.0),
+                2 => (-80.0, 90.0),
+                _ => (
+                    ((r >> 8) % 21) as f64 / 10.0 - 1.0,
+                    ((r >> 16) % 21) as f64 / 10.0 - 1.0,
+                ),
+            };
+            Aabb {
+                min: Point::new(b.min.x + dx, b.min.y + dy),
+                max: Point::new(b.max.x + dx, b.max.y + dy),
+            }
+        }
+    };
+    for frame in 0..6 {
+        let expected = serial.update_all(step(frame));
+        let got = pool.install(|| parallel.par_update_all(step(frame)));
+        assert_eq!(expected, Err(Error::InvalidAabb));
+        assert_eq!(got, expected);
+        parallel.check_invariants().unwrap();
+        for &h in &handles {
+            let (a, b) = (serial.get(h).unwrap(), parallel.get(h).unwrap());
+            assert_eq!((a.aabb, *a.value), (b.aabb, *b.value));
+            assert_eq!(*b.value, frame + 1, "one call per element and frame");
+        }
+        assert_eq!(handle_pairs(&serial), handle_pairs(&parallel));
+    }
+}
+
+/// Every intersecting pair, as sorted pairs of handles.
+#[cfg(feature = "rayon")]
+fn handle_pairs<T>(grid: &SweepGrid<f64, T>) -> Vec<(crate::Handle, crate::Handle)> {
+    let mut v = Vec::new();
+    let _ = grid.for_each_pair(|a, b| {
+        v.push((a.handle.min(b.handle), a.handle.max(b.handle)));
+        ControlFlow::Continue(())
+    });
+    v.sort_unstable();
+    v
+}

@@ -23,6 +23,8 @@ mod bulk;
 mod check;
 mod data;
 mod exact;
+#[cfg(feature = "rayon")]
+mod frames;
 mod harness;
 mod layered;
 mod ops;
@@ -274,4 +276,10 @@ conformance!(sweep_thin_f64, f64, |world| {
 });
 conformance!(sweep_one_band_f32, f32, |world| {
     spatix::SweepGrid::new(world, world.size().y.max(1.0)).unwrap()
+});
+// Frames on rayon's threads (`par_update_all`), with bands thin enough that many elements
+// change band in a frame.
+#[cfg(feature = "rayon")]
+conformance!(sweep_parallel_f32, f32, |world| {
+    crate::frames::ParallelFrames(spatix::SweepGrid::new(world, world.size().y / 64.0).unwrap())
 });

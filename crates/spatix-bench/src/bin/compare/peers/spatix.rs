@@ -34,7 +34,7 @@ pub(crate) const CRATE: Crate = Crate {
          `update`s every element then `maintain`s (the rows marked update_all instead keep \
          each agent as its element's value and step it inside `update_all`, in the \
          structure's storage order); pairs `for_each_pair` (`ParallelPairs` with \
-         `--threads`); queries `query`, `nearest` (one reused `Workspace`, each result's value \
+         `--threads`, and `par_update_all` in the update_all rows); queries `query`, `nearest` (one reused `Workspace`, each result's value \
          read with `get`), `within`. Points are zero-size boxes. `BruteForce` only at 10k. \
          The static `KdTree` (points) is built by `KdTree::build` (`par_build` with \
          `--threads`) with the default configuration and queried like the others (its \
@@ -309,7 +309,28 @@ struct Stepped<I> {
     name: &'static str,
     make: Make<I>,
     pairs: fn(&I, &mut Tally),
+    step: fn(&mut I, &Aabb<f32>),
     index: Option<I>,
+}
+
+/// Steps every agent inside `update_all`.
+fn serial_step<I: SpatialIndex<f32, Tracked>>(index: &mut I, arena: &Aabb<f32>) {
+    index
+        .update_all(|_, tracked, _| {
+            tracked.agent.step(arena);
+            tracked.agent.aabb()
+        })
+        .expect("agents' boxes stay valid");
+}
+
+/// Steps every agent inside `par_update_all`.
+fn parallel_step<I: ParallelPairs<f32, Tracked>>(index: &mut I, arena: &Aabb<f32>) {
+    index
+        .par_update_all(|_, tracked, _| {
+            tracked.agent.step(arena);
+            tracked.agent.aabb()
+        })
+        .expect("agents' boxes stay valid");
 }
 
 impl<I: SpatialIndex<f32, Tracked>> Stepped<I> {
@@ -318,6 +339,7 @@ impl<I: SpatialIndex<f32, Tracked>> Stepped<I> {
             name,
             make,
             pairs: serial_pairs::<I, Tracked>,
+            step: serial_step::<I>,
             index: None,
         }
     }
@@ -345,10 +367,12 @@ impl<I: SpatialIndex<f32, Tracked>> Stepped<I> {
 }
 
 impl<I: ParallelPairs<f32, Tracked>> Stepped<I> {
-    /// Above one thread, the pair pass runs on rayon's pool (`ParallelPairs`).
+    /// Above one thread, the pair pass and the stepping run on rayon's pool
+    /// (`ParallelPairs::par_for_each_pair` and `par_update_all`).
     fn parallel(mut self, threads: usize) -> Self {
         if threads > 1 {
             self.pairs = parallel_pairs::<I, Tracked>;
+            self.step = parallel_step::<I>;
         }
         self
     }
@@ -389,13 +413,7 @@ impl<I: SpatialIndex<f32, Tracked>> BoxIndex for Stepped<I> {
 
     fn frame(&mut self, _world: &Aabb<f32>, agents: &mut Agents<f32>, _boxes: &mut Vec<Aabb<f32>>) {
         let index = self.index.as_mut().expect("built before use");
-        let arena = agents.arena;
-        index
-            .update_all(|_, tracked, _| {
-                tracked.agent.step(&arena);
-                tracked.agent.aabb()
-            })
-            .expect("agents' boxes stay valid");
+        (self.step)(index, &agents.arena);
         index.maintain();
     }
 
