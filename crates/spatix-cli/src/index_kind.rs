@@ -18,7 +18,7 @@ use crate::stats::decimal;
 use spatix::{
     Aabb, BruteForce, Error, HierarchicalGrid, Item, KdTree, Layered, LooseGrid, LooseQuadtree,
     LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree, PackedIndex, ParallelPairs, PointGrid,
-    Quadtree, QuadtreeConfig, Scalar, SpatialIndex, SpatialQuery, UniformGrid,
+    Quadtree, QuadtreeConfig, Scalar, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid,
 };
 
 /// A structure `--index` can name.
@@ -47,6 +47,9 @@ pub(crate) enum IndexKind {
     Hierarchical,
     /// `Layered`: agents up to the typical size in a point grid, larger ones in a loose grid.
     Layered,
+    /// `SweepGrid`: horizontal bands by the bottom of each box, each band sorted by the left;
+    /// pairs by sweep-and-prune. Made for many similar agents moved every frame.
+    Sweep,
 }
 
 /// A static structure the batch commands can name: built once from all the elements.
@@ -291,6 +294,18 @@ impl<S: Scalar, T: Sync> Structure<S, T> for HierarchicalGrid<S, T> {
     parallel_pairs!();
 }
 
+impl<S: Scalar, T: Sync> Structure<S, T> for SweepGrid<S, T> {
+    fn describe(&self) -> String {
+        format!(
+            "sweep ({} bands of height {})",
+            self.band_count(),
+            decimal(self.band_height().to_f64())
+        )
+    }
+
+    parallel_pairs!();
+}
+
 impl<S: Scalar, T: Sync> Structure<S, T> for Layered<S, T> {
     fn describe(&self) -> String {
         format!(
@@ -387,6 +402,10 @@ impl IndexKind {
             Self::Layered => {
                 let index = Layered::new(plan.world, plan.typical_size())?;
                 start(index, plan, user)
+            }
+            Self::Sweep => {
+                let grid = SweepGrid::auto_sampled(plan.world, &plan.sample, plan.count)?;
+                start(grid, plan, user)
             }
         })
     }

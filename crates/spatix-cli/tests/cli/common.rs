@@ -55,7 +55,14 @@ fn listed_kinds(args: &[&str], known: &[&str]) -> Vec<String> {
 
 /// Every structure `sim --index` accepts (the dynamic ones).
 pub(crate) fn index_kinds() -> Vec<String> {
-    let known = ["brute-force", "quadtree", "grid", "loose-grid", "layered"];
+    let known = [
+        "brute-force",
+        "quadtree",
+        "grid",
+        "loose-grid",
+        "layered",
+        "sweep",
+    ];
     listed_kinds(&["sim"], &known)
 }
 

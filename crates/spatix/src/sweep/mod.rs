@@ -290,8 +290,33 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto(world: Aabb<S>, sample: &[Aabb<S>]) -> Result<Self, Error> {
-        let mut grid = Self::new(world, auto_height(&world, sample.iter())?)?;
-        grid.reserve(sample.len());
+        Self::auto_sampled(world, sample, 0)
+    }
+
+    /// As [`auto`](Self::auto), when `sample` is a random sample of the `total` elements the
+    /// grid will hold: the band height still comes from the sample's mean extent, but the
+    /// "about 8 elements per band" floor counts `total` elements (or the sample's, if more),
+    /// and room is reserved for that many.
+    ///
+    /// # Errors
+    /// As [`auto`](Self::auto).
+    ///
+    /// ```
+    /// use spatix::{Aabb, Point, SweepGrid};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1000.0, 1000.0))?;
+    /// let points: Vec<_> = (0..100)
+    ///     .map(|i| Aabb::point(Point::new((i * 10) as f32, (i * 7 % 1000) as f32)))
+    ///     .collect::<Result<_, _>>()?;
+    /// // 100 sampled points standing for 100,000: bands of about 8 of them, not 8 of 100.
+    /// let grid = SweepGrid::<f32, u64>::auto_sampled(world, &points, 100_000)?;
+    /// assert_eq!(grid.band_height(), 0.08);
+    /// assert_eq!(SweepGrid::<f32, u64>::auto(world, &points)?.band_height(), 80.0);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn auto_sampled(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, Error> {
+        let total = total.max(sample.len());
+        let mut grid = Self::new(world, auto_height(&world, sample.iter(), total)?)?;
+        grid.reserve(total);
         Ok(grid)
     }
 
@@ -452,6 +477,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
 fn auto_height<'a, S: Scalar + 'a>(
     world: &Aabb<S>,
     sample: impl Iterator<Item = &'a Aabb<S>>,
+    total: usize,
 ) -> Result<S, Error> {
     if !world.is_valid() {
         return Err(Error::InvalidParameter(
@@ -472,7 +498,7 @@ fn auto_height<'a, S: Scalar + 'a>(
         height / 64.0
     } else {
         // Bands of `h` over a world of `width · height` hold `n · h / height` elements.
-        AUTO_ELEMENTS_PER_BAND * height / n as f64
+        AUTO_ELEMENTS_PER_BAND * height / n.max(total) as f64
     };
     let by_extent = if n == 0 {
         0.0

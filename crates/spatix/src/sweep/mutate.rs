@@ -417,7 +417,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         I: IntoIterator<Item = (Aabb<S>, T)>,
     {
         let (boxes, values): (Vec<_>, Vec<_>) = items.into_iter().unzip();
-        let mut grid = Self::new(world, auto_height(&world, boxes.iter())?)?;
+        let mut grid = Self::new(world, auto_height(&world, boxes.iter(), 0)?)?;
         grid.fill(boxes, values)?;
         Ok(grid)
     }

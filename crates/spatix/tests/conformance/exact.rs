@@ -9,24 +9,56 @@ use core::cmp::Ordering;
 
 use spatix::{Aabb, Point, Scalar};
 
-/// An unsigned integer, little-endian limbs, no leading zero limb (zero is empty).
+/// An unsigned integer: `limbs · 2^(64 · low)`, little-endian limbs with no zero limb at
+/// either end (zero has no limbs and `low` 0). The low zero limbs are counted rather than
+/// stored, so that the integers of ordinary magnitudes (about 2^1074 times a float) keep one
+/// or two limbs, and their arithmetic stays cheap.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Big(Vec<u64>);
+pub(crate) struct Big {
+    low: usize,
+    limbs: Vec<u64>,
+}
 
 impl Big {
-    fn trimmed(mut v: Vec<u64>) -> Self {
+    fn trimmed(mut low: usize, mut v: Vec<u64>) -> Self {
         while v.last() == Some(&0) {
             v.pop();
         }
-        Self(v)
+        let zeros = v.iter().take_while(|&&l| l == 0).count();
+        if zeros == v.len() {
+            return Self::zero();
+        }
+        v.drain(..zeros);
+        low += zeros;
+        Self { low, limbs: v }
+    }
+
+    fn zero() -> Self {
+        Self {
+            low: 0,
+            limbs: Vec::new(),
+        }
     }
 
     fn small(v: u64) -> Self {
-        Self::trimmed(vec![v])
+        Self::trimmed(0, vec![v])
     }
 
     fn is_zero(&self) -> bool {
-        self.0.is_empty()
+        self.limbs.is_empty()
+    }
+
+    /// One past the highest limb.
+    fn top(&self) -> usize {
+        self.low + self.limbs.len()
+    }
+
+    /// The limb of weight `2^(64 · i)`.
+    fn limb(&self, i: usize) -> u64 {
+        i.checked_sub(self.low)
+            .and_then(|k| self.limbs.get(k))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// `self * 2^bits`.
@@ -35,9 +67,9 @@ impl Big {
             return self.clone();
         }
         let (limbs, bits) = ((bits / 64) as usize, bits % 64);
-        let mut v = vec![0u64; limbs];
+        let mut v = Vec::with_capacity(self.limbs.len() + 1);
         let mut carry = 0u64;
-        for &l in &self.0 {
+        for &l in &self.limbs {
             if bits == 0 {
                 v.push(l);
             } else {
@@ -46,55 +78,64 @@ impl Big {
             }
         }
         v.push(carry);
-        Self::trimmed(v)
+        Self::trimmed(self.low + limbs, v)
     }
 
     fn add(&self, other: &Self) -> Self {
-        let n = self.0.len().max(other.0.len());
-        let mut v = Vec::with_capacity(n + 1);
+        if self.is_zero() {
+            return other.clone();
+        }
+        if other.is_zero() {
+            return self.clone();
+        }
+        let low = self.low.min(other.low);
+        let top = self.top().max(other.top());
+        let mut v = Vec::with_capacity(top - low + 1);
         let mut carry = 0u128;
-        for i in 0..n {
-            let s = u128::from(*self.0.get(i).unwrap_or(&0))
-                + u128::from(*other.0.get(i).unwrap_or(&0))
-                + carry;
+        for i in low..top {
+            let s = u128::from(self.limb(i)) + u128::from(other.limb(i)) + carry;
             v.push(s as u64);
             carry = s >> 64;
         }
         v.push(carry as u64);
-        Self::trimmed(v)
+        Self::trimmed(low, v)
     }
 
     /// `self - other`; requires `self >= other`.
     fn sub(&self, other: &Self) -> Self {
         assert!(*self >= *other, "exact: negative difference");
-        let mut v = Vec::with_capacity(self.0.len());
+        if other.is_zero() {
+            return self.clone();
+        }
+        let low = self.low.min(other.low);
+        let mut v = Vec::with_capacity(self.top() - low);
         let mut borrow = 0i128;
-        for i in 0..self.0.len() {
-            let mut d = i128::from(self.0[i]) - i128::from(*other.0.get(i).unwrap_or(&0)) - borrow;
+        for i in low..self.top() {
+            let mut d = i128::from(self.limb(i)) - i128::from(other.limb(i)) - borrow;
             borrow = i128::from(d < 0);
             if d < 0 {
                 d += 1 << 64;
             }
             v.push(d as u64);
         }
-        Self::trimmed(v)
+        Self::trimmed(low, v)
     }
 
     fn mul(&self, other: &Self) -> Self {
         if self.is_zero() || other.is_zero() {
-            return Self(Vec::new());
+            return Self::zero();
         }
-        let mut v = vec![0u64; self.0.len() + other.0.len()];
-        for (i, &a) in self.0.iter().enumerate() {
+        let mut v = vec![0u64; self.limbs.len() + other.limbs.len()];
+        for (i, &a) in self.limbs.iter().enumerate() {
             let mut carry = 0u128;
-            for (j, &b) in other.0.iter().enumerate() {
+            for (j, &b) in other.limbs.iter().enumerate() {
                 let t = u128::from(a) * u128::from(b) + u128::from(v[i + j]) + carry;
                 v[i + j] = t as u64;
                 carry = t >> 64;
             }
-            v[i + other.0.len()] = carry as u64;
+            v[i + other.limbs.len()] = carry as u64;
         }
-        Self::trimmed(v)
+        Self::trimmed(self.low + other.low, v)
     }
 }
 
@@ -106,10 +147,14 @@ impl PartialOrd for Big {
 
 impl Ord for Big {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.0
-            .len()
-            .cmp(&other.0.len())
-            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
+        self.top().cmp(&other.top()).then_with(|| {
+            let low = self.low.min(other.low);
+            (low..self.top())
+                .rev()
+                .map(|i| self.limb(i).cmp(&other.limb(i)))
+                .find(|o| o.is_ne())
+                .unwrap_or(Ordering::Equal)
+        })
     }
 }
 
@@ -164,7 +209,7 @@ fn gap(lo: f64, hi: f64, v: f64) -> Big {
     } else if order(v, hi) == Ordering::Greater {
         difference(v, hi)
     } else {
-        Big(Vec::new())
+        Big::zero()
     }
 }
 
@@ -255,6 +300,41 @@ pub(crate) fn distance_matches(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The value of a `Big` below 2^128.
+    fn to_u128(b: &Big) -> u128 {
+        assert!(b.top() <= 2, "{b:?} does not fit");
+        u128::from(b.limb(0)) | (u128::from(b.limb(1)) << 64)
+    }
+
+    #[test]
+    fn arithmetic_with_counted_low_limbs_agrees_with_u128() {
+        let mut values = Vec::new();
+        for v in [0u64, 1, 3, 0xdead_beef, 1 << 40, u64::MAX] {
+            for shift in [0u32, 1, 24, 63, 64, 65] {
+                if 64 - v.leading_zeros() + shift > 127 {
+                    continue;
+                }
+                values.push((Big::small(v).shl(shift), u128::from(v) << shift));
+            }
+        }
+        for (a, x) in &values {
+            assert_eq!(to_u128(a), *x);
+            for (b, y) in &values {
+                assert_eq!(a.cmp(b), x.cmp(y), "{x} vs {y}");
+                assert_eq!(a == b, x == y);
+                if let Some(sum) = x.checked_add(*y) {
+                    assert_eq!(to_u128(&a.add(b)), sum);
+                }
+                if x >= y {
+                    assert_eq!(to_u128(&a.sub(b)), x - y);
+                }
+                if let Some(product) = x.checked_mul(*y) {
+                    assert_eq!(to_u128(&a.mul(b)), product);
+                }
+            }
+        }
+    }
 
     #[test]
     fn squares_of_extremes_are_exact_and_ordered() {
