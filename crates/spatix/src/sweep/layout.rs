@@ -35,6 +35,12 @@ pub(super) struct Span<'a, S, T, P> {
     pub(super) rows: Rows<S>,
     /// Told `(slot, grid position)` whenever an element's position changes.
     pub(super) moved: P,
+    /// How far from its place an element looks for a gap ([`GAP_SEARCH`], or further in a
+    /// frame, which lays everything out again only at its end).
+    pub(super) limit: usize,
+    /// A band whose element found its gap further than [`GAP_SEARCH`] away: the grid is
+    /// crowded there, and wants laying out again.
+    pub(super) crowded: Option<usize>,
 }
 
 impl<S: Scalar, T, P: FnMut(u32, usize)> Span<'_, S, T, P> {
@@ -119,8 +125,8 @@ impl<S: Scalar, T, P: FnMut(u32, usize)> Span<'_, S, T, P> {
 
     /// Stores an element (its slot already allocated) in band `b`, at its place in the
     /// band's order, and raises the band's bounds to cover it; returns the band's reach.
-    /// Gives the element back if no gap lies within [`GAP_SEARCH`] positions of its place
-    /// inside the span (the grid then lays everything out again).
+    /// Gives the element back if no gap lies within `limit` positions of its place inside
+    /// the span (the grid then lays everything out again).
     pub(super) fn place(
         &mut self,
         b: usize,
@@ -146,14 +152,18 @@ impl<S: Scalar, T, P: FnMut(u32, usize)> Span<'_, S, T, P> {
     /// Opens a free local position in band `b` where an element with key `key` belongs: the
     /// elements between the insertion point and the nearest gap shift by one towards the
     /// gap, and band borders between them move with them. `None` if no gap lies within
-    /// [`GAP_SEARCH`] positions inside the span.
+    /// `limit` positions inside the span; notes the band as crowded if none lies within
+    /// [`GAP_SEARCH`].
     fn open(&mut self, b: usize, key: S) -> Option<usize> {
         let range = self.range(b);
         let p = range.start + self.boxes[range.clone()].partition_point(|e| e.min.x <= key);
         let total = self.owners.len();
         // Band `c`'s start, for `c` after the first: `inner[c - first - 1]`.
         let first = self.first;
-        for d in 0..GAP_SEARCH {
+        for d in 0..self.limit {
+            if d == GAP_SEARCH {
+                self.crowded = Some(b);
+            }
             if p + d < total && self.owners[p + d] == NIL {
                 let t = p + d;
                 self.shift(p..t, t);
@@ -217,6 +227,8 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             generations: &self.generations,
             rows,
             moved: move |slot: u32, p: usize| positions[slot as usize] = p as u32,
+            limit: GAP_SEARCH,
+            crowded: None,
         }
     }
 

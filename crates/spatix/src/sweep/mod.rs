@@ -202,6 +202,9 @@ pub struct SweepGrid<S, T> {
     salt: u32,
     /// `update_all` scratch: the elements changing band.
     movers: mutate::Movers<S, T>,
+    /// `par_update_all` scratch, per run of bands: the elements changing band, and the
+    /// slot-table entries to rewrite.
+    run_scratch: Vec<(mutate::Movers<S, T>, Vec<(u32, u32)>)>,
 }
 
 impl<S: Scalar, T> SweepGrid<S, T> {
@@ -257,6 +260,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             laid_len: 0,
             salt: next_salt(),
             movers: mutate::Movers::default(),
+            run_scratch: Vec::new(),
         })
     }
 
@@ -449,7 +453,17 @@ impl<S: Scalar, T> SweepGrid<S, T> {
 
     /// Heap bytes held (`memory_bytes`).
     fn memory_impl(&self) -> usize {
-        let movers = self.movers.capacity();
+        let movers = self.movers.capacity()
+            + self
+                .run_scratch
+                .iter()
+                .map(|(movers, _)| movers.capacity())
+                .sum::<usize>();
+        let placed = self
+            .run_scratch
+            .iter()
+            .map(|(_, placed)| placed.capacity())
+            .sum::<usize>();
         self.boxes.capacity() * size_of::<Aabb<S>>()
             + self.values.capacity() * size_of::<Option<T>>()
             + (self.owners.capacity()
@@ -460,6 +474,8 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                 * size_of::<u32>()
             + self.bands.capacity() * size_of::<Band<S>>()
             + movers * size_of::<Mover<S, T>>()
+            + placed * size_of::<(u32, u32)>()
+            + self.run_scratch.capacity() * size_of::<(mutate::Movers<S, T>, Vec<(u32, u32)>)>()
     }
 
     /// `get`.

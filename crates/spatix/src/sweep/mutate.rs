@@ -110,10 +110,11 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// Calls `f(handle, &mut value, &box)` for every element, band by band in storage order,
     /// and stores the box it returns: see [`SpatialIndex::update_all`](crate::SpatialIndex::update_all).
     ///
-    /// The whole grid is walked as one span ([`walk`]); the elements that found no room in
-    /// their new band are placed afterwards, laying everything out again if need be. No
-    /// allocation once the scratch lists have grown to the largest number of elements
-    /// changing band in one call.
+    /// The whole grid is walked as one span ([`walk`]), an element changing band taking the
+    /// nearest gap however far; if one was further than a single insert would look, the grid
+    /// is laid out again once the walk is over. No allocation once the scratch lists have
+    /// grown to the largest number of elements changing band in one call (and the arrays to
+    /// hold the elements and their gaps).
     ///
     /// # Errors
     /// [`Error::InvalidAabb`] if `f` returned an invalid box for some element: those elements
@@ -123,15 +124,28 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         F: FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,
     {
         let mut movers = core::mem::take(&mut self.movers);
-        let refused = walk(&mut self.span(), &mut f, &mut movers);
-        self.finish_frame(&mut movers.away, refused)?;
+        let (refused, crowded) = {
+            let mut span = self.span();
+            span.limit = usize::MAX;
+            (walk(&mut span, &mut f, &mut movers), span.crowded)
+        };
+        let result = self.finish_frame(&mut movers.away, crowded, refused);
         self.movers = movers;
-        Ok(())
+        result
     }
 
-    /// The end of a frame: places the elements `walk` left over (laying everything out again
-    /// if need be), and the largest reach; the frame's error if `f` refused a box.
-    fn finish_frame(&mut self, away: &mut Vec<Mover<S, T>>, refused: bool) -> Result<(), Error> {
+    /// The end of a frame: lays everything out again if a band was `crowded`, places the
+    /// elements `walk` left over (a run found no gap for them, or they left it), and the
+    /// largest reach; the frame's error if `f` refused a box.
+    fn finish_frame(
+        &mut self,
+        away: &mut Vec<Mover<S, T>>,
+        crowded: Option<usize>,
+        refused: bool,
+    ) -> Result<(), Error> {
+        if crowded.is_some() {
+            self.relay(crowded);
+        }
         for m in away.drain(..) {
             self.place(m.band, m.aabb, m.value, m.slot);
         }
@@ -148,7 +162,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// walked as a [`Span`] of its own on rayon's pool ([`walk`]), collecting the slot-table
     /// entries to rewrite; then, on the calling thread, the slot table is rewritten and the
     /// elements that leave their run (or found no room in it) are placed. Allocates the
-    /// runs' lists.
+    /// runs' lists (kept for the next call).
     #[cfg(feature = "rayon")]
     pub(super) fn par_update_all_impl<F>(&mut self, f: F) -> Result<(), Error>
     where
@@ -159,7 +173,9 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         use rayon::prelude::*;
         let rows = self.rows();
         let runs = self.band_runs(rayon::current_num_threads() * 4);
-        let mut placed: Vec<Vec<(u32, u32)>> = runs.iter().map(|_| Vec::new()).collect();
+        // Each run's scratch: its movers and its slot-table entries to rewrite.
+        let mut scratch = core::mem::take(&mut self.run_scratch);
+        scratch.resize_with(runs.len(), Default::default);
         let mut spans = Vec::with_capacity(runs.len());
         {
             // Cut the positions, the band starts and the bands along the runs: a run owns its
@@ -171,7 +187,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             );
             let (mut starts, mut bands) = (&mut self.starts[..], &mut self.bands[..]);
             let generations = &self.generations[..];
-            for (run, sink) in runs.iter().zip(placed.iter_mut()) {
+            for (run, (movers, sink)) in runs.iter().zip(scratch.iter_mut()) {
                 let (base, end) = (starts[0] as usize, starts[run.len()] as usize);
                 let (b, rest_boxes) = core::mem::take(&mut boxes).split_at_mut(end - base);
                 let (v, rest_values) = core::mem::take(&mut values).split_at_mut(end - base);
@@ -179,7 +195,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                 let (inner, rest_starts) =
                     core::mem::take(&mut starts)[1..].split_at_mut(run.len() - 1);
                 let (measured, rest_bands) = core::mem::take(&mut bands).split_at_mut(run.len());
-                spans.push(Span {
+                let span = Span {
                     first: run.start,
                     base,
                     boxes: b,
@@ -190,7 +206,10 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                     generations,
                     rows,
                     moved: move |slot: u32, p: usize| sink.push((slot, p as u32)),
-                });
+                    limit: usize::MAX,
+                    crowded: None,
+                };
+                spans.push((span, movers));
                 (boxes, values, owners, starts, bands) = (
                     rest_boxes,
                     rest_values,
@@ -200,36 +219,33 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                 );
             }
         }
-        let walked: Vec<(Movers<S, T>, bool)> = spans
+        let (refused, crowded) = spans
             .into_par_iter()
-            .map(|mut span| {
-                let mut movers = Movers::default();
-                let refused = walk(&mut span, &mut &f, &mut movers);
-                (movers, refused)
-            })
-            .collect();
-        for (slot, p) in placed.into_iter().flatten() {
-            self.positions[slot as usize] = p;
+            .map(|(mut span, movers)| (walk(&mut span, &mut &f, movers), span.crowded))
+            .reduce(|| (false, None), |a, b| (a.0 | b.0, a.1.or(b.1)));
+        let mut movers = core::mem::take(&mut self.movers);
+        for (run_movers, placed) in &mut scratch {
+            for &(slot, p) in placed.iter() {
+                self.positions[slot as usize] = p;
+            }
+            placed.clear();
+            movers.away.append(&mut run_movers.away);
         }
-        let mut refused = false;
-        let mut away = Vec::new();
-        for (mut movers, refusal) in walked {
-            refused |= refusal;
-            away.append(&mut movers.away);
-        }
-        self.finish_frame(&mut away, refused)
+        self.run_scratch = scratch;
+        let result = self.finish_frame(&mut movers.away, crowded, refused);
+        self.movers = movers;
+        result
     }
 }
 
 /// The scratch lists of a [`walk`]: the elements changing band, by where they go.
 #[derive(Clone, Debug)]
 pub(super) struct Movers<S, T> {
-    /// Into the band after the one being walked.
+    /// Into the band after the one being walked, or into bands already walked: placed once
+    /// that next band is walked.
     next_band: Vec<Mover<S, T>>,
-    /// Into the band being walked.
+    /// Found while walking the previous band: placed once the band being walked is.
     this_band: Vec<Mover<S, T>>,
-    /// Into bands of the span already walked.
-    behind: Vec<Mover<S, T>>,
     /// More than one band up, inside the span.
     ahead: Vec<Mover<S, T>>,
     /// Out of the span, or finding no room in it: for the grid to place.
@@ -241,7 +257,6 @@ impl<S, T> Default for Movers<S, T> {
         Self {
             next_band: Vec::new(),
             this_band: Vec::new(),
-            behind: Vec::new(),
             ahead: Vec::new(),
             away: Vec::new(),
         }
@@ -253,7 +268,6 @@ impl<S, T> Movers<S, T> {
     pub(super) fn capacity(&self) -> usize {
         self.next_band.capacity()
             + self.this_band.capacity()
-            + self.behind.capacity()
             + self.ahead.capacity()
             + self.away.capacity()
     }
@@ -339,25 +353,26 @@ fn walk<S: Scalar, T, P: FnMut(u32, usize)>(
                 };
                 let list = match to as usize {
                     t if !bands.contains(&t) => &mut movers.away,
-                    t if t == b + 1 => &mut movers.next_band,
-                    t if t < b => &mut movers.behind,
+                    t if t <= b + 1 => &mut movers.next_band,
                     _ => &mut movers.ahead,
                 };
                 list.push(mover);
             }
         }
         span.bands[b - span.first] = band;
-        // Band `b` is walked: place the elements moving into it, and into bands below.
-        for m in movers.this_band.drain(..).chain(movers.behind.drain(..)) {
+        // Band `b` is walked: place the elements moving into it (and into bands below, found
+        // while walking the band before it).
+        for m in movers.this_band.drain(..) {
             settle(span, m, &mut movers.away);
         }
         core::mem::swap(&mut movers.this_band, &mut movers.next_band);
     }
-    // Every band is walked: place the elements that jumped more than one band up.
-    for m in movers.ahead.drain(..) {
+    // Every band is walked: place the elements the last band sent down, and those that
+    // jumped more than one band up.
+    for m in movers.this_band.drain(..).chain(movers.ahead.drain(..)) {
         settle(span, m, &mut movers.away);
     }
-    debug_assert!(movers.this_band.is_empty() && movers.next_band.is_empty());
+    debug_assert!(movers.next_band.is_empty());
     refused
 }
 
