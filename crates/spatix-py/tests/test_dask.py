@@ -5,6 +5,7 @@ tiles and bad rows."""
 import doctest
 import pathlib
 
+import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
@@ -213,11 +214,30 @@ def test_knn_join_ties_across_seams(client):
         assert len(got) == k * len(left)
 
 
+def test_knn_join_retry_path(rng, monkeypatch):
+    """With no halo, the queries near a seam cannot be proven in their tile and go through
+    the second round (seen here on the in-process scheduler); the answers stay exact."""
+    seen = []
+    top_k = sd._top_k
+
+    def counting(candidates, k, meta):
+        seen.append(candidates["left_index"].nunique())
+        return top_k(candidates, k, meta)
+
+    monkeypatch.setattr(sd, "_top_k", counting)
+    with dask.config.set({"scheduler": "sync", "dataframe.shuffle.method": "tasks"}):
+        check_knn_join(rng.uniform(0, 100, (400, 2)), rng.uniform(0, 100, (500, 2)), 4, tiles=16, halo=0.0)
+    assert 0 < sum(seen) < 400
+    with pytest.raises(ValueError, match="halo must be"):
+        sd.knn_join(point_frame(np.zeros((1, 2))), point_frame(np.zeros((1, 2))), 1, halo=-1.0)
+
+
 def test_knn_join_small_sample_and_few_right_points(client, rng):
-    """A one-row sample gives useless halos and k beyond the right side's size: every query
-    goes through the retry, still exact (with fewer than k neighbours where right is short)."""
+    """A one-row sample, no halo, and k beyond the right side's size: still exact (with
+    fewer than k neighbours where right is short)."""
     left = rng.uniform(0, 100, (300, 2))
     check_knn_join(left, rng.uniform(0, 100, (400, 2)), 6, tiles=16, sample_size=1)
+    check_knn_join(left, rng.uniform(0, 100, (400, 2)), 6, tiles=16, halo=0.0)
     check_knn_join(left, rng.uniform(0, 100, (5, 2)), 8, tiles=4, npartitions_in=(3, 2))
     check_knn_join(left, np.empty((0, 2)), 3, npartitions_in=(3, 1))
     check_knn_join(np.empty((0, 2)), left, 3, npartitions_in=(1, 2))
@@ -249,6 +269,31 @@ def test_knn_join_bad_rows_and_arguments(client, rng):
         sd.knn_join(good, good, 0)
     with pytest.raises(ValueError, match="no column 'x'"):
         sd.knn_join(good, good.rename(columns={"x": "lon"}), 1)
+
+
+def unaligned(values):
+    """A copy of ``values`` (float64) at an odd address, as Dask may hand a worker a
+    partition (a view of a message buffer)."""
+    values = np.asarray(values, dtype=np.float64)
+    raw = np.zeros(values.nbytes + 1, dtype=np.uint8)
+    out = np.frombuffer(raw[1:].data, dtype=np.float64).reshape(values.shape)
+    out[...] = values
+    assert not out.flags["ALIGNED"]
+    return out
+
+
+def test_nearest_reads_unaligned_arrays(rng):
+    """The per-partition kNN gets its arrays straight from Dask's buffers: an unaligned one
+    must give the same answer as an aligned copy (the extension reads it as empty)."""
+    points, queries = rng.uniform(0, 10, (200, 2)), rng.uniform(0, 10, (30, 2))
+    names = np.arange(200)
+    expected = sd._nearest(points, names, queries, 3, 1)
+    got = sd._nearest(unaligned(points), names, unaligned(queries), 3, 1)
+    for a, b in zip(expected, got):
+        np.testing.assert_array_equal(a, b)
+    assert sorted(zip(got[0].tolist(), names[got[1]].tolist(), got[3].tolist())) == sorted(
+        (q, r, k) for q, r, _, k in brute_knn(queries, points, 3, names)
+    )
 
 
 def test_tiles_cover_the_plane_once(rng):

@@ -190,9 +190,20 @@ class Tiles:
         boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
         if len(self._axis) == 0:
             return np.arange(len(boxes)), np.zeros(len(boxes), dtype=np.int64)
-        rows = np.arange(len(boxes))
-        found_rows, found_tiles = [rows[:0]], [rows[:0]]
-        node = np.zeros(len(boxes), dtype=np.int64)
+        found_rows, found_tiles = [], []
+        if not closed:
+            # A box whose corners lie in the same tile lies in it alone (tiles are
+            # rectangles): most boxes, found by two point descents.
+            first, last = self.locate(boxes[:, :2]), self.locate(boxes[:, 2:])
+            alone = first == last
+            found_rows.append(np.flatnonzero(alone))
+            found_tiles.append(first[alone])
+            rows = np.flatnonzero(~alone)
+        else:
+            rows = np.arange(len(boxes))
+        found_rows.append(rows[:0])
+        found_tiles.append(rows[:0])
+        node = np.zeros(len(rows), dtype=np.int64)
         while len(rows):
             axis, cut = self._axis[node], self._cut[node]
             low = boxes[rows, axis]
@@ -294,15 +305,22 @@ def _route_boxes(df, tiles, side, what):
 
 def _by_tile(df):
     """``(tile, rows of side 0, rows of side 1)`` for each tile of a shuffled partition."""
-    tile = df["tile"].to_numpy()
-    side = df["side"].to_numpy()
-    order = np.lexsort((side, tile))
-    tile, side = tile[order], side[order]
-    starts = np.flatnonzero(np.r_[True, tile[1:] != tile[:-1]]) if len(tile) else []
-    ends = np.r_[starts[1:], len(tile)]
+    key = df["tile"].to_numpy() * 2 + df["side"].to_numpy()
+    if len(key) and key.max() < 2**16:
+        key = key.astype(np.uint16)  # numpy sorts 16-bit keys by radix: linear time
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    tile = key // 2
+    starts = np.flatnonzero(np.r_[True, tile[1:] != tile[:-1]]) if len(key) else []
+    ends = np.r_[starts[1:], len(key)]
     for s, e in zip(starts, ends):
-        mid = s + int(np.searchsorted(side[s:e], 1))
+        mid = s + int(np.searchsorted(key[s:e] % 2, 1))
         yield int(tile[s]), order[s:mid], order[mid:e]
+
+
+def _float_columns(df, names):
+    """The columns ``names`` of ``df`` as one ``(n, len(names))`` float64 array."""
+    return np.column_stack([df[n].to_numpy(dtype=np.float64) for n in names]).reshape(len(df), len(names))
 
 
 def _pairs_meta(left_dtype, right_dtype):
@@ -311,26 +329,28 @@ def _pairs_meta(left_dtype, right_dtype):
     )
 
 
-def _join_boxes(df, tiles, meta, workers):
-    boxes = df[list(BOX_COLUMNS)].to_numpy(dtype=np.float64)
+def _join_boxes(df, tiles, meta):
+    boxes = _float_columns(df, BOX_COLUMNS)
     labels = df["label"].to_numpy()
     lefts, rights = [], []
     for t, lrows, rrows in _by_tile(df):
         if len(lrows) == 0 or len(rrows) == 0:
             continue
-        lb, rb = boxes[lrows], boxes[rrows]
-        if len(lrows) < len(rrows):
-            li, ri = PackedIndex(lb).query(rb, workers=workers)[::-1]
-        else:
-            li, ri = PackedIndex(rb).query(lb, workers=workers)
+        # One index over both sides' boxes, left first: its pairs (i < j) with i on the left
+        # and j on the right are the tile's candidates (faster than a window query per box).
+        rows = np.concatenate([lrows, rrows])
+        pairs = PackedIndex(_aligned(boxes[rows])).pairs()
+        i, j = pairs[:, 0], pairs[:, 1]
+        cross = (i < len(lrows)) & (j >= len(lrows))
+        li, ri = rows[i[cross]], rows[j[cross]]
         # The pair's reference point: the lower-left corner of the intersection. It lies in
         # exactly one tile, so the pair is kept exactly once.
-        x = np.maximum(lb[li, 0], rb[ri, 0])
-        y = np.maximum(lb[li, 1], rb[ri, 1])
+        x = np.maximum(boxes[li, 0], boxes[ri, 0])
+        y = np.maximum(boxes[li, 1], boxes[ri, 1])
         x0, y0, x1, y1 = tiles.bounds[t]
         keep = (x0 <= x) & (x < x1) & (y0 <= y) & (y < y1)
-        lefts.append(lrows[li[keep]])
-        rights.append(rrows[ri[keep]])
+        lefts.append(li[keep])
+        rights.append(ri[keep])
     if not lefts:
         return meta
     return pd.DataFrame(
@@ -360,7 +380,7 @@ def box_join(
     tiles=None,
     npartitions=None,
     sample_size=SAMPLE_ROWS,
-    workers=1,
+    shuffle_method=None,
 ):
     """Every pair of intersecting boxes between two Dask DataFrames.
 
@@ -381,8 +401,8 @@ def box_join(
         Partitions of the result (the shuffle's); default the larger input's count.
     sample_size : int, default 20000
         Sample rows (of each side) that place the tiles.
-    workers : int, default 1
-        spatix threads per tile query (Dask's own threads already run tiles in parallel).
+    shuffle_method : str, optional
+        Passed to ``DataFrame.shuffle`` (``"p2p"``, ``"tasks"``, ...); default Dask's choice.
 
     Returns
     -------
@@ -423,14 +443,20 @@ def box_join(
     )
     parts = npartitions or max(left.npartitions, right.npartitions)
     meta = _pairs_meta(left.index.dtype, right.index.dtype)
-    shuffled = routed.shuffle(on="tile", npartitions=parts)
-    return shuffled.map_partitions(_join_boxes, tiles, meta, workers, meta=meta)
+    shuffled = routed.shuffle(on="tile", npartitions=parts, shuffle_method=shuffle_method)
+    return shuffled.map_partitions(_join_boxes, tiles, meta, meta=meta)
 
 
 def _distances(px, py, qx, qy):
     dx = px - qx
     dy = py - qy
     return np.sqrt(dx * dx + dy * dy)
+
+
+def _aligned(values):
+    """``values`` as a C-contiguous, aligned float64 array: what Dask hands a worker may be
+    a view of a message buffer at an odd address, which the extension reads as no rows."""
+    return np.require(values, dtype=np.float64, requirements=["C", "A"])
 
 
 def _nearest(points, labels, queries, k, workers):
@@ -441,6 +467,7 @@ def _nearest(points, labels, queries, k, workers):
     candidates, and a query is asked again with more neighbours until the last candidate
     is strictly farther than the k-th, so that ties at the k-th distance are all seen.
     """
+    points, queries = _aligned(points), _aligned(queries)
     n, m = len(points), len(queries)
     k = min(k, n)
     if k == 0 or m == 0:
@@ -509,7 +536,7 @@ def _knn_tiles(df, grown, k, meta, workers):
     answered when the ball reaching its k-th neighbour lies inside the grown tile (so no
     point outside could be nearer or tie); otherwise it comes back as a retry row (rank 0,
     ``distance`` an upper bound on its k-th distance, or inf)."""
-    xy = df[list(POINT_COLUMNS)].to_numpy(dtype=np.float64)
+    xy = _float_columns(df, POINT_COLUMNS)
     labels = df["label"].to_numpy()
     frames = []
     for t, lrows, rrows in _by_tile(df):
@@ -609,7 +636,7 @@ def _halo(tiles, left_sample, right_sample, right_len, k):
     if s == 0 or right_len == 0 or len(left_sample) == 0:
         return np.zeros(len(tiles))
     j = min(s, max(8, math.ceil(k * s / right_len)))
-    d, _ = KdTree(right_sample).query(left_sample, k=j)
+    d, _ = KdTree(_aligned(right_sample)).query(_aligned(left_sample), k=j)
     estimate = d.reshape(len(left_sample), j)[:, -1] * math.sqrt(k * s / (right_len * j))
     overall = 2 * float(np.quantile(estimate, 0.95))
     halo = np.full(len(tiles), overall)
@@ -629,6 +656,7 @@ def knn_join(
     tiles=None,
     npartitions=None,
     sample_size=SAMPLE_ROWS,
+    halo=None,
     workers=1,
 ):
     """For every point of ``left``, its ``k`` nearest points of ``right``, exactly.
@@ -654,6 +682,10 @@ def knn_join(
         Partitions of the shuffle; default the larger input's count.
     sample_size : int, default 20000
         Sample rows (of each side) that place the tiles and size their halos.
+    halo : float, optional
+        How far beyond its tile each tile takes right points in the first round (default:
+        per tile, from the sample). Queries whose k-th neighbour may lie beyond it are
+        answered again exactly, so it changes the time, not the answer.
     workers : int, default 1
         spatix threads per tile query.
 
@@ -690,7 +722,12 @@ def knn_join(
     lsample, rsample, right_len = _sample([lcols, rcols], sample_size, rcols.shape[0])
     if count is not None:
         tiles = Tiles.from_sample(np.vstack([lsample, rsample]), count)
-    halo = _halo(tiles, lsample, rsample, right_len, k)
+    if halo is None:
+        halo = _halo(tiles, lsample, rsample, right_len, k)
+    elif not float(halo) >= 0 or not math.isfinite(float(halo)):
+        raise ValueError(f"halo must be a finite number >= 0, got {halo!r}")
+    else:
+        halo = np.full(len(tiles), float(halo))
     grown = tiles.grown(halo)
     routed = dd.concat(
         [
