@@ -136,7 +136,7 @@ def main():
         "| spatial_shuffle + sjoin | fastest dask-geopandas ÷ spatix |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    with Client(LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None)):
+    with Client(LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=":0")):
         for n in args.n:
             parts = dask_join.default_partitions(n)
             rows = run(n, parts, args.shuffle)

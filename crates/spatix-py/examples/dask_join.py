@@ -63,7 +63,7 @@ def main():
     if args.scheduler:
         client = Client(args.scheduler)
     else:
-        client = Client(LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None))
+        client = Client(LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=":0"))
     with client:
         left = boxes(args.n, parts, seed=1).persist()
         right = boxes(args.n, parts, seed=2).persist()

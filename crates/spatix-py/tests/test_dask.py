@@ -21,7 +21,7 @@ COLS = ["min_x", "min_y", "max_x", "max_y"]
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     with Client(cluster) as c:
         yield c
     cluster.close()

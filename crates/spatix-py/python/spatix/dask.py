@@ -296,6 +296,17 @@ def _routed(rows, tiles, labels, side, values, names):
     return frame
 
 
+def _route(left, right, route, names, *args):
+    """Both sides' rows sent to their tiles by ``route(partition, *args, side, what)``, as
+    one frame (side 0 the left, 1 the right)."""
+    return dd.concat(
+        [
+            frame.map_partitions(route, *args, side, what, meta=_routed_meta(frame.index.dtype, names))
+            for side, (frame, what) in enumerate([(left, "left"), (right, "right")])
+        ]
+    )
+
+
 def _route_boxes(df, tiles, side, what):
     values = df.to_numpy(dtype=np.float64)
     _check_rows(values, df.index, what, boxes=True)
@@ -433,14 +444,7 @@ def box_join(
         samples = _sample([lcols, rcols], sample_size)
         centres = np.vstack([(s[:, :2] + s[:, 2:]) / 2 for s in samples])
         tiles = Tiles.from_sample(centres, count)
-    routed = dd.concat(
-        [
-            frame.map_partitions(
-                _route_boxes, tiles, side, what, meta=_routed_meta(frame.index.dtype, BOX_COLUMNS)
-            )
-            for side, (frame, what) in enumerate([(lcols, "left"), (rcols, "right")])
-        ]
-    )
+    routed = _route(lcols, rcols, _route_boxes, BOX_COLUMNS, tiles)
     parts = npartitions or max(left.npartitions, right.npartitions)
     meta = _pairs_meta(left.index.dtype, right.index.dtype)
     shuffled = routed.shuffle(on="tile", npartitions=parts, shuffle_method=shuffle_method)
@@ -657,6 +661,7 @@ def knn_join(
     npartitions=None,
     sample_size=SAMPLE_ROWS,
     halo=None,
+    shuffle_method=None,
     workers=1,
 ):
     """For every point of ``left``, its ``k`` nearest points of ``right``, exactly.
@@ -673,15 +678,8 @@ def knn_join(
         Neighbours per left point (fewer when ``right`` has fewer than ``k`` rows).
     columns : sequence of 2 str, default ``("x", "y")``
         The columns holding each point.
-    right_columns : sequence of 2 str, optional
-        ``right``'s columns, when they differ from ``columns``.
-    tiles : Tiles or int, optional
-        The tiles, or how many to place from a sample of both sides (default: 4 per output
-        partition).
-    npartitions : int, optional
-        Partitions of the shuffle; default the larger input's count.
-    sample_size : int, default 20000
-        Sample rows (of each side) that place the tiles and size their halos.
+    right_columns, tiles, npartitions, sample_size, shuffle_method
+        As for :func:`box_join` (the sample also sizes the halos).
     halo : float, optional
         How far beyond its tile each tile takes right points in the first round (default:
         per tile, from the sample). Queries whose k-th neighbour may lie beyond it are
@@ -729,18 +727,11 @@ def knn_join(
     else:
         halo = np.full(len(tiles), float(halo))
     grown = tiles.grown(halo)
-    routed = dd.concat(
-        [
-            frame.map_partitions(
-                _route_points, tiles, halo, side, what, meta=_routed_meta(frame.index.dtype, POINT_COLUMNS)
-            )
-            for side, (frame, what) in enumerate([(lcols, "left"), (rcols, "right")])
-        ]
-    )
+    routed = _route(lcols, rcols, _route_points, POINT_COLUMNS, tiles, halo)
     parts = npartitions or max(left.npartitions, right.npartitions)
     meta = _knn_meta(left.index.dtype, right.index.dtype, retry=False)
     retry_meta = _knn_meta(left.index.dtype, right.index.dtype, retry=True)
-    first = routed.shuffle(on="tile", npartitions=parts).map_partitions(
+    first = routed.shuffle(on="tile", npartitions=parts, shuffle_method=shuffle_method).map_partitions(
         _knn_tiles, grown, k, retry_meta, workers, meta=retry_meta
     )
     answered = first[first["rank"] > 0][list(meta.columns)]
