@@ -63,30 +63,27 @@ def timed(fn):
     return time.perf_counter() - start, result
 
 
-def run(n, partitions, shuffle):
-    """``[(name, seconds, pairs)]`` for one size."""
+def run(n, partitions, shuffle, spatial_shuffle):
+    """``[(name, seconds, pairs)]`` for one size (printed as they come)."""
     left = dask_join.boxes(n, partitions, seed=1).persist()
     right = dask_join.boxes(n, partitions, seed=2).persist()
     meta = polygons(dask_join.partition(0, 0, 1, 0))
     gleft = dask_geopandas.from_dask_dataframe(left.map_partitions(polygons, meta=meta)).persist()
     gright = dask_geopandas.from_dask_dataframe(right.map_partitions(polygons, meta=meta)).persist()
     wait([left, right, gleft, gright])
-    rows = [("spatix.dask box_join", *timed(lambda: len(box_join(left, right, shuffle_method=shuffle))))]
-    rows.append(("dask-geopandas sjoin", *timed(lambda: len(dask_geopandas.sjoin(gleft, gright, predicate="intersects")))))
-    rows.append(
-        (
-            "dask-geopandas spatial_shuffle + sjoin",
-            *timed(
-                lambda: len(
-                    dask_geopandas.sjoin(
-                        gleft.spatial_shuffle(), gright.spatial_shuffle(), predicate="intersects"
-                    )
-                )
-            ),
+    joins = {
+        "spatix.dask box_join": lambda: len(box_join(left, right, shuffle_method=shuffle)),
+        "dask-geopandas sjoin": lambda: len(dask_geopandas.sjoin(gleft, gright, predicate="intersects")),
+    }
+    if spatial_shuffle:
+        joins["dask-geopandas spatial_shuffle + sjoin"] = lambda: len(
+            dask_geopandas.sjoin(gleft.spatial_shuffle(), gright.spatial_shuffle(), predicate="intersects")
         )
-    )
-    counts = {pairs for _, _, pairs in rows}
-    if len(counts) != 1:
+    rows = []
+    for name, join in joins.items():
+        rows.append((name, *timed(join)))
+        print(f"{n:,}: {name}: {rows[-1][1]:.1f} s, {rows[-1][2]:,} pairs", flush=True)
+    if len({pairs for _, _, pairs in rows}) != 1:
         raise SystemExit(f"pair counts differ: {rows}")
     return rows
 
@@ -127,6 +124,9 @@ def main():
     parser.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes (2)")
     parser.add_argument("--knn", type=int, help="also time and check knn_join on this many points a side")
     parser.add_argument("--shuffle", default="tasks", help="box_join's shuffle method (tasks; or p2p)")
+    parser.add_argument(
+        "--no-spatial-shuffle", action="store_true", help="skip dask-geopandas' spatial_shuffle + sjoin"
+    )
     parser.add_argument("--write", action="store_true", help="rewrite the block of docs/BENCHMARKS.md")
     args = parser.parse_args()
 
@@ -139,11 +139,12 @@ def main():
     with Client(LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=":0")):
         for n in args.n:
             parts = dask_join.default_partitions(n)
-            rows = run(n, parts, args.shuffle)
-            ours, plain, shuffled = (r[1] for r in rows)
+            rows = run(n, parts, args.shuffle, not args.no_spatial_shuffle)
+            ours, theirs = rows[0][1], [r[1] for r in rows[1:]]
+            shuffled = f"{theirs[1]:.1f} s" if len(theirs) > 1 else "not run"
             lines.append(
-                f"| {n:,} | {parts} | {rows[0][2]:,} | {ours:.1f} s | {plain:.1f} s | {shuffled:.1f} s "
-                f"| {min(plain, shuffled) / ours:.1f} |"
+                f"| {n:,} | {parts} | {rows[0][2]:,} | {ours:.1f} s | {theirs[0]:.1f} s | {shuffled} "
+                f"| {min(theirs) / ours:.1f} |"
             )
             print(lines[-1], flush=True)
         if args.knn:
