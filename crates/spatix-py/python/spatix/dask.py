@@ -12,7 +12,8 @@ given), send each row to the tiles it needs (a shuffle on the tile number), and 
 (:class:`spatix.PackedIndex` / :class:`spatix.KdTree`, the GIL released) once per tile.
 Indices in the results are the DataFrames' index labels. Both return lazy Dask DataFrames;
 ``.compute()`` runs them on whatever scheduler is active (a ``distributed.Client``, for a
-cluster).
+cluster). Only the sample is computed at call time (a few rows of every partition; for
+``knn_join`` also the length of ``right``), unless ``box_join`` is given its tiles.
 
 Example
 -------
