@@ -25,8 +25,6 @@ import argparse  # noqa: E402
 import datetime  # noqa: E402
 import importlib.metadata  # noqa: E402
 import pathlib  # noqa: E402
-import platform  # noqa: E402
-import re  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
@@ -37,6 +35,7 @@ import shapely  # noqa: E402
 from geoindex_rs import rtree as gi  # noqa: E402
 
 import spatix  # noqa: E402
+from benchdoc import machine, replace_block  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BEGIN = "<!-- python-bench:begin -->"
@@ -263,29 +262,9 @@ def table(rows):
     return "\n".join(lines), summary
 
 
-def machine():
-    cpu = "unknown CPU"
-    try:
-        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
-
-
 def versions():
     names = ["spatix", "numpy", "scipy", "pykdtree", "shapely", "geoindex-rs"]
     return ", ".join(f"{n} {importlib.metadata.version(n)}" for n in names)
-
-
-def replace_block(path, begin, end, text):
-    content = path.read_text()
-    pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
-    if not pattern.search(content):
-        raise SystemExit(f"{path}: no {begin} ... {end} block to rewrite")
-    path.write_text(pattern.sub(lambda _: f"{begin}\n{text}\n{end}", content))
 
 
 def main():
