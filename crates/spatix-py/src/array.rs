@@ -37,7 +37,7 @@ pub(crate) fn is_float32(obj: &Bound<'_, PyAny>) -> bool {
 }
 
 /// A `(rows, cols)` array of coordinates as one row-major slice: the caller's array itself
-/// when it already has dtype `S` and is C-contiguous, else a copy numpy converted.
+/// when it already has dtype `S` and is C-contiguous and aligned, else a copy numpy made.
 pub(crate) struct Rows<'py, S: Element> {
     array: PyReadonlyArrayDyn<'py, S>,
     /// Number of rows.
@@ -67,10 +67,12 @@ impl<'py, S: Coord> Rows<'py, S> {
         what: &str,
     ) -> PyResult<Self> {
         let py = obj.py();
+        // C-contiguous and aligned ("CA"): a slice of `S` can be taken only then (numpy
+        // hands out arrays at odd addresses, e.g. from `frombuffer` or unpickled bytes).
         let converted = py
             .import("numpy")?
-            .getattr("ascontiguousarray")?
-            .call1((obj, numpy::dtype::<S>(py)))
+            .getattr("require")?
+            .call1((obj, numpy::dtype::<S>(py), "CA"))
             .map_err(|e| {
                 PyValueError::new_err(format!(
                     "{what} must be an array of shape (n, {cols}) of numbers: {e}"
@@ -95,13 +97,19 @@ impl<'py, S: Coord> Rows<'py, S> {
                 )));
             }
         };
+        if array.as_slice().is_err() {
+            return Err(PyValueError::new_err(format!(
+                "{what}: numpy did not give a contiguous, aligned array"
+            )));
+        }
         Ok(Self { array, len, cols })
     }
 
     /// The coordinates, row after row.
     pub(crate) fn flat(&self) -> &[S] {
-        // `read` made the array C-contiguous.
-        self.array.as_slice().unwrap_or(&[])
+        self.array
+            .as_slice()
+            .expect("`read` checked that the array is contiguous and aligned")
     }
 }
 

@@ -162,6 +162,35 @@ def test_other_dtypes_and_layouts_are_converted(rng):
         np.testing.assert_array_equal(want[1], got[1])
 
 
+def unaligned(a):
+    """A copy of `a` at an odd address (as `frombuffer` of a slice, or unpickled bytes, give)."""
+    raw = np.zeros(a.nbytes + 1, np.uint8)
+    out = np.frombuffer(raw[1:].data, a.dtype).reshape(a.shape)
+    out[...] = a
+    assert not out.flags.aligned
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unaligned_arrays_lose_no_row(rng, dtype):
+    boxes = random_boxes(rng, 300).astype(dtype)
+    packed = spatix.PackedIndex(unaligned(boxes))
+    assert len(packed) == 300
+    np.testing.assert_array_equal(
+        np.sort(packed.pairs(), axis=0), np.sort(spatix.PackedIndex(boxes).pairs(), axis=0)
+    )
+    points = boxes[:, :2].copy()
+    tree = spatix.KdTree(unaligned(points))
+    assert len(tree) == 300
+    want = spatix.KdTree(points).query(points[:20], k=4)
+    got = tree.query(unaligned(points[:20]), k=4)
+    np.testing.assert_array_equal(want[0], got[0])
+    np.testing.assert_array_equal(want[1], got[1])
+    grid = spatix.LooseGrid((0.0, 0.0, 100.0, 100.0), sample=boxes, dtype=np.dtype(dtype).name)
+    ids = grid.insert(unaligned(boxes))
+    assert len(grid) == 300 and len(ids) == 300
+
+
 @pytest.mark.parametrize("bad", [np.zeros((5, 3)), np.zeros(6), np.zeros((2, 2, 2)), "text"])
 def test_wrong_shapes_raise_value_error(bad):
     with pytest.raises(ValueError, match="shape|numbers"):

@@ -45,8 +45,9 @@
 //! ## Features
 //! * `serde`: `Serialize`/`Deserialize` for [`Point`], [`Aabb`] and [`Handle`].
 //! * `rayon`: `ParallelPairs`, the pair pass of the quadtrees and the grids spread over
-//!   rayon's thread pool; `KdTree::par_build` and the kd-tree's batch queries
-//!   (`nearest_batch`, `within_batch`).
+//!   rayon's thread pool, and `par_update_all` (the sweep grid's frame update over runs of
+//!   bands); `KdTree::par_build` and the kd-tree's batch queries (`nearest_batch`,
+//!   `within_batch`).
 #![deny(missing_docs)]
 
 mod brute;
