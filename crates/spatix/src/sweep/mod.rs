@@ -204,7 +204,7 @@ pub struct SweepGrid<S, T> {
     movers: mutate::Movers<S, T>,
     /// `par_update_all` scratch, per run of bands: the elements changing band, and the
     /// slot-table entries to rewrite.
-    run_scratch: Vec<(mutate::Movers<S, T>, Vec<(u32, u32)>)>,
+    run_scratch: Vec<mutate::RunScratch<S, T>>,
 }
 
 impl<S: Scalar, T> SweepGrid<S, T> {
@@ -475,7 +475,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             + self.bands.capacity() * size_of::<Band<S>>()
             + movers * size_of::<Mover<S, T>>()
             + placed * size_of::<(u32, u32)>()
-            + self.run_scratch.capacity() * size_of::<(mutate::Movers<S, T>, Vec<(u32, u32)>)>()
+            + self.run_scratch.capacity() * size_of::<mutate::RunScratch<S, T>>()
     }
 
     /// `get`.

@@ -238,6 +238,10 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     }
 }
 
+/// One run's scratch in a parallel frame: its movers, and the slot-table entries
+/// `(slot, position)` to write.
+pub(super) type RunScratch<S, T> = (Movers<S, T>, Vec<(u32, u32)>);
+
 /// The scratch lists of a [`walk`]: the elements changing band, by where they go.
 #[derive(Clone, Debug)]
 pub(super) struct Movers<S, T> {

@@ -16,85 +16,13 @@ use spatix::{
 /// `I` with its frames run on rayon's threads.
 pub(crate) struct ParallelFrames<I>(pub(crate) I);
 
-impl<S: Scalar, T, I: SpatialQuery<S, T>> SpatialQuery<S, T> for ParallelFrames<I> {
-    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        self.0.get(handle)
-    }
-
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    fn iter(&self) -> Iter<'_, S, T> {
-        self.0.iter()
-    }
-
-    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.0.query(area, visit)
-    }
-
-    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.0.for_each_pair(visit)
-    }
-
-    fn nearest<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
-        self.0.nearest(point, k, workspace)
-    }
-
-    fn within<F>(&self, point: Point<S>, radius: S, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.0.within(point, radius, visit)
-    }
-
-    fn raycast_all<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
-        self.0.raycast_all(ray, workspace, visit)
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.0.memory_bytes()
-    }
-
-    fn check_invariants(&self) -> Result<(), Error> {
-        self.0.check_invariants()
-    }
-}
+forward_query!(impl<S: Scalar, I: SpatialQuery<S, u64>> SpatialQuery<S, u64> for ParallelFrames<I>);
 
 impl<S: Scalar, I: ParallelPairs<S, u64>> SpatialIndex<S, u64> for ParallelFrames<I> {
+    forward_index_methods!();
+
     fn insert(&mut self, aabb: Aabb<S>, value: u64) -> Result<Handle, Error> {
         self.0.insert(aabb, value)
-    }
-
-    fn remove(&mut self, handle: Handle) -> Option<u64> {
-        self.0.remove(handle)
-    }
-
-    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
-        self.0.update(handle, aabb)
-    }
-
-    fn value_mut(&mut self, handle: Handle) -> Option<&mut u64> {
-        self.0.value_mut(handle)
     }
 
     fn update_all<F>(&mut self, mut f: F) -> Result<(), Error>
@@ -131,13 +59,5 @@ impl<S: Scalar, I: ParallelPairs<S, u64>> SpatialIndex<S, u64> for ParallelFrame
             "par_update_all must visit every element once"
         );
         result
-    }
-
-    fn clear(&mut self) {
-        self.0.clear();
-    }
-
-    fn maintain(&mut self) {
-        self.0.maintain();
     }
 }

@@ -23,6 +23,8 @@ mod bulk;
 mod check;
 mod data;
 mod exact;
+#[macro_use]
+mod forward;
 #[cfg(feature = "rayon")]
 mod frames;
 mod harness;
