@@ -3,7 +3,7 @@
 use core::ops::{ControlFlow, Range};
 
 use super::metric::{Magnitudes, Metric, Scaled, Squared};
-use super::{Cursor, KdTree, MAX_PENDING, coord};
+use super::{Cursor, KdTree, MAX_PENDING, Split, coord};
 use crate::handle::Elements;
 use crate::nearest::{Pending, Search};
 use crate::pool::ArrayStack;
@@ -26,6 +26,46 @@ struct Far<D, K> {
     node: Cursor,
     offset: [D; 2],
     bound: K,
+}
+
+/// What a radius search keeps with each pending subtree besides its bound: nothing, or the
+/// region its points lie in (to report whole subtrees inside the circle). Nothing where the
+/// circle cannot hold a leaf: the regions cost about 7% at compare's radius.
+trait Carry<S>: Copy + Default {
+    /// What the root carries, whose points lie in `bounds`.
+    fn root(bounds: Aabb<S>) -> Self;
+    /// What the children of a node carry: the left one's and the right one's.
+    fn cut(self, split: Split<S>) -> (Self, Self);
+    /// The region, if carried.
+    fn region(&self) -> Option<&Aabb<S>>;
+}
+
+impl<S> Carry<S> for () {
+    #[inline(always)]
+    fn root(_: Aabb<S>) -> Self {}
+    #[inline(always)]
+    fn cut(self, _: Split<S>) -> (Self, Self) {
+        ((), ())
+    }
+    #[inline(always)]
+    fn region(&self) -> Option<&Aabb<S>> {
+        None
+    }
+}
+
+impl<S: Scalar> Carry<S> for Aabb<S> {
+    #[inline(always)]
+    fn root(bounds: Aabb<S>) -> Self {
+        bounds
+    }
+    #[inline(always)]
+    fn cut(self, split: Split<S>) -> (Self, Self) {
+        split.cut(&self)
+    }
+    #[inline(always)]
+    fn region(&self) -> Option<&Aabb<S>> {
+        Some(self)
+    }
 }
 
 /// Most points whose distances a nearest-neighbour search computes in one pass: two leaves
@@ -308,11 +348,11 @@ impl<S: Scalar, T> KdTree<S, T> {
             self.magnitudes.squares_safe(point) && Magnitudes::ordinary(radius),
             whole,
         ) {
-            (true, false) => self.within_with::<_, _, false>(Squared, point, radius, visit),
-            (true, true) => self.within_with::<_, _, true>(Squared, point, radius, visit),
+            (true, false) => self.within_with::<_, _, ()>(Squared, point, radius, visit),
+            (true, true) => self.within_with::<_, _, Aabb<S>>(Squared, point, radius, visit),
             (false, _) => {
                 let scaled = Scaled::for_query(&self.bounds, point);
-                self.within_with::<_, _, true>(scaled, point, radius, visit)
+                self.within_with::<_, _, Aabb<S>>(scaled, point, radius, visit)
             }
         }
     }
@@ -328,11 +368,11 @@ impl<S: Scalar, T> KdTree<S, T> {
         r * r * (1u64 << self.shape.height) as f64 >= 2.0 * area
     }
 
-    /// The radius search itself, in `metric`'s arithmetic; with `WHOLE`, subtrees taken
-    /// from the stack whose region lies inside the circle are reported without a test per
-    /// point.
+    /// The radius search itself, in `metric`'s arithmetic; where regions are carried (`C`),
+    /// subtrees taken from the stack whose region lies inside the circle are reported without
+    /// a test per point.
     #[inline(always)]
-    fn within_with<M: Metric<S>, F, const WHOLE: bool>(
+    fn within_with<M: Metric<S>, F, C: Carry<S>>(
         &self,
         metric: M,
         point: Point<S>,
@@ -358,24 +398,27 @@ impl<S: Scalar, T> KdTree<S, T> {
             )
         };
         let zero = M::D::default();
-        let mut stack = ArrayStack::<(Far<M::D, M::K>, Aabb<S>), MAX_PENDING>::new();
+        let mut stack = ArrayStack::<(Far<M::D, M::K>, C), MAX_PENDING>::new();
         stack.push((
             Far {
                 node: self.shape.root(),
                 offset: [zero, zero],
                 bound: metric.key(zero, zero),
             },
-            self.bounds,
+            C::root(self.bounds),
         ));
         // Hits wait here and are reported in batches.
         let mut hits = [0u32; HITS];
         let mut held = 0;
-        while let Some((far, mut region)) = stack.pop() {
+        while let Some((far, mut carried)) = stack.pop() {
             let mut node = far.node;
             // Checked where a subtree is taken from the stack (all but the query point's own
             // path): checking every node of the descent cost 10% at radii that never take a
             // whole subtree.
-            if WHOLE && node.height > 0 && farthest(&region) < inner {
+            let inside = carried
+                .region()
+                .is_some_and(|region| farthest(region) < inner);
+            if node.height > 0 && inside {
                 self.visit_positions(&hits[..held], &mut visit)?;
                 held = 0;
                 let range = self.shape.range(node);
@@ -385,11 +428,7 @@ impl<S: Scalar, T> KdTree<S, T> {
             }
             while node.height > 0 {
                 let (near, beyond) = self.towards(metric, node, q, &far);
-                let (lo, hi) = if WHOLE {
-                    self.splits.get(node).cut(&region)
-                } else {
-                    (region, region)
-                };
+                let (lo, hi) = carried.cut(self.splits.get(node));
                 let right = near.leaf != node.leaf;
                 if beyond.bound <= outer {
                     if node.height <= PREFETCH_UP_TO {
@@ -399,7 +438,7 @@ impl<S: Scalar, T> KdTree<S, T> {
                     }
                     stack.push((beyond, if right { lo } else { hi }));
                 }
-                region = if right { hi } else { lo };
+                carried = if right { hi } else { lo };
                 node = near;
             }
             let leaf = self.shape.range(node);

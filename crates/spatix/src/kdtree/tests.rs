@@ -423,24 +423,17 @@ fn same_within<S: Scalar>(
     r: S,
     context: &str,
 ) {
-    let found = |index: &dyn Fn(&mut dyn FnMut(usize))| {
-        let mut all = Vec::new();
-        index(&mut |i| all.push(i));
-        all.sort_unstable();
-        all
-    };
-    let got = found(&|push| {
-        let _ = tree.within(q, r, |i| {
-            push(*i.value);
-            ControlFlow::Continue(())
-        });
+    let (mut got, mut want) = (Vec::new(), Vec::new());
+    let _ = tree.within(q, r, |i| {
+        got.push(*i.value);
+        ControlFlow::Continue(())
     });
-    let want = found(&|push| {
-        let _ = oracle.within(q, r, |i| {
-            push(*i.value);
-            ControlFlow::Continue(())
-        });
+    let _ = oracle.within(q, r, |i| {
+        want.push(*i.value);
+        ControlFlow::Continue(())
     });
+    got.sort_unstable();
+    want.sort_unstable();
     assert_eq!(got, want, "{context}: {q:?}, radius {r:?}");
 }
 
