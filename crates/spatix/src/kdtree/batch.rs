@@ -5,11 +5,17 @@ use rayon::prelude::*;
 use super::KdTree;
 use crate::{Item, Neighbor, Point, Scalar, SpatialQuery, Workspace};
 
+/// Query points one rayon task answers, one after the other, with one [`Workspace`]: few
+/// enough that 10k queries still spread evenly over many threads, enough that the task's
+/// bookkeeping (and the workspace's allocation) is spread over many queries.
+const CHUNK: usize = 64;
+
 impl<S: Scalar, T: Sync> KdTree<S, T> {
     /// [`nearest`](SpatialQuery::nearest) for every point of `points`, spread over rayon's
     /// thread pool: `visit(i, neighbours)` receives the `k` nearest elements of `points[i]`,
-    /// ascending, from whichever thread answered it, in no particular order of `i`. Each
-    /// rayon task makes one [`Workspace`] and reuses it for all of its queries.
+    /// ascending, from whichever thread answered it, in no particular order of `i`. The
+    /// points are answered in runs of 64 consecutive ones, each run by one rayon task with
+    /// one [`Workspace`].
     ///
     /// ```
     /// use std::sync::Mutex;
@@ -28,16 +34,21 @@ impl<S: Scalar, T: Sync> KdTree<S, T> {
         F: Fn(usize, &[Neighbor<S>]) + Sync,
     {
         points
-            .par_iter()
+            .par_chunks(CHUNK)
             .enumerate()
-            .for_each_init(Workspace::new, |workspace, (i, &p)| {
-                visit(i, self.nearest(p, k, workspace));
+            .for_each(|(run, chunk)| {
+                // Room for the candidate buffer of 2k (k > 16) and a few pending nodes.
+                let mut workspace = Workspace::with_capacity(2 * k, 16);
+                for (j, &p) in chunk.iter().enumerate() {
+                    visit(run * CHUNK + j, self.nearest(p, k, &mut workspace));
+                }
             });
     }
 
     /// [`within`](SpatialQuery::within) for every point of `points`, spread over rayon's
     /// thread pool: `visit(i, item)` receives each element within `radius` of `points[i]`,
-    /// from whichever thread answered it, in no particular order.
+    /// from whichever thread answered it, in no particular order (in runs of 64 consecutive
+    /// points, each run by one rayon task).
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -55,11 +66,16 @@ impl<S: Scalar, T: Sync> KdTree<S, T> {
     where
         F: Fn(usize, Item<'_, S, T>) + Sync,
     {
-        points.par_iter().enumerate().for_each(|(i, &p)| {
-            let _ = self.within(p, radius, |item| {
-                visit(i, item);
-                core::ops::ControlFlow::Continue(())
+        points
+            .par_chunks(CHUNK)
+            .enumerate()
+            .for_each(|(run, chunk)| {
+                for (j, &p) in chunk.iter().enumerate() {
+                    let _ = self.within(p, radius, |item| {
+                        visit(run * CHUNK + j, item);
+                        core::ops::ControlFlow::Continue(())
+                    });
+                }
             });
-        });
     }
 }

@@ -30,9 +30,17 @@ pub(super) trait Metric<S: Scalar>: Copy {
     /// A key as the nearest-neighbour search ranks it, in `S` (monotone).
     fn rank(self, key: Self::K) -> S;
 
-    /// The key of a point at distance `radius` exactly (infinite, taking every point, for a
-    /// radius beyond every distance).
-    fn radius_key(self, radius: S) -> Self::K;
+    /// The larger magnitude of the differences from `q` to `lo` and to `hi`: along one axis,
+    /// how far the farthest point of `[lo, hi]` lies from `q`.
+    fn span(self, q: S, lo: S, hi: S) -> Self::D;
+
+    /// Keys that bracket distance `radius`: a point whose key is below the first lies within
+    /// `radius`, one whose key is above the second beyond it, however the keys and the
+    /// contract's distance ([`Aabb::distance_to_point`]) round. They are the radius's key
+    /// narrowed and widened by [`Scalar::RELATIVE_SLACK`] (hundreds of ulps, where either
+    /// rounds by a few), and the second is infinite, taking every point, for a radius beyond
+    /// every distance.
+    fn radius_keys(self, radius: S) -> (Self::K, Self::K);
 }
 
 /// The plain squared distance: exact to rounding wherever squares are normal and finite.
@@ -58,9 +66,20 @@ impl<S: Scalar> Metric<S> for Squared {
         key
     }
 
+    #[inline(always)]
+    fn span(self, q: S, lo: S, hi: S) -> S {
+        (q - lo).abs_s().max_s((q - hi).abs_s())
+    }
+
     #[inline]
-    fn radius_key(self, radius: S) -> S {
-        radius * radius
+    fn radius_keys(self, radius: S) -> (S, S) {
+        // Callers use this metric only for ordinary radii: the square is normal (or zero)
+        // and far below MAX.
+        let square = radius * radius;
+        (
+            square * (S::ONE - S::RELATIVE_SLACK),
+            square * (S::ONE + S::RELATIVE_SLACK),
+        )
     }
 }
 
@@ -152,10 +171,21 @@ impl<S: Scalar> Metric<S> for Scaled {
         S::from_f64(key)
     }
 
-    fn radius_key(self, radius: S) -> f64 {
+    #[inline]
+    fn span(self, q: S, lo: S, hi: S) -> f64 {
+        self.diff(q, lo).abs().max(self.diff(q, hi).abs())
+    }
+
+    fn radius_keys(self, radius: S) -> (f64, f64) {
+        // Narrowed and widened before scaling: `scale` is monotone but loses the slack's
+        // bits where the scaled radius is subnormal.
         let r = radius.to_f64();
         let r = if self.half { r * 0.5 } else { r };
-        scale(r, self.exp)
+        let slack = S::RELATIVE_SLACK.to_f64();
+        (
+            scale(r * (1.0 - slack), self.exp),
+            scale(r * (1.0 + slack), self.exp),
+        )
     }
 }
 

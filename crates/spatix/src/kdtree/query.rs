@@ -3,7 +3,7 @@
 use core::ops::{ControlFlow, Range};
 
 use super::metric::{Magnitudes, Metric, Scaled, Squared};
-use super::{Cursor, KdTree, MAX_PENDING, coord};
+use super::{Cursor, KdTree, MAX_PENDING, Split, coord};
 use crate::handle::Elements;
 use crate::nearest::{Pending, Search};
 use crate::pool::ArrayStack;
@@ -28,9 +28,56 @@ struct Far<D, K> {
     bound: K,
 }
 
+/// What a radius search keeps with each pending subtree besides its bound: nothing, or the
+/// region its points lie in (to report whole subtrees inside the circle). Nothing where the
+/// circle cannot hold a leaf: the regions cost about 7% at compare's radius.
+trait Carry<S>: Copy + Default {
+    /// What the root carries, whose points lie in `bounds`.
+    fn root(bounds: Aabb<S>) -> Self;
+    /// What the children of a node carry: the left one's and the right one's.
+    fn cut(self, split: Split<S>) -> (Self, Self);
+    /// The region, if carried.
+    fn region(&self) -> Option<&Aabb<S>>;
+}
+
+impl<S> Carry<S> for () {
+    #[inline(always)]
+    fn root(_: Aabb<S>) -> Self {}
+    #[inline(always)]
+    fn cut(self, _: Split<S>) -> (Self, Self) {
+        ((), ())
+    }
+    #[inline(always)]
+    fn region(&self) -> Option<&Aabb<S>> {
+        None
+    }
+}
+
+impl<S: Scalar> Carry<S> for Aabb<S> {
+    #[inline(always)]
+    fn root(bounds: Aabb<S>) -> Self {
+        bounds
+    }
+    #[inline(always)]
+    fn cut(self, split: Split<S>) -> (Self, Self) {
+        split.cut(&self)
+    }
+    #[inline(always)]
+    fn region(&self) -> Option<&Aabb<S>> {
+        Some(self)
+    }
+}
+
 /// Most points whose distances a nearest-neighbour search computes in one pass: two leaves
 /// of up to 32 points (the default bucket size, 16, leaves room for bucket sizes up to 32).
 const PAIR: usize = 64;
+
+/// A search for at most this many neighbours prefetches the values of the leaf pair it
+/// scans first (it will most likely report one of them).
+const VALUES_PREFETCH_K: usize = 8;
+
+/// Most bytes of values a search prefetches for one range of points.
+const VALUES_PREFETCH_BYTES: usize = 256;
 
 /// Most hits a radius search holds before reporting them.
 const HITS: usize = 32;
@@ -198,12 +245,15 @@ impl<S: Scalar, T> KdTree<S, T> {
                 if node.height == 1 {
                     let pair = self.shape.range(node);
                     if pair.len() <= PAIR {
+                        if k <= VALUES_PREFETCH_K {
+                            self.prefetch_values(pair.clone());
+                        }
                         let ranks = &mut ranks[..pair.len()];
                         self.ranks(metric, q, pair.start, ranks);
-                        self.offer(self.shape.range(near), pair.start, ranks, search);
+                        self.offer(self.shape.range(near), pair.start, ranks, k, search);
                         if may_hold(beyond_rank, search.bound()) {
                             let far_leaf = self.shape.range(beyond.node);
-                            self.offer(far_leaf, pair.start, ranks, search);
+                            self.offer(far_leaf, pair.start, ranks, k, search);
                         }
                         break;
                     }
@@ -223,7 +273,7 @@ impl<S: Scalar, T> KdTree<S, T> {
                     let run = first..leaf.end.min(first + PAIR);
                     let ranks = &mut ranks[..run.len()];
                     self.ranks(metric, q, first, ranks);
-                    self.offer(run, first, ranks, search);
+                    self.offer(run, first, ranks, k, search);
                 }
             }
         }
@@ -241,8 +291,31 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// Offers the points at positions `range` to the search, with their ranks
     /// `ranks[i - first]`. Out of line: the search's bookkeeping is then compiled once.
     #[inline(never)]
-    fn offer(&self, range: Range<usize>, first: usize, ranks: &[S], search: &mut Search<'_, S>) {
+    fn offer(
+        &self,
+        range: Range<usize>,
+        first: usize,
+        ranks: &[S],
+        k: usize,
+        search: &mut Search<'_, S>,
+    ) {
         let ranks = &ranks[range.start - first..range.end - first];
+        if k == 1 {
+            // The nearest alone: the smallest rank, found without a branch per point, and
+            // one offer.
+            let (mut best, mut at) = (S::INFINITY, 0);
+            for (j, &rank) in ranks.iter().enumerate() {
+                let better = rank < best;
+                best = if better { rank } else { best };
+                at = if better { j } else { at };
+            }
+            if let Some(&rank) = ranks.get(at) {
+                if rank <= search.bound() {
+                    search.offer(self.handle(range.start + at), rank);
+                }
+            }
+            return;
+        }
         let mut bound = search.bound();
         for (i, &rank) in range.zip(ranks) {
             // `<=`: an infinite distance still fills a search that is not full.
@@ -253,81 +326,133 @@ impl<S: Scalar, T> KdTree<S, T> {
         }
     }
 
-    /// Depth-first over the subtrees whose distance bound is at most `radius`; plain squared
-    /// distances where they are safe, scaled ones elsewhere.
-    pub(super) fn within_impl<F>(&self, point: Point<S>, radius: S, mut visit: F) -> ControlFlow<()>
+    /// Depth-first over the subtrees whose distance bound is within the radius; plain squared
+    /// distances where they are safe, scaled ones elsewhere (the same ranking as
+    /// [`nearest`](crate::SpatialQuery::nearest)).
+    ///
+    /// An element is reported when it lies in the box `point ± radius` and
+    /// [`Aabb::within_distance`] holds, as the trait's default and `BruteForce` decide. The
+    /// metric's keys, whose error is far below [`Scalar::RELATIVE_SLACK`], decide every point
+    /// clearly inside or outside the radius; only those within the slack of it take that
+    /// exact test. A subtree whose region lies clearly inside the circle is reported whole,
+    /// without a test per point.
+    pub(super) fn within_impl<F>(&self, point: Point<S>, radius: S, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
         if !(point.is_finite() && radius >= S::ZERO) || self.points.is_empty() {
             return ControlFlow::Continue(());
         }
-        if self.magnitudes.squares_safe(point) && Magnitudes::ordinary(radius) {
-            // Also inside the box `point ± radius`, as `BruteForce` tests: a point whose
-            // rounded squared distance equals the radius's square may lie beyond it on
-            // one axis.
-            // And decided as every structure decides it (`Aabb::within_distance`, exact) when
-            // the rounded squares put it within a few ulps of the radius.
-            let area = Aabb::around(point, radius);
-            let sure = radius * radius * (S::ONE - S::RELATIVE_SLACK);
-            let inside = |p: &[S; 2]| {
-                let p = Point::new(p[0], p[1]);
-                area.contains_point(p)
-                    && (point.distance_2(p) < sure
-                        || Aabb { min: p, max: p }.within_distance(point, radius))
-            };
-            self.within_with(Squared, point, radius, inside, visit)
-        } else {
-            // Extreme magnitudes: the rectangle around the circle, each element in it decided
-            // by `Aabb::within_distance`, as the trait's default (and so `BruteForce`) does.
-            self.query_impl(&Aabb::around(point, radius), |item| {
-                if item.aabb.within_distance(point, radius) {
-                    visit(item)
-                } else {
-                    ControlFlow::Continue(())
-                }
-            })
+        let whole = self.may_hold_leaves(radius);
+        match (
+            self.magnitudes.squares_safe(point) && Magnitudes::ordinary(radius),
+            whole,
+        ) {
+            (true, false) => self.within_with::<_, _, ()>(Squared, point, radius, visit),
+            (true, true) => self.within_with::<_, _, Aabb<S>>(Squared, point, radius, visit),
+            (false, _) => {
+                let scaled = Scaled::for_query(&self.bounds, point);
+                self.within_with::<_, _, Aabb<S>>(scaled, point, radius, visit)
+            }
         }
     }
 
-    /// The radius search itself, in `metric`'s arithmetic.
+    /// Whether a circle of `radius` is large enough to hold whole leaves: at least twice
+    /// the area of an average leaf's region (the points' bounding box over the number of
+    /// leaves). Only then does a radius search look for subtrees that lie inside it, which
+    /// costs it a region per pending subtree (about 6% at a radius holding a few points).
+    fn may_hold_leaves(&self, radius: S) -> bool {
+        let b = &self.bounds;
+        let area = (b.max.x.to_f64() - b.min.x.to_f64()) * (b.max.y.to_f64() - b.min.y.to_f64());
+        let r = radius.to_f64();
+        r * r * (1u64 << self.shape.height) as f64 >= 2.0 * area
+    }
+
+    /// The radius search itself, in `metric`'s arithmetic; where regions are carried (`C`),
+    /// subtrees taken from the stack whose region lies inside the circle are reported without
+    /// a test per point.
     #[inline(always)]
-    fn within_with<M: Metric<S>, F>(
+    fn within_with<M: Metric<S>, F, C: Carry<S>>(
         &self,
         metric: M,
         point: Point<S>,
         radius: S,
-        inside: impl Fn(&[S; 2]) -> bool,
         mut visit: F,
     ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
         let q = [point.x, point.y];
-        // An infinite key (a radius beyond every distance) takes every point.
-        let r = metric.radius_key(radius);
-        let mut stack = self.distance_stack(metric);
+        // Keys below `inner` are hits, keys above `outer` misses (infinite: a radius beyond
+        // every distance, which takes every point); in between, the exact test decides.
+        let (inner, outer) = metric.radius_keys(radius);
+        let area = Aabb::around(point, radius);
+        let exact = |p: Point<S>| {
+            area.contains_point(p) && Aabb { min: p, max: p }.within_distance(point, radius)
+        };
+        // The key of a region's farthest corner from the query point.
+        let farthest = |region: &Aabb<S>| {
+            metric.key(
+                metric.span(q[0], region.min.x, region.max.x),
+                metric.span(q[1], region.min.y, region.max.y),
+            )
+        };
+        let zero = M::D::default();
+        let mut stack = ArrayStack::<(Far<M::D, M::K>, C), MAX_PENDING>::new();
+        stack.push((
+            Far {
+                node: self.shape.root(),
+                offset: [zero, zero],
+                bound: metric.key(zero, zero),
+            },
+            C::root(self.bounds),
+        ));
         // Hits wait here and are reported in batches.
         let mut hits = [0u32; HITS];
         let mut held = 0;
-        while let Some(far) = stack.pop() {
+        while let Some((far, mut carried)) = stack.pop() {
             let mut node = far.node;
+            // Checked where a subtree is taken from the stack (all but the query point's own
+            // path): checking every node of the descent cost 10% at radii that never take a
+            // whole subtree.
+            let inside = carried
+                .region()
+                .is_some_and(|region| farthest(region) < inner);
+            if node.height > 0 && inside {
+                self.visit_positions(&hits[..held], &mut visit)?;
+                held = 0;
+                let range = self.shape.range(node);
+                self.prefetch_values(range.clone());
+                self.visit_range(range, &mut visit)?;
+                continue;
+            }
             while node.height > 0 {
                 let (near, beyond) = self.towards(metric, node, q, &far);
-                if beyond.bound <= r {
+                let (lo, hi) = carried.cut(self.splits.get(node));
+                let right = near.leaf != node.leaf;
+                if beyond.bound <= outer {
                     if node.height <= PREFETCH_UP_TO {
-                        prefetch(&self.points[self.shape.range(beyond.node)]);
+                        let range = self.shape.range(beyond.node);
+                        self.prefetch_values(range.clone());
+                        prefetch(&self.points[range]);
                     }
-                    stack.push(beyond);
+                    stack.push((beyond, if right { lo } else { hi }));
                 }
+                carried = if right { hi } else { lo };
                 node = near;
             }
             let leaf = self.shape.range(node);
+            self.prefetch_values(leaf.clone());
             for (i, p) in leaf.clone().zip(&self.points[leaf]) {
                 let (dx, dy) = (metric.diff(q[0], p[0]), metric.diff(q[1], p[1]));
+                let key = metric.key(dx, dy);
                 // Stored unconditionally, kept only on a hit: no branch to mispredict.
                 hits[held] = i as u32;
-                held += usize::from(metric.key(dx, dy) <= r && inside(p));
+                // `&` and `|`, not `&&` and `||`: the one branch left is on the rare keys
+                // within the slack of the radius.
+                let sure = key < inner;
+                let edge = (key <= outer) & !sure;
+                held += usize::from(sure | (edge && exact(Point::new(p[0], p[1]))));
                 if held == HITS {
                     self.visit_positions(&hits, &mut visit)?;
                     held = 0;
@@ -335,6 +460,15 @@ impl<S: Scalar, T> KdTree<S, T> {
             }
         }
         self.visit_positions(&hits[..held], &mut visit)
+    }
+
+    /// Starts loading the values at tree positions `range` into the cache (when they are
+    /// small: a few lines at most), so that reporting hits there does not wait for them.
+    #[inline(always)]
+    fn prefetch_values(&self, range: Range<usize>) {
+        if size_of::<T>() * range.len() <= VALUES_PREFETCH_BYTES {
+            prefetch(&self.values[range]);
+        }
     }
 
     /// Visits the elements at the tree positions `hits`.

@@ -402,6 +402,23 @@ fn within_agrees_with_brute_force_where_the_distance_rounds_to_the_radius() {
     let tree = tree_of(&[p], KdTreeConfig::default());
     let mut oracle = BruteForce::new();
     oracle.insert(Aabb::point(p).unwrap(), 0).unwrap();
+    let mut found = 0;
+    let _ = oracle.within(q, r, |_| {
+        found += 1;
+        ControlFlow::Continue(())
+    });
+    assert_eq!(found, 0);
+    same_within(&tree, &oracle, q, r, "r + 10 rounds to r");
+}
+
+/// Asserts that `within` of `tree` and of `oracle` report the same elements.
+fn same_within<S: Scalar>(
+    tree: &KdTree<S, usize>,
+    oracle: &BruteForce<S, usize>,
+    q: Point<S>,
+    r: S,
+    context: &str,
+) {
     let (mut got, mut want) = (Vec::new(), Vec::new());
     let _ = tree.within(q, r, |i| {
         got.push(*i.value);
@@ -411,8 +428,72 @@ fn within_agrees_with_brute_force_where_the_distance_rounds_to_the_radius() {
         want.push(*i.value);
         ControlFlow::Continue(())
     });
-    assert_eq!(want, Vec::<usize>::new());
-    assert_eq!(got, want);
+    got.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(got, want, "{context}: {q:?}, radius {r:?}");
+}
+
+/// `within` against `BruteForce` on radii of every scale, including radii equal to a
+/// point's distance (decided by the exact test at the slack's edge) and radii large enough
+/// that whole subtrees are reported untested, on spread, duplicated and collinear points,
+/// ordinary and extreme (the scaled keys' path), in `f64` and `f32`.
+#[test]
+fn within_matches_brute_force_at_every_radius_and_magnitude() {
+    let mut rng = Rng::new(31);
+    let config = KdTreeConfig {
+        bucket_size: 4,
+        ..KdTreeConfig::default()
+    };
+    for scale in [1.0, 1e150, 1e-150, 1e36, 1e-36, 3e38] {
+        for shape in 0..3 {
+            let points: Vec<Point<f64>> = (0..700)
+                .map(|i| {
+                    let (x, y) = (rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+                    let (x, y) = match shape {
+                        0 => (x, y),
+                        1 => ((i % 5) as f64 * 0.25, (i % 3) as f64 * 0.25),
+                        _ => (x, 0.5 * x),
+                    };
+                    Point::new(x * scale, y * scale)
+                })
+                .collect();
+            // In f32 too where the points are finite there (1e150 is not: f64 alone).
+            let narrow: Vec<Point<f32>> = points
+                .iter()
+                .map(|p| Point::new(p.x as f32, p.y as f32))
+                .filter(|p| p.is_finite())
+                .collect();
+            let tree = tree_of(&points, config);
+            let tree32 = KdTree::with_config(narrow.iter().copied().zip(0..), config).unwrap();
+            let (mut oracle, mut oracle32) = (BruteForce::new(), BruteForce::new());
+            for (i, p) in points.iter().enumerate() {
+                oracle.insert(Aabb::point(*p).unwrap(), i).unwrap();
+            }
+            for (i, p) in narrow.iter().enumerate() {
+                oracle32.insert(Aabb::point(*p).unwrap(), i).unwrap();
+            }
+            let context = format!("scale {scale:e}, shape {shape}");
+            for _ in 0..40 {
+                let q = Point::new(rng.range(-1.2, 1.2) * scale, rng.range(-1.2, 1.2) * scale);
+                let other = rng.below(points.len());
+                let radii = [
+                    rng.range(0.0, 0.05) * scale,
+                    rng.range(0.0, 3.0) * scale,
+                    q.distance(points[other]),
+                    0.0,
+                ];
+                for r in radii {
+                    same_within(&tree, &oracle, q, r, &context);
+                    let q32 = Point::new(q.x as f32, q.y as f32);
+                    let r32 = match narrow.get(other) {
+                        Some(&p) if r == radii[2] => q32.distance(p),
+                        _ => r as f32,
+                    };
+                    same_within(&tree32, &oracle32, q32, r32, &context);
+                }
+            }
+        }
+    }
 }
 
 #[test]
