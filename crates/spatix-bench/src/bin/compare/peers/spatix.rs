@@ -27,8 +27,8 @@ pub(crate) const CRATE: Crate = Crate {
     how: "Every dynamic structure through the `SpatialIndex` contract: built by `insert` of \
          every element (after `QuadtreeConfig`, `LooseQuadtreeConfig` or \
          `MxCifConfig::for_element_size(world, mean extent)` and `reserve(n)`; or the grids' \
-         `auto(world, boxes)`: `UniformGrid`, `LooseGrid`, `HierarchicalGrid`, `SweepGrid`, and `PointGrid` \
-         for points; or `Layered::new(world, threshold)` with the 95th percentile of the \
+         `auto(world, boxes)`: `UniformGrid`, `LooseGrid`, `HierarchicalGrid`, and `PointGrid` \
+         for points; or `SweepGrid::build_auto(world, items)`, its bulk build; or `Layered::new(world, threshold)` with the 95th percentile of the \
          boxes' half-sizes as threshold), then `maintain`; \
          the static `PackedIndex` by `PackedIndex::build` (a frame rebuilds it); a frame \
          `update`s every element then `maintain`s (the rows marked update_all instead keep \
@@ -61,8 +61,16 @@ pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
         Box::new(Stepped::new("LooseGrid", loose_grid).parallel(threads)),
         Box::new(Stepped::new("HierarchicalGrid", hierarchical).parallel(threads)),
         Box::new(Stepped::new("Layered", layered)),
-        Box::new(Dynamic::new("SweepGrid", sweep).parallel(threads)),
-        Box::new(Stepped::new("SweepGrid", sweep).parallel(threads)),
+        Box::new(
+            Dynamic::new("SweepGrid", sweep)
+                .bulk(sweep_built)
+                .parallel(threads),
+        ),
+        Box::new(
+            Stepped::new("SweepGrid", sweep)
+                .bulk(sweep_built)
+                .parallel(threads),
+        ),
         Box::new(Packed::default()),
         Box::new(Dynamic::new("BruteForce", brute).up_to(BRUTE_MAX_N)),
     ]
@@ -163,10 +171,20 @@ fn brute(_: &Aabb<f32>, _: &[Aabb<f32>]) -> BruteForce<f32, u32> {
 /// Makes an empty structure for a world and the boxes it will hold (never timed).
 type Make<I> = fn(&Aabb<f32>, &[Aabb<f32>]) -> I;
 
+/// How a structure with a bulk constructor is built from every element at once (values in
+/// the elements' order).
+type Bulk<I, V> = fn(&Aabb<f32>, Vec<(Aabb<f32>, V)>) -> I;
+
+/// `SweepGrid::build_auto`: the sweep grid built in one go.
+fn sweep_built<T>(world: &Aabb<f32>, items: Vec<(Aabb<f32>, T)>) -> SweepGrid<f32, T> {
+    SweepGrid::build_auto(*world, items).expect("workload boxes are valid")
+}
+
 /// A dynamic spatix structure: built by inserting every element, updated in place.
 struct Dynamic<I> {
     name: &'static str,
     make: Make<I>,
+    bulk: Option<Bulk<I, u32>>,
     max_n: usize,
     pairs: fn(&I, &mut Tally),
     index: Option<I>,
@@ -179,6 +197,7 @@ impl<I: SpatialIndex<f32, u32>> Dynamic<I> {
         Self {
             name,
             make,
+            bulk: None,
             max_n: usize::MAX,
             pairs: serial_pairs::<I, u32>,
             index: None,
@@ -192,8 +211,26 @@ impl<I: SpatialIndex<f32, u32>> Dynamic<I> {
         self
     }
 
+    /// Built in one go by `bulk` instead of inserting every element.
+    fn bulk(mut self, bulk: Bulk<I, u32>) -> Self {
+        self.bulk = Some(bulk);
+        self
+    }
+
     /// A new structure holding `boxes`, in order.
     fn fill(&mut self, world: &Aabb<f32>, boxes: &[Aabb<f32>]) {
+        if let Some(bulk) = self.bulk {
+            let index = bulk(world, boxes.iter().copied().zip(0..).collect());
+            let mut handles = vec![None; boxes.len()];
+            for item in index.iter() {
+                handles[*item.value as usize] = Some(item.handle);
+            }
+            self.handles.clear();
+            self.handles
+                .extend(handles.into_iter().map(|h| h.expect("every element was built")));
+            self.index = Some(index);
+            return;
+        }
         let mut index = (self.make)(world, boxes);
         self.handles.clear();
         self.handles.reserve(boxes.len());
@@ -308,6 +345,7 @@ impl<I: SpatialIndex<f32, u32>> BoxIndex for Dynamic<I> {
 struct Stepped<I> {
     name: &'static str,
     make: Make<I>,
+    bulk: Option<Bulk<I, Tracked>>,
     pairs: fn(&I, &mut Tally),
     step: fn(&mut I, &Aabb<f32>),
     index: Option<I>,
@@ -338,6 +376,7 @@ impl<I: SpatialIndex<f32, Tracked>> Stepped<I> {
         Self {
             name,
             make,
+            bulk: None,
             pairs: serial_pairs::<I, Tracked>,
             step: serial_step::<I>,
             index: None,
@@ -348,6 +387,12 @@ impl<I: SpatialIndex<f32, Tracked>> Stepped<I> {
         self.index.as_ref().expect("built before use")
     }
 
+    /// Built in one go by `bulk` instead of inserting every element.
+    fn bulk(mut self, bulk: Bulk<I, Tracked>) -> Self {
+        self.bulk = Some(bulk);
+        self
+    }
+
     /// A new structure holding `boxes[i]` with value `agents[i]`, in order.
     fn fill(
         &mut self,
@@ -355,6 +400,16 @@ impl<I: SpatialIndex<f32, Tracked>> Stepped<I> {
         boxes: &[Aabb<f32>],
         agents: impl Iterator<Item = Agent<f32>>,
     ) {
+        if let Some(bulk) = self.bulk {
+            let items = boxes
+                .iter()
+                .zip(agents)
+                .zip(0..)
+                .map(|((b, agent), id)| (*b, Tracked { agent, id }))
+                .collect();
+            self.index = Some(bulk(world, items));
+            return;
+        }
         let mut index = (self.make)(world, boxes);
         for (id, (b, agent)) in (0..).zip(boxes.iter().zip(agents)) {
             index
