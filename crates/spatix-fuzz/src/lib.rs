@@ -40,7 +40,8 @@ use std::sync::OnceLock;
 use spatix::{
     Aabb, HierarchicalGrid, KdTree, KdTreeConfig, Layered, LooseGrid, LooseGridConfig,
     LooseQuadtree, LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree, PackedConfig, PackedIndex,
-    Point, PointGrid, Quadtree, QuadtreeConfig, Scalar, SplitRule, SweepGrid, UniformGrid,
+    ParallelPairs, Point, PointGrid, Quadtree, QuadtreeConfig, Scalar, SplitRule, SweepGrid,
+    UniformGrid,
 };
 
 use dynamic::Options;
@@ -69,6 +70,7 @@ pub const TARGETS: &[&str] = &[
     "packed-f64-node-2",
     "kdtree-f32",
     "kdtree-f64-bucket-2-cycle",
+    "sweep-f32-parallel",
 ];
 
 /// The environment variable that pins [`run`] to one target: set it to a name from
@@ -265,12 +267,19 @@ fn run_target(target: usize, ops: &[u8]) {
         20 => built::drive::<f32, _, _>(ops, true, |data| {
             KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))
         }),
-        _ => built::drive::<f64, _, _>(ops, true, |data| {
+        21 => built::drive::<f64, _, _>(ops, true, |data| {
             let config = KdTreeConfig {
                 bucket_size: 2,
                 split: SplitRule::Cycle,
             };
             KdTree::with_config(data.iter().map(|&(b, id)| (b.min, id)), config)
         }),
+        // Frames on rayon's threads (op 6 by `par_update_all`), bands thinner than the
+        // elements so that many change band.
+        _ => dynamic::drive(
+            SweepGrid::new(w32, 2.0).expect("valid sweep grid"),
+            ops,
+            Options::frame(|grid, moved| grid.par_update_all(|h, _, old| moved(h, old))),
+        ),
     }
 }

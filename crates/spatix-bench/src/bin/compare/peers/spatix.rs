@@ -226,8 +226,11 @@ impl<I: SpatialIndex<f32, u32>> Dynamic<I> {
                 handles[*item.value as usize] = Some(item.handle);
             }
             self.handles.clear();
-            self.handles
-                .extend(handles.into_iter().map(|h| h.expect("every element was built")));
+            self.handles.extend(
+                handles
+                    .into_iter()
+                    .map(|h| h.expect("every element was built")),
+            );
             self.index = Some(index);
             return;
         }
