@@ -295,7 +295,7 @@ pub fn count_pairs<I: SpatialQuery<f32, u32>>(index: &I) -> u64 {
 /// spatix_bench::insert_agents(&mut index, &agents, &mut handles);
 /// let pairs = spatix_bench::frame(&mut index, &mut agents, &handles);
 /// assert_eq!(pairs, spatix_bench::count_pairs(&index));
-/// assert_eq!(*index.get(handles[3]).unwrap().aabb, agents.aabb(3));
+/// assert_eq!(index.get(handles[3]).unwrap().aabb, agents.aabb(3));
 /// ```
 pub fn frame<I: SpatialIndex<f32, u32>>(
     index: &mut I,
