@@ -5,9 +5,9 @@ Generates both sides in the workers (uniform boxes of half-size 1-3 in a square 
 1000 * sqrt(n / 10k), the data of crates/spatix-py/bench.py), keeps them in the cluster's
 memory, then times ``spatix.dask.box_join`` and counts the pairs:
 
-    python crates/spatix-py/examples/dask_join.py                      # 10M x 10M, LocalCluster
-    python crates/spatix-py/examples/dask_join.py --n 1000000 --workers 2
-    python crates/spatix-py/examples/dask_join.py --scheduler tcp://10.0.0.5:8786
+    python examples/dask_join.py                      # 10M x 10M, LocalCluster
+    python examples/dask_join.py --n 1000000 --workers 2
+    python examples/dask_join.py --scheduler tcp://10.0.0.5:8786
 
 Needs ``pip install "spatix[dask]"``.
 """
