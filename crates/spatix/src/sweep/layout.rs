@@ -68,7 +68,7 @@ impl<S: Scalar, T, P: FnMut(u32, usize)> Span<'_, S, T, P> {
 
     /// Tells the slot table the position of whatever lives at local position `p`.
     #[inline]
-    pub(super) fn report(&mut self, p: usize) {
+    fn report(&mut self, p: usize) {
         let owner = self.owners[p];
         if owner != NIL {
             (self.moved)(owner, self.base + p);
@@ -110,17 +110,35 @@ impl<S: Scalar, T, P: FnMut(u32, usize)> Span<'_, S, T, P> {
     /// Restores the order of band `b` after the key (`min.x`) at local position `p` changed,
     /// the rest of the band being sorted: moves it left or right past the keys it crossed.
     #[inline]
-    pub(super) fn resort(&mut self, b: usize, mut p: usize) {
+    pub(super) fn resort(&mut self, b: usize, p: usize) {
         let range = self.range(b);
         let key = self.boxes[p].min.x;
-        while p > range.start && self.boxes[p - 1].min.x > key {
-            self.swap(p - 1, p);
-            p -= 1;
-        }
+        let mut p = self.sift_left(range.start, p);
         while p + 1 < range.end && self.boxes[p + 1].min.x < key {
             self.swap(p, p + 1);
             p += 1;
         }
+    }
+
+    /// Moves the element at local position `p` left past the keys (`min.x`) above its own,
+    /// down to `start` at most, reporting the positions that changed once it is in place;
+    /// returns its new position.
+    #[inline]
+    pub(super) fn sift_left(&mut self, start: usize, p: usize) -> usize {
+        let key = self.boxes[p].min.x;
+        let mut q = p;
+        while q > start && self.boxes[q - 1].min.x > key {
+            self.boxes.swap(q - 1, q);
+            self.values.swap(q - 1, q);
+            self.owners.swap(q - 1, q);
+            q -= 1;
+        }
+        if q != p {
+            for k in q..=p {
+                self.report(k);
+            }
+        }
+        q
     }
 
     /// Stores an element (its slot already allocated) in band `b`, at its place in the
@@ -385,8 +403,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         for p in self.range(b) {
             if self.owners[p] != NIL {
                 let e = &self.boxes[p];
-                band.reach = band.reach.max(self.band_of(e.max.y) - b as u32);
-                band.width = band.width.max_s(e.max.x - e.min.x);
+                cover(&mut band, self.rows(), b as u32, e);
             }
         }
         band

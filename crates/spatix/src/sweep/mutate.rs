@@ -1,7 +1,7 @@
 //! Insert, remove, update (one element or all of them in storage order), clear, maintain, and
 //! the bulk constructors.
 
-use super::layout::{GAP_EVERY, Span};
+use super::layout::{GAP_EVERY, Span, cover};
 use super::{Band, Mover, SweepGrid, auto_height, gap};
 use crate::handle::NIL;
 use crate::{Aabb, Error, Handle, Scalar};
@@ -330,21 +330,9 @@ fn walk<S: Scalar, T, P: FnMut(u32, usize)>(
             }
             let to = span.rows.band_of(new.min.y);
             if to == b32 {
-                band.reach = band.reach.max(span.rows.band_of(new.max.y) - b32);
-                band.width = band.width.max_s(new.max.x - new.min.x);
+                cover(&mut band, span.rows, b32, &new);
                 span.boxes[p] = new;
-                let mut q = p;
-                while q > range.start && span.boxes[q - 1].min.x > new.min.x {
-                    span.boxes.swap(q - 1, q);
-                    span.values.swap(q - 1, q);
-                    span.owners.swap(q - 1, q);
-                    q -= 1;
-                }
-                if q != p {
-                    for k in q..=p {
-                        span.report(k);
-                    }
-                }
+                span.sift_left(range.start, p);
             } else {
                 span.boxes[p] = gap(left_key);
                 span.owners[p] = NIL;
