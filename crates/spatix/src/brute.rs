@@ -2,7 +2,7 @@
 
 use core::ops::ControlFlow;
 
-use crate::handle::Slots;
+use crate::slots::Slots;
 use crate::{
     Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
     Workspace,

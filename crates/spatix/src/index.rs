@@ -2,36 +2,7 @@
 
 use core::ops::ControlFlow;
 
-use crate::{Aabb, Error, Handle, Iter, Neighbor, Point, Ray, RayHit, Scalar, Workspace};
-
-/// One element as a visitor sees it: its handle, its box and its value.
-///
-/// # Example
-/// ```
-/// use spatix::{Aabb, BruteForce, Point, SpatialIndex, SpatialQuery};
-/// let mut index = BruteForce::<f32, u32>::new();
-/// let h = index.insert(Aabb::point(Point::new(1.0, 2.0))?, 7)?;
-/// let item = index.get(h).unwrap();
-/// assert_eq!((item.handle, *item.value), (h, 7));
-/// # Ok::<(), spatix::Error>(())
-/// ```
-#[derive(Debug)]
-pub struct Item<'a, S, T> {
-    /// The element's handle.
-    pub handle: Handle,
-    /// The element's box, as last inserted or updated (a copy: a structure of points, such
-    /// as [`KdTree`](crate::KdTree), stores no box).
-    pub aabb: Aabb<S>,
-    /// The element's value.
-    pub value: &'a T,
-}
-
-impl<S: Copy, T> Clone for Item<'_, S, T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<S: Copy, T> Copy for Item<'_, S, T> {}
+use crate::{Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, RayHit, Scalar, Workspace};
 
 /// The read half of the contract: every query, on every structure, static or dynamic.
 ///

@@ -55,6 +55,7 @@ mod error;
 mod geom;
 mod grid;
 mod handle;
+mod slots;
 mod index;
 mod kdtree;
 mod layered;
@@ -70,6 +71,7 @@ mod quad;
 mod quadtree;
 mod ray;
 mod sweep;
+mod workspace;
 #[cfg(test)]
 mod test_util;
 pub mod workload;
@@ -78,19 +80,21 @@ pub use brute::BruteForce;
 pub use error::Error;
 pub use geom::{Aabb, Point, Scalar};
 pub use grid::{HierarchicalGrid, LooseGrid, LooseGridConfig, PointGrid, UniformGrid};
-pub use handle::{Handle, Iter};
-pub use index::{Item, SpatialIndex, SpatialQuery, StaticIndex};
+pub use handle::Handle;
+pub use slots::{Item, Iter};
+pub use index::{SpatialIndex, SpatialQuery, StaticIndex};
 pub use kdtree::{KdTree, KdTreeConfig, SplitRule};
 pub use layered::Layered;
 pub use loose_quadtree::{LooseNode, LooseQuadtree, LooseQuadtreeConfig};
 pub use mxcif::{MxCifConfig, MxCifQuadtree};
-pub use nearest::{Neighbor, Workspace};
+pub use nearest::Neighbor;
 pub use packed::{PackedConfig, PackedIndex};
 #[cfg(feature = "rayon")]
 pub use par::ParallelPairs;
 pub use quadtree::{NodeKind, Quadtree, QuadtreeConfig};
 pub use ray::{Ray, RayHit};
 pub use sweep::SweepGrid;
+pub use workspace::Workspace;
 
 /// The two traits every user of spatix needs in scope: `use spatix::prelude::*;`.
 ///

@@ -3,7 +3,7 @@
 
 use core::ops::ControlFlow;
 
-use crate::handle::Slots;
+use crate::slots::Slots;
 use crate::nearest::{Pending, Search};
 use crate::pool::ArrayStack;
 use crate::ray::{RaySearch, cast_tree};

@@ -5,7 +5,7 @@
 use core::cmp::Ordering;
 use core::ops::ControlFlow;
 
-use crate::handle::Elements;
+use crate::slots::Elements;
 use crate::nearest::{Pending, sift_up};
 use crate::{Aabb, Handle, Item, Point, Scalar};
 
@@ -241,6 +241,15 @@ fn hit_before<S: Scalar>(a: &Hit<S>, b: &Hit<S>) -> bool {
 pub(crate) struct RaySearch<'w, S> {
     pub(crate) queue: &'w mut Vec<Pending<S>>,
     pub(crate) hits: &'w mut Vec<Hit<S>>,
+}
+
+impl<'w, S: Scalar> RaySearch<'w, S> {
+    /// A cast over emptied region and hit heaps.
+    pub(crate) fn new(queue: &'w mut Vec<Pending<S>>, hits: &'w mut Vec<Hit<S>>) -> Self {
+        queue.clear();
+        hits.clear();
+        Self { queue, hits }
+    }
 }
 
 impl<S: Scalar> RaySearch<'_, S> {

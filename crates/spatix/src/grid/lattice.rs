@@ -7,7 +7,7 @@
 
 use core::ops::ControlFlow;
 
-use crate::handle::Slots;
+use crate::slots::Slots;
 use crate::ray::RaySearch;
 use crate::{Aabb, Error, Item, Point, Ray, Scalar, Workspace};
 

@@ -17,7 +17,7 @@ use core::ops::ControlFlow;
 
 use self::metric::Magnitudes;
 use self::splits::Splits;
-use crate::handle::Iter;
+use crate::slots::Iter;
 use crate::{Aabb, Error, Handle, Item, Point, Scalar};
 
 /// How a node of a [`KdTree`] chooses the axis it splits.

@@ -4,7 +4,7 @@ use core::ops::{ControlFlow, Range};
 
 use super::metric::{Magnitudes, Metric, Scaled, Squared};
 use super::{Cursor, KdTree, MAX_PENDING, Split, coord};
-use crate::handle::Elements;
+use crate::slots::Elements;
 use crate::nearest::{Pending, Search};
 use crate::pool::ArrayStack;
 use crate::prefetch::prefetch;

@@ -1,7 +1,7 @@
 //! Seed 001 §5's three sets as one index: common-size agents, oversized agents and static
 //! scenery, each in the structure that suits it, behind one handle space.
 
-use crate::handle::Slots;
+use crate::slots::Slots;
 use crate::{
     Aabb, Error, Handle, Item, LooseGrid, PackedIndex, PointGrid, Scalar, SpatialIndex, StaticIndex,
 };

@@ -10,7 +10,8 @@ mod validate;
 
 use core::ops::ControlFlow;
 
-use crate::handle::{NIL, Slots};
+use crate::handle::NIL;
+use crate::slots::Slots;
 use crate::pool::{Link, ListPool};
 use crate::quad::{Frame, Stack, depth_for_node_side, validate_params};
 use crate::quadtree::{BRANCH, EMPTY_LEAF, Node};

@@ -10,7 +10,8 @@
 use core::ops::ControlFlow;
 
 use super::{LooseQuadtree, nothing};
-use crate::handle::{NIL, Slots};
+use crate::handle::NIL;
+use crate::slots::Slots;
 use crate::quadtree::BRANCH;
 use crate::{Aabb, Item, Point, Scalar};
 

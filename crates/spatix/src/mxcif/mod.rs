@@ -10,7 +10,8 @@ mod tests;
 mod validate;
 
 use self::runs::Runs;
-use crate::handle::{NIL, Slots};
+use crate::handle::NIL;
+use crate::slots::Slots;
 use crate::quad::{Frame, MAX_DEPTH};
 use crate::{Aabb, Error, Handle, NodeKind, Point, Scalar, SpatialIndex};
 

@@ -1,7 +1,8 @@
 //! The bulk build: Hilbert keys, a radix sort, and bottom-up packing.
 
 use super::{PackedConfig, PackedIndex};
-use crate::handle::{NIL, StaticSlots};
+use crate::handle::NIL;
+use crate::slots::StaticSlots;
 use crate::{Aabb, Error, Scalar};
 
 /// Cells per axis of the grid the curve is drawn on, less one.

@@ -9,7 +9,7 @@ mod query;
 mod tests;
 mod validate;
 
-use crate::handle::StaticSlots;
+use crate::slots::StaticSlots;
 use crate::{Aabb, Error, Handle, Scalar, StaticIndex};
 
 use build::Curve;

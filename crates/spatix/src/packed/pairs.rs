@@ -3,7 +3,7 @@
 use core::ops::ControlFlow;
 
 use super::{PackedIndex, bits, overlapping};
-use crate::handle::Elements;
+use crate::slots::Elements;
 use crate::{Item, Scalar};
 
 impl<S: Scalar, T> PackedIndex<S, T> {

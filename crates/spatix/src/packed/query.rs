@@ -3,7 +3,7 @@
 use core::ops::ControlFlow;
 
 use super::{MAX_LEVELS, PackedIndex, bits, overlapping};
-use crate::handle::Elements;
+use crate::slots::Elements;
 use crate::nearest::Pending;
 use crate::pool::ArrayStack;
 use crate::ray::{RaySearch, cast_tree};

@@ -12,7 +12,8 @@ pub(crate) use validate::{check_tree, fail};
 
 use core::ops::ControlFlow;
 
-use crate::handle::{NIL, Slots};
+use crate::handle::NIL;
+use crate::slots::Slots;
 use crate::pool::ListPool;
 use crate::quad::{Frame, MAX_PENDING};
 use crate::{Aabb, Error, Handle, Item, Scalar, SpatialIndex};

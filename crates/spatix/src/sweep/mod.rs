@@ -4,7 +4,8 @@
 
 use core::ops::ControlFlow;
 
-use crate::handle::{Elements, NIL, next_salt};
+use crate::handle::{NIL, next_salt};
+use crate::slots::Elements;
 use crate::{Aabb, Error, Handle, Item, Iter, Point, Scalar, SpatialIndex};
 
 mod layout;

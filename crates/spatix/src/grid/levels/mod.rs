@@ -20,7 +20,8 @@
 
 use core::cmp::Ordering;
 
-use crate::handle::{NIL, Slots};
+use crate::handle::NIL;
+use crate::slots::Slots;
 use crate::pool::{Link, ListPool};
 use crate::{Aabb, Error, Point, Scalar};
 

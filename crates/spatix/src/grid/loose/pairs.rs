@@ -26,7 +26,8 @@ use core::ops::ControlFlow;
 
 use super::LooseGrid;
 use super::bands::{Band, Bands};
-use crate::handle::{NIL, Slots};
+use crate::handle::NIL;
+use crate::slots::Slots;
 use crate::{Aabb, Item, Point, Scalar};
 
 /// Partner cells gathered before their elements are tested; more are taken in several
