@@ -55,7 +55,6 @@ mod error;
 mod geom;
 mod grid;
 mod handle;
-mod slots;
 mod index;
 mod kdtree;
 mod layered;
@@ -67,21 +66,22 @@ mod packed;
 mod par;
 mod pool;
 mod prefetch;
-mod quad;
 mod quadtree;
 mod ray;
+mod slots;
+mod stack;
 mod sweep;
-mod workspace;
 #[cfg(test)]
 mod test_util;
+mod tree;
 pub mod workload;
+mod workspace;
 
 pub use brute::BruteForce;
 pub use error::Error;
 pub use geom::{Aabb, Point, Scalar};
 pub use grid::{HierarchicalGrid, LooseGrid, LooseGridConfig, PointGrid, UniformGrid};
 pub use handle::Handle;
-pub use slots::{Item, Iter};
 pub use index::{SpatialIndex, SpatialQuery, StaticIndex};
 pub use kdtree::{KdTree, KdTreeConfig, SplitRule};
 pub use layered::Layered;
@@ -91,9 +91,11 @@ pub use nearest::Neighbor;
 pub use packed::{PackedConfig, PackedIndex};
 #[cfg(feature = "rayon")]
 pub use par::ParallelPairs;
-pub use quadtree::{NodeKind, Quadtree, QuadtreeConfig};
+pub use quadtree::{Quadtree, QuadtreeConfig};
 pub use ray::{Ray, RayHit};
+pub use slots::{Item, Iter};
 pub use sweep::SweepGrid;
+pub use tree::NodeKind;
 pub use workspace::Workspace;
 
 /// The two traits every user of spatix needs in scope: `use spatix::prelude::*;`.

@@ -5,8 +5,8 @@
 use core::cmp::Ordering;
 use core::ops::ControlFlow;
 
-use crate::slots::Elements;
 use crate::nearest::{Pending, sift_up};
+use crate::slots::Elements;
 use crate::{Aabb, Handle, Item, Point, Scalar};
 
 /// A ray: the points `origin + t * direction` for `0 <= t <= max_t`.

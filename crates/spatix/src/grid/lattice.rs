@@ -7,8 +7,8 @@
 
 use core::ops::ControlFlow;
 
-use crate::slots::Slots;
 use crate::ray::RaySearch;
+use crate::slots::Slots;
 use crate::{Aabb, Error, Item, Point, Ray, Scalar, Workspace};
 
 /// Most cells a grid may have (2^28, 1 GiB of `u32` cell heads).

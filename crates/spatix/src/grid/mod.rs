@@ -4,8 +4,8 @@
 use core::ops::ControlFlow;
 
 use crate::handle::NIL;
-use crate::slots::Slots;
 use crate::pool::ListPool;
+use crate::slots::Slots;
 use crate::{Aabb, Error, Handle, Item, Scalar, SpatialIndex};
 use lattice::{Lattice, auto_cell, auto_world};
 

@@ -4,11 +4,11 @@ use core::ops::{ControlFlow, Range};
 
 use super::metric::{Magnitudes, Metric, Scaled, Squared};
 use super::{Cursor, KdTree, MAX_PENDING, Split, coord};
-use crate::slots::Elements;
 use crate::nearest::{Pending, Search};
-use crate::pool::ArrayStack;
 use crate::prefetch::prefetch;
 use crate::ray::{RaySearch, cast_tree};
+use crate::slots::Elements;
+use crate::stack::ArrayStack;
 use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
 
 /// A subtree waiting in a rectangle query, with the region its points lie in.

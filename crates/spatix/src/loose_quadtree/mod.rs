@@ -11,10 +11,10 @@ mod validate;
 use core::ops::ControlFlow;
 
 use crate::handle::NIL;
-use crate::slots::Slots;
 use crate::pool::{Link, ListPool};
-use crate::quad::{Frame, Stack, depth_for_node_side, validate_params};
-use crate::quadtree::{BRANCH, EMPTY_LEAF, Node};
+use crate::slots::Slots;
+use crate::tree::{BRANCH, EMPTY_LEAF, Node};
+use crate::tree::{Frame, Stack, depth_for_node_side, validate_params};
 use crate::{Aabb, Error, Handle, Item, NodeKind, Point, Scalar, SpatialIndex};
 
 /// Tuning parameters of a [`LooseQuadtree`]: the same two as the tight

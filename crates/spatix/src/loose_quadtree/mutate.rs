@@ -3,8 +3,8 @@
 
 use super::{Group, LooseQuadtree, Walk, nothing, owns, quadrant};
 use crate::handle::NIL;
-use crate::quad::{Frame, take_group};
-use crate::quadtree::{BRANCH, EMPTY_LEAF, Node, compact_leaf_lists, release_group};
+use crate::tree::{BRANCH, EMPTY_LEAF, Node, compact_leaf_lists, release_group};
+use crate::tree::{Frame, take_group};
 use crate::{Aabb, Point, Scalar};
 
 impl<S: Scalar, T> LooseQuadtree<S, T> {

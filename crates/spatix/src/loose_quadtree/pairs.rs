@@ -12,7 +12,7 @@ use core::ops::ControlFlow;
 use super::{LooseQuadtree, nothing};
 use crate::handle::NIL;
 use crate::slots::Slots;
-use crate::quadtree::BRANCH;
+use crate::tree::BRANCH;
 use crate::{Aabb, Item, Point, Scalar};
 
 /// Elements gathered on the stack at once from one leaf (crowded leaves at the depth limit

@@ -5,9 +5,9 @@ use core::ops::ControlFlow;
 
 use super::{LooseQuadtree, is_something};
 use crate::nearest::Pending;
-use crate::quad::NodeStack;
-use crate::quadtree::BRANCH;
 use crate::ray::{RaySearch, cast_tree};
+use crate::tree::BRANCH;
+use crate::tree::NodeStack;
 use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
 
 impl<S: Scalar, T> LooseQuadtree<S, T> {

@@ -6,7 +6,7 @@ use core::ops::ControlFlow;
 use super::{LooseQuadtree, LooseQuadtreeConfig, nothing};
 use crate::handle::NIL;
 use crate::pool::ListPool;
-use crate::quadtree::BRANCH;
+use crate::tree::BRANCH;
 use crate::{Aabb, BruteForce, Error, Handle, NodeKind, Point, SpatialIndex, SpatialQuery};
 
 fn world() -> Aabb<f64> {

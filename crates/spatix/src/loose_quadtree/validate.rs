@@ -1,9 +1,8 @@
 //! The full structural self-check.
 
 use super::{Group, LooseQuadtree, nothing};
-use crate::quad::Frame;
-use crate::quadtree::{BRANCH, check_tree, fail};
-use crate::{Error, QuadtreeConfig, Scalar};
+use crate::tree::{BRANCH, Frame, check_tree, fail};
+use crate::{Error, Scalar};
 
 impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Checks the tree shape, the stored regions and group records, the leaf lists and counts, that
@@ -24,16 +23,12 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             ));
         }
         let mut listed_in = vec![None; self.leaves.len()];
-        let config = QuadtreeConfig {
-            max_elements: self.config.max_elements,
-            max_depth: self.config.max_depth,
-        };
         let root = Frame::root(self.world);
         check_tree(
             &self.nodes,
             self.free_group,
             &root,
-            config,
+            (self.config.max_elements, self.config.max_depth),
             &self.links,
             |f, entries| {
                 let at = f.node as usize;

@@ -12,7 +12,7 @@ mod validate;
 use self::runs::Runs;
 use crate::handle::NIL;
 use crate::slots::Slots;
-use crate::quad::{Frame, MAX_DEPTH};
+use crate::tree::{Frame, MAX_DEPTH};
 use crate::{Aabb, Error, Handle, NodeKind, Point, Scalar, SpatialIndex};
 
 /// Tuning parameters of an [`MxCifQuadtree`].
@@ -66,7 +66,7 @@ impl MxCifConfig {
     /// ```
     pub fn for_element_size<S: Scalar>(world: &Aabb<S>, typical_size: S) -> Self {
         Self {
-            max_depth: crate::quad::depth_for_node_side(world, 12.0 * typical_size.to_f64()),
+            max_depth: crate::tree::depth_for_node_side(world, 12.0 * typical_size.to_f64()),
             ..Self::default()
         }
     }
@@ -81,7 +81,7 @@ impl MxCifConfig {
     /// assert!(MxCifConfig { max_elements: 0, max_depth: 8 }.validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), Error> {
-        crate::quad::validate_params(self.max_elements, self.max_depth)
+        crate::tree::validate_params(self.max_elements, self.max_depth)
     }
 }
 
@@ -349,7 +349,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn traverse(&self, visit: impl FnMut(&Aabb<S>, u32, NodeKind)) {
-        crate::quad::traverse(
+        crate::tree::traverse(
             self.world,
             |n| {
                 let node = self.nodes[n as usize];

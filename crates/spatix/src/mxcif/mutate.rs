@@ -4,7 +4,7 @@
 use super::runs::cap_for;
 use super::{EMPTY_LEAF, FREE, MxCifQuadtree, Node, Place, quadrant};
 use crate::handle::NIL;
-use crate::quad::{Frame, take_group};
+use crate::tree::{Frame, take_group};
 use crate::{Aabb, Scalar};
 
 /// The run a node of `len` elements moves to when it grows or shrinks: a quarter more room

@@ -4,7 +4,7 @@
 use core::ops::ControlFlow;
 
 use super::{MxCifQuadtree, Node};
-use crate::quad::{Frame, Stack};
+use crate::tree::{Frame, Stack};
 use crate::{Aabb, Item, Scalar};
 
 /// [`Aabb::intersects`] without branches: in the pair loops, which comparison fails is

@@ -3,8 +3,8 @@
 use core::ops::ControlFlow;
 
 use super::MxCifQuadtree;
-use crate::quad::{Frame, Stack, cast_frames, nearest_in_frames};
 use crate::ray::RaySearch;
+use crate::tree::{Frame, Stack, cast_frames, nearest_in_frames};
 use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
 
 impl<S: Scalar, T> MxCifQuadtree<S, T> {

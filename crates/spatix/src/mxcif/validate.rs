@@ -2,7 +2,7 @@
 
 use super::runs::cap_for;
 use super::{FREE, MxCifQuadtree, quadrant};
-use crate::quad::{Frame, check_free_groups};
+use crate::tree::{Frame, check_free_groups};
 use crate::{Error, Scalar};
 
 fn fail<R>(why: String) -> Result<R, Error> {

@@ -3,10 +3,10 @@
 use core::ops::ControlFlow;
 
 use super::{MAX_LEVELS, PackedIndex, bits, overlapping};
-use crate::slots::Elements;
 use crate::nearest::Pending;
-use crate::pool::ArrayStack;
 use crate::ray::{RaySearch, cast_tree};
+use crate::slots::Elements;
+use crate::stack::ArrayStack;
 use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
 
 /// Children of one node still to visit: those at `first + i` of `level` for each bit `i`

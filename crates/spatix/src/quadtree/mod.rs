@@ -7,15 +7,12 @@ mod query;
 mod tests;
 mod validate;
 
-pub(crate) use mutate::{compact_leaf_lists, release_group};
-pub(crate) use validate::{check_tree, fail};
-
 use core::ops::ControlFlow;
 
 use crate::handle::NIL;
-use crate::slots::Slots;
 use crate::pool::ListPool;
-use crate::quad::{Frame, MAX_PENDING};
+use crate::slots::Slots;
+use crate::tree::{BRANCH, EMPTY_LEAF, Frame, MAX_PENDING, Node, NodeKind};
 use crate::{Aabb, Error, Handle, Item, Scalar, SpatialIndex};
 
 /// Tuning parameters of a [`Quadtree`].
@@ -53,7 +50,7 @@ impl QuadtreeConfig {
     /// ```
     /// assert_eq!(spatix::QuadtreeConfig::MAX_DEPTH, 30);
     /// ```
-    pub const MAX_DEPTH: u32 = crate::quad::MAX_DEPTH;
+    pub const MAX_DEPTH: u32 = crate::tree::MAX_DEPTH;
 
     /// The default split threshold with the depth limit the seed recommends: leaves at the
     /// depth limit about six typical element sizes wide (measured best on the agents
@@ -67,7 +64,7 @@ impl QuadtreeConfig {
     /// ```
     pub fn for_element_size<S: Scalar>(world: &Aabb<S>, typical_size: S) -> Self {
         Self {
-            max_depth: crate::quad::depth_for_node_side(world, 6.0 * typical_size.to_f64()),
+            max_depth: crate::tree::depth_for_node_side(world, 6.0 * typical_size.to_f64()),
             ..Self::default()
         }
     }
@@ -82,49 +79,9 @@ impl QuadtreeConfig {
     /// assert!(QuadtreeConfig { max_elements: 0, max_depth: 8 }.validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), Error> {
-        crate::quad::validate_params(self.max_elements, self.max_depth)
+        crate::tree::validate_params(self.max_elements, self.max_depth)
     }
 }
-
-/// What [`Quadtree::traverse`] says about a node.
-///
-/// ```
-/// use spatix::NodeKind;
-/// assert_ne!(NodeKind::Branch, NodeKind::Leaf { elements: 0 });
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NodeKind {
-    /// A node with four children.
-    Branch,
-    /// A node with an element list.
-    Leaf {
-        /// How many elements the leaf lists.
-        elements: usize,
-    },
-}
-
-/// Marks a branch in [`Node::count`].
-pub(crate) const BRANCH: u32 = u32::MAX;
-
-/// A quadtree node, exactly as seed 001 lays it out: 8 bytes, no box (boxes are computed on
-/// the way down from the root's).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C)]
-pub(crate) struct Node {
-    /// Branch: index of the first of its four contiguous children.
-    /// Leaf: head of its element list in the list pool ([`NIL`] when empty).
-    /// Free group: the next free group.
-    pub(crate) first_child: u32,
-    /// Leaf: number of elements. Branch: [`BRANCH`].
-    pub(crate) count: u32,
-}
-
-const _: () = assert!(size_of::<Node>() == 8);
-
-pub(crate) const EMPTY_LEAF: Node = Node {
-    first_child: NIL,
-    count: 0,
-};
 
 /// The tight quadtree of seed 001 §1: each element is stored once, and listed in every leaf
 /// its box overlaps.
@@ -304,7 +261,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn traverse(&self, visit: impl FnMut(&Aabb<S>, u32, NodeKind)) {
-        crate::quad::traverse(
+        crate::tree::traverse(
             self.world,
             |n| {
                 let node = self.nodes[n as usize];

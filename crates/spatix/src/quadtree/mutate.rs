@@ -1,13 +1,11 @@
 //! Filing elements in leaves, splitting leaves, and the deferred collapse of empty branches.
 
-use super::{BRANCH, EMPTY_LEAF, Node, Quadtree};
+use super::Quadtree;
 use crate::handle::NIL;
-use crate::pool::ListPool;
-use crate::quad::{Frame, NodeStack, take_group};
+use crate::tree::{
+    BRANCH, EMPTY_LEAF, Frame, Node, NodeStack, compact_leaf_lists, release_group, take_group,
+};
 use crate::{Aabb, Scalar};
-
-/// Marks the nodes of a freed child group (its first node links to the next free group).
-pub(crate) const FREE: u32 = u32::MAX - 1;
 
 impl<S: Scalar, T> Quadtree<S, T> {
     /// Moves element `slot` from the leaves overlapping `old` to those overlapping `new`
@@ -161,37 +159,4 @@ impl<S: Scalar, T> Quadtree<S, T> {
     pub(super) fn compact_lists(&mut self) {
         compact_leaf_lists(&mut self.nodes, &mut self.links);
     }
-}
-
-/// Turns branch `n` into an empty leaf and puts its child group on the free list (linked
-/// through the group's first node, its nodes marked [`FREE`]).
-pub(crate) fn release_group(nodes: &mut [Node], free_group: &mut u32, n: u32) {
-    let group = nodes[n as usize].first_child;
-    let g = group as usize;
-    nodes[n as usize] = EMPTY_LEAF;
-    nodes[g..g + 4].fill(Node {
-        first_child: NIL,
-        count: FREE,
-    });
-    nodes[g].first_child = *free_group;
-    *free_group = group;
-}
-
-/// Lays every leaf's element list out contiguously in `links`, leaves in depth-first order
-/// (children in order), the order of the pair passes.
-pub(crate) fn compact_leaf_lists<D: Copy + Default>(nodes: &mut [Node], links: &mut ListPool<D>) {
-    links.compact(|visit| {
-        let mut stack = NodeStack::new();
-        stack.push(0);
-        while let Some(n) = stack.pop() {
-            let node = &mut nodes[n as usize];
-            if node.count == BRANCH {
-                for i in (0..4).rev() {
-                    stack.push(node.first_child + i);
-                }
-            } else {
-                visit(&mut node.first_child);
-            }
-        }
-    });
 }

@@ -2,9 +2,10 @@
 
 use core::ops::ControlFlow;
 
-use super::{BRANCH, Quadtree};
+use super::Quadtree;
 use crate::handle::NIL;
-use crate::quad::{Frame, RIGHT, Stack, TOP};
+use crate::tree::BRANCH;
+use crate::tree::{Frame, RIGHT, Stack, TOP};
 use crate::{Aabb, Item, Scalar};
 
 /// Entries gathered on the stack at once, from as many consecutive leaves as fit: the boxes are

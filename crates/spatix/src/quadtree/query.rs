@@ -2,9 +2,10 @@
 
 use core::ops::ControlFlow;
 
-use super::{BRANCH, Quadtree};
-use crate::quad::{Frame, Stack, cast_frames, nearest_in_frames};
+use super::Quadtree;
 use crate::ray::RaySearch;
+use crate::tree::BRANCH;
+use crate::tree::{Frame, Stack, cast_frames, nearest_in_frames};
 use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
 
 impl<S: Scalar, T> Quadtree<S, T> {

@@ -21,8 +21,8 @@
 use core::cmp::Ordering;
 
 use crate::handle::NIL;
-use crate::slots::Slots;
 use crate::pool::{Link, ListPool};
+use crate::slots::Slots;
 use crate::{Aabb, Error, Point, Scalar};
 
 use super::lattice::{Lattice, cell_for_count, extent_of, magnitude};

@@ -7,8 +7,8 @@ use core::ops::ControlFlow;
 
 use super::lattice::{CellRange, Lattice, auto_cell, auto_world, magnitude};
 use crate::handle::NIL;
-use crate::slots::Slots;
 use crate::pool::ListPool;
+use crate::slots::Slots;
 use crate::{Aabb, Error, Handle, Item, Point, Scalar, SpatialIndex};
 use tight::Tight;
 
