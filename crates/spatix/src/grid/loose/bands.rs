@@ -8,8 +8,18 @@
 //! east of it and the three above it read those instead of walking its whole list. What does
 //! not fit is marked to be walked.
 
-use super::pairs::{CAP, Entry};
 use crate::{Aabb, Scalar};
+
+/// Elements of one loose cell copied at once. A loose cell holding more is paired by walking
+/// its list; a partner cell holding more is filtered in several rounds.
+pub(super) const CAP: usize = 128;
+
+/// An element copied out of its list node.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Entry<S> {
+    pub(super) aabb: Aabb<S>,
+    pub(super) slot: u32,
+}
 
 /// Entries of the north bands of one row kept at once.
 const ROW_ENTRIES: usize = 1024;

@@ -25,7 +25,7 @@
 use core::ops::ControlFlow;
 
 use super::LooseGrid;
-use super::bands::{Band, Bands};
+use super::bands::{Band, Bands, CAP, Entry};
 use crate::handle::NIL;
 use crate::slots::Slots;
 use crate::{Aabb, Item, Point, Scalar};
@@ -33,10 +33,6 @@ use crate::{Aabb, Item, Point, Scalar};
 /// Partner cells gathered before their elements are tested; more are taken in several
 /// rounds.
 const BLOCK: usize = 32;
-
-/// Elements of one loose cell copied at once. A loose cell holding more is paired by walking
-/// its list; a partner cell holding more is filtered in several rounds.
-pub(super) const CAP: usize = 128;
 
 /// Hits waiting to be reported: room for one element against a full round, and more.
 const PENDING: usize = 4 * CAP;
@@ -69,13 +65,6 @@ fn owned_overlap<S: Scalar>(a: &Listed<S>, b: &Listed<S>) -> bool {
 #[inline]
 fn meet<S: Scalar>(a: &Aabb<S>, b: &Aabb<S>) -> bool {
     (a.min.x <= b.max.x) & (b.min.x <= a.max.x) & (a.min.y <= b.max.y) & (b.min.y <= a.max.y)
-}
-
-/// An element copied out of its list node.
-#[derive(Clone, Copy, Default)]
-pub(super) struct Entry<S> {
-    pub(super) aabb: Aabb<S>,
-    pub(super) slot: u32,
 }
 
 /// The stack memory of one pair pass.
