@@ -3,7 +3,7 @@
 //! in the level whose cells fit its size.
 
 use super::lattice::{Lattice, auto_world, extent_of};
-use super::levels::{Level, Levels, MAX_LEVELS, levels_index};
+use super::leveled::{Level, Leveled, MAX_LEVELS, leveled_index};
 use crate::{Aabb, Error, Handle, Scalar};
 
 #[cfg(test)]
@@ -89,7 +89,7 @@ const AUTO_ELEMENTS_PER_CELL: f64 = 1.0;
 /// similar sizes only; [`Quadtree`](crate::Quadtree) adapts to uneven density.
 #[derive(Clone, Debug)]
 pub struct HierarchicalGrid<S, T> {
-    inner: Levels<S, T>,
+    inner: Leveled<S, T>,
 }
 
 impl<S: Scalar, T> HierarchicalGrid<S, T> {
@@ -166,7 +166,7 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
         let top = S::from_f64(side.max(finest_cell.to_f64()));
         levels.push(Level::new(world, top, S::INFINITY)?);
         Ok(Self {
-            inner: Levels::new(levels),
+            inner: Leveled::new(levels),
         })
     }
 
@@ -337,4 +337,4 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
     }
 }
 
-levels_index!(HierarchicalGrid);
+leveled_index!(HierarchicalGrid);

@@ -2,7 +2,7 @@
 //! their size, so each is filed as a single point, in exactly one cell.
 
 use super::lattice::{auto_world, magnitude};
-use super::levels::{Level, Levels, levels_index};
+use super::leveled::{Level, Leveled, leveled_index};
 use crate::{Aabb, Error, Scalar};
 
 #[cfg(test)]
@@ -87,7 +87,7 @@ const AUTO_ELEMENTS_PER_CELL: f64 = 2.5;
 /// over several levels, one per size class, with no bound at all.
 #[derive(Clone, Debug)]
 pub struct PointGrid<S, T> {
-    inner: Levels<S, T>,
+    inner: Leveled<S, T>,
     max_half_extent: S,
 }
 
@@ -225,7 +225,7 @@ impl<S: Scalar, T> PointGrid<S, T> {
     fn build(world: Aabb<S>, max_half_extent: S, cell_size: S) -> Result<Self, Error> {
         let level = Level::new(world, cell_size, Self::fit(max_half_extent)?)?;
         Ok(Self {
-            inner: Levels::new(vec![level]),
+            inner: Leveled::new(vec![level]),
             max_half_extent,
         })
     }
@@ -309,4 +309,4 @@ impl<S: Scalar, T> PointGrid<S, T> {
     }
 }
 
-levels_index!(PointGrid);
+leveled_index!(PointGrid);

@@ -1,6 +1,6 @@
 //! The structural self-check.
 
-use super::{Level, Levels, Place};
+use super::{Level, Leveled, Place};
 use crate::handle::NIL;
 use crate::{Error, Scalar};
 
@@ -87,7 +87,7 @@ impl<S: Scalar> Level<S> {
     }
 }
 
-impl<S: Scalar, T> Levels<S, T> {
+impl<S: Scalar, T> Leveled<S, T> {
     /// Every live element is listed exactly once, in the cell of its corner in the first level
     /// that fits its box, by a node that carries its corner and that `node_of` names; every
     /// list entry names a live element; the counts of rows, levels and the pool add up.

@@ -77,7 +77,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// recorded only by the cell owning the (clamped) point where the ray enters it; a
     /// recorded hit is reported once nothing left to walk could hold an earlier one.
     ///
-    /// [`Lattice::cast`]: super::lattice::Lattice::cast
+    /// [`Lattice::cast`]: crate::grid::lattice::Lattice::cast
     pub(super) fn raycast_impl<F>(
         &self,
         ray: &Ray<S>,

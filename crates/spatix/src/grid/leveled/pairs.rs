@@ -12,7 +12,7 @@
 
 use core::ops::{ControlFlow, Range};
 
-use super::{Level, Levels};
+use super::{Level, Leveled};
 use crate::handle::NIL;
 use crate::{Item, Point, Scalar};
 
@@ -52,7 +52,7 @@ impl Candidates {
     }
 }
 
-impl<S: Scalar, T> Levels<S, T> {
+impl<S: Scalar, T> Leveled<S, T> {
     /// Every intersecting pair, each exactly once.
     pub(crate) fn pairs_impl<F>(&self, mut visit: F) -> ControlFlow<()>
     where
@@ -216,9 +216,9 @@ impl<S: Scalar, T> Levels<S, T> {
 }
 
 #[cfg(feature = "rayon")]
-impl<S: Scalar, T: Sync> Levels<S, T> {
+impl<S: Scalar, T: Sync> Leveled<S, T> {
     /// The pair pass on rayon's pool: each level's rows split into bands (about eight per
-    /// thread); every band reports only the pairs it owns (see [`Levels::pairs_in_rows`]), so
+    /// thread); every band reports only the pairs it owns (see [`Leveled::pairs_in_rows`]), so
     /// the bands need no coordination.
     pub(crate) fn par_pairs<F>(&self, visit: F) -> ControlFlow<()>
     where

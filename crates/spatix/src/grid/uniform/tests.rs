@@ -3,7 +3,7 @@
 use core::ops::ControlFlow;
 
 use super::UniformGrid;
-use super::lattice::RINGS_WALKED;
+use crate::grid::lattice::RINGS_WALKED;
 use crate::workload::Rng;
 use crate::{
     Aabb, BruteForce, Error, Handle, HierarchicalGrid, LooseGrid, Point, PointGrid, SpatialIndex,

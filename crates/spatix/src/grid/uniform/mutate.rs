@@ -1,7 +1,7 @@
 //! Insert, remove and update.
 
 use super::UniformGrid;
-use super::lattice::CellRange;
+use crate::grid::lattice::CellRange;
 use crate::{Aabb, Error, Handle, Scalar};
 
 impl<S: Scalar, T> UniformGrid<S, T> {

@@ -1,10 +1,10 @@
 //! Insert, remove and update.
 
-use super::{Levels, Place};
+use super::{Leveled, Place};
 use crate::handle::NIL;
 use crate::{Aabb, Error, Handle, Point, Scalar};
 
-impl<S: Scalar, T> Levels<S, T> {
+impl<S: Scalar, T> Leveled<S, T> {
     pub(crate) fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
         let aabb = aabb.validated()?;
         let place = self.place(&aabb).ok_or(Error::BoxTooLarge)?;
@@ -54,7 +54,7 @@ impl<S: Scalar, T> Levels<S, T> {
         Ok(())
     }
 
-    /// The slow path of [`Levels::update`]: moves `slot` (its box already updated) from cell
+    /// The slow path of [`Leveled::update`]: moves `slot` (its box already updated) from cell
     /// `home` of level `old_level` to `new`.
     #[cold]
     #[inline(never)]

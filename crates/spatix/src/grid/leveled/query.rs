@@ -5,7 +5,7 @@
 
 use core::ops::ControlFlow;
 
-use super::{Corner, Level, Levels, MAX_LEVELS};
+use super::{Corner, Level, Leveled, MAX_LEVELS};
 use crate::handle::NIL;
 use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
 
@@ -21,7 +21,7 @@ fn reach_box<S: Scalar>(corner: Point<S>, reach: S) -> Aabb<S> {
     }
 }
 
-impl<S: Scalar, T> Levels<S, T> {
+impl<S: Scalar, T> Leveled<S, T> {
     /// Calls `visit` with each node filed in the cells of `level` whose corners may belong
     /// to a box intersecting `area` (corner within `[area.min - reach, area.max]`), from the
     /// cells that may hold such corners (widened by the level's spread).

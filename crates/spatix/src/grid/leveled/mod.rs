@@ -321,7 +321,7 @@ pub(crate) struct Place {
 
 /// The elements (in the shared slot table) and the levels they are filed in.
 #[derive(Clone, Debug)]
-pub(crate) struct Levels<S, T> {
+pub(crate) struct Leveled<S, T> {
     /// Finest first; each element goes to the first level it fits.
     pub(crate) levels: Vec<Level<S>>,
     pub(crate) pool: ListPool<Point<S>>,
@@ -332,7 +332,7 @@ pub(crate) struct Levels<S, T> {
     pub(crate) slots: Slots<S, T>,
 }
 
-impl<S: Scalar, T> Levels<S, T> {
+impl<S: Scalar, T> Leveled<S, T> {
     /// An empty structure over the given levels (finest first, at most [`MAX_LEVELS`]).
     pub(crate) fn new(levels: Vec<Level<S>>) -> Self {
         debug_assert!(!levels.is_empty() && levels.len() <= MAX_LEVELS);
@@ -409,8 +409,8 @@ impl<S: Scalar, T> Levels<S, T> {
 }
 
 /// Implements [`SpatialQuery`](crate::SpatialQuery) and [`SpatialIndex`](crate::SpatialIndex)
-/// for a structure whose field `inner` is a [`Levels`].
-macro_rules! levels_index {
+/// for a structure whose field `inner` is a [`Leveled`].
+macro_rules! leveled_index {
     ($structure:ident) => {
         $crate::index::delegate_query!($structure => inner, slots);
 
@@ -467,4 +467,4 @@ macro_rules! levels_index {
         }
     };
 }
-pub(crate) use levels_index;
+pub(crate) use leveled_index;

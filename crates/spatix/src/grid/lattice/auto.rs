@@ -1,0 +1,114 @@
+//! The world and cell size the `auto` constructors pick from a sample.
+
+use super::{DEFAULT_CELLS_PER_SIDE, dims_for, extent_of};
+use crate::{Aabb, Error, Point, Scalar};
+
+/// The world an `auto` constructor lays its cells over: `world` cut down to where the bulk of
+/// `sample` lies ([`Aabb::bulk_of`]) grown by its own width and height on every side, so that
+/// a few stray elements (or a declared world far larger than the data) do not make the cells
+/// huge or countless: elements beyond it are filed in the border cells. Kept within ±MAX/4
+/// so that its width and height are finite. `world` itself when it is invalid (the caller
+/// reports that), or when the sample is empty or lies wholly outside it (only clamped).
+pub(crate) fn auto_world<S: Scalar>(world: &Aabb<S>, sample: &[Aabb<S>]) -> Aabb<S> {
+    if !world.is_valid() {
+        return *world;
+    }
+    let quarter = S::MAX.to_f64() * 0.25;
+    let cut = |lo: S, hi: S, bulk: Option<(S, S)>| {
+        let (mut lo, mut hi) = (lo.to_f64(), hi.to_f64());
+        if let Some((a, b)) = bulk {
+            let (a, b) = (a.to_f64(), b.to_f64());
+            let (a, b) = (a - (b - a), b + (b - a));
+            if a <= hi && lo <= b {
+                (lo, hi) = (lo.max(a), hi.min(b));
+            }
+        }
+        let (lo, hi) = (lo.clamp(-quarter, quarter), hi.clamp(-quarter, quarter));
+        (S::from_f64(lo), S::from_f64(hi))
+    };
+    let bulk = Aabb::bulk_of(sample);
+    let (x0, x1) = cut(world.min.x, world.max.x, bulk.map(|b| (b.min.x, b.max.x)));
+    let (y0, y1) = cut(world.min.y, world.max.y, bulk.map(|b| (b.min.y, b.max.y)));
+    Aabb {
+        min: Point::new(x0, y0),
+        max: Point::new(x1, y1),
+    }
+}
+
+/// The side of the square cells that `count` elements spread evenly over a `width` × `height`
+/// world fill with `per_cell` elements each: the floor an `auto` constructor puts under its cell
+/// side, so that a few tiny elements do not ask for far more cells than elements (0, no floor,
+/// for no elements).
+pub(crate) fn cell_for_count(width: f64, height: f64, count: usize, per_cell: f64) -> f64 {
+    if count == 0 {
+        0.0
+    } else {
+        (width * height * per_cell / count as f64).sqrt()
+    }
+}
+
+/// A cell side for a grid over `world` that will hold boxes like those of `sample`, a sample
+/// of `total` elements (or of as many as it holds, if more): `factor` times the sample's mean
+/// extent (mean of width and height), raised if needed so that cells hold at least `per_cell`
+/// of the elements on average and so that the grid has at most 2^28 cells. Invalid boxes in
+/// the sample are ignored; an empty sample (or boxes and a world of no area) gives 64 cells
+/// along the world's longer side. Returns the side, the number of valid boxes sampled and the
+/// number of elements counted (`total`, or that if more).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] if `world` is not a valid box.
+pub(crate) fn auto_cell<S: Scalar>(
+    world: &Aabb<S>,
+    sample: &[Aabb<S>],
+    total: usize,
+    factor: f64,
+    per_cell: f64,
+) -> Result<(S, usize, usize), Error> {
+    if !world.is_valid() {
+        return Err(Error::InvalidParameter(
+            "world must be a valid box (finite, min <= max)",
+        ));
+    }
+    let (width, height) = extent_of(world);
+    // The mean extent, each capped at the 99.5% quantile: a few huge boxes do not set it.
+    let mut extents: Vec<f64> = sample
+        .iter()
+        .filter(|b| b.is_valid())
+        .map(|b| {
+            let (w, h) = extent_of(b);
+            (w + h) * 0.5
+        })
+        .collect();
+    let sampled = extents.len();
+    let extent = if sampled == 0 {
+        0.0
+    } else {
+        let cap = *extents
+            .select_nth_unstable_by(sampled - 1 - sampled / 200, f64::total_cmp)
+            .1;
+        extents.iter().map(|e| e.min(cap)).sum::<f64>()
+    };
+    let n = total.max(sampled);
+    let side = width.max(height);
+    let mut cell = if sampled == 0 {
+        side / DEFAULT_CELLS_PER_SIDE
+    } else {
+        let by_extent = factor * extent / sampled as f64;
+        by_extent.max(cell_for_count(width, height, n, per_cell))
+    };
+    if !(cell > 0.0 && cell.is_finite()) {
+        // A world or boxes of no area.
+        cell = if side > 0.0 {
+            side / DEFAULT_CELLS_PER_SIDE
+        } else {
+            1.0
+        };
+    }
+    while dims_for(width, height, cell).is_none() && cell.is_finite() {
+        cell *= 2.0;
+    }
+    // Boxes near `S::MAX` wide make a cell past what `S` holds: one that big already puts
+    // the whole world in one cell.
+    let cell = cell.min(S::MAX.to_f64() * 0.25);
+    Ok((S::from_f64(cell), sampled, n))
+}
