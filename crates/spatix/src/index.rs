@@ -282,14 +282,49 @@ pub trait SpatialIndex<S: Scalar, T>: SpatialQuery<S, T> {
     fn maintain(&mut self) {}
 }
 
-/// Implements [`SpatialQuery`] for `$structure<S, T>` by delegation: `get`, `len` and `iter`
-/// go to its element table (the field `$elements`), and the queries to the structure's own
-/// `query_impl`, `pairs_impl`, `nearest_impl`, `raycast_impl`, `memory_impl` and `validate`
-/// (and `within_impl` when `within` is given; the trait's default otherwise).
+/// A nearest search as a structure's `nearest_impl` receives it from [`delegate_query!`],
+/// only once the contract's checks passed: a finite point, `k > 0`, and a structure holding
+/// at least one element.
+pub(crate) struct Nearest<'w, S> {
+    pub(crate) point: Point<S>,
+    pub(crate) k: usize,
+    pub(crate) workspace: &'w mut Workspace<S>,
+}
+
+/// A ray cast as a structure's `raycast_impl` receives it from [`delegate_query!`], only once
+/// the contract's checks passed: a valid ray, and a structure holding at least one element.
+pub(crate) struct Cast<'a, S, F> {
+    pub(crate) ray: &'a Ray<S>,
+    pub(crate) workspace: &'a mut Workspace<S>,
+    pub(crate) visit: F,
+}
+
+/// A visitor of ray hits: an element and the ray's entry parameter into it.
+pub(crate) trait Hits<S, T>: FnMut(Item<'_, S, T>, S) -> ControlFlow<()> {}
+
+impl<S, T, F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>> Hits<S, T> for F {}
+
+/// Implements [`SpatialQuery`] for `$structure<S, T>`: the contract's input checks happen
+/// here, once, and each query goes to the structure's own `query_impl`, `pairs_impl`,
+/// `nearest_impl`, `raycast_impl`, `memory_impl` and `validate` (and `within_impl` when
+/// `within` is given; the trait's default otherwise) only with input it must answer:
+///
+/// * `query`: an invalid area matches nothing;
+/// * `nearest`: `k == 0`, a non-finite point or an empty structure find nothing;
+/// * `within`: a non-finite point, a negative or NaN radius, or an empty structure match
+///   nothing;
+/// * `raycast_all`: an invalid ray, or an empty structure, hit nothing.
+///
+/// `get`, `len` and `iter` go to the element table in the field `$elements` (a [`Slots`] or
+/// [`StaticSlots`]), or, when `$elements` is `own`, to the structure's `get_impl`, `len_impl`
+/// and `iter_impl`.
 ///
 /// Two optional parts: `impl[A: Bound, ...] Structure<S, T, A, ...>` for a structure with
 /// more type parameters than `S` and `T`, and `=> field` to delegate everything to the
 /// structure's field `field` (its element table is then `self.field.$elements`).
+///
+/// [`Slots`]: crate::slots::Slots
+/// [`StaticSlots`]: crate::slots::StaticSlots
 macro_rules! delegate_query {
     ($structure:ident $(=> $to:ident)?, $elements:ident $(, $within:ident)?) => {
         $crate::index::delegate_query!(
@@ -313,21 +348,24 @@ macro_rules! delegate_query {
     ) => {
         impl<S: $crate::Scalar, T, $($generic)*> $crate::SpatialQuery<S, T> for $structure {
             fn get(&$this, handle: $crate::Handle) -> Option<$crate::Item<'_, S, T>> {
-                $target.$elements.get(handle)
+                $crate::index::delegate_query!(@get $target, $elements, handle)
             }
 
             fn len(&$this) -> usize {
-                $target.$elements.len()
+                $crate::index::delegate_query!(@len $target, $elements)
             }
 
             fn iter(&$this) -> $crate::Iter<'_, S, T> {
-                $target.$elements.iter()
+                $crate::index::delegate_query!(@iter $target, $elements)
             }
 
             fn query<F>(&$this, area: &$crate::Aabb<S>, visit: F) -> core::ops::ControlFlow<()>
             where
                 F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
             {
+                if !area.is_valid() {
+                    return core::ops::ControlFlow::Continue(());
+                }
                 $target.query_impl(area, visit)
             }
 
@@ -345,7 +383,10 @@ macro_rules! delegate_query {
                 k: usize,
                 workspace: &'w mut $crate::Workspace<S>,
             ) -> &'w [$crate::Neighbor<S>] {
-                $target.nearest_impl(point, k, workspace)
+                if k == 0 || !point.is_finite() || $crate::SpatialQuery::is_empty($this) {
+                    return workspace.none();
+                }
+                $target.nearest_impl($crate::index::Nearest { point, k, workspace })
             }
 
             $(
@@ -358,6 +399,11 @@ macro_rules! delegate_query {
             where
                 F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
             {
+                if !(point.is_finite() && radius >= S::ZERO)
+                    || $crate::SpatialQuery::is_empty($this)
+                {
+                    return core::ops::ControlFlow::Continue(());
+                }
                 $target.within_impl(point, radius, visit)
             }
             )?
@@ -371,7 +417,10 @@ macro_rules! delegate_query {
             where
                 F: FnMut($crate::Item<'_, S, T>, S) -> core::ops::ControlFlow<()>,
             {
-                $target.raycast_impl(ray, workspace, visit)
+                if !ray.is_valid() || $crate::SpatialQuery::is_empty($this) {
+                    return core::ops::ControlFlow::Continue(());
+                }
+                $target.raycast_impl($crate::index::Cast { ray, workspace, visit })
             }
 
             fn memory_bytes(&$this) -> usize {
@@ -383,8 +432,106 @@ macro_rules! delegate_query {
             }
         }
     };
+    (@get $target:tt, own, $handle:ident) => { $target.get_impl($handle) };
+    (@get $target:tt, $elements:ident, $handle:ident) => { $target.$elements.get($handle) };
+    (@len $target:tt, own) => { $target.len_impl() };
+    (@len $target:tt, $elements:ident) => { $target.$elements.len() };
+    (@iter $target:tt, own) => { $target.iter_impl() };
+    (@iter $target:tt, $elements:ident) => { $target.$elements.iter() };
 }
 pub(crate) use delegate_query;
+
+/// Implements [`SpatialQuery`] (through [`delegate_query!`], with the same arguments) and
+/// [`SpatialIndex`] for a dynamic structure. The contract's input checks and handle
+/// resolution happen here, once: a structure's own functions see only valid boxes and live
+/// elements.
+///
+/// * `insert` validates the box ([`Error::InvalidAabb`]) and calls
+///   `insert_impl(aabb, value) -> Result<Handle, Error>`;
+/// * `remove` resolves the handle (`None` for a stale one) and calls `remove_impl(at) -> T`;
+/// * `update` validates the box, resolves the handle ([`Error::StaleHandle`]) and calls
+///   `update_impl(at, aabb) -> Result<(), Error>`;
+/// * `value_mut` resolves the handle;
+/// * `clear` calls `clear_impl()`.
+///
+/// `at` is the element's slot in the element table `$elements` (its `slot_of`), or, when
+/// `$elements` is `own`, what the structure's `resolve_impl(handle) -> Option<_>` returns (and
+/// `value_mut` goes to its `value_impl(at) -> &mut T`). The braces hold the structure's own
+/// items of the trait (`maintain`, an `update_all` of its own), written out with their docs.
+macro_rules! dynamic_index {
+    (
+        $structure:ident $(=> $to:ident)?, $elements:ident $(, $within:ident)?
+        { $($own:tt)* }
+    ) => {
+        $crate::index::dynamic_index!(
+            impl[] $structure<S, T> $(=> $to)?, $elements $(, $within)? { $($own)* }
+        );
+    };
+    (
+        impl[$($generic:tt)*] $structure:ty $(=> $to:ident)?,
+        $elements:ident $(, $within:ident)? { $($own:tt)* }
+    ) => {
+        $crate::index::delegate_query!(
+            impl[$($generic)*] $structure $(=> $to)?, $elements $(, $within)?
+        );
+        $crate::index::dynamic_index!(
+            @expand [$($generic)*] $structure, self (self $(.$to)?), $elements { $($own)* }
+        );
+    };
+    (
+        @expand [$($generic:tt)*] $structure:ty, $this:tt $target:tt, $elements:ident
+        { $($own:tt)* }
+    ) => {
+        impl<S: $crate::Scalar, T, $($generic)*> $crate::SpatialIndex<S, T> for $structure {
+            fn insert(
+                &mut $this,
+                aabb: $crate::Aabb<S>,
+                value: T,
+            ) -> Result<$crate::Handle, $crate::Error> {
+                let aabb = aabb.validated()?;
+                $target.insert_impl(aabb, value)
+            }
+
+            fn remove(&mut $this, handle: $crate::Handle) -> Option<T> {
+                let at = $crate::index::dynamic_index!(@resolve $target, $elements, handle)?;
+                Some($target.remove_impl(at))
+            }
+
+            #[inline]
+            fn update(
+                &mut $this,
+                handle: $crate::Handle,
+                aabb: $crate::Aabb<S>,
+            ) -> Result<(), $crate::Error> {
+                let aabb = aabb.validated()?;
+                let at = $crate::index::dynamic_index!(@resolve $target, $elements, handle)
+                    .ok_or($crate::Error::StaleHandle)?;
+                $target.update_impl(at, aabb)
+            }
+
+            fn value_mut(&mut $this, handle: $crate::Handle) -> Option<&mut T> {
+                $crate::index::dynamic_index!(@value $target, $elements, handle)
+            }
+
+            fn clear(&mut $this) {
+                $target.clear_impl();
+            }
+
+            $($own)*
+        }
+    };
+    (@resolve $target:tt, own, $handle:ident) => { $target.resolve_impl($handle) };
+    (@resolve $target:tt, $elements:ident, $handle:ident) => {
+        $target.$elements.slot_of($handle)
+    };
+    (@value $target:tt, own, $handle:ident) => {
+        $target.resolve_impl($handle).map(|at| $target.value_impl(at))
+    };
+    (@value $target:tt, $elements:ident, $handle:ident) => {
+        $target.$elements.value_mut($handle)
+    };
+}
+pub(crate) use dynamic_index;
 
 /// A static structure (built once from all its elements, [`SpatialQuery`] only) that can be
 /// built again from a new set: what [`Layered`](crate::Layered) needs of its static part.

@@ -97,6 +97,13 @@ impl<S: Scalar> Workspace<S> {
         Search::new(k, &mut self.best, &mut self.queue)
     }
 
+    /// The empty result, for a search with nothing to find.
+    pub(crate) fn none(&mut self) -> &[Neighbor<S>] {
+        self.best.clear();
+        self.k = 0;
+        &self.best
+    }
+
     /// Starts a ray cast.
     pub(crate) fn begin_ray(&mut self) -> RaySearch<'_, S> {
         RaySearch::new(&mut self.queue, &mut self.hits)

@@ -379,6 +379,11 @@ impl<S: Scalar, T> KdTree<S, T> {
         Iter::points(&self.points, &self.values, self.generation)
     }
 
+    /// `len`.
+    fn len_impl(&self) -> usize {
+        self.points.len()
+    }
+
     /// Heap bytes held (`memory_bytes`).
     fn memory_impl(&self) -> usize {
         self.splits.memory_bytes()
@@ -387,66 +392,4 @@ impl<S: Scalar, T> KdTree<S, T> {
     }
 }
 
-impl<S: Scalar, T> crate::SpatialQuery<S, T> for KdTree<S, T> {
-    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        self.get_impl(handle)
-    }
-
-    fn len(&self) -> usize {
-        self.points.len()
-    }
-
-    fn iter(&self) -> Iter<'_, S, T> {
-        self.iter_impl()
-    }
-
-    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.query_impl(area, visit)
-    }
-
-    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.pairs_impl(visit)
-    }
-
-    fn nearest<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut crate::Workspace<S>,
-    ) -> &'w [crate::Neighbor<S>] {
-        self.nearest_impl(point, k, workspace)
-    }
-
-    fn within<F>(&self, point: Point<S>, radius: S, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.within_impl(point, radius, visit)
-    }
-
-    fn raycast_all<F>(
-        &self,
-        ray: &crate::Ray<S>,
-        workspace: &mut crate::Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
-        self.raycast_impl(ray, workspace, visit)
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.memory_impl()
-    }
-
-    fn check_invariants(&self) -> Result<(), Error> {
-        self.validate()
-    }
-}
+crate::index::delegate_query!(KdTree, own, within);

@@ -4,12 +4,13 @@ use core::ops::{ControlFlow, Range};
 
 use super::metric::{Magnitudes, Metric, Scaled, Squared};
 use super::{Cursor, KdTree, MAX_PENDING, Split, coord};
+use crate::index::{Cast, Hits, Nearest};
 use crate::nearest::{Pending, Search};
 use crate::prefetch::prefetch;
 use crate::ray::{RaySearch, cast_tree};
 use crate::slots::Elements;
 use crate::stack::ArrayStack;
-use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
+use crate::{Aabb, Item, Neighbor, Point, Scalar};
 
 /// A subtree waiting in a rectangle query, with the region its points lie in.
 #[derive(Clone, Copy, Debug, Default)]
@@ -145,7 +146,7 @@ impl<S: Scalar, T> KdTree<S, T> {
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if !area.is_valid() || self.points.is_empty() || !area.intersects(&self.bounds) {
+        if !area.intersects(&self.bounds) {
             return ControlFlow::Continue(());
         }
         let mut stack = ArrayStack::<Region<S>, MAX_PENDING>::new();
@@ -191,16 +192,13 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// this and the earlier splits crossed) is nearer than the k-th best so far. Plain
     /// squared distances where they are safe ([`Magnitudes`](super::metric::Magnitudes)),
     /// scaled ones elsewhere.
-    pub(super) fn nearest_impl<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        let Nearest {
+            point,
+            k,
+            workspace,
+        } = nearest;
         let mut search = workspace.begin(k);
-        if !point.is_finite() || k == 0 || self.points.is_empty() {
-            return workspace.finish();
-        }
         if self.magnitudes.squares_safe(point) {
             self.nearest_with(Squared, point, k, &mut search);
             return workspace.finish();
@@ -340,9 +338,6 @@ impl<S: Scalar, T> KdTree<S, T> {
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if !(point.is_finite() && radius >= S::ZERO) || self.points.is_empty() {
-            return ControlFlow::Continue(());
-        }
         let whole = self.may_hold_leaves(radius);
         match (
             self.magnitudes.squares_safe(point) && Magnitudes::ordinary(radius),
@@ -486,19 +481,13 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// Best-first over node regions by where the ray enters them (conservatively), through
     /// the traversal every tree shares; each point lies in exactly one leaf, so each hit is
     /// recorded once.
-    pub(super) fn raycast_impl<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
+    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        let Cast {
+            ray,
+            workspace,
+            visit,
+        } = cast;
         let mut search = workspace.begin_ray();
-        if !ray.is_valid() || self.points.is_empty() {
-            return ControlFlow::Continue(());
-        }
         let pending = |node: Cursor, region: Aabb<S>| {
             region.ray_entry_conservative(ray).map(|t| Pending {
                 key: t,

@@ -378,45 +378,10 @@ where
     }
 }
 
-crate::index::delegate_query!(
+crate::index::dynamic_index!(
     impl[A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>]
     Layered<S, T, A, L, St>,
-    slots
-);
-
-impl<S, T, A, L, St> SpatialIndex<S, T> for Layered<S, T, A, L, St>
-where
-    S: Scalar,
-    A: SpatialIndex<S, u32>,
-    L: SpatialIndex<S, u32>,
-    St: StaticIndex<S, u32>,
-{
-    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        self.insert_in(aabb, value, false)
-    }
-
-    fn remove(&mut self, handle: Handle) -> Option<T> {
-        self.remove_element(handle)
-    }
-
-    fn value_mut(&mut self, handle: Handle) -> Option<&mut T> {
-        self.slots.value_mut(handle)
-    }
-
-    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
-        self.update_element(handle, aabb)
-    }
-
-    /// Clears the moving parts; the static part's elements are marked gone until the next
-    /// `maintain` rebuilds it empty.
-    fn clear(&mut self) {
-        self.agents.clear();
-        self.large.clear();
-        self.slots.clear();
-        self.pending = 0;
-        self.dead = self.statics.len();
-    }
-
+    slots {
     /// Rebuilds the static part if the static set changed since its last build (moving the
     /// waiting static elements into it), then runs the moving parts' `maintain`.
     fn maintain(&mut self) {
@@ -426,4 +391,5 @@ where
         self.agents.maintain();
         self.large.maintain();
     }
-}
+    }
+);

@@ -32,7 +32,7 @@ where
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn insert_static(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        let handle = self.insert_in(aabb, value, true)?;
+        let handle = self.insert_in(aabb.validated()?, value, true)?;
         self.pending += 1;
         Ok(handle)
     }
@@ -48,15 +48,14 @@ where
         }
     }
 
-    /// Validates the box and inserts the element in the moving part its size names (falling
-    /// back from the agents part to the large one if it refuses the box).
-    pub(super) fn insert_in(
-        &mut self,
-        aabb: Aabb<S>,
-        value: T,
-        is_static: bool,
-    ) -> Result<Handle, Error> {
-        let aabb = aabb.validated()?;
+    /// `insert`: the element goes in the moving part its size names.
+    pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        self.insert_in(aabb, value, false)
+    }
+
+    /// Inserts the element (its box valid) in the moving part its size names (falling back
+    /// from the agents part to the large one if it refuses the box).
+    fn insert_in(&mut self, aabb: Aabb<S>, value: T, is_static: bool) -> Result<Handle, Error> {
         let slot = self.slots.insert(aabb, value)?;
         match self.file(aabb, slot, is_static) {
             Ok(route) => {
@@ -92,8 +91,7 @@ where
     }
 
     /// Removes the element from its moving part, or marks it gone in the static part.
-    pub(super) fn remove_element(&mut self, handle: Handle) -> Option<T> {
-        let slot = self.slots.slot_of(handle)?;
+    pub(super) fn remove_impl(&mut self, slot: u32) -> T {
         let route = self.routes[slot as usize];
         match route.moving() {
             Some(part) => {
@@ -102,7 +100,7 @@ where
             }
             None => self.dead += 1,
         }
-        Some(self.slots.remove(slot))
+        self.slots.remove(slot)
     }
 
     /// Removes layered slot `slot`'s entry `inner` from the moving part `part`.
@@ -119,9 +117,7 @@ where
     /// in (inserted there first, so that nothing changes if that fails). An agents part that
     /// refuses the new box sends the element to the large part. A static element in the
     /// static part that changes its box is marked gone there and waits in a moving part.
-    pub(super) fn update_element(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
-        let aabb = aabb.validated()?;
-        let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
+    pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
         let route = self.routes[slot as usize];
         let Some(current) = route.moving() else {
             if *self.slots.aabb(slot) != aabb {
@@ -161,6 +157,16 @@ where
         }
         self.slots.set_aabb(slot, aabb);
         Ok(())
+    }
+
+    /// `clear`: clears the moving parts; the static part's elements are marked gone until the next
+    /// `maintain` rebuilds it empty.
+    pub(super) fn clear_impl(&mut self) {
+        self.agents.clear();
+        self.large.clear();
+        self.slots.clear();
+        self.pending = 0;
+        self.dead = self.statics.len();
     }
 
     /// Builds the static part from every live static element (those built and those

@@ -6,10 +6,9 @@
 use core::ops::ControlFlow;
 
 use super::Layered;
+use crate::index::{Cast, Hits, Nearest};
 use crate::nearest::Search;
-use crate::{
-    Aabb, Item, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery, StaticIndex, Workspace,
-};
+use crate::{Aabb, Item, Neighbor, Point, Scalar, SpatialIndex, SpatialQuery, StaticIndex};
 
 impl<S, T, A, L, St> Layered<S, T, A, L, St>
 where
@@ -65,12 +64,12 @@ where
 
     /// The best `k` of each part's `k` nearest (searched in the nested workspace; in the
     /// static part, `k` more than the elements marked gone there).
-    pub(super) fn nearest_impl<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        let Nearest {
+            point,
+            k,
+            workspace,
+        } = nearest;
         {
             let (mut search, nested) = workspace.begin_nested(k);
             let found = self.agents.nearest(point, k, nested);
@@ -107,15 +106,12 @@ where
     }
 
     /// Every part's hits (cast in the nested workspace), reported in order of entry.
-    pub(super) fn raycast_impl<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        mut visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
+    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        let Cast {
+            ray,
+            workspace,
+            mut visit,
+        } = cast;
         let (mut search, nested) = workspace.begin_ray_nested();
         let mut record = |e: Item<'_, S, u32>, t: S| {
             search.push_hit(t, *e.value);

@@ -15,7 +15,7 @@ use crate::pool::{Link, ListPool};
 use crate::slots::Slots;
 use crate::tree::{BRANCH, EMPTY_LEAF, Node};
 use crate::tree::{Frame, Stack, depth_for_node_side, validate_params};
-use crate::{Aabb, Error, Handle, Item, NodeKind, Point, Scalar, SpatialIndex};
+use crate::{Aabb, Error, Item, NodeKind, Point, Scalar};
 
 /// Tuning parameters of a [`LooseQuadtree`]: the same two as the tight
 /// [`QuadtreeConfig`](crate::QuadtreeConfig), with the same ranges.
@@ -106,7 +106,7 @@ pub struct LooseNode<S> {
     /// (those whose clamped centre lies in it).
     pub cell: Aabb<S>,
     /// The node's loose box, which encloses every element filed below it; `None` when
-    /// nothing has been filed below it since the last [`maintain`](SpatialIndex::maintain).
+    /// nothing has been filed below it since the last [`maintain`](crate::SpatialIndex::maintain).
     pub loose: Option<Aabb<S>>,
     /// The node's depth (the root is 0).
     pub depth: u32,
@@ -188,7 +188,7 @@ impl<S: Scalar> Iterator for Walk<'_, S> {
 ///
 /// Loose boxes grow on insert (along the path from the root) and when an element moves within
 /// its leaf (the leaf's and its ancestors', up to the first that already encloses the new
-/// box); [`maintain`](SpatialIndex::maintain) recomputes them all bottom-up, so they shrink
+/// box); [`maintain`](crate::SpatialIndex::maintain) recomputes them all bottom-up, so they shrink
 /// after removals and moves, and collapses branches that hold nothing.
 ///
 /// # When to use it
@@ -363,7 +363,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// depth and its kind, e.g. to draw the tree.
     ///
     /// ```
-    /// use spatix::{Aabb, LooseQuadtree, NodeKind, Point, SpatialIndex};
+    /// use spatix::{Aabb, LooseQuadtree, NodeKind, Point};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(64.0, 64.0))?;
     /// let mut tree = LooseQuadtree::new(world)?;
     /// for i in 0..20 {
@@ -457,60 +457,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     }
 }
 
-crate::index::delegate_query!(LooseQuadtree, slots);
-
-impl<S: Scalar, T> SpatialIndex<S, T> for LooseQuadtree<S, T> {
-    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        let aabb = aabb.validated()?;
-        let slot = self.slots.insert(aabb, value)?;
-        let i = slot as usize;
-        if self.leaves.len() <= i {
-            self.leaves.resize(i + 1, NIL);
-            self.entries.resize(i + 1, NIL);
-        }
-        self.file(0, slot, &aabb, self.centre(&aabb));
-        Ok(self.slots.handle(slot))
-    }
-
-    fn remove(&mut self, handle: Handle) -> Option<T> {
-        let slot = self.slots.slot_of(handle)?;
-        self.unfile(slot);
-        Some(self.slots.remove(slot))
-    }
-
-    fn value_mut(&mut self, handle: Handle) -> Option<&mut T> {
-        self.slots.value_mut(handle)
-    }
-
-    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
-        let aabb = aabb.validated()?;
-        let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
-        let leaf = self.leaves[slot as usize];
-        // The new box goes in first: a leaf split during the refiling reads it.
-        self.slots.set_aabb(slot, aabb);
-        let c = self.centre(&aabb);
-        if owns(&self.regions[leaf as usize], c) {
-            // Still in its leaf: only boxes grow, up to the first that already encloses it.
-            *self.links.data_mut(self.entries[slot as usize]) = aabb;
-            self.grow_from(leaf, &aabb);
-        } else {
-            self.refile(slot, leaf, &aabb, c);
-        }
-        Ok(())
-    }
-
-    fn clear(&mut self) {
-        self.nodes.truncate(1);
-        self.nodes[0] = EMPTY_LEAF;
-        self.loose.truncate(1);
-        self.loose[0] = nothing();
-        self.regions.truncate(1);
-        self.groups.clear();
-        self.free_group = NIL;
-        self.links.clear();
-        self.slots.clear();
-    }
-
+crate::index::dynamic_index!(LooseQuadtree, slots {
     fn maintain(&mut self) {
         let compacted = self.links.relinked() * COMPACT_ONE_IN >= self.links.in_use().max(1);
         if compacted {
@@ -518,4 +465,4 @@ impl<S: Scalar, T> SpatialIndex<S, T> for LooseQuadtree<S, T> {
         }
         self.refit(0, compacted);
     }
-}
+});

@@ -5,7 +5,54 @@ use super::{Group, LooseQuadtree, Walk, nothing, owns, quadrant};
 use crate::handle::NIL;
 use crate::tree::{BRANCH, EMPTY_LEAF, Node, compact_leaf_lists, release_group};
 use crate::tree::{Frame, take_group};
-use crate::{Aabb, Point, Scalar};
+use crate::{Aabb, Error, Handle, Point, Scalar};
+
+/// The contract's operations, called by [`dynamic_index!`](crate::index::dynamic_index) with a
+/// valid box and a live slot.
+impl<S: Scalar, T> LooseQuadtree<S, T> {
+    pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        let slot = self.slots.insert(aabb, value)?;
+        let i = slot as usize;
+        if self.leaves.len() <= i {
+            self.leaves.resize(i + 1, NIL);
+            self.entries.resize(i + 1, NIL);
+        }
+        self.file(0, slot, &aabb, self.centre(&aabb));
+        Ok(self.slots.handle(slot))
+    }
+
+    pub(super) fn remove_impl(&mut self, slot: u32) -> T {
+        self.unfile(slot);
+        self.slots.remove(slot)
+    }
+
+    pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
+        let leaf = self.leaves[slot as usize];
+        // The new box goes in first: a leaf split during the refiling reads it.
+        self.slots.set_aabb(slot, aabb);
+        let c = self.centre(&aabb);
+        if owns(&self.regions[leaf as usize], c) {
+            // Still in its leaf: only boxes grow, up to the first that already encloses it.
+            *self.links.data_mut(self.entries[slot as usize]) = aabb;
+            self.grow_from(leaf, &aabb);
+        } else {
+            self.refile(slot, leaf, &aabb, c);
+        }
+        Ok(())
+    }
+
+    pub(super) fn clear_impl(&mut self) {
+        self.nodes.truncate(1);
+        self.nodes[0] = EMPTY_LEAF;
+        self.loose.truncate(1);
+        self.loose[0] = nothing();
+        self.regions.truncate(1);
+        self.groups.clear();
+        self.free_group = NIL;
+        self.links.clear();
+        self.slots.clear();
+    }
+}
 
 impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Lists element `slot` (whose box `aabb` is already stored) in the leaf below `start`

@@ -4,11 +4,12 @@
 use core::ops::ControlFlow;
 
 use super::{LooseQuadtree, is_something};
+use crate::index::{Cast, Hits, Nearest};
 use crate::nearest::Pending;
 use crate::ray::{RaySearch, cast_tree};
 use crate::tree::BRANCH;
 use crate::tree::NodeStack;
-use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
+use crate::{Aabb, Item, Neighbor, Scalar};
 
 impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Depth-first descent with an explicit stack into every node whose loose box meets
@@ -17,7 +18,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if !area.is_valid() || !self.loose[0].intersects(area) {
+        if !self.loose[0].intersects(area) {
             return ControlFlow::Continue(());
         }
         let mut stack = NodeStack::new();
@@ -56,37 +57,35 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Best-first search: nodes come off a min-queue by the distance to their loose box (a
     /// lower bound for every element below them), and the search stops when the nearest
     /// pending node is farther than the k-th best so far.
-    pub(super) fn nearest_impl<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        let Nearest {
+            point,
+            k,
+            workspace,
+        } = nearest;
         let mut search = workspace.begin_exact(k);
-        if point.is_finite() && k > 0 && self.slots.len() > 0 {
-            search.push(self.pending(0, self.loose[0].distance_key(point)));
-            while let Some(p) = search.pop() {
-                if p.key > search.bound() {
-                    break;
-                }
-                let node = self.nodes[p.node as usize];
-                if node.count == BRANCH {
-                    for c in node.first_child..node.first_child + 4 {
-                        let b = &self.loose[c as usize];
-                        if is_something(b) {
-                            let key = b.distance_key(point);
-                            if key <= search.bound() {
-                                search.push(self.pending(c, key));
-                            }
+        search.push(self.pending(0, self.loose[0].distance_key(point)));
+        while let Some(p) = search.pop() {
+            if p.key > search.bound() {
+                break;
+            }
+            let node = self.nodes[p.node as usize];
+            if node.count == BRANCH {
+                for c in node.first_child..node.first_child + 4 {
+                    let b = &self.loose[c as usize];
+                    if is_something(b) {
+                        let key = b.distance_key(point);
+                        if key <= search.bound() {
+                            search.push(self.pending(c, key));
                         }
                     }
-                    continue;
                 }
-                for (_, e) in self.walk(node.first_child) {
-                    let d = e.data.distance_key(point);
-                    if d <= search.bound() {
-                        search.offer(self.slots.handle(e.item), d);
-                    }
+                continue;
+            }
+            for (_, e) in self.walk(node.first_child) {
+                let d = e.data.distance_key(point);
+                if d <= search.bound() {
+                    search.offer(self.slots.handle(e.item), d);
                 }
             }
         }
@@ -96,19 +95,13 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Ordered traversal ([`cast_tree`]): nodes come off a min-queue by where the ray enters
     /// their loose box (widened for rounding, so never later than it enters any element
     /// below), and a hit is reported once no waiting node could hold an earlier one.
-    pub(super) fn raycast_impl<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
+    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        let Cast {
+            ray,
+            workspace,
+            visit,
+        } = cast;
         let mut search = workspace.begin_ray();
-        if !ray.is_valid() {
-            return ControlFlow::Continue(());
-        }
         let pending = |n: u32| {
             let b = &self.loose[n as usize];
             is_something(b)

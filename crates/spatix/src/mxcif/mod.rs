@@ -13,7 +13,7 @@ use self::runs::Runs;
 use crate::handle::NIL;
 use crate::slots::Slots;
 use crate::tree::{Frame, MAX_DEPTH};
-use crate::{Aabb, Error, Handle, NodeKind, Point, Scalar, SpatialIndex};
+use crate::{Aabb, Error, NodeKind, Point, Scalar};
 
 /// Tuning parameters of an [`MxCifQuadtree`].
 ///
@@ -335,7 +335,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// their split lines); [`NodeKind::Branch`] does not count them.
     ///
     /// ```
-    /// use spatix::{Aabb, MxCifQuadtree, NodeKind, Point, SpatialIndex};
+    /// use spatix::{Aabb, MxCifQuadtree, NodeKind, Point};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(64.0, 64.0))?;
     /// let mut tree = MxCifQuadtree::new(world)?;
     /// for i in 0..40 {
@@ -392,64 +392,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     }
 }
 
-crate::index::delegate_query!(MxCifQuadtree, slots);
-
-impl<S: Scalar, T> SpatialIndex<S, T> for MxCifQuadtree<S, T> {
-    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        let aabb = aabb.validated()?;
-        self.compact_if_fragmented();
-        let slot = self.slots.insert(aabb, value)?;
-        let i = slot as usize;
-        if self.places.len() <= i {
-            self.places.resize(i + 1, Place::default());
-        }
-        self.place(slot, aabb, Frame::root(self.world));
-        Ok(self.slots.handle(slot))
-    }
-
-    fn remove(&mut self, handle: Handle) -> Option<T> {
-        let slot = self.slots.slot_of(handle)?;
-        self.detach(slot);
-        Some(self.slots.remove(slot))
-    }
-
-    fn value_mut(&mut self, handle: Handle) -> Option<&mut T> {
-        self.slots.value_mut(handle)
-    }
-
-    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
-        let aabb = aabb.validated()?;
-        let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
-        let c = self.filed_box(&aabb);
-        let Place { node, at } = self.places[slot as usize];
-        let home = self.frames[node as usize];
-        let fits = home.fits(&c);
-        if fits
-            && (!self.nodes[home.node as usize].is_branch() || quadrant(home.mid(), &c).is_none())
-        {
-            // Still in its node and in no child of it: only the box changes.
-            self.slots.set_aabb(slot, aabb);
-            self.runs.boxes[at as usize] = aabb;
-            return Ok(());
-        }
-        self.compact_if_fragmented();
-        self.detach(slot);
-        self.slots.set_aabb(slot, aabb);
-        let start = if fits { home } else { Frame::root(self.world) };
-        self.place(slot, aabb, start);
-        Ok(())
-    }
-
-    fn clear(&mut self) {
-        self.nodes.truncate(1);
-        self.nodes[0] = EMPTY_LEAF;
-        self.frames.truncate(1);
-        self.free_group = NIL;
-        self.runs.clear();
-        self.slots.clear();
-        self.removed = false;
-    }
-
+crate::index::dynamic_index!(MxCifQuadtree, slots {
     /// Merges every branch whose four children are leaves holding, with it, no more than
     /// `max_elements` into one leaf, bottom-up, so a whole emptied subtree folds in one call.
     /// Deferred to here rather than done on every removal, as seed 001 measured: moving
@@ -461,4 +404,4 @@ impl<S: Scalar, T> SpatialIndex<S, T> for MxCifQuadtree<S, T> {
         }
         self.compact_if_fragmented();
     }
-}
+});

@@ -5,12 +5,63 @@ use super::runs::cap_for;
 use super::{EMPTY_LEAF, FREE, MxCifQuadtree, Node, Place, quadrant};
 use crate::handle::NIL;
 use crate::tree::{Frame, take_group};
-use crate::{Aabb, Scalar};
+use crate::{Aabb, Error, Handle, Scalar};
 
 /// The run a node of `len` elements moves to when it grows or shrinks: a quarter more room
 /// than it needs, so that a node whose count wavers does not move back and forth.
 fn roomy(len: u32) -> u32 {
     cap_for(len + len / 4 + 1)
+}
+
+/// The contract's operations, called by [`dynamic_index!`](crate::index::dynamic_index) with a
+/// valid box and a live slot.
+impl<S: Scalar, T> MxCifQuadtree<S, T> {
+    pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        self.compact_if_fragmented();
+        let slot = self.slots.insert(aabb, value)?;
+        let i = slot as usize;
+        if self.places.len() <= i {
+            self.places.resize(i + 1, Place::default());
+        }
+        self.place(slot, aabb, Frame::root(self.world));
+        Ok(self.slots.handle(slot))
+    }
+
+    pub(super) fn remove_impl(&mut self, slot: u32) -> T {
+        self.detach(slot);
+        self.slots.remove(slot)
+    }
+
+    pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
+        let c = self.filed_box(&aabb);
+        let Place { node, at } = self.places[slot as usize];
+        let home = self.frames[node as usize];
+        let fits = home.fits(&c);
+        if fits
+            && (!self.nodes[home.node as usize].is_branch() || quadrant(home.mid(), &c).is_none())
+        {
+            // Still in its node and in no child of it: only the box changes.
+            self.slots.set_aabb(slot, aabb);
+            self.runs.boxes[at as usize] = aabb;
+            return Ok(());
+        }
+        self.compact_if_fragmented();
+        self.detach(slot);
+        self.slots.set_aabb(slot, aabb);
+        let start = if fits { home } else { Frame::root(self.world) };
+        self.place(slot, aabb, start);
+        Ok(())
+    }
+
+    pub(super) fn clear_impl(&mut self) {
+        self.nodes.truncate(1);
+        self.nodes[0] = EMPTY_LEAF;
+        self.frames.truncate(1);
+        self.free_group = NIL;
+        self.runs.clear();
+        self.slots.clear();
+        self.removed = false;
+    }
 }
 
 impl<S: Scalar, T> MxCifQuadtree<S, T> {

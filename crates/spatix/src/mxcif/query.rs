@@ -3,9 +3,10 @@
 use core::ops::ControlFlow;
 
 use super::MxCifQuadtree;
+use crate::index::{Cast, Hits, Nearest};
 use crate::ray::RaySearch;
 use crate::tree::{Frame, Stack, cast_frames, nearest_in_frames};
-use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
+use crate::{Aabb, Item, Neighbor, Scalar};
 
 impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// The seed's query with an explicit stack: every node on the way down tests its own
@@ -15,7 +16,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if !area.is_valid() || self.slots.len() == 0 {
+        if self.slots.len() == 0 {
             return ControlFlow::Continue(());
         }
         let qa = self.filed_box(area);
@@ -45,12 +46,12 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// Best-first search ([`nearest_in_frames`]): every element filed in a node lies in the
     /// node's box grown to infinity across world borders, so its distance bounds theirs;
     /// each node offers its own elements.
-    pub(super) fn nearest_impl<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        let Nearest {
+            point,
+            k,
+            workspace,
+        } = nearest;
         nearest_in_frames(self.world, point, k, workspace, |f, search| {
             let node = self.nodes[f.node as usize];
             let (boxes, slots) = self.elements(&node);
@@ -66,15 +67,12 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
 
     /// Ordered traversal ([`cast_frames`]): each node records the hits of its own elements,
     /// and a hit is reported once no waiting node could hold an earlier one.
-    pub(super) fn raycast_impl<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
+    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        let Cast {
+            ray,
+            workspace,
+            visit,
+        } = cast;
         let node = |f: &Frame<S>, search: &mut RaySearch<'_, S>| {
             let node = self.nodes[f.node as usize];
             let (boxes, slots) = self.elements(&node);

@@ -3,11 +3,12 @@
 use core::ops::ControlFlow;
 
 use super::{MAX_LEVELS, PackedIndex, bits, overlapping};
+use crate::index::{Cast, Hits, Nearest};
 use crate::nearest::Pending;
 use crate::ray::{RaySearch, cast_tree};
 use crate::slots::Elements;
 use crate::stack::ArrayStack;
-use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
+use crate::{Aabb, Item, Neighbor, Scalar};
 
 /// Children of one node still to visit: those at `first + i` of `level` for each bit `i`
 /// of `mask`.
@@ -27,7 +28,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if !area.is_valid() || !self.root().is_some_and(|r| r.intersects(area)) {
+        if !self.root().is_some_and(|r| r.intersects(area)) {
             return ControlFlow::Continue(());
         }
         let mut stack = ArrayStack::<Siblings, MAX_LEVELS>::new();
@@ -66,14 +67,14 @@ impl<S: Scalar, T> PackedIndex<S, T> {
     /// greedily to the leaf that is nearest at every level and offers its elements (a first
     /// bound at the cost of one descent, with nothing queued); the best-first pass then
     /// queues only what beats that bound, and skips that leaf.
-    pub(super) fn nearest_impl<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        let Nearest {
+            point,
+            k,
+            workspace,
+        } = nearest;
         let mut search = workspace.begin_exact(k);
-        let Some(root) = self.root().filter(|_| point.is_finite() && k > 0) else {
+        let Some(root) = self.root() else {
             return workspace.finish();
         };
         let distance = |b: &Aabb<S>| b.distance_key(point);
@@ -129,19 +130,13 @@ impl<S: Scalar, T> PackedIndex<S, T> {
     /// Ordered traversal ([`cast_tree`]): nodes come off a min-queue by where the ray enters
     /// their union box (widened for rounding), and a hit is reported once no waiting node
     /// could hold an earlier one.
-    pub(super) fn raycast_impl<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
+    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        let Cast {
+            ray,
+            workspace,
+            visit,
+        } = cast;
         let mut search = workspace.begin_ray();
-        if !ray.is_valid() {
-            return ControlFlow::Continue(());
-        }
         let pending = |b: &Aabb<S>, node: u32, level: u32| {
             b.ray_entry_conservative(ray).map(|t| Pending {
                 key: t,

@@ -13,7 +13,7 @@ use crate::handle::NIL;
 use crate::pool::ListPool;
 use crate::slots::Slots;
 use crate::tree::{BRANCH, EMPTY_LEAF, Frame, MAX_PENDING, Node, NodeKind};
-use crate::{Aabb, Error, Handle, Item, Scalar, SpatialIndex};
+use crate::{Aabb, Error, Item, Scalar};
 
 /// Tuning parameters of a [`Quadtree`].
 ///
@@ -316,69 +316,11 @@ impl<S: Scalar, T> Quadtree<S, T> {
     }
 }
 
-crate::index::delegate_query!(Quadtree, slots);
-
-impl<S: Scalar, T> SpatialIndex<S, T> for Quadtree<S, T> {
-    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        let aabb = aabb.validated()?;
-        let slot = self.slots.insert(aabb, value)?;
-        let i = slot as usize;
-        if self.homes.len() <= i {
-            self.homes.resize(i + 1, Frame::default());
-        }
-        let filed = self.filed_box(&aabb);
-        self.refile(slot, Frame::root(self.world), None, Some(filed));
-        Ok(self.slots.handle(slot))
-    }
-
-    fn remove(&mut self, handle: Handle) -> Option<T> {
-        let slot = self.slots.slot_of(handle)?;
-        let filed = self.filed_box(self.slots.aabb(slot));
-        self.refile(slot, self.homes[slot as usize], Some(filed), None);
-        Some(self.slots.remove(slot))
-    }
-
-    fn value_mut(&mut self, handle: Handle) -> Option<&mut T> {
-        self.slots.value_mut(handle)
-    }
-
-    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
-        let aabb = aabb.validated()?;
-        let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
-        let new = self.filed_box(&aabb);
-        let home = self.homes[slot as usize];
-        let fits = home.fits(&new);
-        let node = self.nodes[home.node as usize];
-        if fits && node.count != BRANCH {
-            // Still inside its only leaf: nothing but the box changes.
-            self.slots.set_aabb(slot, aabb);
-            return Ok(());
-        }
-        let old = self.filed_box(self.slots.aabb(slot));
-        if fits && self.same_leaf_children(&home, node.first_child, &old, &new) {
-            // Still in the same leaves below its home: nothing but the box changes.
-            self.slots.set_aabb(slot, aabb);
-            return Ok(());
-        }
-        let start = if fits { home } else { Frame::root(self.world) };
-        // The new box goes in first: a leaf split during the refiling reads it.
-        self.slots.set_aabb(slot, aabb);
-        self.refile(slot, start, Some(old), Some(new));
-        Ok(())
-    }
-
-    fn clear(&mut self) {
-        self.nodes.truncate(1);
-        self.nodes[0] = EMPTY_LEAF;
-        self.free_group = NIL;
-        self.links.clear();
-        self.slots.clear();
-    }
-
+crate::index::dynamic_index!(Quadtree, slots {
     fn maintain(&mut self) {
         self.collapse_empty_branches();
         if self.links.relinked() > 0 {
             self.compact_lists();
         }
     }
-}
+});

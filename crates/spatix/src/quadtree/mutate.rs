@@ -5,7 +5,59 @@ use crate::handle::NIL;
 use crate::tree::{
     BRANCH, EMPTY_LEAF, Frame, Node, NodeStack, compact_leaf_lists, release_group, take_group,
 };
-use crate::{Aabb, Scalar};
+use crate::{Aabb, Error, Handle, Scalar};
+
+/// The contract's operations, called by [`dynamic_index!`](crate::index::dynamic_index) with a
+/// valid box and a live slot.
+impl<S: Scalar, T> Quadtree<S, T> {
+    pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        let slot = self.slots.insert(aabb, value)?;
+        let i = slot as usize;
+        if self.homes.len() <= i {
+            self.homes.resize(i + 1, Frame::default());
+        }
+        let filed = self.filed_box(&aabb);
+        self.refile(slot, Frame::root(self.world), None, Some(filed));
+        Ok(self.slots.handle(slot))
+    }
+
+    pub(super) fn remove_impl(&mut self, slot: u32) -> T {
+        let filed = self.filed_box(self.slots.aabb(slot));
+        self.refile(slot, self.homes[slot as usize], Some(filed), None);
+        self.slots.remove(slot)
+    }
+
+    pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
+        let new = self.filed_box(&aabb);
+        let home = self.homes[slot as usize];
+        let fits = home.fits(&new);
+        let node = self.nodes[home.node as usize];
+        if fits && node.count != BRANCH {
+            // Still inside its only leaf: nothing but the box changes.
+            self.slots.set_aabb(slot, aabb);
+            return Ok(());
+        }
+        let old = self.filed_box(self.slots.aabb(slot));
+        if fits && self.same_leaf_children(&home, node.first_child, &old, &new) {
+            // Still in the same leaves below its home: nothing but the box changes.
+            self.slots.set_aabb(slot, aabb);
+            return Ok(());
+        }
+        let start = if fits { home } else { Frame::root(self.world) };
+        // The new box goes in first: a leaf split during the refiling reads it.
+        self.slots.set_aabb(slot, aabb);
+        self.refile(slot, start, Some(old), Some(new));
+        Ok(())
+    }
+
+    pub(super) fn clear_impl(&mut self) {
+        self.nodes.truncate(1);
+        self.nodes[0] = EMPTY_LEAF;
+        self.free_group = NIL;
+        self.links.clear();
+        self.slots.clear();
+    }
+}
 
 impl<S: Scalar, T> Quadtree<S, T> {
     /// Moves element `slot` from the leaves overlapping `old` to those overlapping `new`

@@ -3,10 +3,11 @@
 use core::ops::ControlFlow;
 
 use super::Quadtree;
+use crate::index::{Cast, Hits, Nearest};
 use crate::ray::RaySearch;
 use crate::tree::BRANCH;
 use crate::tree::{Frame, Stack, cast_frames, nearest_in_frames};
-use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
+use crate::{Aabb, Item, Neighbor, Point, Scalar};
 
 impl<S: Scalar, T> Quadtree<S, T> {
     /// Visits the leaves overlapping `area` with an explicit stack; an element listed in
@@ -17,9 +18,6 @@ impl<S: Scalar, T> Quadtree<S, T> {
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if !area.is_valid() {
-            return ControlFlow::Continue(());
-        }
         let qa = self.filed_box(area);
         let mut stack = Stack::new();
         stack.push(Frame::root(self.world));
@@ -53,12 +51,12 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// Best-first search ([`nearest_in_frames`]). An element listed in several leaves counts
     /// only in the leaf owning the (clamped) point of its box nearest to the query point,
     /// which is never farther than the element.
-    pub(super) fn nearest_impl<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        let Nearest {
+            point,
+            k,
+            workspace,
+        } = nearest;
         nearest_in_frames(self.world, point, k, workspace, |f, search| {
             let node = self.nodes[f.node as usize];
             if node.count == BRANCH {
@@ -78,15 +76,12 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// Ordered traversal ([`cast_frames`]); a hit is reported once no waiting node could hold
     /// an earlier one. An element listed in several leaves is recorded only by the leaf
     /// owning the (clamped) point where the ray enters it.
-    pub(super) fn raycast_impl<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
+    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        let Cast {
+            ray,
+            workspace,
+            visit,
+        } = cast;
         let node = |f: &Frame<S>, search: &mut RaySearch<'_, S>| {
             let node = self.nodes[f.node as usize];
             if node.count == BRANCH {

@@ -2,11 +2,9 @@
 //! band by band, sorted by the left of their box inside each band, so that a frame (move every
 //! element, find every pair) streams through memory in one order.
 
-use core::ops::ControlFlow;
-
 use crate::handle::{NIL, next_salt};
 use crate::slots::Elements;
-use crate::{Aabb, Error, Handle, Item, Iter, Point, Scalar, SpatialIndex};
+use crate::{Aabb, Error, Handle, Item, Iter, Point, Scalar};
 
 mod layout;
 mod mutate;
@@ -103,7 +101,7 @@ fn gap<S: Scalar>(key: S) -> Aabb<S> {
 ///   band, then a merged sweep of each band with the bands above it that its elements reach
 ///   (each band keeps that reach and its widest element). It reads the boxes in memory order
 ///   and tests a pair only when the two boxes overlap along `x`.
-/// * [`update_all`](SpatialIndex::update_all) walks the elements in memory order: an element
+/// * [`update_all`](crate::SpatialIndex::update_all) walks the elements in memory order: an element
 ///   that stays in its band is written in place and moved left past the neighbours it has
 ///   overtaken (an insertion sort, O(1) per element after one frame of motion); one that
 ///   changes band leaves a gap and is placed in its new band once that band has been walked.
@@ -112,7 +110,7 @@ fn gap<S: Scalar>(key: S) -> Aabb<S> {
 ///
 /// # When to use it
 /// Hundreds of thousands to millions of moving elements of similar size, moved every frame
-/// with [`update_all`](SpatialIndex::update_all) (values may be the agents themselves) and
+/// with [`update_all`](crate::SpatialIndex::update_all) (values may be the agents themselves) and
 /// paired with [`for_each_pair`](crate::SpatialQuery::for_each_pair). Elements much taller
 /// than a band make every band they start in reach far up, which slows pairs and queries
 /// near them (but stays correct); elements much wider than the typical one widen their band's
@@ -445,7 +443,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
 
     /// The position of a live handle's element.
     #[inline]
-    fn position_of(&self, handle: Handle) -> Option<usize> {
+    pub(super) fn resolve_impl(&self, handle: Handle) -> Option<usize> {
         let slot = handle.slot() as usize;
         let p = *self.positions.get(slot)?;
         (p != NIL && Handle::new(handle.slot(), self.generations[slot]) == handle)
@@ -481,12 +479,24 @@ impl<S: Scalar, T> SweepGrid<S, T> {
 
     /// `get`.
     fn get_impl(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        self.position_of(handle).map(|p| self.item(p))
+        self.resolve_impl(handle).map(|p| self.item(p))
     }
 
     /// `iter`.
     fn iter_impl(&self) -> Iter<'_, S, T> {
         Iter::placed(&self.positions, self, self.len)
+    }
+
+    /// `len`.
+    fn len_impl(&self) -> usize {
+        self.len
+    }
+
+    /// `value_mut`: the value at live position `p`.
+    fn value_impl(&mut self, p: usize) -> &mut T {
+        self.values[p]
+            .as_mut()
+            .expect("live positions hold a value")
     }
 }
 
@@ -545,81 +555,7 @@ impl<S: Scalar, T> Elements<S, T> for SweepGrid<S, T> {
     }
 }
 
-impl<S: Scalar, T> crate::SpatialQuery<S, T> for SweepGrid<S, T> {
-    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        self.get_impl(handle)
-    }
-
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    fn iter(&self) -> Iter<'_, S, T> {
-        self.iter_impl()
-    }
-
-    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.query_impl(area, visit)
-    }
-
-    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.pairs_impl(visit)
-    }
-
-    fn nearest<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut crate::Workspace<S>,
-    ) -> &'w [crate::Neighbor<S>] {
-        self.nearest_impl(point, k, workspace)
-    }
-
-    fn raycast_all<F>(
-        &self,
-        ray: &crate::Ray<S>,
-        workspace: &mut crate::Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
-        self.raycast_impl(ray, workspace, visit)
-    }
-
-    fn memory_bytes(&self) -> usize {
-        self.memory_impl()
-    }
-
-    fn check_invariants(&self) -> Result<(), Error> {
-        self.validate()
-    }
-}
-
-impl<S: Scalar, T> SpatialIndex<S, T> for SweepGrid<S, T> {
-    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        self.insert_element(aabb, value)
-    }
-
-    fn remove(&mut self, handle: Handle) -> Option<T> {
-        self.remove_element(handle)
-    }
-
-    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
-        self.update_element(handle, aabb)
-    }
-
-    fn value_mut(&mut self, handle: Handle) -> Option<&mut T> {
-        let p = self.position_of(handle)?;
-        self.values[p].as_mut()
-    }
-
+crate::index::dynamic_index!(SweepGrid, own {
     /// Walks the bands in storage order: an element that stays in its band is written in
     /// place and moved left past the elements it overtook; one that changes band is placed in
     /// its new band once that band has been walked. Measures every band's reach and width on
@@ -631,13 +567,9 @@ impl<S: Scalar, T> SpatialIndex<S, T> for SweepGrid<S, T> {
         self.update_all_impl(f)
     }
 
-    fn clear(&mut self) {
-        self.clear_elements();
-    }
-
     /// Tightens the reach and width of every band an element shrank in or left since they
     /// were last computed. O(bands + elements of those bands), no allocation.
     fn maintain(&mut self) {
         self.tighten();
     }
-}
+});

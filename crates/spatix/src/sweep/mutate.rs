@@ -34,8 +34,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         }
     }
 
-    pub(super) fn insert_element(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        let aabb = aabb.validated()?;
+    pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
         let slot = self.allocate_slot()?;
         let b = self.band_of(aabb.min.y);
         self.place(b, aabb, value, slot);
@@ -53,17 +52,15 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         self.values[p].take().expect("live positions hold a value")
     }
 
-    pub(super) fn remove_element(&mut self, handle: Handle) -> Option<T> {
-        let p = self.position_of(handle)?;
+    pub(super) fn remove_impl(&mut self, p: usize) -> T {
+        let slot = self.owners[p];
         let value = self.vacate(p);
-        self.retire(handle.slot());
+        self.retire(slot);
         self.len -= 1;
-        Some(value)
+        value
     }
 
-    pub(super) fn update_element(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
-        let aabb = aabb.validated()?;
-        let p = self.position_of(handle).ok_or(Error::StaleHandle)?;
+    pub(super) fn update_impl(&mut self, p: usize, aabb: Aabb<S>) -> Result<(), Error> {
         let old = self.boxes[p];
         let (from, to) = (self.band_of(old.min.y), self.band_of(aabb.min.y));
         if from == to {
@@ -72,13 +69,14 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             self.cover(to, &aabb);
             self.resort(to as usize, p);
         } else {
+            let slot = self.owners[p];
             let value = self.vacate(p);
-            self.place(to, aabb, value, handle.slot());
+            self.place(to, aabb, value, slot);
         }
         Ok(())
     }
 
-    pub(super) fn clear_elements(&mut self) {
+    pub(super) fn clear_impl(&mut self) {
         for p in 0..self.owners.len() {
             let slot = self.owners[p];
             if slot != NIL {

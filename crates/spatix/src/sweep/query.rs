@@ -7,9 +7,10 @@ use core::ops::ControlFlow;
 
 use super::SweepGrid;
 use crate::handle::NIL;
+use crate::index::{Cast, Hits, Nearest};
 use crate::nearest::{Pending, Search};
 use crate::ray::{RaySearch, cast_tree};
-use crate::{Aabb, Handle, Item, Neighbor, Point, Ray, Scalar, Workspace};
+use crate::{Aabb, Handle, Item, Neighbor, Point, Scalar};
 
 impl<S: Scalar, T> SweepGrid<S, T> {
     /// The first position of band `b` whose element may reach `x` or further right: every
@@ -48,7 +49,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if !area.is_valid() || self.len == 0 {
+        if self.len == 0 {
             return ControlFlow::Continue(());
         }
         self.bands_meeting(area.min.y, area.max.y, |b| {
@@ -77,42 +78,39 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// its rows can hold an element within the current bound, and each direction stops once
     /// no band further on can. Inside a band, positions outward from the point's `x`, each
     /// side stopping once the `x` distance alone exceeds the bound.
-    pub(super) fn nearest_impl<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        let Nearest {
+            point,
+            k,
+            workspace,
+        } = nearest;
         {
             let mut search = workspace.begin_exact(k);
-            if k > 0 && point.is_finite() && self.len > 0 {
-                let count = self.bands.len();
-                let home = self.band_of(point.y) as usize;
-                let (mut up, mut down) = (home, home);
-                let (mut up_done, mut down_done) = (false, home == 0);
-                while !((up_done && down_done) || search.has_all(self.len)) {
-                    if !up_done {
-                        if up >= count
-                            || (up > home && gap(point.y, self.floor_y(up)) > search.bound())
-                        {
-                            up_done = true;
-                        } else {
-                            self.nearest_in(up, point, &mut search);
-                            up += 1;
-                        }
+            let count = self.bands.len();
+            let home = self.band_of(point.y) as usize;
+            let (mut up, mut down) = (home, home);
+            let (mut up_done, mut down_done) = (false, home == 0);
+            while !((up_done && down_done) || search.has_all(self.len)) {
+                if !up_done {
+                    if up >= count || (up > home && gap(point.y, self.floor_y(up)) > search.bound())
+                    {
+                        up_done = true;
+                    } else {
+                        self.nearest_in(up, point, &mut search);
+                        up += 1;
                     }
-                    if !down_done {
-                        let c = down - 1;
-                        let top = |reach: u32| self.ceil_y(c + reach as usize);
-                        if gap(top(self.max_reach), point.y) > search.bound() {
-                            down_done = true;
-                        } else {
-                            if gap(top(self.bands[c].reach), point.y) <= search.bound() {
-                                self.nearest_in(c, point, &mut search);
-                            }
-                            down = c;
-                            down_done = c == 0;
+                }
+                if !down_done {
+                    let c = down - 1;
+                    let top = |reach: u32| self.ceil_y(c + reach as usize);
+                    if gap(top(self.max_reach), point.y) > search.bound() {
+                        down_done = true;
+                    } else {
+                        if gap(top(self.bands[c].reach), point.y) <= search.bound() {
+                            self.nearest_in(c, point, &mut search);
                         }
+                        down = c;
+                        down_done = c == 0;
                     }
                 }
             }
@@ -158,19 +156,13 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// ray enters its rows (widened for rounding); a band's turn tests the elements whose
     /// `x` extent may meet the ray over those rows, and a hit is reported once no waiting
     /// band could hold an earlier one.
-    pub(super) fn raycast_impl<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
+    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        let Cast {
+            ray,
+            workspace,
+            visit,
+        } = cast;
         let mut search = workspace.begin_ray();
-        if !ray.is_valid() || self.len == 0 {
-            return ControlFlow::Continue(());
-        }
         for b in 0..self.bands.len() {
             if self.range(b).is_empty() {
                 continue;

@@ -42,7 +42,8 @@ pub(crate) fn validate_params(max_elements: u32, max_depth: u32) -> Result<(), E
     Ok(())
 }
 
-/// What [`Quadtree::traverse`] says about a node.
+/// What the trees' `traverse` ([`Quadtree::traverse`](crate::Quadtree::traverse) and the like) says
+/// about a node.
 ///
 /// ```
 /// use spatix::NodeKind;

@@ -21,20 +21,18 @@ pub(crate) fn nearest_in_frames<S: Scalar>(
     mut node: impl FnMut(&Frame<S>, &mut Search<'_, S>) -> Option<u32>,
 ) -> &[Neighbor<S>] {
     let mut search = workspace.begin_exact(k);
-    if point.is_finite() && k > 0 {
-        let pending = |f: &Frame<S>| f.pending(f.reach().distance_key(point));
-        search.push(pending(&Frame::root(world)));
-        while let Some(p) = search.pop() {
-            if p.key > search.bound() {
-                break;
-            }
-            let f = Frame::from_pending(&p);
-            if let Some(first_child) = node(&f, &mut search) {
-                for child in f.children(first_child) {
-                    let next = pending(&child);
-                    if next.key <= search.bound() {
-                        search.push(next);
-                    }
+    let pending = |f: &Frame<S>| f.pending(f.reach().distance_key(point));
+    search.push(pending(&Frame::root(world)));
+    while let Some(p) = search.pop() {
+        if p.key > search.bound() {
+            break;
+        }
+        let f = Frame::from_pending(&p);
+        if let Some(first_child) = node(&f, &mut search) {
+            for child in f.children(first_child) {
+                let next = pending(&child);
+                if next.key <= search.bound() {
+                    search.push(next);
                 }
             }
         }
@@ -58,9 +56,6 @@ where
     F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
 {
     let mut search = workspace.begin_ray();
-    if !ray.is_valid() || slots.len() == 0 {
-        return ControlFlow::Continue(());
-    }
     let pending = |f: &Frame<S>| f.reach().ray_entry_conservative(ray).map(|t| f.pending(t));
     if let Some(root) = pending(&Frame::root(world)) {
         search.push_region(root);

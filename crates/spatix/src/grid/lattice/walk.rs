@@ -30,11 +30,9 @@ impl<S: Scalar> Lattice<S> {
         F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
     {
         let mut search = workspace.begin_ray();
-        if ray.is_valid() && slots.len() > 0 {
-            for (cx, cy, bound) in self.walk(ray, S::ZERO, S::ZERO) {
-                search.report_until(bound, slots, &mut visit)?;
-                scan(cx, cy, &mut search);
-            }
+        for (cx, cy, bound) in self.walk(ray, S::ZERO, S::ZERO) {
+            search.report_until(bound, slots, &mut visit)?;
+            scan(cx, cy, &mut search);
         }
         search.report_until(S::INFINITY, slots, &mut visit)
     }

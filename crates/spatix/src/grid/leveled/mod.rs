@@ -378,7 +378,7 @@ impl<S: Scalar, T> Leveled<S, T> {
     }
 
     /// Removes every element; every handle given out so far becomes stale.
-    pub(crate) fn clear(&mut self) {
+    pub(crate) fn clear_impl(&mut self) {
         self.levels.iter_mut().for_each(Level::clear);
         self.pool.clear();
         self.node_of.clear();
@@ -409,40 +409,11 @@ impl<S: Scalar, T> Leveled<S, T> {
 }
 
 /// Implements [`SpatialQuery`](crate::SpatialQuery) and [`SpatialIndex`](crate::SpatialIndex)
-/// for a structure whose field `inner` is a [`Leveled`].
+/// (through [`dynamic_index!`](crate::index::dynamic_index)) and `ParallelPairs` for a
+/// structure whose field `inner` is a [`Leveled`].
 macro_rules! leveled_index {
     ($structure:ident) => {
-        $crate::index::delegate_query!($structure => inner, slots);
-
-        impl<S: Scalar, T> $crate::SpatialIndex<S, T> for $structure<S, T> {
-            fn insert(
-                &mut self,
-                aabb: $crate::Aabb<S>,
-                value: T,
-            ) -> Result<$crate::Handle, $crate::Error> {
-                self.inner.insert(aabb, value)
-            }
-
-            fn remove(&mut self, handle: $crate::Handle) -> Option<T> {
-                self.inner.remove(handle)
-            }
-
-            fn value_mut(&mut self, handle: $crate::Handle) -> Option<&mut T> {
-                self.inner.slots.value_mut(handle)
-            }
-
-            fn update(
-                &mut self,
-                handle: $crate::Handle,
-                aabb: $crate::Aabb<S>,
-            ) -> Result<(), $crate::Error> {
-                self.inner.update(handle, aabb)
-            }
-
-            fn clear(&mut self) {
-                self.inner.clear();
-            }
-
+        $crate::index::dynamic_index!($structure => inner, slots {
             /// Releases the rows of cells left empty and, if any list changed since the last
             /// pack, lays the lists out in memory in level, row and cell order (O(entries), in
             /// place, no allocation), so that the next
@@ -451,7 +422,7 @@ macro_rules! leveled_index {
             fn maintain(&mut self) {
                 self.inner.maintain();
             }
-        }
+        });
 
         #[cfg(feature = "rayon")]
         impl<S: Scalar, T: Sync> $crate::ParallelPairs<S, T> for $structure<S, T> {

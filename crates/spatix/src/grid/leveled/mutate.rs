@@ -5,8 +5,7 @@ use crate::handle::NIL;
 use crate::{Aabb, Error, Handle, Point, Scalar};
 
 impl<S: Scalar, T> Leveled<S, T> {
-    pub(crate) fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        let aabb = aabb.validated()?;
+    pub(crate) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
         let place = self.place(&aabb).ok_or(Error::BoxTooLarge)?;
         let slot = self.slots.insert(aabb, value)?;
         if self.node_of.len() <= slot as usize {
@@ -18,14 +17,13 @@ impl<S: Scalar, T> Leveled<S, T> {
         Ok(self.slots.handle(slot))
     }
 
-    pub(crate) fn remove(&mut self, handle: Handle) -> Option<T> {
-        let slot = self.slots.slot_of(handle)?;
+    pub(crate) fn remove_impl(&mut self, slot: u32) -> T {
         let place = self.filed(slot);
         self.unlink(place, slot);
         self.node_of[slot as usize] = NIL;
         self.home[slot as usize] = NIL;
         self.pack_if_scattered();
-        Some(self.slots.remove(slot))
+        self.slots.remove(slot)
     }
 
     /// Moves an element. As long as it stays in its level and its corner within the level's
@@ -34,9 +32,7 @@ impl<S: Scalar, T> Leveled<S, T> {
     /// it is re-filed at once. The common case, a corner still in its cell, computes nothing
     /// but the corner's cell.
     #[inline(always)]
-    pub(crate) fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
-        let aabb = aabb.validated()?;
-        let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
+    pub(crate) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
         let new = self.place(&aabb).ok_or(Error::BoxTooLarge)?;
         let old_level = self.level_of(self.slots.aabb(slot));
         let home = self.home[slot as usize];

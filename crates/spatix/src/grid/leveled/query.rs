@@ -7,7 +7,8 @@ use core::ops::ControlFlow;
 
 use super::{Corner, Level, Leveled, MAX_LEVELS};
 use crate::handle::NIL;
-use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
+use crate::index::{Cast, Hits, Nearest};
+use crate::{Aabb, Item, Neighbor, Point, Scalar};
 
 use crate::grid::lattice::{RayWalk, Rings, settled};
 
@@ -61,9 +62,6 @@ impl<S: Scalar, T> Leveled<S, T> {
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if !area.is_valid() {
-            return ControlFlow::Continue(());
-        }
         for level in self.levels.iter().filter(|l| l.len > 0) {
             self.near_area(level, area, |node| {
                 if area.contains_point(node.data) || self.slots.aabb(node.item).intersects(area) {
@@ -80,57 +78,55 @@ impl<S: Scalar, T> Leveled<S, T> {
     /// bound (the ring's distance less the level's `reach`); the search stops when that bound
     /// reaches the k-th best distance, or once every element is among the best (`k` at least
     /// `len`). A corner's reach box bounds the distance before the true box is read.
-    pub(crate) fn nearest_impl<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
+    pub(crate) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        let Nearest {
+            point,
+            k,
+            workspace,
+        } = nearest;
         {
             let mut search = workspace.begin_exact(k);
-            if k > 0 && point.is_finite() && self.slots.len() > 0 {
-                // Per level: its rings and the next ring to search (past `last`: done).
-                let mut rings: [Option<(Rings, i64)>; MAX_LEVELS] = [None; MAX_LEVELS];
-                for (state, level) in rings.iter_mut().zip(&self.levels) {
-                    if level.len > 0 {
-                        *state = Some((level.lattice.rings(point), 0));
+            // Per level: its rings and the next ring to search (past `last`: done).
+            let mut rings: [Option<(Rings, i64)>; MAX_LEVELS] = [None; MAX_LEVELS];
+            for (state, level) in rings.iter_mut().zip(&self.levels) {
+                if level.len > 0 {
+                    *state = Some((level.lattice.rings(point), 0));
+                }
+            }
+            let grow = |level: &Level<S>| level.spread().1.to_f64();
+            loop {
+                let mut next: Option<(usize, f64)> = None;
+                for (i, state) in rings.iter().enumerate() {
+                    if let Some((ring, r)) = state {
+                        let reach = ring.reach(*r, grow(&self.levels[i]));
+                        if next.is_none_or(|(_, best)| reach < best) {
+                            next = Some((i, reach));
+                        }
                     }
                 }
-                let grow = |level: &Level<S>| level.spread().1.to_f64();
-                loop {
-                    let mut next: Option<(usize, f64)> = None;
-                    for (i, state) in rings.iter().enumerate() {
-                        if let Some((ring, r)) = state {
-                            let reach = ring.reach(*r, grow(&self.levels[i]));
-                            if next.is_none_or(|(_, best)| reach < best) {
-                                next = Some((i, reach));
-                            }
+                let Some((i, reach)) = next else { break };
+                if settled(search.bound(), reach) || search.has_all(self.slots.len()) {
+                    break;
+                }
+                let level = &self.levels[i];
+                let Some((ring, r)) = &mut rings[i] else {
+                    break;
+                };
+                ring.cells(*r, |cx, cy| {
+                    let mut at = level.head(cx, cy);
+                    while at != NIL {
+                        let node = self.pool.link(at);
+                        at = node.next;
+                        let near = reach_box(node.data, level.reach).distance_key(point);
+                        if near <= search.bound() {
+                            let d = self.slots.aabb(node.item).distance_key(point);
+                            search.offer(self.slots.handle(node.item), d);
                         }
                     }
-                    let Some((i, reach)) = next else { break };
-                    if settled(search.bound(), reach) || search.has_all(self.slots.len()) {
-                        break;
-                    }
-                    let level = &self.levels[i];
-                    let Some((ring, r)) = &mut rings[i] else {
-                        break;
-                    };
-                    ring.cells(*r, |cx, cy| {
-                        let mut at = level.head(cx, cy);
-                        while at != NIL {
-                            let node = self.pool.link(at);
-                            at = node.next;
-                            let near = reach_box(node.data, level.reach).distance_key(point);
-                            if near <= search.bound() {
-                                let d = self.slots.aabb(node.item).distance_key(point);
-                                search.offer(self.slots.handle(node.item), d);
-                            }
-                        }
-                    });
-                    *r += 1;
-                    if *r > ring.last {
-                        rings[i] = None;
-                    }
+                });
+                *r += 1;
+                if *r > ring.last {
+                    rings[i] = None;
                 }
             }
         }
@@ -140,19 +136,13 @@ impl<S: Scalar, T> Leveled<S, T> {
     /// One conservative walk per level along the ray ([`RayWalk`], widened by the level's
     /// `reach` on the high sides), merged: the next cell walked is always the one, of any
     /// level, whose bound is smallest, and recorded hits up to that bound are reported first.
-    pub(crate) fn raycast_impl<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        mut visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
+    pub(crate) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        let Cast {
+            ray,
+            workspace,
+            mut visit,
+        } = cast;
         let mut search = workspace.begin_ray();
-        if !ray.is_valid() || self.slots.len() == 0 {
-            return ControlFlow::Continue(());
-        }
         type Walk<'a, S> = Option<(RayWalk<'a, S>, (u32, u32, S))>;
         let mut walks: [Walk<'_, S>; MAX_LEVELS] = [None; MAX_LEVELS];
         for (state, level) in walks.iter_mut().zip(&self.levels) {

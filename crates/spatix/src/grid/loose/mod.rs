@@ -9,7 +9,7 @@ use super::lattice::{CellRange, Lattice, auto_cell, auto_world, magnitude};
 use crate::handle::NIL;
 use crate::pool::ListPool;
 use crate::slots::Slots;
-use crate::{Aabb, Error, Handle, Item, Point, Scalar, SpatialIndex};
+use crate::{Aabb, Error, Item, Point, Scalar};
 use tight::Tight;
 
 mod bands;
@@ -157,7 +157,7 @@ fn listing<S: Scalar>(pad: S, b: &Aabb<S>, square: &Aabb<S>) -> Option<Aabb<S>> 
 /// moved this way. The common update thus reads nothing but the element's own data, even when
 /// its centre drifts into a neighbouring cell. A box beyond the reach grows its cell's box
 /// instead (listing the cell in the tight grid if it becomes irregular).
-/// [`maintain`](SpatialIndex::maintain), once per frame, re-files every element in the cell
+/// [`maintain`](crate::SpatialIndex::maintain), once per frame, re-files every element in the cell
 /// of its centre, shrinks every loose box to its elements, resets the overhang, and now and
 /// then lays the element lists out in memory cell by cell.
 ///
@@ -489,7 +489,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
 
     /// Calls `visit(region, count)` for every loose cell that holds elements, row by row from
     /// the lower-left corner, with the region queries test it by (a box enclosing its
-    /// elements, which only grows until [`maintain`](SpatialIndex::maintain) shrinks it to
+    /// elements, which only grows until [`maintain`](crate::SpatialIndex::maintain) shrinks it to
     /// them) and how many elements it holds (for drawing the grid).
     ///
     /// ```
@@ -653,35 +653,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     }
 }
 
-crate::index::delegate_query!(LooseGrid, slots);
-
-impl<S: Scalar, T> SpatialIndex<S, T> for LooseGrid<S, T> {
-    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        self.insert_element(aabb, value)
-    }
-
-    fn remove(&mut self, handle: Handle) -> Option<T> {
-        self.remove_element(handle)
-    }
-
-    fn value_mut(&mut self, handle: Handle) -> Option<&mut T> {
-        self.slots.value_mut(handle)
-    }
-
-    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
-        self.update_element(handle, aabb)
-    }
-
-    fn clear(&mut self) {
-        self.boxes.fill(empty());
-        self.heads.fill(NIL);
-        self.overhang = -S::INFINITY;
-        self.elements.clear();
-        self.node_of.fill(NIL);
-        self.tight.clear();
-        self.slots.clear();
-    }
-
+crate::index::dynamic_index!(LooseGrid, slots {
     /// Re-files every element in the loose cell of its centre, shrinks every loose box to its
     /// elements (delisting it from the tight cells it no longer reaches), forgets the
     /// overhang, and, once enough elements changed cells, lays the element lists out in
@@ -689,4 +661,4 @@ impl<S: Scalar, T> SpatialIndex<S, T> for LooseGrid<S, T> {
     fn maintain(&mut self) {
         self.tidy();
     }
-}
+});

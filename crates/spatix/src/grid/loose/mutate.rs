@@ -19,8 +19,7 @@ pub(super) fn overhang<S: Scalar>(b: &Aabb<S>, square: &Aabb<S>) -> S {
 }
 
 impl<S: Scalar, T> LooseGrid<S, T> {
-    pub(super) fn insert_element(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        let aabb = aabb.validated()?;
+    pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
         let slot = self.slots.insert(aabb, value)?;
         let cell = self.cell_of(&aabb);
         let node = self.elements.push_with(&mut self.heads[cell], slot, aabb);
@@ -36,13 +35,12 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     }
 
     /// Unlinks the element; its loose cell's box shrinks at the next `maintain`.
-    pub(super) fn remove_element(&mut self, handle: Handle) -> Option<T> {
-        let slot = self.slots.slot_of(handle)?;
+    pub(super) fn remove_impl(&mut self, slot: u32) -> T {
         let cell = self.home[slot as usize] as usize;
         let found = self.elements.remove(&mut self.heads[cell], slot);
         debug_assert!(found, "a live element is listed in its home cell");
         self.node_of[slot as usize] = NIL;
-        Some(self.slots.remove(slot))
+        self.slots.remove(slot)
     }
 
     /// The element's box changes in the slot table and in its list node. If the new box
@@ -51,9 +49,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// written, even when the centre has drifted into a neighbouring cell (`maintain`
     /// re-files it). Otherwise the cell's box grows to enclose it, which may make the cell
     /// irregular (listed in the tight grid) until `maintain`.
-    pub(super) fn update_element(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
-        let aabb = aabb.validated()?;
-        let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
+    pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
         let home = self.home[slot as usize] as usize;
         let centre = aabb.center();
         let (cx, cy) = (self.loose.col(centre.x), self.loose.row(centre.y));
@@ -71,6 +67,16 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             self.grow(home, &aabb);
         }
         Ok(())
+    }
+
+    pub(super) fn clear_impl(&mut self) {
+        self.boxes.fill(empty());
+        self.heads.fill(NIL);
+        self.overhang = -S::INFINITY;
+        self.elements.clear();
+        self.node_of.fill(NIL);
+        self.tight.clear();
+        self.slots.clear();
     }
 
     /// Lays the element lists out in cell order, each front to back, and re-points `node_of`.

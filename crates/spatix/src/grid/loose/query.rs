@@ -8,7 +8,8 @@ use core::ops::ControlFlow;
 
 use super::LooseGrid;
 use crate::handle::NIL;
-use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
+use crate::index::{Cast, Hits, Nearest};
+use crate::{Aabb, Item, Neighbor, Scalar};
 
 impl<S: Scalar, T> LooseGrid<S, T> {
     /// Calls `visit(slot, box)` for every element of loose cell `cell`.
@@ -72,9 +73,6 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if !area.is_valid() {
-            return ControlFlow::Continue(());
-        }
         for (cx, cy) in self.loose_around(area).cells() {
             let cell = self.loose.index(cx, cy);
             if self.heads[cell] == NIL {
@@ -110,39 +108,37 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// is close enough to hold a candidate) only from the loose cell owning the point of its
     /// region nearest to the query point; an irregular one, found through the tight cells
     /// sharing points with that loose cell, also only from the tight cell owning it.
-    pub(super) fn nearest_impl<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        let Nearest {
+            point,
+            k,
+            workspace,
+        } = nearest;
         {
             let mut search = workspace.begin_exact(k);
-            if k > 0 && point.is_finite() && self.slots.len() > 0 {
-                let (l, t) = (&self.loose, &self.tight.lattice);
-                let rings = l.rings(point);
-                for r in 0..=rings.last {
-                    if rings.settled(r, 0.0, search.bound()) || search.has_all(self.slots.len()) {
-                        break;
-                    }
-                    rings.cells(r, |cx, cy| {
-                        let consider = |cell: usize, region: Aabb<S>, tight: Option<(u32, u32)>| {
-                            if region.distance_key(point) > search.bound() {
-                                return;
-                            }
-                            let q = region.closest_point(point);
-                            if l.owns(q, cx, cy) && tight.is_none_or(|(tx, ty)| t.owns(q, tx, ty)) {
-                                self.for_each_element(cell, |slot, e| {
-                                    let d = e.distance_key(point);
-                                    if d <= search.bound() {
-                                        search.offer(self.slots.handle(slot), d);
-                                    }
-                                });
-                            }
-                        };
-                        self.candidates(cx, cy, consider);
-                    });
+            let (l, t) = (&self.loose, &self.tight.lattice);
+            let rings = l.rings(point);
+            for r in 0..=rings.last {
+                if rings.settled(r, 0.0, search.bound()) || search.has_all(self.slots.len()) {
+                    break;
                 }
+                rings.cells(r, |cx, cy| {
+                    let consider = |cell: usize, region: Aabb<S>, tight: Option<(u32, u32)>| {
+                        if region.distance_key(point) > search.bound() {
+                            return;
+                        }
+                        let q = region.closest_point(point);
+                        if l.owns(q, cx, cy) && tight.is_none_or(|(tx, ty)| t.owns(q, tx, ty)) {
+                            self.for_each_element(cell, |slot, e| {
+                                let d = e.distance_key(point);
+                                if d <= search.bound() {
+                                    search.offer(self.slots.handle(slot), d);
+                                }
+                            });
+                        }
+                    };
+                    self.candidates(cx, cy, consider);
+                });
             }
         }
         workspace.finish()
@@ -154,15 +150,12 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// tight cell owning it), and its elements' hits are recorded with their exact entry.
     ///
     /// [`Lattice::cast`]: crate::grid::lattice::Lattice::cast
-    pub(super) fn raycast_impl<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
+    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        let Cast {
+            ray,
+            workspace,
+            visit,
+        } = cast;
         let (l, t) = (&self.loose, &self.tight.lattice);
         l.cast(ray, workspace, &self.slots, visit, |cx, cy, search| {
             let consider = |cell: usize, region: Aabb<S>, tight: Option<(u32, u32)>| {

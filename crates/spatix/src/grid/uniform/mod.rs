@@ -7,7 +7,7 @@ use crate::grid::lattice::{Lattice, auto_cell, auto_world};
 use crate::handle::NIL;
 use crate::pool::ListPool;
 use crate::slots::Slots;
-use crate::{Aabb, Error, Handle, Item, Scalar, SpatialIndex};
+use crate::{Aabb, Error, Item, Scalar};
 
 mod mutate;
 mod pairs;
@@ -32,7 +32,7 @@ const AUTO_ELEMENTS_PER_CELL: f64 = 4.0;
 /// [`for_each_pair`](crate::SpatialQuery::for_each_pair) is a flat walk over the cells that needs no
 /// memory per call. Pick a cell several times larger than a typical element
 /// ([`UniformGrid::auto`] measures a sample for you) and call
-/// [`maintain`](SpatialIndex::maintain) once per frame: it lays the cells' lists out in
+/// [`maintain`](crate::SpatialIndex::maintain) once per frame: it lays the cells' lists out in
 /// memory in cell order, so the next frame reads them sequentially (the grid also does this
 /// by itself, less often, when it is never called).
 ///
@@ -213,7 +213,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// slots `0..n` in the order given, and every cell's list is laid out in memory in cell
     /// order by one counting sort (no per-element insert). The result is what inserting the
     /// items one by one into `auto(world, boxes)` and calling
-    /// [`maintain`](SpatialIndex::maintain) would hold, at a fraction of the cost.
+    /// [`maintain`](crate::SpatialIndex::maintain) would hold, at a fraction of the cost.
     ///
     /// # Errors
     /// [`Error::InvalidAabb`] if any box is invalid (nothing is built);
@@ -348,31 +348,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     }
 }
 
-crate::index::delegate_query!(UniformGrid, slots);
-
-impl<S: Scalar, T> SpatialIndex<S, T> for UniformGrid<S, T> {
-    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        self.insert_element(aabb, value)
-    }
-
-    fn remove(&mut self, handle: Handle) -> Option<T> {
-        self.remove_element(handle)
-    }
-
-    fn value_mut(&mut self, handle: Handle) -> Option<&mut T> {
-        self.slots.value_mut(handle)
-    }
-
-    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
-        self.update_element(handle, aabb)
-    }
-
-    fn clear(&mut self) {
-        self.cells.fill(NIL);
-        self.pool.clear();
-        self.slots.clear();
-    }
-
+crate::index::dynamic_index!(UniformGrid, slots {
     /// Re-packs the cells' lists in memory in cell order (O(list entries), in place, no
     /// allocation), so that the next [`for_each_pair`](crate::SpatialQuery::for_each_pair) and
     /// updates read them sequentially; does nothing if no list changed since the last pack.
@@ -381,4 +357,4 @@ impl<S: Scalar, T> SpatialIndex<S, T> for UniformGrid<S, T> {
             self.pack();
         }
     }
-}
+});

@@ -2,11 +2,11 @@
 
 use super::UniformGrid;
 use crate::grid::lattice::CellRange;
+use crate::handle::NIL;
 use crate::{Aabb, Error, Handle, Scalar};
 
 impl<S: Scalar, T> UniformGrid<S, T> {
-    pub(super) fn insert_element(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        let aabb = aabb.validated()?;
+    pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
         let slot = self.slots.insert(aabb, value)?;
         let range = self.lattice.range(&aabb);
         self.link_block(range, None, slot);
@@ -14,17 +14,14 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         Ok(self.slots.handle(slot))
     }
 
-    pub(super) fn remove_element(&mut self, handle: Handle) -> Option<T> {
-        let slot = self.slots.slot_of(handle)?;
+    pub(super) fn remove_impl(&mut self, slot: u32) -> T {
         let range = self.lattice.range(self.slots.aabb(slot));
         self.unlink_block(range, None, slot);
         self.pack_if_scattered();
-        Some(self.slots.remove(slot))
+        self.slots.remove(slot)
     }
 
-    pub(super) fn update_element(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error> {
-        let aabb = aabb.validated()?;
-        let slot = self.slots.slot_of(handle).ok_or(Error::StaleHandle)?;
+    pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
         let old = self.lattice.range(self.slots.aabb(slot));
         let new = self.lattice.range(&aabb);
         self.slots.set_aabb(slot, aabb);
@@ -34,6 +31,12 @@ impl<S: Scalar, T> UniformGrid<S, T> {
             self.pack_if_scattered();
         }
         Ok(())
+    }
+
+    pub(super) fn clear_impl(&mut self) {
+        self.cells.fill(NIL);
+        self.pool.clear();
+        self.slots.clear();
     }
 
     /// Packs the lists once they are scattered ([`ListPool::scattered`]), so that they stay

@@ -4,7 +4,8 @@ use core::ops::ControlFlow;
 
 use super::UniformGrid;
 use crate::handle::NIL;
-use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
+use crate::index::{Cast, Hits, Nearest};
+use crate::{Aabb, Item, Neighbor, Scalar};
 
 impl<S: Scalar, T> UniformGrid<S, T> {
     /// Walks the cells under `area`. An element is filed in several cells, so it is reported
@@ -14,9 +15,6 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if !area.is_valid() {
-            return ControlFlow::Continue(());
-        }
         let q = self.lattice.range(area);
         for cy in q.y0..=q.y1 {
             for cx in q.x0..=q.x1 {
@@ -42,32 +40,29 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// always a cell it is filed in); the search stops when the k-th best distance is no more
     /// than a lower bound on the distance to anything in the rings not yet searched, or once
     /// every element is among the best (`k` at least `len`).
-    pub(super) fn nearest_impl<'w>(
-        &self,
-        point: Point<S>,
-        k: usize,
-        workspace: &'w mut Workspace<S>,
-    ) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        let Nearest {
+            point,
+            k,
+            workspace,
+        } = nearest;
         {
             let mut search = workspace.begin_exact(k);
-            if k > 0 && point.is_finite() && self.slots.len() > 0 {
-                let l = &self.lattice;
-                let rings = l.rings(point);
-                for r in 0..=rings.last {
-                    if rings.settled(r, 0.0, search.bound()) || search.has_all(self.slots.len()) {
-                        break;
-                    }
-                    rings.cells(r, |cx, cy| {
-                        for slot in self.pool.items(self.cells[l.index(cx, cy)]) {
-                            let b = self.slots.aabb(slot);
-                            let d = b.distance_key(point);
-                            if d <= search.bound() && l.cell_of(b.closest_point(point)) == (cx, cy)
-                            {
-                                search.offer(self.slots.handle(slot), d);
-                            }
-                        }
-                    });
+            let l = &self.lattice;
+            let rings = l.rings(point);
+            for r in 0..=rings.last {
+                if rings.settled(r, 0.0, search.bound()) || search.has_all(self.slots.len()) {
+                    break;
                 }
+                rings.cells(r, |cx, cy| {
+                    for slot in self.pool.items(self.cells[l.index(cx, cy)]) {
+                        let b = self.slots.aabb(slot);
+                        let d = b.distance_key(point);
+                        if d <= search.bound() && l.cell_of(b.closest_point(point)) == (cx, cy) {
+                            search.offer(self.slots.handle(slot), d);
+                        }
+                    }
+                });
             }
         }
         workspace.finish()
@@ -78,15 +73,12 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// recorded hit is reported once nothing left to walk could hold an earlier one.
     ///
     /// [`Lattice::cast`]: crate::grid::lattice::Lattice::cast
-    pub(super) fn raycast_impl<F>(
-        &self,
-        ray: &Ray<S>,
-        workspace: &mut Workspace<S>,
-        visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
-    {
+    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        let Cast {
+            ray,
+            workspace,
+            visit,
+        } = cast;
         let l = &self.lattice;
         l.cast(ray, workspace, &self.slots, visit, |cx, cy, search| {
             for slot in self.pool.items(self.cells[l.index(cx, cy)]) {
