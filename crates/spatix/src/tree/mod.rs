@@ -42,7 +42,7 @@ pub(crate) fn validate_params(max_elements: u32, max_depth: u32) -> Result<(), E
     Ok(())
 }
 
-/// What [`Quadtree::traverse`] says about a node.
+/// What [`Quadtree::traverse`](crate::Quadtree::traverse) says about a node.
 ///
 /// ```
 /// use spatix::NodeKind;
