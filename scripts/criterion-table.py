@@ -2,7 +2,9 @@
 """Turns the output of `cargo bench -p spatix-bench --bench structures` into README tables.
 
     cargo bench -p spatix-bench --bench structures | tee bench.txt
-    python3 scripts/criterion-table.py < bench.txt
+    python3 scripts/criterion-table.py < bench.txt            # the tables, on standard output
+    python3 scripts/criterion-table.py --write < bench.txt    # README's structures block
+
 
 Criterion prints each benchmark's id (`<group>/<structure>/<mix>/<N>`) and then its estimate
 `time: [low median high]`; the harness prints `memory <structure> <mix> N=<n>: <b>
@@ -11,8 +13,19 @@ of each benchmark (frame at every N; pairs, queries and build at the largest N) 
 per element at the largest N. A benchmark that did not run shows as an empty cell.
 """
 
+import datetime
+import os
+import pathlib
 import re
+import subprocess
 import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "crates" / "spatix-py"))
+from benchdoc import cpu, replace_block  # noqa: E402  (the generated-block writer the benches share)
+
+BEGIN = "<!-- structures:begin -->"
+END = "<!-- structures:end -->"
 
 UNITS = {"ps": 1e-9, "ns": 1e-6, "µs": 1e-3, "us": 1e-3, "ms": 1.0, "s": 1e3}
 
@@ -45,10 +58,9 @@ def ms(value):
     return f"{value:.2f}"
 
 
-def main():
-    times, memory = parse(sys.stdin)
-    if not times:
-        sys.exit("no criterion estimates in the input")
+def tables(times, memory):
+    """One Markdown table per mix, as one string."""
+    out = []
     sizes = sorted({key[3] for key in times})
     largest = sizes[-1]
     mixes = [m for m in ("uniform", "clustered", "mixed") if any(k[2] == m for k in times)]
@@ -57,13 +69,13 @@ def main():
         if key[1] not in structures:
             structures.append(key[1])
     for mix in mixes:
-        print(f"\n**{mix}** (ms; bytes per element with the 8-byte value slot)\n")
+        out.append(f"\n**{mix}** (ms; bytes per element with the 8-byte value slot)\n")
         n_label = lambda n: f"{n // 1_000_000}M" if n >= 1_000_000 else f"{n // 1000}k"
         head = [f"frame {n_label(n)}" for n in sizes]
         head += [f"pairs {n_label(largest)}", f"10k queries {n_label(largest)}",
                  f"build {n_label(largest)}", f"B/elem {n_label(largest)}"]
-        print("| structure | " + " | ".join(head) + " |")
-        print("| --- |" + " ---: |" * len(head))
+        out.append("| structure | " + " | ".join(head) + " |")
+        out.append("| --- |" + " ---: |" * len(head))
         for s in structures:
             if not any(k[1] == s and k[2] == mix for k in times):
                 continue
@@ -71,7 +83,29 @@ def main():
             row += [ms(times.get((g, s, mix, largest))) for g in ("pairs", "query", "build")]
             b = memory.get((s, mix, largest))
             row.append("" if b is None else f"{b:.1f}")
-            print(f"| {s} | " + " | ".join(row) + " |")
+            out.append(f"| {s} | " + " | ".join(row) + " |")
+    return "\n".join(out)
+
+
+def header():
+    """Date, machine, compiler and load of this run (the bench ran just before, here)."""
+    rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
+    return (f"One run of `cargo bench -p spatix-bench --bench structures` on {datetime.date.today()} "
+            f"({cpu()}, {os.cpu_count()} cores; {rustc}; load average (1 min) {os.getloadavg()[0]:.1f} "
+            "when the tables were written); single thread; criterion's median estimates.")
+
+
+def main():
+    times, memory = parse(sys.stdin)
+    if not times:
+        sys.exit("no criterion estimates in the input")
+    if sys.argv[1:] == ["--write"]:
+        replace_block(ROOT / "README.md", BEGIN, END, header() + "\n" + tables(times, memory))
+        print(f"wrote README.md's {BEGIN} block", file=sys.stderr)
+    elif sys.argv[1:]:
+        sys.exit("usage: criterion-table.py [--write] < criterion-output")
+    else:
+        print(tables(times, memory))
 
 
 if __name__ == "__main__":

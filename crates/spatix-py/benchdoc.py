@@ -7,17 +7,20 @@ import platform
 import re
 
 
-def machine():
-    """``CPU, cores, Python version`` of this machine."""
-    cpu = "unknown CPU"
+def cpu():
+    """The CPU's model name (from /proc/cpuinfo), or ``unknown CPU``."""
     try:
         for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+                return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    return "unknown CPU"
+
+
+def machine():
+    """``CPU, cores, Python version`` of this machine."""
+    return f"{cpu()}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 def replace_block(path, begin, end, text):

@@ -55,7 +55,7 @@ pub enum Mix {
     Uniform,
     /// Same-size agents in dense clusters.
     Clustered,
-    /// Agents spread uniformly, 1% of them much larger (the seeds' "dragons").
+    /// Agents spread uniformly, 1% of them much larger ("dragons").
     Mixed,
 }
 

@@ -1,4 +1,4 @@
-//! `spatix sim`: the seeds' demo. N agents move, bounce off the world's edges and off each
+//! `spatix sim`: the agents demo. N agents move, bounce off the world's edges and off each
 //! other; every frame the index is updated, asked for every colliding pair, the collisions are
 //! resolved and the index tidied. Ends with a table of frame times, pairs and memory.
 

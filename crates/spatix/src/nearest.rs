@@ -119,7 +119,7 @@ impl<S: Scalar> Search<'_, S> {
     /// cuts back to the best `k` whenever it fills (the bound is then the k-th key; in
     /// between it is the k-th key of the last cut, looser but never wrong). A push is O(1)
     /// and a cut O(k) per k pushes, where a bounded max-heap paid O(log k) sifts per offer:
-    /// k = 64 on the kd-tree, 10k queries on 1M points, about -15% (see ARCHITECTURE).
+    /// k = 64 on the kd-tree, 10k queries on 1M points, about -15% (docs/BENCHMARKS.md, History).
     #[inline]
     pub(crate) fn offer(&mut self, handle: Handle, key: S) {
         let n = Neighbor {

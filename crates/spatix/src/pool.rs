@@ -1,4 +1,4 @@
-//! Index-linked lists backed by one free-listed node array (seed 001's "element nodes"), shared
+//! Index-linked lists backed by one free-listed node array (no container per cell), shared
 //! by every structure that files elements in cells or leaves.
 //!
 //! A list is just its head (`u32`, [`NIL`] when empty), kept by its owner (a grid cell, a

@@ -1,4 +1,4 @@
-//! The static kd-tree of seed 002, built the fast way: one flat array of points reordered in
+//! The static kd-tree, built the fast way: one flat array of points reordered in
 //! place by median selection, implicit nodes, contiguous leaf buckets.
 
 #[cfg(feature = "rayon")]
@@ -34,10 +34,10 @@ pub enum SplitRule {
     /// pass over the node's points. The default.
     #[default]
     Spread,
-    /// The axis of larger variance, the seed's rule: one pass over the node's points,
+    /// The axis of larger variance (the classic rule): one pass over the node's points,
     /// accumulated in `f64`.
     Variance,
-    /// x at even depths and y at odd depths, the seed's alternative: no pass at all, but
+    /// x at even depths and y at odd depths (the cheapest rule): no pass at all, but
     /// poor splits for data much longer on one axis than on the other.
     Cycle,
 }
@@ -218,12 +218,12 @@ fn set_coord<S: Scalar>(p: &mut Point<S>, axis: usize, v: S) {
     if axis == 0 { p.x = v } else { p.y = v }
 }
 
-/// A static kd-tree of points with a value each (seed 002), built once and then queried:
+/// A static kd-tree of points with a value each, built once and then queried:
 /// k-nearest neighbours, points within a radius, points in a rectangle, coincident pairs and
 /// ray casts, from many threads at once.
 ///
-/// The seed's method: every node splits its points at their median, on the axis along which
-/// they spread widest ([`SplitRule`]: the seed's variance and cycling rules are options), and
+/// Every node splits its points at their median, on the axis along which
+/// they spread widest ([`SplitRule`]: the variance and cycling rules are options), and
 /// the nearest-neighbour search descends towards the query point and backtracks into the
 /// other side of a split only when the split line is closer than the k-th best so far.
 /// Built the fast way: the points are copied once into one flat array that the build reorders

@@ -187,7 +187,7 @@ impl<S: Scalar, T> KdTree<S, T> {
         ControlFlow::Continue(())
     }
 
-    /// The seed's search without its visited map: descend towards the point, scan the leaf,
+    /// Backtracking search with no visited map: descend towards the point, scan the leaf,
     /// and backtrack into the far side of a split only while the region beyond it (bounded by
     /// this and the earlier splits crossed) is nearer than the k-th best so far. Plain
     /// squared distances where they are safe ([`Magnitudes`](super::metric::Magnitudes)),

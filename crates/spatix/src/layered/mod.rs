@@ -1,4 +1,4 @@
-//! Seed 001 §5's three sets as one index: common-size agents, oversized agents and static
+//! Three sets as one index: common-size agents, oversized agents and static
 //! scenery, each in the structure that suits it, behind one handle space.
 
 use crate::slots::Slots;
@@ -94,7 +94,7 @@ macro_rules! on_part {
 }
 use on_part;
 
-/// A world split the way seed 001 §5 proposes: dynamic agents of common size in a point
+/// A world split in three sets: dynamic agents of common size in a point
 /// structure, dynamic agents of unusual size in a loose one, static scenery in a structure
 /// that is slow to build but fastest to query, answered as one index.
 ///

@@ -1,4 +1,4 @@
-//! The loose quadtree of seed 001 §3: each element in exactly one leaf, chosen by its centre;
+//! The loose quadtree: each element in exactly one leaf, chosen by its centre;
 //! every node carries a box grown to enclose everything below it.
 
 mod mutate;
@@ -30,7 +30,7 @@ use crate::{Aabb, Error, Item, NodeKind, Point, Scalar};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LooseQuadtreeConfig {
     /// A leaf holding more elements than this splits (unless it is at `max_depth`).
-    /// Default 8, the seed's measured best. Range 1..=65536.
+    /// Default 8. Range 1..=65536.
     pub max_elements: u32,
     /// Depth of the deepest leaves (the root is depth 0). Default 8. Range 0..=30.
     /// Required even for points: coincident centres would otherwise split forever.
@@ -172,11 +172,11 @@ impl<S: Scalar> Iterator for Walk<'_, S> {
     }
 }
 
-/// The loose quadtree of seed 001 §3: every element is listed in exactly one leaf, the one
+/// The loose quadtree: every element is listed in exactly one leaf, the one
 /// whose quadrant holds its (world-clamped) centre, and every node carries a loose box that
 /// encloses the boxes of all the elements below it.
 ///
-/// The layout is the seed's: nodes in one array, the four children of a branch contiguous,
+/// Nodes live in one array, the four children of a branch contiguous,
 /// freed child groups recycled as units through a free list, the leaves' element lists in one
 /// shared, free-listed pool of links (each carrying a copy of its element's box, so that
 /// walking a leaf reads nothing else). Unlike the tight tree's, node boxes are loose, so they

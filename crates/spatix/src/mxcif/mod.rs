@@ -1,4 +1,4 @@
-//! The MX-CIF quadtree of seed 000: every element stored once, in the smallest node that
+//! The MX-CIF quadtree: every element stored once, in the smallest node that
 //! contains its box.
 
 mod mutate;
@@ -28,10 +28,10 @@ use crate::{Aabb, Error, NodeKind, Point, Scalar};
 pub struct MxCifConfig {
     /// The split threshold: a leaf that holds this many elements splits before it takes
     /// another (unless it is at `max_depth`), and `maintain` merges four leaves into their
-    /// parent when the five hold no more than this together. Default 16, the seed's.
+    /// parent when the five hold no more than this together. Default 16.
     /// Range 1..=65536.
     pub max_elements: u32,
-    /// Depth of the deepest nodes (the root is depth 0). Default 8, the seed's. Range 0..=30.
+    /// Depth of the deepest nodes (the root is depth 0). Default 8. Range 0..=30.
     /// Required even for points: coincident points would otherwise split forever.
     pub max_depth: u32,
 }
@@ -147,21 +147,21 @@ fn quadrant<S: Scalar>(mid: Point<S>, c: &Aabb<S>) -> Option<u32> {
     (beside_x && beside_y).then_some(u32::from(right) | u32::from(top) << 1)
 }
 
-/// The MX-CIF quadtree of seed 000: each element is stored exactly once, in the smallest node
+/// The MX-CIF quadtree: each element is stored exactly once, in the smallest node
 /// whose box contains its box (clamped into the world), so a large element sits high in the
 /// tree instead of being listed in many leaves, and nothing is ever duplicated.
 ///
-/// The layout is seed 001's: 16-byte nodes in one array, the four children of a branch
+/// The layout: 16-byte nodes in one array, the four children of a branch
 /// contiguous, freed child groups recycled whole through a free list; node boxes computed on
 /// the way down from the world box; no container per node. Each node owns a contiguous run
 /// of the tree's shared element arrays (the elements' boxes, copied, and their slots), so a
-/// node's elements are read as one slice and removal is the seed's swap-with-last. Runs come
+/// node's elements are read as one slice and removal is a swap-with-last. Runs come
 /// in free-listed size classes and are compacted in place when a quarter of the arrays is
 /// free, so a running simulation stops allocating once warm.
 ///
 /// # When to use it
 /// Elements of very different sizes ("dragons among hobbits"), moving, with every colliding
-/// pair wanted: [`for_each_pair`](crate::SpatialQuery::for_each_pair) follows the seed's scheme
+/// pair wanted: [`for_each_pair`](crate::SpatialQuery::for_each_pair) pairs node by node
 /// (pairs within each node, then each node's elements against its descendants'), with no
 /// per-element query and nothing to de-duplicate, and a dragon costs one entry. On the
 /// mixed-size agents of [`workload`](crate::workload) its frame (move, update, all pairs,
@@ -395,7 +395,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
 crate::index::dynamic_index!(MxCifQuadtree, slots {
     /// Merges every branch whose four children are leaves holding, with it, no more than
     /// `max_elements` into one leaf, bottom-up, so a whole emptied subtree folds in one call.
-    /// Deferred to here rather than done on every removal, as seed 001 measured: moving
+    /// Deferred to here rather than done on every removal: moving
     /// agents leave and re-enter the same nodes within a frame, and merging eagerly would
     /// split and merge them over and over.
     fn maintain(&mut self) {

@@ -66,7 +66,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
 
 impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// Files element `slot` (box `aabb`, already in the slot table) in the smallest node at
-    /// or below `f` that contains its clamped box, as the seed's `add` does: descend into the
+    /// or below `f` that contains its clamped box: descend into the
     /// child that contains it while there is one; a full leaf splits first, unless it is at
     /// the depth limit or too thin to halve. `f` must contain the clamped box.
     pub(super) fn place(&mut self, slot: u32, aabb: Aabb<S>, mut f: Frame<S>) {
@@ -162,7 +162,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         self.runs.truncate(to);
     }
 
-    /// Takes element `slot` out of its node: the seed's swap-with-last (the node's last
+    /// Takes element `slot` out of its node by swap-with-last (the node's last
     /// element moves into its entry). A run left less than half full moves to a smaller one;
     /// an empty one is freed.
     pub(super) fn detach(&mut self, slot: u32) {
@@ -185,7 +185,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     }
 
     /// Turns a full leaf into a branch with four empty children and moves down every element
-    /// that fits a child (the seed's `split`); the rest stay. Each child's run is allocated
+    /// that fits a child; the rest stay. Each child's run is allocated
     /// once, at its final size.
     fn split(&mut self, f: &Frame<S>) {
         let group = self.alloc_group(f);
@@ -239,7 +239,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         group
     }
 
-    /// The seed's merge, bottom-up below `f`: a branch whose four children are leaves
+    /// The merge, bottom-up below `f`: a branch whose four children are leaves
     /// holding, with it, no more than `max_elements` takes their elements and becomes a
     /// leaf; its child group goes on the free list. Children merge before their parent, so
     /// a whole subtree can fold in one pass. Returns whether `f` is a leaf afterwards.

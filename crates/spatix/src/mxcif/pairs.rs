@@ -1,4 +1,4 @@
-//! All intersecting pairs by the seed's scheme: within each node, then each node's elements
+//! All intersecting pairs, with no de-duplication: within each node, then each node's elements
 //! against its descendants'.
 
 use core::ops::ControlFlow;

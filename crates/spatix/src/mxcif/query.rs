@@ -9,7 +9,7 @@ use crate::tree::{Frame, Stack, cast_frames, nearest_in_frames};
 use crate::{Aabb, Item, Neighbor, Scalar};
 
 impl<S: Scalar, T> MxCifQuadtree<S, T> {
-    /// The seed's query with an explicit stack: every node on the way down tests its own
+    /// The query, with an explicit stack: every node on the way down tests its own
     /// elements against the area, and only the children whose box the (clamped) area
     /// overlaps are visited. Each element is stored once, so each is reported once.
     pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>

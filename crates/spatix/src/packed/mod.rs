@@ -1,4 +1,4 @@
-//! The packed static index of seed 001 §5 ("set 3": static content, slow to build, fastest
+//! The packed static index (for static content: built once from all boxes, fastest
 //! to query): boxes sorted along a Hilbert curve and packed bottom-up into one array of
 //! union boxes with a fixed fan-out.
 
@@ -85,8 +85,8 @@ const MAX_LEVELS: usize = 32;
 /// implements [`SpatialQuery`](crate::SpatialQuery) only. Every handle stays valid for the index's lifetime.
 ///
 /// # When to use it
-/// Static content (walls, rocks, buildings, map tiles) queried many times: the seed's
-/// "set 3", next to a dynamic structure for the agents. Rebuild it when the content changes
+/// Static content (walls, rocks, buildings, map tiles) queried many times, kept apart
+/// from a dynamic structure for the agents. Rebuild it when the content changes
 /// (a bulk build of a million boxes takes tens of milliseconds).
 ///
 /// # Complexity

@@ -1,4 +1,4 @@
-//! The tight quadtree of seed 001 §1: 8-byte nodes, elements in every leaf they overlap.
+//! The tight quadtree: 8-byte nodes, elements in every leaf they overlap.
 
 mod mutate;
 mod pairs;
@@ -27,7 +27,7 @@ use crate::{Aabb, Error, Item, Scalar};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QuadtreeConfig {
     /// A leaf holding more elements than this splits (unless it is at `max_depth`).
-    /// Default 8, the seed's measured best. Range 1..=65536.
+    /// Default 8. Range 1..=65536.
     pub max_elements: u32,
     /// Depth of the deepest leaves (the root is depth 0). Default 8. Range 0..=30.
     /// Required even for points: coincident points would otherwise split forever. Choose it
@@ -52,7 +52,7 @@ impl QuadtreeConfig {
     /// ```
     pub const MAX_DEPTH: u32 = crate::tree::MAX_DEPTH;
 
-    /// The default split threshold with the depth limit the seed recommends: leaves at the
+    /// The default split threshold with a depth limit that puts the leaves at the
     /// depth limit about six typical element sizes wide (measured best on the agents
     /// workload at 100k and 1M; a smaller cell lists more elements in several leaves).
     ///
@@ -83,10 +83,10 @@ impl QuadtreeConfig {
     }
 }
 
-/// The tight quadtree of seed 001 §1: each element is stored once, and listed in every leaf
+/// The tight quadtree: each element is stored once, and listed in every leaf
 /// its box overlaps.
 ///
-/// The layout is the seed's: 8-byte nodes (`first_child`, `count`) in one array, the four
+/// The layout fits a node in 8 bytes (`first_child`, `count`), all in one array, the four
 /// children of a branch contiguous, freed child groups recycled as units through a free list;
 /// node boxes never stored but computed on the way down from the world box; each leaf a
 /// singly linked list of 8-byte element nodes in one shared, free-listed pool; explicit-stack

@@ -182,7 +182,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
         })
     }
 
-    /// The seed's deferred cleanup: every branch whose four children are all empty leaves
+    /// The deferred cleanup: every branch whose four children are all empty leaves
     /// becomes an empty leaf, and the child group goes on the free list. One level per call
     /// (a branch emptied by this pass collapses on the next), the root never.
     pub(super) fn collapse_empty_branches(&mut self) {

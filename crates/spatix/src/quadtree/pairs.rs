@@ -65,7 +65,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
         col | row | (u32::from(right | top) * OUTSIDE)
     }
 
-    /// The seed's cache-friendly pass over the leaves below `start`: walk them in tree order
+    /// The cache-friendly pass over the leaves below `start`: walk them in tree order
     /// and test the elements of each leaf against each other. A pair listed together in
     /// several leaves is reported only by the leaf that owns the lower-left corner of the
     /// intersection of their clamped boxes, so each exactly once, with no per-call memory.

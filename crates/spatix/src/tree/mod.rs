@@ -42,8 +42,7 @@ pub(crate) fn validate_params(max_elements: u32, max_depth: u32) -> Result<(), E
     Ok(())
 }
 
-/// What the trees' `traverse` ([`Quadtree::traverse`](crate::Quadtree::traverse) and the like) says
-/// about a node.
+/// What [`Quadtree::traverse`](crate::Quadtree::traverse) says about a node.
 ///
 /// ```
 /// use spatix::NodeKind;
@@ -63,7 +62,7 @@ pub enum NodeKind {
 /// Marks a branch in [`Node::count`].
 pub(crate) const BRANCH: u32 = u32::MAX;
 
-/// A quadtree node, exactly as seed 001 lays it out: 8 bytes, no box (boxes are computed on
+/// A quadtree node: 8 bytes, no box (boxes are computed on
 /// the way down from the root's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C)]

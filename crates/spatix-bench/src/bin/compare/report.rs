@@ -286,8 +286,8 @@ pub(crate) fn replace_headline(readme: &str, headline: &str) -> Option<String> {
     Some(format!("{}{headline}{}", &readme[..start], &readme[end..]))
 }
 
-/// The heading of docs/BENCHMARKS.md's last section, which `crates/spatix-py/bench.py`
-/// writes and a rewrite by this binary keeps.
+/// The heading from which docs/BENCHMARKS.md is not this binary's (the Python and Dask
+/// sections, whose blocks their scripts write, and the History): a rewrite keeps it all.
 pub(crate) const PYTHON_SECTION: &str = "## From Python";
 
 /// `markdown` (a new docs/BENCHMARKS.md) followed by the Python section of `old` (the file it

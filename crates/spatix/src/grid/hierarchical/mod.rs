@@ -1,4 +1,4 @@
-//! The hierarchical grid (seed 001 §2's preferred hierarchy, generalised): a few levels of
+//! The hierarchical grid (a hierarchy of grids by element size): a few levels of
 //! grids whose cell sizes grow by a constant factor; each element is filed once, as a point,
 //! in the level whose cells fit its size.
 

@@ -1,4 +1,4 @@
-//! The loose/tight double grid (seed 001 §4): every element in exactly one loose cell, chosen
+//! The loose/tight double grid: every element in exactly one loose cell, chosen
 //! by its centre; each loose cell carries a box grown to enclose its elements; a coarser
 //! tight grid lists, per tight cell, the loose cells whose boxes reach past their own
 //! neighbourhood (the others are found by position).
@@ -136,7 +136,7 @@ fn listing<S: Scalar>(pad: S, b: &Aabb<S>, square: &Aabb<S>) -> Option<Aabb<S>> 
     is_irregular(pad, b, square).then(|| b.union(&grown(square, pad)))
 }
 
-/// The loose/tight double grid of seed 001 §4: the structure for hundreds of thousands of
+/// The loose/tight double grid: the structure for hundreds of thousands of
 /// moving agents.
 ///
 /// Every element is filed in exactly one *loose cell*, the one holding the centre of its box
@@ -244,7 +244,7 @@ pub struct LooseGrid<S, T> {
     /// Row-major boxes of the loose cells: each encloses every element filed in its cell
     /// except those moved by the fast path since the last `maintain`; grown on insert and by
     /// the slow path of update, shrunk to the elements by `maintain`; [`empty`] when the cell
-    /// holds nothing. (Box and head are the seed's 20-byte loose cell, in two arrays.)
+    /// holds nothing. (Box and head, a 20-byte loose cell in `f32`, are kept in two arrays.)
     boxes: Vec<Aabb<S>>,
     /// Row-major heads of the loose cells' element lists.
     heads: Vec<u32>,

@@ -1,4 +1,4 @@
-//! The point grid (seed 001 §5, the "uniform size" trick): elements share one upper bound on
+//! The point grid (the "uniform size" trick): elements share one upper bound on
 //! their size, so each is filed as a single point, in exactly one cell.
 
 use super::lattice::{auto_world, magnitude};
@@ -28,8 +28,8 @@ const AUTO_ELEMENTS_PER_CELL: f64 = 2.5;
 /// mis-filed.
 ///
 /// # When to use it
-/// Crowds of same-size agents — humans, orcs, particles — moving every frame: the seed's
-/// trick that "takes a simulation from hundreds of thousands of agents to millions". An
+/// Crowds of same-size agents — humans, orcs, particles — moving every frame: no size
+/// is stored or tested per element, only a point against the shared bound. An
 /// update within the same cell writes only the box and the stored point; the pair pass tests
 /// each cell against itself and its four forward neighbours on the packed points and reads a
 /// true box only for the few pairs whose points are close. Mix in a few larger elements only
