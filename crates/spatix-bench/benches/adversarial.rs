@@ -15,9 +15,8 @@ use core::hint::black_box;
 use criterion::{BenchmarkId, Criterion, SamplingMode};
 use spatix::workload::Adversary;
 use spatix::{
-    Aabb, Handle, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree, LooseQuadtreeConfig,
-    MxCifConfig, MxCifQuadtree, PackedIndex, PointGrid, Quadtree, QuadtreeConfig, SpatialIndex,
-    SpatialQuery, UniformGrid,
+    Aabb, Handle, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree,
+    PackedIndex, PointGrid, Quadtree, SpatialIndex, SpatialQuery, UniformGrid,
 };
 
 /// Query squares per `query` benchmark.
@@ -163,16 +162,13 @@ fn main() {
     let sets = Sets::new();
     // Each structure as a user would set it up from the data: sizes from the boxes.
     sets.dynamic(&mut c, "quadtree", |world, boxes| {
-        let config = QuadtreeConfig::for_element_size(&world, mean_extent(boxes));
-        Quadtree::with_config(world, config).unwrap()
+        Quadtree::for_element_size(world, mean_extent(boxes)).unwrap()
     });
     sets.dynamic(&mut c, "mxcif", |world, boxes| {
-        let config = MxCifConfig::for_element_size(&world, mean_extent(boxes));
-        MxCifQuadtree::with_config(world, config).unwrap()
+        MxCifQuadtree::for_element_size(world, mean_extent(boxes)).unwrap()
     });
     sets.dynamic(&mut c, "loose_quadtree", |world, boxes| {
-        let config = LooseQuadtreeConfig::for_element_size(&world, mean_extent(boxes));
-        LooseQuadtree::with_config(world, config).unwrap()
+        LooseQuadtree::for_element_size(world, mean_extent(boxes)).unwrap()
     });
     sets.dynamic(&mut c, "grid", |world, boxes| {
         UniformGrid::auto(world, boxes).unwrap()

@@ -5,9 +5,8 @@
 //! `cargo bench -p spatix-bench -- frame/`.
 
 use spatix::{
-    Aabb, BruteForce, HierarchicalGrid, Layered, LooseGrid, LooseQuadtree, LooseQuadtreeConfig,
-    MxCifConfig, MxCifQuadtree, PackedIndex, PointGrid, Quadtree, QuadtreeConfig, SweepGrid,
-    UniformGrid,
+    Aabb, BruteForce, HierarchicalGrid, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree,
+    PackedIndex, PointGrid, Quadtree, SweepGrid, UniformGrid,
 };
 use spatix_bench::{Mix, Suite};
 
@@ -18,14 +17,12 @@ fn main() {
     // three), and how to make an empty one for the agents (never timed).
     suite.bench(&mut c, "brute", &[10_000], |_| BruteForce::new());
     suite.bench(&mut c, "quadtree", &spatix_bench::SIZES, |a| {
-        let config = QuadtreeConfig::for_element_size(&a.world, 4.0);
-        let mut tree = Quadtree::with_config(a.world, config).unwrap();
+        let mut tree = Quadtree::for_element_size(a.world, 4.0).unwrap();
         tree.reserve(a.len());
         tree
     });
     suite.bench(&mut c, "mxcif", &spatix_bench::SIZES, |a| {
-        let config = MxCifConfig::for_element_size(&a.world, 4.0);
-        let mut tree = MxCifQuadtree::with_config(a.world, config).unwrap();
+        let mut tree = MxCifQuadtree::for_element_size(a.world, 4.0).unwrap();
         tree.reserve(a.len());
         tree
     });
@@ -34,8 +31,7 @@ fn main() {
         UniformGrid::auto(a.world, &sample).unwrap()
     });
     suite.bench(&mut c, "loose_quadtree", &spatix_bench::SIZES, |a| {
-        let config = LooseQuadtreeConfig::for_element_size(&a.world, 4.0);
-        let mut tree = LooseQuadtree::with_config(a.world, config).unwrap();
+        let mut tree = LooseQuadtree::for_element_size(a.world, 4.0).unwrap();
         tree.reserve(a.len());
         tree
     });

@@ -17,8 +17,8 @@ use clap::builder::PossibleValue;
 use crate::stats::decimal;
 use spatix::{
     Aabb, BruteForce, Error, HierarchicalGrid, Item, KdTree, Layered, LooseGrid, LooseQuadtree,
-    LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree, PackedIndex, ParallelPairs, PointGrid,
-    Quadtree, QuadtreeConfig, Scalar, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid,
+    MxCifQuadtree, PackedIndex, ParallelPairs, PointGrid, Quadtree, Scalar, SpatialIndex,
+    SpatialQuery, SweepGrid, UniformGrid,
 };
 
 /// A structure `--index` can name.
@@ -364,22 +364,19 @@ impl IndexKind {
         Ok(match self {
             Self::BruteForce => start(BruteForce::new(), plan, user),
             Self::Quadtree => {
-                let config = QuadtreeConfig::for_element_size(&plan.world, plan.typical_size());
-                let mut tree = Quadtree::with_config(plan.world, config)?;
+                let mut tree = Quadtree::for_element_size(plan.world, plan.typical_size())?;
                 tree.reserve(plan.count);
                 start(tree, plan, user)
             }
             Self::LooseQuadtree => {
                 let size = plan.typical_size();
-                let config = LooseQuadtreeConfig::for_element_size(&plan.world, size);
-                let mut tree = LooseQuadtree::with_config(plan.world, config)?;
+                let mut tree = LooseQuadtree::for_element_size(plan.world, size)?;
                 tree.reserve(plan.count);
                 start(tree, plan, user)
             }
             Self::Mxcif => {
                 let size = plan.typical_size();
-                let config = MxCifConfig::for_element_size(&plan.world, size);
-                let mut tree = MxCifQuadtree::with_config(plan.world, config)?;
+                let mut tree = MxCifQuadtree::for_element_size(plan.world, size)?;
                 tree.reserve(plan.count);
                 start(tree, plan, user)
             }

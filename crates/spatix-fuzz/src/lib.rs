@@ -39,9 +39,8 @@ use std::sync::OnceLock;
 
 use spatix::{
     Aabb, HierarchicalGrid, KdTree, KdTreeConfig, Layered, LooseGrid, LooseGridConfig,
-    LooseQuadtree, LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree, PackedConfig, PackedIndex,
-    ParallelPairs, Point, PointGrid, Quadtree, QuadtreeConfig, Scalar, SplitRule, SweepGrid,
-    UniformGrid,
+    LooseQuadtree, MxCifQuadtree, PackedConfig, PackedIndex, ParallelPairs, Point, PointGrid,
+    Quadtree, Scalar, SplitRule, SweepGrid, TreeConfig, UniformGrid,
 };
 
 use dynamic::Options;
@@ -131,15 +130,14 @@ fn run_target(target: usize, ops: &[u8]) {
     let (w32, w64) = (world::<f32>(), world::<f64>());
     match target {
         0 => dynamic::drive(
-            Quadtree::with_config(w32, QuadtreeConfig::for_element_size(&w32, 4.0))
-                .expect("valid quadtree"),
+            Quadtree::for_element_size(w32, 4.0).expect("valid quadtree"),
             ops,
             Options::default(),
         ),
         1 => dynamic::drive(
             Quadtree::with_config(
                 w64,
-                QuadtreeConfig {
+                TreeConfig {
                     max_elements: 1,
                     max_depth: 5,
                 },
@@ -159,15 +157,14 @@ fn run_target(target: usize, ops: &[u8]) {
             Options::default(),
         ),
         4 => dynamic::drive(
-            MxCifQuadtree::with_config(w32, MxCifConfig::for_element_size(&w32, 1.0))
-                .expect("valid MX-CIF quadtree"),
+            MxCifQuadtree::for_element_size(w32, 1.0).expect("valid MX-CIF quadtree"),
             ops,
             Options::default(),
         ),
         5 => dynamic::drive(
             MxCifQuadtree::with_config(
                 w64,
-                MxCifConfig {
+                TreeConfig {
                     max_elements: 1,
                     max_depth: 5,
                 },
@@ -177,15 +174,14 @@ fn run_target(target: usize, ops: &[u8]) {
             Options::default(),
         ),
         6 => dynamic::drive(
-            LooseQuadtree::with_config(w32, LooseQuadtreeConfig::for_element_size(&w32, 4.0))
-                .expect("valid loose quadtree"),
+            LooseQuadtree::for_element_size(w32, 4.0).expect("valid loose quadtree"),
             ops,
             Options::default(),
         ),
         7 => dynamic::drive(
             LooseQuadtree::with_config(
                 w64,
-                LooseQuadtreeConfig {
+                TreeConfig {
                     max_elements: 1,
                     max_depth: 5,
                 },

@@ -4,8 +4,8 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use spatix::{
-    Aabb, HierarchicalGrid, Layered, LooseGrid, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig,
-    MxCifQuadtree, Point, PointGrid, Quadtree, QuadtreeConfig, SpatialIndex, UniformGrid,
+    Aabb, HierarchicalGrid, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree, Point, PointGrid,
+    Quadtree, SpatialIndex, UniformGrid,
 };
 
 use crate::array::{
@@ -521,9 +521,7 @@ fn hierarchical_grid<S: Coord>(a: Args<S>) -> Made<S> {
 
 fn quadtree<S: Coord>(a: Args<S>) -> Made<S> {
     let tree = match a.size.or(a.mean_side()) {
-        Some(size) => {
-            Quadtree::with_config(a.world, QuadtreeConfig::for_element_size(&a.world, size))
-        }
+        Some(size) => Quadtree::for_element_size(a.world, size),
         None => Quadtree::new(a.world),
     };
     Ok(Box::new(Dyn::any(tree.map_err(invalid)?)))
@@ -531,10 +529,7 @@ fn quadtree<S: Coord>(a: Args<S>) -> Made<S> {
 
 fn loose_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
     let tree = match a.size.or(a.mean_side()) {
-        Some(size) => LooseQuadtree::with_config(
-            a.world,
-            LooseQuadtreeConfig::for_element_size(&a.world, size),
-        ),
+        Some(size) => LooseQuadtree::for_element_size(a.world, size),
         None => LooseQuadtree::new(a.world),
     };
     Ok(Box::new(Dyn::any(tree.map_err(invalid)?)))
@@ -542,9 +537,7 @@ fn loose_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
 
 fn mxcif_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
     let tree = match a.size.or(a.mean_side()) {
-        Some(size) => {
-            MxCifQuadtree::with_config(a.world, MxCifConfig::for_element_size(&a.world, size))
-        }
+        Some(size) => MxCifQuadtree::for_element_size(a.world, size),
         None => MxCifQuadtree::new(a.world),
     };
     Ok(Box::new(Dyn::any(tree.map_err(invalid)?)))

@@ -285,19 +285,21 @@ pub trait SpatialIndex<S: Scalar, T>: SpatialQuery<S, T> {
 /// A nearest search as a structure's `nearest_impl` receives it from [`delegate_query!`],
 /// only once the contract's checks passed: a finite point, `k > 0`, and a structure holding
 /// at least one element.
-pub(crate) struct Nearest<'w, S> {
-    pub(crate) point: Point<S>,
-    pub(crate) k: usize,
-    pub(crate) workspace: &'w mut Workspace<S>,
-}
+/// Its parts: the point, `k`, and the caller's workspace.
+pub(crate) struct Nearest<'w, S>(
+    pub(crate) Point<S>,
+    pub(crate) usize,
+    pub(crate) &'w mut Workspace<S>,
+);
 
 /// A ray cast as a structure's `raycast_impl` receives it from [`delegate_query!`], only once
 /// the contract's checks passed: a valid ray, and a structure holding at least one element.
-pub(crate) struct Cast<'a, S, F> {
-    pub(crate) ray: &'a Ray<S>,
-    pub(crate) workspace: &'a mut Workspace<S>,
-    pub(crate) visit: F,
-}
+/// Its parts: the ray, the caller's workspace, and the visitor.
+pub(crate) struct Cast<'a, S, F>(
+    pub(crate) &'a Ray<S>,
+    pub(crate) &'a mut Workspace<S>,
+    pub(crate) F,
+);
 
 /// A visitor of ray hits: an element and the ray's entry parameter into it.
 pub(crate) trait Hits<S, T>: FnMut(Item<'_, S, T>, S) -> ControlFlow<()> {}
@@ -386,7 +388,7 @@ macro_rules! delegate_query {
                 if k == 0 || !point.is_finite() || $crate::SpatialQuery::is_empty($this) {
                     return workspace.none();
                 }
-                $target.nearest_impl($crate::index::Nearest { point, k, workspace })
+                $target.nearest_impl($crate::index::Nearest(point, k, workspace))
             }
 
             $(
@@ -420,7 +422,7 @@ macro_rules! delegate_query {
                 if !ray.is_valid() || $crate::SpatialQuery::is_empty($this) {
                     return core::ops::ControlFlow::Continue(());
                 }
-                $target.raycast_impl($crate::index::Cast { ray, workspace, visit })
+                $target.raycast_impl($crate::index::Cast(ray, workspace, visit))
             }
 
             fn memory_bytes(&$this) -> usize {

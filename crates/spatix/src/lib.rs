@@ -85,17 +85,17 @@ pub use handle::Handle;
 pub use index::{SpatialIndex, SpatialQuery, StaticIndex};
 pub use kdtree::{KdTree, KdTreeConfig, SplitRule};
 pub use layered::Layered;
-pub use loose_quadtree::{LooseNode, LooseQuadtree, LooseQuadtreeConfig};
-pub use mxcif::{MxCifConfig, MxCifQuadtree};
+pub use loose_quadtree::{LooseNode, LooseQuadtree};
+pub use mxcif::MxCifQuadtree;
 pub use nearest::Neighbor;
 pub use packed::{PackedConfig, PackedIndex};
 #[cfg(feature = "rayon")]
 pub use par::ParallelPairs;
-pub use quadtree::{Quadtree, QuadtreeConfig};
+pub use quadtree::Quadtree;
 pub use ray::{Ray, RayHit};
 pub use slots::{Item, Iter};
 pub use sweep::SweepGrid;
-pub use tree::NodeKind;
+pub use tree::{NodeKind, TreeConfig};
 pub use workspace::Workspace;
 
 /// The two traits every user of spatix needs in scope: `use spatix::prelude::*;`.

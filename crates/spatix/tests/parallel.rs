@@ -7,8 +7,8 @@ use std::sync::Mutex;
 
 use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
-    Aabb, HierarchicalGrid, LooseGrid, LooseQuadtree, LooseQuadtreeConfig, MxCifConfig,
-    MxCifQuadtree, ParallelPairs, PointGrid, Quadtree, QuadtreeConfig, SweepGrid, UniformGrid,
+    Aabb, HierarchicalGrid, LooseGrid, LooseQuadtree, MxCifQuadtree, ParallelPairs, PointGrid,
+    Quadtree, SweepGrid, UniformGrid,
 };
 
 fn same_pairs<I: ParallelPairs<f64, u32>>(make: impl Fn(&Agents<f64>) -> I) {
@@ -51,9 +51,7 @@ fn same_pairs<I: ParallelPairs<f64, u32>>(make: impl Fn(&Agents<f64>) -> I) {
 
 #[test]
 fn quadtree_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a| {
-        Quadtree::with_config(a.world, QuadtreeConfig::for_element_size(&a.world, 4.0)).unwrap()
-    });
+    same_pairs(|a| Quadtree::for_element_size(a.world, 4.0).unwrap());
 }
 
 #[test]
@@ -90,17 +88,12 @@ fn loose_grid_parallel_pairs_equal_serial_pairs() {
 
 #[test]
 fn mxcif_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a| {
-        MxCifQuadtree::with_config(a.world, MxCifConfig::for_element_size(&a.world, 4.0)).unwrap()
-    });
+    same_pairs(|a| MxCifQuadtree::for_element_size(a.world, 4.0).unwrap());
 }
 
 #[test]
 fn loose_quadtree_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a| {
-        let config = LooseQuadtreeConfig::for_element_size(&a.world, 4.0);
-        LooseQuadtree::with_config(a.world, config).unwrap()
-    });
+    same_pairs(|a| LooseQuadtree::for_element_size(a.world, 4.0).unwrap());
 }
 
 #[test]

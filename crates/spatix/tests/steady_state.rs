@@ -9,9 +9,9 @@ use std::alloc::System;
 
 use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
-    Aabb, Handle, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree, LooseQuadtreeConfig,
-    MxCifConfig, MxCifQuadtree, PackedIndex, Point, PointGrid, Quadtree, QuadtreeConfig, Ray,
-    SpatialIndex, SpatialQuery, SweepGrid, UniformGrid, Workspace,
+    Aabb, Handle, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree,
+    PackedIndex, Point, PointGrid, Quadtree, Ray, SpatialIndex, SpatialQuery, SweepGrid,
+    UniformGrid, Workspace,
 };
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -197,8 +197,7 @@ fn warm_frames_allocate_nothing() {
                 "point grid, {sizes:?} sizes"
             );
         }
-        let config = QuadtreeConfig::for_element_size(&agents.world, 4.0);
-        let tree = Quadtree::with_config(agents.world, config).unwrap();
+        let tree = Quadtree::for_element_size(agents.world, 4.0).unwrap();
         assert_eq!(
             allocations(tree, agents.clone()),
             0,
@@ -212,16 +211,14 @@ fn warm_frames_allocate_nothing() {
             "packed, {sizes:?} sizes"
         );
 
-        let config = MxCifConfig::for_element_size(&agents.world, 4.0);
-        let mxcif = MxCifQuadtree::with_config(agents.world, config).unwrap();
+        let mxcif = MxCifQuadtree::for_element_size(agents.world, 4.0).unwrap();
         assert_eq!(
             allocations(mxcif, agents.clone()),
             0,
             "mxcif, {sizes:?} sizes"
         );
 
-        let config = LooseQuadtreeConfig::for_element_size(&agents.world, 4.0);
-        let tree = LooseQuadtree::with_config(agents.world, config).unwrap();
+        let tree = LooseQuadtree::for_element_size(agents.world, 4.0).unwrap();
         assert_eq!(
             allocations(tree, agents),
             0,

@@ -193,11 +193,7 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// squared distances where they are safe ([`Magnitudes`](super::metric::Magnitudes)),
     /// scaled ones elsewhere.
     pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
-        let Nearest {
-            point,
-            k,
-            workspace,
-        } = nearest;
+        let Nearest(point, k, workspace) = nearest;
         let mut search = workspace.begin(k);
         if self.magnitudes.squares_safe(point) {
             self.nearest_with(Squared, point, k, &mut search);
@@ -482,11 +478,7 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// the traversal every tree shares; each point lies in exactly one leaf, so each hit is
     /// recorded once.
     pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
-        let Cast {
-            ray,
-            workspace,
-            visit,
-        } = cast;
+        let Cast(ray, workspace, visit) = cast;
         let mut search = workspace.begin_ray();
         let pending = |node: Cursor, region: Aabb<S>| {
             region.ray_entry_conservative(ray).map(|t| Pending {

@@ -65,11 +65,7 @@ where
     /// The best `k` of each part's `k` nearest (searched in the nested workspace; in the
     /// static part, `k` more than the elements marked gone there).
     pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
-        let Nearest {
-            point,
-            k,
-            workspace,
-        } = nearest;
+        let Nearest(point, k, workspace) = nearest;
         {
             let (mut search, nested) = workspace.begin_nested(k);
             let found = self.agents.nearest(point, k, nested);
@@ -107,11 +103,7 @@ where
 
     /// Every part's hits (cast in the nested workspace), reported in order of entry.
     pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
-        let Cast {
-            ray,
-            workspace,
-            mut visit,
-        } = cast;
+        let Cast(ray, workspace, mut visit) = cast;
         let (mut search, nested) = workspace.begin_ray_nested();
         let mut record = |e: Item<'_, S, u32>, t: S| {
             search.push_hit(t, *e.value);

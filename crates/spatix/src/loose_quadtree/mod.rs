@@ -14,72 +14,8 @@ use crate::handle::NIL;
 use crate::pool::{Link, ListPool};
 use crate::slots::Slots;
 use crate::tree::{BRANCH, EMPTY_LEAF, Node};
-use crate::tree::{Frame, Stack, depth_for_node_side, validate_params};
+use crate::tree::{Frame, Stack, TreeConfig};
 use crate::{Aabb, Error, Item, NodeKind, Point, Scalar};
-
-/// Tuning parameters of a [`LooseQuadtree`]: the same two as the tight
-/// [`QuadtreeConfig`](crate::QuadtreeConfig), with the same ranges.
-///
-/// # Example
-/// ```
-/// use spatix::LooseQuadtreeConfig;
-/// let config = LooseQuadtreeConfig { max_elements: 16, ..LooseQuadtreeConfig::default() };
-/// assert!(config.validate().is_ok());
-/// assert!(LooseQuadtreeConfig { max_depth: 99, ..config }.validate().is_err());
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LooseQuadtreeConfig {
-    /// A leaf holding more elements than this splits (unless it is at `max_depth`).
-    /// Default 8. Range 1..=65536.
-    pub max_elements: u32,
-    /// Depth of the deepest leaves (the root is depth 0). Default 8. Range 0..=30.
-    /// Required even for points: coincident centres would otherwise split forever.
-    pub max_depth: u32,
-}
-
-impl Default for LooseQuadtreeConfig {
-    fn default() -> Self {
-        Self {
-            max_elements: 8,
-            max_depth: 8,
-        }
-    }
-}
-
-impl LooseQuadtreeConfig {
-    /// The default split threshold with a depth limit that lets the deepest leaves be about
-    /// twelve typical element sizes wide (up to twice that: the depth is a whole number).
-    /// Measured best on the agents workload at 100k and 1M, uniform and mixed sizes: an
-    /// element is filed by its centre alone, so a leaf costs nothing per element it
-    /// overlaps, and large leaves (tens of elements) make moves rarely change leaves and keep
-    /// the node arrays small; their pairs are tested from a stack copy, branch-free.
-    ///
-    /// ```
-    /// use spatix::{Aabb, LooseQuadtreeConfig, Point};
-    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10_000.0, 10_000.0))?;
-    /// assert_eq!(LooseQuadtreeConfig::for_element_size(&world, 4.0).max_depth, 7);
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn for_element_size<S: Scalar>(world: &Aabb<S>, typical_size: S) -> Self {
-        Self {
-            max_depth: depth_for_node_side(world, LEAF_ELEMENT_SIZES * typical_size.to_f64()),
-            ..Self::default()
-        }
-    }
-
-    /// Checks the parameters' ranges (those of [`QuadtreeConfig::validate`](crate::QuadtreeConfig::validate)).
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] naming the parameter out of range.
-    ///
-    /// ```
-    /// use spatix::LooseQuadtreeConfig;
-    /// assert!(LooseQuadtreeConfig { max_elements: 0, max_depth: 8 }.validate().is_err());
-    /// ```
-    pub fn validate(&self) -> Result<(), Error> {
-        validate_params(self.max_elements, self.max_depth)
-    }
-}
 
 /// `maintain` lays the element lists out in tree order again once the nodes linked or
 /// unlinked since the last time reach this fraction of the entries. Measured on 1M agents:
@@ -87,7 +23,7 @@ impl LooseQuadtreeConfig {
 /// for it than with the layout renewed every few frames.
 const COMPACT_ONE_IN: usize = 2;
 
-/// [`LooseQuadtreeConfig::for_element_size`]: width of the deepest leaves in typical element
+/// [`TreeConfig::for_element_size`]: width of the deepest leaves in typical element
 /// sizes.
 const LEAF_ELEMENT_SIZES: f64 = 12.0;
 
@@ -194,7 +130,7 @@ impl<S: Scalar> Iterator for Walk<'_, S> {
 /// # When to use it
 /// Element sizes that vary enormously in one dynamic world: the largest element costs one
 /// list entry, like the smallest, and updates rarely leave their leaf. Configured with
-/// [`LooseQuadtreeConfig::for_element_size`], it measured about as fast as a
+/// [`TreeConfig::for_element_size`], it measured about as fast as a
 /// [`UniformGrid`](crate::UniformGrid) on the agents frame at 100k and 1M agents, of uniform
 /// or mixed sizes, with faster rectangle queries than the tight
 /// [`Quadtree`](crate::Quadtree) (`cargo bench -p spatix-bench -- loose_quadtree`). Every
@@ -241,7 +177,7 @@ impl<S: Scalar> Iterator for Walk<'_, S> {
 #[derive(Clone, Debug)]
 pub struct LooseQuadtree<S, T> {
     world: Aabb<S>,
-    config: LooseQuadtreeConfig,
+    config: TreeConfig,
     /// Node 0 is the root; then groups of four children. A leaf's list holds the elements
     /// whose clamped centre its quadrant owns.
     nodes: Vec<Node>,
@@ -266,7 +202,7 @@ pub struct LooseQuadtree<S, T> {
 }
 
 impl<S: Scalar, T> LooseQuadtree<S, T> {
-    /// An empty tree over `world` with the default [`LooseQuadtreeConfig`].
+    /// An empty tree over `world` with the default [`TreeConfig`].
     ///
     /// # Errors
     /// [`Error::InvalidAabb`] if `world` is not a valid box.
@@ -279,7 +215,27 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn new(world: Aabb<S>) -> Result<Self, Error> {
-        Self::with_config(world, LooseQuadtreeConfig::default())
+        Self::with_config(world, TreeConfig::default())
+    }
+
+    /// An empty tree over `world` for elements about `typical_size` wide: the default split
+    /// threshold, and a depth limit that puts the deepest leaves about twelve typical element
+    /// sizes wide.
+    ///
+    /// # Errors
+    /// [`Error::InvalidAabb`] if `world` is not a valid box.
+    ///
+    /// ```
+    /// use spatix::{Aabb, LooseQuadtree, Point};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10_000.0, 10_000.0))?;
+    /// let tree = LooseQuadtree::<f32, u32>::for_element_size(world, 4.0)?;
+    /// assert_eq!(tree.config().max_depth, 7);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn for_element_size(world: Aabb<S>, typical_size: S) -> Result<Self, Error> {
+        let config = TreeConfig::default()
+            .with_leaf_side(&world, LEAF_ELEMENT_SIZES * typical_size.to_f64());
+        Self::with_config(world, config)
     }
 
     /// An empty tree over `world` with the given parameters.
@@ -289,14 +245,14 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// parameters out of range.
     ///
     /// ```
-    /// use spatix::{Aabb, LooseQuadtree, LooseQuadtreeConfig, Point};
+    /// use spatix::{Aabb, LooseQuadtree, TreeConfig, Point};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
-    /// let config = LooseQuadtreeConfig { max_elements: 4, max_depth: 6 };
+    /// let config = TreeConfig { max_elements: 4, max_depth: 6 };
     /// let tree = LooseQuadtree::<f32, ()>::with_config(world, config)?;
     /// assert_eq!(tree.config(), config);
     /// # Ok::<(), spatix::Error>(())
     /// ```
-    pub fn with_config(world: Aabb<S>, config: LooseQuadtreeConfig) -> Result<Self, Error> {
+    pub fn with_config(world: Aabb<S>, config: TreeConfig) -> Result<Self, Error> {
         let world = world.validated()?;
         config.validate()?;
         Ok(Self {
@@ -349,13 +305,13 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// The parameters given at construction.
     ///
     /// ```
-    /// # use spatix::{Aabb, LooseQuadtree, LooseQuadtreeConfig, Point};
+    /// # use spatix::{Aabb, LooseQuadtree, TreeConfig, Point};
     /// # let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1.0, 1.0))?;
     /// let tree = LooseQuadtree::<f32, ()>::new(world)?;
-    /// assert_eq!(tree.config(), LooseQuadtreeConfig::default());
+    /// assert_eq!(tree.config(), TreeConfig::default());
     /// # Ok::<(), spatix::Error>(())
     /// ```
-    pub fn config(&self) -> LooseQuadtreeConfig {
+    pub fn config(&self) -> TreeConfig {
         self.config
     }
 

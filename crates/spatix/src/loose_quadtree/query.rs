@@ -58,11 +58,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// lower bound for every element below them), and the search stops when the nearest
     /// pending node is farther than the k-th best so far.
     pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
-        let Nearest {
-            point,
-            k,
-            workspace,
-        } = nearest;
+        let Nearest(point, k, workspace) = nearest;
         let mut search = workspace.begin_exact(k);
         search.push(self.pending(0, self.loose[0].distance_key(point)));
         while let Some(p) = search.pop() {
@@ -96,11 +92,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// their loose box (widened for rounding, so never later than it enters any element
     /// below), and a hit is reported once no waiting node could hold an earlier one.
     pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
-        let Cast {
-            ray,
-            workspace,
-            visit,
-        } = cast;
+        let Cast(ray, workspace, visit) = cast;
         let mut search = workspace.begin_ray();
         let pending = |n: u32| {
             let b = &self.loose[n as usize];

@@ -3,7 +3,8 @@
 
 use core::ops::ControlFlow;
 
-use super::{LooseQuadtree, LooseQuadtreeConfig, nothing};
+use super::{LooseQuadtree, nothing};
+use crate::TreeConfig;
 use crate::handle::NIL;
 use crate::pool::ListPool;
 use crate::tree::BRANCH;
@@ -18,7 +19,7 @@ fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
 }
 
 fn tree(max_elements: u32, max_depth: u32) -> LooseQuadtree<f64, u32> {
-    let config = LooseQuadtreeConfig {
+    let config = TreeConfig {
         max_elements,
         max_depth,
     };
@@ -302,7 +303,7 @@ fn coincident_centres_stop_at_the_depth_limit() {
 #[test]
 fn bad_parameters_and_boxes_are_errors() {
     for (max_elements, max_depth) in [(0, 3), (8, 31), (65537, 3)] {
-        let config = LooseQuadtreeConfig {
+        let config = TreeConfig {
             max_elements,
             max_depth,
         };
@@ -338,11 +339,17 @@ fn bad_parameters_and_boxes_are_errors() {
 
 #[test]
 fn for_element_size_scales_the_depth_with_the_world() {
-    let small = LooseQuadtreeConfig::for_element_size(&bx(0.0, 0.0, 100.0, 100.0), 4.0);
-    let large = LooseQuadtreeConfig::for_element_size(&bx(0.0, 0.0, 10_000.0, 10_000.0), 4.0);
+    let small = LooseQuadtree::<f64, ()>::for_element_size(bx(0.0, 0.0, 100.0, 100.0), 4.0)
+        .unwrap()
+        .config();
+    let large = LooseQuadtree::<f64, ()>::for_element_size(bx(0.0, 0.0, 10_000.0, 10_000.0), 4.0)
+        .unwrap()
+        .config();
     assert_eq!(small.max_depth, 1);
     assert_eq!(large.max_depth, 7);
-    let degenerate = LooseQuadtreeConfig::for_element_size(&bx(0.0, 0.0, 0.0, 0.0), 0.0);
+    let degenerate = LooseQuadtree::<f64, ()>::for_element_size(bx(0.0, 0.0, 0.0, 0.0), 0.0)
+        .unwrap()
+        .config();
     assert_eq!(degenerate.max_depth, 0);
     assert!(degenerate.validate().is_ok());
 }

@@ -12,78 +12,8 @@ mod validate;
 use self::runs::Runs;
 use crate::handle::NIL;
 use crate::slots::Slots;
-use crate::tree::{Frame, MAX_DEPTH};
+use crate::tree::{Frame, TreeConfig};
 use crate::{Aabb, Error, NodeKind, Point, Scalar};
-
-/// Tuning parameters of an [`MxCifQuadtree`].
-///
-/// # Example
-/// ```
-/// use spatix::MxCifConfig;
-/// let config = MxCifConfig { max_elements: 8, ..MxCifConfig::default() };
-/// assert!(config.validate().is_ok());
-/// assert!(MxCifConfig { max_depth: 31, ..config }.validate().is_err());
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MxCifConfig {
-    /// The split threshold: a leaf that holds this many elements splits before it takes
-    /// another (unless it is at `max_depth`), and `maintain` merges four leaves into their
-    /// parent when the five hold no more than this together. Default 16.
-    /// Range 1..=65536.
-    pub max_elements: u32,
-    /// Depth of the deepest nodes (the root is depth 0). Default 8. Range 0..=30.
-    /// Required even for points: coincident points would otherwise split forever.
-    pub max_depth: u32,
-}
-
-impl Default for MxCifConfig {
-    fn default() -> Self {
-        Self {
-            max_elements: 16,
-            max_depth: 8,
-        }
-    }
-}
-
-impl MxCifConfig {
-    /// The deepest tree a configuration may ask for: past this, floats stop halving usefully.
-    ///
-    /// ```
-    /// assert_eq!(spatix::MxCifConfig::MAX_DEPTH, 30);
-    /// ```
-    pub const MAX_DEPTH: u32 = MAX_DEPTH;
-
-    /// The default split threshold with the depth limit at which the deepest nodes are about
-    /// twelve typical element sizes wide: measured best for the agents frame at 100k and 1M
-    /// (deeper trees keep more elements above split lines and move them between nodes more
-    /// often; shallower ones crowd the leaves).
-    ///
-    /// ```
-    /// use spatix::{Aabb, MxCifConfig, Point};
-    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10_000.0, 10_000.0))?;
-    /// assert_eq!(MxCifConfig::for_element_size(&world, 4.0).max_depth, 7);
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn for_element_size<S: Scalar>(world: &Aabb<S>, typical_size: S) -> Self {
-        Self {
-            max_depth: crate::tree::depth_for_node_side(world, 12.0 * typical_size.to_f64()),
-            ..Self::default()
-        }
-    }
-
-    /// Checks the parameters' ranges.
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] naming the parameter out of range.
-    ///
-    /// ```
-    /// use spatix::MxCifConfig;
-    /// assert!(MxCifConfig { max_elements: 0, max_depth: 8 }.validate().is_err());
-    /// ```
-    pub fn validate(&self) -> Result<(), Error> {
-        crate::tree::validate_params(self.max_elements, self.max_depth)
-    }
-}
 
 /// A node: 16 bytes, no box (boxes are computed on the way down from the world's). Its
 /// elements are the run `start .. start + len` of the tree's shared element arrays, of which
@@ -168,7 +98,7 @@ fn quadrant<S: Scalar>(mid: Point<S>, c: &Aabb<S>) -> Option<u32> {
 /// maintain) measured within about 10% of a [`UniformGrid`](crate::UniformGrid)'s and 1.4 to
 /// 1.7 times faster than a [`Quadtree`](crate::Quadtree)'s; for similar sizes the grid is
 /// faster.
-/// Configure it with [`MxCifConfig::for_element_size`]: an element that straddles a split
+/// Configure it with [`TreeConfig::for_element_size`]: an element that straddles a split
 /// line stays in the node above it, where every query passing by and every element below
 /// it are tested against it, so a tree deeper than needed costs.
 ///
@@ -218,7 +148,7 @@ fn quadrant<S: Scalar>(mid: Point<S>, c: &Aabb<S>) -> Option<u32> {
 #[derive(Clone, Debug)]
 pub struct MxCifQuadtree<S, T> {
     world: Aabb<S>,
-    config: MxCifConfig,
+    config: TreeConfig,
     /// Node 0 is the root; then groups of four children.
     nodes: Vec<Node>,
     /// Head of the list of freed child groups (linked through their first node).
@@ -237,7 +167,15 @@ pub struct MxCifQuadtree<S, T> {
 }
 
 impl<S: Scalar, T> MxCifQuadtree<S, T> {
-    /// An empty tree over `world` with the default [`MxCifConfig`].
+    /// The MX-CIF tree's default parameters: [`TreeConfig::default`] with a split threshold
+    /// of 16 (its nodes are split less eagerly: an element stays in every node whose split
+    /// lines it straddles).
+    pub const DEFAULT_CONFIG: TreeConfig = TreeConfig {
+        max_elements: 16,
+        max_depth: 8,
+    };
+
+    /// An empty tree over `world` with [`MxCifQuadtree::DEFAULT_CONFIG`].
     ///
     /// # Errors
     /// [`Error::InvalidAabb`] if `world` is not a valid box.
@@ -250,7 +188,27 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn new(world: Aabb<S>) -> Result<Self, Error> {
-        Self::with_config(world, MxCifConfig::default())
+        Self::with_config(world, Self::DEFAULT_CONFIG)
+    }
+
+    /// An empty tree over `world` for elements about `typical_size` wide: the MX-CIF split
+    /// threshold (16), and a depth limit that puts the deepest nodes about twelve typical
+    /// element sizes wide (an element straddling a split line stays above it, where every
+    /// query passing by tests it, so a tree deeper than needed costs).
+    ///
+    /// # Errors
+    /// [`Error::InvalidAabb`] if `world` is not a valid box.
+    ///
+    /// ```
+    /// use spatix::{Aabb, MxCifQuadtree, Point};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10_000.0, 10_000.0))?;
+    /// let tree = MxCifQuadtree::<f32, u32>::for_element_size(world, 4.0)?;
+    /// assert_eq!(tree.config().max_depth, 7);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn for_element_size(world: Aabb<S>, typical_size: S) -> Result<Self, Error> {
+        let config = Self::DEFAULT_CONFIG.with_leaf_side(&world, 12.0 * typical_size.to_f64());
+        Self::with_config(world, config)
     }
 
     /// An empty tree over `world` with the given parameters.
@@ -260,14 +218,14 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// parameters out of range.
     ///
     /// ```
-    /// use spatix::{Aabb, MxCifConfig, MxCifQuadtree, Point};
+    /// use spatix::{Aabb, TreeConfig, MxCifQuadtree, Point};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
-    /// let config = MxCifConfig { max_elements: 4, max_depth: 6 };
+    /// let config = TreeConfig { max_elements: 4, max_depth: 6 };
     /// let tree = MxCifQuadtree::<f32, ()>::with_config(world, config)?;
     /// assert_eq!(tree.config(), config);
     /// # Ok::<(), spatix::Error>(())
     /// ```
-    pub fn with_config(world: Aabb<S>, config: MxCifConfig) -> Result<Self, Error> {
+    pub fn with_config(world: Aabb<S>, config: TreeConfig) -> Result<Self, Error> {
         let world = world.validated()?;
         config.validate()?;
         Ok(Self {
@@ -321,12 +279,12 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// The parameters given at construction.
     ///
     /// ```
-    /// # use spatix::{Aabb, MxCifConfig, MxCifQuadtree, Point};
+    /// # use spatix::{Aabb, TreeConfig, MxCifQuadtree, Point};
     /// # let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1.0, 1.0))?;
-    /// assert_eq!(MxCifQuadtree::<f32, ()>::new(world)?.config(), MxCifConfig::default());
+    /// assert_eq!(MxCifQuadtree::<f32, ()>::new(world)?.config().max_elements, 16);
     /// # Ok::<(), spatix::Error>(())
     /// ```
-    pub fn config(&self) -> MxCifConfig {
+    pub fn config(&self) -> TreeConfig {
         self.config
     }
 

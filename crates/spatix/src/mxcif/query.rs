@@ -47,11 +47,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// node's box grown to infinity across world borders, so its distance bounds theirs;
     /// each node offers its own elements.
     pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
-        let Nearest {
-            point,
-            k,
-            workspace,
-        } = nearest;
+        let Nearest(point, k, workspace) = nearest;
         nearest_in_frames(self.world, point, k, workspace, |f, search| {
             let node = self.nodes[f.node as usize];
             let (boxes, slots) = self.elements(&node);
@@ -68,11 +64,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// Ordered traversal ([`cast_frames`]): each node records the hits of its own elements,
     /// and a hit is reported once no waiting node could hold an earlier one.
     pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
-        let Cast {
-            ray,
-            workspace,
-            visit,
-        } = cast;
+        let Cast(ray, workspace, visit) = cast;
         let node = |f: &Frame<S>, search: &mut RaySearch<'_, S>| {
             let node = self.nodes[f.node as usize];
             let (boxes, slots) = self.elements(&node);

@@ -3,7 +3,8 @@
 
 use core::ops::ControlFlow;
 
-use super::{MxCifConfig, MxCifQuadtree, Node};
+use super::{MxCifQuadtree, Node};
+use crate::TreeConfig;
 use crate::{Aabb, Error, Handle, NodeKind, Point, SpatialIndex, SpatialQuery, Workspace};
 
 fn world() -> Aabb<f64> {
@@ -15,7 +16,7 @@ fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
 }
 
 fn tree(max_elements: u32, max_depth: u32) -> MxCifQuadtree<f64, u32> {
-    let config = MxCifConfig {
+    let config = TreeConfig {
         max_elements,
         max_depth,
     };
@@ -315,7 +316,7 @@ fn traverse_reports_every_node_with_its_box() {
 
 #[test]
 fn bad_parameters_and_boxes_are_errors() {
-    let bad = |max_elements, max_depth| MxCifConfig {
+    let bad = |max_elements, max_depth| TreeConfig {
         max_elements,
         max_depth,
     };
@@ -349,7 +350,11 @@ fn bad_parameters_and_boxes_are_errors() {
 #[test]
 fn deepest_nodes_are_about_twelve_elements_wide() {
     let w = Aabb::new(Point::new(0.0f32, 0.0), Point::new(3162.0, 3162.0)).unwrap();
-    assert_eq!(MxCifConfig::for_element_size(&w, 4.0).max_depth, 6);
-    assert_eq!(MxCifConfig::for_element_size(&w, 0.0).max_depth, 0);
-    assert_eq!(MxCifConfig::for_element_size(&w, 1e-30).max_depth, 30);
+    let depth = |size: f32| {
+        let tree = MxCifQuadtree::<f32, ()>::for_element_size(w, size).unwrap();
+        tree.config().max_depth
+    };
+    assert_eq!(depth(4.0), 6);
+    assert_eq!(depth(0.0), 0);
+    assert_eq!(depth(1e-30), 30);
 }

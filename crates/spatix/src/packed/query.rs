@@ -68,11 +68,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
     /// bound at the cost of one descent, with nothing queued); the best-first pass then
     /// queues only what beats that bound, and skips that leaf.
     pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
-        let Nearest {
-            point,
-            k,
-            workspace,
-        } = nearest;
+        let Nearest(point, k, workspace) = nearest;
         let mut search = workspace.begin_exact(k);
         let Some(root) = self.root() else {
             return workspace.finish();
@@ -131,11 +127,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
     /// their union box (widened for rounding), and a hit is reported once no waiting node
     /// could hold an earlier one.
     pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
-        let Cast {
-            ray,
-            workspace,
-            visit,
-        } = cast;
+        let Cast(ray, workspace, visit) = cast;
         let mut search = workspace.begin_ray();
         let pending = |b: &Aabb<S>, node: u32, level: u32| {
             b.ray_entry_conservative(ray).map(|t| Pending {

@@ -12,76 +12,8 @@ use core::ops::ControlFlow;
 use crate::handle::NIL;
 use crate::pool::ListPool;
 use crate::slots::Slots;
-use crate::tree::{BRANCH, EMPTY_LEAF, Frame, MAX_PENDING, Node, NodeKind};
+use crate::tree::{BRANCH, EMPTY_LEAF, Frame, MAX_PENDING, Node, NodeKind, TreeConfig};
 use crate::{Aabb, Error, Item, Scalar};
-
-/// Tuning parameters of a [`Quadtree`].
-///
-/// # Example
-/// ```
-/// use spatix::QuadtreeConfig;
-/// let config = QuadtreeConfig { max_elements: 16, ..QuadtreeConfig::default() };
-/// assert!(config.validate().is_ok());
-/// assert!(QuadtreeConfig { max_depth: 99, ..config }.validate().is_err());
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct QuadtreeConfig {
-    /// A leaf holding more elements than this splits (unless it is at `max_depth`).
-    /// Default 8. Range 1..=65536.
-    pub max_elements: u32,
-    /// Depth of the deepest leaves (the root is depth 0). Default 8. Range 0..=30.
-    /// Required even for points: coincident points would otherwise split forever. Choose it
-    /// so that the smallest cell is slightly larger than a typical element.
-    pub max_depth: u32,
-}
-
-impl Default for QuadtreeConfig {
-    fn default() -> Self {
-        Self {
-            max_elements: 8,
-            max_depth: 8,
-        }
-    }
-}
-
-impl QuadtreeConfig {
-    /// The deepest tree a configuration may ask for: past this, floats stop halving usefully.
-    ///
-    /// ```
-    /// assert_eq!(spatix::QuadtreeConfig::MAX_DEPTH, 30);
-    /// ```
-    pub const MAX_DEPTH: u32 = crate::tree::MAX_DEPTH;
-
-    /// The default split threshold with a depth limit that puts the leaves at the
-    /// depth limit about six typical element sizes wide (measured best on the agents
-    /// workload at 100k and 1M; a smaller cell lists more elements in several leaves).
-    ///
-    /// ```
-    /// use spatix::{Aabb, Point, QuadtreeConfig};
-    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10_000.0, 10_000.0))?;
-    /// assert_eq!(QuadtreeConfig::for_element_size(&world, 4.0).max_depth, 8);
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn for_element_size<S: Scalar>(world: &Aabb<S>, typical_size: S) -> Self {
-        Self {
-            max_depth: crate::tree::depth_for_node_side(world, 6.0 * typical_size.to_f64()),
-            ..Self::default()
-        }
-    }
-
-    /// Checks the parameters' ranges.
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] naming the parameter out of range.
-    ///
-    /// ```
-    /// use spatix::QuadtreeConfig;
-    /// assert!(QuadtreeConfig { max_elements: 0, max_depth: 8 }.validate().is_err());
-    /// ```
-    pub fn validate(&self) -> Result<(), Error> {
-        crate::tree::validate_params(self.max_elements, self.max_depth)
-    }
-}
 
 /// The tight quadtree: each element is stored once, and listed in every leaf
 /// its box overlaps.
@@ -137,7 +69,7 @@ impl QuadtreeConfig {
 #[derive(Clone, Debug)]
 pub struct Quadtree<S, T> {
     world: Aabb<S>,
-    config: QuadtreeConfig,
+    config: TreeConfig,
     /// Node 0 is the root; then groups of four children.
     nodes: Vec<Node>,
     /// Head of the list of freed child groups (linked through their first node).
@@ -154,7 +86,7 @@ pub struct Quadtree<S, T> {
 }
 
 impl<S: Scalar, T> Quadtree<S, T> {
-    /// An empty tree over `world` with the default [`QuadtreeConfig`].
+    /// An empty tree over `world` with the default [`TreeConfig`].
     ///
     /// # Errors
     /// [`Error::InvalidAabb`] if `world` is not a valid box.
@@ -167,7 +99,27 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn new(world: Aabb<S>) -> Result<Self, Error> {
-        Self::with_config(world, QuadtreeConfig::default())
+        Self::with_config(world, TreeConfig::default())
+    }
+
+    /// An empty tree over `world` for elements about `typical_size` wide: the default split
+    /// threshold, and a depth limit that puts the deepest leaves about six typical element sizes
+    /// wide (measured best on the agents workload at 100k and 1M; a smaller leaf lists more
+    /// elements in several leaves).
+    ///
+    /// # Errors
+    /// [`Error::InvalidAabb`] if `world` is not a valid box.
+    ///
+    /// ```
+    /// use spatix::{Aabb, Quadtree, Point};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10_000.0, 10_000.0))?;
+    /// let tree = Quadtree::<f32, u32>::for_element_size(world, 4.0)?;
+    /// assert_eq!(tree.config().max_depth, 8);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn for_element_size(world: Aabb<S>, typical_size: S) -> Result<Self, Error> {
+        let config = TreeConfig::default().with_leaf_side(&world, 6.0 * typical_size.to_f64());
+        Self::with_config(world, config)
     }
 
     /// An empty tree over `world` with the given parameters.
@@ -177,14 +129,14 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// parameters out of range.
     ///
     /// ```
-    /// use spatix::{Aabb, Point, Quadtree, QuadtreeConfig};
+    /// use spatix::{Aabb, Point, Quadtree, TreeConfig};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
-    /// let config = QuadtreeConfig { max_elements: 4, max_depth: 6 };
+    /// let config = TreeConfig { max_elements: 4, max_depth: 6 };
     /// let tree = Quadtree::<f32, ()>::with_config(world, config)?;
     /// assert_eq!(tree.config(), config);
     /// # Ok::<(), spatix::Error>(())
     /// ```
-    pub fn with_config(world: Aabb<S>, config: QuadtreeConfig) -> Result<Self, Error> {
+    pub fn with_config(world: Aabb<S>, config: TreeConfig) -> Result<Self, Error> {
         let world = world.validated()?;
         config.validate()?;
         Ok(Self {
@@ -234,12 +186,12 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// The parameters given at construction.
     ///
     /// ```
-    /// # use spatix::{Aabb, Point, Quadtree, QuadtreeConfig};
+    /// # use spatix::{Aabb, Point, Quadtree, TreeConfig};
     /// # let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1.0, 1.0))?;
-    /// assert_eq!(Quadtree::<f32, ()>::new(world)?.config(), QuadtreeConfig::default());
+    /// assert_eq!(Quadtree::<f32, ()>::new(world)?.config(), TreeConfig::default());
     /// # Ok::<(), spatix::Error>(())
     /// ```
-    pub fn config(&self) -> QuadtreeConfig {
+    pub fn config(&self) -> TreeConfig {
         self.config
     }
 

@@ -52,11 +52,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// only in the leaf owning the (clamped) point of its box nearest to the query point,
     /// which is never farther than the element.
     pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
-        let Nearest {
-            point,
-            k,
-            workspace,
-        } = nearest;
+        let Nearest(point, k, workspace) = nearest;
         nearest_in_frames(self.world, point, k, workspace, |f, search| {
             let node = self.nodes[f.node as usize];
             if node.count == BRANCH {
@@ -77,11 +73,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// an earlier one. An element listed in several leaves is recorded only by the leaf
     /// owning the (clamped) point where the ray enters it.
     pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
-        let Cast {
-            ray,
-            workspace,
-            visit,
-        } = cast;
+        let Cast(ray, workspace, visit) = cast;
         let node = |f: &Frame<S>, search: &mut RaySearch<'_, S>| {
             let node = self.nodes[f.node as usize];
             if node.count == BRANCH {

@@ -3,7 +3,8 @@
 
 use core::ops::ControlFlow;
 
-use super::{Node, Quadtree, QuadtreeConfig};
+use super::{Node, Quadtree};
+use crate::TreeConfig;
 use crate::{Aabb, BruteForce, Error, NodeKind, Point, SpatialIndex, SpatialQuery, Workspace};
 
 fn world() -> Aabb<f64> {
@@ -111,7 +112,7 @@ fn update_inside_the_leaf_only_moves_the_box() {
 
 #[test]
 fn coincident_points_stop_at_the_depth_limit() {
-    let config = QuadtreeConfig {
+    let config = TreeConfig {
         max_elements: 2,
         max_depth: 5,
     };
@@ -130,7 +131,7 @@ fn coincident_points_stop_at_the_depth_limit() {
 fn elements_on_split_lines_and_outside_the_world_are_found_once() {
     let mut tree = Quadtree::with_config(
         world(),
-        QuadtreeConfig {
+        TreeConfig {
             max_elements: 1,
             max_depth: 6,
         },
@@ -187,7 +188,7 @@ fn bad_parameters_and_boxes_are_errors() {
     assert!(
         Quadtree::<f64, ()>::with_config(
             world(),
-            QuadtreeConfig {
+            TreeConfig {
                 max_elements: 0,
                 max_depth: 3
             }
@@ -197,7 +198,7 @@ fn bad_parameters_and_boxes_are_errors() {
     assert!(
         Quadtree::<f64, ()>::with_config(
             world(),
-            QuadtreeConfig {
+            TreeConfig {
                 max_elements: 8,
                 max_depth: 31
             }
@@ -237,9 +238,9 @@ fn worlds_too_thin_to_halve_do_not_multiply_entries() {
         Aabb::new(Point::new(1e16, 1e16), Point::new(1e16 + 8.0, 1e16 + 8.0)).unwrap(),
     ];
     for world in thin {
-        let config = QuadtreeConfig {
+        let config = TreeConfig {
             max_elements: 2,
-            max_depth: QuadtreeConfig::MAX_DEPTH,
+            max_depth: TreeConfig::MAX_DEPTH,
         };
         let mut tree = Quadtree::with_config(world, config).unwrap();
         let mut oracle = BruteForce::new();

@@ -79,11 +79,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// no band further on can. Inside a band, positions outward from the point's `x`, each
     /// side stopping once the `x` distance alone exceeds the bound.
     pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
-        let Nearest {
-            point,
-            k,
-            workspace,
-        } = nearest;
+        let Nearest(point, k, workspace) = nearest;
         {
             let mut search = workspace.begin_exact(k);
             let count = self.bands.len();
@@ -157,11 +153,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// `x` extent may meet the ray over those rows, and a hit is reported once no waiting
     /// band could hold an earlier one.
     pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
-        let Cast {
-            ray,
-            workspace,
-            visit,
-        } = cast;
+        let Cast(ray, workspace, visit) = cast;
         let mut search = workspace.begin_ray();
         for b in 0..self.bands.len() {
             if self.range(b).is_empty() {

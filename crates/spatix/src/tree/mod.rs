@@ -3,44 +3,20 @@
 //! 8-byte node and its kinds, the parameters' limits, node geometry carried down by traversals
 //! ([`Frame`]), free child groups, best-first searches over frames, and the structural checks.
 
+mod config;
 mod frame;
 mod groups;
 mod search;
 mod validate;
 
+pub(crate) use config::MAX_DEPTH;
+pub use config::TreeConfig;
 pub(crate) use frame::{Frame, MAX_PENDING, NodeStack, RIGHT, Stack, TOP, traverse};
 pub(crate) use groups::{FREE, check_free_groups, compact_leaf_lists, release_group, take_group};
 pub(crate) use search::{cast_frames, nearest_in_frames};
 pub(crate) use validate::{check_tree, fail};
 
 use crate::handle::NIL;
-use crate::{Aabb, Error, Scalar};
-
-/// The deepest tree a configuration may ask for: past this, floats stop halving usefully.
-pub(crate) const MAX_DEPTH: u32 = 30;
-
-/// The depth at which the nodes of a tree over `world` are about `leaf` wide (at most
-/// [`MAX_DEPTH`]; 0 for a world already no wider, or a non-positive `leaf`).
-pub(crate) fn depth_for_node_side<S: Scalar>(world: &Aabb<S>, leaf: f64) -> u32 {
-    let size = world.size();
-    let side = size.x.max_s(size.y).to_f64();
-    if leaf > 0.0 && side > leaf {
-        (side / leaf).log2().floor().min(f64::from(MAX_DEPTH)) as u32
-    } else {
-        0
-    }
-}
-
-/// Checks the two tree parameters every quadtree takes (split threshold, depth limit).
-pub(crate) fn validate_params(max_elements: u32, max_depth: u32) -> Result<(), Error> {
-    if !(1..=65536).contains(&max_elements) {
-        return Err(Error::InvalidParameter("max_elements must be in 1..=65536"));
-    }
-    if max_depth > MAX_DEPTH {
-        return Err(Error::InvalidParameter("max_depth must be at most 30"));
-    }
-    Ok(())
-}
 
 /// What [`Quadtree::traverse`](crate::Quadtree::traverse) says about a node.
 ///

@@ -49,20 +49,15 @@ conformance!(
 // for two element sizes, so the ops tests see shallow and deep trees; the third instance
 // splits eagerly, so leaves overflow at the depth limit and elements straddle many leaves.
 conformance!(quadtree_f32, f32, |world| {
-    spatix::Quadtree::with_config(world, spatix::QuadtreeConfig::for_element_size(&world, 1.0))
-        .unwrap()
+    spatix::Quadtree::for_element_size(world, 1.0).unwrap()
 });
 conformance!(quadtree_f64, f64, |world| {
-    spatix::Quadtree::with_config(
-        world,
-        spatix::QuadtreeConfig::for_element_size(&world, 0.25),
-    )
-    .unwrap()
+    spatix::Quadtree::for_element_size(world, 0.25).unwrap()
 });
 conformance!(quadtree_small_leaves_f64, f64, |world| {
     spatix::Quadtree::with_config(
         world,
-        spatix::QuadtreeConfig {
+        spatix::TreeConfig {
             max_elements: 1,
             max_depth: 4,
         },
@@ -73,23 +68,15 @@ conformance!(quadtree_small_leaves_f64, f64, |world| {
 // one element, depth 4), so that crowded leaves sit at the depth limit and loose boxes
 // overhang many neighbours.
 conformance!(loose_quadtree_f32, f32, |world| {
-    spatix::LooseQuadtree::with_config(
-        world,
-        spatix::LooseQuadtreeConfig::for_element_size(&world, 1.0),
-    )
-    .unwrap()
+    spatix::LooseQuadtree::for_element_size(world, 1.0).unwrap()
 });
 conformance!(loose_quadtree_f64, f64, |world| {
-    spatix::LooseQuadtree::with_config(
-        world,
-        spatix::LooseQuadtreeConfig::for_element_size(&world, 0.25),
-    )
-    .unwrap()
+    spatix::LooseQuadtree::for_element_size(world, 0.25).unwrap()
 });
 conformance!(loose_quadtree_small_leaves_f64, f64, |world| {
     spatix::LooseQuadtree::with_config(
         world,
-        spatix::LooseQuadtreeConfig {
+        spatix::TreeConfig {
             max_elements: 1,
             max_depth: 4,
         },
@@ -172,7 +159,7 @@ conformance!(mxcif_f32, f32, |world| spatix::MxCifQuadtree::new(world)
 conformance!(mxcif_f64, f64, |world| {
     spatix::MxCifQuadtree::with_config(
         world,
-        spatix::MxCifConfig {
+        spatix::TreeConfig {
             max_elements: 4,
             max_depth: 10,
         },
@@ -182,7 +169,7 @@ conformance!(mxcif_f64, f64, |world| {
 conformance!(mxcif_threshold_one_f64, f64, |world| {
     spatix::MxCifQuadtree::with_config(
         world,
-        spatix::MxCifConfig {
+        spatix::TreeConfig {
             max_elements: 1,
             max_depth: 4,
         },

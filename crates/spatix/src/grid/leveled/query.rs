@@ -79,11 +79,7 @@ impl<S: Scalar, T> Leveled<S, T> {
     /// reaches the k-th best distance, or once every element is among the best (`k` at least
     /// `len`). A corner's reach box bounds the distance before the true box is read.
     pub(crate) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
-        let Nearest {
-            point,
-            k,
-            workspace,
-        } = nearest;
+        let Nearest(point, k, workspace) = nearest;
         {
             let mut search = workspace.begin_exact(k);
             // Per level: its rings and the next ring to search (past `last`: done).
@@ -137,11 +133,7 @@ impl<S: Scalar, T> Leveled<S, T> {
     /// `reach` on the high sides), merged: the next cell walked is always the one, of any
     /// level, whose bound is smallest, and recorded hits up to that bound are reported first.
     pub(crate) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
-        let Cast {
-            ray,
-            workspace,
-            mut visit,
-        } = cast;
+        let Cast(ray, workspace, mut visit) = cast;
         let mut search = workspace.begin_ray();
         type Walk<'a, S> = Option<(RayWalk<'a, S>, (u32, u32, S))>;
         let mut walks: [Walk<'_, S>; MAX_LEVELS] = [None; MAX_LEVELS];

@@ -109,11 +109,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// region nearest to the query point; an irregular one, found through the tight cells
     /// sharing points with that loose cell, also only from the tight cell owning it.
     pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
-        let Nearest {
-            point,
-            k,
-            workspace,
-        } = nearest;
+        let Nearest(point, k, workspace) = nearest;
         {
             let mut search = workspace.begin_exact(k);
             let (l, t) = (&self.loose, &self.tight.lattice);
@@ -151,11 +147,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     ///
     /// [`Lattice::cast`]: crate::grid::lattice::Lattice::cast
     pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
-        let Cast {
-            ray,
-            workspace,
-            visit,
-        } = cast;
+        let Cast(ray, workspace, visit) = cast;
         let (l, t) = (&self.loose, &self.tight.lattice);
         l.cast(ray, workspace, &self.slots, visit, |cx, cy, search| {
             let consider = |cell: usize, region: Aabb<S>, tight: Option<(u32, u32)>| {

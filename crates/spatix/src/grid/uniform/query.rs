@@ -41,11 +41,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// than a lower bound on the distance to anything in the rings not yet searched, or once
     /// every element is among the best (`k` at least `len`).
     pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
-        let Nearest {
-            point,
-            k,
-            workspace,
-        } = nearest;
+        let Nearest(point, k, workspace) = nearest;
         {
             let mut search = workspace.begin_exact(k);
             let l = &self.lattice;
@@ -74,11 +70,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     ///
     /// [`Lattice::cast`]: crate::grid::lattice::Lattice::cast
     pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
-        let Cast {
-            ray,
-            workspace,
-            visit,
-        } = cast;
+        let Cast(ray, workspace, visit) = cast;
         let l = &self.lattice;
         l.cast(ray, workspace, &self.slots, visit, |cx, cy, search| {
             for slot in self.pool.items(self.cells[l.index(cx, cy)]) {

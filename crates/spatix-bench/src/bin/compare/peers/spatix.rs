@@ -10,9 +10,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use spatix::{
     Aabb, BruteForce, Handle, HierarchicalGrid, KdTree, KdTreeConfig, Layered, LooseGrid,
-    LooseQuadtree, LooseQuadtreeConfig, MxCifConfig, MxCifQuadtree, PackedIndex, ParallelPairs,
-    Point, PointGrid, Quadtree, QuadtreeConfig, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid,
-    Workspace,
+    LooseQuadtree, MxCifQuadtree, PackedIndex, ParallelPairs, Point, PointGrid, Quadtree,
+    SpatialIndex, SpatialQuery, SweepGrid, UniformGrid, Workspace,
 };
 
 use spatix::workload::{Agent, Agents};
@@ -25,8 +24,8 @@ pub(crate) const CRATE: Crate = Crate {
     name: "spatix",
     version: env!("CARGO_PKG_VERSION"),
     how: "Every dynamic structure through the `SpatialIndex` contract: built by `insert` of \
-         every element (after `QuadtreeConfig`, `LooseQuadtreeConfig` or \
-         `MxCifConfig::for_element_size(world, mean extent)` and `reserve(n)`; or the grids' \
+         every element (after `Quadtree`, `LooseQuadtree` or \
+         `MxCifQuadtree::for_element_size(world, mean extent)` and `reserve(n)`; or the grids' \
          `auto(world, boxes)`: `UniformGrid`, `LooseGrid`, `HierarchicalGrid`, and `PointGrid` \
          for points; or `SweepGrid::build_auto(world, items)`, its bulk build; or `Layered::new(world, threshold)` with the 95th percentile of the \
          boxes' half-sizes as threshold), then `maintain`; \
@@ -101,27 +100,27 @@ fn typical_size(sample: &[Aabb<f32>]) -> f32 {
     (sum / sample.len().max(1) as f64).max(1.0) as f32
 }
 
-/// `QuadtreeConfig::for_element_size` with the sample's mean box extent (at least 1, for
+/// `Quadtree::for_element_size` with the sample's mean box extent (at least 1, for
 /// points), room reserved for the sample.
 fn quadtree<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> Quadtree<f32, T> {
-    let config = QuadtreeConfig::for_element_size(world, typical_size(sample));
-    let mut tree = Quadtree::with_config(*world, config).expect("the agents' world is valid");
+    let mut tree = Quadtree::for_element_size(*world, typical_size(sample))
+        .expect("the agents' world is valid");
     tree.reserve(sample.len());
     tree
 }
 
-/// `LooseQuadtreeConfig::for_element_size` with the sample's mean box extent, room reserved.
+/// `LooseQuadtree::for_element_size` with the sample's mean box extent, room reserved.
 fn loose_quadtree<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> LooseQuadtree<f32, T> {
-    let config = LooseQuadtreeConfig::for_element_size(world, typical_size(sample));
-    let mut tree = LooseQuadtree::with_config(*world, config).expect("the agents' world is valid");
+    let mut tree = LooseQuadtree::for_element_size(*world, typical_size(sample))
+        .expect("the agents' world is valid");
     tree.reserve(sample.len());
     tree
 }
 
-/// `MxCifConfig::for_element_size` with the sample's mean box extent, room reserved.
+/// `MxCifQuadtree::for_element_size` with the sample's mean box extent, room reserved.
 fn mxcif<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> MxCifQuadtree<f32, T> {
-    let config = MxCifConfig::for_element_size(world, typical_size(sample));
-    let mut tree = MxCifQuadtree::with_config(*world, config).expect("the agents' world is valid");
+    let mut tree = MxCifQuadtree::for_element_size(*world, typical_size(sample))
+        .expect("the agents' world is valid");
     tree.reserve(sample.len());
     tree
 }

@@ -1,0 +1,94 @@
+//! The two parameters every quadtree takes.
+
+use crate::{Aabb, Error, Scalar};
+
+/// The deepest tree a configuration may ask for: past this, floats stop halving usefully.
+pub(crate) const MAX_DEPTH: u32 = 30;
+
+/// Tuning parameters of the quadtrees: [`Quadtree`](crate::Quadtree),
+/// [`MxCifQuadtree`](crate::MxCifQuadtree) and [`LooseQuadtree`](crate::LooseQuadtree).
+/// Each tree's `for_element_size` constructor picks them from a typical element size.
+///
+/// # Example
+/// ```
+/// use spatix::{Aabb, Point, Quadtree, TreeConfig};
+/// let config = TreeConfig { max_elements: 16, ..TreeConfig::default() };
+/// assert!(config.validate().is_ok());
+/// assert!(TreeConfig { max_depth: 99, ..config }.validate().is_err());
+/// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+/// let tree = Quadtree::<f32, ()>::with_config(world, config)?;
+/// assert_eq!(tree.config(), config);
+/// # Ok::<(), spatix::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TreeConfig {
+    /// The split threshold: a leaf holding more elements than this splits (unless it is at
+    /// `max_depth`). [`MxCifQuadtree`](crate::MxCifQuadtree) also merges four leaves into
+    /// their parent at `maintain` when the five hold no more than this together. Default 8
+    /// (16 for the MX-CIF tree's `new` and `for_element_size`). Range 1..=65536.
+    pub max_elements: u32,
+    /// Depth of the deepest nodes (the root is depth 0). Default 8. Range
+    /// 0..=[`TreeConfig::MAX_DEPTH`]. Required even for points: coincident points would
+    /// otherwise split forever. Choose it so that the smallest node is slightly larger than a
+    /// typical element (what the trees' `for_element_size` do).
+    pub max_depth: u32,
+}
+
+impl Default for TreeConfig {
+    fn default() -> Self {
+        Self {
+            max_elements: 8,
+            max_depth: 8,
+        }
+    }
+}
+
+impl TreeConfig {
+    /// The deepest tree a configuration may ask for: past this, floats stop halving usefully.
+    ///
+    /// ```
+    /// assert_eq!(spatix::TreeConfig::MAX_DEPTH, 30);
+    /// ```
+    pub const MAX_DEPTH: u32 = MAX_DEPTH;
+
+    /// This configuration with `max_depth` set so that the deepest nodes of a tree over
+    /// `world` are about `leaf_side` wide (at most [`TreeConfig::MAX_DEPTH`]; 0 for a world
+    /// no wider, or a `leaf_side` that is not positive).
+    ///
+    /// ```
+    /// use spatix::{Aabb, Point, TreeConfig};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1024.0, 1024.0))?;
+    /// assert_eq!(TreeConfig::default().with_leaf_side(&world, 16.0).max_depth, 6);
+    /// assert_eq!(TreeConfig::default().with_leaf_side(&world, 0.0).max_depth, 0);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn with_leaf_side<S: Scalar>(self, world: &Aabb<S>, leaf_side: f64) -> Self {
+        let size = world.size();
+        let side = size.x.max_s(size.y).to_f64();
+        let max_depth = if leaf_side > 0.0 && side > leaf_side {
+            (side / leaf_side).log2().floor().min(f64::from(MAX_DEPTH)) as u32
+        } else {
+            0
+        };
+        Self { max_depth, ..self }
+    }
+
+    /// Checks the parameters' ranges.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the parameter out of range.
+    ///
+    /// ```
+    /// use spatix::TreeConfig;
+    /// assert!(TreeConfig { max_elements: 0, max_depth: 8 }.validate().is_err());
+    /// ```
+    pub fn validate(&self) -> Result<(), Error> {
+        if !(1..=65536).contains(&self.max_elements) {
+            return Err(Error::InvalidParameter("max_elements must be in 1..=65536"));
+        }
+        if self.max_depth > MAX_DEPTH {
+            return Err(Error::InvalidParameter("max_depth must be at most 30"));
+        }
+        Ok(())
+    }
+}
