@@ -7,6 +7,7 @@ use crate::{
 };
 
 mod mutate;
+mod pairs;
 mod query;
 #[cfg(test)]
 mod tests;
