@@ -214,29 +214,27 @@ impl<D: Copy + Default> ListPool<D> {
     /// already.
     pub(crate) fn compact(&mut self, mut heads: impl FnMut(&mut dyn FnMut(&mut u32))) {
         // Each node's destination, kept in its `next` until the nodes are in place.
-        let mut to = 0u32;
-        let mut lag = 0;
-        heads(&mut |head: &mut u32| {
-            let mut at = *head;
-            if at != NIL {
-                *head = to;
-            }
+        let (mut to, mut lag) = (0u32, 0u32);
+        // Gives the nodes of the list from `at` the next destinations, in list order, and
+        // returns the first.
+        let mut assign = |links: &mut [Link<D>], mut at: u32| {
+            let first = to;
             while at != NIL {
-                let next = self.links[at as usize].next;
-                self.links[at as usize].next = to;
+                let next = links[at as usize].next;
+                links[at as usize].next = to;
                 lag = lag.max(at.abs_diff(to));
                 to += 1;
                 at = next;
             }
+            first
+        };
+        heads(&mut |head: &mut u32| {
+            let first = assign(&mut self.links, *head);
+            if *head != NIL {
+                *head = first;
+            }
         });
-        let mut at = self.free;
-        while at != NIL {
-            let next = self.links[at as usize].next;
-            self.links[at as usize].next = to;
-            lag = lag.max(at.abs_diff(to));
-            to += 1;
-            at = next;
-        }
+        assign(&mut self.links, self.free);
         debug_assert_eq!(to as usize, self.links.len(), "heads must hold every list");
         self.move_nodes(lag as usize, |_, _| {});
         // Every list is now a run that ends where the next one starts.
