@@ -1,5 +1,5 @@
 //! Criterion benchmarks of every structure on the adversarial data sets of
-//! [`spatix::workload::Adversary`]: each structure's worst cases, measured. Benchmarks are
+//! [`spatix_workload::Adversary`]: each structure's worst cases, measured. Benchmarks are
 //! named `adversarial/<set>/<op>/<structure>`, with `op`:
 //! - `build`: insert every element, then `maintain`;
 //! - `query`: 1000 squares a hundredth of the world wide, spread over it;
@@ -13,11 +13,11 @@
 use core::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, SamplingMode};
-use spatix::workload::Adversary;
 use spatix::{
     Aabb, Handle, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree,
     PackedIndex, PointGrid, Quadtree, SpatialIndex, SpatialQuery, UniformGrid,
 };
+use spatix_workload::Adversary;
 
 /// Query squares per `query` benchmark.
 const QUERIES: usize = 1000;

@@ -11,9 +11,9 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput};
-use spatix::workload::Layout;
 use spatix::{KdTree, KdTreeConfig, Point, SpatialQuery, Workspace};
 use spatix_bench::{QUERIES_SEED, QUERY_COUNT, memory_line, points, queries_near};
+use spatix_workload::Layout;
 
 /// The point counts of the build benchmarks.
 const BUILD_SIZES: [usize; 2] = [1_000_000, 10_000_000];

@@ -26,8 +26,8 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
-use spatix::workload::{Agents, Layout, Rng, Sizes};
 use spatix::{Aabb, Handle, Point, SpatialIndex, SpatialQuery};
+use spatix_workload::{Agents, Layout, Rng, Sizes};
 
 /// The element counts a structure is normally measured at.
 pub const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
@@ -109,7 +109,7 @@ pub fn agents(n: usize) -> Agents<f32> {
 /// kd-tree benchmarks.
 ///
 /// ```
-/// use spatix::workload::Layout;
+/// use spatix_workload::Layout;
 /// let points = spatix_bench::points(1000, Layout::Clustered);
 /// assert_eq!(points.len(), 1000);
 /// assert_eq!(points, spatix_bench::points(1000, Layout::Clustered));
@@ -122,7 +122,7 @@ pub fn points(n: usize, layout: Layout) -> Vec<Point<f32>> {
 /// `seed`), each moved by up to 1 on each axis.
 ///
 /// ```
-/// use spatix::workload::Layout;
+/// use spatix_workload::Layout;
 /// let points = spatix_bench::points(1000, Layout::Uniform);
 /// let queries = spatix_bench::queries_near(&points, 50, 3);
 /// assert_eq!(queries.len(), 50);

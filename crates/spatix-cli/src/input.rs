@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use spatix::workload::Rng;
 use spatix::{Aabb, Point};
+use spatix_workload::Rng;
 
 use crate::csv::{CsvReader, Record};
 use crate::failure::Failure;

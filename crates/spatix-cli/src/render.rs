@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use spatix::Aabb;
-use spatix::workload::Agents;
+use spatix_workload::Agents;
 use tiny_skia::{FillRule, Paint, PathBuilder, Pixmap, Rect, Stroke, Transform};
 
 use crate::failure::Failure;

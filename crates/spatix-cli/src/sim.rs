@@ -7,8 +7,8 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{Handle, SpatialIndex};
+use spatix_workload::{Agents, Layout, Sizes};
 
 use crate::failure::Failure;
 use crate::index_kind::{IndexKind, Plan, Structure, UseIndex};

@@ -74,7 +74,6 @@ mod sweep;
 #[cfg(test)]
 mod test_util;
 mod tree;
-pub mod workload;
 mod workspace;
 
 pub use brute::BruteForce;

@@ -5,11 +5,11 @@
 use core::ops::ControlFlow;
 use std::sync::Mutex;
 
-use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
     Aabb, HierarchicalGrid, LooseGrid, LooseQuadtree, MxCifQuadtree, ParallelPairs, PointGrid,
     Quadtree, SweepGrid, UniformGrid,
 };
+use spatix_workload::{Agents, Layout, Sizes};
 
 fn same_pairs<I: ParallelPairs<f64, u32>>(make: impl Fn(&Agents<f64>) -> I) {
     for (layout, sizes) in [

@@ -7,12 +7,12 @@
 use core::ops::ControlFlow;
 use std::alloc::System;
 
-use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{
     Aabb, Handle, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree,
     PackedIndex, Point, PointGrid, Quadtree, Ray, SpatialIndex, SpatialQuery, SweepGrid,
     UniformGrid, Workspace,
 };
+use spatix_workload::{Agents, Layout, Sizes};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 #[global_allocator]

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use spatix::workload::Rng;
+use spatix_workload::Rng;
 
 /// Runs `spatix` with `args`.
 pub(crate) fn spatix<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {

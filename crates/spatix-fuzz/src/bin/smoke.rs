@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use spatix::workload::Rng;
 use spatix_fuzz::{TARGETS, pinned, run};
+use spatix_workload::Rng;
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);

@@ -2,8 +2,8 @@
 
 use core::ops::ControlFlow;
 
-use crate::workload::Rng;
 use crate::{Aabb, Point, SpatialIndex, SpatialQuery};
+use spatix_workload::Rng;
 
 /// A box from its corners (valid by construction in the tests).
 pub(crate) fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {

@@ -5,8 +5,8 @@
 use core::ops::ControlFlow;
 
 use super::*;
-use crate::workload::Rng;
 use crate::{BruteForce, Handle, SpatialIndex, SpatialQuery, Workspace};
+use spatix_workload::Rng;
 
 fn tree_of(points: &[Point<f64>], config: KdTreeConfig) -> KdTree<f64, usize> {
     let tree = KdTree::with_config(points.iter().enumerate().map(|(i, &p)| (p, i)), config)

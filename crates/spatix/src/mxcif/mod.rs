@@ -94,7 +94,7 @@ fn quadrant<S: Scalar>(mid: Point<S>, c: &Aabb<S>) -> Option<u32> {
 /// pair wanted: [`for_each_pair`](crate::SpatialQuery::for_each_pair) pairs node by node
 /// (pairs within each node, then each node's elements against its descendants'), with no
 /// per-element query and nothing to de-duplicate, and a dragon costs one entry. On the
-/// mixed-size agents of [`workload`](crate::workload) its frame (move, update, all pairs,
+/// mixed-size agents of `spatix-workload` its frame (move, update, all pairs,
 /// maintain) measured within about 10% of a [`UniformGrid`](crate::UniformGrid)'s and 1.4 to
 /// 1.7 times faster than a [`Quadtree`](crate::Quadtree)'s; for similar sizes the grid is
 /// faster.
@@ -115,7 +115,7 @@ fn quadrant<S: Scalar>(mid: Point<S>, c: &Aabb<S>) -> Option<u32> {
 /// `f64`) times about 1.4 for the room runs keep, plus up to a quarter of the entries free
 /// between compactions; and per node 16 bytes plus its recorded box (24 bytes with `f32`).
 /// About 80 bytes with `f32` boxes and `u32` values for the agents of
-/// [`workload`](crate::workload) after [`MxCifQuadtree::reserve`].
+/// `spatix-workload` after [`MxCifQuadtree::reserve`].
 ///
 /// # Errors
 /// Invalid boxes give [`Error::InvalidAabb`]; stale handles `None`/[`Error::StaleHandle`];

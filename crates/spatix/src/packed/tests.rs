@@ -6,11 +6,11 @@ use std::collections::HashSet;
 
 use super::build::{Keys, hilbert};
 use super::{PackedConfig, PackedIndex};
-use crate::workload::Rng;
 use crate::{
     Aabb, BruteForce, Error, Handle, Point, Quadtree, Ray, Scalar, SpatialIndex, SpatialQuery,
     Workspace,
 };
+use spatix_workload::Rng;
 
 fn bx<S: Scalar>(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<S> {
     Aabb::new(

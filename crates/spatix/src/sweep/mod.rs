@@ -267,7 +267,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// will hold (typically the initial boxes themselves), with room reserved for the sample.
     ///
     /// The band height is three times the sample's mean box extent (mean of width and height),
-    /// tuned on the agents of [`workload`](crate::workload) (move every agent, update, find
+    /// tuned on the agents of `spatix-workload` (move every agent, update, find
     /// all pairs, maintain), raised if needed so that bands hold at least 8 sampled elements
     /// on average and the world has at most 2^24 bands. Invalid boxes in the sample are
     /// ignored; an empty sample gives 64 bands.

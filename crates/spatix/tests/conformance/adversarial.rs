@@ -6,10 +6,10 @@
 
 use std::collections::HashMap;
 
-use spatix::workload::{Adversary, Rng};
 use spatix::{
     Aabb, BruteForce, Error, Handle, Point, Ray, Scalar, SpatialIndex, SpatialQuery, Workspace,
 };
+use spatix_workload::{Adversary, Rng};
 
 use crate::bulk::sweep_pairs;
 use crate::check::{self, B, P, R};

@@ -6,11 +6,11 @@ use core::cell::Cell;
 use core::ops::ControlFlow;
 
 use proptest::test_runner::TestError;
-use spatix::workload::{Layout, Sizes};
 use spatix::{
     Aabb, BruteForce, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex,
     SpatialQuery, Workspace,
 };
+use spatix_workload::{Layout, Sizes};
 
 use crate::bulk;
 use crate::check::{overlap, valid};

@@ -6,10 +6,10 @@
 
 use std::collections::HashMap;
 
-use spatix::workload::{Agents, Layout, Rng, Sizes};
 use spatix::{
     Aabb, BruteForce, Error, Handle, Point, Scalar, SpatialIndex, SpatialQuery, Workspace,
 };
+use spatix_workload::{Agents, Layout, Rng, Sizes};
 
 use crate::check::{self, B, P, Seen};
 use crate::harness;

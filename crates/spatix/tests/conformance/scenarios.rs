@@ -4,7 +4,7 @@
 //! through several hundred elements. They run through the same driver and checks as the random
 //! sequences.
 
-use spatix::workload::Rng;
+use spatix_workload::Rng;
 
 use crate::data::{Bx, Pt, World};
 use crate::ops::{Case, K, Move, Op, Pick, StaleOp, StaleSrc, Stop};

@@ -26,20 +26,14 @@ mod measure;
 mod peers;
 mod plot;
 mod report;
+mod units;
 mod workloads;
 
-use std::alloc::System;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use stats_alloc::{INSTRUMENTED_SYSTEM, StatsAlloc};
-
 use crate::machine::Machine;
 use crate::workloads::Settings;
-
-/// Counts allocations, for the memory figures.
-#[global_allocator]
-pub(crate) static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 /// The element counts of a full run.
 const FULL_SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];

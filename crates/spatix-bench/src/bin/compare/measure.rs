@@ -1,10 +1,13 @@
 //! Timing and heap measurement.
 
+use std::alloc::System;
 use std::time::Instant;
 
-use stats_alloc::Region;
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
-use crate::GLOBAL;
+/// Counts allocations, for the memory figures: the binary's global allocator.
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 /// Seconds `f` takes, and its result.
 pub(crate) fn time<R>(f: impl FnOnce() -> R) -> (f64, R) {

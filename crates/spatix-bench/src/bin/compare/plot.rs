@@ -5,7 +5,7 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use crate::report::n_label;
+use crate::units::n_label;
 use crate::workloads::Table;
 
 /// Width of the picture, and of the legend's column at its right.

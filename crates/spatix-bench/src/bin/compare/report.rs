@@ -7,28 +7,8 @@ use serde_json::{Value, json};
 use crate::check::DISTANCE_TOLERANCE;
 use crate::machine::Machine;
 use crate::peers::{self, Moves};
+use crate::units::{duration, n_label};
 use crate::workloads::{BUILD_CHECK_QUERIES, Entry, Settings, Table};
-
-/// `10k`, `100k`, `1M`.
-pub(crate) fn n_label(n: usize) -> String {
-    match n {
-        n if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
-        n if n >= 1_000 && n % 1_000 == 0 => format!("{}k", n / 1_000),
-        n => n.to_string(),
-    }
-}
-
-/// A duration in milliseconds with three significant digits (seconds from 10 s).
-pub(crate) fn duration(seconds: f64) -> String {
-    let ms = seconds * 1e3;
-    match ms {
-        ms if ms < 1.0 => format!("{ms:.3} ms"),
-        ms if ms < 10.0 => format!("{ms:.2} ms"),
-        ms if ms < 1000.0 => format!("{ms:.1} ms"),
-        ms if ms < 10_000.0 => format!("{ms:.0} ms"),
-        ms => format!("{:.1} s", ms / 1e3),
-    }
-}
 
 /// The N of a table, ascending.
 fn sizes(table: &Table) -> Vec<usize> {
@@ -215,7 +195,7 @@ pub(crate) fn markdown(
     let _ = writeln!(
         out,
         "Method: every structure runs every workload it can on the same seeded data \
-         (`spatix::workload`: agents of half-size 1–3, or 1% of 20–100 for \"mixed sizes\", in a \
+         (`spatix_workload`: agents of half-size 1–3, or 1% of 20–100 for \"mixed sizes\", in a \
          square world of side `1000·sqrt(N/10k)`; f32 coordinates; element `i` has value `i`). \
          Times are medians of {} measured runs after one warm-up run (for the agents frame: \
          {} consecutive frames after one, each moving every agent by 0.5–2); a ratio is the time \
@@ -302,18 +282,6 @@ pub(crate) fn keep_python_section(markdown: &str, old: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn labels_and_durations() {
-        assert_eq!(n_label(10_000), "10k");
-        assert_eq!(n_label(1_000_000), "1M");
-        assert_eq!(n_label(600), "600");
-        assert_eq!(duration(0.000_123_4), "0.123 ms");
-        assert_eq!(duration(0.004_56), "4.56 ms");
-        assert_eq!(duration(0.456), "456.0 ms");
-        assert_eq!(duration(4.56), "4560 ms");
-        assert_eq!(duration(45.6), "45.6 s");
-    }
 
     #[test]
     fn headline_replaced_between_markers_only() {

@@ -1,17 +1,17 @@
 //! The workloads, and running one: every structure that does it, at every N, each result
 //! checked against the first structure's.
 
-use spatix::workload::{Agents, Layout, Sizes};
 use spatix::{Aabb, Point};
 use spatix_bench::{
     AGENTS_SEED, QUERIES_SEED, QUERY_COUNT, QUERY_SIDE, query_points, query_squares,
 };
 use spatix_bench::{MIXES, Mix};
+use spatix_workload::{Agents, Layout, Sizes};
 
 use crate::check::{Answer, Mismatch, Tally};
 use crate::measure::{heap_growth, median, time};
 use crate::peers::{self, BoxIndex, Moves, PointIndex};
-use crate::report::n_label;
+use crate::units::n_label;
 
 /// Untimed runs before the measured ones (the first frame after a build, cold caches).
 const WARMUP: usize = 1;

@@ -3,8 +3,8 @@
 
 use super::HierarchicalGrid;
 use crate::grid::testing::{bx, bytes_per_element, dust, pairs};
-use crate::workload::Rng;
 use crate::{Aabb, BruteForce, Point, SpatialIndex, SpatialQuery, Workspace};
+use spatix_workload::Rng;
 
 fn world() -> Aabb<f64> {
     bx(0.0, 0.0, 1000.0, 1000.0)

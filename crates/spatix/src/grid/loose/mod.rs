@@ -186,7 +186,7 @@ fn listing<S: Scalar>(pad: S, b: &Aabb<S>, square: &Aabb<S>) -> Option<Aabb<S>> 
 /// bytes in `f32`, so that the pair pass reads nothing else), and 8 bytes of bookkeeping (the
 /// entry and the cell of each slot); plus 20 bytes per loose cell and 4 per tight cell, plus
 /// 8 per tight cell an irregular loose cell is listed in. Nothing depends on how big an
-/// element is. With [`LooseGrid::auto`]'s cells, the agents of [`workload`](crate::workload)
+/// element is. With [`LooseGrid::auto`]'s cells, the agents of `spatix-workload`
 /// take about 62 bytes each with `u32` values.
 ///
 /// # Errors
@@ -348,7 +348,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// will hold (typically the initial boxes themselves), with room reserved for the sample.
     ///
     /// The loose cell side is 8 times the sample's mean box extent (mean of width and height),
-    /// tuned on the agents of [`workload`](crate::workload) (move every agent, update it, find
+    /// tuned on the agents of `spatix-workload` (move every agent, update it, find
     /// all pairs, maintain), raised if needed so that loose cells hold at least 2 sampled
     /// elements on average and so that the grid has at most 2^28 cells; the rest is
     /// [`LooseGridConfig::new`]. Invalid boxes in the sample are ignored; an empty sample

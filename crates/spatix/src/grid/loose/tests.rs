@@ -4,11 +4,23 @@
 use super::{LooseGrid, LooseGridConfig, is_empty};
 use crate::handle::NIL;
 use crate::test_util::{found, pairs};
-use crate::workload::{Agents, Layout, Sizes};
 use crate::{Aabb, BruteForce, Handle, Point, SpatialIndex, SpatialQuery};
+use spatix_workload::{Agents, Layout, Sizes};
 
 fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
     Aabb::new(Point::new(x0, y0), Point::new(x1, y1)).unwrap()
+}
+
+/// An agent's box or world as this crate's `Aabb`: `spatix-workload` is built on the library as
+/// a dependency, whose `Aabb` a unit test sees as another type with the same fields.
+macro_rules! own {
+    ($b:expr) => {{
+        let b = $b;
+        Aabb {
+            min: Point::new(b.min.x, b.min.y),
+            max: Point::new(b.max.x, b.max.y),
+        }
+    }};
 }
 
 /// `[0, 100]²` in loose cells of 10 (reach 2.5) and tight cells of 20.
@@ -142,8 +154,8 @@ fn packed(g: &LooseGrid<f64, u32>) -> bool {
 #[test]
 fn maintain_lays_the_lists_out_in_cell_order_once_enough_moved() {
     let mut agents = Agents::<f64>::new(4000, Layout::Uniform, Sizes::Uniform, 3);
-    let sample: Vec<_> = agents.boxes().collect();
-    let mut g = LooseGrid::auto(agents.world, &sample).unwrap();
+    let sample: Vec<_> = agents.boxes().map(|b| own!(b)).collect();
+    let mut g = LooseGrid::auto(own!(agents.world), &sample).unwrap();
     let handles: Vec<Handle> = sample
         .iter()
         .enumerate()
@@ -158,7 +170,7 @@ fn maintain_lays_the_lists_out_in_cell_order_once_enough_moved() {
     for _ in 0..40 {
         agents.step();
         for (i, h) in handles.iter().enumerate() {
-            g.update(*h, agents.aabb(i)).unwrap();
+            g.update(*h, own!(agents.aabb(i))).unwrap();
         }
         g.maintain();
         scattered |= !packed(&g);
@@ -182,12 +194,13 @@ fn a_moving_crowd_matches_the_oracle_frame_after_frame() {
             reach: reach.unwrap_or(cell / 4.0),
             ..LooseGridConfig::new(cell)
         };
-        let mut g = LooseGrid::with_config(agents.world, config).unwrap();
+        let mut g = LooseGrid::with_config(own!(agents.world), config).unwrap();
         let mut brute = BruteForce::new();
         let handles: Vec<(Handle, Handle)> = agents
             .boxes()
             .enumerate()
             .map(|(i, b)| {
+                let b = own!(b);
                 (
                     g.insert(b, i as u32).unwrap(),
                     brute.insert(b, i as u32).unwrap(),
@@ -197,8 +210,9 @@ fn a_moving_crowd_matches_the_oracle_frame_after_frame() {
         for frame in 0..6 {
             agents.step();
             for (i, (h, hb)) in handles.iter().enumerate() {
-                g.update(*h, agents.aabb(i)).unwrap();
-                brute.update(*hb, agents.aabb(i)).unwrap();
+                let b = own!(agents.aabb(i));
+                g.update(*h, b).unwrap();
+                brute.update(*hb, b).unwrap();
             }
             assert_eq!(pairs(&g), pairs(&brute), "{sizes:?} frame {frame}");
             let area = bx(0.0, 0.0, agents.world.max.x / 3.0, agents.world.max.y / 2.0);
@@ -248,10 +262,10 @@ fn clear_forgets_everything_and_the_grid_is_reused() {
 #[test]
 fn a_capacity_given_up_front_is_all_the_memory_needed() {
     let agents = Agents::<f32>::new(5000, Layout::Uniform, Sizes::Uniform, 5);
-    let mut g = LooseGrid::<f32, u32>::with_capacity(agents.world, 16.0, 5000).unwrap();
+    let mut g = LooseGrid::<f32, u32>::with_capacity(own!(agents.world), 16.0, 5000).unwrap();
     let before = g.memory_bytes();
     for (i, b) in agents.boxes().enumerate() {
-        g.insert(b, i as u32).unwrap();
+        g.insert(own!(b), i as u32).unwrap();
     }
     assert_eq!(g.memory_bytes(), before);
 }
@@ -263,7 +277,7 @@ fn bands_that_do_not_fit_are_walked() {
     let world = bx(0.0, 0.0, 6000.0, 30.0);
     let mut g = LooseGrid::<f64, u32>::new(world, 10.0).unwrap();
     assert!(g.dims().0 as usize > 512);
-    let mut rng = crate::workload::Rng::new(17);
+    let mut rng = spatix_workload::Rng::new(17);
     let mut boxes: Vec<Aabb<f64>> = (0..15_000)
         .map(|_| {
             let (x, y) = (rng.range(0.0, 6000.0), rng.range(0.0, 30.0));

@@ -3,8 +3,8 @@
 
 use super::PointGrid;
 use crate::grid::testing::{bx, bytes_per_element, dust, pairs, query};
-use crate::workload::Rng;
 use crate::{Aabb, BruteForce, Error, Point, SpatialIndex, SpatialQuery};
+use spatix_workload::Rng;
 
 fn world() -> Aabb<f64> {
     bx(0.0, 0.0, 100.0, 100.0)

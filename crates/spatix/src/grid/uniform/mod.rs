@@ -50,7 +50,7 @@ const AUTO_ELEMENTS_PER_CELL: f64 = 4.0;
 /// The slot table (box, value and generation: 21 bytes for `f32` boxes and `()` values, 28
 /// for `u32` values) plus one 8-byte list entry per cell the box overlaps, plus 4 bytes per
 /// cell of the grid. With [`UniformGrid::auto`]'s cells, 12 times the mean box extent, a box
-/// overlaps about (1 + 1/12)² ≈ 1.17 cells, so the agents of [`workload`](crate::workload)
+/// overlaps about (1 + 1/12)² ≈ 1.17 cells, so the agents of `spatix-workload`
 /// take about 31 bytes each with `()` values (38 with `u32` values).
 ///
 /// # Errors
@@ -130,7 +130,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// hold (typically the initial boxes themselves), with room reserved for the sample.
     ///
     /// The cell side is 12 times the mean box extent (mean of width and height), tuned on the
-    /// agents of [`workload`](crate::workload) (move every agent, update it, find all pairs),
+    /// agents of `spatix-workload` (move every agent, update it, find all pairs),
     /// raised if needed so that cells hold at least 4 sampled elements on average (so there
     /// are at most a quarter as many cells as elements; this decides for points and sparse
     /// boxes) and so that the grid has at most 2^28 cells. Invalid boxes in the sample are

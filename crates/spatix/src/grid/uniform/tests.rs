@@ -4,11 +4,11 @@ use core::ops::ControlFlow;
 
 use super::UniformGrid;
 use crate::grid::lattice::RINGS_WALKED;
-use crate::workload::Rng;
 use crate::{
     Aabb, BruteForce, Error, Handle, HierarchicalGrid, LooseGrid, Point, PointGrid, SpatialIndex,
     SpatialQuery, Workspace,
 };
+use spatix_workload::Rng;
 
 fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
     Aabb::new(Point::new(x0, y0), Point::new(x1, y1)).unwrap()

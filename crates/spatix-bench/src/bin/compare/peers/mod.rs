@@ -11,8 +11,8 @@ mod rstar;
 mod spatix;
 mod static_aabb;
 
-use ::spatix::workload::Agents;
 use ::spatix::{Aabb, Point};
+use spatix_workload::Agents;
 
 use crate::check::Tally;
 

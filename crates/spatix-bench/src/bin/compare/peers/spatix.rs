@@ -14,7 +14,7 @@ use spatix::{
     SpatialIndex, SpatialQuery, SweepGrid, UniformGrid, Workspace,
 };
 
-use spatix::workload::{Agent, Agents};
+use spatix_workload::{Agent, Agents};
 
 use super::{BoxIndex, Crate, Moves, PointIndex};
 use crate::check::Tally;

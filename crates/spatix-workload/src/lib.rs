@@ -1,25 +1,31 @@
-//! The standard, seeded workloads shared by the tests, the benchmarks and the `spatix` command:
-//! "agents" that move and bounce off the edges of a square world, as in the seeds' demos.
+//! The standard, seeded workloads shared by the tests, the benchmarks, the fuzz smoke run and
+//! the `spatix` command: "agents" that move and bounce off the edges of a square world, the
+//! adversarial sets, and the seeded generator behind both.
+//!
+//! Test and benchmark data, not part of the library: this crate is not published, and its
+//! items may change with any commit. The library's own unit tests use only [`Rng`] from it
+//! (through a dev-dependency): the other items are built on the library as a dependency, whose
+//! types a unit test of the library sees as distinct types.
 //!
 //! World side: `1000 · sqrt(N / 10_000)` (10k agents in a 1000 × 1000 world, 1M in
 //! 10_000 × 10_000); half-size uniform in `[1, 3)`; speed uniform in `[0.5, 2)` in a random
 //! direction.
 //!
 //! ```
-//! use spatix::workload::{Agents, Layout, Sizes};
+//! use spatix_workload::{Agents, Layout, Sizes};
 //! let mut agents = Agents::<f32>::new(1000, Layout::Uniform, Sizes::Uniform, 7);
 //! assert_eq!(agents.len(), 1000);
 //! agents.step();
 //! assert!(agents.aabb(0).is_valid());
 //! ```
 
-use crate::{Aabb, Point, Scalar};
+use spatix::{Aabb, Point, Scalar};
 
 /// A small, fast, seeded pseudo-random generator (SplitMix64): reproducible everywhere, no
 /// dependencies.
 ///
 /// ```
-/// use spatix::workload::Rng;
+/// use spatix_workload::Rng;
 /// let (mut a, mut b) = (Rng::new(1), Rng::new(1));
 /// assert_eq!(a.next_u64(), b.next_u64());
 /// let x = a.range(2.0, 3.0);
@@ -32,7 +38,7 @@ impl Rng {
     /// A generator from a seed.
     ///
     /// ```
-    /// let _ = spatix::workload::Rng::new(42);
+    /// let _ = spatix_workload::Rng::new(42);
     /// ```
     pub fn new(seed: u64) -> Self {
         Self(seed)
@@ -41,7 +47,7 @@ impl Rng {
     /// The next 64 random bits.
     ///
     /// ```
-    /// let _ = spatix::workload::Rng::new(42).next_u64();
+    /// let _ = spatix_workload::Rng::new(42).next_u64();
     /// ```
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -54,7 +60,7 @@ impl Rng {
     /// Uniform in `[0, 1)`.
     ///
     /// ```
-    /// assert!(spatix::workload::Rng::new(3).unit() < 1.0);
+    /// assert!(spatix_workload::Rng::new(3).unit() < 1.0);
     /// ```
     pub fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
@@ -63,7 +69,7 @@ impl Rng {
     /// Uniform in `[lo, hi)`.
     ///
     /// ```
-    /// assert!(spatix::workload::Rng::new(3).range(-1.0, 1.0) < 1.0);
+    /// assert!(spatix_workload::Rng::new(3).range(-1.0, 1.0) < 1.0);
     /// ```
     pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
         lo + (hi - lo) * self.unit()
@@ -72,7 +78,7 @@ impl Rng {
     /// Uniform in `0..n` (`n > 0`).
     ///
     /// ```
-    /// assert!(spatix::workload::Rng::new(3).below(10) < 10);
+    /// assert!(spatix_workload::Rng::new(3).below(10) < 10);
     /// ```
     pub fn below(&mut self, n: usize) -> usize {
         ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
@@ -81,7 +87,7 @@ impl Rng {
     /// Standard normal (Box–Muller).
     ///
     /// ```
-    /// assert!(spatix::workload::Rng::new(3).normal().is_finite());
+    /// assert!(spatix_workload::Rng::new(3).normal().is_finite());
     /// ```
     pub fn normal(&mut self) -> f64 {
         let u = 1.0 - self.unit();
@@ -114,11 +120,11 @@ pub enum Sizes {
 }
 
 /// One moving box: what a simulation keeps as the value of its index's element, so that
-/// [`SpatialIndex::update_all`](crate::SpatialIndex::update_all) steps it where the index
+/// [`SpatialIndex::update_all`](spatix::SpatialIndex::update_all) steps it where the index
 /// stores it.
 ///
 /// ```
-/// use spatix::workload::{Agent, Agents, Layout, Sizes};
+/// use spatix_workload::{Agent, Agents, Layout, Sizes};
 /// let mut agents = Agents::<f32>::new(10, Layout::Uniform, Sizes::Uniform, 3);
 /// let mut copy: Vec<Agent<f32>> = (0..10).map(|i| agents.agent(i)).collect();
 /// agents.step();
@@ -191,7 +197,7 @@ impl<S: Scalar> Agents<S> {
     /// Side of the world for `n` agents: `1000 · sqrt(n / 10_000)`, at least 10.
     ///
     /// ```
-    /// use spatix::workload::Agents;
+    /// use spatix_workload::Agents;
     /// assert_eq!(Agents::<f64>::world_side(1_000_000), 10_000.0);
     /// ```
     pub fn world_side(n: usize) -> f64 {
@@ -201,7 +207,7 @@ impl<S: Scalar> Agents<S> {
     /// `n` agents, reproducibly from `seed`.
     ///
     /// ```
-    /// use spatix::workload::{Agents, Layout, Sizes};
+    /// use spatix_workload::{Agents, Layout, Sizes};
     /// let a = Agents::<f64>::new(100, Layout::Clustered, Sizes::Mixed, 1);
     /// let b = Agents::<f64>::new(100, Layout::Clustered, Sizes::Mixed, 1);
     /// assert_eq!(a.positions, b.positions);
@@ -266,7 +272,7 @@ impl<S: Scalar> Agents<S> {
     /// Number of agents.
     ///
     /// ```
-    /// # use spatix::workload::{Agents, Layout, Sizes};
+    /// # use spatix_workload::{Agents, Layout, Sizes};
     /// assert!(Agents::<f32>::new(0, Layout::Uniform, Sizes::Uniform, 0).is_empty());
     /// ```
     pub fn len(&self) -> usize {
@@ -276,7 +282,7 @@ impl<S: Scalar> Agents<S> {
     /// Whether there are no agents.
     ///
     /// ```
-    /// # use spatix::workload::{Agents, Layout, Sizes};
+    /// # use spatix_workload::{Agents, Layout, Sizes};
     /// assert!(!Agents::<f32>::new(5, Layout::Uniform, Sizes::Uniform, 0).is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
@@ -286,7 +292,7 @@ impl<S: Scalar> Agents<S> {
     /// Agent `i`'s box.
     ///
     /// ```
-    /// # use spatix::workload::{Agents, Layout, Sizes};
+    /// # use spatix_workload::{Agents, Layout, Sizes};
     /// let a = Agents::<f32>::new(5, Layout::Uniform, Sizes::Uniform, 0);
     /// assert!(a.aabb(4).contains_point(a.positions[4]));
     /// ```
@@ -298,7 +304,7 @@ impl<S: Scalar> Agents<S> {
     /// Every agent's box, in order.
     ///
     /// ```
-    /// # use spatix::workload::{Agents, Layout, Sizes};
+    /// # use spatix_workload::{Agents, Layout, Sizes};
     /// let a = Agents::<f64>::new(5, Layout::Uniform, Sizes::Uniform, 0);
     /// assert_eq!(a.boxes().count(), 5);
     /// ```
@@ -310,7 +316,7 @@ impl<S: Scalar> Agents<S> {
     /// while heading out turns back.
     ///
     /// ```
-    /// # use spatix::workload::{Agents, Layout, Sizes};
+    /// # use spatix_workload::{Agents, Layout, Sizes};
     /// let mut a = Agents::<f32>::new(100, Layout::Uniform, Sizes::Uniform, 0);
     /// for _ in 0..10_000 { a.step(); }
     /// assert!(a.positions.iter().all(|p| a.arena.contains_point(*p)
@@ -327,7 +333,7 @@ impl<S: Scalar> Agents<S> {
     /// Moves agent `i` alone, as [`step`](Self::step) moves every agent.
     ///
     /// ```
-    /// # use spatix::workload::{Agents, Layout, Sizes};
+    /// # use spatix_workload::{Agents, Layout, Sizes};
     /// let mut a = Agents::<f32>::new(3, Layout::Uniform, Sizes::Uniform, 0);
     /// let mut b = a.clone();
     /// a.step();
@@ -342,7 +348,7 @@ impl<S: Scalar> Agents<S> {
     /// Agent `i` on its own (a copy).
     ///
     /// ```
-    /// # use spatix::workload::{Agents, Layout, Sizes};
+    /// # use spatix_workload::{Agents, Layout, Sizes};
     /// let a = Agents::<f64>::new(5, Layout::Uniform, Sizes::Uniform, 0);
     /// assert_eq!(a.agent(2).aabb(), a.aabb(2));
     /// ```
@@ -359,7 +365,7 @@ impl<S: Scalar> Agents<S> {
 /// suite and the benchmarks.
 ///
 /// ```
-/// use spatix::workload::Adversary;
+/// use spatix_workload::Adversary;
 /// let sets = Adversary::<f32>::all();
 /// assert_eq!(sets.len(), 6);
 /// assert!(sets.iter().all(|s| s.boxes.iter().all(|b| b.is_valid())));
@@ -403,6 +409,17 @@ fn sq<S: Scalar>(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<S> {
     }
 }
 
+/// A set that does not move, whose pairs are few enough to list.
+fn still<S>(name: &'static str, world: Aabb<S>, boxes: Vec<Aabb<S>>) -> Adversary<S> {
+    Adversary {
+        name,
+        world,
+        boxes,
+        frames: Vec::new(),
+        quadratic: false,
+    }
+}
+
 fn coincident<S: Scalar>() -> Adversary<S> {
     let name = "100k coincident points";
     Adversary {
@@ -422,13 +439,7 @@ fn world_box_and_dust<S: Scalar>() -> Adversary<S> {
         let (x, y) = (rng.range(0.0, 1000.0), rng.range(0.0, 1000.0));
         sq(x, y, x + 0.01, y + 0.01)
     }));
-    Adversary {
-        name,
-        world: sq(0.0, 0.0, 1000.0, 1000.0),
-        boxes,
-        frames: Vec::new(),
-        quadratic: false,
-    }
+    still(name, sq(0.0, 0.0, 1000.0, 1000.0), boxes)
 }
 
 /// Corners and edges on the lattice of 1/2^k of the world for k up to 10: every quadtree node
@@ -447,13 +458,7 @@ fn on_boundaries<S: Scalar>() -> Adversary<S> {
             sq(x, y, x + w.min(8.0), y + h.min(8.0))
         })
         .collect();
-    Adversary {
-        name,
-        world: sq(0.0, 0.0, side, side),
-        boxes,
-        frames: Vec::new(),
-        quadratic: false,
-    }
+    still(name, sq(0.0, 0.0, side, side), boxes)
 }
 
 /// Boxes around 1e7 whose edges fall on half units: in f32 (24-bit mantissa) the spacing there
@@ -474,13 +479,7 @@ fn near_precision_limit<S: Scalar>() -> Adversary<S> {
             )
         })
         .collect();
-    Adversary {
-        name,
-        world: sq(base, base, base + 1000.0, base + 1000.0),
-        boxes,
-        frames: Vec::new(),
-        quadratic: false,
-    }
+    still(name, sq(base, base, base + 1000.0, base + 1000.0), boxes)
 }
 
 /// Zero-width and 1e-9-wide boxes half a world long, horizontal and vertical.
@@ -498,13 +497,7 @@ fn thin<S: Scalar>() -> Adversary<S> {
             }
         })
         .collect();
-    Adversary {
-        name,
-        world: sq(0.0, 0.0, 1000.0, 1000.0),
-        boxes,
-        frames: Vec::new(),
-        quadratic: false,
-    }
+    still(name, sq(0.0, 0.0, 1000.0, 1000.0), boxes)
 }
 
 /// 10k agents on either side of the world's centre line (the root split of every quadtree, a
