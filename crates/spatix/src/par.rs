@@ -1,10 +1,55 @@
-//! Parallel frames (feature `rayon`): pair finding and the bulk update.
+//! Parallel frames (feature `rayon`): pair finding and the bulk update, written once over
+//! each structure's split of its pair pass ([`PairParts`], implemented in its `pairs.rs`).
 
-use core::ops::ControlFlow;
+use core::ops::{ControlFlow, Range};
+
+use rayon::prelude::*;
 
 use crate::{Aabb, Error, Handle, Item, Scalar, SpatialIndex};
 
-/// Structures whose pair pass splits into independent parts that run on rayon's thread pool.
+/// How many parts per thread a pair pass is cut into: parts differ in work (a crowded band,
+/// a deep subtree), and rayon balances them only if there are several per thread.
+const PARTS_PER_THREAD: usize = 8;
+
+/// How a structure's pair pass splits into independent parts: the one thing the parallel
+/// layer needs of a structure, implemented in each structure's `pairs.rs`. [`ParallelPairs`]
+/// is written once, for every structure that implements this.
+pub(crate) trait PairParts<S: Scalar, T>: SpatialIndex<S, T> {
+    /// One part of the pass (a run of rows or bands, a subtree, ...).
+    type Part: Sync;
+
+    /// The pass cut into about `target` parts (fewer when the structure is small) that
+    /// together report every pair exactly once, with no coordination between them.
+    fn pair_parts(&self, target: usize) -> Vec<Self::Part>;
+
+    /// The pairs of one part, reported to `visit`.
+    fn pairs_of_part<F>(&self, part: &Self::Part, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>;
+
+    /// [`ParallelPairs::par_update_all`]: [`SpatialIndex::update_all`] on the calling thread
+    /// unless the structure walks its storage in parallel parts.
+    fn update_in_parts<F>(&mut self, f: F) -> Result<(), Error>
+    where
+        F: Fn(Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
+        T: Send,
+    {
+        self.update_all(f)
+    }
+}
+
+/// `0..count` cut into at most `parts` consecutive ranges of about equal length (rows of a
+/// grid into bands).
+pub(crate) fn even_ranges(count: u32, parts: usize) -> Vec<Range<u32>> {
+    let count = u64::from(count);
+    let parts = (parts as u64).clamp(1, count.max(1));
+    let at = |k: u64| (count * k / parts) as u32;
+    (0..parts).map(|k| at(k)..at(k + 1)).collect()
+}
+
+/// Structures whose pair pass splits into independent parts that run on rayon's thread pool
+/// (the grids, the quadtrees and the sweep grid; the crate implements it once for all of them,
+/// so it cannot be implemented outside).
 ///
 /// Each pair is still reported exactly once (the reference-point rule needs no coordination
 /// between parts), but `visit` may be called from several threads at once and in any order.
@@ -31,8 +76,10 @@ use crate::{Aabb, Error, Handle, Item, Scalar, SpatialIndex};
 /// # Ok::<(), spatix::Error>(())
 /// ```
 pub trait ParallelPairs<S: Scalar, T: Sync>: SpatialIndex<S, T> + Sync {
-    /// [`SpatialQuery::for_each_pair`](crate::SpatialQuery::for_each_pair) on all threads. Returns `Break` if a visitor broke
-    /// (other threads stop soon after).
+    /// [`SpatialQuery::for_each_pair`](crate::SpatialQuery::for_each_pair) on all threads:
+    /// the pass is cut into about eight parts per thread (runs of rows or bands, subtrees),
+    /// which rayon runs in parallel. Returns `Break` if a visitor broke (other threads stop
+    /// soon after).
     fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
     where
         F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync;
@@ -70,8 +117,26 @@ pub trait ParallelPairs<S: Scalar, T: Sync>: SpatialIndex<S, T> + Sync {
     fn par_update_all<F>(&mut self, f: F) -> Result<(), Error>
     where
         F: Fn(Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
+        T: Send;
+}
+
+/// The one implementation, over each structure's [`PairParts`].
+impl<S: Scalar, T: Sync, I: PairParts<S, T> + Sync> ParallelPairs<S, T> for I {
+    fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
+    {
+        let parts = self.pair_parts(rayon::current_num_threads() * PARTS_PER_THREAD);
+        parts
+            .par_iter()
+            .try_for_each(|part| self.pairs_of_part(part, &mut &visit))
+    }
+
+    fn par_update_all<F>(&mut self, f: F) -> Result<(), Error>
+    where
+        F: Fn(Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
         T: Send,
     {
-        self.update_all(f)
+        self.update_in_parts(f)
     }
 }

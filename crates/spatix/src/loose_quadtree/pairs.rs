@@ -295,56 +295,56 @@ fn gather<S: Scalar, T>(
     (n, bounds, at)
 }
 
+/// A part of the loose quadtree's pair pass: the pairs below a node, or across two disjoint
+/// subtrees whose loose boxes meet.
 #[cfg(feature = "rayon")]
-impl<S: Scalar, T: Sync> crate::ParallelPairs<S, T> for LooseQuadtree<S, T> {
-    /// Splits the self-join into parts (breadth first, a branch into its four subtrees and
-    /// the pairs of its children whose loose boxes meet, until there are about eight parts
-    /// per thread) and runs them in parallel; the parts partition the pairs, so they need no
-    /// coordination.
-    fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
-    {
-        use rayon::prelude::*;
-        /// A part of the pass: the pairs below a node, or across two disjoint subtrees whose
-        /// loose boxes meet; the parts `within` splits into are disjoint.
-        #[derive(Clone, Copy)]
-        enum Job {
-            Within(u32),
-            Across(u32, u32),
-        }
-        let target = rayon::current_num_threads() * 8;
-        let mut jobs = vec![Job::Within(0)];
-        while jobs.len() < target {
-            let mut next = Vec::with_capacity(jobs.len() * 8);
-            for &job in &jobs {
-                match job {
-                    Job::Within(n) if self.nodes[n as usize].count == BRANCH => {
+#[derive(Clone, Copy)]
+pub(crate) enum Part {
+    Within(u32),
+    Across(u32, u32),
+}
+
+/// Parts: cut breadth first, a branch into its four subtrees and the pairs of its children
+/// whose loose boxes meet, until there are enough. The parts partition the pairs, so they
+/// need no coordination.
+#[cfg(feature = "rayon")]
+impl<S: Scalar, T> crate::par::PairParts<S, T> for LooseQuadtree<S, T> {
+    type Part = Part;
+
+    fn pair_parts(&self, target: usize) -> Vec<Part> {
+        let mut parts = vec![Part::Within(0)];
+        while parts.len() < target {
+            let mut next = Vec::with_capacity(parts.len() * 8);
+            for &part in &parts {
+                match part {
+                    Part::Within(n) if self.nodes[n as usize].count == BRANCH => {
                         let g = self.nodes[n as usize].first_child;
-                        next.extend((g..g + 4).map(Job::Within));
+                        next.extend((g..g + 4).map(Part::Within));
                         for a in g..g + 3 {
-                            next.extend(
-                                (a + 1..g + 4)
-                                    .filter(|&b| {
-                                        self.loose[a as usize].intersects(&self.loose[b as usize])
-                                    })
-                                    .map(|b| Job::Across(a, b)),
-                            );
+                            let meets = |&b: &u32| {
+                                self.loose[a as usize].intersects(&self.loose[b as usize])
+                            };
+                            next.extend((a + 1..g + 4).filter(meets).map(|b| Part::Across(a, b)));
                         }
                     }
-                    _ => next.push(job),
+                    _ => next.push(part),
                 }
             }
-            if next.len() == jobs.len() {
+            if next.len() == parts.len() {
                 break;
             }
-            jobs = next;
+            parts = next;
         }
-        jobs.par_iter().try_for_each(|&job| {
-            PairPass::run(self, &visit, |pass| match job {
-                Job::Within(n) => pass.within(n),
-                Job::Across(a, b) => pass.across(a, b),
-            })
+        parts
+    }
+
+    fn pairs_of_part<F>(&self, part: &Part, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        PairPass::run(self, visit, |pass| match *part {
+            Part::Within(n) => pass.within(n),
+            Part::Across(a, b) => pass.across(a, b),
         })
     }
 }

@@ -131,51 +131,42 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     }
 }
 
+/// A part of the MX-CIF pair pass.
 #[cfg(feature = "rayon")]
-impl<S: Scalar, T: Sync> crate::ParallelPairs<S, T> for MxCifQuadtree<S, T> {
-    /// Splits the tree breadth first until there are about eight subtrees per thread, and
-    /// runs in parallel the pass over each subtree and, for each branch above them, its
-    /// own pairs and its elements' walks down (a pair belongs to the node of its upper
-    /// element, so the parts need no coordination).
-    fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
-    {
-        use rayon::prelude::*;
-        let target = rayon::current_num_threads() * 8;
-        let mut parts = vec![Frame::root(self.world)];
-        let mut above = Vec::new();
-        while parts.len() < target
-            && parts
-                .iter()
-                .any(|f| self.nodes[f.node as usize].is_branch())
-        {
-            let mut next = Vec::with_capacity(parts.len() * 4);
-            for f in parts {
-                let node = self.nodes[f.node as usize];
-                if node.is_branch() {
-                    above.push(f);
-                    next.extend(f.children(node.first_child));
-                } else {
-                    next.push(f);
-                }
-            }
-            parts = next;
-        }
-        let upper = above.par_iter().try_for_each(|f| {
-            let node = self.nodes[f.node as usize];
-            let mut visit = &visit;
-            self.pairs_within(&node, &mut visit)?;
-            self.against_all_descendants(f, &mut Stack::new(), &mut visit)
-        });
-        let lower = || {
-            parts
-                .par_iter()
-                .try_for_each(|f| self.pairs_below(*f, &visit))
+#[derive(Clone, Copy)]
+pub(crate) enum Part<S> {
+    /// A branch above the subtrees: its own pairs and its elements' walks down.
+    Above(Frame<S>),
+    /// The pairs whose upper element lies in this subtree.
+    Below(Frame<S>),
+}
+
+/// Parts: subtrees cut breadth first, and each branch above them. A pair belongs to the node
+/// of its upper element, so the parts need no coordination.
+#[cfg(feature = "rayon")]
+impl<S: Scalar, T> crate::par::PairParts<S, T> for MxCifQuadtree<S, T> {
+    type Part = Part<S>;
+
+    fn pair_parts(&self, target: usize) -> Vec<Part<S>> {
+        let branch = |n: u32| {
+            let node = self.nodes[n as usize];
+            node.is_branch().then_some(node.first_child)
         };
-        match upper {
-            ControlFlow::Continue(()) => lower(),
-            ControlFlow::Break(()) => ControlFlow::Break(()),
+        let (above, below) = crate::tree::split_frames(Frame::root(self.world), target, branch);
+        let above = above.into_iter().map(Part::Above);
+        above.chain(below.into_iter().map(Part::Below)).collect()
+    }
+
+    fn pairs_of_part<F>(&self, part: &Part<S>, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        match part {
+            Part::Above(f) => {
+                self.pairs_within(&self.nodes[f.node as usize], visit)?;
+                self.against_all_descendants(f, &mut Stack::new(), visit)
+            }
+            Part::Below(f) => self.pairs_below(*f, visit),
         }
     }
 }

@@ -177,35 +177,24 @@ impl<S: Scalar, T> Quadtree<S, T> {
     }
 }
 
+/// Parts: subtrees, cut breadth first. A pair is reported by the leaf that owns it, so the
+/// subtrees need no coordination.
 #[cfg(feature = "rayon")]
-impl<S: Scalar, T: Sync> crate::ParallelPairs<S, T> for Quadtree<S, T> {
-    /// Splits the tree into subtrees (breadth first, until there are about eight per
-    /// thread) and runs the leaf pass on each in parallel; a pair is reported by the leaf
-    /// that owns it, so the parts need no coordination.
-    fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+impl<S: Scalar, T> crate::par::PairParts<S, T> for Quadtree<S, T> {
+    type Part = Frame<S>;
+
+    fn pair_parts(&self, target: usize) -> Vec<Frame<S>> {
+        let branch = |n: u32| {
+            let node = self.nodes[n as usize];
+            (node.count == BRANCH).then_some(node.first_child)
+        };
+        crate::tree::split_frames(Frame::root(self.world), target, branch).1
+    }
+
+    fn pairs_of_part<F>(&self, f: &Frame<S>, visit: &mut F) -> ControlFlow<()>
     where
-        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        use rayon::prelude::*;
-        let target = rayon::current_num_threads() * 8;
-        let mut parts = vec![Frame::root(self.world)];
-        while parts.len() < target {
-            let mut next = Vec::with_capacity(parts.len() * 4);
-            for f in &parts {
-                let node = self.nodes[f.node as usize];
-                if node.count == BRANCH {
-                    next.extend(f.children(node.first_child));
-                } else {
-                    next.push(*f);
-                }
-            }
-            if next.len() == parts.len() {
-                break;
-            }
-            parts = next;
-        }
-        parts
-            .par_iter()
-            .try_for_each(|f| self.pairs_below(*f, &visit))
+        self.pairs_below(*f, visit)
     }
 }

@@ -240,28 +240,26 @@ impl Hits {
     }
 }
 
+/// Parts: runs of bands of about equal numbers of positions. A run owns the pairs whose lower
+/// element is in its bands, so the runs need no coordination.
 #[cfg(feature = "rayon")]
-impl<S: Scalar, T: Sync> crate::ParallelPairs<S, T> for SweepGrid<S, T>
-where
-    S: Send + Sync,
-{
-    /// Splits the bands into runs of about equal numbers of positions (eight per thread) and
-    /// sweeps the runs in parallel; a run owns the pairs whose lower element is in its bands,
-    /// so the runs need no coordination.
-    fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
-    {
-        use rayon::prelude::*;
-        let parts = rayon::current_num_threads() * 8;
-        let runs = self.band_runs(parts);
-        runs.par_iter().try_for_each(|run| {
-            let mut visit = &visit;
-            self.pairs_of_bands(run.clone(), &mut visit)
-        })
+impl<S: Scalar, T> crate::par::PairParts<S, T> for SweepGrid<S, T> {
+    type Part = core::ops::Range<usize>;
+
+    fn pair_parts(&self, target: usize) -> Vec<Self::Part> {
+        self.band_runs(target)
     }
 
-    fn par_update_all<F>(&mut self, f: F) -> Result<(), crate::Error>
+    fn pairs_of_part<F>(&self, run: &Self::Part, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.pairs_of_bands(run.clone(), visit)
+    }
+
+    /// The bands cut into runs, as for the pair pass, walked in parallel; the few elements
+    /// that leave their run are placed afterwards.
+    fn update_in_parts<F>(&mut self, f: F) -> Result<(), crate::Error>
     where
         F: Fn(crate::Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
         T: Send,

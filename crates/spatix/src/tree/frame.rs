@@ -202,3 +202,32 @@ pub(crate) fn traverse<S: Scalar>(
         }
     }
 }
+
+/// The tree below `root` cut breadth first into subtrees, for a parallel pass: branches are
+/// replaced by their children until there are at least `target` subtrees or only leaves
+/// remain. Returns the branches replaced on the way (whose own elements, if the tree keeps
+/// any in branches, belong to no subtree) and the subtrees. `first_child` gives a branch
+/// node's first child, `None` for a leaf.
+#[cfg(feature = "rayon")]
+pub(crate) fn split_frames<S: Scalar>(
+    root: Frame<S>,
+    target: usize,
+    first_child: impl Fn(u32) -> Option<u32>,
+) -> (Vec<Frame<S>>, Vec<Frame<S>>) {
+    let mut above = Vec::new();
+    let mut parts = vec![root];
+    while parts.len() < target && parts.iter().any(|f| first_child(f.node).is_some()) {
+        let mut next = Vec::with_capacity(parts.len() * 4);
+        for f in parts {
+            match first_child(f.node) {
+                Some(first) => {
+                    above.push(f);
+                    next.extend(f.children(first));
+                }
+                None => next.push(f),
+            }
+        }
+        parts = next;
+    }
+    (above, parts)
+}

@@ -11,6 +11,8 @@ mod validate;
 
 pub(crate) use config::MAX_DEPTH;
 pub use config::TreeConfig;
+#[cfg(feature = "rayon")]
+pub(crate) use frame::split_frames;
 pub(crate) use frame::{Frame, MAX_PENDING, NodeStack, RIGHT, Stack, TOP, traverse};
 pub(crate) use groups::{FREE, check_free_groups, compact_leaf_lists, release_group, take_group};
 pub(crate) use search::{cast_frames, nearest_in_frames};

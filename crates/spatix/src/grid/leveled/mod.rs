@@ -424,16 +424,20 @@ macro_rules! leveled_index {
             }
         });
 
+        /// Parts: bands of each level's rows ([`Leveled::pair_parts`]).
         #[cfg(feature = "rayon")]
-        impl<S: Scalar, T: Sync> $crate::ParallelPairs<S, T> for $structure<S, T> {
-            /// Splits each level's rows into bands (about eight per thread) and runs the pair
-            /// pass on each in parallel; a band reports only the pairs of its own elements.
-            fn par_for_each_pair<F>(&self, visit: F) -> core::ops::ControlFlow<()>
+        impl<S: Scalar, T> $crate::par::PairParts<S, T> for $structure<S, T> {
+            type Part = (usize, core::ops::Range<u32>);
+
+            fn pair_parts(&self, target: usize) -> Vec<Self::Part> {
+                self.inner.pair_parts(target)
+            }
+
+            fn pairs_of_part<F>(&self, (i, rows): &Self::Part, visit: &mut F) -> core::ops::ControlFlow<()>
             where
-                F: Fn($crate::Item<'_, S, T>, $crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>
-                    + Sync,
+                F: FnMut($crate::Item<'_, S, T>, $crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
             {
-                self.inner.par_pairs(visit)
+                self.inner.pairs_in_rows(*i, rows.clone(), visit)
             }
         }
     };

@@ -216,29 +216,16 @@ impl<S: Scalar, T> Leveled<S, T> {
 }
 
 #[cfg(feature = "rayon")]
-impl<S: Scalar, T: Sync> Leveled<S, T> {
-    /// The pair pass on rayon's pool: each level's rows split into bands (about eight per
-    /// thread); every band reports only the pairs it owns (see [`Leveled::pairs_in_rows`]), so
-    /// the bands need no coordination.
-    pub(crate) fn par_pairs<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
-    {
-        use rayon::prelude::*;
-        let per_level = rayon::current_num_threads() as u32 * 8;
-        let parts: Vec<(usize, Range<u32>)> = self
-            .levels
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.len > 0)
+impl<S: Scalar, T> Leveled<S, T> {
+    /// Parts of the pair pass: each level's rows cut into bands; every band reports only the
+    /// pairs it owns (see [`Leveled::pairs_in_rows`]), so the bands need no coordination.
+    pub(crate) fn pair_parts(&self, target: usize) -> Vec<(usize, Range<u32>)> {
+        let levels = self.levels.iter().enumerate().filter(|(_, l)| l.len > 0);
+        levels
             .flat_map(|(i, l)| {
-                let rows = l.lattice.rows;
-                let bands = per_level.min(rows);
-                (0..bands).map(move |b| (i, b * rows / bands..(b + 1) * rows / bands))
+                let bands = crate::par::even_ranges(l.lattice.rows, target);
+                bands.into_iter().map(move |rows| (i, rows))
             })
-            .collect();
-        parts
-            .into_par_iter()
-            .try_for_each(|(i, rows)| self.pairs_in_rows(i, rows, &mut |a, b| visit(a, b)))
+            .collect()
     }
 }

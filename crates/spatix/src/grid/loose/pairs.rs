@@ -571,19 +571,21 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     }
 }
 
+/// Parts: part `k` of `n` is that share of the loose rows and that share of the tight rows.
+/// Every pair is taken by exactly one loose or tight cell, so the parts need no coordination.
 #[cfg(feature = "rayon")]
-impl<S: Scalar, T: Sync> crate::ParallelPairs<S, T> for LooseGrid<S, T> {
-    /// Splits the loose rows, and the tight rows, into bands (about eight per thread) and runs
-    /// the pair pass on each in parallel; every pair is taken by exactly one loose or tight
-    /// cell, so the bands need no coordination.
-    fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+impl<S: Scalar, T> crate::par::PairParts<S, T> for LooseGrid<S, T> {
+    type Part = (u32, u32);
+
+    fn pair_parts(&self, target: usize) -> Vec<(u32, u32)> {
+        let parts = (target as u32).clamp(1, self.loose.rows.max(1));
+        (0..parts).map(|k| (k, parts)).collect()
+    }
+
+    fn pairs_of_part<F>(&self, &(part, parts): &(u32, u32), visit: &mut F) -> ControlFlow<()>
     where
-        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        use rayon::prelude::*;
-        let bands = (rayon::current_num_threads() as u32 * 8).min(self.loose.rows);
-        (0..bands)
-            .into_par_iter()
-            .try_for_each(|band| self.pairs_in_band(band, bands, &visit))
+        self.pairs_in_band(part, parts, visit)
     }
 }

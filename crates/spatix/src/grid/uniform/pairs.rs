@@ -189,19 +189,20 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     }
 }
 
+/// Parts: bands of rows. Every cell reports only the pairs it owns, so the bands need no
+/// coordination.
 #[cfg(feature = "rayon")]
-impl<S: Scalar, T: Sync> crate::ParallelPairs<S, T> for UniformGrid<S, T> {
-    /// Splits the rows into bands (about eight per thread) and runs the pair pass on each in
-    /// parallel; every cell reports only the pairs it owns, so the bands need no coordination.
-    fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+impl<S: Scalar, T> crate::par::PairParts<S, T> for UniformGrid<S, T> {
+    type Part = Range<u32>;
+
+    fn pair_parts(&self, target: usize) -> Vec<Range<u32>> {
+        crate::par::even_ranges(self.lattice.rows, target)
+    }
+
+    fn pairs_of_part<F>(&self, rows: &Range<u32>, visit: &mut F) -> ControlFlow<()>
     where
-        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        use rayon::prelude::*;
-        let bands = (rayon::current_num_threads() as u32 * 8).min(self.lattice.rows);
-        (0..bands).into_par_iter().try_for_each(|band| {
-            let rows = band * self.lattice.rows / bands..(band + 1) * self.lattice.rows / bands;
-            self.pairs_in_rows(rows, &visit)
-        })
+        self.pairs_in_rows(rows.clone(), visit)
     }
 }
