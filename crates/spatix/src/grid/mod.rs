@@ -8,8 +8,6 @@ mod lattice;
 mod leveled;
 mod loose;
 mod point;
-#[cfg(test)]
-mod testing;
 mod uniform;
 
 pub use hierarchical::HierarchicalGrid;

@@ -257,12 +257,8 @@ fn check_threshold<S: Scalar>(threshold: S) -> Result<(), Error> {
     }
 }
 
-impl<S, T, A, L, St> Layered<S, T, A, L, St>
-where
-    S: Scalar,
-    A: SpatialIndex<S, u32>,
-    L: SpatialIndex<S, u32>,
-    St: StaticIndex<S, u32>,
+impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
+    Layered<S, T, A, L, St>
 {
     /// An index made of three empty structures: `agents` for elements whose half-width and
     /// half-height are at most `threshold`, `large` for the others, `statics` for those
@@ -362,12 +358,8 @@ where
 }
 
 /// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
-impl<S, T, A, L, St> Layered<S, T, A, L, St>
-where
-    S: Scalar,
-    A: SpatialIndex<S, u32>,
-    L: SpatialIndex<S, u32>,
-    St: StaticIndex<S, u32>,
+impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
+    Layered<S, T, A, L, St>
 {
     /// Heap bytes held (`memory_bytes`).
     fn memory_impl(&self) -> usize {

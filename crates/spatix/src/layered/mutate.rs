@@ -4,12 +4,8 @@
 use super::{Layered, Moving, Part, Route, on_part};
 use crate::{Aabb, Error, Handle, Scalar, SpatialIndex, StaticIndex};
 
-impl<S, T, A, L, St> Layered<S, T, A, L, St>
-where
-    S: Scalar,
-    A: SpatialIndex<S, u32>,
-    L: SpatialIndex<S, u32>,
-    St: StaticIndex<S, u32>,
+impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
+    Layered<S, T, A, L, St>
 {
     /// Stores `value` with box `aabb` as static scenery, whatever its size: it waits in the
     /// agents or large part (by size) until the next [`maintain`](SpatialIndex::maintain)

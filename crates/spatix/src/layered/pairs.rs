@@ -6,12 +6,8 @@ use core::ops::ControlFlow;
 use super::Layered;
 use crate::{Item, Scalar, SpatialIndex, SpatialQuery, StaticIndex};
 
-impl<S, T, A, L, St> Layered<S, T, A, L, St>
-where
-    S: Scalar,
-    A: SpatialIndex<S, u32>,
-    L: SpatialIndex<S, u32>,
-    St: StaticIndex<S, u32>,
+impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
+    Layered<S, T, A, L, St>
 {
     /// Each part's own pairs, then the pairs across each two parts.
     pub(super) fn pairs_impl<F>(&self, mut visit: F) -> ControlFlow<()>

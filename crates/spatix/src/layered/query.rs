@@ -9,12 +9,8 @@ use crate::index::{Cast, Hits, Nearest};
 use crate::nearest::Search;
 use crate::{Aabb, Item, Neighbor, Point, Scalar, SpatialIndex, SpatialQuery, StaticIndex};
 
-impl<S, T, A, L, St> Layered<S, T, A, L, St>
-where
-    S: Scalar,
-    A: SpatialIndex<S, u32>,
-    L: SpatialIndex<S, u32>,
-    St: StaticIndex<S, u32>,
+impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
+    Layered<S, T, A, L, St>
 {
     pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
     where

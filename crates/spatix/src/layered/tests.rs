@@ -4,16 +4,12 @@
 use core::ops::ControlFlow;
 
 use super::Layered;
-use crate::test_util::{found, pairs};
+use crate::test_util::{bx, found, pairs};
 use crate::{
     Aabb, BruteForce, Error, Handle, Item, Iter, LooseGrid, Neighbor, PackedIndex, Point,
     PointGrid, Ray, Scalar, SpatialIndex, SpatialQuery, StaticIndex, UniformGrid, Workspace,
 };
 use spatix_workload::Rng;
-
-fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
-    Aabb::new(Point::new(x0, y0), Point::new(x1, y1)).unwrap()
-}
 
 fn world() -> Aabb<f64> {
     bx(0.0, 0.0, 100.0, 100.0)

@@ -3,12 +3,8 @@
 use super::{Layered, Moving, Part, on_part};
 use crate::{Error, Scalar, SpatialIndex, StaticIndex};
 
-impl<S, T, A, L, St> Layered<S, T, A, L, St>
-where
-    S: Scalar,
-    A: SpatialIndex<S, u32>,
-    L: SpatialIndex<S, u32>,
-    St: StaticIndex<S, u32>,
+impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
+    Layered<S, T, A, L, St>
 {
     /// Every part is consistent; every live element is in the part its route names, under
     /// its route's handle, with its layered slot as value and the same box; an agent fits the

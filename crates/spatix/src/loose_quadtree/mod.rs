@@ -15,17 +15,13 @@ use crate::pool::{Link, ListPool};
 use crate::slots::Slots;
 use crate::tree::{BRANCH, EMPTY_LEAF, Node};
 use crate::tree::{Frame, Stack, TreeConfig};
-use crate::{Aabb, Error, Item, NodeKind, Point, Scalar};
+use crate::{Aabb, Item, NodeKind, Point, Scalar};
 
 /// `maintain` lays the element lists out in tree order again once the nodes linked or
 /// unlinked since the last time reach this fraction of the entries. Measured on 1M agents:
 /// every frame, the layout cost 40 ms of a 60 ms `maintain`, and the pair pass was no faster
 /// for it than with the layout renewed every few frames.
 const COMPACT_ONE_IN: usize = 2;
-
-/// [`TreeConfig::for_element_size`]: width of the deepest leaves in typical element
-/// sizes.
-const LEAF_ELEMENT_SIZES: f64 = 12.0;
 
 /// One node as [`LooseQuadtree::traverse`] shows it.
 ///
@@ -201,61 +197,12 @@ pub struct LooseQuadtree<S, T> {
     entries: Vec<u32>,
 }
 
+crate::tree::tree_constructors!(LooseQuadtree, leaf_sizes: 12.0, example_depth: 7);
+
 impl<S: Scalar, T> LooseQuadtree<S, T> {
-    /// An empty tree over `world` with the default [`TreeConfig`].
-    ///
-    /// # Errors
-    /// [`Error::InvalidAabb`] if `world` is not a valid box.
-    ///
-    /// ```
-    /// use spatix::{Aabb, LooseQuadtree, Point, SpatialQuery};
-    /// let world = Aabb::new(Point::new(0.0f64, 0.0), Point::new(100.0, 100.0))?;
-    /// let tree = LooseQuadtree::<f64, u32>::new(world)?;
-    /// assert!(tree.is_empty());
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn new(world: Aabb<S>) -> Result<Self, Error> {
-        Self::with_config(world, TreeConfig::default())
-    }
-
-    /// An empty tree over `world` for elements about `typical_size` wide: the default split
-    /// threshold, and a depth limit that puts the deepest leaves about twelve typical element
-    /// sizes wide.
-    ///
-    /// # Errors
-    /// [`Error::InvalidAabb`] if `world` is not a valid box.
-    ///
-    /// ```
-    /// use spatix::{Aabb, LooseQuadtree, Point};
-    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10_000.0, 10_000.0))?;
-    /// let tree = LooseQuadtree::<f32, u32>::for_element_size(world, 4.0)?;
-    /// assert_eq!(tree.config().max_depth, 7);
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn for_element_size(world: Aabb<S>, typical_size: S) -> Result<Self, Error> {
-        let config = TreeConfig::default()
-            .with_leaf_side(&world, LEAF_ELEMENT_SIZES * typical_size.to_f64());
-        Self::with_config(world, config)
-    }
-
-    /// An empty tree over `world` with the given parameters.
-    ///
-    /// # Errors
-    /// [`Error::InvalidAabb`] for an invalid world, [`Error::InvalidParameter`] for
-    /// parameters out of range.
-    ///
-    /// ```
-    /// use spatix::{Aabb, LooseQuadtree, TreeConfig, Point};
-    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
-    /// let config = TreeConfig { max_elements: 4, max_depth: 6 };
-    /// let tree = LooseQuadtree::<f32, ()>::with_config(world, config)?;
-    /// assert_eq!(tree.config(), config);
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn with_config(world: Aabb<S>, config: TreeConfig) -> Result<Self, Error> {
-        let world = world.validated()?;
-        config.validate()?;
-        Ok(Self {
+    /// The empty tree (parameters checked by `with_config`).
+    fn empty(world: Aabb<S>, config: TreeConfig) -> Self {
+        Self {
             world,
             config,
             nodes: vec![EMPTY_LEAF],
@@ -267,8 +214,11 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             slots: Slots::default(),
             leaves: Vec::new(),
             entries: Vec::new(),
-        })
+        }
     }
+
+    /// The loose quadtree's default parameters, [`TreeConfig::default`].
+    pub const DEFAULT_CONFIG: TreeConfig = TreeConfig::DEFAULT;
 
     /// Reserves room for `additional` more elements (and their list entries), so that
     /// inserting them does not reallocate.
@@ -288,31 +238,6 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         self.leaves.reserve(additional);
         self.entries.reserve(additional);
         self.links.reserve(additional);
-    }
-
-    /// The world box given at construction.
-    ///
-    /// ```
-    /// # use spatix::{Aabb, LooseQuadtree, Point};
-    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1.0, 1.0))?;
-    /// assert_eq!(LooseQuadtree::<f32, ()>::new(world)?.world(), world);
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn world(&self) -> Aabb<S> {
-        self.world
-    }
-
-    /// The parameters given at construction.
-    ///
-    /// ```
-    /// # use spatix::{Aabb, LooseQuadtree, TreeConfig, Point};
-    /// # let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1.0, 1.0))?;
-    /// let tree = LooseQuadtree::<f32, ()>::new(world)?;
-    /// assert_eq!(tree.config(), TreeConfig::default());
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn config(&self) -> TreeConfig {
-        self.config
     }
 
     /// Visits every node, parents before children, with its quadrant, its loose box, its

@@ -1,21 +1,16 @@
 //! Focused unit tests of the loose quadtree's mechanics (the shared conformance suite covers
 //! the contract).
 
-use core::ops::ControlFlow;
-
 use super::{LooseQuadtree, nothing};
 use crate::TreeConfig;
 use crate::handle::NIL;
 use crate::pool::ListPool;
+use crate::test_util::{bx, found, pairs};
 use crate::tree::BRANCH;
 use crate::{Aabb, BruteForce, Error, Handle, NodeKind, Point, SpatialIndex, SpatialQuery};
 
 fn world() -> Aabb<f64> {
     bx(0.0, 0.0, 64.0, 64.0)
-}
-
-fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
-    Aabb::new(Point::new(x0, y0), Point::new(x1, y1)).unwrap()
 }
 
 fn tree(max_elements: u32, max_depth: u32) -> LooseQuadtree<f64, u32> {
@@ -24,29 +19,6 @@ fn tree(max_elements: u32, max_depth: u32) -> LooseQuadtree<f64, u32> {
         max_depth,
     };
     LooseQuadtree::with_config(world(), config).unwrap()
-}
-
-/// Sorted value pairs; fails on a duplicate.
-fn pairs<I: SpatialIndex<f64, u32>>(index: &I) -> Vec<(u32, u32)> {
-    let mut found = Vec::new();
-    let _ = index.for_each_pair(|a, b| {
-        found.push((*a.value.min(b.value), *a.value.max(b.value)));
-        ControlFlow::Continue(())
-    });
-    found.sort_unstable();
-    assert!(found.windows(2).all(|w| w[0] != w[1]), "duplicate pair");
-    found
-}
-
-/// Sorted values of the elements meeting `area`.
-fn query_values<I: SpatialIndex<f64, u32>>(index: &I, area: &Aabb<f64>) -> Vec<u32> {
-    let mut found = Vec::new();
-    let _ = index.query(area, |item| {
-        found.push(*item.value);
-        ControlFlow::Continue(())
-    });
-    found.sort_unstable();
-    found
 }
 
 fn leaves(tree: &LooseQuadtree<f64, u32>) -> usize {
@@ -284,7 +256,7 @@ fn pairs_and_queries_are_exact_with_stale_boxes() {
     tree.check_invariants().unwrap();
     assert_eq!(pairs(&tree), pairs(&brute));
     let area = bx(27.0, 29.0, 31.0, 33.0);
-    assert_eq!(query_values(&tree, &area), query_values(&brute, &area));
+    assert_eq!(found(&tree, &area), found(&brute, &area));
 }
 
 #[test]

@@ -13,7 +13,7 @@ use self::runs::Runs;
 use crate::handle::NIL;
 use crate::slots::Slots;
 use crate::tree::{Frame, TreeConfig};
-use crate::{Aabb, Error, NodeKind, Point, Scalar};
+use crate::{Aabb, NodeKind, Point, Scalar};
 
 /// A node: 16 bytes, no box (boxes are computed on the way down from the world's). Its
 /// elements are the run `start .. start + len` of the tree's shared element arrays, of which
@@ -48,6 +48,19 @@ impl Node {
     #[inline]
     fn is_branch(&self) -> bool {
         self.first_child != NIL
+    }
+
+    /// What a traversal shows of the node (a branch's own elements are not counted), and
+    /// its first child (for a branch).
+    fn shown(self) -> (NodeKind, u32) {
+        let kind = if self.is_branch() {
+            NodeKind::Branch
+        } else {
+            NodeKind::Leaf {
+                elements: self.len as usize,
+            }
+        };
+        (kind, self.first_child)
     }
 
     /// The entries of the node's run.
@@ -166,6 +179,10 @@ pub struct MxCifQuadtree<S, T> {
     removed: bool,
 }
 
+// Deepest nodes twelve typical element sizes wide: an element straddling a split line stays
+// above it, where every query passing by tests it, so a tree deeper than needed costs.
+crate::tree::tree_constructors!(MxCifQuadtree, leaf_sizes: 12.0, example_depth: 7);
+
 impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// The MX-CIF tree's default parameters: [`TreeConfig::default`] with a split threshold
     /// of 16 (its nodes are split less eagerly: an element stays in every node whose split
@@ -175,70 +192,19 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         max_depth: 8,
     };
 
-    /// An empty tree over `world` with [`MxCifQuadtree::DEFAULT_CONFIG`].
-    ///
-    /// # Errors
-    /// [`Error::InvalidAabb`] if `world` is not a valid box.
-    ///
-    /// ```
-    /// use spatix::{Aabb, MxCifQuadtree, Point, SpatialQuery};
-    /// let world = Aabb::new(Point::new(0.0f64, 0.0), Point::new(100.0, 100.0))?;
-    /// let tree = MxCifQuadtree::<f64, u32>::new(world)?;
-    /// assert!(tree.is_empty());
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn new(world: Aabb<S>) -> Result<Self, Error> {
-        Self::with_config(world, Self::DEFAULT_CONFIG)
-    }
-
-    /// An empty tree over `world` for elements about `typical_size` wide: the MX-CIF split
-    /// threshold (16), and a depth limit that puts the deepest nodes about twelve typical
-    /// element sizes wide (an element straddling a split line stays above it, where every
-    /// query passing by tests it, so a tree deeper than needed costs).
-    ///
-    /// # Errors
-    /// [`Error::InvalidAabb`] if `world` is not a valid box.
-    ///
-    /// ```
-    /// use spatix::{Aabb, MxCifQuadtree, Point};
-    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10_000.0, 10_000.0))?;
-    /// let tree = MxCifQuadtree::<f32, u32>::for_element_size(world, 4.0)?;
-    /// assert_eq!(tree.config().max_depth, 7);
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn for_element_size(world: Aabb<S>, typical_size: S) -> Result<Self, Error> {
-        let config = Self::DEFAULT_CONFIG.with_leaf_side(&world, 12.0 * typical_size.to_f64());
-        Self::with_config(world, config)
-    }
-
-    /// An empty tree over `world` with the given parameters.
-    ///
-    /// # Errors
-    /// [`Error::InvalidAabb`] for an invalid world, [`Error::InvalidParameter`] for
-    /// parameters out of range.
-    ///
-    /// ```
-    /// use spatix::{Aabb, TreeConfig, MxCifQuadtree, Point};
-    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
-    /// let config = TreeConfig { max_elements: 4, max_depth: 6 };
-    /// let tree = MxCifQuadtree::<f32, ()>::with_config(world, config)?;
-    /// assert_eq!(tree.config(), config);
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn with_config(world: Aabb<S>, config: TreeConfig) -> Result<Self, Error> {
-        let world = world.validated()?;
-        config.validate()?;
-        Ok(Self {
+    /// The empty tree (parameters checked by `with_config`).
+    fn empty(world: Aabb<S>, config: TreeConfig) -> Self {
+        Self {
             world,
             config,
-            nodes: vec![EMPTY_LEAF],
-            free_group: NIL,
             runs: Runs::default(),
             slots: Slots::default(),
             places: Vec::new(),
+            nodes: vec![EMPTY_LEAF],
+            free_group: NIL,
             frames: vec![Frame::root(world)],
             removed: false,
-        })
+        }
     }
 
     /// Reserves room for `additional` more elements (and, as an estimate, two run entries and
@@ -264,30 +230,6 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         self.frames.reserve(additional / 10);
     }
 
-    /// The world box given at construction.
-    ///
-    /// ```
-    /// # use spatix::{Aabb, MxCifQuadtree, Point};
-    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1.0, 1.0))?;
-    /// assert_eq!(MxCifQuadtree::<f32, ()>::new(world)?.world(), world);
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn world(&self) -> Aabb<S> {
-        self.world
-    }
-
-    /// The parameters given at construction.
-    ///
-    /// ```
-    /// # use spatix::{Aabb, TreeConfig, MxCifQuadtree, Point};
-    /// # let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1.0, 1.0))?;
-    /// assert_eq!(MxCifQuadtree::<f32, ()>::new(world)?.config().max_elements, 16);
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn config(&self) -> TreeConfig {
-        self.config
-    }
-
     /// Visits every node, parents before children, with its computed box, its depth and its
     /// kind, e.g. to draw the tree. Branches hold elements too here (those that straddle
     /// their split lines); [`NodeKind::Branch`] does not count them.
@@ -307,21 +249,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn traverse(&self, visit: impl FnMut(&Aabb<S>, u32, NodeKind)) {
-        crate::tree::traverse(
-            self.world,
-            |n| {
-                let node = self.nodes[n as usize];
-                let kind = if node.is_branch() {
-                    NodeKind::Branch
-                } else {
-                    NodeKind::Leaf {
-                        elements: node.len as usize,
-                    }
-                };
-                (kind, node.first_child)
-            },
-            visit,
-        );
+        crate::tree::traverse(self.world, |n| self.nodes[n as usize].shown(), visit);
     }
 
     /// The element's box clamped into the world: what decides its node.

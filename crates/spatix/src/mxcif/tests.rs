@@ -5,14 +5,11 @@ use core::ops::ControlFlow;
 
 use super::{MxCifQuadtree, Node};
 use crate::TreeConfig;
+use crate::test_util::{bx, pairs};
 use crate::{Aabb, Error, Handle, NodeKind, Point, SpatialIndex, SpatialQuery, Workspace};
 
 fn world() -> Aabb<f64> {
     Aabb::new(Point::new(0.0, 0.0), Point::new(64.0, 64.0)).unwrap()
-}
-
-fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
-    Aabb::new(Point::new(x0, y0), Point::new(x1, y1)).unwrap()
 }
 
 fn tree(max_elements: u32, max_depth: u32) -> MxCifQuadtree<f64, u32> {
@@ -27,16 +24,6 @@ fn tree(max_elements: u32, max_depth: u32) -> MxCifQuadtree<f64, u32> {
 fn depth(tree: &MxCifQuadtree<f64, u32>, h: Handle) -> u8 {
     let node = tree.places[h.slot() as usize].node;
     tree.frames[node as usize].depth
-}
-
-fn pairs(tree: &MxCifQuadtree<f64, u32>) -> Vec<(u32, u32)> {
-    let mut out = Vec::new();
-    let _ = tree.for_each_pair(|a, b| {
-        out.push((*a.value.min(b.value), *a.value.max(b.value)));
-        ControlFlow::Continue(())
-    });
-    out.sort_unstable();
-    out
 }
 
 /// Four small boxes, one in the middle of each quadrant of the world: enough, with a

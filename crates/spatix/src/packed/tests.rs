@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use super::build::{Keys, hilbert};
 use super::{PackedConfig, PackedIndex};
+use crate::test_util::{found, pairs};
 use crate::{
     Aabb, BruteForce, Error, Handle, Point, Quadtree, Ray, Scalar, SpatialIndex, SpatialQuery,
     Workspace,
@@ -421,15 +422,6 @@ fn sorted(mut v: Vec<u32>) -> Vec<u32> {
     v
 }
 
-fn query_ids<S: Scalar, I: SpatialQuery<S, u32>>(index: &I, area: &Aabb<S>) -> Vec<u32> {
-    let mut ids = Vec::new();
-    let _ = index.query(area, |item| {
-        ids.push(*item.value);
-        ControlFlow::Continue(())
-    });
-    sorted(ids)
-}
-
 fn within_ids<S: Scalar, I: SpatialQuery<S, u32>>(index: &I, p: Point<S>, r: S) -> Vec<u32> {
     let mut ids = Vec::new();
     let _ = index.within(p, r, |item| {
@@ -437,16 +429,6 @@ fn within_ids<S: Scalar, I: SpatialQuery<S, u32>>(index: &I, p: Point<S>, r: S) 
         ControlFlow::Continue(())
     });
     sorted(ids)
-}
-
-fn pair_ids<S: Scalar, I: SpatialQuery<S, u32>>(index: &I) -> Vec<(u32, u32)> {
-    let mut pairs = Vec::new();
-    let _ = index.for_each_pair(|a, b| {
-        pairs.push((*a.value.min(b.value), *a.value.max(b.value)));
-        ControlFlow::Continue(())
-    });
-    pairs.sort_unstable();
-    pairs
 }
 
 /// Every hit as (t, id), in the order reported.
@@ -504,25 +486,21 @@ fn compare<S: Scalar>(kind: Kind, boxes: &[Aabb<S>], node_size: u32, rng: &mut R
         );
     }
 
-    let pairs = pair_ids(&index);
-    assert_eq!(pairs, pair_ids(&oracle), "{context}: pairs");
-    assert!(
-        pairs.windows(2).all(|w| w[0] != w[1]),
-        "{context}: a pair twice"
-    );
+    let found_pairs = pairs(&index);
+    assert_eq!(found_pairs, pairs(&oracle), "{context}: pairs");
     let (calls, flow) = stops(|calls| {
         index.for_each_pair(|_, _| {
             *calls += 1;
             ControlFlow::Break(())
         })
     });
-    assert_stops_at_once(calls, flow, pairs.len(), &context);
+    assert_stops_at_once(calls, flow, found_pairs.len(), &context);
 
     let (mut ws, mut ws_oracle) = (Workspace::new(), Workspace::new());
     for _ in 0..12 {
         let area = random_area(kind, rng, boxes);
-        let ids = query_ids(&index, &area);
-        assert_eq!(ids, query_ids(&oracle, &area), "{context}: query {area:?}");
+        let ids = found(&index, &area);
+        assert_eq!(ids, found(&oracle, &area), "{context}: query {area:?}");
         assert!(
             ids.windows(2).all(|w| w[0] != w[1]),
             "{context}: reported twice"

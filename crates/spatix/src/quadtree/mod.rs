@@ -13,7 +13,7 @@ use crate::handle::NIL;
 use crate::pool::ListPool;
 use crate::slots::Slots;
 use crate::tree::{BRANCH, EMPTY_LEAF, Frame, MAX_PENDING, Node, NodeKind, TreeConfig};
-use crate::{Aabb, Error, Item, Scalar};
+use crate::{Aabb, Item, Scalar};
 
 /// The tight quadtree: each element is stored once, and listed in every leaf
 /// its box overlaps.
@@ -85,61 +85,12 @@ pub struct Quadtree<S, T> {
     stack: Vec<Frame<S>>,
 }
 
+crate::tree::tree_constructors!(Quadtree, leaf_sizes: 6.0, example_depth: 8);
+
 impl<S: Scalar, T> Quadtree<S, T> {
-    /// An empty tree over `world` with the default [`TreeConfig`].
-    ///
-    /// # Errors
-    /// [`Error::InvalidAabb`] if `world` is not a valid box.
-    ///
-    /// ```
-    /// use spatix::{Aabb, Point, Quadtree, SpatialIndex, SpatialQuery};
-    /// let world = Aabb::new(Point::new(0.0f64, 0.0), Point::new(100.0, 100.0))?;
-    /// let tree = Quadtree::<f64, u32>::new(world)?;
-    /// assert!(tree.is_empty());
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn new(world: Aabb<S>) -> Result<Self, Error> {
-        Self::with_config(world, TreeConfig::default())
-    }
-
-    /// An empty tree over `world` for elements about `typical_size` wide: the default split
-    /// threshold, and a depth limit that puts the deepest leaves about six typical element sizes
-    /// wide (measured best on the agents workload at 100k and 1M; a smaller leaf lists more
-    /// elements in several leaves).
-    ///
-    /// # Errors
-    /// [`Error::InvalidAabb`] if `world` is not a valid box.
-    ///
-    /// ```
-    /// use spatix::{Aabb, Quadtree, Point};
-    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10_000.0, 10_000.0))?;
-    /// let tree = Quadtree::<f32, u32>::for_element_size(world, 4.0)?;
-    /// assert_eq!(tree.config().max_depth, 8);
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn for_element_size(world: Aabb<S>, typical_size: S) -> Result<Self, Error> {
-        let config = TreeConfig::default().with_leaf_side(&world, 6.0 * typical_size.to_f64());
-        Self::with_config(world, config)
-    }
-
-    /// An empty tree over `world` with the given parameters.
-    ///
-    /// # Errors
-    /// [`Error::InvalidAabb`] for an invalid world, [`Error::InvalidParameter`] for
-    /// parameters out of range.
-    ///
-    /// ```
-    /// use spatix::{Aabb, Point, Quadtree, TreeConfig};
-    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
-    /// let config = TreeConfig { max_elements: 4, max_depth: 6 };
-    /// let tree = Quadtree::<f32, ()>::with_config(world, config)?;
-    /// assert_eq!(tree.config(), config);
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn with_config(world: Aabb<S>, config: TreeConfig) -> Result<Self, Error> {
-        let world = world.validated()?;
-        config.validate()?;
-        Ok(Self {
+    /// The empty tree (parameters checked by `with_config`).
+    fn empty(world: Aabb<S>, config: TreeConfig) -> Self {
+        Self {
             world,
             config,
             nodes: vec![EMPTY_LEAF],
@@ -148,8 +99,11 @@ impl<S: Scalar, T> Quadtree<S, T> {
             slots: Slots::default(),
             homes: Vec::new(),
             stack: Vec::with_capacity(MAX_PENDING),
-        })
+        }
     }
+
+    /// The quadtree's default parameters, [`TreeConfig::default`].
+    pub const DEFAULT_CONFIG: TreeConfig = TreeConfig::DEFAULT;
 
     /// Reserves room for `additional` more elements (and, as an estimate, one and a half list
     /// entries each), so that inserting them does not reallocate and memory holds no
@@ -171,30 +125,6 @@ impl<S: Scalar, T> Quadtree<S, T> {
         self.links.reserve(additional + additional / 2);
     }
 
-    /// The world box given at construction.
-    ///
-    /// ```
-    /// # use spatix::{Aabb, Point, Quadtree};
-    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1.0, 1.0))?;
-    /// assert_eq!(Quadtree::<f32, ()>::new(world)?.world(), world);
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn world(&self) -> Aabb<S> {
-        self.world
-    }
-
-    /// The parameters given at construction.
-    ///
-    /// ```
-    /// # use spatix::{Aabb, Point, Quadtree, TreeConfig};
-    /// # let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1.0, 1.0))?;
-    /// assert_eq!(Quadtree::<f32, ()>::new(world)?.config(), TreeConfig::default());
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn config(&self) -> TreeConfig {
-        self.config
-    }
-
     /// Visits every node, parents before children, with its computed box, its depth and its
     /// kind, e.g. to draw the tree.
     ///
@@ -213,21 +143,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn traverse(&self, visit: impl FnMut(&Aabb<S>, u32, NodeKind)) {
-        crate::tree::traverse(
-            self.world,
-            |n| {
-                let node = self.nodes[n as usize];
-                let kind = if node.count == BRANCH {
-                    NodeKind::Branch
-                } else {
-                    NodeKind::Leaf {
-                        elements: node.count as usize,
-                    }
-                };
-                (kind, node.first_child)
-            },
-            visit,
-        );
+        crate::tree::traverse(self.world, |n| self.nodes[n as usize].shown(), visit);
     }
 
     /// Whether two boxes inside branch `f` overlap the same children of it, all leaves: then

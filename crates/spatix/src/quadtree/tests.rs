@@ -5,14 +5,11 @@ use core::ops::ControlFlow;
 
 use super::{Node, Quadtree};
 use crate::TreeConfig;
+use crate::test_util::bx;
 use crate::{Aabb, BruteForce, Error, NodeKind, Point, SpatialIndex, SpatialQuery, Workspace};
 
 fn world() -> Aabb<f64> {
     Aabb::new(Point::new(0.0, 0.0), Point::new(64.0, 64.0)).unwrap()
-}
-
-fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
-    Aabb::new(Point::new(x0, y0), Point::new(x1, y1)).unwrap()
 }
 
 fn leaves(tree: &Quadtree<f64, u32>) -> usize {

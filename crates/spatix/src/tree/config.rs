@@ -36,10 +36,7 @@ pub struct TreeConfig {
 
 impl Default for TreeConfig {
     fn default() -> Self {
-        Self {
-            max_elements: 8,
-            max_depth: 8,
-        }
+        Self::DEFAULT
     }
 }
 
@@ -50,6 +47,17 @@ impl TreeConfig {
     /// assert_eq!(spatix::TreeConfig::MAX_DEPTH, 30);
     /// ```
     pub const MAX_DEPTH: u32 = MAX_DEPTH;
+
+    /// The default: a split threshold of 8 and a depth of 8.
+    ///
+    /// ```
+    /// use spatix::TreeConfig;
+    /// assert_eq!(TreeConfig::DEFAULT, TreeConfig { max_elements: 8, max_depth: 8 });
+    /// ```
+    pub const DEFAULT: Self = Self {
+        max_elements: 8,
+        max_depth: 8,
+    };
 
     /// This configuration with `max_depth` set so that the deepest nodes of a tree over
     /// `world` are about `leaf_side` wide (at most [`TreeConfig::MAX_DEPTH`]; 0 for a world

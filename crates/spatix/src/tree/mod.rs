@@ -55,7 +55,104 @@ pub(crate) struct Node {
 
 const _: () = assert!(size_of::<Node>() == 8);
 
+impl Node {
+    /// What a traversal shows of the node, and its first child (for a branch).
+    pub(crate) fn shown(self) -> (NodeKind, u32) {
+        let kind = match self.count {
+            BRANCH => NodeKind::Branch,
+            elements => NodeKind::Leaf {
+                elements: elements as usize,
+            },
+        };
+        (kind, self.first_child)
+    }
+}
+
 pub(crate) const EMPTY_LEAF: Node = Node {
     first_child: NIL,
     count: 0,
 };
+
+/// Writes what the three quadtrees have alike: `new`, `for_element_size`, `with_config`,
+/// `world` and `config`. The tree provides `DEFAULT_CONFIG`, a private
+/// `fn empty(world, config) -> Self` (the empty tree, parameters already checked) and the
+/// fields `world` and `config`; the macro is given the deepest nodes' side in typical element
+/// sizes (`leaf_sizes`) and, for the example, the depth that gives for elements 4 wide in a
+/// world 10,000 wide.
+macro_rules! tree_constructors {
+    ($tree:ident, leaf_sizes: $leaf_sizes:literal, example_depth: $depth:literal) => {
+        impl<S: $crate::Scalar, T> $tree<S, T> {
+            #[doc = concat!("An empty tree over `world` with [`", stringify!($tree), "::DEFAULT_CONFIG`].")]
+            ///
+            /// # Errors
+            /// [`Error::InvalidAabb`](crate::Error::InvalidAabb) if `world` is not a valid box.
+            ///
+            /// ```
+            #[doc = concat!("use spatix::{Aabb, Point, SpatialQuery, ", stringify!($tree), "};")]
+            /// let world = Aabb::new(Point::new(0.0f64, 0.0), Point::new(100.0, 100.0))?;
+            #[doc = concat!("let tree = ", stringify!($tree), "::<f64, u32>::new(world)?;")]
+            /// assert!(tree.is_empty());
+            #[doc = concat!("assert_eq!(tree.config(), ", stringify!($tree), "::<f64, u32>::DEFAULT_CONFIG);")]
+            /// # Ok::<(), spatix::Error>(())
+            /// ```
+            pub fn new(world: $crate::Aabb<S>) -> Result<Self, $crate::Error> {
+                Self::with_config(world, Self::DEFAULT_CONFIG)
+            }
+
+            #[doc = concat!(
+                "An empty tree over `world` for elements about `typical_size` wide: the default ",
+                "split threshold, and a depth limit that puts the deepest nodes about ",
+                stringify!($leaf_sizes),
+                " typical element sizes wide (tuned on the agents workload).",
+            )]
+            ///
+            /// # Errors
+            /// [`Error::InvalidAabb`](crate::Error::InvalidAabb) if `world` is not a valid box.
+            ///
+            /// ```
+            #[doc = concat!("use spatix::{Aabb, Point, ", stringify!($tree), "};")]
+            /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10_000.0, 10_000.0))?;
+            #[doc = concat!("let tree = ", stringify!($tree), "::<f32, u32>::for_element_size(world, 4.0)?;")]
+            #[doc = concat!("assert_eq!(tree.config().max_depth, ", stringify!($depth), ");")]
+            /// # Ok::<(), spatix::Error>(())
+            /// ```
+            pub fn for_element_size(world: $crate::Aabb<S>, typical_size: S) -> Result<Self, $crate::Error> {
+                let leaf_side = $leaf_sizes * typical_size.to_f64();
+                Self::with_config(world, Self::DEFAULT_CONFIG.with_leaf_side(&world, leaf_side))
+            }
+
+            /// An empty tree over `world` with the given parameters.
+            ///
+            /// # Errors
+            /// [`Error::InvalidAabb`](crate::Error::InvalidAabb) for an invalid world,
+            /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) for parameters out of
+            /// range.
+            ///
+            /// ```
+            #[doc = concat!("use spatix::{Aabb, Point, TreeConfig, ", stringify!($tree), "};")]
+            /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+            /// let config = TreeConfig { max_elements: 4, max_depth: 6 };
+            #[doc = concat!("let tree = ", stringify!($tree), "::<f32, ()>::with_config(world, config)?;")]
+            /// assert_eq!(tree.config(), config);
+            /// assert_eq!(tree.world(), world);
+            /// # Ok::<(), spatix::Error>(())
+            /// ```
+            pub fn with_config(world: $crate::Aabb<S>, config: $crate::TreeConfig) -> Result<Self, $crate::Error> {
+                let world = world.validated()?;
+                config.validate()?;
+                Ok(Self::empty(world, config))
+            }
+
+            /// The world box given at construction.
+            pub fn world(&self) -> $crate::Aabb<S> {
+                self.world
+            }
+
+            /// The parameters given at construction.
+            pub fn config(&self) -> $crate::TreeConfig {
+                self.config
+            }
+        }
+    };
+}
+pub(crate) use tree_constructors;

@@ -2,7 +2,7 @@
 //! size, pairs across levels, levels allocated on use, best-first nearest across levels.
 
 use super::HierarchicalGrid;
-use crate::grid::testing::{bx, bytes_per_element, dust, pairs};
+use crate::test_util::{bx, bytes_per_element, dust, pairs};
 use crate::{Aabb, BruteForce, Point, SpatialIndex, SpatialQuery, Workspace};
 use spatix_workload::Rng;
 

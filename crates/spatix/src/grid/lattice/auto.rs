@@ -47,13 +47,22 @@ pub(crate) fn cell_for_count(width: f64, height: f64, count: usize, per_cell: f6
     }
 }
 
-/// A cell side for a grid over `world` that will hold boxes like those of `sample`, a sample
-/// of `total` elements (or of as many as it holds, if more): `factor` times the sample's mean
+/// What [`auto_cell`] chose for a grid: its world (from [`auto_world`]), its cell side, how
+/// many valid boxes were sampled and how many elements it is sized for.
+pub(crate) struct AutoCells<S> {
+    pub(crate) world: Aabb<S>,
+    pub(crate) cell: S,
+    pub(crate) sampled: usize,
+    pub(crate) elements: usize,
+}
+
+/// A world (see [`auto_world`]) and cell side for a grid that will hold boxes like those of
+/// `sample`, a sample of `total` elements (or of as many as it holds, if more): `factor` times
+/// the sample's mean
 /// extent (mean of width and height), raised if needed so that cells hold at least `per_cell`
 /// of the elements on average and so that the grid has at most 2^28 cells. Invalid boxes in
 /// the sample are ignored; an empty sample (or boxes and a world of no area) gives 64 cells
-/// along the world's longer side. Returns the side, the number of valid boxes sampled and the
-/// number of elements counted (`total`, or that if more).
+/// along the world's longer side. The elements counted are `total`, or the sample's if more.
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] if `world` is not a valid box.
@@ -63,7 +72,8 @@ pub(crate) fn auto_cell<S: Scalar>(
     total: usize,
     factor: f64,
     per_cell: f64,
-) -> Result<(S, usize, usize), Error> {
+) -> Result<AutoCells<S>, Error> {
+    let world = &auto_world(world, sample);
     if !world.is_valid() {
         return Err(Error::InvalidParameter(
             "world must be a valid box (finite, min <= max)",
@@ -110,5 +120,10 @@ pub(crate) fn auto_cell<S: Scalar>(
     // Boxes near `S::MAX` wide make a cell past what `S` holds: one that big already puts
     // the whole world in one cell.
     let cell = cell.min(S::MAX.to_f64() * 0.25);
-    Ok((S::from_f64(cell), sampled, n))
+    Ok(AutoCells {
+        world: *world,
+        cell: S::from_f64(cell),
+        sampled,
+        elements: n,
+    })
 }

@@ -5,7 +5,7 @@
 
 use core::ops::ControlFlow;
 
-use super::lattice::{CellRange, Lattice, auto_cell, auto_world, magnitude};
+use super::lattice::{CellRange, Lattice, auto_cell, magnitude};
 use crate::handle::NIL;
 use crate::pool::ListPool;
 use crate::slots::Slots;
@@ -25,7 +25,7 @@ mod validate;
 const AUTO_EXTENT_FACTOR: f64 = 8.0;
 
 /// [`LooseGrid::auto`]: loose cells hold at least about this many elements on average.
-const AUTO_ELEMENTS_PER_CELL: f64 = 2.0;
+const AUTO_PER_CELL: f64 = 2.0;
 
 /// [`LooseGridConfig::new`]: tight cell side, in loose cells.
 const TIGHT_PER_LOOSE: f64 = 2.0;
@@ -401,16 +401,9 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto_sampled(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, Error> {
-        let world = auto_world(&world, sample);
-        let (cell, _, n) = auto_cell(
-            &world,
-            sample,
-            total,
-            AUTO_EXTENT_FACTOR,
-            AUTO_ELEMENTS_PER_CELL,
-        )?;
-        let mut grid = Self::new(world, cell)?;
-        grid.reserve(n);
+        let auto = auto_cell(&world, sample, total, AUTO_EXTENT_FACTOR, AUTO_PER_CELL)?;
+        let mut grid = Self::new(auto.world, auto.cell)?;
+        grid.reserve(auto.elements);
         Ok(grid)
     }
 

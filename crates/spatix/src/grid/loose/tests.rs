@@ -3,13 +3,9 @@
 
 use super::{LooseGrid, LooseGridConfig, is_empty};
 use crate::handle::NIL;
-use crate::test_util::{found, pairs};
+use crate::test_util::{bx, found, pairs};
 use crate::{Aabb, BruteForce, Handle, Point, SpatialIndex, SpatialQuery};
 use spatix_workload::{Agents, Layout, Sizes};
-
-fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
-    Aabb::new(Point::new(x0, y0), Point::new(x1, y1)).unwrap()
-}
 
 /// An agent's box or world as this crate's `Aabb`: `spatix-workload` is built on the library as
 /// a dependency, whose `Aabb` a unit test sees as another type with the same fields.

@@ -2,7 +2,7 @@
 //! larger boxes, moves that stay in their cell until `maintain`, pairs across cell borders.
 
 use super::PointGrid;
-use crate::grid::testing::{bx, bytes_per_element, dust, pairs, query};
+use crate::test_util::{bx, bytes_per_element, dust, found, pairs};
 use crate::{Aabb, BruteForce, Error, Point, SpatialIndex, SpatialQuery};
 use spatix_workload::Rng;
 
@@ -28,8 +28,8 @@ fn boxes_over_the_bound_are_refused_and_nothing_changes() {
         Err(Error::BoxTooLarge)
     );
     assert_eq!(grid.get(h).unwrap().aabb, bx(10.0, 10.0, 14.0, 14.0));
-    assert_eq!(query(&grid, &bx(12.0, 12.0, 12.0, 12.0)), [1]);
-    assert!(query(&grid, &bx(55.0, 50.0, 56.0, 51.0)).is_empty());
+    assert_eq!(found(&grid, &bx(12.0, 12.0, 12.0, 12.0)), [1]);
+    assert!(found(&grid, &bx(55.0, 50.0, 56.0, 51.0)).is_empty());
     assert!(grid.fits(&bx(0.0, 0.0, 4.0, 4.0)) && !grid.fits(&bx(0.0, 0.0, 4.1, 1.0)));
     grid.check_invariants().unwrap();
 }
@@ -58,7 +58,7 @@ fn bad_parameters_are_refused() {
         dot.insert(bx(5.0, 5.0, 5.5, 5.0), 3),
         Err(Error::BoxTooLarge)
     );
-    assert_eq!(query(&dot, &bx(0.0, 0.0, 10.0, 10.0)), [1, 2]);
+    assert_eq!(found(&dot, &bx(0.0, 0.0, 10.0, 10.0)), [1, 2]);
 }
 
 #[test]
@@ -103,15 +103,15 @@ fn a_move_within_the_overhang_writes_only_the_box_and_the_corner() {
     assert_eq!(node.data, Point::new(20.5, 12.0));
     grid.check_invariants().unwrap();
     // Found where it is now, from every side, before maintain.
-    assert_eq!(query(&grid, &bx(21.0, 12.5, 25.0, 12.5)), [7]);
-    assert_eq!(query(&grid, &bx(16.0, 12.5, 20.5, 20.0)), [7, 8]);
-    assert!(query(&grid, &bx(12.0, 12.0, 13.0, 13.0)).is_empty());
+    assert_eq!(found(&grid, &bx(21.0, 12.5, 25.0, 12.5)), [7]);
+    assert_eq!(found(&grid, &bx(16.0, 12.5, 20.5, 20.0)), [7, 8]);
+    assert!(found(&grid, &bx(12.0, 12.0, 13.0, 13.0)).is_empty());
     // maintain re-files it in its corner's cell and the overhang is gone.
     grid.maintain();
     assert_ne!(grid.inner.home[h.slot() as usize], home);
     assert_eq!(grid.inner.levels[0].overhang, 0.0);
     grid.check_invariants().unwrap();
-    assert_eq!(query(&grid, &bx(21.0, 12.5, 25.0, 12.5)), [7]);
+    assert_eq!(found(&grid, &bx(21.0, 12.5, 25.0, 12.5)), [7]);
 }
 
 #[test]
@@ -123,7 +123,7 @@ fn a_move_beyond_the_overhang_refiles_at_once() {
     assert_ne!(grid.inner.home[h.slot() as usize], home);
     assert_eq!(grid.inner.levels[0].overhang, 0.0);
     grid.check_invariants().unwrap();
-    assert_eq!(query(&grid, &bx(80.5, 80.5, 90.0, 90.0)), [7]);
+    assert_eq!(found(&grid, &bx(80.5, 80.5, 90.0, 90.0)), [7]);
 }
 
 #[test]
@@ -202,9 +202,9 @@ fn out_of_world_elements_are_found_and_paired() {
     grid.insert(bx(1e9, 1e9, 1e9 + 1.0, 1e9 + 1.0), 3).unwrap();
     grid.insert(bx(99.5, 99.5, 100.5, 100.5), 4).unwrap();
     assert_eq!(pairs(&grid), [(1, 2)]);
-    assert_eq!(query(&grid, &bx(-60.0, 40.0, -40.0, 60.0)), [1, 2]);
-    assert_eq!(query(&grid, &bx(1e9, 1e9, 2e9, 2e9)), [3]);
-    assert_eq!(query(&grid, &bx(100.0, 100.0, 200.0, 200.0)), [4]);
+    assert_eq!(found(&grid, &bx(-60.0, 40.0, -40.0, 60.0)), [1, 2]);
+    assert_eq!(found(&grid, &bx(1e9, 1e9, 2e9, 2e9)), [3]);
+    assert_eq!(found(&grid, &bx(100.0, 100.0, 200.0, 200.0)), [4]);
     grid.check_invariants().unwrap();
 }
 

@@ -3,7 +3,7 @@
 
 use core::ops::ControlFlow;
 
-use crate::grid::lattice::{Lattice, auto_cell, auto_world};
+use crate::grid::lattice::{AutoCells, Lattice, auto_cell};
 use crate::handle::NIL;
 use crate::pool::ListPool;
 use crate::slots::Slots;
@@ -20,7 +20,7 @@ mod validate;
 const AUTO_EXTENT_FACTOR: f64 = 12.0;
 
 /// [`UniformGrid::auto`]: cells hold at least about this many elements on average.
-const AUTO_ELEMENTS_PER_CELL: f64 = 4.0;
+const AUTO_PER_CELL: f64 = 4.0;
 
 /// A fixed-resolution grid over a declared world: every element is filed in every cell its box
 /// overlaps, and each cell is a single `u32`, the head of an index-linked list.
@@ -184,14 +184,12 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn auto_sampled(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, Error> {
-        let world = auto_world(&world, sample);
-        let (cell, sampled, n) = auto_cell(
-            &world,
-            sample,
-            total,
-            AUTO_EXTENT_FACTOR,
-            AUTO_ELEMENTS_PER_CELL,
-        )?;
+        let AutoCells {
+            world,
+            cell,
+            sampled,
+            elements: n,
+        } = auto_cell(&world, sample, total, AUTO_EXTENT_FACTOR, AUTO_PER_CELL)?;
         let mut grid = Self::new(world, cell)?;
         grid.slots.reserve(n);
         let sampled_entries: usize = sample

@@ -4,48 +4,15 @@ use core::ops::ControlFlow;
 
 use super::UniformGrid;
 use crate::grid::lattice::RINGS_WALKED;
+use crate::test_util::{bx, found, pairs};
 use crate::{
     Aabb, BruteForce, Error, Handle, HierarchicalGrid, LooseGrid, Point, PointGrid, SpatialIndex,
     SpatialQuery, Workspace,
 };
 use spatix_workload::Rng;
 
-fn bx(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<f64> {
-    Aabb::new(Point::new(x0, y0), Point::new(x1, y1)).unwrap()
-}
-
 fn world() -> Aabb<f64> {
     bx(0.0, 0.0, 100.0, 100.0)
-}
-
-/// Values of the elements a query reports, sorted; fails on a duplicate.
-fn query_values<I: SpatialIndex<f64, u32>>(index: &I, area: &Aabb<f64>) -> Vec<u32> {
-    let mut found = Vec::new();
-    let flow = index.query(area, |item| {
-        found.push(*item.value);
-        ControlFlow::Continue(())
-    });
-    assert_eq!(flow, ControlFlow::Continue(()));
-    found.sort_unstable();
-    assert!(
-        found.windows(2).all(|w| w[0] != w[1]),
-        "duplicate in {found:?}"
-    );
-    found
-}
-
-/// Value pairs `for_each_pair` reports, each ordered and the list sorted; fails on a duplicate.
-fn pair_values<I: SpatialIndex<f64, u32>>(index: &I) -> Vec<(u32, u32)> {
-    let mut pairs = Vec::new();
-    let flow = index.for_each_pair(|a, b| {
-        assert!(a.aabb.intersects(&b.aabb));
-        pairs.push((*a.value.min(b.value), *a.value.max(b.value)));
-        ControlFlow::Continue(())
-    });
-    assert_eq!(flow, ControlFlow::Continue(()));
-    pairs.sort_unstable();
-    assert!(pairs.windows(2).all(|w| w[0] != w[1]), "duplicate pair");
-    pairs
 }
 
 /// Distances `nearest` reports, after checking that they are ascending and true.
@@ -110,15 +77,15 @@ impl Twin {
     }
 
     fn assert_query(&self, area: &Aabb<f64>) -> Vec<u32> {
-        let found = query_values(&self.grid, area);
-        assert_eq!(found, query_values(&self.brute, area), "query {area:?}");
-        found
+        let mine = found(&self.grid, area);
+        assert_eq!(mine, found(&self.brute, area), "query {area:?}");
+        mine
     }
 
     fn assert_pairs(&self) -> usize {
-        let pairs = pair_values(&self.grid);
-        assert_eq!(pairs, pair_values(&self.brute));
-        pairs.len()
+        let mine = pairs(&self.grid);
+        assert_eq!(mine, pairs(&self.brute));
+        mine.len()
     }
 
     fn assert_nearest(&self, p: Point<f64>, k: usize) -> usize {
@@ -473,9 +440,9 @@ fn stale_and_foreign_handles_change_nothing() {
         grid.update(b, bx(0.0, 0.0, 1.0, 1.0)),
         Err(Error::StaleHandle)
     );
-    assert_eq!(query_values(&grid, &world()), Vec::<u32>::new());
+    assert_eq!(found(&grid, &world()), Vec::<u32>::new());
     let d = grid.insert(bx(1.0, 1.0, 2.0, 2.0), 4u32).unwrap();
-    assert_eq!(query_values(&grid, &world()), [4]);
+    assert_eq!(found(&grid, &world()), [4]);
     assert_eq!(grid.get(d).map(|item| *item.value), Some(4));
     grid.check_invariants().unwrap();
 }
@@ -511,7 +478,7 @@ fn invalid_boxes_and_areas_are_rejected_without_change() {
     for b in bad {
         assert_eq!(grid.insert(b, 2), Err(Error::InvalidAabb));
         assert_eq!(grid.update(a, b), Err(Error::InvalidAabb));
-        assert_eq!(query_values(&grid, &b), Vec::<u32>::new());
+        assert_eq!(found(&grid, &b), Vec::<u32>::new());
         grid.check_invariants().unwrap();
     }
     assert_eq!(grid.len(), 1);
@@ -519,8 +486,8 @@ fn invalid_boxes_and_areas_are_rejected_without_change() {
     assert_eq!(grid.memory_bytes(), memory);
     // Huge but finite boxes and areas are fine.
     let huge = grid.insert(bx(-1e300, -1e300, 1e300, 1e300), 3).unwrap();
-    assert_eq!(query_values(&grid, &bx(-1e308, 5.0, -1e299, 6.0)), [3]);
-    assert_eq!(pair_values(&grid), [(1, 3)]);
+    assert_eq!(found(&grid, &bx(-1e308, 5.0, -1e299, 6.0)), [3]);
+    assert_eq!(pairs(&grid), [(1, 3)]);
     grid.remove(huge);
     grid.check_invariants().unwrap();
     let mut ws = Workspace::new();
@@ -859,13 +826,13 @@ fn bulk_build_then_mutations_match_the_oracle() {
     }
     let compare = |grid: &UniformGrid<f64, u32>, oracle: &BruteForce<f64, u32>| {
         grid.check_invariants().unwrap();
-        assert_eq!(pair_values(grid), pair_values(oracle));
+        assert_eq!(pairs(grid), pairs(oracle));
         for area in [
             world(),
             bx(-50.0, -50.0, 10.0, 10.0),
             bx(40.0, 40.0, 60.0, 45.0),
         ] {
-            assert_eq!(query_values(grid, &area), query_values(oracle, &area));
+            assert_eq!(found(grid, &area), found(oracle, &area));
         }
     };
     compare(&grid, &oracle);
