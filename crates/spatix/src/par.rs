@@ -47,9 +47,26 @@ pub(crate) fn even_ranges(count: u32, parts: usize) -> Vec<Range<u32>> {
     (0..parts).map(|k| at(k)..at(k + 1)).collect()
 }
 
-/// Structures whose pair pass splits into independent parts that run on rayon's thread pool
-/// (the grids, the quadtrees and the sweep grid; the crate implements it once for all of them,
-/// so it cannot be implemented outside).
+/// Structures whose pair pass splits into independent parts that run on rayon's thread pool:
+/// [`UniformGrid`](crate::UniformGrid), [`LooseGrid`](crate::LooseGrid),
+/// [`PointGrid`](crate::PointGrid), [`HierarchicalGrid`](crate::HierarchicalGrid),
+/// [`Quadtree`](crate::Quadtree), [`LooseQuadtree`](crate::LooseQuadtree),
+/// [`MxCifQuadtree`](crate::MxCifQuadtree) and [`SweepGrid`](crate::SweepGrid). The crate
+/// implements it once for all of them, from how each cuts its pass into parts, so it cannot
+/// be implemented outside.
+///
+/// ```
+/// use spatix::*;
+/// fn parallel<I: ParallelPairs<f32, u32>>() {}
+/// parallel::<UniformGrid<f32, u32>>();
+/// parallel::<LooseGrid<f32, u32>>();
+/// parallel::<PointGrid<f32, u32>>();
+/// parallel::<HierarchicalGrid<f32, u32>>();
+/// parallel::<Quadtree<f32, u32>>();
+/// parallel::<LooseQuadtree<f32, u32>>();
+/// parallel::<MxCifQuadtree<f32, u32>>();
+/// parallel::<SweepGrid<f32, u32>>();
+/// ```
 ///
 /// Each pair is still reported exactly once (the reference-point rule needs no coordination
 /// between parts), but `visit` may be called from several threads at once and in any order.
@@ -120,7 +137,7 @@ pub trait ParallelPairs<S: Scalar, T: Sync>: SpatialIndex<S, T> + Sync {
         T: Send;
 }
 
-/// The one implementation, over each structure's [`PairParts`].
+/// The one implementation, over each structure's `PairParts`.
 impl<S: Scalar, T: Sync, I: PairParts<S, T> + Sync> ParallelPairs<S, T> for I {
     fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
     where

@@ -126,7 +126,7 @@ impl<S: Scalar> Iterator for Walk<'_, S> {
 /// # When to use it
 /// Element sizes that vary enormously in one dynamic world: the largest element costs one
 /// list entry, like the smallest, and updates rarely leave their leaf. Configured with
-/// [`TreeConfig::for_element_size`], it measured about as fast as a
+/// [`for_element_size`](LooseQuadtree::for_element_size), it measured about as fast as a
 /// [`UniformGrid`](crate::UniformGrid) on the agents frame at 100k and 1M agents, of uniform
 /// or mixed sizes, with faster rectangle queries than the tight
 /// [`Quadtree`](crate::Quadtree) (`cargo bench -p spatix-bench -- loose_quadtree`). Every
@@ -147,7 +147,7 @@ impl<S: Scalar> Iterator for Walk<'_, S> {
 /// about 62 bytes in all (measured at 1M agents).
 ///
 /// # Errors
-/// Invalid boxes give [`Error::InvalidAabb`]; stale handles `None`/[`Error::StaleHandle`].
+/// Invalid boxes give [`Error::InvalidAabb`](crate::Error::InvalidAabb); stale handles `None`/[`Error::StaleHandle`](crate::Error::StaleHandle).
 /// An element whose centre lies outside the world is filed by its centre clamped onto the
 /// world's border; the loose boxes enclose its true box, so it is still found.
 ///

@@ -111,7 +111,7 @@ fn quadrant<S: Scalar>(mid: Point<S>, c: &Aabb<S>) -> Option<u32> {
 /// maintain) measured within about 10% of a [`UniformGrid`](crate::UniformGrid)'s and 1.4 to
 /// 1.7 times faster than a [`Quadtree`](crate::Quadtree)'s; for similar sizes the grid is
 /// faster.
-/// Configure it with [`TreeConfig::for_element_size`]: an element that straddles a split
+/// Configure it with [`for_element_size`](MxCifQuadtree::for_element_size): an element that straddles a split
 /// line stays in the node above it, where every query passing by and every element below
 /// it are tested against it, so a tree deeper than needed costs.
 ///
@@ -131,7 +131,7 @@ fn quadrant<S: Scalar>(mid: Point<S>, c: &Aabb<S>) -> Option<u32> {
 /// `spatix-workload` after [`MxCifQuadtree::reserve`].
 ///
 /// # Errors
-/// Invalid boxes give [`Error::InvalidAabb`]; stale handles `None`/[`Error::StaleHandle`];
+/// Invalid boxes give [`Error::InvalidAabb`](crate::Error::InvalidAabb); stale handles `None`/[`Error::StaleHandle`](crate::Error::StaleHandle);
 /// elements outside the world are placed by their box clamped onto the world's border, so
 /// they are still stored and found (but crowd the border nodes).
 ///

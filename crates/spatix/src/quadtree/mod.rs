@@ -43,7 +43,7 @@ use crate::{Aabb, Item, Scalar};
 /// 3–4 elements at the default split threshold). See the benchmarks for measured figures.
 ///
 /// # Errors
-/// Invalid boxes give [`Error::InvalidAabb`]; stale handles `None`/[`Error::StaleHandle`];
+/// Invalid boxes give [`Error::InvalidAabb`](crate::Error::InvalidAabb); stale handles `None`/[`Error::StaleHandle`](crate::Error::StaleHandle);
 /// elements outside the world are clamped onto its border leaves, so they are still stored
 /// and found (but crowd those leaves).
 ///
