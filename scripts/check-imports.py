@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fails when the modules of a crate import each other in a circle.
 
-Usage: scripts/check-imports.py [SRC_DIR ...]   (default: the library and the compare binary)
+Usage: scripts/check-imports.py [SRC_DIR ...]   (default: the library, compare, the CLI, the Python extension)
 
 A module's file is `a.rs` or `a/mod.rs`; it "imports" module B when it names a path into B
 (`use crate::b::X`, `super::b::X`, `crate::X` where the crate root re-exports X from B, and
@@ -19,6 +19,8 @@ from pathlib import Path
 DEFAULT_ROOTS = [
     ("crates/spatix/src", "lib.rs"),
     ("crates/spatix-bench/src/bin/compare", "main.rs"),
+    ("crates/spatix-cli/src", "main.rs"),
+    ("crates/spatix-py/src", "lib.rs"),
 ]
 
 COMMENT = re.compile(r"//[^\n]*")

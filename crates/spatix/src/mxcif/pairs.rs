@@ -148,11 +148,8 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for MxCifQuadtree<S, T> {
     type Part = Part<S>;
 
     fn pair_parts(&self, target: usize) -> Vec<Part<S>> {
-        let branch = |n: u32| {
-            let node = self.nodes[n as usize];
-            node.is_branch().then_some(node.first_child)
-        };
-        let (above, below) = crate::tree::split_frames(Frame::root(self.world), target, branch);
+        let shown = |n: u32| self.nodes[n as usize].shown();
+        let (above, below) = crate::tree::split_frames(self.world, target, shown);
         let above = above.into_iter().map(Part::Above);
         above.chain(below.into_iter().map(Part::Below)).collect()
     }

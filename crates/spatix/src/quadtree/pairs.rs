@@ -184,11 +184,7 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for Quadtree<S, T> {
     type Part = Frame<S>;
 
     fn pair_parts(&self, target: usize) -> Vec<Frame<S>> {
-        let branch = |n: u32| {
-            let node = self.nodes[n as usize];
-            (node.count == BRANCH).then_some(node.first_child)
-        };
-        crate::tree::split_frames(Frame::root(self.world), target, branch).1
+        crate::tree::split_frames(self.world, target, |n| self.nodes[n as usize].shown()).1
     }
 
     fn pairs_of_part<F>(&self, f: &Frame<S>, visit: &mut F) -> ControlFlow<()>

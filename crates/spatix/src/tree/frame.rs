@@ -206,25 +206,25 @@ pub(crate) fn traverse<S: Scalar>(
 /// The tree below `root` cut breadth first into subtrees, for a parallel pass: branches are
 /// replaced by their children until there are at least `target` subtrees or only leaves
 /// remain. Returns the branches replaced on the way (whose own elements, if the tree keeps
-/// any in branches, belong to no subtree) and the subtrees. `first_child` gives a branch
-/// node's first child, `None` for a leaf.
+/// any in branches, belong to no subtree) and the subtrees. `node` gives a node's kind and
+/// first child, as for [`traverse`].
 #[cfg(feature = "rayon")]
 pub(crate) fn split_frames<S: Scalar>(
-    root: Frame<S>,
+    world: Aabb<S>,
     target: usize,
-    first_child: impl Fn(u32) -> Option<u32>,
+    node: impl Fn(u32) -> (NodeKind, u32),
 ) -> (Vec<Frame<S>>, Vec<Frame<S>>) {
+    let branch = |f: &Frame<S>| node(f.node).0 == NodeKind::Branch;
     let mut above = Vec::new();
-    let mut parts = vec![root];
-    while parts.len() < target && parts.iter().any(|f| first_child(f.node).is_some()) {
+    let mut parts = vec![Frame::root(world)];
+    while parts.len() < target && parts.iter().any(branch) {
         let mut next = Vec::with_capacity(parts.len() * 4);
         for f in parts {
-            match first_child(f.node) {
-                Some(first) => {
-                    above.push(f);
-                    next.extend(f.children(first));
-                }
-                None => next.push(f),
+            if branch(&f) {
+                above.push(f);
+                next.extend(f.children(node(f.node).1));
+            } else {
+                next.push(f);
             }
         }
         parts = next;
