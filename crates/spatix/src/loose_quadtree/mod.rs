@@ -244,7 +244,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// depth and its kind, e.g. to draw the tree.
     ///
     /// ```
-    /// use spatix::{Aabb, LooseQuadtree, NodeKind, Point};
+    /// use spatix::{Aabb, LooseQuadtree, NodeKind, Point, SpatialIndex};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(64.0, 64.0))?;
     /// let mut tree = LooseQuadtree::new(world)?;
     /// for i in 0..20 {

@@ -235,7 +235,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// their split lines); [`NodeKind::Branch`] does not count them.
     ///
     /// ```
-    /// use spatix::{Aabb, MxCifQuadtree, NodeKind, Point};
+    /// use spatix::{Aabb, MxCifQuadtree, NodeKind, Point, SpatialIndex};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(64.0, 64.0))?;
     /// let mut tree = MxCifQuadtree::new(world)?;
     /// for i in 0..40 {
