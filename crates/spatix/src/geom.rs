@@ -396,6 +396,19 @@ impl<S: Scalar> Aabb<S> {
         }
     }
 
+    /// `self` if it is valid, else [`Error::InvalidParameter`]: the check of the grids' and
+    /// the sweep grid's `world` parameter (the quadtrees refuse an invalid world with
+    /// [`Error::InvalidAabb`], through [`validated`](Self::validated)).
+    pub(crate) fn valid_world(self) -> Result<Self, Error> {
+        if self.is_valid() {
+            Ok(self)
+        } else {
+            Err(Error::InvalidParameter(
+                "world must be a valid box (finite, min <= max)",
+            ))
+        }
+    }
+
     /// Whether every coordinate is finite and `min <= max` on both axes.
     ///
     /// ```

@@ -222,11 +222,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn new(world: Aabb<S>, band_height: S) -> Result<Self, Error> {
-        if !world.is_valid() {
-            return Err(Error::InvalidParameter(
-                "world must be a valid box (finite, min <= max)",
-            ));
-        }
+        world.valid_world()?;
         let inv_height = S::ONE / band_height;
         if !(band_height > S::ZERO && band_height.is_finite() && inv_height.is_finite()) {
             return Err(Error::InvalidParameter(
@@ -506,11 +502,7 @@ fn auto_height<'a, S: Scalar + 'a>(
     sample: impl Iterator<Item = &'a Aabb<S>>,
     total: usize,
 ) -> Result<S, Error> {
-    if !world.is_valid() {
-        return Err(Error::InvalidParameter(
-            "world must be a valid box (finite, min <= max)",
-        ));
-    }
+    world.valid_world()?;
     let (mut n, mut extent) = (0usize, 0.0f64);
     for b in sample.filter(|b| b.is_valid()) {
         let s = b.size();

@@ -137,11 +137,7 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
                 "the finest cell size must be finite and positive",
             ));
         }
-        if !world.is_valid() {
-            return Err(Error::InvalidParameter(
-                "world must be a valid box (finite, min <= max)",
-            ));
-        }
+        world.valid_world()?;
         let (width, height) = extent_of(&world);
         let side = width.max(height);
         let mut levels = Vec::new();
@@ -221,11 +217,7 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
     /// ```
     pub fn auto_sampled(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, Error> {
         let world = auto_world(&world, sample);
-        if !world.is_valid() {
-            return Err(Error::InvalidParameter(
-                "world must be a valid box (finite, min <= max)",
-            ));
-        }
+        world.valid_world()?;
         let mut extents: Vec<f64> = sample
             .iter()
             .filter(|b| b.is_valid())

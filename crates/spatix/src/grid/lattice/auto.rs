@@ -74,11 +74,7 @@ pub(crate) fn auto_cell<S: Scalar>(
     per_cell: f64,
 ) -> Result<AutoCells<S>, Error> {
     let world = &auto_world(world, sample);
-    if !world.is_valid() {
-        return Err(Error::InvalidParameter(
-            "world must be a valid box (finite, min <= max)",
-        ));
-    }
+    world.valid_world()?;
     let (width, height) = extent_of(world);
     // The mean extent, each capped at the 99.5% quantile: a few huge boxes do not set it.
     let mut extents: Vec<f64> = sample

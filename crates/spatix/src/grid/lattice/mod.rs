@@ -95,11 +95,7 @@ impl<S: Scalar> Lattice<S> {
     /// [`Error::InvalidParameter`] for an invalid world, a cell size that is not finite and
     /// positive (or whose inverse overflows), or more than 2^28 cells.
     pub(crate) fn new(world: Aabb<S>, cell_size: S) -> Result<Self, Error> {
-        if !world.is_valid() {
-            return Err(Error::InvalidParameter(
-                "world must be a valid box (finite, min <= max)",
-            ));
-        }
+        world.valid_world()?;
         let inv_cell = S::ONE / cell_size;
         if !(cell_size.is_finite() && cell_size > S::ZERO && inv_cell.is_finite()) {
             return Err(Error::InvalidParameter(

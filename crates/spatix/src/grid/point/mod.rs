@@ -115,11 +115,7 @@ impl<S: Scalar, T> PointGrid<S, T> {
     /// As [`PointGrid::new`], with cells at least `floor` wide.
     fn with_floor(world: Aabb<S>, max_half_extent: S, floor: f64) -> Result<Self, Error> {
         let fit = Self::fit(max_half_extent)?;
-        if !world.is_valid() {
-            return Err(Error::InvalidParameter(
-                "world must be a valid box (finite, min <= max)",
-            ));
-        }
+        world.valid_world()?;
         Self::build(world, max_half_extent, Level::pick_cell(&world, fit, floor))
     }
 
