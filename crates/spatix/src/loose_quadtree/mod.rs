@@ -14,7 +14,7 @@ use crate::handle::NIL;
 use crate::pool::{Link, ListPool};
 use crate::slots::Slots;
 use crate::tree::{BRANCH, EMPTY_LEAF, Node};
-use crate::tree::{Frame, Stack, TreeConfig};
+use crate::tree::{Frame, Stack, TreeBase, TreeConfig};
 use crate::{Aabb, Item, NodeKind, Point, Scalar};
 
 /// `maintain` lays the element lists out in tree order again once the nodes linked or
@@ -172,11 +172,9 @@ impl<S: Scalar> Iterator for Walk<'_, S> {
 /// [`UniformGrid`](crate::UniformGrid) for even density and similar sizes.
 #[derive(Clone, Debug)]
 pub struct LooseQuadtree<S, T> {
-    world: Aabb<S>,
-    config: TreeConfig,
-    /// Node 0 is the root; then groups of four children. A leaf's list holds the elements
-    /// whose clamped centre its quadrant owns.
-    nodes: Vec<Node>,
+    /// World, parameters, and the nodes; a leaf's list holds the elements whose clamped
+    /// centre its quadrant owns.
+    base: TreeBase<S, Node>,
     /// By node: its loose box, enclosing the boxes of every element below it ([`nothing`]
     /// when none has been filed there since the last `maintain`).
     loose: Vec<Aabb<S>>,
@@ -185,8 +183,6 @@ pub struct LooseQuadtree<S, T> {
     regions: Vec<Aabb<S>>,
     /// By child group (`(node - 1) / 4`): the branch it belongs to and its depth.
     groups: Vec<Group>,
-    /// Head of the list of freed child groups (linked through their first node).
-    free_group: u32,
     /// Element nodes of every leaf, each with a copy of its element's box, so that walking a
     /// leaf reads nothing else (laid out leaf after leaf by `maintain`).
     links: ListPool<Aabb<S>>,
@@ -203,13 +199,10 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// The empty tree (parameters checked by `with_config`).
     fn empty(world: Aabb<S>, config: TreeConfig) -> Self {
         Self {
-            world,
-            config,
-            nodes: vec![EMPTY_LEAF],
+            base: TreeBase::new(world, config, EMPTY_LEAF),
             loose: vec![nothing()],
             regions: vec![Frame::root(world).reach()],
             groups: Vec::new(),
-            free_group: NIL,
             links: ListPool::default(),
             slots: Slots::default(),
             leaves: Vec::new(),
@@ -262,9 +255,9 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// ```
     pub fn traverse(&self, mut visit: impl FnMut(LooseNode<S>)) {
         let mut stack = Stack::new();
-        stack.push(Frame::root(self.world));
+        stack.push(Frame::root(self.base.world));
         while let Some(f) = stack.pop() {
-            let node = self.nodes[f.node as usize];
+            let node = self.base.nodes[f.node as usize];
             let loose = self.loose[f.node as usize];
             let kind = if node.count == BRANCH {
                 for child in f.children(node.first_child).into_iter().rev() {
@@ -288,7 +281,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Where an element with box `b` is filed: its centre, clamped into the world.
     #[inline]
     fn centre(&self, b: &Aabb<S>) -> Point<S> {
-        self.world.closest_point(b.center())
+        self.base.world.closest_point(b.center())
     }
 
     /// The element nodes of the list starting at `head`, front to back, with their indices.
@@ -329,7 +322,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
 
     /// Heap bytes held (`memory_bytes`).
     fn memory_impl(&self) -> usize {
-        self.nodes.capacity() * size_of::<Node>()
+        self.base.nodes.capacity() * size_of::<Node>()
             + (self.loose.capacity() + self.regions.capacity()) * size_of::<Aabb<S>>()
             + self.groups.capacity() * size_of::<Group>()
             + (self.leaves.capacity() + self.entries.capacity()) * size_of::<u32>()

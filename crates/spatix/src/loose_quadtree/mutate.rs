@@ -42,13 +42,13 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     }
 
     pub(super) fn clear_impl(&mut self) {
-        self.nodes.truncate(1);
-        self.nodes[0] = EMPTY_LEAF;
+        self.base.nodes.truncate(1);
+        self.base.nodes[0] = EMPTY_LEAF;
         self.loose.truncate(1);
         self.loose[0] = nothing();
         self.regions.truncate(1);
         self.groups.clear();
-        self.free_group = NIL;
+        self.base.free_group = NIL;
         self.links.clear();
         self.slots.clear();
     }
@@ -64,7 +64,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         loop {
             let at = n as usize;
             self.loose[at] = self.loose[at].union(aabb);
-            let node = self.nodes[at];
+            let node = self.base.nodes[at];
             if node.count != BRANCH {
                 break;
             }
@@ -73,13 +73,13 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             n = g + quadrant(self.regions[(g + 3) as usize].min, c);
             depth += 1;
         }
-        let leaf = &mut self.nodes[n as usize];
+        let leaf = &mut self.base.nodes[n as usize];
         self.entries[slot as usize] = self.links.push_with(&mut leaf.first_child, slot, *aabb);
         leaf.count += 1;
         self.leaves[slot as usize] = n;
-        if leaf.count > self.config.max_elements && depth < self.config.max_depth {
+        if leaf.count > self.base.config.max_elements && depth < self.base.config.max_depth {
             let f = self.frame_of(n, c);
-            if f.can_split(self.config.max_depth) {
+            if f.can_split(self.base.config.max_depth) {
                 self.split(f);
             }
         }
@@ -88,11 +88,11 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// The frame (quadrant, depth) of node `n`, which owns the point `c`: found on the way
     /// down from the root towards `c`.
     fn frame_of(&self, n: u32, c: Point<S>) -> Frame<S> {
-        let mut f = Frame::root(self.world);
+        let mut f = Frame::root(self.base.world);
         while f.node != n {
             let mid = f.mid();
             f = f.child(
-                self.nodes[f.node as usize].first_child,
+                self.base.nodes[f.node as usize].first_child,
                 quadrant(mid, c),
                 mid,
             );
@@ -118,7 +118,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Unlinks element `slot` from its leaf (in O(1): the leaf's first element takes its
     /// node). Loose boxes stay as they are until `maintain`.
     pub(super) fn unfile(&mut self, slot: u32) {
-        let leaf = &mut self.nodes[self.leaves[slot as usize] as usize];
+        let leaf = &mut self.base.nodes[self.leaves[slot as usize] as usize];
         let entry = self.entries[slot as usize];
         if let Some(moved) = self.links.remove_node(&mut leaf.first_child, entry) {
             self.entries[moved as usize] = entry;
@@ -148,12 +148,12 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// in turn, as far as [`Frame::can_split`] allows. The branch keeps its loose box, which
     /// encloses them all.
     fn split(&mut self, f: Frame<S>) {
-        let mut at = self.nodes[f.node as usize].first_child;
+        let mut at = self.base.nodes[f.node as usize].first_child;
         let group = self.alloc_group(Group {
             parent: f.node,
             depth: u32::from(f.depth) + 1,
         });
-        self.nodes[f.node as usize] = Node {
+        self.base.nodes[f.node as usize] = Node {
             first_child: group,
             count: BRANCH,
         };
@@ -166,7 +166,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             let link = self.links.link(at);
             let (e, b) = (link.item, link.data);
             let child = group + quadrant(mid, self.centre(&b));
-            let node = &mut self.nodes[child as usize];
+            let node = &mut self.base.nodes[child as usize];
             self.links.set_next(at, node.first_child);
             node.first_child = at;
             node.count += 1;
@@ -176,8 +176,8 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             at = link.next;
         }
         for child in children {
-            if self.nodes[child.node as usize].count > self.config.max_elements
-                && child.can_split(self.config.max_depth)
+            if self.base.nodes[child.node as usize].count > self.base.config.max_elements
+                && child.can_split(self.base.config.max_depth)
             {
                 self.split(child);
             }
@@ -187,11 +187,14 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Four empty leaves, contiguous, with empty loose boxes: a recycled group if one is
     /// free. Their regions are the caller's to set.
     fn alloc_group(&mut self, record: Group) -> u32 {
-        let before = self.nodes.len();
-        let group = take_group(&mut self.nodes, &mut self.free_group, EMPTY_LEAF, |n| {
-            n.first_child
-        });
-        let (g, fresh) = (group as usize, self.nodes.len() > before);
+        let before = self.base.nodes.len();
+        let group = take_group(
+            &mut self.base.nodes,
+            &mut self.base.free_group,
+            EMPTY_LEAF,
+            |n| n.first_child,
+        );
+        let (g, fresh) = (group as usize, self.base.nodes.len() > before);
         if fresh {
             self.loose.extend_from_slice(&[nothing(); 4]);
             self.regions.extend_from_slice(&[nothing(); 4]);
@@ -210,7 +213,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// list), so a subtree emptied since the last call collapses in one pass. Recursion
     /// depth is bounded by the depth limit (at most 30).
     pub(super) fn refit(&mut self, n: u32, renumber: bool) -> Aabb<S> {
-        let node = self.nodes[n as usize];
+        let node = self.base.nodes[n as usize];
         let b = if node.count == BRANCH {
             let g = node.first_child;
             let mut b = nothing();
@@ -218,8 +221,8 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                 b = b.union(&self.refit(g + i, renumber));
             }
             let g = g as usize;
-            if self.nodes[g..g + 4].iter().all(|c| c.count == 0) {
-                release_group(&mut self.nodes, &mut self.free_group, n);
+            if self.base.nodes[g..g + 4].iter().all(|c| c.count == 0) {
+                release_group(&mut self.base.nodes, &mut self.base.free_group, n);
             }
             b
         } else {
@@ -242,6 +245,6 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
 
     /// Lays every leaf's element list out contiguously, leaves in the pair pass's order.
     pub(super) fn compact_lists(&mut self) {
-        compact_leaf_lists(&mut self.nodes, &mut self.links);
+        compact_leaf_lists(&mut self.base.nodes, &mut self.links);
     }
 }

@@ -140,7 +140,7 @@ where
     /// Every intersecting pair of elements below node `n`, each once.
     pub(super) fn within(&mut self, n: u32) -> ControlFlow<()> {
         let tree = self.tree;
-        let node = tree.nodes[n as usize];
+        let node = tree.base.nodes[n as usize];
         if node.count != BRANCH {
             return self.in_leaf(node.first_child);
         }
@@ -164,7 +164,7 @@ where
     /// whose elements are then gathered once and taken down the other side.
     fn across(&mut self, a: u32, b: u32) -> ControlFlow<()> {
         let tree = self.tree;
-        let (na, nb) = (tree.nodes[a as usize], tree.nodes[b as usize]);
+        let (na, nb) = (tree.base.nodes[a as usize], tree.base.nodes[b as usize]);
         let (la, lb) = (&tree.loose[a as usize], &tree.loose[b as usize]);
         let (split, keep) = match (na.count == BRANCH, nb.count == BRANCH) {
             (false, _) => return self.leaf_against(na.first_child, b),
@@ -203,7 +203,7 @@ where
     /// `bounds`, and at the leaves, their elements that meet `bounds`, gathered in chunks.
     fn chunk_against(&mut self, n: usize, bounds: &Aabb<S>, node: u32) -> ControlFlow<()> {
         let tree = self.tree;
-        let nd = tree.nodes[node as usize];
+        let nd = tree.base.nodes[node as usize];
         if nd.count == BRANCH {
             let g = nd.first_child;
             for c in g..g + 4 {
@@ -317,8 +317,8 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for LooseQuadtree<S, T> {
             let mut next = Vec::with_capacity(parts.len() * 8);
             for &part in &parts {
                 match part {
-                    Part::Within(n) if self.nodes[n as usize].count == BRANCH => {
-                        let g = self.nodes[n as usize].first_child;
+                    Part::Within(n) if self.base.nodes[n as usize].count == BRANCH => {
+                        let g = self.base.nodes[n as usize].first_child;
                         next.extend((g..g + 4).map(Part::Within));
                         for a in g..g + 3 {
                             let meets = |&b: &u32| {

@@ -24,7 +24,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         let mut stack = NodeStack::new();
         stack.push(0);
         while let Some(n) = stack.pop() {
-            let node = self.nodes[n as usize];
+            let node = self.base.nodes[n as usize];
             if node.count == BRANCH {
                 let g = node.first_child;
                 for i in 0..4 {
@@ -65,7 +65,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             if p.key > search.bound() {
                 break;
             }
-            let node = self.nodes[p.node as usize];
+            let node = self.base.nodes[p.node as usize];
             if node.count == BRANCH {
                 for c in node.first_child..node.first_child + 4 {
                     let b = &self.loose[c as usize];
@@ -105,7 +105,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             search.push_region(root);
         }
         let expand = |p: Pending<S>, search: &mut RaySearch<'_, S>| {
-            let node = self.nodes[p.node as usize];
+            let node = self.base.nodes[p.node as usize];
             if node.count == BRANCH {
                 for c in node.first_child..node.first_child + 4 {
                     if let Some(next) = pending(c) {

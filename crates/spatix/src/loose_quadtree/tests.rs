@@ -58,7 +58,7 @@ fn each_element_is_listed_once_in_the_leaf_of_its_centre() {
     for h in handles {
         let slot = h.slot() as usize;
         let leaf = tree.leaves[slot];
-        assert_ne!(tree.nodes[leaf as usize].count, BRANCH);
+        assert_ne!(tree.base.nodes[leaf as usize].count, BRANCH);
         let aabb = tree.slots.aabb(h.slot());
         assert!(super::owns(&tree.regions[leaf as usize], tree.centre(aabb)));
         assert!(tree.loose[leaf as usize].contains(aabb));
@@ -101,13 +101,13 @@ fn a_move_within_the_leaf_only_grows_boxes() {
     let h = handles[12];
     let slot = h.slot() as usize;
     let (leaf, entry) = (tree.leaves[slot], tree.entries[slot]);
-    let (nodes, links) = (tree.nodes.clone(), tree.links.in_use());
+    let (nodes, links) = (tree.base.nodes.clone(), tree.links.in_use());
     let before = tree.loose.clone();
     // Wider, with its centre in place: the leaf's box must grow, nothing else may change.
     let wider = bx(26.0, 27.5, 31.0, 28.5);
     assert!(!before[leaf as usize].contains(&wider));
     tree.update(h, wider).unwrap();
-    assert_eq!(tree.nodes, nodes, "no node changes");
+    assert_eq!(tree.base.nodes, nodes, "no node changes");
     assert_eq!(tree.links.in_use(), links);
     assert_eq!((tree.leaves[slot], tree.entries[slot]), (leaf, entry));
     assert_eq!(
@@ -168,7 +168,7 @@ fn maintain_shrinks_every_box_to_fit() {
     tree.check_invariants().unwrap();
     assert_eq!(tree.loose[0], exact);
     // Every leaf's box is exactly the union of its elements'.
-    let mut fitted = vec![nothing(); tree.nodes.len()];
+    let mut fitted = vec![nothing(); tree.base.nodes.len()];
     for item in tree.iter() {
         let leaf = tree.leaves[item.handle.slot() as usize] as usize;
         fitted[leaf] = fitted[leaf].union(&item.aabb);
@@ -187,7 +187,7 @@ fn maintain_shrinks_every_box_to_fit() {
 #[test]
 fn maintain_collapses_empty_branches_at_once_and_groups_are_reused() {
     let (mut tree, handles) = lattice();
-    let nodes_when_full = tree.nodes.len();
+    let nodes_when_full = tree.base.nodes.len();
     assert!(leaves(&tree) > 4);
     for h in handles {
         tree.remove(h).unwrap();
@@ -204,7 +204,11 @@ fn maintain_collapses_empty_branches_at_once_and_groups_are_reused() {
         let y = f64::from(i / 5) * 12.0 + 4.0;
         tree.insert(bx(x, y, x + 2.0, y + 2.0), i).unwrap();
     }
-    assert_eq!(tree.nodes.len(), nodes_when_full, "freed groups are reused");
+    assert_eq!(
+        tree.base.nodes.len(),
+        nodes_when_full,
+        "freed groups are reused"
+    );
     tree.check_invariants().unwrap();
 }
 

@@ -1,7 +1,7 @@
 //! The full structural self-check.
 
 use super::{Group, LooseQuadtree, nothing};
-use crate::tree::{BRANCH, Frame, check_tree, fail};
+use crate::tree::{BRANCH, check_tree, fail};
 use crate::{Error, Scalar};
 
 impl<S: Scalar, T> LooseQuadtree<S, T> {
@@ -10,7 +10,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// box encloses its elements and its children's boxes, and the free lists.
     pub(super) fn validate(&self) -> Result<(), Error> {
         self.slots.check()?;
-        let n_nodes = self.nodes.len();
+        let n_nodes = self.base.nodes.len();
         if self.loose.len() != n_nodes
             || self.regions.len() != n_nodes
             || self.groups.len() != n_nodes.saturating_sub(1) / 4
@@ -23,70 +23,62 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             ));
         }
         let mut listed_in = vec![None; self.leaves.len()];
-        let root = Frame::root(self.world);
-        check_tree(
-            &self.nodes,
-            self.free_group,
-            &root,
-            (self.config.max_elements, self.config.max_depth),
-            &self.links,
-            |f, entries| {
-                let at = f.node as usize;
-                if self.regions[at] != f.reach() {
-                    return fail(format!("node {at} stores the wrong region"));
+        check_tree(&self.base, &self.links, |f, entries| {
+            let at = f.node as usize;
+            if self.regions[at] != f.reach() {
+                return fail(format!("node {at} stores the wrong region"));
+            }
+            let loose = self.loose[at];
+            if !loose.is_valid() && loose != nothing() {
+                return fail(format!("node {at} has a malformed loose box {loose:?}"));
+            }
+            let node = self.base.nodes[at];
+            if node.count == BRANCH {
+                let g = node.first_child as usize;
+                let record = Group {
+                    parent: f.node,
+                    depth: u32::from(f.depth) + 1,
+                };
+                if self.groups[(g - 1) / 4] != record {
+                    return fail(format!(
+                        "group {g} does not record its parent {at} and depth"
+                    ));
                 }
-                let loose = self.loose[at];
-                if !loose.is_valid() && loose != nothing() {
-                    return fail(format!("node {at} has a malformed loose box {loose:?}"));
+                if let Some(c) = (g..g + 4).find(|&c| !loose.contains(&self.loose[c])) {
+                    return fail(format!("branch {at}'s loose box misses child {c}'s"));
                 }
-                let node = self.nodes[at];
-                if node.count == BRANCH {
-                    let g = node.first_child as usize;
-                    let record = Group {
-                        parent: f.node,
-                        depth: u32::from(f.depth) + 1,
-                    };
-                    if self.groups[(g - 1) / 4] != record {
-                        return fail(format!(
-                            "group {g} does not record its parent {at} and depth"
-                        ));
-                    }
-                    if let Some(c) = (g..g + 4).find(|&c| !loose.contains(&self.loose[c])) {
-                        return fail(format!("branch {at}'s loose box misses child {c}'s"));
-                    }
+            }
+            for &(entry, link) in entries {
+                let e = link.item;
+                if !self.slots.is_live(e) {
+                    return fail(format!("leaf {at} lists dead slot {e}"));
                 }
-                for &(entry, link) in entries {
-                    let e = link.item;
-                    if !self.slots.is_live(e) {
-                        return fail(format!("leaf {at} lists dead slot {e}"));
-                    }
-                    if let Some(other) = listed_in[e as usize].replace(at) {
-                        return fail(format!(
-                            "slot {e} is listed in leaf {other} and in leaf {at}"
-                        ));
-                    }
-                    if self.leaves[e as usize] != f.node || self.entries[e as usize] != entry {
-                        return fail(format!(
-                            "slot {e} is listed in leaf {at}, node {entry}, but records leaf {}, node {}",
-                            self.leaves[e as usize], self.entries[e as usize]
-                        ));
-                    }
-                    let b = self.slots.aabb(e);
-                    if link.data != *b {
-                        return fail(format!("node {entry}'s copy of slot {e}'s box is stale"));
-                    }
-                    if !f.owns(self.centre(b)) {
-                        return fail(format!(
-                            "leaf {at} lists slot {e}, whose centre is elsewhere"
-                        ));
-                    }
-                    if !loose.contains(b) {
-                        return fail(format!("leaf {at}'s loose box misses slot {e}'s box"));
-                    }
+                if let Some(other) = listed_in[e as usize].replace(at) {
+                    return fail(format!(
+                        "slot {e} is listed in leaf {other} and in leaf {at}"
+                    ));
                 }
-                Ok(())
-            },
-        )?;
+                if self.leaves[e as usize] != f.node || self.entries[e as usize] != entry {
+                    return fail(format!(
+                        "slot {e} is listed in leaf {at}, node {entry}, but records leaf {}, node {}",
+                        self.leaves[e as usize], self.entries[e as usize]
+                    ));
+                }
+                let b = self.slots.aabb(e);
+                if link.data != *b {
+                    return fail(format!("node {entry}'s copy of slot {e}'s box is stale"));
+                }
+                if !f.owns(self.centre(b)) {
+                    return fail(format!(
+                        "leaf {at} lists slot {e}, whose centre is elsewhere"
+                    ));
+                }
+                if !loose.contains(b) {
+                    return fail(format!("leaf {at}'s loose box misses slot {e}'s box"));
+                }
+            }
+            Ok(())
+        })?;
         if let Some(item) = self
             .slots
             .iter()

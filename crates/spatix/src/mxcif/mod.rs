@@ -12,7 +12,7 @@ mod validate;
 use self::runs::Runs;
 use crate::handle::NIL;
 use crate::slots::Slots;
-use crate::tree::{Frame, TreeConfig};
+use crate::tree::{Frame, TreeBase, TreeConfig};
 use crate::{Aabb, NodeKind, Point, Scalar};
 
 /// A node: 16 bytes, no box (boxes are computed on the way down from the world's). Its
@@ -160,12 +160,9 @@ fn quadrant<S: Scalar>(mid: Point<S>, c: &Aabb<S>) -> Option<u32> {
 /// [`UniformGrid`](crate::UniformGrid) for even density and similar sizes.
 #[derive(Clone, Debug)]
 pub struct MxCifQuadtree<S, T> {
-    world: Aabb<S>,
-    config: TreeConfig,
-    /// Node 0 is the root; then groups of four children.
-    nodes: Vec<Node>,
-    /// Head of the list of freed child groups (linked through their first node).
-    free_group: u32,
+    /// World, parameters, and the nodes; a node's run holds the elements it is the
+    /// smallest to contain.
+    base: TreeBase<S, Node>,
     /// The element arrays the nodes' runs live in.
     runs: Runs<S>,
     slots: Slots<S, T>,
@@ -195,13 +192,10 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// The empty tree (parameters checked by `with_config`).
     fn empty(world: Aabb<S>, config: TreeConfig) -> Self {
         Self {
-            world,
-            config,
+            base: TreeBase::new(world, config, EMPTY_LEAF),
             runs: Runs::default(),
             slots: Slots::default(),
             places: Vec::new(),
-            nodes: vec![EMPTY_LEAF],
-            free_group: NIL,
             frames: vec![Frame::root(world)],
             removed: false,
         }
@@ -226,7 +220,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         self.slots.reserve(additional);
         self.places.reserve(additional);
         self.runs.reserve(2 * additional);
-        self.nodes.reserve(additional / 10);
+        self.base.nodes.reserve(additional / 10);
         self.frames.reserve(additional / 10);
     }
 
@@ -249,13 +243,13 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn traverse(&self, visit: impl FnMut(&Aabb<S>, u32, NodeKind)) {
-        crate::tree::traverse(self.world, |n| self.nodes[n as usize].shown(), visit);
+        self.base.traverse(Node::shown, visit);
     }
 
     /// The element's box clamped into the world: what decides its node.
     #[inline]
     fn filed_box(&self, aabb: &Aabb<S>) -> Aabb<S> {
-        aabb.clamped_to(&self.world)
+        aabb.clamped_to(&self.base.world)
     }
 
     /// The elements of a node: their boxes and their slots.
@@ -270,7 +264,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
 impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// Heap bytes held (`memory_bytes`).
     fn memory_impl(&self) -> usize {
-        self.nodes.capacity() * size_of::<Node>()
+        self.base.nodes.capacity() * size_of::<Node>()
             + self.runs.memory_bytes()
             + self.slots.memory_bytes()
             + self.places.capacity() * size_of::<Place>()
@@ -286,7 +280,7 @@ crate::index::dynamic_index!(MxCifQuadtree, slots {
     /// split and merge them over and over.
     fn maintain(&mut self) {
         if core::mem::take(&mut self.removed) {
-            self.merge_below(Frame::root(self.world));
+            self.merge_below(Frame::root(self.base.world));
         }
         self.compact_if_fragmented();
     }

@@ -23,7 +23,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         if self.places.len() <= i {
             self.places.resize(i + 1, Place::default());
         }
-        self.place(slot, aabb, Frame::root(self.world));
+        self.place(slot, aabb, Frame::root(self.base.world));
         Ok(self.slots.handle(slot))
     }
 
@@ -38,7 +38,8 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         let home = self.frames[node as usize];
         let fits = home.fits(&c);
         if fits
-            && (!self.nodes[home.node as usize].is_branch() || quadrant(home.mid(), &c).is_none())
+            && (!self.base.nodes[home.node as usize].is_branch()
+                || quadrant(home.mid(), &c).is_none())
         {
             // Still in its node and in no child of it: only the box changes.
             self.slots.set_aabb(slot, aabb);
@@ -48,16 +49,20 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         self.compact_if_fragmented();
         self.detach(slot);
         self.slots.set_aabb(slot, aabb);
-        let start = if fits { home } else { Frame::root(self.world) };
+        let start = if fits {
+            home
+        } else {
+            Frame::root(self.base.world)
+        };
         self.place(slot, aabb, start);
         Ok(())
     }
 
     pub(super) fn clear_impl(&mut self) {
-        self.nodes.truncate(1);
-        self.nodes[0] = EMPTY_LEAF;
+        self.base.nodes.truncate(1);
+        self.base.nodes[0] = EMPTY_LEAF;
         self.frames.truncate(1);
-        self.free_group = NIL;
+        self.base.free_group = NIL;
         self.runs.clear();
         self.slots.clear();
         self.removed = false;
@@ -72,14 +77,16 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     pub(super) fn place(&mut self, slot: u32, aabb: Aabb<S>, mut f: Frame<S>) {
         let c = self.filed_box(&aabb);
         loop {
-            let node = self.nodes[f.node as usize];
+            let node = self.base.nodes[f.node as usize];
             if node.is_branch() {
                 let mid = f.mid();
                 match quadrant(mid, &c) {
                     Some(i) => f = f.child(node.first_child, i, mid),
                     None => break,
                 }
-            } else if node.len >= self.config.max_elements && f.can_split(self.config.max_depth) {
+            } else if node.len >= self.base.config.max_elements
+                && f.can_split(self.base.config.max_depth)
+            {
                 self.split(&f);
             } else {
                 break;
@@ -90,11 +97,11 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
 
     /// Appends an element to node `n`'s run (growing it if full) and records its place.
     fn append(&mut self, n: u32, aabb: Aabb<S>, slot: u32) {
-        let node = self.nodes[n as usize];
+        let node = self.base.nodes[n as usize];
         if node.len == node.cap {
             self.move_run(n, roomy(node.len));
         }
-        let node = &mut self.nodes[n as usize];
+        let node = &mut self.base.nodes[n as usize];
         let at = node.start + node.len;
         node.len += 1;
         self.runs.set(at, aabb, slot);
@@ -104,7 +111,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// Moves a node's elements to a new run of at least `cap` entries (0: none) and frees the
     /// old one.
     fn move_run(&mut self, n: u32, cap: u32) {
-        let node = self.nodes[n as usize];
+        let node = self.base.nodes[n as usize];
         let (start, cap) = if cap == 0 {
             (0, 0)
         } else {
@@ -118,7 +125,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         if node.cap > 0 {
             self.runs.release(node.start, node.cap);
         }
-        let node = &mut self.nodes[n as usize];
+        let node = &mut self.base.nodes[n as usize];
         node.start = start;
         node.cap = cap;
     }
@@ -147,14 +154,14 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
                 from += self.runs.free_cap(from);
                 continue;
             };
-            let node = self.nodes[n as usize];
+            let node = self.base.nodes[n as usize];
             if to != from {
                 self.runs.slide(from, to, node.len);
                 for at in to..to + node.len {
                     let slot = self.runs.items[at as usize];
                     self.places[slot as usize].at = at;
                 }
-                self.nodes[n as usize].start = to;
+                self.base.nodes[n as usize].start = to;
             }
             from += node.cap;
             to += node.cap;
@@ -167,7 +174,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// an empty one is freed.
     pub(super) fn detach(&mut self, slot: u32) {
         let Place { node: n, at } = self.places[slot as usize];
-        let node = self.nodes[n as usize];
+        let node = self.base.nodes[n as usize];
         let last = node.start + node.len - 1;
         if at != last {
             self.runs.copy(last, at);
@@ -175,7 +182,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
             self.places[moved as usize].at = at;
         }
         let len = node.len - 1;
-        self.nodes[n as usize].len = len;
+        self.base.nodes[n as usize].len = len;
         if len == 0 {
             self.move_run(n, 0);
         } else if len * 2 < node.cap && roomy(len) < node.cap {
@@ -189,10 +196,10 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// once, at its final size.
     fn split(&mut self, f: &Frame<S>) {
         let group = self.alloc_group(f);
-        self.nodes[f.node as usize].first_child = group;
-        let node = self.nodes[f.node as usize];
+        self.base.nodes[f.node as usize].first_child = group;
+        let node = self.base.nodes[f.node as usize];
         let mid = f.mid();
-        let goes_to = |b: &Aabb<S>| quadrant(mid, &b.clamped_to(&self.world));
+        let goes_to = |b: &Aabb<S>| quadrant(mid, &b.clamped_to(&self.base.world));
         let mut counts = [0u32; 4];
         for b in &self.runs.boxes[node.run()] {
             if let Some(i) = goes_to(b) {
@@ -219,7 +226,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
             }
         }
         let len = kept - node.start;
-        self.nodes[f.node as usize].len = len;
+        self.base.nodes[f.node as usize].len = len;
         if len == 0 {
             self.move_run(f.node, 0);
         } else if len * 2 < node.cap && roomy(len) < node.cap {
@@ -230,11 +237,14 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// Four empty leaves, contiguous, as the children of `f`: a recycled group if one is
     /// free. Their frames are recorded.
     fn alloc_group(&mut self, f: &Frame<S>) -> u32 {
-        let group = take_group(&mut self.nodes, &mut self.free_group, EMPTY_LEAF, |n| {
-            n.first_child
-        });
+        let group = take_group(
+            &mut self.base.nodes,
+            &mut self.base.free_group,
+            EMPTY_LEAF,
+            |n| n.first_child,
+        );
         let g = group as usize;
-        self.frames.resize(self.nodes.len(), Frame::default());
+        self.frames.resize(self.base.nodes.len(), Frame::default());
         self.frames[g..g + 4].copy_from_slice(&f.children(group));
         group
     }
@@ -244,7 +254,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// leaf; its child group goes on the free list. Children merge before their parent, so
     /// a whole subtree can fold in one pass. Returns whether `f` is a leaf afterwards.
     pub(super) fn merge_below(&mut self, f: Frame<S>) -> bool {
-        let node = self.nodes[f.node as usize];
+        let node = self.base.nodes[f.node as usize];
         if !node.is_branch() {
             return true;
         }
@@ -254,15 +264,15 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
             leaves &= self.merge_below(child);
         }
         let g = group as usize;
-        let total = node.len + self.nodes[g..g + 4].iter().map(|c| c.len).sum::<u32>();
-        if !leaves || total > self.config.max_elements {
+        let total = node.len + self.base.nodes[g..g + 4].iter().map(|c| c.len).sum::<u32>();
+        if !leaves || total > self.base.config.max_elements {
             return false;
         }
         if total > node.cap {
             self.move_run(f.node, roomy(total));
         }
         for child in group..group + 4 {
-            let c = self.nodes[child as usize];
+            let c = self.base.nodes[child as usize];
             for at in c.run() {
                 self.append(f.node, self.runs.boxes[at], self.runs.items[at]);
             }
@@ -270,15 +280,15 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
                 self.runs.release(c.start, c.cap);
             }
         }
-        self.nodes[g..g + 4].fill(Node {
+        self.base.nodes[g..g + 4].fill(Node {
             first_child: NIL,
             start: 0,
             len: FREE,
             cap: 0,
         });
-        self.nodes[g].first_child = self.free_group;
-        self.free_group = group;
-        self.nodes[f.node as usize].first_child = NIL;
+        self.base.nodes[g].first_child = self.base.free_group;
+        self.base.free_group = group;
+        self.base.nodes[f.node as usize].first_child = NIL;
         true
     }
 }

@@ -25,7 +25,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        self.pairs_below(Frame::root(self.world), visit)
+        self.pairs_below(Frame::root(self.base.world), visit)
     }
 
     /// The pairs whose upper element lies in the subtree of `start`.
@@ -33,7 +33,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        let top = self.nodes[start.node as usize];
+        let top = self.base.nodes[start.node as usize];
         self.pairs_within(&top, &mut visit)?;
         if !top.is_branch() {
             return ControlFlow::Continue(());
@@ -43,10 +43,10 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         branches.push(start);
         while let Some(f) = branches.pop() {
             self.against_all_descendants(&f, &mut walk, &mut visit)?;
-            let node = self.nodes[f.node as usize];
+            let node = self.base.nodes[f.node as usize];
             let mid = f.mid();
             for i in (0..4).rev() {
-                let child = self.nodes[(node.first_child + i) as usize];
+                let child = self.base.nodes[(node.first_child + i) as usize];
                 self.pairs_within(&child, &mut visit)?;
                 if child.is_branch() {
                     branches.push(f.child(node.first_child, i, mid));
@@ -66,7 +66,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        let node = self.nodes[f.node as usize];
+        let node = self.base.nodes[f.node as usize];
         let (boxes, slots) = self.elements(&node);
         for (a, &slot) in boxes.iter().zip(slots) {
             walk.push(*f);
@@ -108,14 +108,14 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     {
         let c = self.filed_box(a);
         while let Some(f) = walk.pop() {
-            let first_child = self.nodes[f.node as usize].first_child;
+            let first_child = self.base.nodes[f.node as usize].first_child;
             let mid = f.mid();
             let mask = Frame::quadrants(mid, &c);
             for i in 0..4 {
                 if mask & (1 << i) == 0 {
                     continue;
                 }
-                let child = self.nodes[(first_child + i) as usize];
+                let child = self.base.nodes[(first_child + i) as usize];
                 let (boxes, slots) = self.elements(&child);
                 for (b, &other) in boxes.iter().zip(slots) {
                     if touch(a, b) {
@@ -148,8 +148,7 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for MxCifQuadtree<S, T> {
     type Part = Part<S>;
 
     fn pair_parts(&self, target: usize) -> Vec<Part<S>> {
-        let shown = |n: u32| self.nodes[n as usize].shown();
-        let (above, below) = crate::tree::split_frames(self.world, target, shown);
+        let (above, below) = self.base.split(target, Node::shown);
         let above = above.into_iter().map(Part::Above);
         above.chain(below.into_iter().map(Part::Below)).collect()
     }
@@ -160,7 +159,7 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for MxCifQuadtree<S, T> {
     {
         match part {
             Part::Above(f) => {
-                self.pairs_within(&self.nodes[f.node as usize], visit)?;
+                self.pairs_within(&self.base.nodes[f.node as usize], visit)?;
                 self.against_all_descendants(f, &mut Stack::new(), visit)
             }
             Part::Below(f) => self.pairs_below(*f, visit),

@@ -21,9 +21,9 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         }
         let qa = self.filed_box(area);
         let mut stack = Stack::new();
-        stack.push(Frame::root(self.world));
+        stack.push(Frame::root(self.base.world));
         while let Some(f) = stack.pop() {
-            let node = self.nodes[f.node as usize];
+            let node = self.base.nodes[f.node as usize];
             let (boxes, slots) = self.elements(&node);
             for (b, &slot) in boxes.iter().zip(slots) {
                 if b.intersects(area) {
@@ -48,8 +48,8 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// each node offers its own elements.
     pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
-        nearest_in_frames(self.world, point, k, workspace, |f, search| {
-            let node = self.nodes[f.node as usize];
+        nearest_in_frames(self.base.world, point, k, workspace, |f, search| {
+            let node = self.base.nodes[f.node as usize];
             let (boxes, slots) = self.elements(&node);
             for (b, &slot) in boxes.iter().zip(slots) {
                 let d = b.distance_key(point);
@@ -66,7 +66,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
         let Cast(ray, workspace, visit) = cast;
         let node = |f: &Frame<S>, search: &mut RaySearch<'_, S>| {
-            let node = self.nodes[f.node as usize];
+            let node = self.base.nodes[f.node as usize];
             let (boxes, slots) = self.elements(&node);
             for (b, &slot) in boxes.iter().zip(slots) {
                 if let Some(t) = b.entry_unchecked(ray) {
@@ -75,6 +75,6 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
             }
             node.is_branch().then_some(node.first_child)
         };
-        cast_frames(self.world, ray, workspace, &self.slots, node, visit)
+        cast_frames(self.base.world, ray, workspace, &self.slots, node, visit)
     }
 }

@@ -65,6 +65,7 @@ fn elements_live_in_the_smallest_node_that_contains_them() {
     );
     assert_eq!(depth(&tree, dragon), 0);
     let stored: u32 = tree
+        .base
         .nodes
         .iter()
         .filter(|n| n.len != super::FREE)
@@ -99,7 +100,7 @@ fn removal_swaps_the_last_element_into_the_hole() {
         first.at + 1,
         "the rest stay"
     );
-    assert_eq!(tree.nodes[first.node as usize].len, 2);
+    assert_eq!(tree.base.nodes[first.node as usize].len, 2);
     tree.check_invariants().unwrap();
 }
 
@@ -113,28 +114,31 @@ fn branches_merge_in_maintain_not_on_removal() {
         })
         .collect::<Vec<_>>();
     assert!(
-        tree.nodes[0].is_branch(),
+        tree.base.nodes[0].is_branch(),
         "five elements split a leaf of four"
     );
-    let nodes = tree.nodes.len();
+    let nodes = tree.base.nodes.len();
     tree.remove(hs[0]);
     tree.check_invariants().unwrap();
-    assert!(tree.nodes[0].is_branch(), "removal alone does not merge");
+    assert!(
+        tree.base.nodes[0].is_branch(),
+        "removal alone does not merge"
+    );
     tree.maintain();
     tree.check_invariants().unwrap();
     assert!(
-        !tree.nodes[0].is_branch(),
+        !tree.base.nodes[0].is_branch(),
         "four elements fit one leaf again"
     );
-    assert_eq!(tree.nodes[0].len, 4);
+    assert_eq!(tree.base.nodes[0].len, 4);
     assert_ne!(
-        tree.free_group,
+        tree.base.free_group,
         crate::handle::NIL,
         "the child group is free"
     );
     tree.insert(bx(40.0, 40.0, 41.0, 41.0), 9).unwrap();
-    assert!(tree.nodes[0].is_branch());
-    assert_eq!(tree.nodes.len(), nodes, "the freed group is reused");
+    assert!(tree.base.nodes[0].is_branch());
+    assert_eq!(tree.base.nodes.len(), nodes, "the freed group is reused");
     tree.check_invariants().unwrap();
 }
 
@@ -163,10 +167,10 @@ fn update_inside_the_node_only_moves_the_box() {
     let mut tree = tree(2, 5);
     fill_quadrants(&mut tree);
     let h = tree.insert(bx(15.0, 15.0, 15.5, 15.5), 9).unwrap();
-    let (nodes, places) = (tree.nodes.clone(), tree.places.clone());
+    let (nodes, places) = (tree.base.nodes.clone(), tree.places.clone());
     let moved = bx(15.2, 15.1, 15.7, 15.6);
     tree.update(h, moved).unwrap();
-    assert_eq!(tree.nodes, nodes);
+    assert_eq!(tree.base.nodes, nodes);
     assert_eq!(tree.places[h.slot() as usize], places[h.slot() as usize]);
     assert_eq!(
         tree.runs.boxes[places[h.slot() as usize].at as usize],
@@ -254,6 +258,7 @@ fn runs_compact_once_a_quarter_is_free() {
     tree.check_invariants().unwrap();
     assert_eq!(tree.runs.free_entries(), 0);
     let in_use: usize = tree
+        .base
         .nodes
         .iter()
         .filter(|n| n.len != super::FREE)

@@ -15,7 +15,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// the places, the runs (used and free ones tile the element arrays) and the free groups.
     pub(super) fn validate(&self) -> Result<(), Error> {
         self.slots.check()?;
-        let n_nodes = self.nodes.len();
+        let n_nodes = self.base.nodes.len();
         if n_nodes == 0 || (n_nodes - 1) % 4 != 0 || self.frames.len() != n_nodes {
             return fail(format!("{n_nodes} nodes is not a root plus groups of four"));
         }
@@ -23,13 +23,13 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         let mut seen = vec![false; self.places.len()];
         let mut runs = Vec::new();
         let mut listed = 0usize;
-        let mut stack = vec![Frame::root(self.world)];
+        let mut stack = vec![Frame::root(self.base.world)];
         while let Some(f) = stack.pop() {
             let at = f.node as usize;
             if std::mem::replace(&mut reached[at], true) {
                 return fail(format!("node {at} is reachable twice"));
             }
-            if u32::from(f.depth) > self.config.max_depth {
+            if u32::from(f.depth) > self.base.config.max_depth {
                 return fail(format!("node {at} is deeper than max_depth"));
             }
             let kept = self.frames.get(at);
@@ -38,7 +38,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
             }) {
                 return fail(format!("node {at}'s recorded frame is not its box"));
             }
-            let node = self.nodes[at];
+            let node = self.base.nodes[at];
             if node.len == FREE {
                 return fail(format!("free node {at} is reachable"));
             }
@@ -59,7 +59,9 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
                     return fail(format!("branch {at} points at bad child group {g}"));
                 }
                 stack.extend(f.children(node.first_child));
-            } else if node.len > self.config.max_elements && f.can_split(self.config.max_depth) {
+            } else if node.len > self.base.config.max_elements
+                && f.can_split(self.base.config.max_depth)
+            {
                 return fail(format!("leaf {at} overflows, yet could split"));
             }
             let (boxes, slots) = self.elements(&node);
@@ -93,9 +95,9 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         self.validate_runs(runs)?;
         check_free_groups(
             &reached,
-            self.free_group,
-            |g| self.nodes[g].first_child,
-            |i| self.nodes[i].len == FREE,
+            self.base.free_group,
+            |g| self.base.nodes[g].first_child,
+            |i| self.base.nodes[i].len == FREE,
         )
     }
 

@@ -9,10 +9,9 @@ mod validate;
 
 use core::ops::ControlFlow;
 
-use crate::handle::NIL;
 use crate::pool::ListPool;
 use crate::slots::Slots;
-use crate::tree::{BRANCH, EMPTY_LEAF, Frame, MAX_PENDING, Node, NodeKind, TreeConfig};
+use crate::tree::{BRANCH, EMPTY_LEAF, Frame, MAX_PENDING, Node, NodeKind, TreeBase, TreeConfig};
 use crate::{Aabb, Item, Scalar};
 
 /// The tight quadtree: each element is stored once, and listed in every leaf
@@ -68,12 +67,8 @@ use crate::{Aabb, Item, Scalar};
 /// for tiny sets.
 #[derive(Clone, Debug)]
 pub struct Quadtree<S, T> {
-    world: Aabb<S>,
-    config: TreeConfig,
-    /// Node 0 is the root; then groups of four children.
-    nodes: Vec<Node>,
-    /// Head of the list of freed child groups (linked through their first node).
-    free_group: u32,
+    /// World, parameters, and the nodes; a leaf's list holds the elements overlapping it.
+    base: TreeBase<S, Node>,
     /// Element nodes of every leaf.
     links: ListPool,
     slots: Slots<S, T>,
@@ -91,10 +86,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// The empty tree (parameters checked by `with_config`).
     fn empty(world: Aabb<S>, config: TreeConfig) -> Self {
         Self {
-            world,
-            config,
-            nodes: vec![EMPTY_LEAF],
-            free_group: NIL,
+            base: TreeBase::new(world, config, EMPTY_LEAF),
             links: ListPool::default(),
             slots: Slots::default(),
             homes: Vec::new(),
@@ -143,7 +135,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn traverse(&self, visit: impl FnMut(&Aabb<S>, u32, NodeKind)) {
-        crate::tree::traverse(self.world, |n| self.nodes[n as usize].shown(), visit);
+        self.base.traverse(Node::shown, visit);
     }
 
     /// Whether two boxes inside branch `f` overlap the same children of it, all leaves: then
@@ -154,14 +146,14 @@ impl<S: Scalar, T> Quadtree<S, T> {
         let mask = Frame::quadrants(mid, a);
         mask == Frame::quadrants(mid, b)
             && (0..4).all(|i| {
-                mask & (1 << i) == 0 || self.nodes[(first_child + i) as usize].count != BRANCH
+                mask & (1 << i) == 0 || self.base.nodes[(first_child + i) as usize].count != BRANCH
             })
     }
 
     /// The element's box clamped into the world: where it is filed.
     #[inline]
     fn filed_box(&self, aabb: &Aabb<S>) -> Aabb<S> {
-        aabb.clamped_to(&self.world)
+        aabb.clamped_to(&self.base.world)
     }
 }
 
@@ -172,12 +164,12 @@ impl<S: Scalar, T> Quadtree<S, T> {
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        self.pairs_below(Frame::root(self.world), visit)
+        self.pairs_below(Frame::root(self.base.world), visit)
     }
 
     /// Heap bytes held (`memory_bytes`).
     fn memory_impl(&self) -> usize {
-        self.nodes.capacity() * size_of::<Node>()
+        self.base.nodes.capacity() * size_of::<Node>()
             + self.links.memory_bytes()
             + self.slots.memory_bytes()
             + (self.homes.capacity() + self.stack.capacity()) * size_of::<Frame<S>>()

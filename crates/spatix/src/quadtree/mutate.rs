@@ -17,7 +17,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
             self.homes.resize(i + 1, Frame::default());
         }
         let filed = self.filed_box(&aabb);
-        self.refile(slot, Frame::root(self.world), None, Some(filed));
+        self.refile(slot, Frame::root(self.base.world), None, Some(filed));
         Ok(self.slots.handle(slot))
     }
 
@@ -31,7 +31,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
         let new = self.filed_box(&aabb);
         let home = self.homes[slot as usize];
         let fits = home.fits(&new);
-        let node = self.nodes[home.node as usize];
+        let node = self.base.nodes[home.node as usize];
         if fits && node.count != BRANCH {
             // Still inside its only leaf: nothing but the box changes.
             self.slots.set_aabb(slot, aabb);
@@ -43,7 +43,11 @@ impl<S: Scalar, T> Quadtree<S, T> {
             self.slots.set_aabb(slot, aabb);
             return Ok(());
         }
-        let start = if fits { home } else { Frame::root(self.world) };
+        let start = if fits {
+            home
+        } else {
+            Frame::root(self.base.world)
+        };
         // The new box goes in first: a leaf split during the refiling reads it.
         self.slots.set_aabb(slot, aabb);
         self.refile(slot, start, Some(old), Some(new));
@@ -51,9 +55,9 @@ impl<S: Scalar, T> Quadtree<S, T> {
     }
 
     pub(super) fn clear_impl(&mut self) {
-        self.nodes.truncate(1);
-        self.nodes[0] = EMPTY_LEAF;
-        self.free_group = NIL;
+        self.base.nodes.truncate(1);
+        self.base.nodes[0] = EMPTY_LEAF;
+        self.base.free_group = NIL;
         self.links.clear();
         self.slots.clear();
     }
@@ -77,7 +81,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
         stack.clear();
         stack.push(start);
         while let Some(f) = stack.pop() {
-            let node = self.nodes[f.node as usize];
+            let node = self.base.nodes[f.node as usize];
             if node.count == BRANCH {
                 let mid = f.mid();
                 let quadrants = |b: &Option<Aabb<S>>| match b {
@@ -92,7 +96,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
                 }
                 continue;
             }
-            let leaf = &mut self.nodes[f.node as usize];
+            let leaf = &mut self.base.nodes[f.node as usize];
             match (touches(&f, &old), touches(&f, &new)) {
                 (true, false) => {
                     let found = self.links.remove(&mut leaf.first_child, slot);
@@ -102,7 +106,9 @@ impl<S: Scalar, T> Quadtree<S, T> {
                 (false, true) => {
                     self.links.push(&mut leaf.first_child, slot);
                     leaf.count += 1;
-                    if leaf.count > self.config.max_elements && f.can_split(self.config.max_depth) {
+                    if leaf.count > self.base.config.max_elements
+                        && f.can_split(self.base.config.max_depth)
+                    {
                         self.split(f);
                     }
                 }
@@ -118,7 +124,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// The deepest node at or below `f` that strictly holds the (clamped) box `c`.
     fn descend(&self, mut f: Frame<S>, c: &Aabb<S>) -> Frame<S> {
         loop {
-            let node = self.nodes[f.node as usize];
+            let node = self.base.nodes[f.node as usize];
             if node.count != BRANCH {
                 return f;
             }
@@ -137,9 +143,9 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// nodes down (relinking them, allocating only for elements that straddle children);
     /// children that still overflow split in turn, as far as [`Frame::can_split`] allows.
     fn split(&mut self, f: Frame<S>) {
-        let mut at = self.nodes[f.node as usize].first_child;
+        let mut at = self.base.nodes[f.node as usize].first_child;
         let group = self.alloc_group();
-        self.nodes[f.node as usize] = Node {
+        self.base.nodes[f.node as usize] = Node {
             first_child: group,
             count: BRANCH,
         };
@@ -153,7 +159,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
                 if !c.intersects(&child.aabb) {
                     continue;
                 }
-                let node = &mut self.nodes[child.node as usize];
+                let node = &mut self.base.nodes[child.node as usize];
                 if placed == 0 {
                     self.links.set_next(at, node.first_child);
                     node.first_child = at;
@@ -167,8 +173,8 @@ impl<S: Scalar, T> Quadtree<S, T> {
             at = link.next;
         }
         for child in children {
-            if self.nodes[child.node as usize].count > self.config.max_elements
-                && child.can_split(self.config.max_depth)
+            if self.base.nodes[child.node as usize].count > self.base.config.max_elements
+                && child.can_split(self.base.config.max_depth)
             {
                 self.split(child);
             }
@@ -177,26 +183,29 @@ impl<S: Scalar, T> Quadtree<S, T> {
 
     /// Four empty leaves, contiguous: a recycled group if one is free.
     fn alloc_group(&mut self) -> u32 {
-        take_group(&mut self.nodes, &mut self.free_group, EMPTY_LEAF, |n| {
-            n.first_child
-        })
+        take_group(
+            &mut self.base.nodes,
+            &mut self.base.free_group,
+            EMPTY_LEAF,
+            |n| n.first_child,
+        )
     }
 
     /// The deferred cleanup: every branch whose four children are all empty leaves
     /// becomes an empty leaf, and the child group goes on the free list. One level per call
     /// (a branch emptied by this pass collapses on the next), the root never.
     pub(super) fn collapse_empty_branches(&mut self) {
-        if self.nodes[0].count != BRANCH {
+        if self.base.nodes[0].count != BRANCH {
             return;
         }
         let mut stack = NodeStack::new();
         stack.push(0);
         while let Some(n) = stack.pop() {
-            let group = self.nodes[n as usize].first_child;
+            let group = self.base.nodes[n as usize].first_child;
             let g = group as usize;
-            let children = &self.nodes[g..g + 4];
+            let children = &self.base.nodes[g..g + 4];
             if children.iter().all(|c| c.count == 0) {
-                release_group(&mut self.nodes, &mut self.free_group, n);
+                release_group(&mut self.base.nodes, &mut self.base.free_group, n);
             } else {
                 for (i, c) in children.iter().enumerate() {
                     if c.count == BRANCH {
@@ -209,6 +218,6 @@ impl<S: Scalar, T> Quadtree<S, T> {
 
     /// Lays every leaf's element list out contiguously, leaves in the pair pass's order.
     pub(super) fn compact_lists(&mut self) {
-        compact_leaf_lists(&mut self.nodes, &mut self.links);
+        compact_leaf_lists(&mut self.base.nodes, &mut self.links);
     }
 }

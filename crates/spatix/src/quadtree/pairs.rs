@@ -57,7 +57,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// The flags of an element's box in leaf `f`.
     #[inline(always)]
     fn flags(&self, f: &Frame<S>, aabb: &Aabb<S>) -> u32 {
-        let corner = self.world.closest_point(aabb.min);
+        let corner = self.base.world.closest_point(aabb.min);
         let col = u32::from(corner.x >= f.aabb.min.x) * FIRST_COL;
         let row = u32::from(corner.y >= f.aabb.min.y) * FIRST_ROW;
         let right = (corner.x >= f.aabb.max.x) & (f.edges & RIGHT == 0);
@@ -79,7 +79,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
         let mut stack = Stack::new();
         stack.push(start);
         while let Some(f) = stack.pop() {
-            let node = self.nodes[f.node as usize];
+            let node = self.base.nodes[f.node as usize];
             if node.count == BRANCH {
                 for child in f.children(node.first_child).into_iter().rev() {
                     stack.push(child);
@@ -184,7 +184,7 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for Quadtree<S, T> {
     type Part = Frame<S>;
 
     fn pair_parts(&self, target: usize) -> Vec<Frame<S>> {
-        crate::tree::split_frames(self.world, target, |n| self.nodes[n as usize].shown()).1
+        self.base.split(target, crate::tree::Node::shown).1
     }
 
     fn pairs_of_part<F>(&self, f: &Frame<S>, visit: &mut F) -> ControlFlow<()>

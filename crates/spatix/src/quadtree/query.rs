@@ -20,9 +20,9 @@ impl<S: Scalar, T> Quadtree<S, T> {
     {
         let qa = self.filed_box(area);
         let mut stack = Stack::new();
-        stack.push(Frame::root(self.world));
+        stack.push(Frame::root(self.base.world));
         while let Some(f) = stack.pop() {
-            let node = self.nodes[f.node as usize];
+            let node = self.base.nodes[f.node as usize];
             if node.count == BRANCH {
                 let mid = f.mid();
                 let mask = Frame::quadrants(mid, &qa);
@@ -38,7 +38,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
                 if !b.intersects(area) {
                     continue;
                 }
-                let corner = self.world.closest_point(b.min);
+                let corner = self.base.world.closest_point(b.min);
                 let q = Point::new(corner.x.max_s(qa.min.x), corner.y.max_s(qa.min.y));
                 if f.owns(q) {
                     visit(self.slots.item(e))?;
@@ -53,15 +53,17 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// which is never farther than the element.
     pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
-        nearest_in_frames(self.world, point, k, workspace, |f, search| {
-            let node = self.nodes[f.node as usize];
+        nearest_in_frames(self.base.world, point, k, workspace, |f, search| {
+            let node = self.base.nodes[f.node as usize];
             if node.count == BRANCH {
                 return Some(node.first_child);
             }
             for e in self.links.items(node.first_child) {
                 let b = self.slots.aabb(e);
                 let d = b.distance_key(point);
-                if d <= search.bound() && f.owns(self.world.closest_point(b.closest_point(point))) {
+                if d <= search.bound()
+                    && f.owns(self.base.world.closest_point(b.closest_point(point)))
+                {
                     search.offer(self.slots.handle(e), d);
                 }
             }
@@ -75,20 +77,20 @@ impl<S: Scalar, T> Quadtree<S, T> {
     pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
         let Cast(ray, workspace, visit) = cast;
         let node = |f: &Frame<S>, search: &mut RaySearch<'_, S>| {
-            let node = self.nodes[f.node as usize];
+            let node = self.base.nodes[f.node as usize];
             if node.count == BRANCH {
                 return Some(node.first_child);
             }
             for e in self.links.items(node.first_child) {
                 let b = self.slots.aabb(e);
                 if let Some(t) = b.entry_unchecked(ray) {
-                    if f.owns(self.world.closest_point(b.entry_point(ray, t))) {
+                    if f.owns(self.base.world.closest_point(b.entry_point(ray, t))) {
                         search.push_hit(t, e);
                     }
                 }
             }
             None
         };
-        cast_frames(self.world, ray, workspace, &self.slots, node, visit)
+        cast_frames(self.base.world, ray, workspace, &self.slots, node, visit)
     }
 }

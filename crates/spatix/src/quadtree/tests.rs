@@ -69,7 +69,7 @@ fn freed_groups_are_reused() {
                 tree.insert(bx(x, y, x + 2.0, y + 2.0), i + round).unwrap()
             })
             .collect();
-        let nodes_after_fill = tree.nodes.len();
+        let nodes_after_fill = tree.base.nodes.len();
         for h in hs {
             tree.remove(h);
         }
@@ -78,7 +78,11 @@ fn freed_groups_are_reused() {
         }
         tree.check_invariants().unwrap();
         if round > 0 {
-            assert_eq!(tree.nodes.len(), nodes_after_fill, "no new nodes once warm");
+            assert_eq!(
+                tree.base.nodes.len(),
+                nodes_after_fill,
+                "no new nodes once warm"
+            );
         }
     }
 }
@@ -92,17 +96,17 @@ fn update_inside_the_leaf_only_moves_the_box() {
         tree.insert(bx(x, y, x + 1.0, y + 1.0), i).unwrap();
     }
     let h = tree.insert(bx(33.0, 33.0, 34.0, 34.0), 99).unwrap();
-    let nodes = tree.nodes.clone();
+    let nodes = tree.base.nodes.clone();
     let links = tree.links.in_use();
     let home = tree.homes[h.slot() as usize];
     assert!(home.fits(&bx(33.2, 33.2, 34.2, 34.2)));
     assert_ne!(
-        tree.nodes[home.node as usize].count,
+        tree.base.nodes[home.node as usize].count,
         super::BRANCH,
         "its home is its leaf"
     );
     tree.update(h, bx(33.2, 33.2, 34.2, 34.2)).unwrap();
-    assert_eq!(tree.nodes, nodes);
+    assert_eq!(tree.base.nodes, nodes);
     assert_eq!(tree.links.in_use(), links);
     tree.check_invariants().unwrap();
 }

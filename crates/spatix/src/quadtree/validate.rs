@@ -9,34 +9,27 @@ impl<S: Scalar, T> Quadtree<S, T> {
     pub(super) fn validate(&self) -> Result<(), Error> {
         self.slots.check()?;
         let mut occurrences = vec![0u32; self.homes.len()];
-        let reached = check_tree(
-            &self.nodes,
-            self.free_group,
-            &Frame::root(self.world),
-            (self.config.max_elements, self.config.max_depth),
-            &self.links,
-            |f, entries| {
-                let at = f.node;
-                for &(_, link) in entries {
-                    let e = link.item;
-                    if !self.slots.is_live(e) {
-                        return fail(format!("leaf {at} lists dead slot {e}"));
-                    }
-                    if !self.filed_box(self.slots.aabb(e)).intersects(&f.aabb) {
-                        return fail(format!(
-                            "leaf {at} lists slot {e}, which does not overlap it"
-                        ));
-                    }
-                    occurrences[e as usize] += 1;
+        let reached = check_tree(&self.base, &self.links, |f, entries| {
+            let at = f.node;
+            for &(_, link) in entries {
+                let e = link.item;
+                if !self.slots.is_live(e) {
+                    return fail(format!("leaf {at} lists dead slot {e}"));
                 }
-                let mut sorted: Vec<u32> = entries.iter().map(|(_, link)| link.item).collect();
-                sorted.sort_unstable();
-                if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
-                    return fail(format!("leaf {at} lists slot {} twice", w[0]));
+                if !self.filed_box(self.slots.aabb(e)).intersects(&f.aabb) {
+                    return fail(format!(
+                        "leaf {at} lists slot {e}, which does not overlap it"
+                    ));
                 }
-                Ok(())
-            },
-        )?;
+                occurrences[e as usize] += 1;
+            }
+            let mut sorted: Vec<u32> = entries.iter().map(|(_, link)| link.item).collect();
+            sorted.sort_unstable();
+            if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+                return fail(format!("leaf {at} lists slot {} twice", w[0]));
+            }
+            Ok(())
+        })?;
         for item in self.slots.iter() {
             let e = item.handle.slot();
             let filed = self.filed_box(&item.aabb);
@@ -50,6 +43,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
             let home = self.homes[e as usize];
             if !home.fits(&filed)
                 || self
+                    .base
                     .nodes
                     .get(home.node as usize)
                     .is_none_or(|n| n.count == FREE)
@@ -64,9 +58,9 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// How many leaves a (clamped) box overlaps.
     fn count_leaves(&self, c: &Aabb<S>) -> u32 {
         let mut n = 0;
-        let mut stack = vec![Frame::root(self.world)];
+        let mut stack = vec![Frame::root(self.base.world)];
         while let Some(f) = stack.pop() {
-            let node = self.nodes[f.node as usize];
+            let node = self.base.nodes[f.node as usize];
             if node.count == BRANCH {
                 stack.extend(
                     f.children(node.first_child)

@@ -19,6 +19,7 @@ pub(crate) use search::{cast_frames, nearest_in_frames};
 pub(crate) use validate::{check_tree, fail};
 
 use crate::handle::NIL;
+use crate::{Aabb, Scalar};
 
 /// What [`Quadtree::traverse`](crate::Quadtree::traverse) says about a node.
 ///
@@ -73,10 +74,54 @@ pub(crate) const EMPTY_LEAF: Node = Node {
     count: 0,
 };
 
+/// What every quadtree holds alike: its world and parameters, and its nodes (node 0 the
+/// root, then groups of four children) with the list of freed child groups.
+#[derive(Clone, Debug)]
+pub(crate) struct TreeBase<S, N> {
+    pub(crate) world: Aabb<S>,
+    pub(crate) config: TreeConfig,
+    pub(crate) nodes: Vec<N>,
+    /// Head of the list of freed child groups (linked through their first node).
+    pub(crate) free_group: u32,
+}
+
+impl<S: Scalar, N: Copy> TreeBase<S, N> {
+    /// [`traverse`] over these nodes; `shown` tells a node's kind and first child.
+    pub(crate) fn traverse(
+        &self,
+        shown: impl Fn(N) -> (NodeKind, u32),
+        visit: impl FnMut(&Aabb<S>, u32, NodeKind),
+    ) {
+        traverse(self.world, |n| shown(self.nodes[n as usize]), visit);
+    }
+
+    /// [`split_frames`] over these nodes; `shown` tells a node's kind and first child.
+    #[cfg(feature = "rayon")]
+    pub(crate) fn split(
+        &self,
+        target: usize,
+        shown: impl Fn(N) -> (NodeKind, u32),
+    ) -> (Vec<Frame<S>>, Vec<Frame<S>>) {
+        split_frames(self.world, target, |n| shown(self.nodes[n as usize]))
+    }
+}
+
+impl<S, N> TreeBase<S, N> {
+    /// A tree of one node, `root`, over `world` (both parameters already checked).
+    pub(crate) fn new(world: Aabb<S>, config: TreeConfig, root: N) -> Self {
+        Self {
+            world,
+            config,
+            nodes: vec![root],
+            free_group: NIL,
+        }
+    }
+}
+
 /// Writes what the three quadtrees have alike: `new`, `for_element_size`, `with_config`,
 /// `world` and `config`. The tree provides `DEFAULT_CONFIG`, a private
-/// `fn empty(world, config) -> Self` (the empty tree, parameters already checked) and the
-/// fields `world` and `config`; the macro is given the deepest nodes' side in typical element
+/// `fn empty(world, config) -> Self` (the empty tree, parameters already checked) and its
+/// [`TreeBase`] in the field `base`; the macro is given the deepest nodes' side in typical element
 /// sizes (`leaf_sizes`) and, for the example, the depth that gives for elements 4 wide in a
 /// world 10,000 wide.
 macro_rules! tree_constructors {
@@ -145,12 +190,12 @@ macro_rules! tree_constructors {
 
             /// The world box given at construction.
             pub fn world(&self) -> $crate::Aabb<S> {
-                self.world
+                self.base.world
             }
 
             /// The parameters given at construction.
             pub fn config(&self) -> $crate::TreeConfig {
-                self.config
+                self.base.config
             }
         }
     };

@@ -1,6 +1,6 @@
 //! The structural checks every quadtree shares.
 
-use super::{BRANCH, FREE, Frame, Node, check_free_groups};
+use super::{BRANCH, FREE, Frame, Node, TreeBase, check_free_groups};
 use crate::handle::NIL;
 use crate::pool::{Link, ListPool};
 use crate::{Error, Scalar};
@@ -10,21 +10,25 @@ pub(crate) fn fail<R>(why: String) -> Result<R, Error> {
     Err(Error::InvariantViolated(why))
 }
 
-/// The checks every quadtree over 8-byte [`Node`]s shares. Walks the nodes from `root` (the
-/// world's frame): each is reached once and no deeper than `max_depth`, a branch points
+/// The checks every quadtree over 8-byte [`Node`]s shares. Walks the nodes from the root: each
+/// is reached once and no deeper than `max_depth`, a branch points
 /// at a whole child group, no free node is reachable, a leaf lists exactly as many elements
 /// as it counts and does not overflow while it could split. Calls `node` with each node's
 /// frame and, for a leaf, its list (node index and contents, front to back; empty for a
 /// branch). Then checks the free groups and that the pool holds exactly the listed nodes and
 /// its free list. Returns which nodes were reached.
 pub(crate) fn check_tree<S: Scalar, D: Copy + Default>(
-    nodes: &[Node],
-    free_group: u32,
-    root: &Frame<S>,
-    (max_elements, max_depth): (u32, u32),
+    base: &TreeBase<S, Node>,
     links: &ListPool<D>,
     mut node: impl FnMut(&Frame<S>, &[(u32, Link<D>)]) -> Result<(), Error>,
 ) -> Result<Vec<bool>, Error> {
+    let TreeBase {
+        world,
+        config,
+        ref nodes,
+        free_group,
+    } = *base;
+    let (max_elements, max_depth) = (config.max_elements, config.max_depth);
     let n_nodes = nodes.len();
     if n_nodes == 0 || (n_nodes - 1) % 4 != 0 {
         return fail(format!("{n_nodes} nodes is not a root plus groups of four"));
@@ -32,7 +36,7 @@ pub(crate) fn check_tree<S: Scalar, D: Copy + Default>(
     let mut reached = vec![false; n_nodes];
     let mut listed = 0usize;
     let mut entries = Vec::new();
-    let mut stack = vec![*root];
+    let mut stack = vec![Frame::root(world)];
     while let Some(f) = stack.pop() {
         let at = f.node as usize;
         if std::mem::replace(&mut reached[at], true) {
