@@ -1,7 +1,7 @@
 //! Node geometry: node boxes are never stored, but computed on the way down from the world box
 //! and carried by traversals in a [`Frame`].
 
-use super::{MAX_DEPTH, NodeKind};
+use super::MAX_DEPTH;
 use crate::nearest::Pending;
 use crate::stack::ArrayStack;
 use crate::{Aabb, Point, Scalar};
@@ -180,54 +180,4 @@ impl<S: Scalar> Frame<S> {
             && b.min.y < mid.y
             && mid.y < b.max.y
     }
-}
-
-/// Visits every node of a tree over `world`, parents before children, with its computed box,
-/// its depth and its kind: what the trees' `traverse` gives. `node(index)` returns the node's
-/// kind and, for a branch, the first of its four contiguous children.
-pub(crate) fn traverse<S: Scalar>(
-    world: Aabb<S>,
-    node: impl Fn(u32) -> (NodeKind, u32),
-    mut visit: impl FnMut(&Aabb<S>, u32, NodeKind),
-) {
-    let mut stack = Stack::new();
-    stack.push(Frame::root(world));
-    while let Some(f) = stack.pop() {
-        let (kind, first_child) = node(f.node);
-        visit(&f.aabb, u32::from(f.depth), kind);
-        if kind == NodeKind::Branch {
-            for child in f.children(first_child).into_iter().rev() {
-                stack.push(child);
-            }
-        }
-    }
-}
-
-/// The tree below `root` cut breadth first into subtrees, for a parallel pass: branches are
-/// replaced by their children until there are at least `target` subtrees or only leaves
-/// remain. Returns the branches replaced on the way (whose own elements, if the tree keeps
-/// any in branches, belong to no subtree) and the subtrees. `node` gives a node's kind and
-/// first child, as for [`traverse`].
-#[cfg(feature = "rayon")]
-pub(crate) fn split_frames<S: Scalar>(
-    world: Aabb<S>,
-    target: usize,
-    node: impl Fn(u32) -> (NodeKind, u32),
-) -> (Vec<Frame<S>>, Vec<Frame<S>>) {
-    let branch = |f: &Frame<S>| node(f.node).0 == NodeKind::Branch;
-    let mut above = Vec::new();
-    let mut parts = vec![Frame::root(world)];
-    while parts.len() < target && parts.iter().any(branch) {
-        let mut next = Vec::with_capacity(parts.len() * 4);
-        for f in parts {
-            if branch(&f) {
-                above.push(f);
-                next.extend(f.children(node(f.node).1));
-            } else {
-                next.push(f);
-            }
-        }
-        parts = next;
-    }
-    (above, parts)
 }

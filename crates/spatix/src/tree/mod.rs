@@ -11,9 +11,7 @@ mod validate;
 
 pub(crate) use config::MAX_DEPTH;
 pub use config::TreeConfig;
-#[cfg(feature = "rayon")]
-pub(crate) use frame::split_frames;
-pub(crate) use frame::{Frame, MAX_PENDING, NodeStack, RIGHT, Stack, TOP, traverse};
+pub(crate) use frame::{Frame, MAX_PENDING, NodeStack, RIGHT, Stack, TOP};
 pub(crate) use groups::{FREE, check_free_groups, compact_leaf_lists, release_group, take_group};
 pub(crate) use search::{cast_frames, nearest_in_frames};
 pub(crate) use validate::{check_tree, fail};
@@ -86,23 +84,57 @@ pub(crate) struct TreeBase<S, N> {
 }
 
 impl<S: Scalar, N: Copy> TreeBase<S, N> {
-    /// [`traverse`] over these nodes; `shown` tells a node's kind and first child.
+    /// Visits every node, parents before children, with its computed box, its depth and its
+    /// kind: what the trees' `traverse` gives. `shown` tells a node's kind and, for a branch,
+    /// the first of its four contiguous children.
     pub(crate) fn traverse(
         &self,
         shown: impl Fn(N) -> (NodeKind, u32),
-        visit: impl FnMut(&Aabb<S>, u32, NodeKind),
+        mut visit: impl FnMut(&Aabb<S>, u32, NodeKind),
     ) {
-        traverse(self.world, |n| shown(self.nodes[n as usize]), visit);
+        let mut stack = Stack::new();
+        stack.push(Frame::root(self.world));
+        while let Some(f) = stack.pop() {
+            let (kind, first_child) = shown(self.nodes[f.node as usize]);
+            visit(&f.aabb, u32::from(f.depth), kind);
+            if kind == NodeKind::Branch {
+                for child in f.children(first_child).into_iter().rev() {
+                    stack.push(child);
+                }
+            }
+        }
     }
 
-    /// [`split_frames`] over these nodes; `shown` tells a node's kind and first child.
+    /// The tree cut breadth first into subtrees, for a parallel pass: branches are replaced
+    /// by their children until there are at least `target` subtrees or only leaves remain.
+    /// Returns the branches replaced on the way (whose own elements, if the tree keeps any in
+    /// branches, belong to no subtree) and the subtrees. `shown` as for
+    /// [`traverse`](Self::traverse).
     #[cfg(feature = "rayon")]
     pub(crate) fn split(
         &self,
         target: usize,
         shown: impl Fn(N) -> (NodeKind, u32),
     ) -> (Vec<Frame<S>>, Vec<Frame<S>>) {
-        split_frames(self.world, target, |n| shown(self.nodes[n as usize]))
+        let mut above = Vec::new();
+        let mut parts = vec![Frame::root(self.world)];
+        while parts.len() < target {
+            let mut next = Vec::with_capacity(parts.len() * 4);
+            for &f in &parts {
+                match shown(self.nodes[f.node as usize]) {
+                    (NodeKind::Branch, first_child) => {
+                        above.push(f);
+                        next.extend(f.children(first_child));
+                    }
+                    _ => next.push(f),
+                }
+            }
+            if next.len() == parts.len() {
+                break; // only leaves
+            }
+            parts = next;
+        }
+        (above, parts)
     }
 }
 
