@@ -367,7 +367,7 @@ impl<S: Scalar> Agents<S> {
 /// ```
 /// use spatix_workload::Adversary;
 /// let sets = Adversary::<f32>::all();
-/// assert_eq!(sets.len(), 6);
+/// assert_eq!(sets.len(), 9);
 /// assert!(sets.iter().all(|s| s.boxes.iter().all(|b| b.is_valid())));
 /// ```
 #[derive(Clone, Debug)]
@@ -389,7 +389,9 @@ impl<S: Scalar> Adversary<S> {
     /// with corners and edges on the 1/2^k lattice of the world (every quadtree node boundary
     /// and power-of-two grid line); 20k boxes around 1e7 with half-unit edges (f32's spacing
     /// there is 1.0); 10k extremely thin boxes half a world long; 10k agents jumping across
-    /// the world's centre line every frame for 6 frames.
+    /// the world's centre line every frame for 6 frames; 100k uniform boxes clean, the same
+    /// with one stray box at 1e9, and with strays at -1e12, 1e30 and ±MAX (see [`Stray`]),
+    /// each declared over the bulk of its data.
     pub fn all() -> Vec<Self> {
         vec![
             coincident(),
@@ -398,8 +400,94 @@ impl<S: Scalar> Adversary<S> {
             near_precision_limit(),
             thin(),
             crossing(),
+            strays("100k boxes, clean", &[]),
+            strays("the same and one stray at 1e9", &[Stray::At1e9]),
+            strays("the same and strays at -1e12, 1e30, ±MAX", &Stray::FAR),
         ]
     }
+}
+
+/// Where a stray element of real data lies: a failed geocode, a sentinel value, a record in
+/// the wrong projection. Each is a box of half-size 2 around its spot (a point, once the spot
+/// is large enough that ±2 rounds away).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stray {
+    /// At (1e6, 1e6).
+    At1e6,
+    /// At (1e9, 1e9).
+    At1e9,
+    /// At (1e30, 1e30).
+    At1e30,
+    /// At (-1e12, 0).
+    AtMinus1e12,
+    /// At (MAX, MAX) of the scalar type.
+    AtMax,
+    /// At (-MAX, -MAX) of the scalar type.
+    AtMinusMax,
+}
+
+impl Stray {
+    /// Every spot.
+    pub const ALL: [Self; 6] = [
+        Self::At1e6,
+        Self::At1e9,
+        Self::At1e30,
+        Self::AtMinus1e12,
+        Self::AtMax,
+        Self::AtMinusMax,
+    ];
+
+    /// The far spots, to put together in one set.
+    pub const FAR: [Self; 4] = [Self::AtMinus1e12, Self::At1e30, Self::AtMax, Self::AtMinusMax];
+
+    /// The stray box, in `S`.
+    ///
+    /// ```
+    /// use spatix_workload::Stray;
+    /// assert_eq!(Stray::AtMax.aabb::<f32>().max.x, f32::MAX);
+    /// assert!(Stray::ALL.iter().all(|s| s.aabb::<f64>().is_valid()));
+    /// ```
+    pub fn aabb<S: Scalar>(self) -> Aabb<S> {
+        let max = S::MAX.to_f64();
+        let (x, y) = match self {
+            Self::At1e6 => (1e6, 1e6),
+            Self::At1e9 => (1e9, 1e9),
+            Self::At1e30 => (1e30, 1e30),
+            Self::AtMinus1e12 => (-1e12, 0.0),
+            Self::AtMax => (max, max),
+            Self::AtMinusMax => (-max, -max),
+        };
+        let at = |v: f64, d: f64| S::from_f64((v + d).clamp(-max, max));
+        Aabb {
+            min: Point::new(at(x, -2.0), at(y, -2.0)),
+            max: Point::new(at(x, 2.0), at(y, 2.0)),
+        }
+    }
+}
+
+/// `base` followed by one box at each of `strays`.
+///
+/// ```
+/// use spatix_workload::{with_strays, Agents, Layout, Sizes, Stray};
+/// let base: Vec<_> = Agents::<f64>::new(100, Layout::Uniform, Sizes::Uniform, 1).boxes().collect();
+/// let all = with_strays(&base, &[Stray::At1e9]);
+/// assert_eq!((all.len(), all[100].min.x), (101, 1e9 - 2.0));
+/// ```
+pub fn with_strays<S: Scalar>(base: &[Aabb<S>], strays: &[Stray]) -> Vec<Aabb<S>> {
+    let mut boxes = base.to_vec();
+    boxes.extend(strays.iter().map(|s| s.aabb()));
+    boxes
+}
+
+/// 100k uniform agents' boxes (half-size 1 to 3 over a world of side 3162) and the given
+/// strays, declared over the bulk of the data ([`Aabb::bulk_of`]), as a user would size a
+/// structure from a file.
+fn strays<S: Scalar>(name: &'static str, spots: &[Stray]) -> Adversary<S> {
+    let agents = Agents::<S>::new(100_000, Layout::Uniform, Sizes::Uniform, 16);
+    let base: Vec<Aabb<S>> = agents.boxes().collect();
+    let boxes = with_strays(&base, spots);
+    let world = Aabb::bulk_of(&boxes).expect("valid boxes");
+    still(name, world, boxes)
 }
 
 fn sq<S: Scalar>(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<S> {

@@ -659,20 +659,17 @@ impl<S: Scalar> Aabb<S> {
         if n == 0 {
             return None;
         }
-        let trim = n / 200;
-        let (lo, hi) = (trim, n - 1 - trim);
         let half = |a: S, b: S| a.to_f64() * 0.5 + b.to_f64() * 0.5;
         let mut extents: Vec<f64> = valid
             .iter()
             .map(|b| (b.max.x.to_f64() - b.min.x.to_f64()).max(b.max.y.to_f64() - b.min.y.to_f64()))
             .collect();
-        let extent = *extents.select_nth_unstable_by(hi, f64::total_cmp).1;
+        let extent = bulk_range(&mut extents).1;
         let quarter = S::MAX.to_f64() * 0.25;
         let axis =
             |centre: &dyn Fn(&Self) -> f64, low: &dyn Fn(&Self) -> S, high: &dyn Fn(&Self) -> S| {
                 let mut c: Vec<f64> = valid.iter().map(|b| centre(b)).collect();
-                let a = *c.select_nth_unstable_by(lo, f64::total_cmp).1;
-                let b = *c.select_nth_unstable_by(hi, f64::total_cmp).1;
+                let (a, b) = bulk_range(&mut c);
                 let grow = (b - a) / 32.0 + extent;
                 let all_low = valid
                     .iter()
@@ -712,4 +709,15 @@ impl<S: Scalar> Aabb<S> {
             max: bounds.closest_point(self.max),
         }
     }
+}
+
+/// Where the bulk of `values` lies: their 0.5% and 99.5% quantiles (the least and the greatest
+/// below 200 values), so that a few strays, however far, do not move either end. Reorders
+/// `values`; `values` must not be empty.
+pub(crate) fn bulk_range(values: &mut [f64]) -> (f64, f64) {
+    let n = values.len();
+    let trim = n / 200;
+    let lo = *values.select_nth_unstable_by(trim, f64::total_cmp).1;
+    let hi = *values.select_nth_unstable_by(n - 1 - trim, f64::total_cmp).1;
+    (lo, hi)
 }

@@ -4,7 +4,7 @@
 //! corner in the level that fits its size). `lattice/` is the cell arithmetic they all share.
 
 mod hierarchical;
-mod lattice;
+pub(crate) mod lattice;
 mod leveled;
 mod loose;
 mod point;

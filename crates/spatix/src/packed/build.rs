@@ -2,15 +2,23 @@
 
 use super::{PackedConfig, PackedIndex};
 use crate::handle::NIL;
+use crate::geom::bulk_range;
 use crate::slots::StaticSlots;
 use crate::{Aabb, Error, Scalar};
 
 /// Cells per axis of the grid the curve is drawn on, less one.
 const GRID_MAX: f64 = 65535.0;
 
-/// The Hilbert curve over the data's extent: the grid of 2^16 × 2^16 cells that spans the
-/// centres of all the boxes. Coordinates are taken at half scale so that no difference of
-/// finite values overflows.
+/// Most boxes whose centres place the curve (evenly strided through the input).
+const SAMPLE: usize = 4096;
+
+/// The Hilbert curve over where the data lies: the grid of 2^16 × 2^16 cells that spans the
+/// bulk of the boxes' centres (per axis, their 0.5% and 99.5% quantiles in a sample, widened
+/// by a thirty-second of that span). Centres beyond it are clamped to the border cells, so a
+/// few stray boxes, however far, leave the rest of the data spread over the whole grid (over
+/// the box around all the centres, one box at 1e9 among boxes over 2·10^4 put them all in one
+/// cell, and the tree lost its order). Coordinates are taken at half scale so that no
+/// difference of finite values overflows.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Curve {
     origin: [f64; 2],
@@ -19,6 +27,24 @@ pub(super) struct Curve {
 }
 
 impl Curve {
+    /// The curve over the bulk of the centres of `boxes`, never beyond `lo..=hi`, the range
+    /// of all of them (so that the curve's grid stays aligned with data on a lattice).
+    fn over_bulk<S: Scalar>(boxes: &[Aabb<S>], mut lo: [f64; 2], mut hi: [f64; 2]) -> Self {
+        if boxes.is_empty() {
+            return Self::over([0.0; 2], [0.0; 2]);
+        }
+        let step = boxes.len().div_ceil(SAMPLE);
+        let mut sample: Vec<f64> = Vec::with_capacity(boxes.len().min(SAMPLE));
+        for a in 0..2 {
+            sample.clear();
+            sample.extend(boxes.iter().step_by(step).map(|b| half_centre(b)[a]));
+            let (from, to) = bulk_range(&mut sample);
+            let grow = (to - from) / 32.0;
+            (lo[a], hi[a]) = (lo[a].max(from - grow), hi[a].min(to + grow));
+        }
+        Self::over(lo, hi)
+    }
+
     /// The curve over centres (at half scale) spanning `lo..=hi`.
     fn over(lo: [f64; 2], hi: [f64; 2]) -> Self {
         let scale = |a: usize| {
@@ -245,7 +271,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
             boxes.push(aabb);
             values.push(Some(value));
         }
-        let curve = Curve::over(lo, hi);
+        let curve = Curve::over_bulk(&boxes, lo, hi);
         let slots = curve.keys(&boxes).into_order();
         let sorted_boxes: Vec<Aabb<S>> = slots.iter().map(|&i| boxes[i as usize]).collect();
         drop(boxes);

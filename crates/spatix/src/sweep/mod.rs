@@ -2,6 +2,7 @@
 //! band by band, sorted by the left of their box inside each band, so that a frame (move every
 //! element, find every pair) streams through memory in one order.
 
+use crate::grid::lattice::{auto_world, bulk_extent, extent_of};
 use crate::handle::{NIL, next_salt};
 use crate::slots::Elements;
 use crate::{Aabb, Error, Handle, Item, Iter, Point, Scalar};
@@ -303,8 +304,8 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// ```
     /// use spatix::{Aabb, Point, SweepGrid};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1000.0, 1000.0))?;
-    /// let points: Vec<_> = (0..100)
-    ///     .map(|i| Aabb::point(Point::new((i * 10) as f32, (i * 7 % 1000) as f32)))
+    /// let points: Vec<_> = (0..100) // a 10 x 10 lattice over the world
+    ///     .map(|i| Aabb::point(Point::new((i % 10 * 1000 / 9) as f32, (i / 10 * 1000 / 9) as f32)))
     ///     .collect::<Result<_, _>>()?;
     /// // 100 sampled points standing for 100,000: bands of about 8 of them, not 8 of 100.
     /// let grid = SweepGrid::<f32, u64>::auto_sampled(world, &points, 100_000)?;
@@ -314,7 +315,8 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// ```
     pub fn auto_sampled(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, Error> {
         let total = total.max(sample.len());
-        let mut grid = Self::new(world, auto_height(&world, sample.iter(), total)?)?;
+        let (world, height) = auto_layout(&world, sample, total)?;
+        let mut grid = Self::new(world, height)?;
         grid.reserve(total);
         Ok(grid)
     }
@@ -496,28 +498,29 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     }
 }
 
-/// The band height [`SweepGrid::auto`] and [`SweepGrid::build_auto`] choose for a sample.
-fn auto_height<'a, S: Scalar + 'a>(
+/// The world and band height [`SweepGrid::auto`] and [`SweepGrid::build_auto`] choose for a
+/// sample: the world cut down to where the bulk of the sample lies, as the grids' `auto` do
+/// ([`auto_world`]: a few stray elements far away are then filed in the border bands instead
+/// of stretching every band), and bands of a few mean extents, holding a few elements each.
+fn auto_layout<S: Scalar>(
     world: &Aabb<S>,
-    sample: impl Iterator<Item = &'a Aabb<S>>,
+    sample: &[Aabb<S>],
     total: usize,
-) -> Result<S, Error> {
+) -> Result<(Aabb<S>, S), Error> {
+    let world = &auto_world(world, sample);
     world.valid_world()?;
     let (mut n, mut extent) = (0usize, 0.0f64);
-    for b in sample.filter(|b| b.is_valid()) {
+    for b in sample.iter().filter(|b| b.is_valid()) {
         let s = b.size();
         extent += (s.x.to_f64() + s.y.to_f64()) * 0.5;
         n += 1;
     }
-    let (width, height) = (
-        world.max.x.to_f64() - world.min.x.to_f64(),
-        world.max.y.to_f64() - world.min.y.to_f64(),
-    );
+    let (width, height) = extent_of(world);
     let by_count = if n == 0 {
         height / 64.0
     } else {
-        // Bands of `h` over a world of `width · height` hold `n · h / height` elements.
-        AUTO_ELEMENTS_PER_BAND * height / n.max(total) as f64
+        // Bands of `h` over the bulk's height hold about `n · h / height` elements each.
+        AUTO_ELEMENTS_PER_BAND * bulk_extent(world, sample).1 / n.max(total) as f64
     };
     let by_extent = if n == 0 {
         0.0
@@ -533,11 +536,12 @@ fn auto_height<'a, S: Scalar + 'a>(
         };
     }
     let h = S::from_f64(h);
-    Ok(if h > S::ZERO && h.is_finite() {
+    let h = if h > S::ZERO && h.is_finite() {
         h
     } else {
         S::ONE
-    })
+    };
+    Ok((*world, h))
 }
 
 impl<S: Scalar, T> Elements<S, T> for SweepGrid<S, T> {

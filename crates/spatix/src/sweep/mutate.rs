@@ -2,7 +2,7 @@
 //! the bulk constructors.
 
 use super::layout::{GAP_EVERY, Span, cover};
-use super::{Band, Mover, SweepGrid, auto_height, gap};
+use super::{Band, Mover, SweepGrid, auto_layout, gap};
 use crate::handle::NIL;
 use crate::{Aabb, Error, Handle, Scalar};
 
@@ -422,7 +422,8 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         I: IntoIterator<Item = (Aabb<S>, T)>,
     {
         let (boxes, values): (Vec<_>, Vec<_>) = items.into_iter().unzip();
-        let mut grid = Self::new(world, auto_height(&world, boxes.iter(), 0)?)?;
+        let (world, height) = auto_layout(&world, &boxes, 0)?;
+        let mut grid = Self::new(world, height)?;
         grid.fill(boxes, values)?;
         Ok(grid)
     }

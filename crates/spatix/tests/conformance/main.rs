@@ -31,6 +31,7 @@ mod harness;
 mod layered;
 mod ops;
 mod scenarios;
+mod strays;
 
 // BruteForce's for_each_pair is quadratic: its largest bulk test is capped at 10^4 agents.
 conformance!(

@@ -206,8 +206,8 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
     /// ```
     /// use spatix::{Aabb, HierarchicalGrid, Point};
     /// let world = Aabb::new(Point::new(0.0f64, 0.0), Point::new(1000.0, 1000.0))?;
-    /// let dust: Vec<_> = (0..100) // from y = 0 to y = 1000
-    ///     .map(|i| Aabb::point(Point::new((i * 10) as f64, (i * 1000 / 99) as f64)))
+    /// let dust: Vec<_> = (0..100) // a 10 x 10 lattice over the world
+    ///     .map(|i| Aabb::point(Point::new((i % 10 * 1000 / 9) as f64, (i / 10 * 1000 / 9) as f64)))
     ///     .collect::<Result<_, _>>()?;
     /// // 100 sampled points standing for 10,000: finest cells of 10, not 100.
     /// let grid = HierarchicalGrid::<f64, u64>::auto_sampled(world, &dust, 10_000)?;

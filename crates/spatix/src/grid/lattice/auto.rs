@@ -35,6 +35,24 @@ pub(crate) fn auto_world<S: Scalar>(world: &Aabb<S>, sample: &[Aabb<S>]) -> Aabb
     }
 }
 
+/// The width and height of where the bulk of `sample` lies ([`Aabb::bulk_of`]) within
+/// `world`: the area the elements fill, over which the `auto` constructors spread them when
+/// they put a floor under the cell side or band height (over the world itself, a few stray
+/// elements that widen an [`auto_world`] would make every cell or band as much larger). The
+/// world's own when the sample has no valid box.
+pub(crate) fn bulk_extent<S: Scalar>(world: &Aabb<S>, sample: &[Aabb<S>]) -> (f64, f64) {
+    let Some(bulk) = Aabb::bulk_of(sample) else {
+        return extent_of(world);
+    };
+    let span = |lo: S, hi: S, from: S, to: S| {
+        (hi.to_f64().min(to.to_f64()) - lo.to_f64().max(from.to_f64())).max(0.0)
+    };
+    (
+        span(bulk.min.x, bulk.max.x, world.min.x, world.max.x),
+        span(bulk.min.y, bulk.max.y, world.min.y, world.max.y),
+    )
+}
+
 /// The side of the square cells that `count` elements spread evenly over a `width` × `height`
 /// world fill with `per_cell` elements each: the floor an `auto` constructor puts under its cell
 /// side, so that a few tiny elements do not ask for far more cells than elements (0, no floor,
@@ -100,7 +118,8 @@ pub(crate) fn auto_cell<S: Scalar>(
         side / DEFAULT_CELLS_PER_SIDE
     } else {
         let by_extent = factor * extent / sampled as f64;
-        by_extent.max(cell_for_count(width, height, n, per_cell))
+        let (bulk_width, bulk_height) = bulk_extent(world, sample);
+        by_extent.max(cell_for_count(bulk_width, bulk_height, n, per_cell))
     };
     if !(cell > 0.0 && cell.is_finite()) {
         // A world or boxes of no area.

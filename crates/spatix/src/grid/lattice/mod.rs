@@ -9,7 +9,7 @@ mod auto;
 mod rings;
 mod walk;
 
-pub(crate) use auto::{AutoCells, auto_cell, auto_world, cell_for_count};
+pub(crate) use auto::{AutoCells, auto_cell, auto_world, bulk_extent, cell_for_count};
 #[cfg(test)]
 pub(crate) use rings::RINGS_WALKED;
 pub(crate) use rings::{Rings, settled};

@@ -25,7 +25,7 @@ use crate::pool::{Link, ListPool};
 use crate::slots::Slots;
 use crate::{Aabb, Error, Point, Scalar};
 
-use super::lattice::{Lattice, cell_for_count, extent_of, magnitude};
+use super::lattice::{Lattice, bulk_extent, cell_for_count, extent_of, magnitude};
 
 mod mutate;
 mod pairs;
@@ -156,26 +156,19 @@ impl<S: Scalar> Level<S> {
     }
 
     /// The floor an `auto` constructor puts under [`pick_cell`](Self::pick_cell) for `count`
-    /// elements like the valid boxes of `sample`: about `per_cell` elements per cell over the
-    /// rows of the world the sample spans, which are the rows allocated (a row is allocated whole, the
-    /// world's width, when first used). Without it, small boxes spread thinly over a large
-    /// world would ask for cells of their own size over all of it: every row in use and far
-    /// more cells than elements. 0 (no floor) for no elements.
+    /// elements like the valid boxes of `sample`: about `per_cell` elements per cell over
+    /// where the bulk of the sample lies ([`bulk_extent`]). Without it, small boxes spread
+    /// thinly over a large world would ask for cells of their own size over all of it: every
+    /// row in use and far more cells than elements; over the whole world instead of the bulk,
+    /// one stray element would make every cell larger. 0 (no floor) for no elements.
     pub(crate) fn sparse_floor(
         world: &Aabb<S>,
         sample: &[Aabb<S>],
         count: usize,
         per_cell: f64,
     ) -> f64 {
-        let (low, high) = sample
-            .iter()
-            .filter(|b| b.is_valid())
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(low, high), b| {
-                (low.min(b.min.y.to_f64()), high.max(b.max.y.to_f64()))
-            });
-        let span = high.min(world.max.y.to_f64()) - low.max(world.min.y.to_f64());
-        let (width, _) = extent_of(world);
-        cell_for_count(width, span.max(0.0), count, per_cell)
+        let (width, height) = bulk_extent(world, sample);
+        cell_for_count(width, height, count, per_cell)
     }
 
     /// Column and row of the cell with row-major index `cell`.

@@ -391,8 +391,8 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// ```
     /// use spatix::{Aabb, LooseGrid, Point};
     /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(1000.0, 1000.0))?;
-    /// let points: Vec<_> = (0..100)
-    ///     .map(|i| Aabb::point(Point::new((i * 10) as f32, (i * 7 % 1000) as f32)))
+    /// let points: Vec<_> = (0..100) // a 10 x 10 lattice over the world
+    ///     .map(|i| Aabb::point(Point::new((i % 10 * 1000 / 9) as f32, (i / 10 * 1000 / 9) as f32)))
     ///     .collect::<Result<_, _>>()?;
     /// // 100 sampled points standing for 20,000: cells of 10 (2 points each), not 141.
     /// let grid = LooseGrid::<f32, u64>::auto_sampled(world, &points, 20_000)?;

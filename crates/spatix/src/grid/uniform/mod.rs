@@ -174,8 +174,8 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// ```
     /// use spatix::{Aabb, Point, UniformGrid};
     /// let world = Aabb::new(Point::new(0.0f64, 0.0), Point::new(1000.0, 1000.0))?;
-    /// let points: Vec<_> = (0..100)
-    ///     .map(|i| Aabb::point(Point::new((i * 10) as f64, (i * 7 % 1000) as f64)))
+    /// let points: Vec<_> = (0..100) // a 10 x 10 lattice over the world
+    ///     .map(|i| Aabb::point(Point::new((i % 10 * 1000 / 9) as f64, (i / 10 * 1000 / 9) as f64)))
     ///     .collect::<Result<_, _>>()?;
     /// // 100 sampled points standing for 40,000: cells of 10 (4 points each), not 200.
     /// let grid = UniformGrid::<f64, u64>::auto_sampled(world, &points, 40_000)?;
