@@ -45,7 +45,7 @@ impl CsvReader {
             "at most {MAX_COORDS} coordinates"
         );
         let file = path.display().to_string();
-        let handle = File::open(path).map_err(|e| Failure::input(&file, 0, format!("{e}")))?;
+        let handle = File::open(path).map_err(|e| Failure::file(&file, e.to_string()))?;
         let mut reader = Self {
             file,
             reader: BufReader::with_capacity(1 << 16, handle),
@@ -79,12 +79,11 @@ impl CsvReader {
         loop {
             self.buf.clear();
             let read = self.reader.read_line(&mut self.buf).map_err(|e| {
-                let reason = if e.kind() == io::ErrorKind::InvalidData {
-                    "not valid UTF-8 text".to_owned()
+                if e.kind() == io::ErrorKind::InvalidData {
+                    Failure::input(&self.file, self.line + 1, "not valid UTF-8 text")
                 } else {
-                    e.to_string()
-                };
-                Failure::input(&self.file, self.line + 1, reason)
+                    Failure::file(&self.file, e.to_string())
+                }
             })?;
             if read == 0 {
                 return Ok(None);

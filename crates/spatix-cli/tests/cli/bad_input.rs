@@ -8,7 +8,8 @@ use crate::common::{Scratch, spatix, stderr};
 const BOX_HEADER: &str = "id,min_x,min_y,max_x,max_y\n";
 
 /// Runs `args` (with `--out` into the scratch directory, over an existing file) and checks that
-/// it fails on `file`:`line` with a reason containing `reason`.
+/// it fails on `file`:`line` (line 0: on `file` as a whole, `FILE: reason`) with a reason
+/// containing `reason`.
 fn assert_rejected(dir: &Scratch, args: &[&str], file: &str, line: u64, reason: &str) {
     let out = dir.write("out.csv", "old results\n");
     let before = dir.files();
@@ -19,7 +20,10 @@ fn assert_rejected(dir: &Scratch, args: &[&str], file: &str, line: u64, reason: 
     assert_eq!(output.status.code(), Some(2), "{args:?}: {message}");
     assert!(output.stdout.is_empty(), "{args:?}");
     let path = dir.path(file);
-    let prefix = format!("{}:{line}: ", path.display());
+    let prefix = match line {
+        0 => format!("{}: ", path.display()),
+        line => format!("{}:{line}: ", path.display()),
+    };
     assert!(
         message.starts_with(&prefix),
         "{args:?}: expected {prefix:?}, got {message:?}"

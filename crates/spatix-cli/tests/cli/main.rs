@@ -4,8 +4,10 @@
 mod bad_input;
 mod batch;
 mod common;
+mod messages;
 mod output;
 mod sim;
+mod sizes;
 
 use common::{spatix, stdout};
 
