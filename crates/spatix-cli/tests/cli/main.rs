@@ -4,6 +4,7 @@
 mod bad_input;
 mod batch;
 mod common;
+mod formats;
 mod messages;
 mod output;
 mod sim;
