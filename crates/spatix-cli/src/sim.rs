@@ -42,7 +42,8 @@ pub(crate) struct SimArgs {
     /// the default `update_all` (each agent stepped where the index stores it).
     #[arg(long)]
     per_handle: bool,
-    /// Threads for the pair pass (quadtree and grid; other structures use one).
+    /// Threads for the pair pass (every structure but brute-force and layered, which find
+    /// their pairs on one).
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: u32,

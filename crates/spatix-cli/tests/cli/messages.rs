@@ -226,3 +226,13 @@ fn each_subcommands_help_lists_what_it_accepts() {
         }
     }
 }
+
+#[test]
+fn sims_threads_help_names_the_structures_that_use_one() {
+    let output = spatix(&["sim", "--help"]);
+    assert_success(&output);
+    let text = stdout(&output);
+    let threads = &text[text.find("--threads <").expect("the option")..];
+    let threads = &threads[..threads.find("\n  -").expect("the next option")];
+    assert!(threads.contains("brute-force and layered"), "{threads}");
+}
