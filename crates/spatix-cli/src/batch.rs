@@ -16,40 +16,19 @@ use spatix::prelude::*;
 use spatix::{Aabb, KdTree, PackedIndex, Point, Workspace};
 
 use crate::failure::Failure;
-use crate::index_kind::{BatchIndex, Plan, StaticKind, Structure, UseIndex};
+use crate::index_kind::{BatchIndex, BoxIndex, Plan, StaticKind, Structure, UseIndex};
 use crate::input::{self, Elements, Shape, Survey};
 use crate::output::{self, Sink};
+use crate::stats::{count, number};
 
-/// Options every batch command takes.
+/// Where every batch command writes.
 #[derive(Debug, Args)]
 pub(crate) struct Common {
-    /// The structure to use. Default: kd-tree for knn, packed for pairs and query. The files
-    /// hold static data, so a structure built once from all of it answers fastest: the
-    /// kd-tree (points only) for nearest neighbours, the packed index for pairs and
-    /// rectangles. The dynamic structures are here to compare.
-    #[arg(long, value_enum, value_name = "INDEX")]
-    index: Option<BatchIndex>,
     /// Write the results to FILE instead of standard output (`-`). A regular file appears only
     /// once complete; a FIFO, a device or a symbolic link's target is written in place; an
     /// input file is refused.
     #[arg(long, short, value_name = "FILE")]
     out: Option<PathBuf>,
-    /// Answer the queries of knn and query on N threads (the results are the same, in the
-    /// same order) [default: 1].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
-    threads: Option<u32>,
-}
-
-impl Common {
-    /// Refuses the kd-tree for boxes (it holds points only).
-    fn validate(&self, command: &str) -> Result<(), String> {
-        if self.index == Some(BatchIndex::Static(StaticKind::KdTree)) {
-            return Err(format!(
-                "--index kd-tree holds points only: {command} takes boxes (try --index packed)"
-            ));
-        }
-        Ok(())
-    }
 }
 
 /// `spatix pairs`.
@@ -57,14 +36,32 @@ impl Common {
 pub(crate) struct PairsArgs {
     /// Boxes, CSV with the header id,min_x,min_y,max_x,max_y.
     boxes: PathBuf,
+    /// The structure to use [default: packed]: built once from all the boxes, it finds the
+    /// pairs of static data fastest. The dynamic structures are here to compare.
+    #[arg(long, value_enum, value_name = "INDEX")]
+    index: Option<BoxIndex>,
+    /// Has no effect here: the pairs are found on one thread, in the structure's order (the
+    /// option is taken for symmetry with the other batch commands) [default: 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
     #[command(flatten)]
     common: Common,
+}
+
+/// Refuses the kd-tree for boxes (it holds points only).
+fn validate_boxes(index: Option<BoxIndex>, command: &str) -> Result<(), String> {
+    if index == Some(BoxIndex(BatchIndex::Static(StaticKind::KdTree))) {
+        return Err(format!(
+            "--index kd-tree holds points only: {command} takes boxes (try --index packed)"
+        ));
+    }
+    Ok(())
 }
 
 impl PairsArgs {
     /// Arguments clap cannot check: the structure must hold boxes.
     pub(crate) fn validate(&self) -> Result<(), String> {
-        self.common.validate("pairs")
+        validate_boxes(self.index, "pairs")
     }
 }
 
@@ -75,6 +72,14 @@ pub(crate) struct QueryArgs {
     boxes: PathBuf,
     /// Query boxes, CSV with the header id,min_x,min_y,max_x,max_y.
     queries: PathBuf,
+    /// The structure to use [default: packed]: built once from all the boxes, it answers
+    /// rectangle queries over static data fastest. The dynamic structures are here to compare.
+    #[arg(long, value_enum, value_name = "INDEX")]
+    index: Option<BoxIndex>,
+    /// Answer the query boxes on N threads, a block of them at a time (the results are the
+    /// same, in the same order) [default: 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
     #[command(flatten)]
     common: Common,
 }
@@ -82,7 +87,7 @@ pub(crate) struct QueryArgs {
 impl QueryArgs {
     /// Arguments clap cannot check: the structure must hold boxes.
     pub(crate) fn validate(&self) -> Result<(), String> {
-        self.common.validate("query")
+        validate_boxes(self.index, "query")
     }
 }
 
@@ -97,8 +102,25 @@ pub(crate) struct KnnArgs {
     #[arg(short, value_name = "K", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..))]
     k: u32,
+    /// The structure to use [default: kd-tree]: built once from all the points, it finds
+    /// nearest neighbours in static data fastest. The dynamic structures are here to compare.
+    #[arg(long, value_enum, value_name = "INDEX")]
+    index: Option<BatchIndex>,
+    /// Find the nearest points on N threads, for a block of queries at a time (the results
+    /// are the same, in the same order) [default: 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
     #[command(flatten)]
     common: Common,
+}
+
+/// The options `run` takes: the structure (its default when `None`), the threads, and the
+/// output.
+#[derive(Debug)]
+struct Settings<'a> {
+    index: Option<BatchIndex>,
+    threads: Option<u32>,
+    out: Option<&'a Path>,
 }
 
 /// What a batch command does once its elements are in the index.
@@ -114,19 +136,34 @@ enum Work {
 
 /// `spatix pairs BOXES.csv`: CSV `a,b`, every intersecting pair once, `a < b`.
 pub(crate) fn pairs(args: &PairsArgs) -> Result<(), Failure> {
-    run(&args.boxes, Shape::Boxes, Work::Pairs, &args.common)
+    let settings = Settings {
+        index: args.index.map(|BoxIndex(kind)| kind),
+        threads: args.threads,
+        out: args.common.out.as_deref(),
+    };
+    run(&args.boxes, Shape::Boxes, Work::Pairs, &settings)
 }
 
 /// `spatix query BOXES.csv QUERIES.csv`: CSV `query_id,id`.
 pub(crate) fn query(args: &QueryArgs) -> Result<(), Failure> {
     let work = Work::Query(args.queries.clone());
-    run(&args.boxes, Shape::Boxes, work, &args.common)
+    let settings = Settings {
+        index: args.index.map(|BoxIndex(kind)| kind),
+        threads: args.threads,
+        out: args.common.out.as_deref(),
+    };
+    run(&args.boxes, Shape::Boxes, work, &settings)
 }
 
 /// `spatix knn POINTS.csv QUERIES.csv -k K`: CSV `query_id,rank,id,distance`.
 pub(crate) fn knn(args: &KnnArgs) -> Result<(), Failure> {
     let work = Work::Knn(args.queries.clone(), args.k as usize);
-    run(&args.points, Shape::Points, work, &args.common)
+    let settings = Settings {
+        index: args.index,
+        threads: args.threads,
+        out: args.common.out.as_deref(),
+    };
+    run(&args.points, Shape::Points, work, &settings)
 }
 
 /// The job handed to the chosen structure.
@@ -152,14 +189,14 @@ struct Done {
     output: String,
 }
 
-fn run(data: &Path, shape: Shape, work: Work, common: &Common) -> Result<(), Failure> {
+fn run(data: &Path, shape: Shape, work: Work, settings: &Settings<'_>) -> Result<(), Failure> {
     let start = Instant::now();
     let queries = match &work {
         Work::Pairs => None,
         Work::Query(path) | Work::Knn(path, _) => Some(path.as_path()),
     };
     let inputs: Vec<&Path> = core::iter::once(data).chain(queries).collect();
-    output::refuse_input_as_output(common.out.as_deref(), &inputs)?;
+    output::refuse_input_as_output(settings.out, &inputs)?;
     let survey = input::survey(data, shape)?;
     match &work {
         Work::Pairs => {}
@@ -173,11 +210,11 @@ fn run(data: &Path, shape: Shape, work: Work, common: &Common) -> Result<(), Fai
         Work::Query(_) => "query",
         Work::Knn(..) => "knn",
     };
-    let index = common.index.unwrap_or(BatchIndex::Static(match work {
+    let index = settings.index.unwrap_or(BatchIndex::Static(match work {
         Work::Knn(..) => StaticKind::KdTree,
         Work::Pairs | Work::Query(_) => StaticKind::Packed,
     }));
-    let threads = common.threads.unwrap_or(1) as usize;
+    let threads = settings.threads.unwrap_or(1) as usize;
     let pool = (threads > 1)
         .then(|| {
             rayon::ThreadPoolBuilder::new()
@@ -190,7 +227,7 @@ fn run(data: &Path, shape: Shape, work: Work, common: &Common) -> Result<(), Fai
         data: data.to_owned(),
         shape,
         work,
-        sink: Sink::open(common.out.as_deref())?,
+        sink: Sink::open(settings.out)?,
         pool,
     };
     let done = match index {
@@ -199,16 +236,20 @@ fn run(data: &Path, shape: Shape, work: Work, common: &Common) -> Result<(), Fai
             .map_err(Failure::Index)??,
         BatchIndex::Static(kind) => job.run_static(kind)?,
     };
-    let what = match shape {
-        Shape::Boxes => "boxes",
-        Shape::Points => "points",
+    let among = match shape {
+        Shape::Boxes => count(elements as u64, "box", "boxes"),
+        Shape::Points => count(elements as u64, "point", "points"),
     };
     let results = match done.queries {
-        Some(q) => format!("{} results for {q} queries", done.results),
-        None => format!("{} pairs", done.results),
+        Some(q) => format!(
+            "{} for {}",
+            count(done.results, "result", "results"),
+            count(q, "query", "queries")
+        ),
+        None => count(done.results, "pair", "pairs"),
     };
     eprintln!(
-        "spatix {command}: {results} among {elements} {what}, in {:.3} s (check input {:.3} s, \
+        "spatix {command}: {results} among {among}, in {:.3} s (check input {:.3} s, \
          build {:.3} s, {command} {:.3} s); index: {}, {:.1} bytes per element; output: {}",
         start.elapsed().as_secs_f64(),
         check_s,
@@ -433,7 +474,7 @@ fn write_knn<I: SpatialQuery<f64, u64> + Sync>(
     };
     let write = |query_id: u64, nearest: &Vec<(f64, u64)>, out: &mut Sink| {
         for (rank, (distance, id)) in nearest.iter().enumerate() {
-            writeln!(out, "{query_id},{},{id},{distance}", rank + 1)?;
+            writeln!(out, "{query_id},{},{id},{}", rank + 1, number(*distance))?;
         }
         Ok(nearest.len())
     };

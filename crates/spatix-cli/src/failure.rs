@@ -7,10 +7,10 @@ use std::process::ExitCode;
 /// A failed command.
 #[derive(Debug)]
 pub(crate) enum Failure {
-    /// Bad input, at a line of a file (line 0: the file as a whole). Exit code 2.
+    /// Bad input, at a line of a file (`None`: the file as a whole). Exit code 2.
     Input {
         file: String,
-        line: u64,
+        line: Option<u64>,
         reason: String,
     },
     /// Reading or writing failed for a reason other than the input's content. Exit code 1.
@@ -24,7 +24,17 @@ impl Failure {
     pub(crate) fn input(file: &str, line: u64, reason: impl Into<String>) -> Self {
         Self::Input {
             file: file.to_owned(),
-            line,
+            line: Some(line),
+            reason: reason.into(),
+        }
+    }
+
+    /// Bad input not tied to a line of `file` (it cannot be opened or read, or it is the
+    /// output too).
+    pub(crate) fn file(file: &str, reason: impl Into<String>) -> Self {
+        Self::Input {
+            file: file.to_owned(),
+            line: None,
             reason: reason.into(),
         }
     }
@@ -55,7 +65,16 @@ impl Failure {
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Input { file, line, reason } => write!(f, "{file}:{line}: {reason}"),
+            Self::Input {
+                file,
+                line: Some(line),
+                reason,
+            } => write!(f, "{file}:{line}: {reason}"),
+            Self::Input {
+                file,
+                line: None,
+                reason,
+            } => write!(f, "{file}: {reason}"),
             Self::Io { what, error } => write!(f, "spatix: {what}: {error}"),
             Self::Index(error) => write!(f, "spatix: the index failed: {error}"),
         }

@@ -93,6 +93,29 @@ impl ValueEnum for BatchIndex {
     }
 }
 
+/// What `--index` of `pairs` and `query` names: a structure that holds boxes, every batch
+/// structure but the kd-tree (parsed, yet hidden from the help, so that it is refused with
+/// the reason).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BoxIndex(pub(crate) BatchIndex);
+
+impl ValueEnum for BoxIndex {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: OnceLock<Vec<BoxIndex>> = OnceLock::new();
+        ALL.get_or_init(|| {
+            BatchIndex::value_variants()
+                .iter()
+                .map(|&k| Self(k))
+                .collect()
+        })
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let value = self.0.to_possible_value()?;
+        Some(value.hide(self.0 == BatchIndex::Static(StaticKind::KdTree)))
+    }
+}
+
 /// What a structure is built for: the world to declare, a sample of the boxes to come (all of
 /// them, or a random subset), and how many will come.
 #[derive(Clone, Debug)]

@@ -10,6 +10,7 @@ use spatix_workload::Rng;
 
 use crate::csv::{CsvReader, Record};
 use crate::failure::Failure;
+use crate::stats::number;
 
 /// Size of the random sample of boxes kept for sizing the index.
 const SAMPLE: usize = 4096;
@@ -40,7 +41,9 @@ impl Shape {
                 for (axis, lo, hi) in [("x", c[0], c[2]), ("y", c[1], c[3])] {
                     if lo > hi {
                         return Err(format!(
-                            "inverted box: min_{axis} {lo} is greater than max_{axis} {hi}"
+                            "inverted box: min_{axis} {} is greater than max_{axis} {}",
+                            number(lo),
+                            number(hi)
                         ));
                     }
                 }
@@ -148,9 +151,8 @@ fn first_duplicate(path: &Path, shape: Shape, repeated: &[u64]) -> Result<Failur
             }
         }
     }
-    Err(Failure::input(
+    Err(Failure::file(
         elements.file(),
-        0,
         "the file changed while it was being read",
     ))
 }

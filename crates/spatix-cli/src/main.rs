@@ -53,15 +53,19 @@ fn main() -> ExitCode {
         std::process::exit(130);
     });
     let checked = match &cli.command {
-        Some(Command::Sim(args)) => args.validate(),
-        Some(Command::Pairs(args)) => args.validate(),
-        Some(Command::Query(args)) => args.validate(),
+        Some(Command::Sim(args)) => args.validate().map_err(|e| ("sim", e)),
+        Some(Command::Pairs(args)) => args.validate().map_err(|e| ("pairs", e)),
+        Some(Command::Query(args)) => args.validate().map_err(|e| ("query", e)),
         Some(Command::Knn(_)) | None => Ok(()),
     };
-    if let Err(message) = checked {
-        Cli::command()
-            .error(ErrorKind::ArgumentConflict, message)
-            .exit();
+    if let Err((name, message)) = checked {
+        // Built, so that the subcommand's usage reads `spatix NAME ...`.
+        let mut cli = Cli::command();
+        cli.build();
+        match cli.find_subcommand_mut(name) {
+            Some(command) => command.error(ErrorKind::ValueValidation, message).exit(),
+            None => cli.error(ErrorKind::ValueValidation, message).exit(),
+        }
     }
     let result = match &cli.command {
         None => Cli::command()

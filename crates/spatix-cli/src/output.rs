@@ -164,9 +164,8 @@ pub(crate) fn refuse_input_as_output(out: Option<&Path>, inputs: &[&Path]) -> Re
     };
     for input in inputs {
         if fs::metadata(input).is_ok_and(|m| same_file(&m, &out_meta)) {
-            return Err(Failure::input(
+            return Err(Failure::file(
                 &out.display().to_string(),
-                0,
                 format!(
                     "--out names the input file {}: refusing to overwrite an input",
                     input.display()

@@ -5,6 +5,8 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::stats::count;
+
 /// How progress is shown.
 #[derive(Debug)]
 pub(crate) enum Progress {
@@ -39,12 +41,16 @@ impl Progress {
     pub(crate) fn frame(&self, frame: usize, ms: f64, pairs: usize) {
         match self {
             Self::Bar(bar) => {
-                bar.set_message(format!("{ms:.2} ms, {pairs} pairs"));
+                bar.set_message(format!(
+                    "{ms:.2} ms, {}",
+                    count(pairs as u64, "pair", "pairs")
+                ));
                 bar.set_position(frame as u64);
             }
             Self::Lines { total, every } => {
                 if frame % every == 0 || frame == *total {
-                    eprintln!("frame {frame}/{total}: {ms:.2} ms, {pairs} pairs");
+                    let pairs = count(pairs as u64, "pair", "pairs");
+                    eprintln!("frame {frame}/{total}: {ms:.2} ms, {pairs}");
                 }
             }
         }

@@ -14,6 +14,7 @@ use tiny_skia::{FillRule, Paint, PathBuilder, Pixmap, Rect, Stroke, Transform};
 use crate::failure::Failure;
 use crate::index_kind::Structure;
 use crate::output::AtomicFile;
+use crate::stats::count;
 
 /// The palette, RGB: background, structure outlines, agents, colliding agents. Drawing is
 /// not anti-aliased and every colour is opaque, so each pixel is exactly one of these (and a
@@ -353,7 +354,10 @@ impl Recorder {
                     .map_err(|e| Failure::io("writing the animation", std::io::Error::other(e)))?;
                 let name = file.target().display().to_string();
                 file.commit()?;
-                Ok(format!("{name} ({frames} frames)"))
+                Ok(format!(
+                    "{name} ({})",
+                    count(frames as u64, "frame", "frames")
+                ))
             }
         }
     }

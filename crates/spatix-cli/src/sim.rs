@@ -14,7 +14,7 @@ use crate::failure::Failure;
 use crate::index_kind::{IndexKind, Plan, Structure, UseIndex};
 use crate::progress::Progress;
 use crate::render::{Recorder, Size, Target};
-use crate::stats::{Halves, LastChange, Resident, Series, decimal, mib};
+use crate::stats::{Halves, LastChange, Resident, Series, count, decimal, mib};
 
 /// Options of `spatix sim`.
 #[derive(Debug, Args)]
@@ -42,7 +42,8 @@ pub(crate) struct SimArgs {
     /// the default `update_all` (each agent stepped where the index stores it).
     #[arg(long)]
     per_handle: bool,
-    /// Threads for the pair pass (quadtree and grid; other structures use one).
+    /// Threads for the pair pass (every structure but brute-force and layered, which find
+    /// their pairs on one).
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: u32,
@@ -81,16 +82,64 @@ enum LayoutArg {
     Clustered,
 }
 
+/// Most agents a run may have: what every structure holds (its slot table addresses 2^32 - 2
+/// elements; [`spatix::Error::CapacityExceeded`] past that).
+const MAX_AGENTS: u32 = u32::MAX - 1;
+
+/// Bytes a run needs per agent, at least: its position, velocity and half extents (24), its
+/// box in the structure's plan (16) and its handle (8), and what the leanest structure keeps
+/// per element (32).
+const BYTES_PER_AGENT: u64 = 80;
+
+/// Bytes a run needs per frame: the six series of the closing table, one `f64` each.
+const BYTES_PER_FRAME: u64 = 48;
+
+/// Bytes a picture needs per pixel: its RGBA pixels, and a GIF frame's palette indices.
+const BYTES_PER_PIXEL: u64 = 5;
+
 impl SimArgs {
-    /// Checks what clap cannot: `--render-every` needs an animation.
+    /// Checks what clap cannot: `--render-every` needs an animation, and the run must fit in
+    /// what the structures hold and the memory the system will allocate (checked before
+    /// anything is allocated, so that a size too large is refused rather than an abort).
     pub(crate) fn validate(&self) -> Result<(), String> {
-        match (&self.render, self.render_every) {
-            (Some(Target::Png(_)), Some(_)) => {
-                Err("--render-every applies to an animation: give --render a .gif file".to_owned())
-            }
-            _ => Ok(()),
+        if let (Some(Target::Png(_)), Some(_)) = (&self.render, self.render_every) {
+            return Err(
+                "--render-every applies to an animation: give --render a .gif file".to_owned(),
+            );
         }
+        if self.agents > MAX_AGENTS {
+            return Err(format!(
+                "--agents {}: a structure holds at most {MAX_AGENTS} elements",
+                self.agents
+            ));
+        }
+        let agents = u64::from(self.agents) * BYTES_PER_AGENT;
+        let frames = u64::from(self.frames) * BYTES_PER_FRAME;
+        let picture = match self.render {
+            Some(_) => u64::from(self.size.width) * u64::from(self.size.height) * BYTES_PER_PIXEL,
+            None => 0,
+        };
+        // Within u64: each term is below 2^32 times a small constant.
+        let needed = agents + frames + picture;
+        if allocatable(needed) {
+            return Ok(());
+        }
+        let option = if frames > agents {
+            format!("--frames {}", self.frames)
+        } else {
+            format!("--agents {}", self.agents)
+        };
+        Err(format!(
+            "{option} needs about {} GB of memory, more than this system will allocate",
+            decimal(needed as f64 / 1e9)
+        ))
     }
+}
+
+/// Whether the system will allocate `bytes` at once: a reservation tried, then released
+/// (untouched, it costs no memory).
+fn allocatable(bytes: u64) -> bool {
+    usize::try_from(bytes).is_ok_and(|bytes| Vec::<u8>::new().try_reserve_exact(bytes).is_ok())
 }
 
 /// Runs the simulation and prints its table on standard output.
@@ -135,20 +184,16 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), Failure> {
         verify_every: args.verify_every.map_or(0, |k| k as usize),
         per_handle: args.per_handle,
     };
-    let threads = match args.threads {
-        1 => "1 thread".to_owned(),
-        n => format!("{n} threads"),
-    };
     println!(
-        "spatix sim: {} agents ({} layout, {} sizes, seed {}) in a {} x {} world, \
-         {} frames, {threads}",
-        args.agents,
+        "spatix sim: {} ({} layout, {} sizes, seed {}) in a {} x {} world, {}, {}",
+        count(args.agents.into(), "agent", "agents"),
         value_name(&args.layout),
         value_name(&args.sizes),
         args.seed,
         decimal(f64::from(world.max.x - world.min.x)),
         decimal(f64::from(world.max.y - world.min.y)),
-        args.frames,
+        count(args.frames.into(), "frame", "frames"),
+        count(args.threads.into(), "thread", "threads"),
     );
     let report = args.index.with_index(plan, sim).map_err(Failure::Index)??;
     report.print(args.agents as usize, args.frames as usize);
@@ -518,9 +563,11 @@ impl Report {
         println!("{:<16}{}", "memory steady", self.steadiness(frames));
         if self.verified.0 > 0 {
             println!(
-                "{:<16}{} frames checked against a brute-force recount ({} pairs of sampled \
-                 agents), len() constant: all identical",
-                "verified", self.verified.0, self.verified.1
+                "{:<16}{} checked against a brute-force recount ({} of sampled agents), len() \
+                 constant: all identical",
+                "verified",
+                count(self.verified.0 as u64, "frame", "frames"),
+                count(self.verified.1 as u64, "pair", "pairs")
             );
         }
         println!(

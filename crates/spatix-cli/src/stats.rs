@@ -146,11 +146,44 @@ pub(crate) fn mib(bytes: u64) -> f64 {
     bytes as f64 / f64::from(1u32 << 20)
 }
 
-/// A number for display: at most three decimals, without trailing zeros (47.66, 1000, 0.125).
+/// Whether `v` is zero or its magnitude at least `smallest` and below 1e16: a number printed
+/// without an exponent.
+fn plain(v: f64, smallest: f64) -> bool {
+    v == 0.0 || (smallest..1e16).contains(&v.abs())
+}
+
+/// A number exactly: the shortest text that reads back as the same `f64`, with an exponent
+/// for large and small magnitudes (1, 0.5, 1.4142135623730951, 1e300, 2.5e-7, inf).
+pub(crate) fn number(v: f64) -> String {
+    if plain(v, 1e-4) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
+/// A number for display: at most three decimals, without trailing zeros (47.66, 1000, 0.125);
+/// four significant digits with an exponent for large and small magnitudes (1.5e300,
+/// 2.5e-7).
 pub(crate) fn decimal(v: f64) -> String {
+    if !plain(v, 1e-3) {
+        let text = format!("{v:.3e}");
+        return match text.split_once('e') {
+            Some((mantissa, exponent)) => {
+                let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+                format!("{mantissa}e{exponent}")
+            }
+            None => text,
+        };
+    }
     let text = format!("{v:.3}");
     match text.trim_end_matches('0').trim_end_matches('.') {
         "-0" => "0".to_owned(),
         short => short.to_owned(),
     }
+}
+
+/// `n` and its noun: `one` for 1, `many` otherwise ("1 pair", "2 pairs", "0 queries").
+pub(crate) fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

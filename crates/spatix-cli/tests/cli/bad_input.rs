@@ -8,7 +8,8 @@ use crate::common::{Scratch, spatix, stderr};
 const BOX_HEADER: &str = "id,min_x,min_y,max_x,max_y\n";
 
 /// Runs `args` (with `--out` into the scratch directory, over an existing file) and checks that
-/// it fails on `file`:`line` with a reason containing `reason`.
+/// it fails on `file`:`line` (line 0: on `file` as a whole, `FILE: reason`) with a reason
+/// containing `reason`.
 fn assert_rejected(dir: &Scratch, args: &[&str], file: &str, line: u64, reason: &str) {
     let out = dir.write("out.csv", "old results\n");
     let before = dir.files();
@@ -19,7 +20,10 @@ fn assert_rejected(dir: &Scratch, args: &[&str], file: &str, line: u64, reason: 
     assert_eq!(output.status.code(), Some(2), "{args:?}: {message}");
     assert!(output.stdout.is_empty(), "{args:?}");
     let path = dir.path(file);
-    let prefix = format!("{}:{line}: ", path.display());
+    let prefix = match line {
+        0 => format!("{}: ", path.display()),
+        line => format!("{}:{line}: ", path.display()),
+    };
     assert!(
         message.starts_with(&prefix),
         "{args:?}: expected {prefix:?}, got {message:?}"
@@ -116,13 +120,14 @@ fn a_missing_column_is_rejected() {
         1,
         "missing column max_y",
     );
-    let file = dir.write("boxes.csv", "id,min_x,min_y,max_x,max_y,colour\n");
+    // Other columns are ignored, but not in place of a needed one.
+    let file = dir.write("boxes.csv", "id,min_x,min_y,max_x,max_z,colour\n");
     assert_rejected(
         &dir,
         &["pairs", file.to_str().unwrap()],
         "boxes.csv",
         1,
-        "unknown column \"colour\"",
+        "missing column max_y",
     );
     let file = dir.write("boxes.csv", "id,min_x,min_y,max_x,min_x\n");
     assert_rejected(
@@ -206,7 +211,7 @@ fn bad_query_files_are_rejected_before_any_output() {
     );
     // A boxes file given where points are expected.
     let args = ["knn", boxes.to_str().unwrap(), points.to_str().unwrap()];
-    assert_rejected(&dir, &args, "boxes.csv", 1, "unknown column \"min_x\"");
+    assert_rejected(&dir, &args, "boxes.csv", 1, "missing column x, y");
 }
 
 #[test]

@@ -4,8 +4,11 @@
 mod bad_input;
 mod batch;
 mod common;
+mod formats;
+mod messages;
 mod output;
 mod sim;
+mod sizes;
 
 use common::{spatix, stdout};
 
