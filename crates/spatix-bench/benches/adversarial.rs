@@ -8,14 +8,18 @@
 //! - `frame`: update every element to its next position, then `maintain` (moving sets only).
 //!
 //! A `memory` line per structure and set gives its bytes per element once built. Run
-//! `cargo bench -p spatix-bench --bench adversarial`, or filter, e.g. `-- 'thin boxes'`.
+//! `cargo bench -p spatix-bench --bench adversarial`, or filter, e.g. `-- 'thin boxes'`;
+//! `scripts/reliability-tables.py --write` turns its output into docs/RELIABILITY.md's
+//! tables. The last three sets are 100k clean boxes and the same with one to four stray boxes
+//! far away, each declared over the bulk of its data (as the CLI sizes a structure): the
+//! strays' cost is the difference.
 
 use core::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, SamplingMode};
 use spatix::{
     Aabb, Handle, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree,
-    PackedIndex, PointGrid, Quadtree, SpatialIndex, SpatialQuery, UniformGrid,
+    PackedIndex, PointGrid, Quadtree, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid,
 };
 use spatix_workload::Adversary;
 
@@ -181,6 +185,9 @@ fn main() {
     });
     sets.dynamic(&mut c, "hierarchical", |world, boxes| {
         HierarchicalGrid::auto(world, boxes).unwrap()
+    });
+    sets.dynamic(&mut c, "sweep", |world, boxes| {
+        SweepGrid::auto(world, boxes).unwrap()
     });
     sets.dynamic(&mut c, "layered", |world, boxes| {
         Layered::new(world, mean_extent(boxes)).unwrap()

@@ -438,7 +438,12 @@ impl Stray {
     ];
 
     /// The far spots, to put together in one set.
-    pub const FAR: [Self; 4] = [Self::AtMinus1e12, Self::At1e30, Self::AtMax, Self::AtMinusMax];
+    pub const FAR: [Self; 4] = [
+        Self::AtMinus1e12,
+        Self::At1e30,
+        Self::AtMax,
+        Self::AtMinusMax,
+    ];
 
     /// The stray box, in `S`.
     ///

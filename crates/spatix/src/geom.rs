@@ -718,6 +718,8 @@ pub(crate) fn bulk_range(values: &mut [f64]) -> (f64, f64) {
     let n = values.len();
     let trim = n / 200;
     let lo = *values.select_nth_unstable_by(trim, f64::total_cmp).1;
-    let hi = *values.select_nth_unstable_by(n - 1 - trim, f64::total_cmp).1;
+    let hi = *values
+        .select_nth_unstable_by(n - 1 - trim, f64::total_cmp)
+        .1;
     (lo, hi)
 }

@@ -1,8 +1,8 @@
 //! The bulk build: Hilbert keys, a radix sort, and bottom-up packing.
 
 use super::{PackedConfig, PackedIndex};
-use crate::handle::NIL;
 use crate::geom::bulk_range;
+use crate::handle::NIL;
 use crate::slots::StaticSlots;
 use crate::{Aabb, Error, Scalar};
 

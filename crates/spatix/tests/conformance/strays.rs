@@ -13,9 +13,9 @@
 //! both ±MAX strays, and with strays at 1e9, -1e12 and 1e30 together; f32 and f64.
 
 use spatix::{
-    Aabb, BruteForce, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree, NodeKind,
-    PackedIndex, Point, PointGrid, Quadtree, Scalar, SpatialIndex, SpatialQuery, SweepGrid,
-    UniformGrid, Workspace,
+    Aabb, BruteForce, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree,
+    NodeKind, PackedIndex, Point, PointGrid, Quadtree, Scalar, SpatialIndex, SpatialQuery,
+    SweepGrid, UniformGrid, Workspace,
 };
 use spatix_workload::{Agents, Layout, Rng, Sizes, Stray, with_strays};
 
@@ -91,7 +91,9 @@ fn run_points<S: Scalar, I: SpatialQuery<S, u64>>(
     order: impl Fn(&I) -> Option<f64>,
 ) {
     let corners = |b: Vec<Aabb<S>>| -> Vec<Aabb<S>> {
-        b.iter().map(|b| Aabb::point(b.min).expect("finite")).collect()
+        b.iter()
+            .map(|b| Aabb::point(b.min).expect("finite"))
+            .collect()
     };
     let cases = cases::<S>()
         .into_iter()
@@ -139,7 +141,10 @@ fn answers<S: Scalar, I: SpatialQuery<S, u64>>(
         return Err(format!("len {} for {} boxes", sut.len(), boxes.len()));
     }
     let (got, _) = check::pairs_all(sut);
-    let got: Vec<(u64, u64)> = got.iter().map(|(a, b)| (a.id.min(b.id), a.id.max(b.id))).collect();
+    let got: Vec<(u64, u64)> = got
+        .iter()
+        .map(|(a, b)| (a.id.min(b.id), a.id.max(b.id)))
+        .collect();
     let indexed: Vec<(u64, Aabb<S>)> = (0..).zip(boxes.iter().copied()).collect();
     check::same_pairs(&got, &sweep_pairs(&indexed), &describe)
         .map_err(|e| format!("for_each_pair: {e}"))?;
@@ -164,7 +169,11 @@ fn answers<S: Scalar, I: SpatialQuery<S, u64>>(
             min: Point::new(p.x - half, p.y - half),
             max: Point::new(p.x + half, p.y + half),
         };
-        let got: Vec<u64> = check::query_all(sut, &area).0.iter().map(|s| s.id).collect();
+        let got: Vec<u64> = check::query_all(sut, &area)
+            .0
+            .iter()
+            .map(|s| s.id)
+            .collect();
         let want: Vec<u64> = (0..)
             .zip(boxes)
             .filter(|(_, b)| b.intersects(&area))
@@ -185,12 +194,18 @@ fn answers<S: Scalar, I: SpatialQuery<S, u64>>(
         };
         if ulps {
             let same = got.len() == want.len()
-                && got.iter().zip(want).all(|(g, w)| near(g.distance, w.distance));
+                && got
+                    .iter()
+                    .zip(want)
+                    .all(|(g, w)| near(g.distance, w.distance));
             if !same {
                 return Err(format!("nearest({:?}): {got:?}, expected {want:?}", P(p)));
             }
         } else {
-            let truth = |h| sut.get(h).map(|item| (*item.value, boxes[*item.value as usize]));
+            let truth = |h| {
+                sut.get(h)
+                    .map(|item| (*item.value, boxes[*item.value as usize]))
+            };
             check::check_nearest(&got, want, p, 4, boxes.len(), None, &truth)
                 .map_err(|e| format!("nearest({:?}): {e}", P(p)))?;
         }
