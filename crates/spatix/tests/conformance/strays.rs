@@ -25,8 +25,15 @@ use crate::check::{self, B, P};
 /// Elements of the clean sets.
 const N: usize = 10_000;
 
-/// The named cases: (what, the clean boxes, the same with strays).
-fn cases<S: Scalar>() -> Vec<(String, Vec<Aabb<S>>, Vec<Aabb<S>>)> {
+/// One case: what it is, the clean boxes, and the same with strays.
+struct Case<S: Scalar> {
+    name: String,
+    clean: Vec<Aabb<S>>,
+    with: Vec<Aabb<S>>,
+}
+
+/// The named cases.
+fn cases<S: Scalar>() -> Vec<Case<S>> {
     let mut groups: Vec<Vec<Stray>> = Stray::ALL.iter().map(|&s| vec![s]).collect();
     groups.push(vec![Stray::AtMax, Stray::AtMinusMax]);
     groups.push(vec![Stray::At1e9, Stray::AtMinus1e12, Stray::At1e30]);
@@ -37,7 +44,12 @@ fn cases<S: Scalar>() -> Vec<(String, Vec<Aabb<S>>, Vec<Aabb<S>>)> {
             .collect();
         for group in &groups {
             let name = format!("{layout:?} boxes with strays {group:?}");
-            out.push((name, clean.clone(), with_strays(&clean, group)));
+            let with = with_strays(&clean, group);
+            out.push(Case {
+                name,
+                clean: clean.clone(),
+                with,
+            });
         }
     }
     out
@@ -95,19 +107,21 @@ fn run_points<S: Scalar, I: SpatialQuery<S, u64>>(
             .map(|b| Aabb::point(b.min).expect("finite"))
             .collect()
     };
-    let cases = cases::<S>()
-        .into_iter()
-        .map(|(name, clean, with)| (name, corners(clean), corners(with)));
+    let cases = cases::<S>().into_iter().map(|c| Case {
+        name: c.name,
+        clean: corners(c.clean),
+        with: corners(c.with),
+    });
     check_cases(cases.collect(), build, order, true);
 }
 
 fn check_cases<S: Scalar, I: SpatialQuery<S, u64>>(
-    cases: Vec<(String, Vec<Aabb<S>>, Vec<Aabb<S>>)>,
+    cases: Vec<Case<S>>,
     build: impl Fn(&[Aabb<S>]) -> I,
     order: impl Fn(&I) -> Option<f64>,
     ulps: bool,
 ) {
-    for (name, clean, with) in cases {
+    for Case { name, clean, with } in cases {
         let base = build(&clean);
         let sut = build(&with);
         sut.check_invariants()
