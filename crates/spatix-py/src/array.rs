@@ -8,27 +8,17 @@ use numpy::{
     AllowTypeChange, Element, IntoPyArray, PyArrayDyn, PyArrayLike, PyArrayMethods,
     PyReadonlyArrayDyn, PyUntypedArrayMethods,
 };
-use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyFloat, PyInt};
 use spatix::{Aabb, Handle, Point, Scalar};
 
-/// A coordinate type both spatix and numpy know, with the square root distances need.
-pub(crate) trait Coord: Scalar + Element {
-    /// The square root (distances are reported, not their squares).
-    fn sqrt(self) -> Self;
-}
+/// A coordinate type both spatix and numpy know.
+pub(crate) trait Coord: Scalar + Element {}
 
-impl Coord for f32 {
-    fn sqrt(self) -> Self {
-        f32::sqrt(self)
-    }
-}
+impl Coord for f32 {}
 
-impl Coord for f64 {
-    fn sqrt(self) -> Self {
-        f64::sqrt(self)
-    }
-}
+impl Coord for f64 {}
 
 /// Whether `obj` is a numpy array of `float32` (the one input indexed in `f32`; every other
 /// dtype is read as `float64`).
@@ -75,7 +65,8 @@ impl<'py, S: Coord> Rows<'py, S> {
             .call1((obj, numpy::dtype::<S>(py), "CA"))
             .map_err(|e| {
                 PyValueError::new_err(format!(
-                    "{what} must be an array of shape (n, {cols}) of numbers: {e}"
+                    "{what} must be an array of shape (n, {cols}) of numbers: {}",
+                    e.value(py)
                 ))
             })?;
         let array = converted
@@ -152,20 +143,43 @@ pub(crate) fn first_bad_box<S: Scalar>(flat: &[S]) -> Option<usize> {
     boxes(flat).position(|b| !b.is_valid())
 }
 
-/// `ValueError` naming row `row` of `what` (`cols` coordinates per row) and what is wrong.
-pub(crate) fn bad_row<S: Scalar>(what: &str, flat: &[S], cols: usize, row: usize) -> PyErr {
+/// Row `row` of `what` (`cols` coordinates per row) and its values, for a message.
+pub(crate) fn row_of<S: Scalar>(what: &str, flat: &[S], cols: usize, row: usize) -> String {
     let values: Vec<String> = flat[cols * row..cols * row + cols]
         .iter()
         .map(|v| format!("{}", v.to_f64()))
         .collect();
-    let why = if cols == 4 {
-        "a coordinate is NaN or infinite, or min > max"
+    format!("{what} row {row} [{}]", values.join(", "))
+}
+
+/// `ValueError` naming row `row` of `what` (`cols` coordinates per row: a point or a box) and
+/// the first thing wrong with it: a coordinate that is NaN or infinite, or a box's min above
+/// its max.
+pub(crate) fn bad_row<S: Scalar>(what: &str, flat: &[S], cols: usize, row: usize) -> PyErr {
+    let r = &flat[cols * row..cols * row + cols];
+    let names: &[&str] = if cols == 4 {
+        &["min_x", "min_y", "max_x", "max_y"]
     } else {
-        "a coordinate is NaN or infinite"
+        &["x", "y"]
     };
+    let why = names
+        .iter()
+        .zip(r)
+        .find_map(|(name, v)| {
+            if v.to_f64().is_nan() {
+                Some(format!("{name} is NaN"))
+            } else if !v.is_finite() {
+                Some(format!("{name} is infinite"))
+            } else {
+                None
+            }
+        })
+        .or_else(|| (cols == 4 && r[0] > r[2]).then(|| "min_x > max_x".to_string()))
+        .or_else(|| (cols == 4 && r[1] > r[3]).then(|| "min_y > max_y".to_string()))
+        .unwrap_or_else(|| "invalid".to_string());
     PyValueError::new_err(format!(
-        "{what} row {row} is invalid: [{}]: {why}",
-        values.join(", ")
+        "{} is invalid: {why}",
+        row_of(what, flat, cols, row)
     ))
 }
 
@@ -232,19 +246,119 @@ pub(crate) fn vec2<T: Element>(
     Ok(array.into_pyarray(py).into_any())
 }
 
-/// Reads a 1-D array of ids.
+/// Reads ids: a 1-D array-like (or one id) of integers of any integer dtype, Python `int`s, or
+/// floats that hold an integer exactly. Ids are 64-bit: a float (a pandas column that once
+/// held a NaN) may have rounded one to another live id, so a float is taken only where its
+/// dtype holds every integer up to it exactly (below 2^53 for `float64`, 2^24 for `float32`).
 ///
 /// # Errors
-/// `ValueError` unless `obj` converts to a 1-D `int64` array.
+/// `TypeError` for values that are not numbers (booleans, strings, objects other than `int`);
+/// `ValueError` naming the first id that is not an integer, does not fit `int64` or may have
+/// been rounded, or for an array of more than one dimension.
 pub(crate) fn ids(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
-    let array = obj
-        .extract::<PyArrayLike<'_, i64, IxDyn, AllowTypeChange>>()
-        .map_err(|e| PyValueError::new_err(format!("ids must be a 1-D array of int64: {e}")))?;
-    if array.ndim() != 1 {
+    let py = obj.py();
+    let numpy = py.import("numpy")?;
+    let asarray = numpy.getattr("asarray")?;
+    let array = asarray
+        .call1((obj,))
+        .map_err(|e| PyTypeError::new_err(format!("ids must be integers: {e}")))?;
+    let ndim: usize = array.getattr("ndim")?.extract()?;
+    if ndim > 1 {
+        let shape = array.getattr("shape")?.str()?.to_string();
         return Err(PyValueError::new_err(format!(
-            "ids must be a 1-D array of int64, got shape {:?}",
-            array.shape()
+            "ids must be 1-D (or one id), got shape {shape}"
         )));
     }
+    let array = array.call_method0("ravel")?;
+    let dtype = array.getattr("dtype")?;
+    let kind: String = dtype.getattr("kind")?.extract()?;
+    let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
+    let name = dtype.str()?.to_string();
+    let listed = !obj.is_instance(&numpy.getattr("ndarray")?)?;
+    match kind.as_str() {
+        "i" => typed::<i64>(&array),
+        "u" => typed::<u64>(&array)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| i64::try_from(v).map_err(|_| too_wide(i, &v)))
+            .collect(),
+        // A list mixing ints and floats becomes floats: read it value by value instead.
+        "f" | "O" if listed => {
+            let items = asarray.call1((obj, "object"))?.call_method0("ravel")?;
+            items
+                .try_iter()?
+                .enumerate()
+                .map(|(i, item)| one_id(i, &item?, true))
+                .collect()
+        }
+        "f" if itemsize <= 8 => typed::<f64>(&array)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| float_id(i, v, &name, itemsize))
+            .collect(),
+        "O" => array
+            .try_iter()?
+            .enumerate()
+            .map(|(i, item)| one_id(i, &item?, false))
+            .collect(),
+        _ => Err(PyTypeError::new_err(format!(
+            "ids must be integers, got an array of {name}"
+        ))),
+    }
+}
+
+/// `ValueError` for an integer id outside `int64`.
+fn too_wide(i: usize, v: &dyn std::fmt::Display) -> PyErr {
+    PyValueError::new_err(format!(
+        "ids[{i}] = {v} is not an integer that int64 holds: ids are int64"
+    ))
+}
+
+/// Id `i` given as `v`, a float of a dtype named `name` of `itemsize` bytes: taken if it is an
+/// integer below 2^digits of the dtype, where every integer converts to and from it exactly.
+fn float_id(i: usize, v: f64, name: &str, itemsize: usize) -> PyResult<i64> {
+    let digits = match itemsize {
+        2 => 11,
+        4 => 24,
+        _ => 53,
+    };
+    if !v.is_finite() || v.fract() != 0.0 {
+        Err(PyValueError::new_err(format!(
+            "ids[{i}] = {v} is not an integer"
+        )))
+    } else if v.abs() >= 2f64.powi(digits) {
+        Err(PyValueError::new_err(format!(
+            "ids[{i}] = {v:e} is not an integer that {name} holds exactly (it may have been \
+             rounded from another id): pass ids as int64"
+        )))
+    } else {
+        Ok(v as i64)
+    }
+}
+
+/// Id `i` given as a Python object: an `int`, a numpy integer, or where `floats` a float that
+/// holds an integer exactly.
+fn one_id(i: usize, item: &Bound<'_, PyAny>, floats: bool) -> PyResult<i64> {
+    if item.is_instance_of::<PyInt>() && !item.is_instance_of::<PyBool>() {
+        return item.extract::<i64>().map_err(|_| too_wide(i, item));
+    }
+    if floats {
+        if let Ok(v) = item.cast::<PyFloat>() {
+            return float_id(i, v.value(), "float64", 8);
+        }
+    }
+    let kind = item.get_type().name()?;
+    Err(PyTypeError::new_err(format!(
+        "ids must be integers, ids[{i}] is a {kind}"
+    )))
+}
+
+/// The values of a 1-D numpy array, converted to `T` by numpy (a safe cast: integers to a
+/// wider integer type, floats to `float64`).
+fn typed<'py, T>(array: &Bound<'py, PyAny>) -> PyResult<Vec<T>>
+where
+    T: Element + Copy + 'py + for<'a> FromPyObject<'a, 'py>,
+{
+    let array = array.extract::<PyArrayLike<'_, T, IxDyn, AllowTypeChange>>()?;
     Ok(array.as_array().iter().copied().collect())
 }

@@ -4,7 +4,7 @@
 
 use core::ops::ControlFlow;
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use rayon::prelude::*;
 use spatix::{Handle, SpatialQuery, Workspace};
@@ -19,16 +19,17 @@ const CHUNK: usize = 256;
 pub(crate) struct Workers(usize);
 
 impl Workers {
-    /// Reads scipy's `workers` argument: a positive count, or `-1` for every core.
+    /// Reads scipy's `workers` argument: a positive count, or `-1` for every core. A count
+    /// beyond the cores runs on every core (more threads than cores only add switching; a
+    /// count of 2^40 would try to start them all).
     ///
     /// # Errors
     /// `ValueError` for 0 or a negative count other than `-1`.
     pub(crate) fn new(workers: i64) -> PyResult<Self> {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
         match workers {
-            -1 => Ok(Self(
-                std::thread::available_parallelism().map_or(1, usize::from),
-            )),
-            n if n >= 1 => Ok(Self(usize::try_from(n).unwrap_or(usize::MAX))),
+            -1 => Ok(Self(cores)),
+            n if n >= 1 => Ok(Self(usize::try_from(n).map_or(cores, |n| n.min(cores)))),
             n => Err(PyValueError::new_err(format!(
                 "workers must be a positive number of threads or -1 (every core), got {n}"
             ))),
@@ -62,8 +63,9 @@ pub(crate) type Arrays<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>);
 /// `k = 1`, else `(m, k)`.
 ///
 /// # Errors
-/// `ValueError` for bad points, `k = 0` or bad `workers`; `RuntimeError` if the threads
-/// cannot start.
+/// `ValueError` for bad points, `k = 0` or bad `workers`; `OverflowError` or `MemoryError`,
+/// naming `k` and the size, when the `m × k` results cannot be held (checked before the
+/// search allocates them); `RuntimeError` if the threads cannot start.
 pub(crate) fn nearest_call<'py, S, R>(
     obj: &Bound<'py, PyAny>,
     what: &str,
@@ -83,11 +85,34 @@ where
     let rows = Rows::<S>::read(obj, 2, what)?;
     let flat = rows.flat();
     check_points(what, flat)?;
+    results_fit::<S>(rows.len, k)?;
     let (d, found) = py.detach(|| run(flat, workers)).map_err(pool_error)?;
     Ok((
         vec2(py, d, rows.len, k, true)?,
         vec2(py, found, rows.len, k, true)?,
     ))
+}
+
+/// Checks that `m × k` results (a distance in `S` and an 8-byte id each) can be allocated,
+/// so that a `k` far beyond the elements fails with an error naming it instead of aborting.
+///
+/// # Errors
+/// `OverflowError` if the size overflows, `MemoryError` if the allocator refuses it.
+fn results_fit<S>(m: usize, k: usize) -> PyResult<()> {
+    let bytes = m
+        .checked_mul(k)
+        .and_then(|n| n.checked_mul(size_of::<S>() + 8))
+        .filter(|&b| b <= isize::MAX as usize)
+        .ok_or_else(|| {
+            PyOverflowError::new_err(format!(
+                "k = {k}: {m} queries times k results are more than memory can address"
+            ))
+        })?;
+    Vec::<u8>::new().try_reserve_exact(bytes).map_err(|_| {
+        PyMemoryError::new_err(format!(
+            "k = {k}: {m} queries times k results need {bytes} bytes, more than can be allocated"
+        ))
+    })
 }
 
 /// A call from Python that finds elements for each of many queries: reads the rows of `obj`
@@ -153,7 +178,7 @@ where
         {
             let found = index.nearest(point(points, first + j), k, ws);
             for (n, (d, i)) in found.iter().zip(d.iter_mut().zip(ids.iter_mut())) {
-                *d = n.distance_2.sqrt();
+                *d = n.distance;
                 *i = id(n.handle);
             }
         }

@@ -9,7 +9,7 @@ use spatix::{
 };
 
 use crate::array::{
-    Coord, Rows, aabb, bad_row, boxes, check_boxes, handle_of, id_of, ids, stale, vec1, vec2,
+    Coord, Rows, aabb, boxes, check_boxes, handle_of, id_of, ids, row_of, stale, vec1, vec2,
 };
 use crate::batch::{self, Arrays, Workers};
 use crate::{Precision, dispatch};
@@ -18,8 +18,9 @@ use crate::{Precision, dispatch};
 /// Python class can hold any of them). Batches arrive checked: valid boxes the structure
 /// accepts, live ids.
 trait Engine<S: Coord>: Send + Sync {
-    /// Whether the structure can hold a (valid) box: a point grid refuses larger ones.
-    fn accepts(&self, aabb: &Aabb<S>) -> bool;
+    /// Why the structure cannot hold a (valid) box (a point grid refuses larger ones), or
+    /// `None` if it can.
+    fn refuses(&self, aabb: &Aabb<S>) -> Option<String>;
     /// Whether `id` names a live element.
     fn contains(&self, id: i64) -> bool;
     /// Inserts every box of the flat `(n, 4)` slice; their ids.
@@ -28,9 +29,7 @@ trait Engine<S: Coord>: Send + Sync {
     /// The structure's error (it is full); nothing is inserted then.
     fn insert(&mut self, boxes: &[S]) -> Result<Vec<i64>, spatix::Error>;
     /// Moves element `ids[i]` to box `i` of the flat `(n, 4)` slice.
-    /// Moves element ``ids[i]`` to box ``boxes[i]``.
     fn update(&mut self, ids: &[i64], boxes: &[S]);
-    /// Removes the elements.
     /// Removes the elements; their ids go stale (never reused).
     fn remove(&mut self, ids: &[i64]);
     /// See [`batch::windows`].
@@ -55,10 +54,10 @@ trait Engine<S: Coord>: Send + Sync {
     fn clear(&mut self);
 }
 
-/// A structure with the test of which boxes it accepts.
+/// A structure with the test of which boxes it refuses and why.
 struct Dyn<I, S> {
     index: I,
-    fits: fn(&I, &Aabb<S>) -> bool,
+    refuses: fn(&I, &Aabb<S>) -> Option<String>,
 }
 
 impl<I, S> Dyn<I, S> {
@@ -66,7 +65,7 @@ impl<I, S> Dyn<I, S> {
     fn any(index: I) -> Self {
         Self {
             index,
-            fits: |_, _| true,
+            refuses: |_, _| None,
         }
     }
 }
@@ -76,8 +75,8 @@ where
     S: Coord,
     I: SpatialIndex<S, ()> + Send + Sync,
 {
-    fn accepts(&self, aabb: &Aabb<S>) -> bool {
-        (self.fits)(&self.index, aabb)
+    fn refuses(&self, aabb: &Aabb<S>) -> Option<String> {
+        (self.refuses)(&self.index, aabb)
     }
 
     fn contains(&self, id: i64) -> bool {
@@ -188,10 +187,13 @@ fn checked_boxes<'py, S: Coord>(
     let rows = Rows::<S>::read(obj, 4, "boxes")?;
     let flat = rows.flat();
     check_boxes("boxes", flat)?;
-    if let Some(row) = boxes(flat).position(|b| !engine.accepts(&b)) {
+    if let Some((row, why)) = boxes(flat)
+        .enumerate()
+        .find_map(|(row, b)| engine.refuses(&b).map(|why| (row, why)))
+    {
         return Err(PyValueError::new_err(format!(
-            "{}: larger than this structure accepts (a PointGrid's max_half_extent)",
-            bad_row("boxes", flat, 4, row)
+            "{}: {why}",
+            row_of("boxes", flat, 4, row)
         )));
     }
     Ok(rows)
@@ -507,7 +509,15 @@ fn point_grid<S: Coord>(a: Args<S>) -> Made<S> {
     };
     Ok(Box::new(Dyn {
         index: grid.map_err(invalid)?,
-        fits: |grid: &PointGrid<S, ()>, b| grid.fits(b),
+        refuses: |grid: &PointGrid<S, ()>, b: &Aabb<S>| {
+            let half = b.size().x.max_s(b.size().y).to_f64() * 0.5;
+            (!grid.fits(b)).then(|| {
+                format!(
+                    "a half extent of {half} is larger than this PointGrid's max_half_extent {}",
+                    grid.max_half_extent().to_f64()
+                )
+            })
+        },
     }))
 }
 

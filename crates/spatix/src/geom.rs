@@ -32,7 +32,7 @@ mod sealed {
 
     /// The key of a distance `d / 4` (computed without overflow) with the knee `knee`.
     #[inline]
-    fn compress(quarter: f64, knee: f64) -> f64 {
+    const fn compress(quarter: f64, knee: f64) -> f64 {
         if quarter <= knee * 0.25 {
             quarter * 4.0
         } else {
@@ -67,8 +67,13 @@ mod sealed {
         }
         #[inline]
         fn key_distance(self) -> f32 {
+            // The key of a distance of exactly MAX: up to it, rounding (of the key, and of
+            // its expansion) must not turn the distance into infinity.
+            const MAX_KEY: f32 = compress(f32::MAX as f64 * 0.25, KNEE_F32) as f32;
             if f64::from(self) <= KNEE_F32 {
                 self
+            } else if self <= MAX_KEY {
+                expand(f64::from(self), KNEE_F32).min(f64::from(f32::MAX)) as f32
             } else {
                 expand(f64::from(self), KNEE_F32) as f32
             }
@@ -104,7 +109,15 @@ mod sealed {
         }
         #[inline]
         fn key_distance(self) -> f64 {
-            expand(self, KNEE_F64)
+            // The key of a distance of exactly MAX: up to it, rounding must not turn the
+            // distance into infinity.
+            const MAX_KEY: f64 = compress(f64::MAX * 0.25, KNEE_F64);
+            let d = expand(self, KNEE_F64);
+            if d.is_infinite() && self <= MAX_KEY {
+                f64::MAX
+            } else {
+                d
+            }
         }
         #[inline]
         fn key_distance_f64(self) -> f64 {
@@ -279,6 +292,11 @@ impl<S: Scalar> Point<S> {
     /// assert!((d - 5e200).abs() <= 4.0 * f64::EPSILON * 5e200);
     /// assert!(Point::new(0.0f64, 0.0).distance(Point::new(1e-200, 0.0)) > 0.0);
     /// assert_eq!(Point::new(-3e38f32, 0.0).distance(Point::new(3e38, 0.0)), f32::INFINITY);
+    /// // A distance of exactly MAX is finite.
+    /// let half = f64::MAX / 2.0;
+    /// assert!(Point::new(-half, 0.0).distance(Point::new(half, 0.0)) >= f64::MAX * (1.0 - 4.0 * f64::EPSILON));
+    /// let half = f32::MAX / 2.0;
+    /// assert!(Point::new(-half, 0.0).distance(Point::new(half, 0.0)) >= f32::MAX * (1.0 - 4.0 * f32::EPSILON));
     /// ```
     #[inline]
     pub fn distance(self, other: Self) -> S {

@@ -1,6 +1,7 @@
 //! Three sets as one index: common-size agents, oversized agents and static
 //! scenery, each in the structure that suits it, behind one handle space.
 
+use crate::grid::lattice::within_quarter;
 use crate::slots::Slots;
 use crate::{
     Aabb, Error, Handle, Item, LooseGrid, PackedIndex, PointGrid, Scalar, SpatialIndex, StaticIndex,
@@ -225,10 +226,20 @@ impl<S: Scalar, T> Layered<S, T> {
     /// ```
     pub fn new(world: Aabb<S>, threshold: S) -> Result<Self, Error> {
         check_threshold(threshold)?;
+        // Both grids over the world's part within ±MAX/4 (elements beyond it are filed in
+        // their border cells): cells over a wider world would not have a finite size.
+        let world = within_quarter(&world.valid_world()?);
         let size = world.size();
         let side = size.x.max_s(size.y);
         let coarse = side * S::from_f64(1.0 / 64.0);
         let cell = coarse.max_s(threshold * S::from_f64(16.0));
+        // No wider than the world (sixteen thresholds near MAX/16 reach MAX, whose inverse is
+        // subnormal, or overflow): one cell over it holds any element.
+        let cell = if cell.is_finite() && cell <= side {
+            cell
+        } else {
+            side
+        };
         let agents = PointGrid::new(world, threshold)?;
         let fine = side * S::from_f64(1.0 / MAX_AGENT_CELLS_PER_SIDE);
         let agents = if agents.cell_size() < fine {

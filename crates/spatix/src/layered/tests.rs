@@ -4,7 +4,7 @@
 use core::ops::ControlFlow;
 
 use super::Layered;
-use crate::test_util::{bx, found, pairs};
+use crate::test_util::{assert_matches_oracle, bx, extreme_boxes, found, pairs, widest};
 use crate::{
     Aabb, BruteForce, Error, Handle, Item, Iter, LooseGrid, Neighbor, PackedIndex, Point,
     PointGrid, Ray, Scalar, SpatialIndex, SpatialQuery, StaticIndex, UniformGrid, Workspace,
@@ -499,4 +499,46 @@ fn works_over_f32() {
     }
     check::<f32>();
     check::<f64>();
+}
+
+#[test]
+fn extreme_worlds_and_boxes_match_the_oracle() {
+    fn check<S: Scalar>() {
+        let boxes = extreme_boxes::<S>();
+        // Over [-MAX, MAX]² (its width overflows): agents up to 4, and up to a quarter of
+        // MAX, the rest in the large part; every third element static.
+        for threshold in [S::from_f64(4.0), S::MAX * S::from_f64(0.25)] {
+            let mut index = Layered::new(widest(), threshold).unwrap();
+            assert_matches_oracle(&mut index, &boxes);
+            let mut index = Layered::<S, u32>::new(widest(), threshold).unwrap();
+            for (i, b) in boxes.iter().enumerate().filter(|(i, _)| i % 3 == 0) {
+                index.insert_static(*b, i as u32).unwrap();
+            }
+            index.maintain();
+            index.check_invariants().unwrap();
+            assert_eq!(index.part_lens().2, boxes.len().div_ceil(3));
+            let mut oracle = BruteForce::new();
+            for (i, b) in boxes.iter().enumerate().filter(|(i, _)| i % 3 == 0) {
+                oracle.insert(*b, i as u32).unwrap();
+            }
+            assert_eq!(pairs(&index), pairs(&oracle));
+            assert_eq!(found(&index, &widest()), found(&oracle, &widest()));
+        }
+    }
+    check::<f32>();
+    check::<f64>();
+}
+
+#[test]
+fn a_threshold_near_a_sixteenth_of_max_is_fine() {
+    // What the CLI asks for five points between -1.7e308 and 1e200: a world of a quarter of
+    // MAX and a threshold of a quarter of it, whose sixteen times is MAX itself.
+    let world = Aabb::new(
+        Point::new(-4.494_232_837_155_789_3e307, 0.0),
+        Point::new(1e200, 4.494_232_837_155_789_3e307),
+    )
+    .unwrap();
+    let mut index = Layered::<f64, u32>::new(world, 1.123_558_209_288_947_3e307).unwrap();
+    index.insert(bx(0.0, 0.0, 1.0, 1.0), 1).unwrap();
+    index.check_invariants().unwrap();
 }

@@ -23,6 +23,7 @@ mod bulk;
 mod check;
 mod data;
 mod exact;
+mod extreme_world;
 #[macro_use]
 mod forward;
 #[cfg(feature = "rayon")]

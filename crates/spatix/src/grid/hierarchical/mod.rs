@@ -2,7 +2,7 @@
 //! grids whose cell sizes grow by a constant factor; each element is filed once, as a point,
 //! in the level whose cells fit its size.
 
-use super::lattice::{Lattice, auto_world, extent_of};
+use super::lattice::{Lattice, auto_world, extent_of, within_quarter};
 use super::leveled::{Level, Leveled, MAX_LEVELS, leveled_index};
 use crate::{Aabb, Error, Handle, Scalar};
 
@@ -138,7 +138,8 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
             ));
         }
         world.valid_world()?;
-        let (width, height) = extent_of(&world);
+        // The levels' cells lie over the world's part within ±MAX/4.
+        let (width, height) = extent_of(&within_quarter(&world));
         let side = width.max(height);
         let mut levels = Vec::new();
         let mut cell = finest_cell.to_f64();
@@ -148,7 +149,7 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
                 Ok(level) => levels.push(level),
                 // Cells too fine for the precision of coordinates this far from the origin:
                 // start at a coarser level.
-                Err(_) if levels.is_empty() && Lattice::new(world, c).is_ok() => {}
+                Err(_) if levels.is_empty() && Lattice::new(within_quarter(&world), c).is_ok() => {}
                 Err(e) => return Err(e),
             }
             cell *= f64::from(factor);
@@ -158,11 +159,17 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
                 "too many levels: use a larger finest cell or factor",
             ));
         }
-        // The catch-all: one cell over the whole world.
+        // The catch-all: one cell over the whole world (a little wider where the world's
+        // side rounded to `S` falls short of it: the world would take two cells).
         let top = S::from_f64(side.max(finest_cell.to_f64()));
+        let top = if top.to_f64() < side {
+            top + top * S::RELATIVE_SLACK
+        } else {
+            top
+        };
         levels.push(Level::new(world, top, S::INFINITY)?);
         Ok(Self {
-            inner: Leveled::new(levels),
+            inner: Leveled::new(world, levels),
         })
     }
 
@@ -269,7 +276,7 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn world(&self) -> Aabb<S> {
-        self.inner.levels[0].lattice.world
+        self.inner.world
     }
 
     /// Number of levels, the catch-all single cell included.

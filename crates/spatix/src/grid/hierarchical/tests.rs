@@ -2,8 +2,10 @@
 //! size, pairs across levels, levels allocated on use, best-first nearest across levels.
 
 use super::HierarchicalGrid;
-use crate::test_util::{bx, bytes_per_element, dust, pairs};
-use crate::{Aabb, BruteForce, Point, SpatialIndex, SpatialQuery, Workspace};
+use crate::test_util::{
+    assert_matches_oracle, bx, bytes_per_element, dust, extreme_boxes, pairs, widest,
+};
+use crate::{Aabb, BruteForce, Point, Scalar, SpatialIndex, SpatialQuery, Workspace};
 use spatix_workload::Rng;
 
 fn world() -> Aabb<f64> {
@@ -172,4 +174,55 @@ fn auto_keeps_memory_in_proportion_to_sparse_tiny_boxes() {
     let sampled = HierarchicalGrid::auto_sampled(world(), &boxes[..100], boxes.len()).unwrap();
     let bytes = bytes_per_element(sampled, &boxes);
     assert!(bytes < 100, "{bytes} bytes per element from a sample");
+}
+
+#[test]
+fn extreme_worlds_and_boxes_match_the_oracle() {
+    fn check<S: Scalar>() {
+        let boxes = extreme_boxes::<S>();
+        // Over [-MAX, MAX]² (its width overflows): finest cells of 1/256 of MAX, by factors
+        // of 4 and of 2, and levels sized by `auto` from the extreme boxes themselves.
+        let finest = S::MAX * S::from_f64(1.0 / 256.0);
+        let mut grids = [
+            HierarchicalGrid::new(widest(), finest).unwrap(),
+            HierarchicalGrid::with_factor(widest(), finest, 2).unwrap(),
+        ];
+        for grid in &mut grids {
+            assert_eq!(grid.world(), widest());
+            assert_matches_oracle(grid, &boxes);
+        }
+        // `auto` cuts its world to where the boxes lie.
+        let mut grid = HierarchicalGrid::auto(widest(), &boxes).unwrap();
+        assert_matches_oracle(&mut grid, &boxes);
+    }
+    check::<f32>();
+    check::<f64>();
+}
+
+#[test]
+fn auto_sizes_itself_for_one_box_far_out() {
+    // The CLI's world for three boxes, one of them at 1e300: the bulk of the sample, whose
+    // area overflows f64. The finest cells grow until they are few, instead of being refused.
+    let three = [
+        bx(0.0, 0.0, 1.0, 1.0),
+        bx(0.5, 0.5, 2.0, 2.0),
+        bx(1e300, 1e300, 1e300, 1e300),
+    ];
+    let world = Aabb::bulk_of(&three).unwrap();
+    let mut grid = HierarchicalGrid::auto_sampled(world, &three, 3).unwrap();
+    assert!(grid.cell_size(0).unwrap() > 1e298);
+    assert_matches_oracle(&mut grid, &three);
+}
+
+#[test]
+fn a_world_whose_side_is_no_f32_takes_the_catch_all_in_one_cell() {
+    // The side, 3167.83..., rounds down to an f32 short of the world: the catch-all level's
+    // cell was that rounded side, the world took two of them, and the grid was refused.
+    let world = Aabb::new(
+        Point::new(-2.695_895_4f32, -2.812_833_3),
+        Point::new(3_165.135_3, 3_165.046_4),
+    )
+    .unwrap();
+    let grid = HierarchicalGrid::<f32, u32>::new(world, world.size().x / 64.0).unwrap();
+    assert_eq!(grid.levels(), 5);
 }

@@ -38,14 +38,18 @@ pub(crate) fn auto_world<S: Scalar>(world: &Aabb<S>, sample: &[Aabb<S>]) -> Aabb
 /// The width and height of where the bulk of `sample` lies ([`Aabb::bulk_of`]) within
 /// `world`: the area the elements fill, over which the `auto` constructors spread them when
 /// they put a floor under the cell side or band height (over the world itself, a few stray
-/// elements that widen an [`auto_world`] would make every cell or band as much larger). The
-/// world's own when the sample has no valid box.
+/// elements that widen an [`auto_world`] would make every cell or band as much larger). Each
+/// at least a quarter of the world's, so that a floor taken over it never asks for more than
+/// 16 times the cells (or 4 times the bands) the same floor over the world would: a bulk of
+/// no area (most elements at one spot, a few spread over the world) must not make the cells
+/// countless. The world's own when the sample has no valid box.
 pub(crate) fn bulk_extent<S: Scalar>(world: &Aabb<S>, sample: &[Aabb<S>]) -> (f64, f64) {
     let Some(bulk) = Aabb::bulk_of(sample) else {
         return extent_of(world);
     };
     let span = |lo: S, hi: S, from: S, to: S| {
-        (hi.to_f64().min(to.to_f64()) - lo.to_f64().max(from.to_f64())).max(0.0)
+        let whole = to.to_f64() - from.to_f64();
+        (hi.to_f64().min(to.to_f64()) - lo.to_f64().max(from.to_f64())).max(whole * 0.25)
     };
     (
         span(bulk.min.x, bulk.max.x, world.min.x, world.max.x),
@@ -56,12 +60,18 @@ pub(crate) fn bulk_extent<S: Scalar>(world: &Aabb<S>, sample: &[Aabb<S>]) -> (f6
 /// The side of the square cells that `count` elements spread evenly over a `width` × `height`
 /// world fill with `per_cell` elements each: the floor an `auto` constructor puts under its cell
 /// side, so that a few tiny elements do not ask for far more cells than elements (0, no floor,
-/// for no elements).
+/// for no elements). Where the area overflows (a world about MAX wide), the side is the
+/// product of square roots instead.
 pub(crate) fn cell_for_count(width: f64, height: f64, count: usize, per_cell: f64) -> f64 {
     if count == 0 {
-        0.0
+        return 0.0;
+    }
+    let share = per_cell / count as f64;
+    let cell = (width * height * share).sqrt();
+    if cell.is_finite() {
+        cell
     } else {
-        (width * height * per_cell / count as f64).sqrt()
+        width.sqrt() * height.sqrt() * share.sqrt()
     }
 }
 
@@ -131,6 +141,18 @@ pub(crate) fn auto_cell<S: Scalar>(
     }
     while dims_for(width, height, cell).is_none() && cell.is_finite() {
         cell *= 2.0;
+    }
+    // At most one cell per element over the whole world, whatever the bulk's shape: elements
+    // crowded on one spot or beyond the world's border (filed in its border cells) must not
+    // make the cells outnumber them. Cells grow by 1/16 steps until they fit the count.
+    if sampled > 0 {
+        let cap = n as f64;
+        cell = cell.max((width * height / cap).sqrt());
+        while dims_for(width, height, cell).is_some_and(|(c, r)| f64::from(c) * f64::from(r) > cap)
+            && cell.is_finite()
+        {
+            cell *= 1.0625;
+        }
     }
     // Boxes near `S::MAX` wide make a cell past what `S` holds: one that big already puts
     // the whole world in one cell.

@@ -80,6 +80,19 @@ pub(crate) fn magnitude<S: Scalar>(w: &Aabb<S>) -> S {
         .max_s(w.max.y.abs_s())
 }
 
+/// The part of `world` within ±MAX/4 on each axis (`world` itself unless it reaches further):
+/// cells laid over it have a finite width and height, and the offset of any coordinate inside
+/// it from its lower corner is finite too. Elements beyond it are filed clamped into the
+/// border cells, as elements beyond any world are.
+pub(crate) fn within_quarter<S: Scalar>(world: &Aabb<S>) -> Aabb<S> {
+    let quarter = S::MAX * S::from_f64(0.25);
+    let cut = |v: S| v.max_s(-quarter).min_s(quarter);
+    Aabb {
+        min: Point::new(cut(world.min.x), cut(world.min.y)),
+        max: Point::new(cut(world.max.x), cut(world.max.y)),
+    }
+}
+
 /// Columns and rows of a `width` × `height` world in cells of side `cell`, unless that is
 /// more than 2^28 cells.
 pub(crate) fn dims_for(width: f64, height: f64, cell: f64) -> Option<(u32, u32)> {

@@ -25,7 +25,7 @@ use crate::pool::{Link, ListPool};
 use crate::slots::Slots;
 use crate::{Aabb, Error, Point, Scalar};
 
-use super::lattice::{Lattice, bulk_extent, cell_for_count, extent_of, magnitude};
+use super::lattice::{Lattice, bulk_extent, cell_for_count, extent_of, magnitude, within_quarter};
 
 mod mutate;
 mod pairs;
@@ -85,14 +85,16 @@ pub(crate) struct Level<S> {
 }
 
 impl<S: Scalar> Level<S> {
-    /// A level of cells of side `cell` over `world`, for boxes up to `fit` wide and high, or
-    /// of any size when `fit` is infinite (then the level must be a single cell).
+    /// A level of cells of side `cell` over `world` (its part within ±MAX/4:
+    /// [`within_quarter`]), for boxes up to `fit` wide and high. A level of a single cell
+    /// holds boxes of any size (the catch-all's infinite `fit`, or one so large that cells
+    /// wide enough for it would not be finite).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] if the lattice is invalid, if `fit` is negative or NaN, or
     /// if the cells are too small for `fit`.
     pub(crate) fn new(world: Aabb<S>, cell: S, fit: S) -> Result<Self, Error> {
-        let lattice = Lattice::new(world, cell)?;
+        let lattice = Lattice::new(within_quarter(&world.valid_world()?), cell)?;
         if fit
             .partial_cmp(&S::ZERO)
             .is_none_or(|o| o == Ordering::Less)
@@ -102,19 +104,18 @@ impl<S: Scalar> Level<S> {
             ));
         }
         let reach = reach_of(fit);
-        let fits = if fit.is_finite() {
-            reach + lattice.margin() * S::from_f64(4.0) <= cell
-        } else {
-            lattice.len() == 1
-        };
+        let fits = lattice.len() == 1 || reach + lattice.margin() * S::from_f64(4.0) <= cell;
         if !fits {
             return Err(Error::InvalidParameter(
                 "cells must be at least as wide as the largest element (twice its half extent)",
             ));
         }
-        let max_overhang = if fit.is_finite() {
+        let max_overhang = if reach.is_finite() {
+            // Short of half the room by a slack relative to the cell, not to the room: the
+            // check `reach + 2 · max_overhang + 4 · margin <= cell` rounds to a few ulps of the
+            // cell, more than a slack of a narrow room.
             let room = cell - reach - lattice.margin() * S::from_f64(4.0);
-            (room * S::HALF * (S::ONE - S::RELATIVE_SLACK)).max_s(S::ZERO)
+            ((room - cell * S::RELATIVE_SLACK) * S::HALF).max_s(S::ZERO)
         } else {
             S::ZERO
         };
@@ -133,26 +134,43 @@ impl<S: Scalar> Level<S> {
     }
 
     /// The smallest cell side (up to rounding) of a level over `world` for boxes up to `fit`:
-    /// `fit` plus the rounding margins.
+    /// `fit` plus the rounding margins (infinite if that overflows).
     pub(crate) fn cell_for_fit(world: &Aabb<S>, fit: S) -> S {
+        let world = &within_quarter(world);
         let slack = S::RELATIVE_SLACK;
         let four = S::from_f64(4.0);
         (reach_of(fit) + magnitude(world) * slack * four) * (S::ONE + slack * (four + S::ONE))
     }
 
-    /// The cell side a constructor picks for a level over `world` for boxes up to `fit`:
-    /// twice [`cell_for_fit`](Self::cell_for_fit), raised so that there are at most 4096
-    /// cells along the world's longer side, and to `floor`; 1 for boxes and a world of no area.
+    /// The cell side a constructor picks for a level over `world` (its part within ±MAX/4)
+    /// for boxes up to `fit`: twice [`cell_for_fit`](Self::cell_for_fit), raised so that
+    /// there are at most 4096 cells along the world's longer side, and to `floor`; 1 for
+    /// boxes and a world of no area; one cell over the world when a cell that wide would not
+    /// be finite in `S` (boxes nearly MAX wide).
     pub(crate) fn pick_cell(world: &Aabb<S>, fit: S, floor: f64) -> S {
+        let world = &within_quarter(world);
         let (width, height) = extent_of(world);
+        let side = width.max(height);
         let least = Self::cell_for_fit(world, fit);
         let mut cell = (least.to_f64() * CELL_FACTOR)
-            .max(width.max(height) / MAX_CELLS_PER_SIDE)
+            .max(side / MAX_CELLS_PER_SIDE)
             .max(floor);
         if !(cell > 0.0 && cell.is_finite()) {
             cell = 1.0; // points in a world of no area
         }
-        S::from_f64(cell).max_s(least)
+        let cell = S::from_f64(cell).max_s(least);
+        if cell.is_finite() {
+            cell
+        } else {
+            Self::one_cell(side)
+        }
+    }
+
+    /// A cell side that covers a world whose longer side is `side` (at most MAX/2) in one
+    /// cell.
+    #[cold]
+    fn one_cell(side: f64) -> S {
+        S::from_f64(side.max(1.0))
     }
 
     /// The floor an `auto` constructor puts under [`pick_cell`](Self::pick_cell) for `count`
@@ -167,7 +185,7 @@ impl<S: Scalar> Level<S> {
         count: usize,
         per_cell: f64,
     ) -> f64 {
-        let (width, height) = bulk_extent(world, sample);
+        let (width, height) = bulk_extent(&within_quarter(world), sample);
         cell_for_count(width, height, count, per_cell)
     }
 
@@ -315,6 +333,8 @@ pub(crate) struct Place {
 /// The elements (in the shared slot table) and the levels they are filed in.
 #[derive(Clone, Debug)]
 pub(crate) struct Leveled<S, T> {
+    /// The world declared; the levels' cells lie over its part within ±MAX/4.
+    pub(crate) world: Aabb<S>,
     /// Finest first; each element goes to the first level it fits.
     pub(crate) levels: Vec<Level<S>>,
     pub(crate) pool: ListPool<Point<S>>,
@@ -326,10 +346,12 @@ pub(crate) struct Leveled<S, T> {
 }
 
 impl<S: Scalar, T> Leveled<S, T> {
-    /// An empty structure over the given levels (finest first, at most [`MAX_LEVELS`]).
-    pub(crate) fn new(levels: Vec<Level<S>>) -> Self {
+    /// An empty structure over `world` with the given levels (finest first, at most
+    /// [`MAX_LEVELS`]).
+    pub(crate) fn new(world: Aabb<S>, levels: Vec<Level<S>>) -> Self {
         debug_assert!(!levels.is_empty() && levels.len() <= MAX_LEVELS);
         Self {
+            world,
             levels,
             pool: ListPool::default(),
             node_of: Vec::new(),

@@ -20,12 +20,9 @@ impl<S: Scalar> Level<S> {
                 self.fit, self.reach
             ));
         }
-        let fits = if self.fit.is_finite() {
-            self.reach + self.max_overhang + self.max_overhang + l.margin() * S::from_f64(4.0)
-                <= l.cell_size
-        } else {
-            l.len() == 1
-        };
+        let fits = l.len() == 1
+            || self.reach + self.max_overhang + self.max_overhang + l.margin() * S::from_f64(4.0)
+                <= l.cell_size;
         if !(self.overhang >= S::ZERO && self.overhang <= self.max_overhang) {
             return fail(format!(
                 "level {i}: overhang {:?} outside 0..={:?}",

@@ -194,14 +194,16 @@ impl<S: Scalar, T> PointGrid<S, T> {
             .filter(|b| b.is_valid())
             .map(|b| (b.max.x - b.min.x).max_s(b.max.y - b.min.y))
             .fold((S::ZERO, 0), |(largest, n), e| (largest.max_s(e), n + 1));
-        // A box wider than MAX (its width overflows) cannot be held; size for the rest.
-        let largest = largest.min_s(S::MAX * S::HALF);
+        // A box wider than MAX (its width overflows) cannot be held; size for the rest, up to
+        // boxes MAX wide (a bound of MAX/2, whose double is finite).
+        let largest = largest.min_s(S::MAX);
         let headroom = S::from_f64(AUTO_HEADROOM);
         let half = largest * S::HALF;
         let ulps = magnitude(&world) * S::RELATIVE_SLACK * headroom;
+        let bound = (half + half * headroom + ulps).min_s(S::MAX * S::HALF);
         let count = total.max(sampled);
         let floor = Level::sparse_floor(&world, sample, count, AUTO_ELEMENTS_PER_CELL);
-        let mut grid = Self::with_floor(world, half + half * headroom + ulps, floor)?;
+        let mut grid = Self::with_floor(world, bound, floor)?;
         grid.reserve(count);
         Ok(grid)
     }
@@ -221,7 +223,7 @@ impl<S: Scalar, T> PointGrid<S, T> {
     fn build(world: Aabb<S>, max_half_extent: S, cell_size: S) -> Result<Self, Error> {
         let level = Level::new(world, cell_size, Self::fit(max_half_extent)?)?;
         Ok(Self {
-            inner: Leveled::new(vec![level]),
+            inner: Leveled::new(world, vec![level]),
             max_half_extent,
         })
     }
@@ -276,7 +278,7 @@ impl<S: Scalar, T> PointGrid<S, T> {
     /// # Ok::<(), spatix::Error>(())
     /// ```
     pub fn world(&self) -> Aabb<S> {
-        self.inner.levels[0].lattice.world
+        self.inner.world
     }
 
     /// The side of a cell.

@@ -2,8 +2,10 @@
 //! larger boxes, moves that stay in their cell until `maintain`, pairs across cell borders.
 
 use super::PointGrid;
-use crate::test_util::{bx, bytes_per_element, dust, found, pairs};
-use crate::{Aabb, BruteForce, Error, Point, SpatialIndex, SpatialQuery};
+use crate::test_util::{
+    assert_matches_oracle, bx, bytes_per_element, dust, extreme_boxes, found, pairs, widest,
+};
+use crate::{Aabb, BruteForce, Error, Point, Scalar, SpatialIndex, SpatialQuery};
 use spatix_workload::Rng;
 
 fn world() -> Aabb<f64> {
@@ -219,4 +221,54 @@ fn auto_keeps_memory_in_proportion_to_sparse_tiny_boxes() {
     let sampled = PointGrid::auto_sampled(world, &boxes[..100], boxes.len()).unwrap();
     let bytes = bytes_per_element(sampled, &boxes);
     assert!(bytes < 100, "{bytes} bytes per element from a sample");
+}
+
+#[test]
+fn extreme_worlds_and_boxes_match_the_oracle() {
+    fn check<S: Scalar>() {
+        let boxes = extreme_boxes::<S>();
+        // Over [-MAX, MAX]² (its width overflows): bounds of a quarter of MAX (boxes up to
+        // half of MAX wide), of 4 and of 0 (points only); the larger boxes are refused.
+        for bound in [S::MAX * S::from_f64(0.25), S::from_f64(4.0), S::ZERO] {
+            let mut grid = PointGrid::new(widest(), bound).unwrap();
+            assert_eq!(grid.world(), widest());
+            assert_matches_oracle(&mut grid, &boxes);
+        }
+        // Sized by `auto` from the extreme boxes themselves.
+        let mut grid = PointGrid::auto(widest(), &boxes).unwrap();
+        assert_matches_oracle(&mut grid, &boxes);
+    }
+    check::<f32>();
+    check::<f64>();
+}
+
+#[test]
+fn auto_sizes_itself_for_one_box_far_out() {
+    // The CLI's world for three boxes, one of them at 1e300: the bulk of the sample, whose
+    // area overflows f64. The cells grow until they are few, instead of being refused.
+    let three = [
+        bx(0.0, 0.0, 1.0, 1.0),
+        bx(0.5, 0.5, 2.0, 2.0),
+        bx(1e300, 1e300, 1e300, 1e300),
+    ];
+    let world = Aabb::bulk_of(&three).unwrap();
+    let mut grid = PointGrid::auto_sampled(world, &three, 3).unwrap();
+    let (cols, rows) = grid.dims();
+    assert!(cols * rows <= 16, "{cols} x {rows} cells");
+    assert_matches_oracle(&mut grid, &three);
+}
+
+#[test]
+fn a_narrow_room_for_overhang_still_passes_the_self_check() {
+    // Cells of 8.01 for boxes up to 8 leave a room of about 0.01 for overhang: a slack taken
+    // relative to that room was below an ulp of the cell, and the self-check's sum of reach,
+    // overhangs and margins rounded past the cell on an empty grid.
+    let world = bx(
+        -2.695_895_317_798_471_7,
+        -2.812_833_145_270_625,
+        3_249.370_874_613_153_3,
+        3_250.127_820_291_978_4,
+    );
+    let grid = PointGrid::<f64, u32>::with_cell_size(world, 4.0, 8.01).unwrap();
+    grid.check_invariants().unwrap();
 }
