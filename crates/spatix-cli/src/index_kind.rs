@@ -166,26 +166,51 @@ pub(crate) trait Structure<S: Scalar, T>: SpatialQuery<S, T> + Sync {
     /// boxes). Structures with nothing to draw visit none.
     fn outlines(&self, _visit: &mut dyn FnMut(&Aabb<S>)) {}
 
-    /// [`SpatialQuery::for_each_pair`](spatix::SpatialQuery::for_each_pair) on rayon's current thread pool where the structure
-    /// has a parallel pair pass; on the calling thread otherwise.
-    fn pairs_parallel<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
-    {
-        self.for_each_pair(visit)
+    /// Appends every colliding pair to `pairs`, each as `key` makes it: on rayon's current
+    /// thread pool, each thread into a list of its own, where the structure has a parallel
+    /// pair pass; on the calling thread otherwise.
+    fn pairs_parallel<K: Send>(
+        &self,
+        key: impl Fn(Item<'_, S, T>, Item<'_, S, T>) -> K + Sync,
+        pairs: &mut Vec<K>,
+    ) {
+        let _ = self.for_each_pair(|a, b| {
+            pairs.push(key(a, b));
+            ControlFlow::Continue(())
+        });
     }
 }
 
-/// `pairs_parallel` for a structure with a parallel pair pass ([`ParallelPairs`]).
+/// `pairs_parallel` for a structure with a parallel pair pass
+/// ([`ParallelPairs::par_fold_pairs`]).
 macro_rules! parallel_pairs {
     () => {
-        fn pairs_parallel<F>(&self, visit: F) -> ControlFlow<()>
-        where
-            F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
-        {
-            self.par_for_each_pair(visit)
+        fn pairs_parallel<K: Send>(
+            &self,
+            key: impl Fn(Item<'_, S, T>, Item<'_, S, T>) -> K + Sync,
+            pairs: &mut Vec<K>,
+        ) {
+            let (ControlFlow::Continue(mut found) | ControlFlow::Break(mut found)) = self
+                .par_fold_pairs(
+                    Vec::new,
+                    |list, a, b| {
+                        list.push(key(a, b));
+                        ControlFlow::Continue(())
+                    },
+                    join_lists,
+                );
+            pairs.append(&mut found);
         }
     };
+}
+
+/// Two threads' lists of pairs as one: the shorter appended to the longer.
+fn join_lists<K>(mut a: Vec<K>, mut b: Vec<K>) -> Vec<K> {
+    if a.len() < b.len() {
+        core::mem::swap(&mut a, &mut b);
+    }
+    a.append(&mut b);
+    a
 }
 
 /// The parameters of a quadtree in its summary: depth limit, and how many elements a `node`

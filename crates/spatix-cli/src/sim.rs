@@ -3,11 +3,10 @@
 //! resolved and the index tidied. Ends with a table of frame times, pairs and memory.
 
 use core::ops::ControlFlow;
-use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use spatix::{Handle, SpatialIndex};
+use spatix::{Handle, Item, SpatialIndex};
 use spatix_workload::{Agents, Layout, Sizes};
 
 use crate::failure::Failure;
@@ -285,10 +284,6 @@ impl UseIndex<f32, u32> for Simulation {
             picture: None,
             verified: (0, 0),
         };
-        let threads = pool
-            .as_ref()
-            .map_or(1, rayon::ThreadPool::current_num_threads);
-        let buffers: Vec<Mutex<Vec<u64>>> = (0..threads).map(|_| Mutex::default()).collect();
         let mut pairs: Vec<u64> = Vec::new();
         let mut colliding = vec![false; if recorder.is_some() { agents.len() } else { 0 }];
         let progress = Progress::new(frames);
@@ -310,7 +305,7 @@ impl UseIndex<f32, u32> for Simulation {
                     .map_err(Failure::Index)?;
             }
             let t1 = Instant::now();
-            collect_pairs(&index, pool.as_ref(), &buffers, &mut pairs);
+            collect_pairs(&index, pool.as_ref(), &mut pairs);
             let found = Instant::now();
             if verify_every > 0 && frame % verify_every == 0 {
                 if index.len() != handles.len() {
@@ -415,33 +410,22 @@ fn verify_pairs(
 }
 
 /// Every colliding pair, as [`pair_key`]s into `pairs`: on the calling thread, or on `pool`
-/// with one buffer per thread (`buffers`), appended afterwards.
+/// with a list per thread, the lists joined afterwards.
 fn collect_pairs<I: Structure<f32, u32>>(
     index: &I,
     pool: Option<&rayon::ThreadPool>,
-    buffers: &[Mutex<Vec<u64>>],
     pairs: &mut Vec<u64>,
 ) {
     pairs.clear();
-    let Some(pool) = pool else {
-        let _ = index.for_each_pair(|a, b| {
-            pairs.push(pair_key(*a.value, *b.value));
-            ControlFlow::Continue(())
-        });
-        return;
-    };
-    let _ = pool.install(|| {
-        index.pairs_parallel(|a, b| {
-            let thread = rayon::current_thread_index().unwrap_or(0) % buffers.len();
-            buffers[thread]
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(pair_key(*a.value, *b.value));
-            ControlFlow::Continue(())
-        })
-    });
-    for buffer in buffers {
-        pairs.append(&mut buffer.lock().unwrap_or_else(PoisonError::into_inner));
+    let key = |a: Item<'_, f32, u32>, b: Item<'_, f32, u32>| pair_key(*a.value, *b.value);
+    match pool {
+        Some(pool) => pool.install(|| index.pairs_parallel(key, pairs)),
+        None => {
+            let _ = index.for_each_pair(|a, b| {
+                pairs.push(key(a, b));
+                ControlFlow::Continue(())
+            });
+        }
     }
 }
 

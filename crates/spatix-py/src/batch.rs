@@ -7,7 +7,7 @@ use core::ops::ControlFlow;
 use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use rayon::prelude::*;
-use spatix::{Handle, SpatialQuery, Workspace};
+use spatix::{Handle, ParallelPairs, SpatialQuery, Workspace};
 
 use crate::array::{Coord, Rows, aabb, check_boxes, check_points, point, vec1, vec2};
 
@@ -295,4 +295,42 @@ where
         ControlFlow::Continue(())
     });
     out
+}
+
+/// [`pairs`] on `workers` threads (`ParallelPairs::par_fold_pairs`: each thread lists the
+/// pairs it finds, and the lists are joined), in an order that depends on the threads.
+///
+/// # Errors
+/// The message when the threads cannot start.
+pub(crate) fn par_pairs<S, T, I>(
+    index: &I,
+    workers: Workers,
+    id: impl Fn(Handle) -> i64 + Sync,
+) -> Result<Vec<i64>, String>
+where
+    S: Coord,
+    T: Sync,
+    I: ParallelPairs<S, T>,
+{
+    if workers.0 == 1 {
+        return Ok(pairs(index, id));
+    }
+    workers.run(|| {
+        let (ControlFlow::Continue(out) | ControlFlow::Break(out)) = index.par_fold_pairs(
+            Vec::new,
+            |out, a, b| {
+                let (a, b) = (id(a.handle), id(b.handle));
+                out.extend_from_slice(&[a.min(b), a.max(b)]);
+                ControlFlow::Continue(())
+            },
+            |mut out, mut more| {
+                if out.len() < more.len() {
+                    core::mem::swap(&mut out, &mut more);
+                }
+                out.append(&mut more);
+                out
+            },
+        );
+        out
+    })
 }

@@ -4,8 +4,8 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use spatix::{
-    Aabb, HierarchicalGrid, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree, Point, PointGrid,
-    Quadtree, SpatialIndex, UniformGrid,
+    Aabb, HierarchicalGrid, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree, ParallelPairs, Point,
+    PointGrid, Quadtree, SpatialIndex, UniformGrid,
 };
 
 use crate::array::{
@@ -41,8 +41,8 @@ trait Engine<S: Coord>: Send + Sync {
         k: usize,
         workers: Workers,
     ) -> Result<(Vec<S>, Vec<i64>), String>;
-    /// See [`batch::pairs`].
-    fn pairs(&self) -> Vec<i64>;
+    /// See [`batch::pairs`] and [`batch::par_pairs`].
+    fn pairs(&self, workers: Workers) -> Result<Vec<i64>, String>;
     /// Number of elements.
     fn len(&self) -> usize;
     /// [`SpatialIndex::maintain`].
@@ -54,18 +54,30 @@ trait Engine<S: Coord>: Send + Sync {
     fn clear(&mut self);
 }
 
-/// A structure with the test of which boxes it refuses and why.
+/// A structure with the test of which boxes it refuses and why, and how it finds its pairs.
 struct Dyn<I, S> {
     index: I,
     refuses: fn(&I, &Aabb<S>) -> Option<String>,
+    pairs: fn(&I, Workers) -> Result<Vec<i64>, String>,
 }
 
-impl<I, S> Dyn<I, S> {
-    /// A structure that holds any valid box.
+impl<S: Coord, I: SpatialIndex<S, ()>> Dyn<I, S> {
+    /// A structure that holds any valid box and finds its pairs on the calling thread.
     fn any(index: I) -> Self {
         Self {
             index,
             refuses: |_, _| None,
+            pairs: |index, _| Ok(batch::pairs(index, id_of)),
+        }
+    }
+}
+
+impl<S: Coord, I: ParallelPairs<S, ()>> Dyn<I, S> {
+    /// The structure finding its pairs on `workers` threads.
+    fn parallel(self) -> Self {
+        Self {
+            pairs: |index, workers| batch::par_pairs(index, workers, id_of),
+            ..self
         }
     }
 }
@@ -127,8 +139,8 @@ where
         batch::nearest(&self.index, points, k, workers, -1, id_of)
     }
 
-    fn pairs(&self) -> Vec<i64> {
-        batch::pairs(&self.index, id_of)
+    fn pairs(&self, workers: Workers) -> Result<Vec<i64>, String> {
+        (self.pairs)(&self.index, workers)
     }
 
     fn len(&self) -> usize {
@@ -286,9 +298,14 @@ impl DynamicIndex {
     }
 
     /// Every intersecting pair: an ``(p, 2)`` int64 array of ids, smaller id first, each
-    /// pair once, in no particular order.
-    fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let flat = dispatch!(&self.engine, engine => py.detach(|| engine.pairs()));
+    /// pair once, in no particular order. ``workers`` threads (-1: every core) where the
+    /// structure has a parallel pair pass (every one but ``Layered``), each thread listing
+    /// the pairs it finds.
+    #[pyo3(signature = (workers = 1))]
+    fn pairs<'py>(&self, py: Python<'py>, workers: i64) -> PyResult<Bound<'py, PyAny>> {
+        let workers = Workers::new(workers)?;
+        let flat = dispatch!(&self.engine, engine => py.detach(|| engine.pairs(workers)))
+            .map_err(batch::pool_error)?;
         let m = flat.len() / 2;
         vec2(py, flat, m, 2, false)
     }
@@ -491,7 +508,7 @@ fn uniform_grid<S: Coord>(a: Args<S>) -> Made<S> {
         Some(cell) => UniformGrid::new(a.world, cell),
         None => UniformGrid::auto(a.world, &a.sample),
     };
-    Ok(Box::new(Dyn::any(grid.map_err(invalid)?)))
+    Ok(Box::new(Dyn::any(grid.map_err(invalid)?).parallel()))
 }
 
 fn loose_grid<S: Coord>(a: Args<S>) -> Made<S> {
@@ -499,7 +516,7 @@ fn loose_grid<S: Coord>(a: Args<S>) -> Made<S> {
         Some(cell) => LooseGrid::new(a.world, cell),
         None => LooseGrid::auto(a.world, &a.sample),
     };
-    Ok(Box::new(Dyn::any(grid.map_err(invalid)?)))
+    Ok(Box::new(Dyn::any(grid.map_err(invalid)?).parallel()))
 }
 
 fn point_grid<S: Coord>(a: Args<S>) -> Made<S> {
@@ -507,8 +524,7 @@ fn point_grid<S: Coord>(a: Args<S>) -> Made<S> {
         Some(half) => PointGrid::new(a.world, half),
         None => PointGrid::auto(a.world, &a.sample),
     };
-    Ok(Box::new(Dyn {
-        index: grid.map_err(invalid)?,
+    let grid = Dyn {
         refuses: |grid: &PointGrid<S, ()>, b: &Aabb<S>| {
             let half = b.size().x.max_s(b.size().y).to_f64() * 0.5;
             (!grid.fits(b)).then(|| {
@@ -518,7 +534,9 @@ fn point_grid<S: Coord>(a: Args<S>) -> Made<S> {
                 )
             })
         },
-    }))
+        ..Dyn::any(grid.map_err(invalid)?)
+    };
+    Ok(Box::new(grid.parallel()))
 }
 
 fn hierarchical_grid<S: Coord>(a: Args<S>) -> Made<S> {
@@ -526,7 +544,7 @@ fn hierarchical_grid<S: Coord>(a: Args<S>) -> Made<S> {
         Some(cell) => HierarchicalGrid::new(a.world, cell),
         None => HierarchicalGrid::auto(a.world, &a.sample),
     };
-    Ok(Box::new(Dyn::any(grid.map_err(invalid)?)))
+    Ok(Box::new(Dyn::any(grid.map_err(invalid)?).parallel()))
 }
 
 fn quadtree<S: Coord>(a: Args<S>) -> Made<S> {
@@ -534,7 +552,7 @@ fn quadtree<S: Coord>(a: Args<S>) -> Made<S> {
         Some(size) => Quadtree::for_element_size(a.world, size),
         None => Quadtree::new(a.world),
     };
-    Ok(Box::new(Dyn::any(tree.map_err(invalid)?)))
+    Ok(Box::new(Dyn::any(tree.map_err(invalid)?).parallel()))
 }
 
 fn loose_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
@@ -542,7 +560,7 @@ fn loose_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
         Some(size) => LooseQuadtree::for_element_size(a.world, size),
         None => LooseQuadtree::new(a.world),
     };
-    Ok(Box::new(Dyn::any(tree.map_err(invalid)?)))
+    Ok(Box::new(Dyn::any(tree.map_err(invalid)?).parallel()))
 }
 
 fn mxcif_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
@@ -550,7 +568,7 @@ fn mxcif_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
         Some(size) => MxCifQuadtree::for_element_size(a.world, size),
         None => MxCifQuadtree::new(a.world),
     };
-    Ok(Box::new(Dyn::any(tree.map_err(invalid)?)))
+    Ok(Box::new(Dyn::any(tree.map_err(invalid)?).parallel()))
 }
 
 fn layered<S: Coord>(a: Args<S>) -> Made<S> {

@@ -49,6 +49,10 @@ def check_against_brute_force(index, live, rng, cast):
     got = set(map(tuple, pairs.tolist()))
     assert len(got) == len(pairs), "each pair once"
     assert got == all_pairs(boxes, ids)
+    # On two threads (each listing the pairs it finds): the same pairs, each once.
+    threaded = index.pairs(workers=2)
+    assert threaded.shape == pairs.shape and threaded.dtype == np.int64
+    assert sorted(map(tuple, threaded.tolist())) == sorted(got)
     windows = np.vstack([random_boxes(rng, 15, half=(0.0, 20.0)), boxes[:3]])
     w, found = index.query(windows)
     hits = set(zip(w.tolist(), found.tolist()))

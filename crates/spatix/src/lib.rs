@@ -45,7 +45,8 @@
 //! ## Features
 //! * `serde`: `Serialize`/`Deserialize` for [`Point`], [`Aabb`] and [`Handle`].
 //! * `rayon`: `ParallelPairs`, the pair pass of the quadtrees and the grids spread over
-//!   rayon's thread pool, and `par_update_all` (the sweep grid's frame update over runs of
+//!   rayon's thread pool (to one shared visitor, folded into state per thread, or into
+//!   reusable `PairBuffers`), and `par_update_all` (the sweep grid's frame update over runs of
 //!   bands); `KdTree::par_build` and the kd-tree's batch queries (`nearest_batch`,
 //!   `within_batch`).
 #![deny(missing_docs)]
@@ -89,7 +90,7 @@ pub use mxcif::MxCifQuadtree;
 pub use nearest::Neighbor;
 pub use packed::{PackedConfig, PackedIndex};
 #[cfg(feature = "rayon")]
-pub use par::ParallelPairs;
+pub use par::{PairBuffers, ParallelPairs};
 pub use quadtree::Quadtree;
 pub use ray::{Ray, RayHit};
 pub use slots::{Item, Iter};

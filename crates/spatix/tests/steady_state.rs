@@ -2,7 +2,9 @@
 //! handle on even frames, by `update_all` on odd ones), the
 //! pair pass, rectangle queries, nearest, within and ray queries and `maintain` allocates
 //! nothing, for every dynamic structure; and the queries allocate nothing on every static
-//! one. One test only: the allocation counter is process-wide.
+//! one. With feature `rayon`, a second `par_collect_pairs` into the same `PairBuffers`, on
+//! the same data and threads, allocates nothing, for every structure that has it. One test
+//! only: the allocation counter is process-wide.
 
 use core::ops::ControlFlow;
 use std::alloc::System;
@@ -129,6 +131,46 @@ fn static_allocations<I: SpatialQuery<f32, u32>>(index: &I, agents: &Agents<f32>
     made
 }
 
+/// Allocations made by the second of two `par_collect_pairs` on the same data into the same
+/// buffers, on `pool`, after each of a few frames of `update_all`; also checks that both
+/// calls found the same pairs. Called from inside the pool: a call from outside has rayon
+/// queue a job, and its queue allocates a block now and then. One pool for the whole test:
+/// the threads of a pool dropped during a measurement would allocate as they exit.
+#[cfg(feature = "rayon")]
+fn collect_allocations<I: spatix::ParallelPairs<f32, u32> + Send>(
+    pool: &rayon::ThreadPool,
+    mut index: I,
+    mut agents: Agents<f32>,
+) -> usize {
+    for i in 0..agents.len() {
+        index.insert(agents.aabb(i), i as u32).unwrap();
+    }
+    pool.install(|| {
+        let mut buffers = spatix::PairBuffers::new();
+        let mut made = 0;
+        let mut pairs = 0;
+        for _ in 0..4 {
+            agents.step();
+            index
+                .update_all(|_, &mut i, _| agents.aabb(i as usize))
+                .unwrap();
+            index.maintain();
+            index.par_collect_pairs(&mut buffers);
+            let first: Vec<_> = buffers.iter().collect();
+            let region = Region::new(GLOBAL);
+            index.par_collect_pairs(&mut buffers);
+            made += region.change().allocations + region.change().reallocations;
+            assert!(
+                buffers.iter().eq(first.iter().copied()),
+                "the same pairs in the same order"
+            );
+            pairs += first.len();
+        }
+        assert!(pairs > 0);
+        made
+    })
+}
+
 /// `index` with a lattice of 400 static walls (long and thin, every other one upright) over
 /// `world`, built into its static part.
 fn with_walls(mut index: Layered<f32, u32>, world: &Aabb<f32>) -> Layered<f32, u32> {
@@ -147,6 +189,11 @@ fn with_walls(mut index: Layered<f32, u32>, world: &Aabb<f32>) -> Layered<f32, u
 
 #[test]
 fn warm_frames_allocate_nothing() {
+    #[cfg(feature = "rayon")]
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
     // Points that coincide in pairs, so that the pair pass reports something.
     let agents = Agents::<f32>::new(20_000, Layout::Uniform, Sizes::Uniform, 12);
     let points = (0..agents.len()).map(|i| (agents.positions[i / 2 * 2], i as u32));
@@ -220,9 +267,82 @@ fn warm_frames_allocate_nothing() {
 
         let tree = LooseQuadtree::for_element_size(agents.world, 4.0).unwrap();
         assert_eq!(
-            allocations(tree, agents),
+            allocations(tree, agents.clone()),
             0,
             "loose quadtree, {sizes:?} sizes"
         );
+
+        #[cfg(feature = "rayon")]
+        {
+            let collected = [
+                (
+                    "loose grid",
+                    collect_allocations(
+                        &pool,
+                        LooseGrid::auto(agents.world, &sample).unwrap(),
+                        agents.clone(),
+                    ),
+                ),
+                (
+                    "sweep grid",
+                    collect_allocations(
+                        &pool,
+                        SweepGrid::auto(agents.world, &sample).unwrap(),
+                        agents.clone(),
+                    ),
+                ),
+                (
+                    "grid",
+                    collect_allocations(
+                        &pool,
+                        UniformGrid::auto(agents.world, &sample).unwrap(),
+                        agents.clone(),
+                    ),
+                ),
+                (
+                    "hierarchical grid",
+                    collect_allocations(
+                        &pool,
+                        HierarchicalGrid::auto(agents.world, &sample).unwrap(),
+                        agents.clone(),
+                    ),
+                ),
+                (
+                    "quadtree",
+                    collect_allocations(
+                        &pool,
+                        Quadtree::for_element_size(agents.world, 4.0).unwrap(),
+                        agents.clone(),
+                    ),
+                ),
+                (
+                    "mxcif",
+                    collect_allocations(
+                        &pool,
+                        MxCifQuadtree::for_element_size(agents.world, 4.0).unwrap(),
+                        agents.clone(),
+                    ),
+                ),
+                (
+                    "loose quadtree",
+                    collect_allocations(
+                        &pool,
+                        LooseQuadtree::for_element_size(agents.world, 4.0).unwrap(),
+                        agents.clone(),
+                    ),
+                ),
+            ];
+            for (name, made) in collected {
+                assert_eq!(made, 0, "par_collect_pairs, {name}, {sizes:?} sizes");
+            }
+            if sizes == Sizes::Uniform {
+                let points = PointGrid::auto(agents.world, &sample).unwrap();
+                assert_eq!(
+                    collect_allocations(&pool, points, agents.clone()),
+                    0,
+                    "par_collect_pairs, point grid, {sizes:?} sizes"
+                );
+            }
+        }
     }
 }

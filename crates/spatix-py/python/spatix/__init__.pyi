@@ -66,8 +66,8 @@ class DynamicIndex:
         """Moves element ``ids[i]`` to ``boxes[i]``."""
     def remove(self, ids: ArrayLike) -> None:
         """Removes the elements; their ids go stale."""
-    def pairs(self) -> Ids:
-        """``(p, 2)`` ids of every intersecting pair, smaller first."""
+    def pairs(self, workers: int = 1) -> Ids:
+        """``(p, 2)`` ids of every intersecting pair, smaller first (``workers`` threads)."""
     def query(self, windows: ArrayLike, workers: int = 1) -> tuple[Ids, Ids]:
         """``(window_index, id)`` of every element intersecting each window."""
     def nearest(self, points: ArrayLike, k: int = 1, workers: int = 1) -> tuple[Floats, Ids]:

@@ -311,31 +311,32 @@ pub(crate) enum Part {
 impl<S: Scalar, T> crate::par::PairParts<S, T> for LooseQuadtree<S, T> {
     type Part = Part;
 
-    fn pair_parts(&self, target: usize) -> Vec<Part> {
-        let mut parts = vec![Part::Within(0)];
+    fn pair_parts(&self, target: usize, parts: &mut Vec<Part>) {
+        parts.clear();
+        parts.push(Part::Within(0));
         while parts.len() < target {
-            let mut next = Vec::with_capacity(parts.len() * 8);
-            for &part in &parts {
-                match part {
-                    Part::Within(n) if self.base.nodes[n as usize].count == BRANCH => {
-                        let g = self.base.nodes[n as usize].first_child;
-                        next.extend((g..g + 4).map(Part::Within));
-                        for a in g..g + 3 {
-                            let meets = |&b: &u32| {
-                                self.loose[a as usize].intersects(&self.loose[b as usize])
-                            };
-                            next.extend((a + 1..g + 4).filter(meets).map(|b| Part::Across(a, b)));
-                        }
-                    }
-                    _ => next.push(part),
+            // One level down: each branch of the cut gives way to its first child, and its
+            // other children and their meeting pairs join the end.
+            let before = parts.len();
+            for i in 0..before {
+                let Part::Within(n) = parts[i] else { continue };
+                let node = self.base.nodes[n as usize];
+                if node.count != BRANCH {
+                    continue;
+                }
+                let g = node.first_child;
+                parts[i] = Part::Within(g);
+                parts.extend((g + 1..g + 4).map(Part::Within));
+                for a in g..g + 3 {
+                    let meets =
+                        |&b: &u32| self.loose[a as usize].intersects(&self.loose[b as usize]);
+                    parts.extend((a + 1..g + 4).filter(meets).map(|b| Part::Across(a, b)));
                 }
             }
-            if next.len() == parts.len() {
+            if parts.len() == before {
                 break;
             }
-            parts = next;
         }
-        parts
     }
 
     fn pairs_of_part<F>(&self, part: &Part, visit: &mut F) -> ControlFlow<()>

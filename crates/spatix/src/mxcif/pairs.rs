@@ -141,16 +141,33 @@ pub(crate) enum Part<S> {
     Below(Frame<S>),
 }
 
+/// Every branch of the cut is a part: its elements belong to no subtree below it.
+#[cfg(feature = "rayon")]
+impl<S: Copy> crate::tree::SplitPart<S> for Part<S> {
+    fn subtree(f: Frame<S>) -> Self {
+        Part::Below(f)
+    }
+
+    fn as_subtree(&self) -> Option<Frame<S>> {
+        match *self {
+            Part::Below(f) => Some(f),
+            Part::Above(_) => None,
+        }
+    }
+
+    fn branch(f: Frame<S>) -> Option<Self> {
+        Some(Part::Above(f))
+    }
+}
+
 /// Parts: subtrees cut breadth first, and each branch above them. A pair belongs to the node
 /// of its upper element, so the parts need no coordination.
 #[cfg(feature = "rayon")]
 impl<S: Scalar, T> crate::par::PairParts<S, T> for MxCifQuadtree<S, T> {
     type Part = Part<S>;
 
-    fn pair_parts(&self, target: usize) -> Vec<Part<S>> {
-        let (above, below) = self.base.split(target, Node::shown);
-        let above = above.into_iter().map(Part::Above);
-        above.chain(below.into_iter().map(Part::Below)).collect()
+    fn pair_parts(&self, target: usize, parts: &mut Vec<Part<S>>) {
+        self.base.split(target, Node::shown, parts);
     }
 
     fn pairs_of_part<F>(&self, part: &Part<S>, visit: &mut F) -> ControlFlow<()>

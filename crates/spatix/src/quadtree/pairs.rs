@@ -183,8 +183,8 @@ impl<S: Scalar, T> Quadtree<S, T> {
 impl<S: Scalar, T> crate::par::PairParts<S, T> for Quadtree<S, T> {
     type Part = Frame<S>;
 
-    fn pair_parts(&self, target: usize) -> Vec<Frame<S>> {
-        self.base.split(target, crate::tree::Node::shown).1
+    fn pair_parts(&self, target: usize, parts: &mut Vec<Frame<S>>) {
+        self.base.split(target, crate::tree::Node::shown, parts);
     }
 
     fn pairs_of_part<F>(&self, f: &Frame<S>, visit: &mut F) -> ControlFlow<()>

@@ -170,7 +170,8 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     {
         use rayon::prelude::*;
         let rows = self.rows();
-        let runs = self.band_runs(rayon::current_num_threads() * 4);
+        let mut runs = Vec::new();
+        self.band_runs(rayon::current_num_threads() * 4, &mut runs);
         // Each run's scratch: its movers and its slot-table entries to rewrite.
         let mut scratch = core::mem::take(&mut self.run_scratch);
         scratch.resize_with(runs.len(), Default::default);

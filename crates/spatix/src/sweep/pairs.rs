@@ -246,8 +246,8 @@ impl Hits {
 impl<S: Scalar, T> crate::par::PairParts<S, T> for SweepGrid<S, T> {
     type Part = core::ops::Range<usize>;
 
-    fn pair_parts(&self, target: usize) -> Vec<Self::Part> {
-        self.band_runs(target)
+    fn pair_parts(&self, target: usize, parts: &mut Vec<Self::Part>) {
+        self.band_runs(target, parts);
     }
 
     fn pairs_of_part<F>(&self, run: &Self::Part, visit: &mut F) -> ControlFlow<()>
@@ -270,13 +270,13 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for SweepGrid<S, T> {
 
 impl<S: Scalar, T> SweepGrid<S, T> {
     /// The bands cut into at most `parts` consecutive runs of about equal numbers of
-    /// positions.
+    /// positions, in place of what `runs` held.
     #[cfg(feature = "rayon")]
-    pub(super) fn band_runs(&self, parts: usize) -> Vec<core::ops::Range<usize>> {
+    pub(super) fn band_runs(&self, parts: usize, runs: &mut Vec<core::ops::Range<usize>>) {
         let count = self.bands.len();
         let total = self.starts[count] as usize;
         let per = total.div_ceil(parts.max(1)).max(1);
-        let mut runs = Vec::with_capacity(parts + 1);
+        runs.clear();
         let mut first = 0;
         for b in 0..count {
             if (self.starts[b + 1] as usize) - (self.starts[first] as usize) >= per
@@ -286,6 +286,5 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                 first = b + 1;
             }
         }
-        runs
     }
 }

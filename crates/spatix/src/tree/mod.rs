@@ -105,36 +105,75 @@ impl<S: Scalar, N: Copy> TreeBase<S, N> {
         }
     }
 
-    /// The tree cut breadth first into subtrees, for a parallel pass: branches are replaced
-    /// by their children until there are at least `target` subtrees or only leaves remain.
-    /// Returns the branches replaced on the way (whose own elements, if the tree keeps any in
-    /// branches, belong to no subtree) and the subtrees. `shown` as for
+    /// The tree cut breadth first into subtrees, for a parallel pass, in place of what
+    /// `parts` held: branches are replaced by their children, a level at a time, until there
+    /// are at least `target` subtrees or only leaves remain. A branch replaced on the way
+    /// (whose own elements, if the tree keeps any in branches, belong to no subtree) stays
+    /// as a part of its own where the part type keeps one. `shown` as for
     /// [`traverse`](Self::traverse).
     #[cfg(feature = "rayon")]
-    pub(crate) fn split(
+    pub(crate) fn split<P: SplitPart<S>>(
         &self,
         target: usize,
         shown: impl Fn(N) -> (NodeKind, u32),
-    ) -> (Vec<Frame<S>>, Vec<Frame<S>>) {
-        let mut above = Vec::new();
-        let mut parts = vec![Frame::root(self.world)];
-        while parts.len() < target {
-            let mut next = Vec::with_capacity(parts.len() * 4);
-            for &f in &parts {
-                match shown(self.nodes[f.node as usize]) {
-                    (NodeKind::Branch, first_child) => {
-                        above.push(f);
-                        next.extend(f.children(first_child));
+        parts: &mut Vec<P>,
+    ) {
+        parts.clear();
+        parts.push(P::subtree(Frame::root(self.world)));
+        let mut subtrees = 1;
+        while subtrees < target {
+            let before = subtrees;
+            for i in 0..parts.len() {
+                let Some(f) = parts[i].as_subtree() else {
+                    continue;
+                };
+                let (NodeKind::Branch, first_child) = shown(self.nodes[f.node as usize]) else {
+                    continue;
+                };
+                let [first, rest @ ..] = f.children(first_child);
+                match P::branch(f) {
+                    Some(branch) => {
+                        parts[i] = branch;
+                        parts.push(P::subtree(first));
                     }
-                    _ => next.push(f),
+                    None => parts[i] = P::subtree(first),
                 }
+                parts.extend(rest.map(P::subtree));
+                subtrees += 3;
             }
-            if next.len() == parts.len() {
+            if subtrees == before {
                 break; // only leaves
             }
-            parts = next;
         }
-        (above, parts)
+    }
+}
+
+/// A part of a tree's parallel pass, as [`TreeBase::split`] cuts them: a subtree, or a
+/// branch above the cut.
+#[cfg(feature = "rayon")]
+pub(crate) trait SplitPart<S>: Copy {
+    /// The part for the subtree below `f`.
+    fn subtree(f: Frame<S>) -> Self;
+    /// The subtree's frame, if this part is one.
+    fn as_subtree(&self) -> Option<Frame<S>>;
+    /// The part for branch `f` once its children replace it in the cut, if it keeps one (a
+    /// tree that keeps elements in its branches).
+    fn branch(f: Frame<S>) -> Option<Self>;
+}
+
+/// A subtree alone: for a tree that keeps no elements in its branches.
+#[cfg(feature = "rayon")]
+impl<S: Copy> SplitPart<S> for Frame<S> {
+    fn subtree(f: Frame<S>) -> Self {
+        f
+    }
+
+    fn as_subtree(&self) -> Option<Frame<S>> {
+        Some(*self)
+    }
+
+    fn branch(_: Frame<S>) -> Option<Self> {
+        None
     }
 }
 

@@ -444,8 +444,8 @@ macro_rules! leveled_index {
         impl<S: Scalar, T> $crate::par::PairParts<S, T> for $structure<S, T> {
             type Part = (usize, core::ops::Range<u32>);
 
-            fn pair_parts(&self, target: usize) -> Vec<Self::Part> {
-                self.inner.pair_parts(target)
+            fn pair_parts(&self, target: usize, parts: &mut Vec<Self::Part>) {
+                self.inner.pair_parts(target, parts);
             }
 
             fn pairs_of_part<F>(&self, (i, rows): &Self::Part, visit: &mut F) -> core::ops::ControlFlow<()>

@@ -219,13 +219,12 @@ impl<S: Scalar, T> Leveled<S, T> {
 impl<S: Scalar, T> Leveled<S, T> {
     /// Parts of the pair pass: each level's rows cut into bands; every band reports only the
     /// pairs it owns (see [`Leveled::pairs_in_rows`]), so the bands need no coordination.
-    pub(crate) fn pair_parts(&self, target: usize) -> Vec<(usize, Range<u32>)> {
+    pub(crate) fn pair_parts(&self, target: usize, parts: &mut Vec<(usize, Range<u32>)>) {
         let levels = self.levels.iter().enumerate().filter(|(_, l)| l.len > 0);
-        levels
-            .flat_map(|(i, l)| {
-                let bands = crate::par::even_ranges(l.lattice.rows, target);
-                bands.into_iter().map(move |rows| (i, rows))
-            })
-            .collect()
+        parts.clear();
+        parts.extend(levels.flat_map(|(i, l)| {
+            let bands = crate::par::even_ranges(l.lattice.rows, target);
+            bands.map(move |rows| (i, rows))
+        }));
     }
 }

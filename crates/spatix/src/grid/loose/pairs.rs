@@ -577,9 +577,10 @@ impl<S: Scalar, T> LooseGrid<S, T> {
 impl<S: Scalar, T> crate::par::PairParts<S, T> for LooseGrid<S, T> {
     type Part = (u32, u32);
 
-    fn pair_parts(&self, target: usize) -> Vec<(u32, u32)> {
-        let parts = (target as u32).clamp(1, self.loose.rows.max(1));
-        (0..parts).map(|k| (k, parts)).collect()
+    fn pair_parts(&self, target: usize, parts: &mut Vec<(u32, u32)>) {
+        let count = (target as u32).clamp(1, self.loose.rows.max(1));
+        parts.clear();
+        parts.extend((0..count).map(|k| (k, count)));
     }
 
     fn pairs_of_part<F>(&self, &(part, parts): &(u32, u32), visit: &mut F) -> ControlFlow<()>

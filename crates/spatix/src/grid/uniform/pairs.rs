@@ -195,8 +195,9 @@ impl<S: Scalar, T> UniformGrid<S, T> {
 impl<S: Scalar, T> crate::par::PairParts<S, T> for UniformGrid<S, T> {
     type Part = Range<u32>;
 
-    fn pair_parts(&self, target: usize) -> Vec<Range<u32>> {
-        crate::par::even_ranges(self.lattice.rows, target)
+    fn pair_parts(&self, target: usize, parts: &mut Vec<Range<u32>>) {
+        parts.clear();
+        parts.extend(crate::par::even_ranges(self.lattice.rows, target));
     }
 
     fn pairs_of_part<F>(&self, rows: &Range<u32>, visit: &mut F) -> ControlFlow<()>

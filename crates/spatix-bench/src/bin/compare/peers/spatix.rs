@@ -6,7 +6,6 @@
 //! [`PointIndex`] with the shared query functions below, and its line in the lists.
 
 use core::ops::ControlFlow;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use spatix::{
     Aabb, BruteForce, Handle, HierarchicalGrid, KdTree, KdTreeConfig, Layered, LooseGrid,
@@ -32,8 +31,9 @@ pub(crate) const CRATE: Crate = Crate {
          the static `PackedIndex` by `PackedIndex::build` (a frame rebuilds it); a frame \
          `update`s every element then `maintain`s (the rows marked update_all instead keep \
          each agent as its element's value and step it inside `update_all`, in the \
-         structure's storage order); pairs `for_each_pair` (`ParallelPairs` with \
-         `--threads`, and `par_update_all` in the update_all rows); queries `query`, `nearest` (one reused `Workspace`, each result's value \
+         structure's storage order); pairs `for_each_pair` (with \
+         `--threads`, `ParallelPairs::par_fold_pairs`, a tally per thread, and \
+         `par_update_all` in the update_all rows); queries `query`, `nearest` (one reused `Workspace`, each result's value \
          read with `get`), `within`. Points are zero-size boxes. `BruteForce` only at 10k. \
          The static `KdTree` (points) is built by `KdTree::build` (`par_build` with \
          `--threads`) with the default configuration and queried like the others (its \
@@ -292,19 +292,21 @@ fn serial_pairs<I: SpatialQuery<f32, V>, V: Named>(index: &I, tally: &mut Tally)
     });
 }
 
+/// The pairs tallied on every thread, each thread into a tally of its own, the tallies
+/// added at the end (`ParallelPairs::par_fold_pairs`).
 fn parallel_pairs<I: ParallelPairs<f32, V>, V: Named + Sync>(index: &I, tally: &mut Tally) {
-    let (count, hash) = (AtomicU64::new(0), AtomicU64::new(0));
-    let _ = index.par_for_each_pair(|a, b| {
-        let mut one = Tally::default();
-        one.pair(a.value.id(), b.value.id());
-        count.fetch_add(one.count, Ordering::Relaxed);
-        hash.fetch_add(one.hash, Ordering::Relaxed);
-        ControlFlow::Continue(())
-    });
-    tally.merge(Tally {
-        count: count.into_inner(),
-        hash: hash.into_inner(),
-    });
+    let (ControlFlow::Continue(found) | ControlFlow::Break(found)) = index.par_fold_pairs(
+        Tally::default,
+        |one, a, b| {
+            one.pair(a.value.id(), b.value.id());
+            ControlFlow::Continue(())
+        },
+        |mut one, other| {
+            one.merge(other);
+            one
+        },
+    );
+    tally.merge(found);
 }
 
 impl<I: SpatialIndex<f32, u32>> BoxIndex for Dynamic<I> {
@@ -425,7 +427,7 @@ impl<I: SpatialIndex<f32, Tracked>> Stepped<I> {
 
 impl<I: ParallelPairs<f32, Tracked>> Stepped<I> {
     /// Above one thread, the pair pass and the stepping run on rayon's pool
-    /// (`ParallelPairs::par_for_each_pair` and `par_update_all`).
+    /// (`ParallelPairs::par_fold_pairs` and `par_update_all`).
     fn parallel(mut self, threads: usize) -> Self {
         if threads > 1 {
             self.pairs = parallel_pairs::<I, Tracked>;
