@@ -9,7 +9,7 @@
 //! (a finest cell of a 64th of MAX, a point grid's bound of a 64th of MAX): a nearest search
 //! for more elements than there are walks every cell, and the data lies in a few of them.
 //!
-//! Not here yet (issue 23): `SweepGrid::auto` over `[-MAX, MAX]²` (`f64`: refused, more than
+//! Not here yet (open gaps, outside the leveled grids): `SweepGrid::auto` over `[-MAX, MAX]²` (`f64`: refused, more than
 //! 2^24 bands; `f32`: a ray from the origin towards `(1, MAX)` misses a point on it), and
 //! `UniformGrid::new` and `LooseGrid::new` with an `f32` world wider than MAX (a cell's
 //! boundary `min + k * cell` overflows past the middle, so a ray walk skips the cells there).
