@@ -93,6 +93,9 @@ where
     ))
 }
 
+/// Result sizes above which [`results_fit`] asks the allocator before the search.
+const PROBE_ABOVE: usize = 1 << 30;
+
 /// Checks that `m × k` results (a distance in `S` and an 8-byte id each) can be allocated,
 /// so that a `k` far beyond the elements fails with an error naming it instead of aborting.
 ///
@@ -108,6 +111,11 @@ fn results_fit<S>(m: usize, k: usize) -> PyResult<()> {
                 "k = {k}: {m} queries times k results are more than memory can address"
             ))
         })?;
+    // Sizes up to a gibibyte are left to the search's own allocation: only beyond that is
+    // the allocator asked first (a second, untouched reservation, freed at once).
+    if bytes <= PROBE_ABOVE {
+        return Ok(());
+    }
     Vec::<u8>::new().try_reserve_exact(bytes).map_err(|_| {
         PyMemoryError::new_err(format!(
             "k = {k}: {m} queries times k results need {bytes} bytes, more than can be allocated"

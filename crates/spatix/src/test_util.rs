@@ -256,3 +256,13 @@ pub(crate) fn assert_matches_oracle<S: Scalar, I: SpatialIndex<S, u32>>(
     index.maintain();
     assert_reads_match(index, &oracle, "after the removals");
 }
+
+/// The CLI's case of three boxes, one of them far out at 1e300: the bulk of them, the world
+/// the CLI declares, has an area that overflows `f64`.
+pub(crate) fn one_box_far_out() -> [Aabb<f64>; 3] {
+    [
+        bx(0.0, 0.0, 1.0, 1.0),
+        bx(0.5, 0.5, 2.0, 2.0),
+        bx(1e300, 1e300, 1e300, 1e300),
+    ]
+}

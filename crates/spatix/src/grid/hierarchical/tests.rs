@@ -3,7 +3,8 @@
 
 use super::HierarchicalGrid;
 use crate::test_util::{
-    assert_matches_oracle, bx, bytes_per_element, dust, extreme_boxes, pairs, widest,
+    assert_matches_oracle, bx, bytes_per_element, dust, extreme_boxes, one_box_far_out, pairs,
+    widest,
 };
 use crate::{Aabb, BruteForce, Point, Scalar, SpatialIndex, SpatialQuery, Workspace};
 use spatix_workload::Rng;
@@ -203,11 +204,7 @@ fn extreme_worlds_and_boxes_match_the_oracle() {
 fn auto_sizes_itself_for_one_box_far_out() {
     // The CLI's world for three boxes, one of them at 1e300: the bulk of the sample, whose
     // area overflows f64. The finest cells grow until they are few, instead of being refused.
-    let three = [
-        bx(0.0, 0.0, 1.0, 1.0),
-        bx(0.5, 0.5, 2.0, 2.0),
-        bx(1e300, 1e300, 1e300, 1e300),
-    ];
+    let three = one_box_far_out();
     let world = Aabb::bulk_of(&three).unwrap();
     let mut grid = HierarchicalGrid::auto_sampled(world, &three, 3).unwrap();
     assert!(grid.cell_size(0).unwrap() > 1e298);
