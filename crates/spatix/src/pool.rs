@@ -163,6 +163,21 @@ impl<D: Copy + Default> ListPool<D> {
         &self.links
     }
 
+    /// Gives every node the data `data` returns for its item, if any, in parallel on
+    /// rayon's pool (free nodes included: their data is never read).
+    #[cfg(feature = "rayon")]
+    pub(crate) fn par_set_data(&mut self, data: impl Fn(u32) -> Option<D> + Sync)
+    where
+        D: Send,
+    {
+        use rayon::prelude::*;
+        self.links.par_iter_mut().for_each(|link| {
+            if let Some(d) = data(link.item) {
+                link.data = d;
+            }
+        });
+    }
+
     /// Re-points a node's `next` (used when moving whole nodes between lists).
     #[inline]
     pub(crate) fn set_next(&mut self, at: u32, next: u32) {

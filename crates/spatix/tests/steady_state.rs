@@ -132,8 +132,9 @@ fn static_allocations<I: SpatialQuery<f32, u32>>(index: &I, agents: &Agents<f32>
 }
 
 /// Allocations made by the second of two `par_collect_pairs` on the same data into the same
-/// buffers, on `pool`, after each of a few frames of `update_all`; also checks that both
-/// calls found the same pairs. Called from inside the pool: a call from outside has rayon
+/// buffers, on `pool`, after each of a few frames of `par_update_all`, and by those frames
+/// once warm (after the first five, which grow the scratch lists to the movers a frame of
+/// these agents has); also checks that both calls found the same pairs. Called from inside the pool: a call from outside has rayon
 /// queue a job, and its queue allocates a block now and then. One pool for the whole test:
 /// the threads of a pool dropped during a measurement would allocate as they exit.
 #[cfg(feature = "rayon")]
@@ -149,11 +150,15 @@ fn collect_allocations<I: spatix::ParallelPairs<f32, u32> + Send>(
         let mut buffers = spatix::PairBuffers::new();
         let mut made = 0;
         let mut pairs = 0;
-        for _ in 0..4 {
+        for frame in 0..9 {
             agents.step();
+            let region = Region::new(GLOBAL);
             index
-                .update_all(|_, &mut i, _| agents.aabb(i as usize))
+                .par_update_all(|_, &mut i, _| agents.aabb(i as usize))
                 .unwrap();
+            if frame >= 5 {
+                made += region.change().allocations + region.change().reallocations;
+            }
             index.maintain();
             index.par_collect_pairs(&mut buffers);
             let first: Vec<_> = buffers.iter().collect();

@@ -205,6 +205,8 @@ pub struct SweepGrid<S, T> {
     /// `par_update_all` scratch, per run of bands: the elements changing band, and the
     /// slot-table entries to rewrite.
     run_scratch: Vec<mutate::RunScratch<S, T>>,
+    /// `par_update_all` scratch: the runs of bands.
+    runs: Vec<core::ops::Range<usize>>,
 }
 
 impl<S: Scalar, T> SweepGrid<S, T> {
@@ -257,6 +259,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             salt: next_salt(),
             movers: mutate::Movers::default(),
             run_scratch: Vec::new(),
+            runs: Vec::new(),
         })
     }
 
@@ -473,6 +476,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             + movers * size_of::<Mover<S, T>>()
             + placed * size_of::<(u32, u32)>()
             + self.run_scratch.capacity() * size_of::<mutate::RunScratch<S, T>>()
+            + self.runs.capacity() * size_of::<core::ops::Range<usize>>()
     }
 
     /// `get`.

@@ -157,10 +157,11 @@ impl<S: Scalar, T> SweepGrid<S, T> {
 
     /// [`ParallelPairs::par_update_all`](crate::ParallelPairs::par_update_all): the bands are
     /// cut into runs of about equal numbers of positions (four per thread), each run is
-    /// walked as a [`Span`] of its own on rayon's pool ([`walk`]), collecting the slot-table
-    /// entries to rewrite; then, on the calling thread, the slot table is rewritten and the
-    /// elements that leave their run (or found no room in it) are placed. Allocates the
-    /// runs' lists (kept for the next call).
+    /// walked as a [`Span`] of its own on rayon's pool ([`walk`], the runs split in halves
+    /// by [`walk_runs`]), collecting the slot-table entries to rewrite; then, on the calling
+    /// thread, the slot table is rewritten and the elements that leave their run (or found
+    /// no room in it) are placed. The runs and their lists are kept for the next call: once
+    /// warm, a frame allocates nothing.
     #[cfg(feature = "rayon")]
     pub(super) fn par_update_all_impl<F>(&mut self, f: F) -> Result<(), Error>
     where
@@ -168,73 +169,154 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         S: Send + Sync,
         T: Send,
     {
-        use rayon::prelude::*;
-        let rows = self.rows();
-        let mut runs = Vec::new();
+        let mut runs = core::mem::take(&mut self.runs);
         self.band_runs(rayon::current_num_threads() * 4, &mut runs);
         // Each run's scratch: its movers and its slot-table entries to rewrite.
         let mut scratch = core::mem::take(&mut self.run_scratch);
-        scratch.resize_with(runs.len(), Default::default);
-        let mut spans = Vec::with_capacity(runs.len());
-        {
-            // Cut the positions, the band starts and the bands along the runs: a run owns its
-            // positions and its bands' inner starts; the starts between runs stay put.
-            let (mut boxes, mut values, mut owners) = (
-                &mut self.boxes[..],
-                &mut self.values[..],
-                &mut self.owners[..],
-            );
-            let (mut starts, mut bands) = (&mut self.starts[..], &mut self.bands[..]);
-            let generations = &self.generations[..];
-            for (run, (movers, sink)) in runs.iter().zip(scratch.iter_mut()) {
-                let (base, end) = (starts[0] as usize, starts[run.len()] as usize);
-                let (b, rest_boxes) = core::mem::take(&mut boxes).split_at_mut(end - base);
-                let (v, rest_values) = core::mem::take(&mut values).split_at_mut(end - base);
-                let (o, rest_owners) = core::mem::take(&mut owners).split_at_mut(end - base);
-                let (inner, rest_starts) =
-                    core::mem::take(&mut starts)[1..].split_at_mut(run.len() - 1);
-                let (measured, rest_bands) = core::mem::take(&mut bands).split_at_mut(run.len());
-                let span = Span {
-                    first: run.start,
-                    base,
-                    boxes: b,
-                    values: v,
-                    owners: o,
-                    inner,
-                    bands: measured,
-                    generations,
-                    rows,
-                    moved: move |slot: u32, p: usize| sink.push((slot, p as u32)),
-                    limit: usize::MAX,
-                    crowded: None,
-                };
-                spans.push((span, movers));
-                (boxes, values, owners, starts, bands) = (
-                    rest_boxes,
-                    rest_values,
-                    rest_owners,
-                    rest_starts,
-                    rest_bands,
-                );
-            }
+        if scratch.len() < runs.len() {
+            scratch.resize_with(runs.len(), Default::default);
         }
-        let (refused, crowded) = spans
-            .into_par_iter()
-            .map(|(mut span, movers)| (walk(&mut span, &mut &f, movers), span.crowded))
-            .reduce(|| (false, None), |a, b| (a.0 | b.0, a.1.or(b.1)));
+        let (refused, crowded) = if runs.is_empty() {
+            (false, None)
+        } else {
+            let rows = self.rows();
+            let (first, last) = (runs[0].start, runs[runs.len() - 1].end);
+            let (base, end) = (self.starts[first] as usize, self.starts[last] as usize);
+            let pieces = Pieces {
+                base,
+                end,
+                boxes: &mut self.boxes[base..end],
+                values: &mut self.values[base..end],
+                owners: &mut self.owners[base..end],
+                inner: &mut self.starts[first + 1..last],
+                bands: &mut self.bands[first..last],
+            };
+            let walking = Walking {
+                f: &f,
+                generations: &self.generations,
+                rows,
+            };
+            walk_runs(&walking, pieces, &runs, &mut scratch[..runs.len()])
+        };
         let mut movers = core::mem::take(&mut self.movers);
-        for (run_movers, placed) in &mut scratch {
+        for (run_movers, placed) in &mut scratch[..runs.len()] {
             for &(slot, p) in placed.iter() {
                 self.positions[slot as usize] = p;
             }
             placed.clear();
             movers.away.append(&mut run_movers.away);
         }
+        // Every run's lists as long as the longest: the runs cover other bands next frame,
+        // and a run finding more movers than it ever held must not allocate.
+        let (most_moved, most_placed) = scratch.iter().fold((0, 0), |(m, p), (movers, placed)| {
+            (m.max(movers.longest()), p.max(placed.capacity()))
+        });
+        for (movers, placed) in &mut scratch {
+            movers.reserve_each(most_moved);
+            placed.reserve(most_placed);
+        }
         self.run_scratch = scratch;
+        self.runs = runs;
         let result = self.finish_frame(&mut movers.away, crowded, refused);
         self.movers = movers;
         result
     }
+}
+
+/// What every run of a parallel frame shares: the caller's `f`, the generations and the
+/// bands' geometry.
+#[cfg(feature = "rayon")]
+struct Walking<'a, F, S> {
+    f: &'a F,
+    generations: &'a [u32],
+    rows: super::Rows<S>,
+}
+
+/// The grid's arrays over a sequence of runs of bands, from the first band's start (grid
+/// position `base`) to the last band's end (`end`): the positions, the starts of the bands
+/// after the first (`inner`; the starts between runs stay put), and the bands.
+#[cfg(feature = "rayon")]
+struct Pieces<'a, S, T> {
+    base: usize,
+    end: usize,
+    boxes: &'a mut [Aabb<S>],
+    values: &'a mut [Option<T>],
+    owners: &'a mut [u32],
+    inner: &'a mut [u32],
+    bands: &'a mut [Band<S>],
+}
+
+/// Walks each of `runs` (consecutive, covering `pieces`) as a [`Span`] of its own, halving
+/// the runs and the arrays with `rayon::join` (no allocation), each run with its own
+/// `scratch`. Returns whether `f` returned an invalid box and the first crowded band.
+#[cfg(feature = "rayon")]
+fn walk_runs<S, T, F>(
+    walking: &Walking<'_, F, S>,
+    pieces: Pieces<'_, S, T>,
+    runs: &[core::ops::Range<usize>],
+    scratch: &mut [RunScratch<S, T>],
+) -> (bool, Option<usize>)
+where
+    S: Scalar,
+    T: Send,
+    F: Fn(Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
+{
+    if let [run] = runs {
+        let (movers, placed) = &mut scratch[0];
+        let mut span = Span {
+            first: run.start,
+            base: pieces.base,
+            boxes: &mut pieces.boxes[..pieces.end - pieces.base],
+            values: &mut pieces.values[..pieces.end - pieces.base],
+            owners: &mut pieces.owners[..pieces.end - pieces.base],
+            inner: pieces.inner,
+            bands: pieces.bands,
+            generations: walking.generations,
+            rows: walking.rows,
+            moved: move |slot: u32, p: usize| placed.push((slot, p as u32)),
+            limit: usize::MAX,
+            crowded: None,
+        };
+        let refused = walk(&mut span, &mut &walking.f, movers);
+        return (refused, span.crowded);
+    }
+    let mid = runs.len() / 2;
+    let (left_runs, right_runs) = runs.split_at(mid);
+    let bands = right_runs[0].start - left_runs[0].start;
+    let (left_inner, rest) = pieces.inner.split_at_mut(bands - 1);
+    let (border, right_inner) = rest
+        .split_first_mut()
+        .expect("a run of the right half starts after the left");
+    let border = *border as usize;
+    let at = border - pieces.base;
+    let (left_boxes, right_boxes) = pieces.boxes.split_at_mut(at);
+    let (left_values, right_values) = pieces.values.split_at_mut(at);
+    let (left_owners, right_owners) = pieces.owners.split_at_mut(at);
+    let (left_bands, right_bands) = pieces.bands.split_at_mut(bands);
+    let (left_scratch, right_scratch) = scratch.split_at_mut(mid);
+    let left = Pieces {
+        base: pieces.base,
+        end: border,
+        boxes: left_boxes,
+        values: left_values,
+        owners: left_owners,
+        inner: left_inner,
+        bands: left_bands,
+    };
+    let right = Pieces {
+        base: border,
+        end: pieces.end,
+        boxes: right_boxes,
+        values: right_values,
+        owners: right_owners,
+        inner: right_inner,
+        bands: right_bands,
+    };
+    let (a, b) = rayon::join(
+        || walk_runs(walking, left, left_runs, left_scratch),
+        || walk_runs(walking, right, right_runs, right_scratch),
+    );
+    (a.0 | b.0, a.1.or(b.1))
 }
 
 /// One run's scratch in a parallel frame: its movers, and the slot-table entries
@@ -267,6 +349,29 @@ impl<S, T> Default for Movers<S, T> {
 }
 
 impl<S, T> Movers<S, T> {
+    /// The capacity of the longest list.
+    #[cfg(feature = "rayon")]
+    fn longest(&self) -> usize {
+        self.next_band
+            .capacity()
+            .max(self.this_band.capacity())
+            .max(self.ahead.capacity())
+            .max(self.away.capacity())
+    }
+
+    /// Gives every list (all empty) room for at least `n` elements.
+    #[cfg(feature = "rayon")]
+    fn reserve_each(&mut self, n: usize) {
+        for list in [
+            &mut self.next_band,
+            &mut self.this_band,
+            &mut self.ahead,
+            &mut self.away,
+        ] {
+            list.reserve(n);
+        }
+    }
+
     /// The elements the lists have room for.
     pub(super) fn capacity(&self) -> usize {
         self.next_band.capacity()

@@ -268,9 +268,29 @@ conformance!(sweep_thin_f64, f64, |world| {
 conformance!(sweep_one_band_f32, f32, |world| {
     spatix::SweepGrid::new(world, world.size().y.max(1.0)).unwrap()
 });
-// Frames on rayon's threads (`par_update_all`), with bands thin enough that many elements
-// change band in a frame.
+// Frames on rayon's threads (`par_update_all`), with bands or cells fine enough that many
+// elements change band or cell in a frame (re-filed after the parallel pass), and for the
+// point grid, boxes too large refused by it.
 #[cfg(feature = "rayon")]
 conformance!(sweep_parallel_f32, f32, |world| {
     crate::frames::ParallelFrames(spatix::SweepGrid::new(world, world.size().y / 64.0).unwrap())
 });
+#[cfg(feature = "rayon")]
+conformance!(grid_parallel_f32, f32, |world| {
+    crate::frames::ParallelFrames(spatix::UniformGrid::new(world, world.size().x / 64.0).unwrap())
+});
+#[cfg(feature = "rayon")]
+conformance!(loose_grid_parallel_f64, f64, |world| {
+    crate::frames::ParallelFrames(spatix::LooseGrid::new(world, world.size().x / 64.0).unwrap())
+});
+#[cfg(feature = "rayon")]
+conformance!(hierarchical_parallel_f64, f64, |world| {
+    crate::frames::ParallelFrames(spatix::HierarchicalGrid::with_factor(world, 0.5, 2).unwrap())
+});
+#[cfg(feature = "rayon")]
+conformance!(
+    points_parallel_f32,
+    f32,
+    |world| crate::frames::ParallelFrames(spatix::PointGrid::new(world, 4.0).unwrap()),
+    max_half_extent = 4.0
+);

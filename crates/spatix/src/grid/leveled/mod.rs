@@ -196,19 +196,6 @@ impl<S: Scalar> Level<S> {
         (cell % cols, cell / cols)
     }
 
-    /// Whether an element of cell `home` may stay there with its corner at `corner`: if it
-    /// lies within `max_overhang` of the cell, the overhang grows to cover it.
-    #[inline(never)]
-    pub(crate) fn overhang_to(&mut self, corner: Point<S>, home: u32) -> bool {
-        let (cx, cy) = self.coords(home);
-        let drift = self.drift(corner, cx, cy);
-        let within = drift <= self.max_overhang;
-        if within && drift > self.overhang {
-            self.overhang = drift;
-        }
-        within
-    }
-
     /// How far (the larger of the two axes) `corner` lies outside cell `(cx, cy)`, whose
     /// bands reach to infinity on the world's border.
     #[inline]
@@ -368,14 +355,10 @@ impl<S: Scalar, T> Leveled<S, T> {
         self.home.reserve(additional);
     }
 
-    /// Where a (valid) box is filed: the first level whose `fit` holds its width and height,
-    /// the cell of its lower-left corner there; `None` if no level holds it.
+    /// Where a (valid) box is filed ([`mutate::place`]).
     #[inline]
     pub(crate) fn place(&self, b: &Aabb<S>) -> Option<Place> {
-        let extent = (b.max.x - b.min.x).max_s(b.max.y - b.min.y);
-        let level = self.levels.iter().position(|l| extent <= l.fit)?;
-        let (cx, cy) = self.levels[level].lattice.cell_of(b.min);
-        Some(Place { level, cx, cy })
+        mutate::place(&self.levels, b)
     }
 
     /// Lays the lists out in level, row and cell order, and re-points `node_of`.
@@ -453,6 +436,14 @@ macro_rules! leveled_index {
                 F: FnMut($crate::Item<'_, S, T>, $crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
             {
                 self.inner.pairs_in_rows(*i, rows.clone(), visit)
+            }
+
+            fn update_in_parts<F>(&mut self, f: F) -> Result<(), $crate::Error>
+            where
+                F: Fn($crate::Handle, &mut T, &$crate::Aabb<S>) -> $crate::Aabb<S> + Sync,
+                T: Send,
+            {
+                self.inner.par_update_all(f)
             }
         }
     };

@@ -1,8 +1,65 @@
 //! Insert, remove and update.
 
-use super::{Leveled, Place};
+use super::{Level, Leveled, Place};
 use crate::handle::NIL;
 use crate::{Aabb, Error, Handle, Point, Scalar};
+
+/// What `update` does with an element of cell `home` whose box moves from `old` to `new`.
+pub(crate) enum Stay<S> {
+    /// Its corner is still in its cell: only its box and corner change.
+    InCell,
+    /// Its corner drifted this far past its cell of this level, within the level's
+    /// `max_overhang`: the level's overhang must cover it.
+    Drifted(usize, S),
+    /// It leaves its level (given) or drifts too far: it is re-filed at this place.
+    Refile(usize, Place),
+}
+
+/// [`Stay`] for an element of cell `home` moved from `old` to `new` (valid boxes), over
+/// `levels`; [`Error::BoxTooLarge`] if no level holds `new`. Reads nothing that moving
+/// another element changes, so the parallel `update_all` decides with it up front.
+#[inline(always)]
+pub(crate) fn stay<S: Scalar>(
+    levels: &[Level<S>],
+    old: &Aabb<S>,
+    new: &Aabb<S>,
+    home: u32,
+) -> Result<Stay<S>, Error> {
+    let place = place(levels, new).ok_or(Error::BoxTooLarge)?;
+    let old_level = level_of(levels, old);
+    if old_level == place.level {
+        let level = &levels[place.level];
+        if level.lattice.index(place.cx, place.cy) == home as usize {
+            return Ok(Stay::InCell);
+        }
+        let (cx, cy) = level.coords(home);
+        let drift = level.drift(new.min, cx, cy);
+        if drift <= level.max_overhang {
+            return Ok(Stay::Drifted(place.level, drift));
+        }
+    }
+    Ok(Stay::Refile(old_level, place))
+}
+
+/// Where a (valid) box is filed among `levels`: the first level whose `fit` holds its width
+/// and height, the cell of its lower-left corner there; `None` if no level holds it.
+#[inline]
+pub(crate) fn place<S: Scalar>(levels: &[Level<S>], b: &Aabb<S>) -> Option<Place> {
+    let extent = (b.max.x - b.min.x).max_s(b.max.y - b.min.y);
+    let level = levels.iter().position(|l| extent <= l.fit)?;
+    let (cx, cy) = levels[level].lattice.cell_of(b.min);
+    Some(Place { level, cx, cy })
+}
+
+/// The level a stored box is filed in.
+#[inline]
+fn level_of<S: Scalar>(levels: &[Level<S>], b: &Aabb<S>) -> usize {
+    let extent = (b.max.x - b.min.x).max_s(b.max.y - b.min.y);
+    levels
+        .iter()
+        .position(|l| extent <= l.fit)
+        .expect("a stored box fits the level it was filed in")
+}
 
 impl<S: Scalar, T> Leveled<S, T> {
     pub(crate) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
@@ -33,20 +90,21 @@ impl<S: Scalar, T> Leveled<S, T> {
     /// but the corner's cell.
     #[inline(always)]
     pub(crate) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
-        let new = self.place(&aabb).ok_or(Error::BoxTooLarge)?;
-        let old_level = self.level_of(self.slots.aabb(slot));
         let home = self.home[slot as usize];
+        let stay = stay(&self.levels, self.slots.aabb(slot), &aabb, home)?;
         self.slots.set_aabb(slot, aabb);
-        if old_level == new.level {
-            let level = &mut self.levels[new.level];
-            if level.lattice.index(new.cx, new.cy) == home as usize
-                || level.overhang_to(aabb.min, home)
-            {
-                *self.pool.data_mut(self.node_of[slot as usize]) = aabb.min;
+        match stay {
+            Stay::InCell => {}
+            Stay::Drifted(level, drift) => {
+                let level = &mut self.levels[level];
+                level.overhang = level.overhang.max_s(drift);
+            }
+            Stay::Refile(old_level, new) => {
+                self.refile_now(slot, old_level, home, new);
                 return Ok(());
             }
         }
-        self.refile_now(slot, old_level, home, new);
+        *self.pool.data_mut(self.node_of[slot as usize]) = aabb.min;
         Ok(())
     }
 
@@ -70,19 +128,9 @@ impl<S: Scalar, T> Leveled<S, T> {
     /// Where a live slot is filed: the level its box fits, its home cell there.
     #[inline]
     pub(crate) fn filed(&self, slot: u32) -> Place {
-        let level = self.level_of(self.slots.aabb(slot));
+        let level = level_of(&self.levels, self.slots.aabb(slot));
         let (cx, cy) = self.levels[level].coords(self.home[slot as usize]);
         Place { level, cx, cy }
-    }
-
-    /// The level a stored box is filed in: the first whose `fit` holds it.
-    #[inline]
-    fn level_of(&self, b: &Aabb<S>) -> usize {
-        let extent = (b.max.x - b.min.x).max_s(b.max.y - b.min.y);
-        self.levels
-            .iter()
-            .position(|l| extent <= l.fit)
-            .expect("a stored box fits the level it was filed in")
     }
 
     /// Re-files, in one pass over level `i`'s cells, every element whose corner lies outside

@@ -1,6 +1,7 @@
 //! Insert, remove, update, and `maintain`'s re-filing and shrinking.
 
 use super::{LooseGrid, empty};
+use crate::grid::lattice::Lattice;
 use crate::handle::NIL;
 use crate::{Aabb, Error, Handle, Scalar};
 
@@ -16,6 +17,29 @@ pub(super) fn overhang<S: Scalar>(b: &Aabb<S>, square: &Aabb<S>) -> S {
         .max_s(b.max.x - square.max.x)
         .max_s(square.min.y - b.min.y)
         .max_s(b.max.y - square.max.y)
+}
+
+/// Whether `update` takes its fast path for an element filed in loose cell `home` and moved
+/// to `aabb`: if so, how far (at least 0) the box reaches past the square of its cell (the
+/// one holding its centre if that is `home`, else `home`'s), which the grid's overhang must
+/// cover.
+#[inline]
+pub(super) fn fast_reach<S: Scalar>(
+    loose: &Lattice<S>,
+    limit: S,
+    home: u32,
+    aabb: &Aabb<S>,
+) -> Option<S> {
+    let centre = aabb.center();
+    let (cx, cy) = (loose.col(centre.x), loose.row(centre.y));
+    let square = if loose.index(cx, cy) == home as usize {
+        loose.square(cx, cy)
+    } else {
+        let cols = loose.cols;
+        loose.square(home % cols, home / cols)
+    };
+    let reach = overhang(aabb, &square);
+    (reach <= limit).then(|| reach.max_s(S::ZERO))
 }
 
 impl<S: Scalar, T> LooseGrid<S, T> {
@@ -50,21 +74,13 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// re-files it). Otherwise the cell's box grows to enclose it, which may make the cell
     /// irregular (listed in the tight grid) until `maintain`.
     pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
-        let home = self.home[slot as usize] as usize;
-        let centre = aabb.center();
-        let (cx, cy) = (self.loose.col(centre.x), self.loose.row(centre.y));
-        let square = if self.loose.index(cx, cy) == home {
-            self.loose.square(cx, cy)
-        } else {
-            self.square(home)
-        };
-        let reach = overhang(&aabb, &square);
+        let home = self.home[slot as usize];
+        let fast = fast_reach(&self.loose, self.reach, home, &aabb);
         self.slots.set_aabb(slot, aabb);
         *self.elements.data_mut(self.node_of[slot as usize]) = aabb;
-        if reach <= self.reach {
-            self.overhang = self.overhang.max_s(reach.max_s(S::ZERO));
-        } else {
-            self.grow(home, &aabb);
+        match fast {
+            Some(reach) => self.overhang = self.overhang.max_s(reach),
+            None => self.grow(home as usize, &aabb),
         }
         Ok(())
     }

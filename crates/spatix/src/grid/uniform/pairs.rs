@@ -206,4 +206,25 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for UniformGrid<S, T> {
     {
         self.pairs_in_rows(rows.clone(), visit)
     }
+
+    /// In parallel chunks of slots ([`Slots::par_update`](crate::slots::Slots::par_update)),
+    /// each element whose box keeps its range of cells is moved in place; then, on the
+    /// calling thread, the elements that change cells are re-filed in slot order.
+    fn update_in_parts<F>(&mut self, f: F) -> Result<(), crate::Error>
+    where
+        F: Fn(crate::Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
+        T: Send,
+    {
+        let lattice = &self.lattice;
+        let (moved, ()) = self.slots.par_update(
+            &f,
+            |_, old, new, ()| Ok(lattice.range(old) == lattice.range(new)),
+            (),
+            |(), ()| (),
+        );
+        for (slot, aabb) in moved.iter() {
+            self.update_impl(slot, aabb)?;
+        }
+        self.slots.moved_applied(moved)
+    }
 }
