@@ -275,11 +275,15 @@ pub(crate) fn markdown(
         out,
         "Method: every structure runs every workload it can on the same seeded data \
          (`spatix_workload`: agents of half-size 1–3, or 1% of 20–100 for \"mixed sizes\", in a \
-         square world of side `1000·sqrt(N/10k)`; f32 coordinates; element `i` has value `i`). \
-         Times are medians of {} measured runs after one warm-up run (for the agents frame: \
-         {} consecutive frames after one, each moving every agent by 0.5–2); a ratio is the time \
-         over the fastest structure's at that N, the fastest in bold. Stepping the agents and \
-         computing their boxes is not timed. Memory is the heap a structure holds after building \
+         square world of side `1000·sqrt(N/10k)`, moving by 0.5–2 per frame; \"sparse\" is \
+         hshg's sparse setting, agents of half-size 7 moving by up to 0.5 per axis in a world of \
+         side `32,768·sqrt(N/500k)`; f32 coordinates; element `i` has value `i`). Times are \
+         medians of {} measured runs after one warm-up run (for the agents frame: {} \
+         consecutive frames after one); a ratio is the time over the fastest structure's at that \
+         N, the fastest in bold. The agents frame is timed phase by phase, its time their sum: \
+         stepping the agents and following the moves (`update` of every element, stepping \
+         inside `update_all`, or the rebuild), then `maintain` where the structure has one, then \
+         the pair pass. Memory is the heap a structure holds after building \
          (what building allocated less what it freed, counted by a global allocator; for \
          structures that update it includes the handles kept for updating).\n",
         settings.runs, settings.runs
