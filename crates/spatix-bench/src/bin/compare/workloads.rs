@@ -615,6 +615,38 @@ mod tests {
     }
 
     #[test]
+    fn parallel_modes_agree_and_one_thread_runs_beside_them() {
+        let settings = Settings {
+            sizes: vec![3000],
+            runs: 1,
+            threads: 2,
+            serial_fraction: true,
+            structures: String::new(),
+        };
+        let mut mismatches = Vec::new();
+        for workload in all() {
+            if !matches!(workload.kind, Kind::Frame(_)) {
+                continue;
+            }
+            let table = run(&workload, &settings, &mut mismatches);
+            for e in &table.entries {
+                let frame = e.frame.as_ref().expect("a frame entry has phases");
+                assert!(frame.one_thread.is_some(), "{}", e.structure);
+                assert_eq!(frame.phases.len(), e.runs.len(), "{}", e.structure);
+            }
+        }
+        assert!(
+            mismatches.is_empty(),
+            "{}",
+            mismatches
+                .iter()
+                .map(|m| m.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+
+    #[test]
     fn every_structure_agrees_on_every_workload_at_small_n() {
         let settings = Settings {
             sizes: vec![600],

@@ -135,7 +135,7 @@ pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
     all.extend([
         Box::new(rstar::Boxes::default()) as Box<dyn BoxIndex>,
         Box::new(broccoli::Boxes::new(threads)),
-        Box::new(parry::Boxes::default()),
+        Box::new(parry::Boxes::new(threads)),
         Box::new(flat_spatial::Boxes::default()),
         Box::new(static_aabb::Boxes::default()),
         Box::new(geo_index::Boxes::default()),
