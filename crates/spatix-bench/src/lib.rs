@@ -2,7 +2,7 @@
 //! times, and a criterion harness generic over [`SpatialIndex`], shared by the `structures`
 //! bench (`cargo bench -p spatix-bench`) and the side-by-side comparison.
 //!
-//! Every structure is measured at every N of its list, on each [`Mix`] of agents
+//! Every structure is measured at every N of its list, on each of the [`MIXES`] of agents
 //! (`Agents::<f32>::new(N, layout, sizes, AGENTS_SEED)`: uniform, clustered, and mixed sizes
 //! with 1% large ones), in four groups named `<group>/<structure>/<mix>/<N>`:
 //!
@@ -27,7 +27,7 @@ use std::time::Duration;
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
 use spatix::{Aabb, Handle, Point, SpatialIndex, SpatialQuery};
-use spatix_workload::{Agents, Layout, Rng, Sizes};
+use spatix_workload::{Agents, Layout, Rng, Scatter, Sizes};
 
 /// The element counts a structure is normally measured at.
 pub const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
@@ -57,12 +57,24 @@ pub enum Mix {
     Clustered,
     /// Agents spread uniformly, 1% of them much larger ("dragons").
     Mixed,
+    /// hshg's sparse setting ([`Scatter::sparse`]): larger, slower agents, farther apart.
+    /// The `compare` binary measures it; the criterion suite does not.
+    Sparse,
 }
 
-/// Every [`Mix`], in the order the suite runs them.
+/// The mixes the criterion suite runs, in order: every [`Mix`] but [`Mix::Sparse`].
 pub const MIXES: [Mix; 3] = [Mix::Uniform, Mix::Clustered, Mix::Mixed];
 
 impl Mix {
+    /// Every mix, in the order `compare` runs them.
+    ///
+    /// ```
+    /// use spatix_bench::{Mix, MIXES};
+    /// assert!(MIXES.iter().all(|m| Mix::ALL.contains(m)));
+    /// assert!(Mix::ALL.contains(&Mix::Sparse));
+    /// ```
+    pub const ALL: [Mix; 4] = [Mix::Uniform, Mix::Clustered, Mix::Mixed, Mix::Sparse];
+
     /// `n` agents of this mix, from [`AGENTS_SEED`].
     ///
     /// ```
@@ -75,6 +87,7 @@ impl Mix {
             Self::Uniform => (Layout::Uniform, Sizes::Uniform),
             Self::Clustered => (Layout::Clustered, Sizes::Uniform),
             Self::Mixed => (Layout::Uniform, Sizes::Mixed),
+            Self::Sparse => return Agents::scattered(n, Scatter::sparse(n), AGENTS_SEED),
         };
         Agents::new(n, layout, sizes, AGENTS_SEED)
     }
@@ -89,6 +102,7 @@ impl Mix {
             Self::Uniform => "uniform",
             Self::Clustered => "clustered",
             Self::Mixed => "mixed",
+            Self::Sparse => "sparse",
         }
     }
 }

@@ -9,7 +9,8 @@
 //!
 //! World side: `1000 · sqrt(N / 10_000)` (10k agents in a 1000 × 1000 world, 1M in
 //! 10_000 × 10_000); half-size uniform in `[1, 3)`; speed uniform in `[0.5, 2)` in a random
-//! direction.
+//! direction. [`Agents::scattered`] makes other settings of one size and speed, such as
+//! [`Scatter::sparse`].
 //!
 //! ```
 //! use spatix_workload::{Agents, Layout, Sizes};
@@ -117,6 +118,45 @@ pub enum Sizes {
     Uniform,
     /// As `Uniform`, but 1% are "dragons" with half-size uniform in `[20, 100)`.
     Mixed,
+}
+
+/// A setting of same-size agents spread uniformly over a world of their own side: what
+/// [`Agents::scattered`] makes, beside the standard [`Layout`] and [`Sizes`].
+///
+/// ```
+/// use spatix_workload::Scatter;
+/// let setting = Scatter { side: 100.0, half_size: 2.0, max_speed: 0.25 };
+/// assert_eq!(setting, Scatter { side: 100.0, ..setting });
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scatter {
+    /// Side of the square world, `[0, side]²`.
+    pub side: f64,
+    /// Half width and half height of every agent.
+    pub half_size: f64,
+    /// The most an agent moves per step on each axis: each velocity component is uniform in
+    /// `[-max_speed, max_speed)`.
+    pub max_speed: f64,
+}
+
+impl Scatter {
+    /// The sparse setting of hshg's benchmark: 500k agents of half-size 7 in a world of side
+    /// 32,768, each moving by up to 0.5 per axis; for other `n` the side is scaled to keep
+    /// the density (`32_768 · sqrt(n / 500_000)`, at least 10).
+    ///
+    /// ```
+    /// use spatix_workload::Scatter;
+    /// let full = Scatter::sparse(500_000);
+    /// assert_eq!((full.side, full.half_size, full.max_speed), (32_768.0, 7.0, 0.5));
+    /// assert_eq!(Scatter::sparse(125_000).side, 16_384.0);
+    /// ```
+    pub fn sparse(n: usize) -> Self {
+        Self {
+            side: (32_768.0 * (n as f64 / 500_000.0).sqrt()).max(10.0),
+            half_size: 7.0,
+            max_speed: 0.5,
+        }
+    }
 }
 
 /// One moving box: what a simulation keeps as the value of its index's element, so that
@@ -267,6 +307,50 @@ impl<S: Scalar> Agents<S> {
                 .push(Point::new(S::from_f64(half.0), S::from_f64(half.1)));
         }
         agents
+    }
+
+    /// `n` agents of the `setting`, reproducibly from `seed`: centres uniform over its world
+    /// (which is also the arena), every agent of its half-size, velocities uniform up to its
+    /// speed on each axis.
+    ///
+    /// ```
+    /// use spatix_workload::{Agents, Scatter};
+    /// let mut agents = Agents::<f32>::scattered(1000, Scatter::sparse(1000), 7);
+    /// assert_eq!(agents.positions, Agents::<f32>::scattered(1000, Scatter::sparse(1000), 7).positions);
+    /// assert!(agents.half_extents.iter().all(|h| h.x == 7.0 && h.y == 7.0));
+    /// assert!(agents.velocities.iter().all(|v| v.x.abs() <= 0.5 && v.y.abs() <= 0.5));
+    /// agents.step();
+    /// assert!(agents.aabb(0).is_valid());
+    /// ```
+    pub fn scattered(n: usize, setting: Scatter, seed: u64) -> Self {
+        let Scatter {
+            side,
+            half_size,
+            max_speed,
+        } = setting;
+        let mut rng = Rng::new(seed);
+        let world = Aabb {
+            min: Point::new(S::ZERO, S::ZERO),
+            max: Point::new(S::from_f64(side), S::from_f64(side)),
+        };
+        let mut point = |lo: f64, hi: f64| {
+            let x = rng.range(lo, hi);
+            Point::new(S::from_f64(x), S::from_f64(rng.range(lo, hi)))
+        };
+        let mut positions = Vec::with_capacity(n);
+        let mut velocities = Vec::with_capacity(n);
+        for _ in 0..n {
+            positions.push(point(0.0, side));
+            velocities.push(point(-max_speed, max_speed));
+        }
+        let half = Point::new(S::from_f64(half_size), S::from_f64(half_size));
+        Self {
+            world,
+            arena: world,
+            positions,
+            velocities,
+            half_extents: vec![half; n],
+        }
     }
 
     /// Number of agents.

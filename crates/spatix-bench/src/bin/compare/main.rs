@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! cargo run --release -p spatix-bench --bin compare -- [--quick] [--write] [--json FILE]
-//!     [--threads N] [--runs N] [--only TEXT] [--structures TEXT] [--sizes N,N,...]
+//!     [--threads N [--serial-fraction]] [--runs N] [--only TEXT] [--structures TEXT]
+//!     [--sizes N,N,...]
 //! ```
 //!
 //! * `--quick`: N = 10k and 100k only (a few minutes); the full run is 10k, 100k and 1M.
@@ -11,6 +12,9 @@
 //!   rows of README.md (otherwise the Markdown goes to standard output only).
 //! * `--json FILE`: the same data, machine-readable.
 //! * `--threads N`: let the structures with a parallel mode use N threads (default 1).
+//! * `--serial-fraction` (with `--threads N`, N > 1): run the agents frame again on a pool of
+//!   one thread, and report the speed-up of N threads and Amdahl's serial fraction, per phase
+//!   and in total.
 //! * `--runs N`: measured runs per structure and N (at least 5, the default).
 //! * `--only TEXT`: only the workloads whose name contains TEXT (e.g. `frame`, `nearest`).
 //! * `--structures TEXT`: only the structures whose name contains TEXT (e.g. `spatix`, for a
@@ -24,6 +28,7 @@ mod check;
 mod machine;
 mod measure;
 mod peers;
+mod phases;
 mod plot;
 mod report;
 mod units;
@@ -51,6 +56,7 @@ struct Options {
     write: bool,
     json: Option<PathBuf>,
     threads: usize,
+    serial_fraction: bool,
     runs: usize,
     only: Option<String>,
     structures: String,
@@ -64,6 +70,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
         write: false,
         json: None,
         threads: 1,
+        serial_fraction: false,
         runs: MIN_RUNS,
         only: None,
         structures: String::new(),
@@ -83,6 +90,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
                     .filter(|&t| t >= 1)
                     .ok_or("--threads needs a whole number of at least 1")?;
             }
+            "--serial-fraction" => options.serial_fraction = true,
             "--runs" => {
                 options.runs = value("--runs")?
                     .parse()
@@ -109,6 +117,9 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
     if options.write && options.sizes.is_some() {
         return Err("--write needs every size: it rewrites the whole report".into());
     }
+    if options.serial_fraction && options.threads < 2 {
+        return Err("--serial-fraction needs --threads N with N of at least 2".into());
+    }
     Ok(options)
 }
 
@@ -125,7 +136,7 @@ fn main() -> ExitCode {
                 eprintln!("compare: {message}");
             }
             eprintln!(
-                "usage: compare [--quick] [--write] [--json FILE] [--threads N] [--runs N] [--only TEXT] [--structures TEXT] [--sizes N,N,...]"
+                "usage: compare [--quick] [--write] [--json FILE] [--threads N [--serial-fraction]] [--runs N] [--only TEXT] [--structures TEXT] [--sizes N,N,...]"
             );
             return ExitCode::from(2);
         }
@@ -147,6 +158,7 @@ fn main() -> ExitCode {
         },
         runs: options.runs,
         threads: options.threads,
+        serial_fraction: options.serial_fraction,
         structures: options.structures.clone(),
     };
     let mut mismatches = Vec::new();
@@ -240,7 +252,7 @@ mod tests {
     #[test]
     fn parses_every_option() {
         let o = parse(args(
-            "--quick --json out.json --threads 2 --runs 7 --only frame --structures rstar --sizes 10,20",
+            "--quick --json out.json --threads 2 --serial-fraction --runs 7 --only frame --structures rstar --sizes 10,20",
         ))
         .unwrap();
         assert_eq!(
@@ -250,6 +262,7 @@ mod tests {
                 write: false,
                 json: Some(PathBuf::from("out.json")),
                 threads: 2,
+                serial_fraction: true,
                 runs: 7,
                 only: Some("frame".into()),
                 structures: "rstar".into(),
@@ -260,8 +273,13 @@ mod tests {
         assert!(parse(args("--write --sizes 10")).is_err());
         let defaults = parse(args("")).unwrap();
         assert_eq!(
-            (defaults.threads, defaults.runs, defaults.quick),
-            (1, MIN_RUNS, false)
+            (
+                defaults.threads,
+                defaults.runs,
+                defaults.quick,
+                defaults.serial_fraction
+            ),
+            (1, MIN_RUNS, false, false)
         );
     }
 
@@ -274,5 +292,8 @@ mod tests {
         assert!(parse(args("--sizes 10,x")).is_err());
         assert!(parse(args("--sizes 0")).is_err());
         assert!(parse(args("--write --sizes 10")).is_err());
+        assert!(parse(args("--serial-fraction")).is_err());
+        assert!(parse(args("--threads 1 --serial-fraction")).is_err());
+        assert!(parse(args("--serial-fraction --threads 4")).is_ok());
     }
 }

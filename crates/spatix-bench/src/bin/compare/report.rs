@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use crate::check::DISTANCE_TOLERANCE;
 use crate::machine::Machine;
 use crate::peers::{self, Moves};
+use crate::phases::{self, FrameRuns};
 use crate::units::{duration, n_label};
 use crate::workloads::{BUILD_CHECK_QUERIES, Entry, Settings, Table};
 
@@ -60,9 +61,10 @@ fn header(out: &mut String, sizes: &[usize], frame: bool) {
     let _ = writeln!(out, "{head}\n{rule}");
 }
 
-/// One workload's section: plot, time table (ratio to the fastest at each N), memory table
-/// where measured, and the answers every structure agreed on.
-fn section(out: &mut String, table: &Table, plots: &str) {
+/// One workload's section: plot, time table (ratio to the fastest at each N), the agents
+/// frame's phases on `threads` threads, memory table where measured, and the answers every
+/// structure agreed on.
+fn section(out: &mut String, table: &Table, threads: usize, plots: &str) {
     let sizes = sizes(table);
     let names = structures(table);
     let frame = table.entries.iter().any(|e| e.moves.is_some());
@@ -107,6 +109,7 @@ fn section(out: &mut String, table: &Table, plots: &str) {
         }
         let _ = writeln!(out, "{row}");
     }
+    phase_tables(out, table, threads, &sizes, &names);
     if table.entries.iter().any(|e| e.bytes_per_element.is_some()) {
         let _ = writeln!(out, "\nHeap held after building, bytes per element:\n");
         header(out, &sizes, false);
@@ -130,6 +133,82 @@ fn section(out: &mut String, table: &Table, plots: &str) {
         }
     }
     out.push('\n');
+}
+
+/// The agents frame's phases: each one's median, and where one thread ran too, the speed-up
+/// of the run's threads and the serial fraction, per phase and in total.
+fn phase_tables(out: &mut String, table: &Table, threads: usize, sizes: &[usize], names: &[&str]) {
+    let runs = |name: &str, n: usize| entry(table, name, n).and_then(|e| e.frame.as_ref());
+    if !table.entries.iter().any(|e| e.frame.is_some()) {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nMedian of each phase: stepping the agents and updating (or rebuilding) + `maintain` \
+         (— where the structure has none) + pairs:\n"
+    );
+    header(out, sizes, false);
+    for name in names {
+        let mut row = format!("| {name} |");
+        for &n in sizes {
+            match runs(name, n) {
+                Some(frame) => {
+                    let [step, maintain, pairs, _] = phases::medians(&frame.phases);
+                    let show = |s: Option<f64>| s.map_or("—".to_string(), duration);
+                    let _ = write!(
+                        row,
+                        " {} + {} + {} |",
+                        show(step),
+                        show(maintain),
+                        show(pairs)
+                    );
+                }
+                None => row.push_str(" — |"),
+            }
+        }
+        let _ = writeln!(out, "{row}");
+    }
+    if !table
+        .entries
+        .iter()
+        .any(|e| e.frame.as_ref().is_some_and(|f| f.one_thread.is_some()))
+    {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nOn {threads} threads against one (the same code on a rayon pool of one thread): \
+         speed-up S and Amdahl's serial fraction s = (N/S − 1)/(N − 1) with N = {threads}, per \
+         phase and for the whole frame:\n"
+    );
+    let mut head = String::from("| structure | phase |");
+    let mut rule = String::from("| --- | --- |");
+    for &n in sizes {
+        let _ = write!(head, " N = {} |", n_label(n));
+        rule.push_str(" ---: |");
+    }
+    let _ = writeln!(out, "{head}\n{rule}");
+    for name in names {
+        for (i, phase) in phases::NAMES.iter().enumerate() {
+            let cells: Vec<Option<phases::Scaling>> = sizes
+                .iter()
+                .map(|&n| runs(name, n).and_then(|f| phases::scaling(threads, f)?[i]))
+                .collect();
+            if cells.iter().all(Option::is_none) {
+                continue;
+            }
+            let mut row = format!("| {name} | {phase} |");
+            for cell in cells {
+                match cell {
+                    Some(s) => {
+                        let _ = write!(row, " {:.2}× (s {:.2}) |", s.speedup, s.serial_fraction);
+                    }
+                    None => row.push_str(" — |"),
+                }
+            }
+            let _ = writeln!(out, "{row}");
+        }
+    }
 }
 
 /// The summary rows: for each table (or only the headline ones), spatix's best and the
@@ -196,11 +275,15 @@ pub(crate) fn markdown(
         out,
         "Method: every structure runs every workload it can on the same seeded data \
          (`spatix_workload`: agents of half-size 1–3, or 1% of 20–100 for \"mixed sizes\", in a \
-         square world of side `1000·sqrt(N/10k)`; f32 coordinates; element `i` has value `i`). \
-         Times are medians of {} measured runs after one warm-up run (for the agents frame: \
-         {} consecutive frames after one, each moving every agent by 0.5–2); a ratio is the time \
-         over the fastest structure's at that N, the fastest in bold. Stepping the agents and \
-         computing their boxes is not timed. Memory is the heap a structure holds after building \
+         square world of side `1000·sqrt(N/10k)`, moving by 0.5–2 per frame; \"sparse\" is \
+         hshg's sparse setting, agents of half-size 7 moving by up to 0.5 per axis in a world of \
+         side `32,768·sqrt(N/500k)`; f32 coordinates; element `i` has value `i`). Times are \
+         medians of {} measured runs after one warm-up run (for the agents frame: {} \
+         consecutive frames after one); a ratio is the time over the fastest structure's at that \
+         N, the fastest in bold. The agents frame is timed phase by phase, its time their sum: \
+         stepping the agents and following the moves (`update` of every element, stepping \
+         inside `update_all`, or the rebuild), then `maintain` where the structure has one, then \
+         the pair pass. Memory is the heap a structure holds after building \
          (what building allocated less what it freed, counted by a global allocator; for \
          structures that update it includes the handles kept for updating).\n",
         settings.runs, settings.runs
@@ -225,7 +308,7 @@ pub(crate) fn markdown(
     }
     out.push('\n');
     for table in tables {
-        section(&mut out, table, plots);
+        section(&mut out, table, settings.threads, plots);
     }
     out
 }
@@ -237,6 +320,7 @@ pub(crate) fn json(tables: &[Table], settings: &Settings, machine: &Machine) -> 
         "machine": machine.description,
         "load": machine.load,
         "threads": settings.threads,
+        "serial_fraction": settings.serial_fraction,
         "runs": settings.runs,
         "sizes": settings.sizes,
         "crates": peers::CRATES.iter().map(|c| json!({"name": c.name, "version": c.version})).collect::<Vec<_>>(),
@@ -250,10 +334,35 @@ pub(crate) fn json(tables: &[Table], settings: &Settings, machine: &Machine) -> 
                 "runs_seconds": e.runs,
                 "bytes_per_element": e.bytes_per_element,
                 "moves": e.moves.map(|m| match m { Moves::Update => "update", Moves::UpdateAll => "update_all", Moves::Rebuild => "rebuild" }),
+                "phases_median_seconds": e.frame.as_ref().map(|f| by_phase(phases::medians(&f.phases))),
+                "one_thread": e.frame.as_ref().and_then(|f| one_thread_json(f, settings.threads)),
                 "answer": e.answer,
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
+}
+
+/// One value per phase and for the whole frame, keyed by [`phases::NAMES`] (null where the
+/// structure has no such phase).
+fn by_phase(values: [Option<f64>; 4]) -> Value {
+    let map: serde_json::Map<String, Value> = phases::NAMES
+        .iter()
+        .zip(values)
+        .map(|(name, v)| (name.to_string(), json!(v)))
+        .collect();
+    Value::Object(map)
+}
+
+/// The one-thread frames of an entry: their medians per phase, and the speed-up of the run's
+/// threads and the serial fraction per phase; `None` where one thread did not run.
+fn one_thread_json(frame: &FrameRuns, threads: usize) -> Option<Value> {
+    let one = frame.one_thread.as_ref()?;
+    let scaling = phases::scaling(threads, frame)?;
+    Some(json!({
+        "phases_median_seconds": by_phase(phases::medians(one)),
+        "speedup": by_phase(scaling.map(|s| s.map(|s| s.speedup))),
+        "serial_fraction": by_phase(scaling.map(|s| s.map(|s| s.serial_fraction))),
+    }))
 }
 
 /// `readme` with the text between the headline markers replaced by `headline`; `None` if the

@@ -2,16 +2,17 @@
 //! checked against the first structure's.
 
 use spatix::{Aabb, Point};
+use spatix_bench::Mix;
 use spatix_bench::{
     AGENTS_SEED, QUERIES_SEED, QUERY_COUNT, QUERY_SIDE, query_points, query_squares,
 };
-use spatix_bench::{MIXES, Mix};
 use spatix_workload::{Agents, Layout, Sizes};
 
 use crate::check::{Answer, Mismatch, Tally};
 use crate::measure::{heap_growth, median, time};
 use crate::peers::{self, BoxIndex, Moves, PointIndex};
-use crate::units::n_label;
+use crate::phases::{self, FrameRuns, Phases};
+use crate::units::{duration, n_label};
 
 /// Untimed runs before the measured ones (the first frame after a build, cold caches).
 const WARMUP: usize = 1;
@@ -77,9 +78,10 @@ pub(crate) fn all() -> Vec<Workload> {
             headline,
         })
     };
-    for mix in MIXES {
+    for mix in Mix::ALL {
         let name = match mix {
             Mix::Mixed => "mixed sizes",
+            Mix::Sparse => "sparse: half-size 7, side 32,768 at 500k",
             other => other.name(),
         };
         add(
@@ -146,6 +148,9 @@ pub(crate) struct Settings {
     /// Measured runs per structure and N (frames, for the agents frame).
     pub(crate) runs: usize,
     pub(crate) threads: usize,
+    /// Whether the agents frame also runs on a pool of one thread, for the speed-up of
+    /// `threads` threads and the serial fraction.
+    pub(crate) serial_fraction: bool,
     /// Only the structures whose name contains this (all for "").
     pub(crate) structures: String,
 }
@@ -161,6 +166,8 @@ pub(crate) struct Entry {
     pub(crate) bytes_per_element: Option<f64>,
     /// How it follows moving boxes (agents frame).
     pub(crate) moves: Option<Moves>,
+    /// Its runs phase by phase (agents frame); `runs` holds their totals.
+    pub(crate) frame: Option<FrameRuns>,
     /// What it answered (the same for every structure at this N, or the run fails).
     pub(crate) answer: String,
 }
@@ -183,6 +190,7 @@ struct Outcome {
     runs: Vec<f64>,
     answer: Answer,
     bytes: Option<isize>,
+    frame: Option<FrameRuns>,
 }
 
 /// Runs `workload` on every structure that does it at every N of `settings`; answers that
@@ -216,6 +224,9 @@ pub(crate) fn run(
                 median(&outcome.runs) * 1e3,
                 outcome.answer.summary()
             );
+            if let Some(frame) = &outcome.frame {
+                eprintln!("{}", phase_line(frame, settings.threads));
+            }
             match &reference {
                 None => reference = Some((structure.clone(), outcome.answer.clone())),
                 Some((name, answer)) => {
@@ -239,6 +250,7 @@ pub(crate) fn run(
                 bytes_per_element: outcome.bytes.map(|b| b as f64 / n.max(1) as f64),
                 moves,
                 answer: outcome.answer.summary(),
+                frame: outcome.frame,
             });
         }
     }
@@ -308,34 +320,88 @@ fn points(n: usize, layout: Layout) -> (Aabb<f32>, Vec<Point<f32>>, Vec<Point<f3
     (agents.world, agents.positions, queries)
 }
 
+/// The agents frame on the run's threads and, with `--serial-fraction`, again from the same
+/// start on a pool of one thread (the same code: a structure's parallel mode is chosen when
+/// it is made). A one-thread run that answers differently makes an answer that cannot match.
 fn frame(index: &mut dyn BoxIndex, n: usize, mix: Mix, settings: &Settings) -> Outcome {
+    let (phases, answers) = frames(index, n, mix, settings);
+    let one_thread = settings.serial_fraction.then(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a pool of one thread starts")
+            .install(|| frames(index, n, mix, settings))
+    });
+    let answer = match &one_thread {
+        Some((_, alone)) if *alone != answers => {
+            Answer::Frames(answers.iter().chain(alone).copied().collect())
+        }
+        _ => Answer::Frames(answers),
+    };
+    Outcome {
+        runs: phases.iter().map(Phases::total).collect(),
+        answer,
+        bytes: None,
+        frame: Some(FrameRuns {
+            phases,
+            one_thread: one_thread.map(|(phases, _)| phases),
+        }),
+    }
+}
+
+/// Builds `index` on the mix's agents, then the warm-up and the measured frames, each timed
+/// phase by phase: step and follow the moves, `maintain` where the structure has it, pairs.
+fn frames(
+    index: &mut dyn BoxIndex,
+    n: usize,
+    mix: Mix,
+    settings: &Settings,
+) -> (Vec<Phases>, Vec<Tally>) {
     let mut agents = mix.agents(n);
     let world = agents.world;
     let mut boxes: Vec<Aabb<f32>> = agents.boxes().collect();
     index.build_frame(&world, &agents, &boxes);
-    let (runs, frames) = repeat(settings, || {
+    repeat(settings, || {
         let mut tally = Tally::default();
-        let (seconds, ()) = time(|| {
-            index.frame(&world, &mut agents, &mut boxes);
-            index.pairs(&mut tally);
-        });
-        Some((seconds, tally))
+        let (step, ()) = time(|| index.frame(&world, &mut agents, &mut boxes));
+        let (maintain, has_maintain) = time(|| index.maintain());
+        let (pairs, ()) = time(|| index.pairs(&mut tally));
+        let phases = Phases {
+            step,
+            maintain: has_maintain.then_some(maintain),
+            pairs,
+        };
+        Some((phases, tally))
     })
-    .expect("every run answers");
-    Outcome {
-        runs,
-        answer: Answer::Frames(frames),
-        bytes: None,
-    }
+    .expect("every run answers")
 }
 
-/// Calls `once` for the warm-up and the measured runs; returns the measured runs' seconds
-/// and every run's answer, or `None` as soon as a run returns `None` (a structure that does
+/// The progress line under a frame's: each phase's median, and the speed-up and serial
+/// fraction of the run's threads where one thread ran too.
+fn phase_line(frame: &FrameRuns, threads: usize) -> String {
+    let medians = phases::medians(&frame.phases);
+    let scaling = phases::scaling(threads, frame);
+    let mut parts = Vec::new();
+    for (i, name) in phases::NAMES.iter().enumerate() {
+        let Some(seconds) = medians[i] else {
+            continue;
+        };
+        let mut part = format!("{name} {}", duration(seconds));
+        if let Some(s) = scaling.and_then(|s| s[i]) {
+            part.push_str(&format!(" ({:.2}x, s {:.2})", s.speedup, s.serial_fraction));
+        }
+        parts.push(part);
+    }
+    format!("  {:<46} {}", "", parts.join(", "))
+}
+
+/// Calls `once` for the warm-up and the measured runs; returns the measured runs' times
+/// (seconds, or a frame's phases) and every run's answer, or `None` as soon as a run returns `None` (a structure that does
 /// not do the workload).
-fn repeat<R>(
+fn repeat<T, R>(
     settings: &Settings,
-    mut once: impl FnMut() -> Option<(f64, R)>,
-) -> Option<(Vec<f64>, Vec<R>)> {
+    mut once: impl FnMut() -> Option<(T, R)>,
+) -> Option<(Vec<T>, Vec<R>)> {
     let mut runs = Vec::with_capacity(settings.runs);
     let mut answers = Vec::with_capacity(WARMUP + settings.runs);
     for r in 0..WARMUP + settings.runs {
@@ -373,6 +439,7 @@ fn build_boxes(make: impl Fn() -> Box<dyn BoxIndex>, n: usize, settings: &Settin
         runs,
         answer: Answer::Found(tally),
         bytes,
+        frame: None,
     }
 }
 
@@ -405,6 +472,7 @@ fn build_points(make: impl Fn() -> Box<dyn PointIndex>, n: usize, settings: &Set
         runs,
         answer: Answer::Found(tally),
         bytes,
+        frame: None,
     }
 }
 
@@ -422,6 +490,7 @@ fn query(index: &mut dyn BoxIndex, n: usize, settings: &Settings) -> Outcome {
         runs,
         answer: same_every_run(answers),
         bytes: None,
+        frame: None,
     }
 }
 
@@ -454,6 +523,7 @@ fn nearest(
         runs,
         answer: nearest_answer(&points, &queries, k, &found),
         bytes: None,
+        frame: None,
     })
 }
 
@@ -507,6 +577,7 @@ fn within(
         runs,
         answer: same_every_run(answers),
         bytes: None,
+        frame: None,
     })
 }
 
@@ -544,11 +615,44 @@ mod tests {
     }
 
     #[test]
+    fn parallel_modes_agree_and_one_thread_runs_beside_them() {
+        let settings = Settings {
+            sizes: vec![3000],
+            runs: 1,
+            threads: 2,
+            serial_fraction: true,
+            structures: String::new(),
+        };
+        let mut mismatches = Vec::new();
+        for workload in all() {
+            if !matches!(workload.kind, Kind::Frame(_)) {
+                continue;
+            }
+            let table = run(&workload, &settings, &mut mismatches);
+            for e in &table.entries {
+                let frame = e.frame.as_ref().expect("a frame entry has phases");
+                assert!(frame.one_thread.is_some(), "{}", e.structure);
+                assert_eq!(frame.phases.len(), e.runs.len(), "{}", e.structure);
+            }
+        }
+        assert!(
+            mismatches.is_empty(),
+            "{}",
+            mismatches
+                .iter()
+                .map(|m| m.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+
+    #[test]
     fn every_structure_agrees_on_every_workload_at_small_n() {
         let settings = Settings {
             sizes: vec![600],
             runs: 1,
             threads: 1,
+            serial_fraction: false,
             structures: String::new(),
         };
         let mut mismatches = Vec::new();

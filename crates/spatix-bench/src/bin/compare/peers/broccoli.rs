@@ -3,6 +3,8 @@
 use broccoli::aabb::pin::AabbPin;
 use broccoli::axgeom::Rect;
 use broccoli::{Tree, TreeData};
+use broccoli_rayon::build::RayonBuildPar;
+use broccoli_rayon::queries::colfind::RayonQueryPar;
 use spatix::Aabb;
 
 use super::{BoxIndex, Crate, Moves};
@@ -17,7 +19,10 @@ pub(crate) const CRATE: Crate = Crate {
          rebuilds it. Elements use the direct `(Rect<f32>, u32)` layout (small, `ManySwap`). The \
          tree borrows its elements, so the adapter keeps `get_tree_data()` after building and \
          re-attaches with `Tree::from_tree_data` (the documented way to keep a tree outside \
-         lifetimes) before each pass. Pairs: `find_colliding_pairs`; queries: \
+         lifetimes) before each pass. Pairs: `find_colliding_pairs`. With `--threads`, its rayon \
+         companion crate broccoli-rayon: `Tree::par_new` builds and \
+         `par_find_colliding_pairs_acc_closure` finds the pairs, a tally per task, added at the \
+         end. Queries: \
          `find_all_intersect_rect`, whose test is open (a box that only touches the rectangle is \
          not found: the cross-check caught it), so the adapter widens each rectangle by one ulp \
          on every side, which on floats makes the open test exactly the closed one. No point \
@@ -28,14 +33,23 @@ fn rect(b: &Aabb<f32>) -> Rect<f32> {
     broccoli::rect(b.min.x, b.max.x, b.min.y, b.max.y)
 }
 
-/// A broccoli `Tree` over `(Rect<f32>, u32)`, rebuilt every frame.
-#[derive(Default)]
+/// A broccoli `Tree` over `(Rect<f32>, u32)`, rebuilt every frame; built and paired in
+/// parallel (broccoli-rayon) above one thread.
 pub(crate) struct Boxes {
+    parallel: bool,
     elements: Vec<(Rect<f32>, u32)>,
     data: Option<TreeData<f32>>,
 }
 
 impl Boxes {
+    pub(crate) fn new(threads: usize) -> Self {
+        Self {
+            parallel: threads > 1,
+            elements: Vec::new(),
+            data: None,
+        }
+    }
+
     fn tree(&mut self) -> Tree<'_, (Rect<f32>, u32)> {
         Tree::from_tree_data(
             &mut self.elements,
@@ -57,7 +71,12 @@ impl BoxIndex for Boxes {
         self.elements.clear();
         self.elements
             .extend(boxes.iter().enumerate().map(|(i, b)| (rect(b), i as u32)));
-        self.data = Some(Tree::new(&mut self.elements).get_tree_data());
+        let tree = if self.parallel {
+            Tree::par_new(&mut self.elements)
+        } else {
+            Tree::new(&mut self.elements)
+        };
+        self.data = Some(tree.get_tree_data());
     }
 
     fn moved(&mut self, world: &Aabb<f32>, boxes: &[Aabb<f32>]) {
@@ -65,9 +84,19 @@ impl BoxIndex for Boxes {
     }
 
     fn pairs(&mut self, tally: &mut Tally) {
-        self.tree().find_colliding_pairs(|a, b| {
-            tally.pair(*a.unpack_inner(), *b.unpack_inner());
-        });
+        if self.parallel {
+            let found = self.tree().par_find_colliding_pairs_acc_closure(
+                Tally::default(),
+                |_| Tally::default(),
+                |one, other| one.merge(other),
+                |one, a, b| one.pair(*a.unpack_inner(), *b.unpack_inner()),
+            );
+            tally.merge(found);
+        } else {
+            self.tree().find_colliding_pairs(|a, b| {
+                tally.pair(*a.unpack_inner(), *b.unpack_inner());
+            });
+        }
     }
 
     fn query(&mut self, squares: &[Aabb<f32>], tally: &mut Tally) {

@@ -50,8 +50,9 @@ pub(crate) enum Moves {
     Rebuild,
 }
 
-/// A structure of boxes: the agents frame, building, pairs and rectangle queries.
-pub(crate) trait BoxIndex {
+/// A structure of boxes: the agents frame, building, pairs and rectangle queries. `Send`, so
+/// that a run can move onto a pool of one thread (`--serial-fraction`).
+pub(crate) trait BoxIndex: Send {
     /// Column name in the tables.
     fn name(&self) -> String;
 
@@ -67,7 +68,8 @@ pub(crate) trait BoxIndex {
     /// replacing whatever it held.
     fn build(&mut self, world: &Aabb<f32>, boxes: &[Aabb<f32>]);
 
-    /// The index work of one frame: box `i` has moved to `boxes[i]`.
+    /// The index work of one frame: box `i` has moved to `boxes[i]` (the tidying after it,
+    /// where the structure has one, is [`maintain`](Self::maintain)).
     fn moved(&mut self, world: &Aabb<f32>, boxes: &[Aabb<f32>]);
 
     /// Builds the structure for the agents frame from `agents`, whose boxes are `boxes`
@@ -85,6 +87,12 @@ pub(crate) trait BoxIndex {
         boxes.clear();
         boxes.extend(agents.boxes());
         self.moved(world, boxes);
+    }
+
+    /// The frame's tidying after the moves, timed as a phase of its own; `false` (nothing
+    /// done) for a structure that has none.
+    fn maintain(&mut self) -> bool {
+        false
     }
 
     /// Every intersecting unordered pair, each once, into `tally`.
@@ -126,8 +134,8 @@ pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
     let mut all = spatix::box_indexes(threads);
     all.extend([
         Box::new(rstar::Boxes::default()) as Box<dyn BoxIndex>,
-        Box::new(broccoli::Boxes::default()),
-        Box::new(parry::Boxes::default()),
+        Box::new(broccoli::Boxes::new(threads)),
+        Box::new(parry::Boxes::new(threads)),
         Box::new(flat_spatial::Boxes::default()),
         Box::new(static_aabb::Boxes::default()),
         Box::new(geo_index::Boxes::default()),

@@ -309,7 +309,7 @@ fn parallel_pairs<I: ParallelPairs<f32, V>, V: Named + Sync>(index: &I, tally: &
     tally.merge(found);
 }
 
-impl<I: SpatialIndex<f32, u32>> BoxIndex for Dynamic<I> {
+impl<I: SpatialIndex<f32, u32> + Send> BoxIndex for Dynamic<I> {
     fn name(&self) -> String {
         format!("spatix {}", self.name)
     }
@@ -326,13 +326,17 @@ impl<I: SpatialIndex<f32, u32>> BoxIndex for Dynamic<I> {
         self.fill(world, boxes);
     }
 
-    /// Updates every element, then `maintain` (the frame's tidying).
+    /// Updates every element.
     fn moved(&mut self, _world: &Aabb<f32>, boxes: &[Aabb<f32>]) {
         let index = self.index.as_mut().expect("built before use");
         for (&handle, b) in self.handles.iter().zip(boxes) {
             index.update(handle, *b).expect("live handle, valid box");
         }
-        index.maintain();
+    }
+
+    fn maintain(&mut self) -> bool {
+        self.index.as_mut().expect("built before use").maintain();
+        true
     }
 
     fn pairs(&mut self, tally: &mut Tally) {
@@ -345,7 +349,7 @@ impl<I: SpatialIndex<f32, u32>> BoxIndex for Dynamic<I> {
 }
 
 /// A dynamic spatix structure that keeps each agent as its element's value and steps them
-/// all in its own storage order with `update_all`, then `maintain`s.
+/// all in its own storage order with `update_all` (then the frame `maintain`s it).
 struct Stepped<I> {
     name: &'static str,
     make: Make<I>,
@@ -437,7 +441,7 @@ impl<I: ParallelPairs<f32, Tracked>> Stepped<I> {
     }
 }
 
-impl<I: SpatialIndex<f32, Tracked>> BoxIndex for Stepped<I> {
+impl<I: SpatialIndex<f32, Tracked> + Send> BoxIndex for Stepped<I> {
     fn name(&self) -> String {
         format!("spatix {} (update_all)", self.name)
     }
@@ -467,13 +471,18 @@ impl<I: SpatialIndex<f32, Tracked>> BoxIndex for Stepped<I> {
         index
             .update_all(|_, tracked, _| boxes[tracked.id as usize])
             .expect("workload boxes are valid");
-        index.maintain();
     }
 
     fn frame(&mut self, _world: &Aabb<f32>, agents: &mut Agents<f32>, _boxes: &mut Vec<Aabb<f32>>) {
-        let index = self.index.as_mut().expect("built before use");
-        (self.step)(index, &agents.arena);
-        index.maintain();
+        (self.step)(
+            self.index.as_mut().expect("built before use"),
+            &agents.arena,
+        );
+    }
+
+    fn maintain(&mut self) -> bool {
+        self.index.as_mut().expect("built before use").maintain();
+        true
     }
 
     fn pairs(&mut self, tally: &mut Tally) {
