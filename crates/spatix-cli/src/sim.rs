@@ -442,6 +442,8 @@ struct Report {
     /// Threads that moved the agents, and that found the pairs.
     threads: (usize, usize),
     index_bytes: usize,
+    /// The index's memory at the end of warm-up (the first half of the frames).
+    index_warm_bytes: usize,
     index_changed: LastChange,
     /// The process's resident memory, over the warm-up half and the second half.
     resident: Option<Halves>,
@@ -507,6 +509,7 @@ impl UseIndex<f32, Body> for Simulation {
             pair_counts: series(),
             threads: (1, 1),
             index_bytes: 0,
+            index_warm_bytes: 0,
             index_changed: LastChange::default(),
             resident: Resident::read().map(|_| Halves::new(frames / 2)),
             peak_resident: None,
@@ -577,9 +580,11 @@ impl UseIndex<f32, Body> for Simulation {
             let frame_time = t4 - t0 - (checked - found_at);
             report.frame.push_ms(frame_time);
             report.pair_counts.push(found.keys.len() as f64);
-            report
-                .index_changed
-                .record(frame, index.memory_bytes() as u64);
+            let index_bytes = index.memory_bytes();
+            report.index_changed.record(frame, index_bytes as u64);
+            if frame == frames / 2 {
+                report.index_warm_bytes = index_bytes;
+            }
             if let (Some(changed), Some(resident)) = (&mut report.resident, Resident::read()) {
                 changed.record(frame, resident.now);
             }
@@ -870,9 +875,13 @@ impl Report {
         let last = self.index_changed.frame;
         let mut settled = last <= warm;
         let index = match last {
-            0 => format!("index at {index_mib:.1} MiB from the build on"),
-            f if f <= warm => format!("index settled at {index_mib:.1} MiB after frame {f}"),
-            f => format!("index still changing at frame {f} (now {index_mib:.1} MiB)"),
+            0 => format!("index {index_mib:.1} MiB from the build on"),
+            f if f <= warm => format!("index {index_mib:.1} MiB since frame {f}"),
+            f => format!(
+                "index still changing: {:.1} MiB at frame {warm}, {index_mib:.1} MiB at frame \
+                 {frames} (last change at frame {f})",
+                mib(self.index_warm_bytes as u64)
+            ),
         };
         let resident = match &self.resident {
             Some(

@@ -122,8 +122,8 @@ fn memory_settles_in_words_that_say_so() {
     let index = detail.split(';').next().unwrap();
     assert!(
         index.contains(" from the build on")
-            || index.contains(" after frame ")
-            || index.contains("still changing at frame "),
+            || index.contains(" since frame ")
+            || index.contains("still changing: "),
         "{memory}"
     );
     assert_eq!(
