@@ -444,6 +444,8 @@ struct Report {
     index_bytes: usize,
     /// The index's memory at the end of warm-up (the first half of the frames).
     index_warm_bytes: usize,
+    /// How many frames after warm-up changed the index's memory.
+    index_changes_after_warm: usize,
     index_changed: LastChange,
     /// The process's resident memory, over the warm-up half and the second half.
     resident: Option<Halves>,
@@ -510,6 +512,7 @@ impl UseIndex<f32, Body> for Simulation {
             threads: (1, 1),
             index_bytes: 0,
             index_warm_bytes: 0,
+            index_changes_after_warm: 0,
             index_changed: LastChange::default(),
             resident: Resident::read().map(|_| Halves::new(frames / 2)),
             peak_resident: None,
@@ -582,6 +585,9 @@ impl UseIndex<f32, Body> for Simulation {
             report.pair_counts.push(found.keys.len() as f64);
             let index_bytes = index.memory_bytes();
             report.index_changed.record(frame, index_bytes as u64);
+            if frame > frames / 2 && report.index_changed.frame == frame {
+                report.index_changes_after_warm += 1;
+            }
             if frame == frames / 2 {
                 report.index_warm_bytes = index_bytes;
             }
@@ -878,9 +884,11 @@ impl Report {
             0 => format!("index {index_mib:.1} MiB from the build on"),
             f if f <= warm => format!("index {index_mib:.1} MiB since frame {f}"),
             f => format!(
-                "index still changing: {:.1} MiB at frame {warm}, {index_mib:.1} MiB at frame \
-                 {frames} (last change at frame {f})",
-                mib(self.index_warm_bytes as u64)
+                "index changed after warm-up: {:.1} MiB at frame {warm}, {index_mib:.1} MiB \
+                 from frame {f} on ({} after frame {warm}, none over the last {})",
+                mib(self.index_warm_bytes as u64),
+                count(self.index_changes_after_warm as u64, "change", "changes"),
+                count((frames - f) as u64, "frame", "frames")
             ),
         };
         let resident = match &self.resident {

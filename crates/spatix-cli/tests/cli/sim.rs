@@ -123,12 +123,12 @@ fn memory_settles_in_words_that_say_so() {
     assert!(
         index.contains(" from the build on")
             || index.contains(" since frame ")
-            || index.contains("still changing: "),
+            || index.contains("changed after warm-up: "),
         "{memory}"
     );
     assert_eq!(
         verdict == "settled",
-        !index.contains("still changing") && !detail.contains("grew"),
+        !index.contains("changed after warm-up") && !detail.contains("grew"),
         "{memory}"
     );
     assert!(!memory.contains("steady"), "{memory}");
