@@ -47,7 +47,7 @@ def soak(binary, index, args):
         "frame": f"{frame.group(1)} / {frame.group(2)} ms" if frame else "",
         "verified": field(out, "verified"),
         "memory": field(out, "index memory"),
-        "steady": field(out, "memory steady"),
+        "steady": field(out, "memory"),
         "state": field(out, "final state").split(" ")[0],
     }
 
@@ -72,7 +72,7 @@ def main():
         f"cores, load average (1 min) {load:.1f} when written). Final states: "
         + ("all identical." if len(states) == 1 else f"{len(states)} different: the runs disagree."),
         "",
-        "| index | frame median / p95 | verified | index memory | memory steady | final state |",
+        "| index | frame median / p95 | verified | index memory | memory (settled or not) | final state |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for row in rows:

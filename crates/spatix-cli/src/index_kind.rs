@@ -16,9 +16,9 @@ use clap::builder::PossibleValue;
 
 use crate::stats::decimal;
 use spatix::{
-    Aabb, BruteForce, Error, HierarchicalGrid, Item, KdTree, Layered, LooseGrid, LooseQuadtree,
-    MxCifQuadtree, PackedIndex, ParallelPairs, PointGrid, Quadtree, Scalar, SpatialIndex,
-    SpatialQuery, SweepGrid, UniformGrid,
+    Aabb, BruteForce, Error, Handle, HierarchicalGrid, Item, KdTree, Layered, LooseGrid,
+    LooseQuadtree, MxCifQuadtree, PackedIndex, ParallelPairs, PointGrid, Quadtree, Scalar,
+    SpatialIndex, SpatialQuery, SweepGrid, UniformGrid,
 };
 
 /// A structure `--index` can name.
@@ -34,9 +34,7 @@ pub(crate) enum IndexKind {
     /// `MxCifQuadtree`: each element in the smallest node that contains it; depth from the
     /// elements' size.
     Mxcif,
-    /// `UniformGrid`: cells from the elements' size and count. The fastest on the agents
-    /// workload today, hence the default of `sim`.
-    #[default]
+    /// `UniformGrid`: cells from the elements' size and count.
     Grid,
     /// `LooseGrid`: the loose/tight double grid, each element in one loose cell by its centre.
     LooseGrid,
@@ -48,7 +46,9 @@ pub(crate) enum IndexKind {
     /// `Layered`: agents up to the typical size in a point grid, larger ones in a loose grid.
     Layered,
     /// `SweepGrid`: horizontal bands by the bottom of each box, each band sorted by the left;
-    /// pairs by sweep-and-prune. Made for many similar agents moved every frame.
+    /// pairs by sweep-and-prune. Made for many similar agents moved every frame: the fastest
+    /// frames of `sim`, hence its default.
+    #[default]
     Sweep,
 }
 
@@ -166,51 +166,87 @@ pub(crate) trait Structure<S: Scalar, T>: SpatialQuery<S, T> + Sync {
     /// boxes). Structures with nothing to draw visit none.
     fn outlines(&self, _visit: &mut dyn FnMut(&Aabb<S>)) {}
 
-    /// Appends every colliding pair to `pairs`, each as `key` makes it: on rayon's current
-    /// thread pool, each thread into a list of its own, where the structure has a parallel
-    /// pair pass; on the calling thread otherwise.
-    fn pairs_parallel<K: Send>(
+    /// Whether the structure implements [`ParallelPairs`]: its pair pass runs on rayon's
+    /// threads, and [`update_on_threads`](Self::update_on_threads) is its `par_update_all`.
+    const PARALLEL: bool = false;
+
+    /// Every colliding pair folded into `first` (`threads` false, or no parallel pair
+    /// pass: on the calling thread), or into states of each thread's own on rayon's current
+    /// pool, made by `init`, joined with `join`, then joined into `first`.
+    fn fold_pairs<A: Send>(
         &self,
-        key: impl Fn(Item<'_, S, T>, Item<'_, S, T>) -> K + Sync,
-        pairs: &mut Vec<K>,
-    ) {
+        _threads: bool,
+        mut first: A,
+        _init: impl Fn() -> A + Sync,
+        visit: impl Fn(&mut A, Item<'_, S, T>, Item<'_, S, T>) + Sync,
+        _join: impl Fn(A, A) -> A + Sync,
+    ) -> A {
         let _ = self.for_each_pair(|a, b| {
-            pairs.push(key(a, b));
+            visit(&mut first, a, b);
             ControlFlow::Continue(())
         });
+        first
+    }
+
+    /// `update_all`, or where the structure implements [`ParallelPairs`], its
+    /// `par_update_all` on `pool`.
+    fn update_on_threads(
+        &mut self,
+        _pool: &rayon::ThreadPool,
+        f: impl Fn(Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
+    ) -> Result<(), Error>
+    where
+        T: Send,
+        Self: SpatialIndex<S, T>,
+    {
+        self.update_all(f)
     }
 }
 
-/// `pairs_parallel` for a structure with a parallel pair pass
-/// ([`ParallelPairs::par_fold_pairs`]).
+/// `fold_pairs` and `update_on_threads` for a structure that implements [`ParallelPairs`]
+/// (pairs by [`ParallelPairs::par_fold_pairs`]).
 macro_rules! parallel_pairs {
     () => {
-        fn pairs_parallel<K: Send>(
+        const PARALLEL: bool = true;
+
+        fn fold_pairs<A: Send>(
             &self,
-            key: impl Fn(Item<'_, S, T>, Item<'_, S, T>) -> K + Sync,
-            pairs: &mut Vec<K>,
-        ) {
-            let (ControlFlow::Continue(mut found) | ControlFlow::Break(mut found)) = self
-                .par_fold_pairs(
-                    Vec::new,
-                    |list, a, b| {
-                        list.push(key(a, b));
-                        ControlFlow::Continue(())
-                    },
-                    join_lists,
-                );
-            pairs.append(&mut found);
+            threads: bool,
+            mut first: A,
+            init: impl Fn() -> A + Sync,
+            visit: impl Fn(&mut A, Item<'_, S, T>, Item<'_, S, T>) + Sync,
+            join: impl Fn(A, A) -> A + Sync,
+        ) -> A {
+            if !threads {
+                let _ = self.for_each_pair(|a, b| {
+                    visit(&mut first, a, b);
+                    ControlFlow::Continue(())
+                });
+                return first;
+            }
+            let (ControlFlow::Continue(found) | ControlFlow::Break(found)) = self.par_fold_pairs(
+                init,
+                |state, a, b| {
+                    visit(state, a, b);
+                    ControlFlow::Continue(())
+                },
+                &join,
+            );
+            join(first, found)
+        }
+
+        fn update_on_threads(
+            &mut self,
+            pool: &rayon::ThreadPool,
+            f: impl Fn(Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
+        ) -> Result<(), Error>
+        where
+            T: Send,
+        {
+            let f = &f;
+            pool.install(|| self.par_update_all(f))
         }
     };
-}
-
-/// Two threads' lists of pairs as one: the shorter appended to the longer.
-fn join_lists<K>(mut a: Vec<K>, mut b: Vec<K>) -> Vec<K> {
-    if a.len() < b.len() {
-        core::mem::swap(&mut a, &mut b);
-    }
-    a.append(&mut b);
-    a
 }
 
 /// The parameters of a quadtree in its summary: depth limit, and how many elements a `node`
@@ -453,5 +489,45 @@ impl IndexKind {
                 start(grid, plan, user)
             }
         })
+    }
+
+    /// Builds this structure holding `items` and runs `user` on it: the sweep grid in one go
+    /// (`SweepGrid::build_auto`, which numbers its slots in storage order, so that walking
+    /// its storage reads the slot table in order), the others by inserting each item, in
+    /// order, into what [`with_index`](Self::with_index) makes for `plan`.
+    pub(crate) fn with_items<S, T, U>(
+        self,
+        plan: Plan<S>,
+        items: Vec<(Aabb<S>, T)>,
+        user: U,
+    ) -> Result<U::Output, Error>
+    where
+        S: Scalar,
+        T: Send + Sync,
+        U: UseIndex<S, T>,
+    {
+        if self == Self::Sweep {
+            let world = plan.world;
+            drop(plan);
+            return Ok(user.run(SweepGrid::build_auto(world, items)?));
+        }
+        self.with_index(plan, Inserting { items, user })?
+    }
+}
+
+/// Inserts its items, in order, into the structure it is given, then runs its user on it.
+struct Inserting<S, T, U> {
+    items: Vec<(Aabb<S>, T)>,
+    user: U,
+}
+
+impl<S: Scalar, T, U: UseIndex<S, T>> UseIndex<S, T> for Inserting<S, T, U> {
+    type Output = Result<U::Output, Error>;
+
+    fn run<I: Structure<S, T> + SpatialIndex<S, T>>(self, mut index: I) -> Self::Output {
+        for (aabb, value) in self.items {
+            index.insert(aabb, value)?;
+        }
+        Ok(self.user.run(index))
     }
 }

@@ -1,6 +1,8 @@
-//! Pictures of the simulation: agents as filled boxes, colliding ones highlighted, the
-//! index's structure outlined over them; rasterised with tiny-skia, written as a PNG (the last
-//! frame) or an animated GIF (every K-th frame, streamed to the file as it runs).
+//! Pictures of the simulation: agents as filled boxes, colliding ones highlighted, over the
+//! index's structure outlined faintly; rasterised with tiny-skia, written as a PNG (the last
+//! frame) or an animated GIF (every K-th frame, streamed to the file as it runs). Where the
+//! whole world would draw a typical agent under [`AGENT_PIXELS`] across, the picture shows
+//! the middle of the world at that scale instead, and its summary says so.
 
 use std::fmt;
 use std::io::Write;
@@ -8,20 +10,20 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 use spatix::Aabb;
-use spatix_workload::Agents;
+use spatix_workload::Agent;
 use tiny_skia::{FillRule, Paint, PathBuilder, Pixmap, Rect, Stroke, Transform};
 
 use crate::failure::Failure;
 use crate::index_kind::Structure;
 use crate::output::AtomicFile;
-use crate::stats::count;
+use crate::stats::{count, decimal};
 
-/// The palette, RGB: background, structure outlines, agents, colliding agents. Drawing is
-/// not anti-aliased and every colour is opaque, so each pixel is exactly one of these (and a
-/// GIF frame is its palette indices).
+/// The palette, RGB: background, structure outlines (faint, near the background), agents,
+/// colliding agents. Drawing is not anti-aliased and every colour is opaque, so each pixel is
+/// exactly one of these (and a GIF frame is its palette indices).
 const PALETTE: [[u8; 3]; 4] = [
     [0x12, 0x16, 0x1c],
-    [0x4a, 0x6f, 0x94],
+    [0x2e, 0x3d, 0x4e],
     [0x8c, 0xc4, 0xe8],
     [0xff, 0x70, 0x40],
 ];
@@ -29,6 +31,17 @@ const BACKGROUND: usize = 0;
 const STRUCTURE: usize = 1;
 const AGENT: usize = 2;
 const COLLIDING: usize = 3;
+
+/// Pixels across a typical agent (the median of the agents' shorter sides) at least: below
+/// that, the picture zooms in on the middle of the world.
+pub(crate) const AGENT_PIXELS: f64 = 4.0;
+
+/// Pixels across an agent at least, however small: an agent is never drawn thinner.
+pub(crate) const MIN_AGENT_PIXELS: f64 = 2.0;
+
+/// Pixels across a cell or leaf at least for its outline to be drawn (finer ones would
+/// cover the agents with lines).
+pub(crate) const MIN_OUTLINE_PIXELS: f64 = 6.0;
 
 /// Largest image side accepted by `--size`.
 const MAX_SIDE: u32 = 8192;
@@ -85,30 +98,36 @@ impl FromStr for Target {
     }
 }
 
-/// Maps world coordinates to pixels: the world fills the image (aspect ratio kept, centred),
-/// y pointing up.
+/// Maps world coordinates to pixels, y pointing up: the world's centre at the image's, at the
+/// scale that fits the whole world (one pixel of margin each side), or a larger one that
+/// draws a typical agent [`AGENT_PIXELS`] across.
 #[derive(Clone, Copy, Debug)]
 struct View {
     scale: f64,
-    x0: f64,
-    y0: f64,
-    left: f64,
-    bottom: f64,
+    /// The world's centre, and the image's.
+    centre: (f64, f64),
+    middle: (f64, f64),
+    /// Whether the scale is larger than the whole world's: the picture shows its middle.
+    zoomed: bool,
 }
 
 impl View {
-    fn new(world: &Aabb<f32>, size: Size) -> Self {
+    fn new(world: &Aabb<f32>, size: Size, agent_side: f64) -> Self {
         let (w, h) = (f64::from(size.width), f64::from(size.height));
         let ww = f64::from(world.max.x - world.min.x).max(f64::MIN_POSITIVE);
         let wh = f64::from(world.max.y - world.min.y).max(f64::MIN_POSITIVE);
-        // One pixel of margin on each side, so the world's border is visible.
-        let scale = ((w - 2.0) / ww).min((h - 2.0) / wh).max(f64::MIN_POSITIVE);
+        let fit = ((w - 2.0) / ww).min((h - 2.0) / wh).max(f64::MIN_POSITIVE);
+        let readable = AGENT_PIXELS / agent_side;
+        let zoomed = readable.is_finite() && readable > fit;
+        let centre = |lo: f32, hi: f32| (f64::from(lo) + f64::from(hi)) / 2.0;
         Self {
-            scale,
-            x0: f64::from(world.min.x),
-            y0: f64::from(world.min.y),
-            left: (w - ww * scale) / 2.0,
-            bottom: h - (h - wh * scale) / 2.0,
+            scale: if zoomed { readable } else { fit },
+            centre: (
+                centre(world.min.x, world.max.x),
+                centre(world.min.y, world.max.y),
+            ),
+            middle: (w / 2.0, h / 2.0),
+            zoomed,
         }
     }
 
@@ -122,14 +141,10 @@ impl View {
                 (mid - min_side / 2.0, mid + min_side / 2.0)
             }
         };
-        let (l, r) = widen(
-            self.left + (f64::from(b.min.x) - self.x0) * self.scale,
-            self.left + (f64::from(b.max.x) - self.x0) * self.scale,
-        );
-        let (t, bot) = widen(
-            self.bottom - (f64::from(b.max.y) - self.y0) * self.scale,
-            self.bottom - (f64::from(b.min.y) - self.y0) * self.scale,
-        );
+        let x = |v: f32| self.middle.0 + (f64::from(v) - self.centre.0) * self.scale;
+        let y = |v: f32| self.middle.1 - (f64::from(v) - self.centre.1) * self.scale;
+        let (l, r) = widen(x(b.min.x), x(b.max.x));
+        let (t, bot) = widen(y(b.max.y), y(b.min.y));
         Rect::from_ltrb(l as f32, t as f32, r as f32, bot as f32)
     }
 }
@@ -151,7 +166,7 @@ fn paint(colour: usize) -> Paint<'static> {
 }
 
 impl Canvas {
-    fn new(world: Aabb<f32>, size: Size) -> Result<Self, Failure> {
+    fn new(world: Aabb<f32>, size: Size, agent_side: f64) -> Result<Self, Failure> {
         let pixmap = Pixmap::new(size.width, size.height).ok_or_else(|| {
             Failure::io(
                 "allocating the picture",
@@ -160,48 +175,37 @@ impl Canvas {
         })?;
         Ok(Self {
             pixmap,
-            view: View::new(&world, size),
+            view: View::new(&world, size, agent_side),
             world,
         })
     }
 
-    /// Draws the agents (colliding ones highlighted), then the structure's outlines over them.
-    fn draw<I: Structure<f32, u32>>(
+    /// Draws the structure's outlines (those at least [`MIN_OUTLINE_PIXELS`] across, and
+    /// the world's border), then the agents over them, colliding ones highlighted, each at
+    /// least [`MIN_AGENT_PIXELS`] across.
+    fn draw<T, I: Structure<f32, T>>(
         &mut self,
-        agents: &Agents<f32>,
+        agents: &[Agent<f32>],
         colliding: &[bool],
         index: &I,
     ) {
         let [r, g, b] = PALETTE[BACKGROUND];
         self.pixmap.fill(tiny_skia::Color::from_rgba8(r, g, b, 255));
-        for (colour, highlighted) in [(AGENT, false), (COLLIDING, true)] {
-            let mut path = PathBuilder::new();
-            for (i, aabb) in agents.boxes().enumerate() {
-                if colliding[i] == highlighted {
-                    if let Some(rect) = self.view.rect(&aabb, 1.0) {
-                        path.push_rect(rect);
-                    }
-                }
-            }
-            if let Some(path) = path.finish() {
-                self.pixmap.fill_path(
-                    &path,
-                    &paint(colour),
-                    FillRule::Winding,
-                    Transform::identity(),
-                    None,
-                );
-            }
-        }
+        let (width, height) = (self.pixmap.width() as f32, self.pixmap.height() as f32);
+        let on_canvas = |r: &Rect| {
+            r.right() >= 0.0 && r.bottom() >= 0.0 && r.left() <= width && r.top() <= height
+        };
         let mut path = PathBuilder::new();
         let view = self.view;
-        let mut outline = |aabb: &Aabb<f32>| {
-            if let Some(rect) = view.rect(aabb, 0.0) {
-                path.push_rect(rect);
+        let mut outline = |aabb: &Aabb<f32>, min_side: f64| {
+            if let Some(rect) = view.rect(aabb, 0.0).filter(on_canvas) {
+                if f64::from(rect.width().min(rect.height())) >= min_side {
+                    path.push_rect(rect);
+                }
             }
         };
-        outline(&self.world);
-        index.outlines(&mut outline);
+        outline(&self.world, 0.0);
+        index.outlines(&mut |aabb| outline(aabb, MIN_OUTLINE_PIXELS));
         if let Some(path) = path.finish() {
             let hairline = Stroke {
                 width: 0.0,
@@ -215,6 +219,51 @@ impl Canvas {
                 None,
             );
         }
+        for (colour, highlighted) in [(AGENT, false), (COLLIDING, true)] {
+            let mut path = PathBuilder::new();
+            for (agent, _) in agents
+                .iter()
+                .zip(colliding)
+                .filter(|(_, c)| **c == highlighted)
+            {
+                if let Some(rect) = self
+                    .view
+                    .rect(&agent.aabb(), MIN_AGENT_PIXELS)
+                    .filter(on_canvas)
+                {
+                    path.push_rect(rect);
+                }
+            }
+            if let Some(path) = path.finish() {
+                self.pixmap.fill_path(
+                    &path,
+                    &paint(colour),
+                    FillRule::Winding,
+                    Transform::identity(),
+                    None,
+                );
+            }
+        }
+    }
+
+    /// What part of the world the picture shows, for its summary: nothing to add when the
+    /// whole world; where zoomed, the middle part shown and the scale.
+    fn shown(&self) -> String {
+        if !self.view.zoomed {
+            return String::new();
+        }
+        let side = |pixels: u32| decimal(f64::from(pixels) / self.view.scale);
+        let world = |lo: f32, hi: f32| decimal(f64::from(hi) - f64::from(lo));
+        format!(
+            "; the middle {} x {} of the {} x {} world, at {} pixels per unit so that a \
+             typical agent is {} pixels across",
+            side(self.pixmap.width()),
+            side(self.pixmap.height()),
+            world(self.world.min.x, self.world.max.x),
+            world(self.world.min.y, self.world.max.y),
+            decimal(self.view.scale),
+            AGENT_PIXELS
+        )
     }
 
     /// The picture as palette indices, one byte per pixel.
@@ -253,12 +302,14 @@ enum Format {
 }
 
 impl Recorder {
-    /// Starts recording the world into `target` at `size`; a GIF takes every `every`-th
-    /// frame of a simulation running at 60 frames per second.
+    /// Starts recording the world into `target` at `size`, for agents whose shorter side is
+    /// typically `agent_side`; a GIF takes every `every`-th frame of a simulation running at
+    /// 60 frames per second.
     pub(crate) fn new(
         target: &Target,
         world: Aabb<f32>,
         size: Size,
+        agent_side: f64,
         every: usize,
     ) -> Result<Self, Failure> {
         let format = match target {
@@ -288,7 +339,7 @@ impl Recorder {
             }
         };
         Ok(Self {
-            canvas: Canvas::new(world, size)?,
+            canvas: Canvas::new(world, size, agent_side)?,
             format,
         })
     }
@@ -303,9 +354,9 @@ impl Recorder {
     }
 
     /// Draws a frame (and for a GIF appends it to the file).
-    pub(crate) fn record<I: Structure<f32, u32>>(
+    pub(crate) fn record<T, I: Structure<f32, T>>(
         &mut self,
-        agents: &Agents<f32>,
+        agents: &[Agent<f32>],
         colliding: &[bool],
         index: &I,
     ) -> Result<(), Failure> {
@@ -335,6 +386,7 @@ impl Recorder {
 
     /// Finishes the file and puts it in place; returns a line for the summary.
     pub(crate) fn finish(self) -> Result<String, Failure> {
+        let shown = self.canvas.shown();
         match self.format {
             Format::Png(mut out) => {
                 let name = out.target().display().to_string();
@@ -344,7 +396,7 @@ impl Recorder {
                 out.write_all(&bytes)
                     .map_err(|e| Failure::io(format!("writing {name}"), e))?;
                 out.commit()?;
-                Ok(format!("{name} (last frame)"))
+                Ok(format!("{name} (last frame{shown})"))
             }
             Format::Gif {
                 encoder, frames, ..
@@ -355,7 +407,7 @@ impl Recorder {
                 let name = file.target().display().to_string();
                 file.commit()?;
                 Ok(format!(
-                    "{name} ({})",
+                    "{name} ({}{shown})",
                     count(frames as u64, "frame", "frames")
                 ))
             }

@@ -2,12 +2,12 @@
 //! other; every frame the index is updated, asked for every colliding pair, the collisions are
 //! resolved and the index tidied. Ends with a table of frame times, pairs and memory.
 
-use core::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use spatix::{Handle, Item, SpatialIndex};
-use spatix_workload::{Agents, Layout, Sizes};
+use spatix::{Aabb, Handle, Item, Point, SpatialIndex};
+use spatix_workload::{Agent, Agents, Layout, Sizes};
 
 use crate::failure::Failure;
 use crate::index_kind::{IndexKind, Plan, Structure, UseIndex};
@@ -38,11 +38,13 @@ pub(crate) struct SimArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Move the agents by one `update(handle, box)` per agent, in agent order, instead of
-    /// the default `update_all` (each agent stepped where the index stores it).
+    /// the default `update_all` (each agent, the element's value, stepped where the index
+    /// stores it, in storage order).
     #[arg(long)]
     per_handle: bool,
-    /// Threads for the pair pass (every structure but brute-force and layered, which find
-    /// their pairs on one).
+    /// Threads for the pair pass and the moves (`par_update_all`) of every structure but
+    /// brute-force and layered, which run on one; the closing table says which phases ran
+    /// on how many.
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: u32,
@@ -85,10 +87,11 @@ enum LayoutArg {
 /// elements; [`spatix::Error::CapacityExceeded`] past that).
 const MAX_AGENTS: u32 = u32::MAX - 1;
 
-/// Bytes a run needs per agent, at least: its position, velocity and half extents (24), its
-/// box in the structure's plan (16) and its handle (8), and what the leanest structure keeps
-/// per element (32).
-const BYTES_PER_AGENT: u64 = 80;
+/// Bytes a run needs per agent, at least: its motion (24) as generated and in the table of
+/// resolved collisions, its box in the structure's plan (16), its item while the structure is
+/// built (44), its body as the element's value (28), and what the leanest structure keeps per
+/// element besides (32).
+const BYTES_PER_AGENT: u64 = 168;
 
 /// Bytes a run needs per frame: the six series of the closing table, one `f64` each.
 const BYTES_PER_FRAME: u64 = 48;
@@ -166,7 +169,13 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), Failure> {
         .as_ref()
         .map(|target| {
             let every = args.render_every.unwrap_or(4) as usize;
-            Recorder::new(target, agents.world, args.size, every)
+            Recorder::new(
+                target,
+                agents.world,
+                args.size,
+                typical_side(&agents),
+                every,
+            )
         })
         .transpose()?;
     let plan = Plan {
@@ -175,14 +184,6 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), Failure> {
         count: agents.len(),
     };
     let world = agents.world;
-    let sim = Simulation {
-        agents,
-        frames: args.frames as usize,
-        pool,
-        recorder,
-        verify_every: args.verify_every.map_or(0, |k| k as usize),
-        per_handle: args.per_handle,
-    };
     println!(
         "spatix sim: {} ({} layout, {} sizes, seed {}) in a {} x {} world, {}, {}",
         count(args.agents.into(), "agent", "agents"),
@@ -192,11 +193,55 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), Failure> {
         decimal(f64::from(world.max.x - world.min.x)),
         decimal(f64::from(world.max.y - world.min.y)),
         count(args.frames.into(), "frame", "frames"),
-        count(args.threads.into(), "thread", "threads"),
+        match args.threads {
+            1 => "1 thread".to_owned(),
+            n => format!("up to {n} threads"),
+        },
     );
-    let report = args.index.with_index(plan, sim).map_err(Failure::Index)??;
-    report.print(args.agents as usize, args.frames as usize);
+    let start = Instant::now();
+    let items = (0..agents.len())
+        .map(|i| {
+            let agent = agents.agent(i);
+            (
+                agent.aabb(),
+                Body {
+                    agent,
+                    id: i as u32,
+                },
+            )
+        })
+        .collect();
+    let sim = Simulation {
+        resolved: Resolved::new(&agents),
+        arena: agents.arena,
+        frames: args.frames as usize,
+        pool,
+        recorder,
+        verify_every: args.verify_every.map_or(0, |k| k as usize),
+        per_handle: args.per_handle,
+        start,
+    };
+    drop(agents);
+    let report = args
+        .index
+        .with_items(plan, items, sim)
+        .map_err(Failure::Index)??;
+    report.print(args.agents as usize, args.frames as usize, args.threads);
     Ok(())
+}
+
+/// The median of the agents' shorter sides (0 without agents).
+fn typical_side(agents: &Agents<f32>) -> f64 {
+    let mut sides: Vec<f32> = agents
+        .half_extents
+        .iter()
+        .map(|h| 2.0 * h.x.min(h.y))
+        .collect();
+    if sides.is_empty() {
+        return 0.0;
+    }
+    let middle = sides.len() / 2;
+    f64::from(*sides.select_nth_unstable_by(middle, f32::total_cmp).1)
 }
 
 /// The name an option's value has on the command line.
@@ -207,9 +252,12 @@ fn value_name<E: ValueEnum>(value: &E) -> String {
         .unwrap_or_default()
 }
 
-/// The simulation, handed to whichever structure `--index` chose.
+/// The simulation, handed to whichever structure `--index` chose, built holding every agent.
 struct Simulation {
-    agents: Agents<f32>,
+    /// The table collisions are resolved in.
+    resolved: Resolved,
+    /// Where agents bounce.
+    arena: Aabb<f32>,
     frames: usize,
     pool: Option<rayon::ThreadPool>,
     recorder: Option<Recorder>,
@@ -217,14 +265,173 @@ struct Simulation {
     verify_every: usize,
     /// `--per-handle`.
     per_handle: bool,
+    /// When the structure's build began.
+    start: Instant,
+}
+
+/// An agent as the value of its element, so that `update_all` steps it where the index
+/// stores it: its motion and its number (the order of the pairs and of the final state).
+#[derive(Clone, Copy, Debug)]
+struct Body {
+    agent: Agent<f32>,
+    id: u32,
+}
+
+/// What a pair pass found: each pair as a [`pair_key`], and both agents of each pair with
+/// their handles, as the index holds them (so an agent once per pair it is in, in about the
+/// order the pass met them: the index's storage order, for the structures that walk it).
+#[derive(Debug, Default)]
+struct Found {
+    keys: Vec<u64>,
+    bodies: Vec<(Handle, Body)>,
+}
+
+impl Found {
+    /// Two threads' findings as one: the shorter appended to the longer.
+    fn join(mut self, mut other: Self) -> Self {
+        if self.keys.len() < other.keys.len() {
+            core::mem::swap(&mut self, &mut other);
+        }
+        self.keys.append(&mut other.keys);
+        self.bodies.append(&mut other.bodies);
+        self
+    }
+}
+
+/// The colliding agents of a frame, by number: taken from what the pair pass found,
+/// resolved, and written back into their elements' values.
+#[derive(Debug)]
+struct Resolved {
+    /// By agent number; current where `colliding` says so.
+    agents: Vec<Agent<f32>>,
+    /// One bit per agent.
+    colliding: Vec<u64>,
+}
+
+impl Resolved {
+    fn new(agents: &Agents<f32>) -> Self {
+        Self {
+            agents: (0..agents.len()).map(|i| agents.agent(i)).collect(),
+            colliding: vec![0; agents.len().div_ceil(64)],
+        }
+    }
+
+    /// Takes the agents of a pair pass as they were found, marked colliding (the last
+    /// frame's forgotten).
+    fn take(&mut self, bodies: &[(Handle, Body)]) {
+        self.colliding.fill(0);
+        for (_, body) in bodies {
+            let id = body.id as usize;
+            self.agents[id] = body.agent;
+            self.colliding[id / 64] |= 1 << (id % 64);
+        }
+    }
+
+    /// The colliding agents' numbers, ascending.
+    fn ids(&self) -> impl Iterator<Item = usize> + '_ {
+        self.colliding.iter().enumerate().flat_map(|(w, &word)| {
+            let mut bits = word;
+            core::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let bit = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    w * 64 + bit
+                })
+            })
+        })
+    }
+
+    /// Writes the colliding agents back into their elements' values for the next step: in
+    /// the order the pair pass found them, so the index is written in about its storage order
+    /// (an agent once per pair it is in).
+    fn write_back<I: SpatialIndex<f32, Body>>(
+        &self,
+        index: &mut I,
+        bodies: &[(Handle, Body)],
+    ) -> Result<(), Failure> {
+        for &(handle, body) in bodies {
+            index.value_mut(handle).ok_or_else(stale)?.agent = self.agents[body.id as usize];
+        }
+        Ok(())
+    }
+
+    /// Whether each agent collided, by number.
+    fn colliding(&self, out: &mut Vec<bool>) {
+        out.clear();
+        out.resize(self.agents.len(), false);
+        for id in self.ids() {
+            out[id] = true;
+        }
+    }
+}
+
+/// The error of a handle that no longer names its agent.
+fn stale() -> Failure {
+    Failure::Index(spatix::Error::InvariantViolated(
+        "an agent's handle went stale".to_owned(),
+    ))
+}
+
+/// Every agent as its element's value holds it, by number.
+fn agents_of<I: Structure<f32, Body>>(index: &I, out: &mut Vec<Agent<f32>>) {
+    let origin = Point::new(0.0, 0.0);
+    let rest = Agent {
+        position: origin,
+        velocity: origin,
+        half_extent: origin,
+    };
+    out.clear();
+    out.resize(index.len(), rest);
+    for item in index.iter() {
+        out[item.value.id as usize] = item.value.agent;
+    }
+}
+
+/// Which threads of a pool did a phase's work over the run.
+#[derive(Debug)]
+struct ThreadsSeen(Vec<AtomicBool>);
+
+impl ThreadsSeen {
+    fn new(threads: usize) -> Self {
+        Self((0..threads).map(|_| AtomicBool::new(false)).collect())
+    }
+
+    /// Notes the calling thread, if it is one of rayon's.
+    #[inline]
+    fn mark(&self) {
+        if let Some(seen) = rayon::current_thread_index().and_then(|i| self.0.get(i)) {
+            if !seen.load(Ordering::Relaxed) {
+                seen.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// How many threads were noted; 1 (the calling thread) if none was.
+    fn count(&self) -> usize {
+        self.0
+            .iter()
+            .filter(|seen| seen.load(Ordering::Relaxed))
+            .count()
+            .max(1)
+    }
+}
+
+/// How a run moved its agents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Moves {
+    /// `update(handle, box)` per agent.
+    PerHandle,
+    UpdateAll,
+    ParUpdateAll,
 }
 
 /// What a run measured.
 #[derive(Debug)]
 struct Report {
     index: String,
-    /// `--per-handle`: the agents moved by `update`, not `update_all`.
-    per_handle: bool,
+    moves: Moves,
+    /// Whether the structure has parallel passes (`ParallelPairs`).
+    parallel: bool,
     build_ms: f64,
     update: Series,
     pairs: Series,
@@ -232,7 +439,13 @@ struct Report {
     maintain: Series,
     frame: Series,
     pair_counts: Series,
+    /// Threads that moved the agents, and that found the pairs.
+    threads: (usize, usize),
     index_bytes: usize,
+    /// The index's memory at the end of warm-up (the first half of the frames).
+    index_warm_bytes: usize,
+    /// How many frames after warm-up changed the index's memory.
+    index_changes_after_warm: usize,
     index_changed: LastChange,
     /// The process's resident memory, over the warm-up half and the second half.
     resident: Option<Halves>,
@@ -243,32 +456,52 @@ struct Report {
     verified: (usize, usize),
 }
 
-impl UseIndex<f32, u32> for Simulation {
+impl UseIndex<f32, Body> for Simulation {
     type Output = Result<Report, Failure>;
 
-    fn run<I: Structure<f32, u32> + SpatialIndex<f32, u32>>(
+    fn run<I: Structure<f32, Body> + SpatialIndex<f32, Body>>(
         self,
         mut index: I,
     ) -> Result<Report, Failure> {
         let Self {
-            mut agents,
+            mut resolved,
+            arena,
             frames,
             pool,
             mut recorder,
             verify_every,
             per_handle,
+            start,
         } = self;
-        let start = Instant::now();
-        let handles = (0..agents.len())
-            .map(|i| index.insert(agents.aabb(i), i as u32))
-            .collect::<Result<Vec<Handle>, _>>()
-            .map_err(Failure::Index)?;
         let build_ms = start.elapsed().as_secs_f64() * 1e3;
+        let n = resolved.agents.len();
+        // `--per-handle`: each agent's handle, by number.
+        let handles: Vec<Handle> = if per_handle {
+            let mut by_id: Vec<(u32, Handle)> =
+                index.iter().map(|i| (i.value.id, i.handle)).collect();
+            by_id.sort_unstable_by_key(|&(id, _)| id);
+            by_id.into_iter().map(|(_, h)| h).collect()
+        } else {
+            Vec::new()
+        };
+        // The pool, where this structure has parallel passes to run on it.
+        let pool = pool.filter(|_| I::PARALLEL);
+        let seen = pool.as_ref().map(|p| {
+            (
+                ThreadsSeen::new(p.current_num_threads()),
+                ThreadsSeen::new(p.current_num_threads()),
+            )
+        });
 
         let series = || Series::with_capacity(frames);
         let mut report = Report {
             index: index.describe(),
-            per_handle,
+            moves: match (per_handle, &pool) {
+                (true, _) => Moves::PerHandle,
+                (false, None) => Moves::UpdateAll,
+                (false, Some(_)) => Moves::ParUpdateAll,
+            },
+            parallel: I::PARALLEL,
             build_ms,
             update: series(),
             pairs: series(),
@@ -276,7 +509,10 @@ impl UseIndex<f32, u32> for Simulation {
             maintain: series(),
             frame: series(),
             pair_counts: series(),
+            threads: (1, 1),
             index_bytes: 0,
+            index_warm_bytes: 0,
+            index_changes_after_warm: 0,
             index_changed: LastChange::default(),
             resident: Resident::read().map(|_| Halves::new(frames / 2)),
             peak_resident: None,
@@ -284,77 +520,95 @@ impl UseIndex<f32, u32> for Simulation {
             picture: None,
             verified: (0, 0),
         };
-        let mut pairs: Vec<u64> = Vec::new();
-        let mut colliding = vec![false; if recorder.is_some() { agents.len() } else { 0 }];
+        let mut found = Found::default();
+        let mut settled = Vec::new();
+        let mut colliding = Vec::new();
         let progress = Progress::new(frames);
-        let mut verify_buffers = (Vec::new(), Vec::new());
+        let mut verify_buffers = (Vec::new(), Vec::new(), Vec::new());
 
         for frame in 1..=frames {
             let t0 = Instant::now();
-            if per_handle {
-                agents.step();
-                for (i, &h) in handles.iter().enumerate() {
-                    index.update(h, agents.aabb(i)).map_err(Failure::Index)?;
+            let step = |_: Handle, body: &mut Body, _: &Aabb<f32>| {
+                body.agent.step(&arena);
+                body.agent.aabb()
+            };
+            match (&pool, &seen) {
+                _ if per_handle => {
+                    for &h in &handles {
+                        let body = index.value_mut(h).ok_or_else(stale)?;
+                        let aabb = step(h, body, &arena);
+                        index.update(h, aabb).map_err(Failure::Index)?;
+                    }
                 }
-            } else {
-                index
-                    .update_all(|_, &mut i, _| {
-                        agents.step_agent(i as usize);
-                        agents.aabb(i as usize)
+                (Some(pool), Some((moved, _))) => index
+                    .update_on_threads(pool, |h, body, old| {
+                        moved.mark();
+                        step(h, body, old)
                     })
-                    .map_err(Failure::Index)?;
+                    .map_err(Failure::Index)?,
+                _ => index.update_all(step).map_err(Failure::Index)?,
             }
             let t1 = Instant::now();
-            collect_pairs(&index, pool.as_ref(), &mut pairs);
-            let found = Instant::now();
+            find_pairs(
+                &index,
+                pool.as_ref(),
+                seen.as_ref().map(|s| &s.1),
+                &mut found,
+            );
+            let found_at = Instant::now();
             if verify_every > 0 && frame % verify_every == 0 {
-                if index.len() != handles.len() {
+                if index.len() != n {
                     return Err(Failure::Index(spatix::Error::InvariantViolated(format!(
-                        "frame {frame}: the index holds {} agents, expected {}",
+                        "frame {frame}: the index holds {} agents, expected {n}",
                         index.len(),
-                        handles.len()
                     ))));
                 }
                 report.verified.0 += 1;
-                report.verified.1 += verify_pairs(&agents, &pairs, frame, &mut verify_buffers)?;
+                report.verified.1 += verify_pairs(&index, &found.keys, frame, &mut verify_buffers)?;
             }
             let checked = Instant::now();
-            let t2 = found;
             // A canonical order, so that the run does not depend on the structure or threads.
-            pairs.sort_unstable();
-            resolve(&mut agents, &pairs);
+            found.keys.sort_unstable();
+            resolved.take(&found.bodies);
+            resolve(&mut resolved.agents, &found.keys);
+            resolved.write_back(&mut index, &found.bodies)?;
             let t3 = Instant::now();
             index.maintain();
             let t4 = Instant::now();
 
             report.update.push_ms(t1 - t0);
-            report.pairs.push_ms(t2 - t1);
+            report.pairs.push_ms(found_at - t1);
             report.resolve.push_ms(t3 - checked);
             report.maintain.push_ms(t4 - t3);
-            report.frame.push_ms(t4 - t0 - (checked - found));
-            report.pair_counts.push(pairs.len() as f64);
-            report
-                .index_changed
-                .record(frame, index.memory_bytes() as u64);
+            let frame_time = t4 - t0 - (checked - found_at);
+            report.frame.push_ms(frame_time);
+            report.pair_counts.push(found.keys.len() as f64);
+            let index_bytes = index.memory_bytes();
+            report.index_changed.record(frame, index_bytes as u64);
+            if frame > frames / 2 && report.index_changed.frame == frame {
+                report.index_changes_after_warm += 1;
+            }
+            if frame == frames / 2 {
+                report.index_warm_bytes = index_bytes;
+            }
             if let (Some(changed), Some(resident)) = (&mut report.resident, Resident::read()) {
                 changed.record(frame, resident.now);
             }
             if let Some(recorder) = recorder.as_mut().filter(|r| r.wants(frame, frames)) {
-                colliding.fill(false);
-                for &key in &pairs {
-                    let (a, b) = pair_of(key);
-                    colliding[a] = true;
-                    colliding[b] = true;
-                }
-                recorder.record(&agents, &colliding, &index)?;
+                agents_of(&index, &mut settled);
+                resolved.colliding(&mut colliding);
+                recorder.record(&settled, &colliding, &index)?;
             }
-            let frame_time = t4 - t0 - (checked - found);
-            progress.frame(frame, frame_time.as_secs_f64() * 1e3, pairs.len());
+            progress.frame(frame, frame_time.as_secs_f64() * 1e3, found.keys.len());
         }
         progress.finish();
+        if let Some((moved, paired)) = &seen {
+            report.threads = (moved.count(), paired.count());
+        }
         report.index_bytes = index.memory_bytes();
         report.peak_resident = Resident::read().map(|r| r.peak);
-        report.checksum = checksum(&agents);
+        agents_of(&index, &mut settled);
+        report.checksum = checksum(&settled);
         report.picture = recorder.map(Recorder::finish).transpose()?;
         Ok(report)
     }
@@ -364,17 +618,30 @@ impl UseIndex<f32, u32> for Simulation {
 type Partners = Vec<(usize, usize)>;
 
 /// The soak check: the partners of every 1000th-or-so agent, among the pairs the index
-/// reported, equal a brute-force recount over all agents. Returns the pairs compared.
+/// reported, equal a brute-force recount over all the agents' boxes in the index. Returns the
+/// pairs compared.
 ///
-/// `reported` and `recount` are the caller's buffers, reused so that a soak run's memory stays
-/// flat.
-fn verify_pairs(
-    agents: &Agents<f32>,
+/// `boxes`, `reported` and `recount` are the caller's buffers, reused so that a soak run's
+/// memory stays flat.
+fn verify_pairs<I: Structure<f32, Body>>(
+    index: &I,
     pairs: &[u64],
     frame: usize,
-    (reported, recount): &mut (Partners, Partners),
+    (boxes, reported, recount): &mut (Vec<Aabb<f32>>, Partners, Partners),
 ) -> Result<usize, Failure> {
-    let n = agents.len();
+    let n = index.len();
+    let origin = Point::new(0.0, 0.0);
+    boxes.clear();
+    boxes.resize(
+        n,
+        Aabb {
+            min: origin,
+            max: origin,
+        },
+    );
+    for item in index.iter() {
+        boxes[item.value.id as usize] = item.aabb;
+    }
     let stride = (n / 1000).max(1);
     reported.clear();
     recount.clear();
@@ -387,10 +654,10 @@ fn verify_pairs(
         }
     }
     for s in (0..n).step_by(stride) {
-        let b = agents.aabb(s);
+        let b = boxes[s];
         recount.extend(
             (0..n)
-                .filter(|&j| j != s && b.intersects(&agents.aabb(j)))
+                .filter(|&j| j != s && b.intersects(&boxes[j]))
                 .map(|j| (s, j)),
         );
     }
@@ -409,24 +676,39 @@ fn verify_pairs(
     Ok(recount.len())
 }
 
-/// Every colliding pair, as [`pair_key`]s into `pairs`: on the calling thread, or on `pool`
-/// with a list per thread, the lists joined afterwards.
-fn collect_pairs<I: Structure<f32, u32>>(
+/// Every colliding pair into `found`, replacing what it held: on the calling thread, or on
+/// `pool` with findings per thread, joined afterwards (the threads that found pairs noted in
+/// `seen`).
+fn find_pairs<I: Structure<f32, Body>>(
     index: &I,
     pool: Option<&rayon::ThreadPool>,
-    pairs: &mut Vec<u64>,
+    seen: Option<&ThreadsSeen>,
+    found: &mut Found,
 ) {
-    pairs.clear();
-    let key = |a: Item<'_, f32, u32>, b: Item<'_, f32, u32>| pair_key(*a.value, *b.value);
-    match pool {
-        Some(pool) => pool.install(|| index.pairs_parallel(key, pairs)),
-        None => {
-            let _ = index.for_each_pair(|a, b| {
-                pairs.push(key(a, b));
-                ControlFlow::Continue(())
-            });
-        }
-    }
+    found.keys.clear();
+    found.bodies.clear();
+    let visit = |found: &mut Found, a: Item<'_, f32, Body>, b: Item<'_, f32, Body>| {
+        found.keys.push(pair_key(a.value.id, b.value.id));
+        found
+            .bodies
+            .extend([(a.handle, *a.value), (b.handle, *b.value)]);
+    };
+    let first = core::mem::take(found);
+    *found = match (pool, seen) {
+        (Some(pool), Some(seen)) => pool.install(|| {
+            index.fold_pairs(
+                true,
+                first,
+                || {
+                    seen.mark();
+                    Found::default()
+                },
+                visit,
+                Found::join,
+            )
+        }),
+        _ => index.fold_pairs(false, first, Found::default, visit, Found::join),
+    };
 }
 
 /// A colliding pair of agents as one sortable number: the smaller index in the high half.
@@ -443,17 +725,17 @@ fn pair_of(key: u64) -> (usize, usize) {
 /// normal), each agent moves away from the other by half the overlap, and an agent moving
 /// towards the other has its velocity reflected. Pairs that earlier resolutions already
 /// separated are skipped.
-fn resolve(agents: &mut Agents<f32>, pairs: &[u64]) {
+fn resolve(agents: &mut [Agent<f32>], pairs: &[u64]) {
     for &key in pairs {
         let (i, j) = pair_of(key);
-        let (a, b) = (agents.aabb(i), agents.aabb(j));
+        let (a, b) = (agents[i].aabb(), agents[j].aabb());
         let overlap_x = a.max.x.min(b.max.x) - a.min.x.max(b.min.x);
         let overlap_y = a.max.y.min(b.max.y) - a.min.y.max(b.min.y);
         if !(overlap_x > 0.0 && overlap_y > 0.0) {
             continue;
         }
-        let (pi, pj) = (agents.positions[i], agents.positions[j]);
-        let (mut vi, mut vj) = (agents.velocities[i], agents.velocities[j]);
+        let (pi, pj) = (agents[i].position, agents[j].position);
+        let (mut vi, mut vj) = (agents[i].velocity, agents[j].velocity);
         let (mut qi, mut qj) = (pi, pj);
         if overlap_x < overlap_y {
             separate(
@@ -470,10 +752,8 @@ fn resolve(agents: &mut Agents<f32>, pairs: &[u64]) {
                 overlap_y,
             );
         }
-        agents.positions[i] = qi;
-        agents.positions[j] = qj;
-        agents.velocities[i] = vi;
-        agents.velocities[j] = vj;
+        (agents[i].position, agents[i].velocity) = (qi, vi);
+        (agents[j].position, agents[j].velocity) = (qj, vj);
     }
 }
 
@@ -491,12 +771,13 @@ fn separate(i: (&mut f32, &mut f32), j: (&mut f32, &mut f32), delta: f32, overla
     }
 }
 
-/// A hash of every agent's position and velocity (FNV-1a over their bits).
-fn checksum(agents: &Agents<f32>) -> u64 {
+/// A hash of every agent's position, then every agent's velocity, in agent order (FNV-1a
+/// over their bits).
+fn checksum(agents: &[Agent<f32>]) -> u64 {
     let words = agents
-        .positions
         .iter()
-        .chain(&agents.velocities)
+        .map(|a| a.position)
+        .chain(agents.iter().map(|a| a.velocity))
         .flat_map(|p| [p.x.to_bits(), p.y.to_bits()]);
     words.fold(0xCBF2_9CE4_8422_2325, |hash, word| {
         (hash ^ u64::from(word)).wrapping_mul(0x0100_0000_01B3)
@@ -504,36 +785,38 @@ fn checksum(agents: &Agents<f32>) -> u64 {
 }
 
 impl Report {
-    fn print(&self, agents: usize, frames: usize) {
+    fn print(&self, agents: usize, frames: usize, threads: u32) {
         println!("index: {}, built in {:.1} ms", self.index, self.build_ms);
         println!();
         println!(
-            "{:<16}{:>12}{:>12}{:>12}",
-            "per frame", "median", "p95", "max"
+            "{:<20}{:>12}{:>12}{:>12}{:>9}",
+            "per frame", "median", "p95", "max", "threads"
         );
-        for (name, series) in [
-            (
-                if self.per_handle {
-                    "move + update"
-                } else {
-                    "move, update_all"
-                },
-                &self.update,
-            ),
-            ("find pairs", &self.pairs),
-            ("sort + resolve", &self.resolve),
-            ("maintain", &self.maintain),
-            ("whole frame", &self.frame),
+        let (moved, paired) = self.threads;
+        let moves = match self.moves {
+            Moves::PerHandle => "move + update",
+            Moves::UpdateAll => "move, update_all",
+            Moves::ParUpdateAll => "move, par_update_all",
+        };
+        for (name, series, threads) in [
+            (moves, &self.update, moved.to_string()),
+            ("find pairs", &self.pairs, paired.to_string()),
+            ("sort + resolve", &self.resolve, "1".to_owned()),
+            ("maintain", &self.maintain, "1".to_owned()),
+            ("whole frame", &self.frame, String::new()),
         ] {
             let s = series.summary();
             println!(
-                "{name:<16}{:>9.3} ms{:>9.3} ms{:>9.3} ms",
+                "{name:<20}{:>9.3} ms{:>9.3} ms{:>9.3} ms{threads:>9}",
                 s.median, s.p95, s.max
             );
         }
         let p = self.pair_counts.summary();
-        println!("{:<16}{:>12}{:>12}{:>12}", "pairs", p.median, p.p95, p.max);
+        println!("{:<20}{:>12}{:>12}{:>12}", "pairs", p.median, p.p95, p.max);
         println!();
+        if threads > 1 {
+            println!("{:<16}{}", "threads", self.threads_used(threads, moves));
+        }
         println!(
             "{:<16}{:.1} bytes per agent ({:.1} MiB)",
             "index memory",
@@ -544,7 +827,7 @@ impl Report {
             Some(peak) => println!("{:<16}{:.1} MiB", "peak resident", mib(peak)),
             None => println!("{:<16}n/a", "peak resident"),
         }
-        println!("{:<16}{}", "memory steady", self.steadiness(frames));
+        println!("{:<16}{}", "memory", self.steadiness(frames));
         if self.verified.0 > 0 {
             println!(
                 "{:<16}{} checked against a brute-force recount ({} of sampled agents), len() \
@@ -566,41 +849,81 @@ impl Report {
         }
     }
 
-    /// Whether memory stopped growing after warm-up: the index's `memory_bytes()` is unchanged
-    /// over the second half of the frames, and the process's resident memory never exceeds
-    /// over it the peak it reached in the first half.
+    /// What `--threads` (above 1) did: which phases ran on how many threads (counted as the
+    /// run went: the threads that did some of the phase's work), or that the structure has
+    /// no parallel pass to give them.
+    fn threads_used(&self, threads: u32, moves: &str) -> String {
+        if !self.parallel {
+            let name = self.index.split_whitespace().next().unwrap_or_default();
+            return format!(
+                "--threads {threads} unused: {name} has no parallel pair pass or \
+                 par_update_all, so every phase ran on 1 thread"
+            );
+        }
+        let on = |n: usize| count(n as u64, "thread", "threads");
+        format!(
+            "--threads {threads}: {moves} on {}, find pairs on {}; sort + resolve and maintain \
+             on 1",
+            on(self.threads.0),
+            on(self.threads.1)
+        )
+    }
+
+    /// Whether memory settled after warm-up: the index's `memory_bytes()` stopped changing
+    /// in the first half of the frames, and the process's resident memory never exceeded
+    /// over the second half the peak it reached in the first.
     fn steadiness(&self, frames: usize) -> String {
         let warm = frames / 2;
         if warm == 0 {
             return "n/a (fewer than 2 frames)".to_owned();
         }
-        let index = self.index_changed.frame;
-        let mut verdict = index <= warm;
-        let mut detail = match index {
-            0 => "index memory never changed".to_owned(),
-            f => format!("index memory last changed at frame {f}"),
+        let index_mib = mib(self.index_bytes as u64);
+        let last = self.index_changed.frame;
+        let mut settled = last <= warm;
+        let index = match last {
+            0 => format!("index {index_mib:.1} MiB from the build on"),
+            f if f <= warm => format!("index {index_mib:.1} MiB since frame {f}"),
+            f => format!(
+                "index changed after warm-up: {:.1} MiB at frame {warm}, {index_mib:.1} MiB \
+                 from frame {f} on ({} after frame {warm}, none over the last {})",
+                mib(self.index_warm_bytes as u64),
+                count(self.index_changes_after_warm as u64, "change", "changes"),
+                count((frames - f) as u64, "frame", "frames")
+            ),
         };
-        match &self.resident {
-            Some(Halves {
-                first_peak,
-                second: Some((lo, hi)),
-                ..
-            }) => {
-                verdict &= self.resident.is_some_and(|r| r.flat());
-                detail += &format!(
-                    ", resident memory {:.1}-{:.1} MiB after warm-up (peak {:.1} MiB before)",
+        let resident = match &self.resident {
+            Some(
+                halves @ Halves {
+                    first_peak,
+                    second: Some((lo, hi)),
+                    ..
+                },
+            ) => {
+                let span = format!(
+                    "{:.1}-{:.1} MiB over frames {}-{frames}",
                     mib(*lo),
                     mib(*hi),
-                    mib(*first_peak)
+                    warm + 1
                 );
+                if halves.flat() {
+                    format!(
+                        "resident memory stopped growing: {span}, no higher than its \
+                         warm-up peak ({:.1} MiB)",
+                        mib(*first_peak)
+                    )
+                } else {
+                    settled = false;
+                    format!(
+                        "resident memory grew after warm-up: {span}, {} KiB above its warm-up \
+                         peak ({:.1} MiB)",
+                        hi.saturating_sub(*first_peak) / 1024,
+                        mib(*first_peak)
+                    )
+                }
             }
-            _ => detail += ", resident memory n/a",
-        }
-        let answer = if verdict { "yes" } else { "no" };
-        format!(
-            "{answer}: {detail} (steady = index memory unchanged and resident memory no higher \
-             than its warm-up peak over frames {}-{frames})",
-            warm + 1
-        )
+            _ => "resident memory n/a".to_owned(),
+        };
+        let verdict = if settled { "settled" } else { "not settled" };
+        format!("{verdict}: {index}; {resident}")
     }
 }

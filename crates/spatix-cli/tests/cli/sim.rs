@@ -33,33 +33,48 @@ fn state(table: &str) -> String {
         .to_owned()
 }
 
+/// The cells of a row of per-frame times: (median, p95, max in ms, threads column).
+fn times(table: &str, name: &str) -> ([f64; 3], Option<usize>) {
+    let cells: Vec<&str> = row(table, name).split_whitespace().collect();
+    assert!(
+        (6..=7).contains(&cells.len()) && cells[1] == "ms" && cells[3] == "ms" && cells[5] == "ms",
+        "{name}: median, p95, max in ms, then threads\n{table}"
+    );
+    let values = [0, 2, 4].map(|i| cells[i].parse().unwrap());
+    let threads = cells.get(6).map(|c| c.parse().unwrap());
+    (values, threads)
+}
+
+/// The default of an option in `spatix sim --help`.
+fn help_default(option: &str) -> String {
+    let output = spatix(&["sim", "--help"]);
+    assert_success(&output);
+    let text = stdout(&output);
+    let rest = &text[text.find(&format!("--{option} <")).expect("the option")..];
+    let rest = &rest[..rest[2..].find("\n  -").map_or(rest.len(), |e| e + 2)];
+    let start = rest.find("[default: ").expect("a default") + "[default: ".len();
+    rest[start..start + rest[start..].find(']').expect("]")].to_owned()
+}
+
 #[test]
 fn the_table_has_every_row() {
     let table = sim(&[]);
     assert!(table.starts_with("spatix sim: 400 agents (uniform layout, uniform sizes, seed 1)"));
-    assert!(
-        table.contains("index: grid ("),
-        "the grid is the default\n{table}"
-    );
+    assert!(table.contains(", 1 thread\n"), "{table}");
     for name in [
         "move, update_all",
         "find pairs",
         "sort + resolve",
         "maintain",
-        "whole frame",
     ] {
-        let cells: Vec<&str> = row(&table, name).split_whitespace().collect();
-        assert_eq!(cells.len(), 6, "{name}: median, p95, max in ms\n{table}");
-        let values: Vec<f64> = cells
-            .iter()
-            .step_by(2)
-            .map(|c| c.parse().unwrap())
-            .collect();
+        let (values, threads) = times(&table, name);
         assert!(
             values[0] <= values[1] && values[1] <= values[2],
             "{name}: {values:?}"
         );
+        assert_eq!(threads, Some(1), "{name} on the one thread\n{table}");
     }
+    assert_eq!(times(&table, "whole frame").1, None, "{table}");
     let pairs: Vec<f64> = row(&table, "pairs")
         .split_whitespace()
         .map(|c| c.parse().unwrap())
@@ -67,13 +82,118 @@ fn the_table_has_every_row() {
     assert!(pairs.len() == 3 && pairs[0] > 0.0, "{table}");
     assert!(row(&table, "index memory").ends_with("MiB)"), "{table}");
     assert!(row(&table, "peak resident").ends_with("MiB"), "{table}");
-    let steady = row(&table, "memory steady");
     assert!(
-        steady.starts_with("yes: ") || steady.starts_with("no: "),
-        "{table}"
+        !table.contains("\nthreads "),
+        "no threads line at 1 thread\n{table}"
     );
-    assert!(steady.contains("warm-up peak over frames 16-30"), "{table}");
-    assert!(steady.contains("index memory"), "{table}");
+}
+
+#[test]
+fn the_default_structure_is_the_one_help_and_readme_name() {
+    let default = help_default("index");
+    let table = sim(&[]);
+    assert!(
+        table.contains(&format!("index: {default} (")),
+        "help's default {default:?} runs\n{table}"
+    );
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README.md");
+    let block = &readme[readme.find("<!-- sim:begin -->").expect("the sim block")..];
+    let block = &block[..block.find("<!-- sim:end -->").expect("its end")];
+    assert!(
+        block.contains(&format!("\nindex: {default} (")),
+        "README's sim block shows the default {default:?}\n{block}"
+    );
+    let usage = &readme[readme.find("`spatix sim` takes").expect("the sim options")..];
+    assert!(
+        usage[..usage.find("--frames").expect("--frames")]
+            .contains(&format!("`{default}`, the default")),
+        "README names {default:?} the default"
+    );
+}
+
+#[test]
+fn memory_settles_in_words_that_say_so() {
+    let table = sim(&[]);
+    let memory = row(&table, "memory");
+    let (verdict, detail) = memory.split_once(": ").expect("a verdict");
+    assert!(["settled", "not settled"].contains(&verdict), "{memory}");
+    assert!(detail.contains("over frames 16-30"), "{memory}");
+    let index = detail.split(';').next().unwrap();
+    assert!(
+        index.contains(" from the build on")
+            || index.contains(" since frame ")
+            || index.contains("changed after warm-up: "),
+        "{memory}"
+    );
+    assert_eq!(
+        verdict == "settled",
+        !index.contains("changed after warm-up") && !detail.contains("grew"),
+        "{memory}"
+    );
+    assert!(!memory.contains("steady"), "{memory}");
+}
+
+#[test]
+fn threads_are_reported_per_phase_as_they_ran() {
+    let mut parallel_moves = Vec::new();
+    for kind in index_kinds() {
+        let full = [
+            "sim",
+            "--agents",
+            "20000",
+            "--frames",
+            "6",
+            "--threads",
+            "2",
+            "--index",
+            &kind,
+        ];
+        let output = spatix(&full);
+        assert_success(&output);
+        let table = stdout(&output);
+        assert!(table.contains(", up to 2 threads\n"), "{table}");
+        let line = row(&table, "threads");
+        let moves = ["move, par_update_all", "move, update_all"]
+            .into_iter()
+            .find(|name| table.contains(&format!("\n{name} ")))
+            .expect("a moves row");
+        let moved = times(&table, moves).1.unwrap();
+        let paired = times(&table, "find pairs").1.unwrap();
+        assert_eq!(times(&table, "sort + resolve").1, Some(1), "{table}");
+        assert_eq!(times(&table, "maintain").1, Some(1), "{table}");
+        if line.contains("unused") {
+            assert!(line.contains(&format!("{kind} has no parallel")), "{line}");
+            assert_eq!(
+                (moves, moved, paired),
+                ("move, update_all", 1, 1),
+                "{table}"
+            );
+        } else {
+            let on = |n: usize| format!("on {n} thread{}", if n == 1 { "" } else { "s" });
+            assert!(
+                line.contains(&format!("{moves} {}", on(moved)))
+                    && line.contains(&format!("find pairs {}", on(paired))),
+                "the line says what the column does\n{table}"
+            );
+            assert_eq!(moves, "move, par_update_all", "{table}");
+            assert_eq!(
+                paired, 2,
+                "{kind}: a parallel pair pass on both threads\n{table}"
+            );
+            if moved == 2 {
+                parallel_moves.push(kind.clone());
+            }
+        }
+    }
+    assert!(
+        parallel_moves.contains(&help_default("index")),
+        "the default moves its agents on the threads too: {parallel_moves:?}"
+    );
+    for kind in ["brute-force", "layered"] {
+        let table = sim(&["--index", kind, "--threads", "2"]);
+        assert!(row(&table, "threads").contains("unused"), "{table}");
+    }
 }
 
 #[test]
@@ -91,9 +211,9 @@ fn every_index_and_thread_count_runs_the_same_simulation() {
                 let table = sim(&args);
                 assert!(table.contains(&format!("index: {kind}")), "{table}");
                 let label = if moves.is_some() {
-                    "move + update"
+                    "move + update "
                 } else {
-                    "move, update_all"
+                    "update_all "
                 };
                 assert!(table.contains(label), "{table}");
                 states.insert(format!("{kind} x{threads} {moves:?}"), state(&table));
@@ -162,7 +282,7 @@ fn a_png_shows_the_last_frame_and_the_structure() {
             "--size",
             "160x120",
         ]);
-        assert!(row(&table, "picture").contains("(last frame)"), "{table}");
+        assert!(row(&table, "picture").contains("(last frame"), "{table}");
         let (width, height, pixels) = decode_png(&file);
         assert_eq!((width, height), (160, 120));
         assert!(foreground(&pixels) > 200, "{kind}: agents drawn");
@@ -184,7 +304,7 @@ fn a_gif_animates_every_kth_frame() {
     let file = dir.path("run.gif");
     let path = file.to_str().unwrap();
     let table = sim(&["--render", path, "--render-every", "10", "--size", "100x80"]);
-    assert!(row(&table, "picture").contains("(3 frames)"), "{table}");
+    assert!(row(&table, "picture").contains("(3 frames"), "{table}");
     let mut options = gif::DecodeOptions::new();
     options.set_color_output(gif::ColorOutput::RGBA);
     let mut decoder = options
@@ -245,4 +365,119 @@ fn verify_every_checks_each_index_against_a_recount() {
         assert!(checked > 0, "{kind}: the check compared no pairs");
     }
     assert!(!sim(&[]).contains("verified"), "no check unless asked");
+}
+
+/// The colour of a pixel.
+type Rgba = [u8; 4];
+
+/// The picture of frame 1 of the default run (100,000 agents, default size) on `kind`.
+fn default_picture(dir: &Scratch, kind: &str) -> (String, u32, u32, Vec<Rgba>) {
+    let file = dir.path(&format!("{kind}.png"));
+    let output = spatix(&[
+        "sim",
+        "--frames",
+        "1",
+        "--index",
+        kind,
+        "--render",
+        file.to_str().unwrap(),
+    ]);
+    assert_success(&output);
+    let (width, height, pixels) = decode_png(&file);
+    let pixels = pixels
+        .chunks_exact(4)
+        .map(|px| [px[0], px[1], px[2], px[3]])
+        .collect();
+    (stdout(&output), width, height, pixels)
+}
+
+/// Squared distance between two colours.
+fn distance(a: Rgba, b: Rgba) -> u32 {
+    (0..3).map(|i| u32::from(a[i].abs_diff(b[i])).pow(2)).sum()
+}
+
+#[test]
+fn the_default_runs_picture_shows_agents_a_person_can_see() {
+    let dir = Scratch::new("readable");
+    // The point grid draws no structure: agents only.
+    let (table, width, height, agents) = default_picture(&dir, "point-grid");
+    assert!(
+        row(&table, "picture").contains("the middle "),
+        "the picture says it shows part of the world\n{table}"
+    );
+    let mut counts: HashMap<Rgba, usize> = HashMap::new();
+    for &px in &agents {
+        *counts.entry(px).or_default() += 1;
+    }
+    let background = *counts.iter().max_by_key(|(_, n)| **n).unwrap().0;
+    let foreground = agents.len() - counts[&background];
+    let colours: Vec<Rgba> = counts
+        .iter()
+        .filter(|(c, n)| **c != background && **n * 50 > foreground)
+        .map(|(c, _)| *c)
+        .collect();
+    assert_eq!(
+        colours.len(),
+        2,
+        "agents and colliding agents, each a visible share: {counts:?}"
+    );
+    let (w, h) = (width as usize, height as usize);
+    let drawn = |x: usize, y: usize| agents[y * w + x] != background;
+    // Every agent at least 2 x 2 pixels: each drawn pixel inside the image lies in a drawn
+    // 2 x 2 block.
+    for y in 1..h - 1 {
+        for x in 1..w - 1 {
+            if drawn(x, y) {
+                let in_block = [(0, 0), (0, 1), (1, 0), (1, 1)].iter().any(|&(dx, dy)| {
+                    [(0, 0), (1, 0), (0, 1), (1, 1)]
+                        .iter()
+                        .all(|&(ex, ey)| drawn(x + ex - dx, y + ey - dy))
+                });
+                assert!(in_block, "a pixel-thin agent at ({x}, {y})");
+            }
+        }
+    }
+    // A typical agent is several pixels across: the median run of drawn pixels in a row.
+    let mut runs = Vec::new();
+    for y in 0..h {
+        let mut run = 0;
+        for x in 0..=w {
+            if x < w && drawn(x, y) {
+                run += 1;
+            } else if run > 0 {
+                runs.push(run);
+                run = 0;
+            }
+        }
+    }
+    runs.sort_unstable();
+    assert!(
+        runs[runs.len() / 2] >= 3,
+        "median run {}",
+        runs[runs.len() / 2]
+    );
+
+    // The grid's cells, drawn under the agents, faintly, and over a small part of the image.
+    let (_, _, _, grid) = default_picture(&dir, "grid");
+    let lines: Vec<Rgba> = grid
+        .iter()
+        .zip(&agents)
+        .filter(|(g, a)| g != a)
+        .map(|(g, _)| *g)
+        .collect();
+    assert!(!lines.is_empty(), "the grid draws its cells");
+    assert!(
+        lines.len() * 10 < grid.len(),
+        "{} of {} pixels are cell outlines",
+        lines.len(),
+        grid.len()
+    );
+    for line in lines {
+        assert!(
+            colours
+                .iter()
+                .all(|&c| distance(line, background) < distance(c, background)),
+            "outline colour {line:?} fainter than the agents' {colours:?}"
+        );
+    }
 }
