@@ -12,7 +12,7 @@ use crate::{Aabb, Error, Handle, Item, Scalar, SpatialIndex};
 
 /// How many parts per thread a pair pass is cut into: parts differ in work (a crowded band,
 /// a deep subtree), and rayon balances them only if there are several per thread.
-pub(crate) const PARTS_PER_THREAD: usize = 8;
+const PARTS_PER_THREAD: usize = 8;
 
 /// How many parts a pass on rayon's current pool is cut into.
 fn target() -> usize {

@@ -41,6 +41,11 @@ impl<S: Copy, T> Copy for Item<'_, S, T> {}
 #[cfg(feature = "rayon")]
 const MIN_UPDATE_CHUNK: usize = 1024;
 
+/// [`Slots::par_update`]: chunks per thread, so that rayon can balance chunks whose
+/// elements cost `f` unequal work.
+#[cfg(feature = "rayon")]
+const UPDATE_CHUNKS_PER_THREAD: usize = 8;
+
 /// The elements [`Slots::par_update`] left for the structure to move with its serial update,
 /// in slot order, and the first refusal.
 #[cfg(feature = "rayon")]
@@ -332,7 +337,7 @@ impl<S: Scalar, T> Slots<S, T> {
         use rayon::prelude::*;
         let n = self.boxes.len();
         let chunk = n
-            .div_ceil(rayon::current_num_threads() * crate::par::PARTS_PER_THREAD)
+            .div_ceil(rayon::current_num_threads() * UPDATE_CHUNKS_PER_THREAD)
             .max(MIN_UPDATE_CHUNK);
         let chunks = n.div_ceil(chunk);
         let mut lists = core::mem::take(&mut self.moved);
