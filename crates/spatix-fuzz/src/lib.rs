@@ -70,6 +70,10 @@ pub const TARGETS: &[&str] = &[
     "kdtree-f32",
     "kdtree-f64-bucket-2-cycle",
     "sweep-f32-parallel",
+    "grid-f32-parallel",
+    "loose-grid-f64-parallel",
+    "hierarchical-f64-parallel",
+    "points-f32-parallel",
 ];
 
 /// The environment variable that pins [`run`] to one target: set it to a name from
@@ -270,12 +274,37 @@ fn run_target(target: usize, ops: &[u8]) {
             };
             KdTree::with_config(data.iter().map(|&(b, id)| (b.min, id)), config)
         }),
-        // Frames on rayon's threads (op 6 by `par_update_all`), bands thinner than the
-        // elements so that many change band.
-        _ => dynamic::drive(
+        // Frames on rayon's threads (op 6 by `par_update_all`), bands or cells small beside
+        // the elements so that many change band or cell (re-filed after the parallel pass).
+        22 => dynamic::drive(
             SweepGrid::new(w32, 2.0).expect("valid sweep grid"),
             ops,
             Options::frame(|grid, moved| grid.par_update_all(|h, _, old| moved(h, old))),
         ),
+        23 => dynamic::drive(
+            UniformGrid::new(w32, 2.0).expect("valid grid"),
+            ops,
+            Options::frame(|grid, moved| grid.par_update_all(|h, _, old| moved(h, old))),
+        ),
+        24 => dynamic::drive(
+            LooseGrid::new(w64, 2.0).expect("valid grid"),
+            ops,
+            Options::frame(|grid, moved| grid.par_update_all(|h, _, old| moved(h, old))),
+        ),
+        25 => dynamic::drive(
+            HierarchicalGrid::with_factor(w64, 0.5, 2).expect("valid hierarchy"),
+            ops,
+            Options::frame(|grid, moved| grid.par_update_all(|h, _, old| moved(h, old))),
+        ),
+        _ => {
+            let grid = PointGrid::new(w32, POINT_BOUND as f32).expect("valid point grid");
+            let options = Options {
+                frame: Some(|grid: &mut PointGrid<f32, u64>, moved| {
+                    grid.par_update_all(|h, _, old| moved(h, old))
+                }),
+                ..Options::bounded(POINT_BOUND)
+            };
+            dynamic::drive(grid, ops, options)
+        }
     }
 }
