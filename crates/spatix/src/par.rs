@@ -8,7 +8,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use crate::{Aabb, Error, Handle, Item, Scalar, SpatialIndex};
+use crate::{Aabb, Error, Handle, Item, Scalar, SpatialIndex, SpatialQuery};
 
 /// How many parts per thread a pair pass is cut into: parts differ in work (a crowded band,
 /// a deep subtree), and rayon balances them only if there are several per thread.
@@ -22,7 +22,7 @@ fn target() -> usize {
 /// How a structure's pair pass splits into independent parts: the one thing the parallel
 /// layer needs of a structure, implemented in each structure's `pairs.rs`. [`ParallelPairs`]
 /// is written once, for every structure that implements this.
-pub(crate) trait PairParts<S: Scalar, T>: SpatialIndex<S, T> {
+pub(crate) trait PairParts<S: Scalar, T>: SpatialQuery<S, T> {
     /// One part of the pass (a run of rows or bands, a subtree, ...). `'static` so that a
     /// [`PairBuffers`] can keep a list of them from one pass to the next.
     type Part: Send + Sync + 'static;
@@ -41,6 +41,7 @@ pub(crate) trait PairParts<S: Scalar, T>: SpatialIndex<S, T> {
     /// unless the structure walks its storage in parallel parts.
     fn update_in_parts<F>(&mut self, f: F) -> Result<(), Error>
     where
+        Self: SpatialIndex<S, T>,
         F: Fn(Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
         T: Send,
     {
@@ -223,9 +224,10 @@ impl fmt::Debug for PairBuffers {
 /// [`UniformGrid`](crate::UniformGrid), [`LooseGrid`](crate::LooseGrid),
 /// [`PointGrid`](crate::PointGrid), [`HierarchicalGrid`](crate::HierarchicalGrid),
 /// [`Quadtree`](crate::Quadtree), [`LooseQuadtree`](crate::LooseQuadtree),
-/// [`MxCifQuadtree`](crate::MxCifQuadtree) and [`SweepGrid`](crate::SweepGrid). The crate
-/// implements it once for all of them, from how each cuts its pass into parts, so it cannot
-/// be implemented outside.
+/// [`MxCifQuadtree`](crate::MxCifQuadtree), [`SweepGrid`](crate::SweepGrid) and the static
+/// [`PackedIndex`](crate::PackedIndex) (its pair forms only: [`par_update_all`](Self::par_update_all)
+/// is for dynamic structures). The crate implements it once for all of them, from how each
+/// cuts its pass into parts, so it cannot be implemented outside.
 ///
 /// ```
 /// use spatix::*;
@@ -238,6 +240,7 @@ impl fmt::Debug for PairBuffers {
 /// parallel::<LooseQuadtree<f32, u32>>();
 /// parallel::<MxCifQuadtree<f32, u32>>();
 /// parallel::<SweepGrid<f32, u32>>();
+/// parallel::<PackedIndex<f32, u32>>();
 /// ```
 ///
 /// The pass is cut into about eight parts per thread (runs of rows or bands, subtrees), which
@@ -276,7 +279,7 @@ impl fmt::Debug for PairBuffers {
 /// assert_eq!(pairs.into_inner(), 90); // each box touches its right-hand neighbour
 /// # Ok::<(), spatix::Error>(())
 /// ```
-pub trait ParallelPairs<S: Scalar, T: Sync>: SpatialIndex<S, T> + Sync {
+pub trait ParallelPairs<S: Scalar, T: Sync>: SpatialQuery<S, T> + Sync {
     /// [`SpatialQuery::for_each_pair`](crate::SpatialQuery::for_each_pair) on all threads:
     /// the pass is cut into about eight parts per thread (runs of rows or bands, subtrees),
     /// which rayon runs in parallel. Returns `Break` if a visitor broke (other threads stop
@@ -385,16 +388,22 @@ pub trait ParallelPairs<S: Scalar, T: Sync>: SpatialIndex<S, T> + Sync {
     /// ```
     fn par_collect_pairs(&self, buffers: &mut PairBuffers);
 
-    /// [`SpatialIndex::update_all`] on all threads: `f` is called once for every element,
-    /// with the same arguments and the same handling of refused boxes, but from several
-    /// threads at once, each walking its own part of the storage in order (so the order
-    /// across parts is unspecified). [`SweepGrid`](crate::SweepGrid) splits its bands into
-    /// runs walked in parallel; the other structures run [`SpatialIndex::update_all`] on the
-    /// calling thread.
+    /// [`SpatialIndex::update_all`] on all threads (dynamic structures only): `f` is called
+    /// once for every element, with the same arguments and the same handling of refused
+    /// boxes, but from several threads at once, each walking its own part of the storage in
+    /// order (so the order across parts is unspecified). [`SweepGrid`](crate::SweepGrid)
+    /// splits its bands into runs walked in parallel; the four grids
+    /// ([`UniformGrid`](crate::UniformGrid), [`LooseGrid`](crate::LooseGrid),
+    /// [`PointGrid`](crate::PointGrid), [`HierarchicalGrid`](crate::HierarchicalGrid)) walk
+    /// chunks of their slot tables in parallel, move in place every element that stays in
+    /// its cells, then re-file the others on the calling thread, leaving exactly the state
+    /// [`SpatialIndex::update_all`] leaves; the quadtrees run [`SpatialIndex::update_all`]
+    /// on the calling thread.
     ///
     /// # Errors
-    /// As [`SpatialIndex::update_all`]: the error of a refusal (which refusal, when several
-    /// threads met one, is unspecified).
+    /// As [`SpatialIndex::update_all`]: the error of a refusal (on the grids the first in
+    /// slot order, as `update_all`'s; on the sweep grid, which refusal when several threads
+    /// met one is unspecified).
     ///
     /// # Example
     /// ```
@@ -417,6 +426,7 @@ pub trait ParallelPairs<S: Scalar, T: Sync>: SpatialIndex<S, T> + Sync {
     /// ```
     fn par_update_all<F>(&mut self, f: F) -> Result<(), Error>
     where
+        Self: SpatialIndex<S, T>,
         F: Fn(Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
         T: Send;
 }
@@ -491,6 +501,7 @@ impl<S: Scalar, T: Sync, I: PairParts<S, T> + Sync> ParallelPairs<S, T> for I {
 
     fn par_update_all<F>(&mut self, f: F) -> Result<(), Error>
     where
+        Self: SpatialIndex<S, T>,
         F: Fn(Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
         T: Send,
     {

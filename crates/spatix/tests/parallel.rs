@@ -7,8 +7,9 @@ use core::ops::ControlFlow;
 use std::sync::Mutex;
 
 use spatix::{
-    Aabb, Handle, HierarchicalGrid, LooseGrid, LooseQuadtree, MxCifQuadtree, PairBuffers,
-    ParallelPairs, PointGrid, Quadtree, SpatialIndex, SweepGrid, UniformGrid,
+    Aabb, Handle, HierarchicalGrid, LooseGrid, LooseQuadtree, MxCifQuadtree, PackedConfig,
+    PackedIndex, PairBuffers, ParallelPairs, PointGrid, Quadtree, SpatialIndex, SweepGrid,
+    UniformGrid,
 };
 use spatix_workload::{Agents, Layout, Sizes};
 
@@ -71,7 +72,17 @@ fn parallel_pairs<I: ParallelPairs<f64, u32>>(
     forms
 }
 
-fn same_pairs<I: ParallelPairs<f64, u32>>(make: impl Fn(&Agents<f64>) -> I) {
+/// A dynamic structure holding `items`, inserted in order.
+fn inserted<I: SpatialIndex<f64, u32>>(mut index: I, items: &[(Aabb<f64>, u32)]) -> I {
+    for &(b, i) in items {
+        index.insert(b, i).unwrap();
+    }
+    index
+}
+
+/// The parallel forms against the serial pass on agents of several layouts; `build` makes
+/// the structure for the agents' world holding the given elements.
+fn same_pairs<I: ParallelPairs<f64, u32>>(build: impl Fn(&Agents<f64>, &[(Aabb<f64>, u32)]) -> I) {
     // One set of buffers for every layout: later passes reuse what earlier ones left.
     let mut buffers = PairBuffers::new();
     for (layout, sizes) in [
@@ -80,13 +91,11 @@ fn same_pairs<I: ParallelPairs<f64, u32>>(make: impl Fn(&Agents<f64>) -> I) {
         (Layout::OutOfWorld, Sizes::Mixed),
     ] {
         let agents = Agents::<f64>::new(20_000, layout, sizes, 5);
-        let mut index = make(&agents);
-        for (name, pairs) in parallel_pairs(&index, &mut buffers) {
+        for (name, pairs) in parallel_pairs(&build(&agents, &[]), &mut buffers) {
             assert!(pairs.is_empty(), "{layout:?}: {name} on an empty structure");
         }
-        for (i, b) in agents.boxes().enumerate() {
-            index.insert(b, i as u32).unwrap();
-        }
+        let items: Vec<(Aabb<f64>, u32)> = agents.boxes().zip(0..).collect();
+        let index = build(&agents, &items);
         let serial = serial_pairs(&index);
         assert!(
             serial.len() > 1000,
@@ -167,55 +176,85 @@ impl<I: ParallelPairs<f64, u32>> Collect for I {
 
 #[test]
 fn quadtree_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a| Quadtree::for_element_size(a.world, 4.0).unwrap());
+    same_pairs(|a, items| inserted(Quadtree::for_element_size(a.world, 4.0).unwrap(), items));
 }
 
 #[test]
 fn grid_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a| {
+    same_pairs(|a, items| {
         let sample: Vec<Aabb<f64>> = a.boxes().collect();
-        UniformGrid::auto(a.world, &sample).unwrap()
+        inserted(UniformGrid::auto(a.world, &sample).unwrap(), items)
     });
 }
 
 #[test]
 fn point_grid_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a| {
+    same_pairs(|a, items| {
         let sample: Vec<Aabb<f64>> = a.boxes().collect();
-        PointGrid::auto(a.world, &sample).unwrap()
+        inserted(PointGrid::auto(a.world, &sample).unwrap(), items)
     });
 }
 
 #[test]
 fn hierarchical_grid_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a| {
+    same_pairs(|a, items| {
         let sample: Vec<Aabb<f64>> = a.boxes().collect();
-        HierarchicalGrid::auto(a.world, &sample).unwrap()
+        inserted(HierarchicalGrid::auto(a.world, &sample).unwrap(), items)
     });
 }
 
 #[test]
 fn loose_grid_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a| {
+    same_pairs(|a, items| {
         let sample: Vec<Aabb<f64>> = a.boxes().collect();
-        LooseGrid::auto(a.world, &sample).unwrap()
+        inserted(LooseGrid::auto(a.world, &sample).unwrap(), items)
     });
 }
 
 #[test]
 fn mxcif_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a| MxCifQuadtree::for_element_size(a.world, 4.0).unwrap());
+    same_pairs(|a, items| {
+        inserted(
+            MxCifQuadtree::for_element_size(a.world, 4.0).unwrap(),
+            items,
+        )
+    });
 }
 
 #[test]
 fn loose_quadtree_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a| LooseQuadtree::for_element_size(a.world, 4.0).unwrap());
+    same_pairs(|a, items| {
+        inserted(
+            LooseQuadtree::for_element_size(a.world, 4.0).unwrap(),
+            items,
+        )
+    });
 }
 
 #[test]
 fn sweep_grid_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a| {
+    same_pairs(|a, items| {
         let sample: Vec<Aabb<f64>> = a.boxes().collect();
-        SweepGrid::auto(a.world, &sample).unwrap()
+        inserted(SweepGrid::auto(a.world, &sample).unwrap(), items)
     });
+}
+
+/// The packed index's parts unroll its recursion from the root down: with the default
+/// nodes and with nodes of two (a deep tree), on a pool of two threads (a few parts near the
+/// root) and of sixteen (parts many levels down).
+#[test]
+fn packed_index_parallel_pairs_equal_serial_pairs() {
+    for threads in [2, 16] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            same_pairs(|_, items| PackedIndex::build(items.iter().copied()).unwrap());
+            same_pairs(|_, items| {
+                PackedIndex::with_config(items.iter().copied(), PackedConfig { node_size: 2 })
+                    .unwrap()
+            });
+        });
+    }
 }

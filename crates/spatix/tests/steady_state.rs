@@ -138,7 +138,7 @@ fn static_allocations<I: SpatialQuery<f32, u32>>(index: &I, agents: &Agents<f32>
 /// queue a job, and its queue allocates a block now and then. One pool for the whole test:
 /// the threads of a pool dropped during a measurement would allocate as they exit.
 #[cfg(feature = "rayon")]
-fn collect_allocations<I: spatix::ParallelPairs<f32, u32> + Send>(
+fn collect_allocations<I: spatix::ParallelPairs<f32, u32> + SpatialIndex<f32, u32> + Send>(
     pool: &rayon::ThreadPool,
     mut index: I,
     mut agents: Agents<f32>,

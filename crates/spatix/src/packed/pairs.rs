@@ -15,64 +15,111 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         if self.root().is_none() {
             return ControlFlow::Continue(());
         }
-        self.pairs_within(self.depth(), 0, &mut visit)
+        self.pairs_of(Call::Within(self.depth(), 0), &mut visit)
     }
 
-    /// The pairs among the elements beneath node `node` of level `level`: those beneath each
-    /// child, and those across each two children whose boxes intersect (each unordered pair
-    /// of children once, so each pair of elements once). Recursion is as deep as the tree.
-    fn pairs_within<F>(&self, level: u32, node: u32, visit: &mut F) -> ControlFlow<()>
+    /// The pairs a call reports: at level 0 a pair of elements (or nothing, for one element
+    /// alone), above it the pairs of the calls it makes one level down ([`Self::calls`]).
+    /// Recursion is as deep as the tree.
+    fn pairs_of<F>(&self, call: Call, visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        let (first, end) = self.children(level, node);
-        let below = &self.level(level as usize - 1)[first as usize..end as usize];
-        for (i, a) in (first..).zip(below) {
-            let later = &below[(i - first + 1) as usize..];
-            if level > 1 {
-                self.pairs_within(level - 1, i, visit)?;
+        match call {
+            Call::Within(0, _) => ControlFlow::Continue(()),
+            Call::Across(0, i, j) => visit(self.elements.item(i), self.elements.item(j)),
+            _ => self.calls(call, |below| self.pairs_of(below, visit)),
+        }
+    }
+
+    /// The calls one level down that `call` (above level 0) makes, in order:
+    /// - the pairs beneath a node are those beneath each child, and those across each two
+    ///   children whose boxes intersect (each unordered pair of children once, so each pair
+    ///   of elements once);
+    /// - the pairs across two nodes whose boxes intersect are those across each child of the
+    ///   one and child of the other that intersect: only the children of `a` that meet
+    ///   `b`'s box, and those of `b` that meet `a`'s, can be part of a pair.
+    #[inline]
+    fn calls(&self, call: Call, mut make: impl FnMut(Call) -> ControlFlow<()>) -> ControlFlow<()> {
+        match call {
+            Call::Within(level, node) => {
+                let (first, end) = self.children(level, node);
+                let below = &self.level(level as usize - 1)[first as usize..end as usize];
+                for (i, a) in (first..).zip(below) {
+                    make(Call::Within(level - 1, i))?;
+                    let later = &below[(i - first + 1) as usize..];
+                    for j in bits(overlapping(later, a)) {
+                        make(Call::Across(level - 1, i, i + 1 + j))?;
+                    }
+                }
             }
-            for j in bits(overlapping(later, a)) {
-                let j = i + 1 + j;
-                if level == 1 {
-                    visit(self.elements.item(i), self.elements.item(j))?;
-                } else {
-                    self.pairs_across(level - 1, i, j, visit)?;
+            Call::Across(level, a, b) => {
+                let nodes = self.level(level as usize);
+                let (box_a, box_b) = (&nodes[a as usize], &nodes[b as usize]);
+                let kids = self.level(level as usize - 1);
+                let (a0, a1) = self.children(level, a);
+                let (b0, b1) = self.children(level, b);
+                let near_b = overlapping(&kids[a0 as usize..a1 as usize], box_b);
+                let near_a = overlapping(&kids[b0 as usize..b1 as usize], box_a);
+                for i in bits(near_b) {
+                    let i = a0 + i;
+                    let kid = &kids[i as usize];
+                    for j in bits(near_a) {
+                        let j = b0 + j;
+                        if kids[j as usize].intersects(kid) {
+                            make(Call::Across(level - 1, i, j))?;
+                        }
+                    }
                 }
             }
         }
         ControlFlow::Continue(())
     }
+}
 
-    /// The pairs of one element beneath node `a` and one beneath node `b` (distinct nodes of
-    /// level `level` whose boxes intersect). Only the children of `a` that meet `b`'s box,
-    /// and those of `b` that meet `a`'s, can be part of a pair.
-    fn pairs_across<F>(&self, level: u32, a: u32, b: u32, visit: &mut F) -> ControlFlow<()>
+/// One call of the pair recursion (and a part of the parallel pass): the pairs beneath node
+/// `node` of level `level`, or across nodes `a` and `b` of level `level` whose boxes meet. At
+/// level 0 the nodes are elements.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Call {
+    /// The pairs beneath a node: `(level, node)`.
+    Within(u32, u32),
+    /// The pairs across two nodes whose boxes meet: `(level, a, b)`.
+    Across(u32, u32, u32),
+}
+
+/// Parts: the recursion unrolled from the root down, a level at a time, until there are at
+/// least `target` parts or the parts reach the nodes above the elements. Each part is a call
+/// the recursion makes, and together they make every call it makes below them, so every
+/// pair is reported once.
+#[cfg(feature = "rayon")]
+impl<S: Scalar, T> crate::par::PairParts<S, T> for PackedIndex<S, T> {
+    type Part = Call;
+
+    fn pair_parts(&self, target: usize, parts: &mut Vec<Call>) {
+        parts.clear();
+        if self.root().is_none() {
+            return;
+        }
+        let mut level = self.depth();
+        parts.push(Call::Within(level, 0));
+        while parts.len() < target && level > 1 {
+            let old = parts.len();
+            for k in 0..old {
+                let _ = self.calls(parts[k], |below| {
+                    parts.push(below);
+                    ControlFlow::Continue(())
+                });
+            }
+            parts.drain(..old);
+            level -= 1;
+        }
+    }
+
+    fn pairs_of_part<F>(&self, part: &Call, visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        let nodes = self.level(level as usize);
-        let (box_a, box_b) = (&nodes[a as usize], &nodes[b as usize]);
-        let kids = self.level(level as usize - 1);
-        let (a0, a1) = self.children(level, a);
-        let (b0, b1) = self.children(level, b);
-        let near_b = overlapping(&kids[a0 as usize..a1 as usize], box_b);
-        let near_a = overlapping(&kids[b0 as usize..b1 as usize], box_a);
-        for i in bits(near_b) {
-            let i = a0 + i;
-            let kid = &kids[i as usize];
-            for j in bits(near_a) {
-                let j = b0 + j;
-                if !kids[j as usize].intersects(kid) {
-                    continue;
-                }
-                if level == 1 {
-                    visit(self.elements.item(i), self.elements.item(j))?;
-                } else {
-                    self.pairs_across(level - 1, i, j, visit)?;
-                }
-            }
-        }
-        ControlFlow::Continue(())
+        self.pairs_of(*part, visit)
     }
 }

@@ -18,7 +18,9 @@ pub(crate) struct ParallelFrames<I>(pub(crate) I);
 
 forward_query!(impl<S: Scalar, I: SpatialQuery<S, u64>> SpatialQuery<S, u64> for ParallelFrames<I>);
 
-impl<S: Scalar, I: ParallelPairs<S, u64>> SpatialIndex<S, u64> for ParallelFrames<I> {
+impl<S: Scalar, I: ParallelPairs<S, u64> + SpatialIndex<S, u64>> SpatialIndex<S, u64>
+    for ParallelFrames<I>
+{
     forward_index_methods!();
 
     fn insert(&mut self, aabb: Aabb<S>, value: u64) -> Result<Handle, Error> {

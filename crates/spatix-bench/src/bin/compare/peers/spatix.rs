@@ -370,7 +370,10 @@ fn serial_step<I: SpatialIndex<f32, Tracked>>(index: &mut I, arena: &Aabb<f32>) 
 }
 
 /// Steps every agent inside `par_update_all`.
-fn parallel_step<I: ParallelPairs<f32, Tracked>>(index: &mut I, arena: &Aabb<f32>) {
+fn parallel_step<I: ParallelPairs<f32, Tracked> + SpatialIndex<f32, Tracked>>(
+    index: &mut I,
+    arena: &Aabb<f32>,
+) {
     index
         .par_update_all(|_, tracked, _| {
             tracked.agent.step(arena);
@@ -429,7 +432,7 @@ impl<I: SpatialIndex<f32, Tracked>> Stepped<I> {
     }
 }
 
-impl<I: ParallelPairs<f32, Tracked>> Stepped<I> {
+impl<I: ParallelPairs<f32, Tracked> + SpatialIndex<f32, Tracked>> Stepped<I> {
     /// Above one thread, the pair pass and the stepping run on rayon's pool
     /// (`ParallelPairs::par_fold_pairs` and `par_update_all`).
     fn parallel(mut self, threads: usize) -> Self {
