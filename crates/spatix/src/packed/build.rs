@@ -39,10 +39,8 @@ impl Centres {
     #[inline]
     fn add<S: Scalar>(&mut self, aabb: Aabb<S>) -> Result<Aabb<S>, Error> {
         let aabb = aabb.validated()?;
-        let c = half_centre(&aabb);
-        for a in 0..2 {
-            self.lo[a] = self.lo[a].min(c[a]);
-            self.hi[a] = self.hi[a].max(c[a]);
+        for ((lo, hi), c) in self.lo.iter_mut().zip(&mut self.hi).zip(half_centre(&aabb)) {
+            (*lo, *hi) = (lo.min(c), hi.max(c));
         }
         Ok(aabb)
     }
@@ -325,14 +323,11 @@ pub(super) struct Keys {
 impl Keys {
     /// The element indices in ascending key order, ties by index.
     pub(super) fn into_order(self) -> Vec<u32> {
-        let Self {
-            mut keys,
-            mut counts,
-        } = self;
+        let Self { mut keys, counts } = self;
         let n = keys.len();
         let mut scratch = vec![0; n];
         let mut order = vec![0; n];
-        radix_sort(&mut keys, &mut scratch, &mut counts, DIGITS, &mut order);
+        radix_sort(&mut keys, &mut scratch, &counts, DIGITS, &mut order);
         order
     }
 }

@@ -657,8 +657,8 @@ fn pool(threads: usize) -> rayon::ThreadPool {
 }
 
 /// Asserts that `par_with_config` builds what `with_config` builds from `boxes` (element by
-/// element: boxes, values, handles' slots, nodes and levels), or fails the same way, on one
-/// and on two threads.
+/// element in storage order: boxes, values, handles' slots; then the nodes and levels), or
+/// fails the same way, on one and on two threads.
 #[cfg(feature = "rayon")]
 fn par_build_matches<S: Scalar>(boxes: &[Aabb<S>], node_size: u32, what: &str) {
     let config = PackedConfig { node_size };
@@ -680,19 +680,18 @@ fn par_build_matches<S: Scalar>(boxes: &[Aabb<S>], node_size: u32, what: &str) {
         parallel
             .check_invariants()
             .unwrap_or_else(|e| panic!("{context}: {e:?}"));
-        assert_eq!(parallel.len(), serial.len(), "{context}");
-        for (p, (a, b)) in parallel.iter().zip(serial.iter()).enumerate() {
+        // Element by element in storage (curve) order: box, value and handle's slot.
+        let (a, b) = (&parallel.elements, &serial.elements);
+        assert_eq!(a.len(), b.len(), "{context}");
+        for p in 0..a.len() {
             assert_eq!(
-                (a.aabb, a.value, a.handle.slot()),
-                (b.aabb, b.value, b.handle.slot()),
+                (a.boxes[p], a.values[p], a.slots[p]),
+                (b.boxes[p], b.values[p], b.slots[p]),
                 "{context}: position {p}"
             );
         }
-        assert_eq!(
-            parallel.elements.positions, serial.elements.positions,
-            "{context}"
-        );
-        assert_eq!(parallel.nodes, serial.nodes, "{context}");
+        assert!(a.positions == b.positions, "{context}: positions differ");
+        assert!(parallel.nodes == serial.nodes, "{context}: nodes differ");
         assert_eq!(parallel.levels, serial.levels, "{context}");
         let handle = parallel.handle(boxes.len() / 2);
         assert_eq!(
