@@ -35,12 +35,13 @@ mod judge;
 #[cfg(test)]
 mod tests;
 
+use std::ops::ControlFlow;
 use std::sync::OnceLock;
 
 use spatix::{
     Aabb, HierarchicalGrid, KdTree, KdTreeConfig, Layered, LooseGrid, LooseGridConfig,
     LooseQuadtree, MxCifQuadtree, PackedConfig, PackedIndex, ParallelPairs, Point, PointGrid,
-    Quadtree, Scalar, SplitRule, SweepGrid, TreeConfig, UniformGrid,
+    Quadtree, Scalar, SpatialQuery, SplitRule, SweepGrid, TreeConfig, UniformGrid,
 };
 
 use dynamic::Options;
@@ -74,6 +75,7 @@ pub const TARGETS: &[&str] = &[
     "loose-grid-f64-parallel",
     "hierarchical-f64-parallel",
     "points-f32-parallel",
+    "packed-f32-parallel",
 ];
 
 /// The environment variable that pins [`run`] to one target: set it to a name from
@@ -296,7 +298,7 @@ fn run_target(target: usize, ops: &[u8]) {
             ops,
             Options::frame(|grid, moved| grid.par_update_all(|h, _, old| moved(h, old))),
         ),
-        _ => {
+        26 => {
             let grid = PointGrid::new(w32, POINT_BOUND as f32).expect("valid point grid");
             let options = Options {
                 frame: Some(|grid: &mut PointGrid<f32, u64>, moved| {
@@ -306,5 +308,34 @@ fn run_target(target: usize, ops: &[u8]) {
             };
             dynamic::drive(grid, ops, options)
         }
+        // The parallel build, which must also be the serial build element by element: the
+        // same elements in the same (storage) order, as a query of everything visits them,
+        // and the same nodes.
+        _ => built::drive::<f32, _, _>(ops, false, |data| {
+            let index = PackedIndex::par_build(data.iter().copied());
+            if let (Ok(index), Ok(serial)) = (&index, PackedIndex::build(data.iter().copied())) {
+                let layout = |index: &PackedIndex<f32, u64>| {
+                    let everything = Aabb::new(
+                        Point::new(-f32::MAX, -f32::MAX),
+                        Point::new(f32::MAX, f32::MAX),
+                    )
+                    .expect("valid area");
+                    let mut elements = Vec::new();
+                    let _ = index.query(&everything, |item| {
+                        elements.push((item.aabb, *item.value, item.handle.slot()));
+                        ControlFlow::Continue(())
+                    });
+                    let mut nodes = Vec::new();
+                    index.traverse(|aabb, level, below| nodes.push((*aabb, level, below)));
+                    (elements, nodes)
+                };
+                assert_eq!(
+                    layout(index),
+                    layout(&serial),
+                    "par_build differs from build"
+                );
+            }
+            index
+        }),
     }
 }

@@ -48,7 +48,7 @@
 //!   rayon's thread pool (to one shared visitor, folded into state per thread, or into
 //!   reusable `PairBuffers`), and `par_update_all` (the sweep grid's frame update over runs of
 //!   bands); `KdTree::par_build` and the kd-tree's batch queries (`nearest_batch`,
-//!   `within_batch`).
+//!   `within_batch`); `PackedIndex::par_build` (and `par_with_config`).
 #![deny(missing_docs)]
 
 mod brute;

@@ -1,4 +1,9 @@
-//! The bulk build: Hilbert keys, a radix sort, and bottom-up packing.
+//! The bulk build: Hilbert keys, a radix sort, and bottom-up packing, as steps that the
+//! serial build and the parallel one (feature `rayon`) both run, each its own way where it
+//! differs.
+
+#[cfg(feature = "rayon")]
+use rayon::prelude::*;
 
 use super::{PackedConfig, PackedIndex};
 use crate::geom::bulk_range;
@@ -11,6 +16,107 @@ const GRID_MAX: f64 = 65535.0;
 
 /// Most boxes whose centres place the curve (evenly strided through the input).
 const SAMPLE: usize = 4096;
+
+/// Elements per task of the parallel build: validation, keys and the scatter of the sort.
+#[cfg(feature = "rayon")]
+pub(super) const CHUNK: usize = 1 << 15;
+
+/// The range of the centres (at half scale) of some boxes.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Centres {
+    lo: [f64; 2],
+    hi: [f64; 2],
+}
+
+impl Centres {
+    /// The range of no centre.
+    const NONE: Self = Self {
+        lo: [f64::INFINITY; 2],
+        hi: [f64::NEG_INFINITY; 2],
+    };
+
+    /// Validates `aabb` and widens the range to its centre.
+    #[inline]
+    fn add<S: Scalar>(&mut self, aabb: Aabb<S>) -> Result<Aabb<S>, Error> {
+        let aabb = aabb.validated()?;
+        for ((lo, hi), c) in self.lo.iter_mut().zip(&mut self.hi).zip(half_centre(&aabb)) {
+            (*lo, *hi) = (lo.min(c), hi.max(c));
+        }
+        Ok(aabb)
+    }
+
+    /// The range of both ranges' centres.
+    #[cfg(feature = "rayon")]
+    fn merge(self, other: Self) -> Self {
+        let pick = |a: usize| (self.lo[a].min(other.lo[a]), self.hi[a].max(other.hi[a]));
+        let ((x0, x1), (y0, y1)) = (pick(0), pick(1));
+        Self {
+            lo: [x0, y0],
+            hi: [x1, y1],
+        }
+    }
+}
+
+/// The validated input, in input order: the boxes, the values (each taken once, when they
+/// are gathered into curve order) and the range of the centres.
+struct Input<S, T> {
+    boxes: Vec<Aabb<S>>,
+    values: Vec<Option<T>>,
+    centres: Centres,
+}
+
+impl<S: Scalar, T> Input<S, T> {
+    /// Validates and collects the input, stopping at the first invalid box.
+    fn collect(items: impl Iterator<Item = (Aabb<S>, T)>) -> Result<Self, Error> {
+        let (lower, _) = items.size_hint();
+        let mut boxes = Vec::with_capacity(lower);
+        let mut values = Vec::with_capacity(lower);
+        let mut centres = Centres::NONE;
+        for (aabb, value) in items {
+            let aabb = centres.add(aabb)?;
+            if boxes.len() >= NIL as usize {
+                return Err(Error::CapacityExceeded);
+            }
+            boxes.push(aabb);
+            values.push(Some(value));
+        }
+        Ok(Self {
+            boxes,
+            values,
+            centres,
+        })
+    }
+
+    /// Collects the input (one more than the capacity at most), then validates the boxes and
+    /// takes their range in parallel: the same error as [`Input::collect`]'s, since a box
+    /// at or below the capacity is validated before the capacity is checked.
+    #[cfg(feature = "rayon")]
+    fn par_collect(items: impl IntoIterator<Item = (Aabb<S>, T)>) -> Result<Self, Error> {
+        let (boxes, values): (Vec<Aabb<S>>, Vec<Option<T>>) = items
+            .into_iter()
+            .take(NIL as usize + 1)
+            .map(|(aabb, value)| (aabb, Some(value)))
+            .unzip();
+        let centres = boxes
+            .par_chunks(CHUNK)
+            .map(|run| {
+                let mut centres = Centres::NONE;
+                for &aabb in run {
+                    centres.add(aabb)?;
+                }
+                Ok(centres)
+            })
+            .try_reduce(|| Centres::NONE, |a, b| Ok(a.merge(b)))?;
+        if boxes.len() > NIL as usize {
+            return Err(Error::CapacityExceeded);
+        }
+        Ok(Self {
+            boxes,
+            values,
+            centres,
+        })
+    }
+}
 
 /// The Hilbert curve over where the data lies: the grid of 2^16 × 2^16 cells that spans the
 /// bulk of the boxes' centres (per axis, their 0.5% and 99.5% quantiles in a sample, widened
@@ -27,9 +133,10 @@ pub(super) struct Curve {
 }
 
 impl Curve {
-    /// The curve over the bulk of the centres of `boxes`, never beyond `lo..=hi`, the range
-    /// of all of them (so that the curve's grid stays aligned with data on a lattice).
-    fn over_bulk<S: Scalar>(boxes: &[Aabb<S>], mut lo: [f64; 2], mut hi: [f64; 2]) -> Self {
+    /// The curve over the bulk of the centres of `boxes`, never beyond `all`, the range of
+    /// all of them (so that the curve's grid stays aligned with data on a lattice).
+    fn over_bulk<S: Scalar>(boxes: &[Aabb<S>], all: Centres) -> Self {
+        let Centres { mut lo, mut hi } = all;
         if boxes.is_empty() {
             return Self::over([0.0; 2], [0.0; 2]);
         }
@@ -57,21 +164,46 @@ impl Curve {
         }
     }
 
-    /// The keys of all the boxes, ready to sort. They are computed 64 at a time into a
-    /// buffer before being counted and stored: the key arithmetic then runs without the
-    /// histogram's memory updates in between (measured 40% faster at 1M boxes).
+    /// The keys of all the boxes, ready to sort.
     fn keys<S: Scalar>(&self, boxes: &[Aabb<S>]) -> Keys {
-        let mut keys = Keys::with_capacity(boxes.len());
+        let mut keys = vec![0; boxes.len()];
+        let counts = self.keys_into(boxes, 0, &mut keys);
+        Keys { keys, counts }
+    }
+
+    /// The keys of all the boxes, computed in parallel runs of [`CHUNK`] boxes, and the
+    /// histograms of each run.
+    #[cfg(feature = "rayon")]
+    fn par_keys<S: Scalar>(&self, boxes: &[Aabb<S>]) -> (Vec<u64>, Vec<Counts>) {
+        let mut keys = vec![0; boxes.len()];
+        let counts = keys
+            .par_chunks_mut(CHUNK)
+            .zip(boxes.par_chunks(CHUNK))
+            .enumerate()
+            .map(|(c, (out, run))| self.keys_into(run, c * CHUNK, out))
+            .collect();
+        (keys, counts)
+    }
+
+    /// Writes `(key << 32) | index` for each of `boxes` (the first of which is element
+    /// `first`) to `out`, and returns their histograms. The keys are computed 64 at a time
+    /// into a buffer before being counted and stored: the key arithmetic then runs without
+    /// the histogram's memory updates in between (measured 40% faster at 1M boxes).
+    fn keys_into<S: Scalar>(&self, boxes: &[Aabb<S>], first: usize, out: &mut [u64]) -> Counts {
+        let mut counts = Counts::default();
         let mut buffer = [0u32; 64];
-        for run in boxes.chunks(buffer.len()) {
+        let mut index = first as u64;
+        for (run, out) in boxes.chunks(buffer.len()).zip(out.chunks_mut(buffer.len())) {
             for (key, b) in buffer.iter_mut().zip(run) {
                 *key = self.key(b);
             }
-            for &key in &buffer[..run.len()] {
-                keys.push(key);
+            for (&key, slot) in buffer.iter().zip(out) {
+                *slot = u64::from(key) << 32 | index;
+                counts.add(*slot);
+                index += 1;
             }
         }
-        keys
+        counts
     }
 
     /// The key of a box: the Hilbert index of the grid cell of its centre.
@@ -141,86 +273,181 @@ const DIGIT_BITS: usize = 8;
 const DIGITS: usize = 32 / DIGIT_BITS;
 const RADIX: usize = 1 << DIGIT_BITS;
 
-/// Curve keys being collected for a radix sort: `(key << 32) | index` per element, and the
-/// histogram of every digit of the keys, counted as they are pushed (no separate pass).
-pub(super) struct Keys {
-    keys: Vec<u64>,
-    counts: [[u32; RADIX]; DIGITS],
-}
-
 #[inline]
 fn digit(key: u64, d: usize) -> usize {
     (key >> (32 + DIGIT_BITS * d)) as usize & (RADIX - 1)
 }
 
-impl Keys {
-    pub(super) fn with_capacity(n: usize) -> Self {
-        Self {
-            keys: Vec::with_capacity(n),
-            counts: [[0; RADIX]; DIGITS],
-        }
-    }
+/// The histograms of every digit of some keys.
+#[derive(Clone, Debug)]
+pub(super) struct Counts([[u32; RADIX]; DIGITS]);
 
-    /// Adds the key of the next element (whose index is the number pushed so far).
+impl Default for Counts {
+    fn default() -> Self {
+        Self([[0; RADIX]; DIGITS])
+    }
+}
+
+impl Counts {
+    /// Counts the digits of `key`.
     #[inline]
-    pub(super) fn push(&mut self, key: u32) {
-        let key = u64::from(key) << 32 | self.keys.len() as u64;
-        for (d, count) in self.counts.iter_mut().enumerate() {
+    pub(super) fn add(&mut self, key: u64) {
+        for (d, count) in self.0.iter_mut().enumerate() {
             count[digit(key, d)] += 1;
         }
-        self.keys.push(key);
     }
 
-    /// The element indices in ascending key order, ties by index: a least-significant-digit
-    /// radix sort (stable) that skips any digit shared by every key, and whose last pass
-    /// writes the indices alone.
+    /// Whether digit `d` differs between some of the `n` keys counted.
+    fn varies(&self, d: usize, n: usize) -> bool {
+        self.0[d].iter().all(|&c| c as usize != n)
+    }
+
+    /// The first output position of each bucket of digit `d`.
+    fn starts(&self, d: usize) -> [u32; RADIX] {
+        let mut starts = self.0[d];
+        let mut at = 0;
+        for c in starts.iter_mut() {
+            at += core::mem::replace(c, at);
+        }
+        starts
+    }
+}
+
+/// Curve keys ready for the radix sort: `(key << 32) | index` per element, and the
+/// histograms of their digits.
+pub(super) struct Keys {
+    pub(super) keys: Vec<u64>,
+    pub(super) counts: Counts,
+}
+
+impl Keys {
+    /// The element indices in ascending key order, ties by index.
     pub(super) fn into_order(self) -> Vec<u32> {
-        let Self { keys, mut counts } = self;
+        let Self { mut keys, counts } = self;
         let n = keys.len();
-        let active = |d: &usize| counts[*d].iter().all(|&c| c as usize != n);
-        let passes: Vec<usize> = (0..DIGITS).filter(active).collect();
-        let Some((&last, rest)) = passes.split_last() else {
-            return keys.iter().map(|&k| k as u32).collect();
-        };
-        // Each count becomes the first output position of its bucket.
-        let mut starts = |d: usize| {
-            let mut at = 0;
-            for c in counts[d].iter_mut() {
-                at += core::mem::replace(c, at);
-            }
-            counts[d]
-        };
-        let mut from = keys;
-        let mut to = if rest.is_empty() {
-            Vec::new()
-        } else {
-            vec![0u64; n]
-        };
-        for &d in rest {
-            let mut at = starts(d);
-            for &key in &from {
-                let slot = &mut at[digit(key, d)];
-                to[*slot as usize] = key;
-                *slot += 1;
-            }
-            core::mem::swap(&mut from, &mut to);
-        }
-        drop(to);
-        let mut order = vec![0u32; n];
-        let mut at = starts(last);
-        for &key in &from {
-            let slot = &mut at[digit(key, last)];
-            order[*slot as usize] = key as u32;
-            *slot += 1;
-        }
+        let mut scratch = vec![0; n];
+        let mut order = vec![0; n];
+        radix_sort(&mut keys, &mut scratch, &counts, DIGITS, &mut order);
         order
     }
 }
 
+/// Writes the indices of `keys` (whose histograms are `counts`) to `order` in ascending key
+/// order, ties by their order in `keys`: a least-significant-digit radix sort (stable) on
+/// the digits below `digits` that some keys differ in, whose last pass writes the indices
+/// alone. `scratch` (as long as `keys`) holds the keys between passes; both are overwritten.
+fn radix_sort(
+    keys: &mut [u64],
+    scratch: &mut [u64],
+    counts: &Counts,
+    digits: usize,
+    order: &mut [u32],
+) {
+    let n = keys.len();
+    let Some(last) = (0..digits).rev().find(|&d| counts.varies(d, n)) else {
+        for (index, &key) in order.iter_mut().zip(keys.iter()) {
+            *index = key as u32;
+        }
+        return;
+    };
+    let (mut from, mut to) = (keys, scratch);
+    for d in (0..last).filter(|&d| counts.varies(d, n)) {
+        let mut at = counts.starts(d);
+        for &key in from.iter() {
+            let slot = &mut at[digit(key, d)];
+            to[*slot as usize] = key;
+            *slot += 1;
+        }
+        core::mem::swap(&mut from, &mut to);
+    }
+    let mut at = counts.starts(last);
+    for &key in from.iter() {
+        let slot = &mut at[digit(key, last)];
+        order[*slot as usize] = key as u32;
+        *slot += 1;
+    }
+}
+
+/// [`Keys::into_order`] in parallel, for keys computed in runs of [`CHUNK`] with the
+/// histograms `runs`: one most-significant-digit pass on the highest digit that varies
+/// scatters the runs in parallel into that digit's 256 buckets (each run writes its own
+/// part of every bucket, in order, so the pass is stable), then the buckets are radix-sorted
+/// on the lower digits in parallel, each on its own.
+#[cfg(feature = "rayon")]
+pub(super) fn par_order(mut keys: Vec<u64>, runs: &[Counts]) -> Vec<u32> {
+    let n = keys.len();
+    let mut all = Counts::default();
+    for run in runs {
+        for (total, count) in all.0.iter_mut().zip(&run.0) {
+            for (t, c) in total.iter_mut().zip(count) {
+                *t += c;
+            }
+        }
+    }
+    let Some(top) = (0..DIGITS).rev().find(|&d| all.varies(d, n)) else {
+        return keys.par_iter().map(|&key| key as u32).collect();
+    };
+    let mut buckets = vec![0; n];
+    // Each run's part of each bucket, bucket by bucket, then run by run within one.
+    let mut parts: Vec<Vec<&mut [u64]>> = runs.iter().map(|_| Vec::with_capacity(RADIX)).collect();
+    let mut rest = buckets.as_mut_slice();
+    for b in 0..RADIX {
+        for (part, run) in parts.iter_mut().zip(runs) {
+            let (head, tail) = core::mem::take(&mut rest).split_at_mut(run.0[top][b] as usize);
+            part.push(head);
+            rest = tail;
+        }
+    }
+    keys.par_chunks(CHUNK)
+        .zip(parts)
+        .for_each(|(run, mut part)| {
+            let mut at = [0; RADIX];
+            for &key in run {
+                let b = digit(key, top);
+                part[b][at[b]] = key;
+                at[b] += 1;
+            }
+        });
+    let mut order = vec![0; n];
+    let (mut from, mut to, mut out) = (
+        buckets.as_mut_slice(),
+        keys.as_mut_slice(),
+        order.as_mut_slice(),
+    );
+    let mut jobs = Vec::with_capacity(RADIX);
+    for &len in &all.0[top] {
+        let len = len as usize;
+        let (bucket, from_rest) = core::mem::take(&mut from).split_at_mut(len);
+        let (scratch, to_rest) = core::mem::take(&mut to).split_at_mut(len);
+        let (order, out_rest) = core::mem::take(&mut out).split_at_mut(len);
+        jobs.push((bucket, scratch, order));
+        (from, to, out) = (from_rest, to_rest, out_rest);
+    }
+    jobs.into_par_iter().for_each(|(bucket, scratch, order)| {
+        let mut counts = Counts::default();
+        for &key in bucket.iter() {
+            counts.add(key);
+        }
+        radix_sort(bucket, scratch, &counts, top, order);
+    });
+    order
+}
+
+/// The union box of a run of boxes.
+fn union<S: Scalar>(run: &[Aabb<S>]) -> Aabb<S> {
+    run.iter().skip(1).fold(run[0], |u, b| u.union(b))
+}
+
 /// The node levels over `boxes` (in curve order): each run of `node_size` boxes of a level
-/// gets its union box in the next, up to a single root. Returns the nodes, level 1 first,
-/// and the levels' offsets (`levels[l - 1]..levels[l]` for level `l`).
-fn pack<S: Scalar>(boxes: &[Aabb<S>], node_size: usize) -> (Vec<Aabb<S>>, Vec<u32>) {
+/// gets its union box in the next, up to a single root. `leaves` appends the first level
+/// (the union of each run of `node_size` boxes, by far the largest level) to the nodes.
+/// Returns the nodes, level 1 first, and the levels' offsets (`levels[l - 1]..levels[l]` for
+/// level `l`).
+fn pack<S: Scalar>(
+    boxes: &[Aabb<S>],
+    node_size: usize,
+    leaves: impl FnOnce(&mut Vec<Aabb<S>>),
+) -> (Vec<Aabb<S>>, Vec<u32>) {
     if boxes.is_empty() {
         return (Vec::new(), vec![0]);
     }
@@ -232,8 +459,7 @@ fn pack<S: Scalar>(boxes: &[Aabb<S>], node_size: usize) -> (Vec<Aabb<S>>, Vec<u3
     let mut nodes = Vec::with_capacity(lens.iter().sum());
     let mut levels = Vec::with_capacity(lens.len() + 1);
     levels.push(0u32);
-    let union = |run: &[Aabb<S>]| run.iter().skip(1).fold(run[0], |u, b| u.union(b));
-    nodes.extend(boxes.chunks(node_size).map(union));
+    leaves(&mut nodes);
     levels.push(nodes.len() as u32);
     for _ in 1..lens.len() {
         let (start, end) = (levels[levels.len() - 2] as usize, nodes.len());
@@ -246,6 +472,20 @@ fn pack<S: Scalar>(boxes: &[Aabb<S>], node_size: usize) -> (Vec<Aabb<S>>, Vec<u3
     (nodes, levels)
 }
 
+/// The values in curve order: `slots[p]` is the input index of the element at position `p`.
+/// Serial in both builds (a value is moved out of its place once, which safe code cannot
+/// split between threads by random index).
+fn in_curve_order<T>(values: &mut [Option<T>], slots: &[u32]) -> Vec<T> {
+    slots
+        .iter()
+        .map(|&i| {
+            values[i as usize]
+                .take()
+                .expect("the sorted keys hold every input index once")
+        })
+        .collect()
+}
+
 impl<S: Scalar, T> PackedIndex<S, T> {
     /// Validates and collects the input, sorts it along the curve, gathers boxes and values
     /// into curve order and packs the nodes.
@@ -253,44 +493,75 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         items: impl Iterator<Item = (Aabb<S>, T)>,
         config: PackedConfig,
     ) -> Result<Self, Error> {
-        let (lower, _) = items.size_hint();
-        let mut boxes = Vec::with_capacity(lower);
-        let mut values = Vec::with_capacity(lower);
-        let mut lo = [f64::INFINITY; 2];
-        let mut hi = [f64::NEG_INFINITY; 2];
-        for (aabb, value) in items {
-            let aabb = aabb.validated()?;
-            if boxes.len() >= NIL as usize {
-                return Err(Error::CapacityExceeded);
-            }
-            let c = half_centre(&aabb);
-            for a in 0..2 {
-                lo[a] = lo[a].min(c[a]);
-                hi[a] = hi[a].max(c[a]);
-            }
-            boxes.push(aabb);
-            values.push(Some(value));
-        }
-        let curve = Curve::over_bulk(&boxes, lo, hi);
+        let Input {
+            boxes,
+            mut values,
+            centres,
+        } = Input::collect(items)?;
+        let curve = Curve::over_bulk(&boxes, centres);
         let slots = curve.keys(&boxes).into_order();
-        let sorted_boxes: Vec<Aabb<S>> = slots.iter().map(|&i| boxes[i as usize]).collect();
+        let sorted: Vec<Aabb<S>> = slots.iter().map(|&i| boxes[i as usize]).collect();
         drop(boxes);
-        let sorted_values: Vec<T> = slots
-            .iter()
-            .map(|&i| {
-                values[i as usize]
-                    .take()
-                    .expect("the sorted keys hold every input index once")
-            })
-            .collect();
-        let elements = StaticSlots::new(sorted_boxes, sorted_values, slots);
-        let (nodes, levels) = pack(&elements.boxes, config.node_size as usize);
-        Ok(Self {
+        let values = in_curve_order(&mut values, &slots);
+        let node_size = config.node_size as usize;
+        let (nodes, levels) = pack(&sorted, node_size, |nodes| {
+            nodes.extend(sorted.chunks(node_size).map(union));
+        });
+        Ok(Self::assemble(
+            config, curve, sorted, values, slots, nodes, levels,
+        ))
+    }
+
+    /// The index of the sorted elements and their nodes.
+    fn assemble(
+        config: PackedConfig,
+        curve: Curve,
+        boxes: Vec<Aabb<S>>,
+        values: Vec<T>,
+        slots: Vec<u32>,
+        nodes: Vec<Aabb<S>>,
+        levels: Vec<u32>,
+    ) -> Self {
+        Self {
             config,
-            elements,
+            elements: StaticSlots::new(boxes, values, slots),
             nodes,
             levels,
             curve,
-        })
+        }
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl<S: Scalar, T: Send> PackedIndex<S, T> {
+    /// [`PackedIndex::build_impl`] on rayon's threads: validation, keys, sort, the gather
+    /// of the boxes and the first node level in parallel; the values are gathered on one
+    /// thread meanwhile.
+    pub(super) fn par_build_impl(
+        items: impl IntoIterator<Item = (Aabb<S>, T)>,
+        config: PackedConfig,
+    ) -> Result<Self, Error> {
+        let Input {
+            boxes,
+            mut values,
+            centres,
+        } = Input::par_collect(items)?;
+        let curve = Curve::over_bulk(&boxes, centres);
+        let (keys, runs) = curve.par_keys(&boxes);
+        let slots = par_order(keys, &runs);
+        let node_size = config.node_size as usize;
+        let ((sorted, (nodes, levels)), values) = rayon::join(
+            || {
+                let sorted: Vec<Aabb<S>> = slots.par_iter().map(|&i| boxes[i as usize]).collect();
+                let packed = pack(&sorted, node_size, |nodes| {
+                    nodes.par_extend(sorted.par_chunks(node_size).map(union));
+                });
+                (sorted, packed)
+            },
+            || in_curve_order(&mut values, &slots),
+        );
+        Ok(Self::assemble(
+            config, curve, sorted, values, slots, nodes, levels,
+        ))
     }
 }

@@ -182,6 +182,65 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         Self::build_impl(items.into_iter(), config)
     }
 
+    /// [`PackedIndex::build`] on rayon's thread pool (feature `rayon`): the index is
+    /// identical to the one `build` makes (same order, nodes and handles).
+    ///
+    /// # Errors
+    /// As [`PackedIndex::build`].
+    ///
+    /// ```
+    /// use spatix::{Aabb, PackedIndex, Point, SpatialQuery};
+    /// let rocks: Vec<_> = (0..100_000)
+    ///     .map(|i| (Aabb::point(Point::new((i % 317) as f32, (i / 317) as f32)).unwrap(), i))
+    ///     .collect();
+    /// let index = PackedIndex::par_build(rocks.iter().copied())?;
+    /// assert_eq!(index.len(), 100_000);
+    /// let serial = PackedIndex::build(rocks)?;
+    /// assert!(index.iter().zip(serial.iter()).all(|(a, b)| a.aabb == b.aabb && a.value == b.value));
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    #[cfg(feature = "rayon")]
+    pub fn par_build(items: impl IntoIterator<Item = (Aabb<S>, T)>) -> Result<Self, Error>
+    where
+        T: Send,
+    {
+        Self::par_with_config(items, PackedConfig::default())
+    }
+
+    /// [`PackedIndex::with_config`] on rayon's thread pool (feature `rayon`). The input is
+    /// collected on the calling thread; the boxes are validated, keyed, sorted, gathered
+    /// into curve order and packed into the first node level in parallel (the values are
+    /// gathered meanwhile on one thread). The index is identical to the one `with_config`
+    /// makes, element by element.
+    ///
+    /// # Errors
+    /// As [`PackedIndex::with_config`] (the same error for the same input).
+    ///
+    /// ```
+    /// use spatix::{Aabb, Error, PackedConfig, PackedIndex, Point, SpatialQuery};
+    /// let boxes = (0..1000).map(|i| (Aabb::point(Point::new(i as f64, 1.0)).unwrap(), i));
+    /// let index = PackedIndex::par_with_config(boxes, PackedConfig { node_size: 4 })?;
+    /// assert_eq!(index.config().node_size, 4);
+    /// index.check_invariants()?;
+    /// let bad = Aabb { min: Point::new(1.0, 0.0), max: Point::new(0.0, 0.0) };
+    /// assert_eq!(
+    ///     PackedIndex::par_with_config([(bad, 0)], PackedConfig::default()).unwrap_err(),
+    ///     Error::InvalidAabb
+    /// );
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    #[cfg(feature = "rayon")]
+    pub fn par_with_config(
+        items: impl IntoIterator<Item = (Aabb<S>, T)>,
+        config: PackedConfig,
+    ) -> Result<Self, Error>
+    where
+        T: Send,
+    {
+        config.validate()?;
+        Self::par_build_impl(items, config)
+    }
+
     /// The handle of the element that was `index`-th in the input, or `None` past the end.
     ///
     /// ```

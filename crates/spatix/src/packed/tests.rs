@@ -4,7 +4,9 @@
 use core::ops::ControlFlow;
 use std::collections::HashSet;
 
-use super::build::{Keys, hilbert};
+#[cfg(feature = "rayon")]
+use super::build::{CHUNK, par_order};
+use super::build::{Counts, Keys, hilbert};
 use super::{PackedConfig, PackedIndex};
 use crate::test_util::{found, pairs};
 use crate::{
@@ -95,21 +97,51 @@ fn radix_sort_orders_by_key_then_index() {
         (5000, 1 << 32),
         (5000, 7),
     ];
-    let more = [(5000, 1 << 16), (5000, 0x0100_0000), (70_000, 1 << 20)];
+    let more = [
+        (5000, 1 << 16),
+        (5000, 0x0100_0000),
+        (70_000, 1 << 20),
+        // Runs of the parallel sort: a bucket per run at most, one bucket, one digit.
+        (100_003, 1 << 32),
+        (100_003, 0x0100_0001),
+        (100_003, 2),
+    ];
     for (n, spread) in spreads.into_iter().chain(more) {
         // Some key sets share digits (small spreads): those passes are skipped.
         let offset = rng.next_u64() % (1 << 32);
         let raw: Vec<u32> = (0..n)
             .map(|_| ((rng.next_u64() % spread + offset) % (1 << 32)) as u32)
             .collect();
-        let mut keys = Keys::with_capacity(n);
-        for &k in &raw {
-            keys.push(k);
-        }
+        let keys: Vec<u64> = raw
+            .iter()
+            .zip(0..)
+            .map(|(&k, i)| u64::from(k) << 32 | i)
+            .collect();
         let mut expected: Vec<u32> = (0..n as u32).collect();
         expected.sort_by_key(|&i| (raw[i as usize], i));
-        assert_eq!(keys.into_order(), expected, "n = {n}, spread = {spread}");
+        let sorted = Keys {
+            keys: keys.clone(),
+            counts: histograms(&keys),
+        }
+        .into_order();
+        assert_eq!(sorted, expected, "n = {n}, spread = {spread}");
+        #[cfg(feature = "rayon")]
+        {
+            let runs: Vec<Counts> = keys.chunks(CHUNK).map(histograms).collect();
+            for threads in [1, 2] {
+                let sorted = pool(threads).install(|| par_order(keys.clone(), &runs));
+                assert_eq!(sorted, expected, "n = {n}, spread = {spread}, parallel");
+            }
+        }
     }
+}
+
+fn histograms(keys: &[u64]) -> Counts {
+    let mut counts = Counts::default();
+    for &key in keys {
+        counts.add(key);
+    }
+    counts
 }
 
 // ---------------------------------------------------------------------------------------
@@ -610,5 +642,165 @@ fn larger_sets_match_the_oracle_with_every_node_size() {
                 .collect();
             compare(kind, &boxes, node_size, &mut rng);
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The parallel build: the same index as the serial one.
+
+#[cfg(feature = "rayon")]
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool")
+}
+
+/// Asserts that `par_with_config` builds what `with_config` builds from `boxes` (element by
+/// element in storage order: boxes, values, handles' slots; then the nodes and levels), or
+/// fails the same way, on one and on two threads.
+#[cfg(feature = "rayon")]
+fn par_build_matches<S: Scalar>(boxes: &[Aabb<S>], node_size: u32, what: &str) {
+    let config = PackedConfig { node_size };
+    let serial = PackedIndex::with_config(numbered(boxes), config);
+    for threads in [1, 2] {
+        let context = format!(
+            "{what}: {} boxes, node size {node_size}, {threads} threads",
+            boxes.len()
+        );
+        let parallel =
+            pool(threads).install(|| PackedIndex::par_with_config(numbered(boxes), config));
+        let (serial, parallel) = match (&serial, parallel) {
+            (Ok(serial), Ok(parallel)) => (serial, parallel),
+            (serial, parallel) => {
+                assert_eq!(parallel.err(), serial.as_ref().err().cloned(), "{context}");
+                continue;
+            }
+        };
+        parallel
+            .check_invariants()
+            .unwrap_or_else(|e| panic!("{context}: {e:?}"));
+        // Element by element in storage (curve) order: box, value and handle's slot.
+        let (a, b) = (&parallel.elements, &serial.elements);
+        assert_eq!(a.len(), b.len(), "{context}");
+        for p in 0..a.len() {
+            assert_eq!(
+                (a.boxes[p], a.values[p], a.slots[p]),
+                (b.boxes[p], b.values[p], b.slots[p]),
+                "{context}: position {p}"
+            );
+        }
+        assert!(a.positions == b.positions, "{context}: positions differ");
+        assert!(parallel.nodes == serial.nodes, "{context}: nodes differ");
+        assert_eq!(parallel.levels, serial.levels, "{context}");
+        let handle = parallel.handle(boxes.len() / 2);
+        assert_eq!(
+            handle.and_then(|h| parallel.get(h)).map(|item| *item.value),
+            handle.map(|h| h.slot()),
+            "{context}"
+        );
+    }
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+fn par_build_is_the_serial_build_on_every_kind_of_data() {
+    let mut rng = Rng::new(24);
+    let sizes = [
+        0,
+        1,
+        2,
+        17,
+        255,
+        256,
+        257,
+        CHUNK - 1,
+        CHUNK,
+        CHUNK + 1,
+        2 * CHUNK + 17,
+    ];
+    for kind in KINDS {
+        for n in sizes {
+            let node_size = [2, 3, 16, 64][rng.below(4)];
+            let centre = (rng.range(-10.0, 10.0), rng.range(-10.0, 10.0));
+            let boxes: Vec<Aabb<f32>> =
+                (0..n).map(|_| random_box(kind, &mut rng, centre)).collect();
+            par_build_matches(&boxes, node_size, &format!("{kind:?}"));
+        }
+    }
+    for kind in [Kind::Uniform, Kind::Clustered, Kind::Far] {
+        let boxes: Vec<Aabb<f64>> = (0..100_000)
+            .map(|_| random_box(kind, &mut rng, (0.0, 0.0)))
+            .collect();
+        par_build_matches(&boxes, 16, &format!("{kind:?}, f64"));
+    }
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+fn par_build_is_the_serial_build_with_equal_keys_and_strays() {
+    let mut rng = Rng::new(25);
+    let n = 3 * CHUNK + 5;
+    // Coincident points at two places: two keys (and two buckets) for every box.
+    let two: Vec<Aabb<f32>> = (0..n)
+        .map(|_| {
+            let x = [1.0, 2.0][rng.below(2)];
+            bx(x, 3.0, x, 3.0)
+        })
+        .collect();
+    par_build_matches(&two, 16, "two points");
+    // Strays among uniform boxes: the curve spans the bulk, the strays take the border cells.
+    let strays = [1e30, f64::from(f32::MAX), -f64::from(f32::MAX)];
+    let boxes: Vec<Aabb<f32>> = (0..n)
+        .map(|i| {
+            if i % 997 == 0 {
+                let (x, y) = (strays[rng.below(3)], strays[rng.below(3)]);
+                bx(x, y, x, y)
+            } else {
+                random_box(Kind::Uniform, &mut rng, (0.0, 0.0))
+            }
+        })
+        .collect();
+    par_build_matches(&boxes, 16, "strays");
+    // Extreme boxes spanning the whole range.
+    let max = f64::from(f32::MAX);
+    let mut spans = boxes.clone();
+    spans[7] = bx(-max, -max, max, max);
+    spans[CHUNK] = bx(-max, 0.0, -max, max);
+    par_build_matches(&spans, 8, "spans");
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+fn par_build_fails_as_the_serial_build() {
+    let mut rng = Rng::new(26);
+    let good: Vec<Aabb<f32>> = (0..2 * CHUNK + 3)
+        .map(|_| random_box(Kind::Uniform, &mut rng, (0.0, 0.0)))
+        .collect();
+    let bad = [
+        Aabb {
+            min: Point::new(f32::NAN, 0.0),
+            max: Point::new(1.0, 1.0),
+        },
+        Aabb {
+            min: Point::new(0.0, 0.0),
+            max: Point::new(f32::INFINITY, 1.0),
+        },
+        Aabb {
+            min: Point::new(0.0, 2.0),
+            max: Point::new(1.0, 1.0),
+        },
+    ];
+    for at in [0, 1, CHUNK - 1, CHUNK, good.len() - 1] {
+        let mut boxes = good.clone();
+        boxes[at] = bad[at % 3];
+        boxes[good.len() - 1 - at / 2] = bad[(at + 1) % 3];
+        par_build_matches(&boxes, 16, &format!("invalid at {at}"));
+        let r = pool(2).install(|| PackedIndex::par_build(numbered(&boxes)));
+        assert_eq!(r.err(), Some(Error::InvalidAabb), "invalid at {at}");
+    }
+    for node_size in [0, 1, 65] {
+        let r = PackedIndex::par_with_config(numbered(&good), PackedConfig { node_size });
+        assert!(matches!(r, Err(Error::InvalidParameter(_))), "{node_size}");
     }
 }

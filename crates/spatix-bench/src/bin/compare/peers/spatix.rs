@@ -28,7 +28,8 @@ pub(crate) const CRATE: Crate = Crate {
          `auto(world, boxes)`: `UniformGrid`, `LooseGrid`, `HierarchicalGrid`, and `PointGrid` \
          for points; or `SweepGrid::build_auto(world, items)`, its bulk build; or `Layered::new(world, threshold)` with the 95th percentile of the \
          boxes' half-sizes as threshold), then `maintain`; \
-         the static `PackedIndex` by `PackedIndex::build` (a frame rebuilds it); a frame \
+         the static `PackedIndex` by `PackedIndex::build` (`par_build` with `--threads`; a \
+         frame rebuilds it); a frame \
          `update`s every element then `maintain`s (the rows marked update_all instead keep \
          each agent as its element's value and step it inside `update_all`, in the \
          structure's storage order); pairs `for_each_pair` (with \
@@ -70,7 +71,7 @@ pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
                 .bulk(sweep_built)
                 .parallel(threads),
         ),
-        Box::new(Packed::default()),
+        Box::new(Packed::new(threads)),
         Box::new(Dynamic::new("BruteForce", brute).up_to(BRUTE_MAX_N)),
     ]
 }
@@ -86,7 +87,7 @@ pub(crate) fn point_indexes(threads: usize) -> Vec<Box<dyn PointIndex>> {
         Box::new(Dynamic::new("LooseGrid", loose_grid)),
         Box::new(Dynamic::new("PointGrid", point_grid)),
         Box::new(Dynamic::new("HierarchicalGrid", hierarchical)),
-        Box::new(Packed::default()),
+        Box::new(Packed::new(threads)),
         Box::new(Dynamic::new("BruteForce", brute).up_to(BRUTE_MAX_N)),
     ]
 }
@@ -538,18 +539,31 @@ fn within<I: SpatialQuery<f32, u32>>(
     }
 }
 
-/// The static `PackedIndex`: built in one go from all elements (`PackedIndex::build`), so a
-/// frame rebuilds it; points are zero-size boxes.
-#[derive(Default)]
+/// The static `PackedIndex`: built in one go from all elements (`PackedIndex::build`, or
+/// `par_build` with `--threads`), so a frame rebuilds it; points are zero-size boxes.
 struct Packed {
+    threads: usize,
     index: Option<PackedIndex<f32, u32>>,
     workspace: Workspace<f32>,
 }
 
 impl Packed {
+    fn new(threads: usize) -> Self {
+        Self {
+            threads,
+            index: None,
+            workspace: Workspace::new(),
+        }
+    }
+
     fn fill(&mut self, boxes: impl Iterator<Item = Aabb<f32>>) {
         let items = boxes.enumerate().map(|(i, b)| (b, i as u32));
-        self.index = Some(PackedIndex::build(items).expect("workload boxes are valid"));
+        let index = if self.threads > 1 {
+            PackedIndex::par_build(items)
+        } else {
+            PackedIndex::build(items)
+        };
+        self.index = Some(index.expect("workload boxes are valid"));
     }
 
     fn index(&self) -> &PackedIndex<f32, u32> {
