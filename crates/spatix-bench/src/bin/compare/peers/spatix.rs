@@ -589,7 +589,11 @@ impl BoxIndex for Packed {
     }
 
     fn pairs(&mut self, tally: &mut Tally) {
-        serial_pairs(self.index(), tally);
+        if self.threads > 1 {
+            parallel_pairs(self.index(), tally);
+        } else {
+            serial_pairs(self.index(), tally);
+        }
     }
 
     fn query(&mut self, squares: &[Aabb<f32>], tally: &mut Tally) {
