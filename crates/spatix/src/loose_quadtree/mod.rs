@@ -193,7 +193,7 @@ pub struct LooseQuadtree<S, T> {
     entries: Vec<u32>,
 }
 
-crate::tree::tree_constructors!(LooseQuadtree, leaf_sizes: 12.0, example_depth: 7);
+crate::tree::tree_constructors!(LooseQuadtree, leaf_sizes: 12.0, example_depth: 7, depth: with_leaf_side);
 
 impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// The empty tree (parameters checked by `with_config`).

@@ -178,7 +178,7 @@ pub struct MxCifQuadtree<S, T> {
 
 // Deepest nodes twelve typical element sizes wide: an element straddling a split line stays
 // above it, where every query passing by tests it, so a tree deeper than needed costs.
-crate::tree::tree_constructors!(MxCifQuadtree, leaf_sizes: 12.0, example_depth: 7);
+crate::tree::tree_constructors!(MxCifQuadtree, leaf_sizes: 12.0, example_depth: 7, depth: with_leaf_side);
 
 impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// The MX-CIF tree's default parameters: [`TreeConfig::default`] with a split threshold

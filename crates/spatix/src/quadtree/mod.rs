@@ -80,7 +80,7 @@ pub struct Quadtree<S, T> {
     stack: Vec<Frame<S>>,
 }
 
-crate::tree::tree_constructors!(Quadtree, leaf_sizes: 6.0, example_depth: 8);
+crate::tree::tree_constructors!(Quadtree, leaf_sizes: 6.0, example_depth: 8, depth: with_leaf_side_across);
 
 impl<S: Scalar, T> Quadtree<S, T> {
     /// The empty tree (parameters checked by `with_config`).

@@ -262,3 +262,44 @@ fn worlds_too_thin_to_halve_do_not_multiply_entries() {
         assert_eq!(pair_count(&tree), pair_count(&oracle), "{world:?}");
     }
 }
+
+/// A world made long and thin by one stray box (the box around 20,000 boxes over
+/// [0, 20,000]², and one at x = -10^12) sized by `for_element_size`: the depth stays low
+/// enough across the short side that each box is filed in a few leaves (at the long side's
+/// depth, nodes were 10^-7 tall and every box was filed in millions of leaves).
+#[test]
+fn an_elongated_world_files_each_box_in_a_few_leaves() {
+    let mut rng = spatix_workload::Rng::new(7);
+    let mut boxes: Vec<Aabb<f64>> = (0..20_000)
+        .map(|_| {
+            let (x, y) = (rng.range(0.0, 20_000.0), rng.range(0.0, 20_000.0));
+            bx(x, y, x + 4.0, y + 4.0)
+        })
+        .collect();
+    boxes.push(bx(-1e12, 0.0, -1e12 + 4.0, 4.0));
+    let world = Aabb::new(Point::new(-1e12, 0.0), Point::new(20_002.0, 20_002.0)).unwrap();
+    let mut tree = Quadtree::for_element_size(world, 4.0).unwrap();
+    let square = Aabb::new(Point::new(0.0, 0.0), Point::new(20_002.0, 20_002.0)).unwrap();
+    // Nodes at least a quarter of the square world's deepest across: two levels more.
+    let square_depth = Quadtree::<f64, u32>::for_element_size(square, 4.0)
+        .unwrap()
+        .config()
+        .max_depth;
+    assert_eq!(tree.config().max_depth, square_depth + 2);
+    for (i, b) in (0..).zip(&boxes) {
+        tree.insert(*b, i).unwrap();
+    }
+    tree.check_invariants().unwrap();
+    let per_element = tree.memory_bytes() / boxes.len();
+    assert!(per_element < 400, "{per_element} bytes per element");
+    assert_eq!(
+        pair_count(&tree),
+        pair_count(&{
+            let mut oracle = BruteForce::new();
+            for (i, b) in (0..).zip(&boxes) {
+                oracle.insert(*b, i).unwrap();
+            }
+            oracle
+        })
+    );
+}

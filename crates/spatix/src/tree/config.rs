@@ -5,6 +5,20 @@ use crate::{Aabb, Error, Scalar};
 /// The deepest tree a configuration may ask for: past this, floats stop halving usefully.
 pub(crate) const MAX_DEPTH: u32 = 30;
 
+/// [`TreeConfig::with_leaf_side_across`]: the deepest nodes are at least `leaf_side` over
+/// this across the world's shorter side.
+const SHORT_SIDE_LEAVES: f64 = 4.0;
+
+/// The depth at which nodes are about `leaf_side` across `side` (at most [`MAX_DEPTH`]; 0
+/// for a side no longer, or a `leaf_side` that is not positive).
+fn depth_for(side: f64, leaf_side: f64) -> u32 {
+    if leaf_side > 0.0 && side > leaf_side {
+        (side / leaf_side).log2().floor().min(f64::from(MAX_DEPTH)) as u32
+    } else {
+        0
+    }
+}
+
 /// Tuning parameters of the quadtrees: [`Quadtree`](crate::Quadtree),
 /// [`MxCifQuadtree`](crate::MxCifQuadtree) and [`LooseQuadtree`](crate::LooseQuadtree).
 /// Each tree's `for_element_size` constructor picks them from a typical element size.
@@ -73,12 +87,26 @@ impl TreeConfig {
     pub fn with_leaf_side<S: Scalar>(self, world: &Aabb<S>, leaf_side: f64) -> Self {
         let size = world.size();
         let side = size.x.max_s(size.y).to_f64();
-        let max_depth = if leaf_side > 0.0 && side > leaf_side {
-            (side / leaf_side).log2().floor().min(f64::from(MAX_DEPTH)) as u32
-        } else {
-            0
-        };
-        Self { max_depth, ..self }
+        Self {
+            max_depth: depth_for(side, leaf_side),
+            ..self
+        }
+    }
+
+    /// [`TreeConfig::with_leaf_side`], with the depth also kept low enough that the deepest
+    /// nodes are at least a quarter of `leaf_side` across the world's shorter side: for a tree
+    /// that files an element in every leaf it overlaps, so that an element about `leaf_side`
+    /// over a few wide overlaps a few leaves, however elongated the world (a world of
+    /// 10^12 × 2·10^4, made long by one stray box, gave nodes 10^-7 tall at the long side's
+    /// depth, and every element was filed in ten million of them).
+    pub(crate) fn with_leaf_side_across<S: Scalar>(self, world: &Aabb<S>, leaf_side: f64) -> Self {
+        let size = world.size();
+        let short = size.x.min_s(size.y).to_f64() * SHORT_SIDE_LEAVES;
+        let config = self.with_leaf_side(world, leaf_side);
+        Self {
+            max_depth: config.max_depth.min(depth_for(short, leaf_side)),
+            ..config
+        }
     }
 
     /// Checks the parameters' ranges.

@@ -194,9 +194,10 @@ impl<S, N> TreeBase<S, N> {
 /// `fn empty(world, config) -> Self` (the empty tree, parameters already checked) and its
 /// [`TreeBase`] in the field `base`; the macro is given the deepest nodes' side in typical element
 /// sizes (`leaf_sizes`) and, for the example, the depth that gives for elements 4 wide in a
-/// world 10,000 wide.
+/// world 10,000 wide, and the [`TreeConfig`](crate::TreeConfig) method that sets the depth
+/// (`with_leaf_side_across` for the tree that files an element in every leaf it overlaps).
 macro_rules! tree_constructors {
-    ($tree:ident, leaf_sizes: $leaf_sizes:literal, example_depth: $depth:literal) => {
+    ($tree:ident, leaf_sizes: $leaf_sizes:literal, example_depth: $depth:literal, depth: $rule:ident) => {
         impl<S: $crate::Scalar, T> $tree<S, T> {
             #[doc = concat!("An empty tree over `world` with [`", stringify!($tree), "::DEFAULT_CONFIG`].")]
             ///
@@ -234,7 +235,7 @@ macro_rules! tree_constructors {
             /// ```
             pub fn for_element_size(world: $crate::Aabb<S>, typical_size: S) -> Result<Self, $crate::Error> {
                 let leaf_side = $leaf_sizes * typical_size.to_f64();
-                Self::with_config(world, Self::DEFAULT_CONFIG.with_leaf_side(&world, leaf_side))
+                Self::with_config(world, Self::DEFAULT_CONFIG.$rule(&world, leaf_side))
             }
 
             /// An empty tree over `world` with the given parameters.
