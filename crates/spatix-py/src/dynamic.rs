@@ -414,6 +414,18 @@ impl<S: Coord> Args<S> {
         })
     }
 
+    /// The world a quadtree is built over: with a sample, the declared world cut to where
+    /// the bulk of the sample lies (`Aabb::bulk_of`), as the grids' `auto` cut theirs, so
+    /// that a stray box that widened the declared world does not leave the data in one
+    /// node at the deepest depth allowed; the trees keep the elements outside it in their
+    /// border nodes. The declared world without a sample, or if the bulk has no area in it.
+    fn tree_world(&self) -> Aabb<S> {
+        Aabb::bulk_of(&self.sample)
+            .map(|bulk| bulk.clamped_to(&self.world))
+            .filter(|w| w.size().x > S::ZERO && w.size().y > S::ZERO)
+            .unwrap_or(self.world)
+    }
+
     /// The sample's mean box side (`None` without a sample).
     fn mean_side(&self) -> Option<S> {
         (!self.sample.is_empty()).then(|| {
@@ -549,7 +561,7 @@ fn hierarchical_grid<S: Coord>(a: Args<S>) -> Made<S> {
 
 fn quadtree<S: Coord>(a: Args<S>) -> Made<S> {
     let tree = match a.size.or(a.mean_side()) {
-        Some(size) => Quadtree::for_element_size(a.world, size),
+        Some(size) => Quadtree::for_element_size(a.tree_world(), size),
         None => Quadtree::new(a.world),
     };
     Ok(Box::new(Dyn::any(tree.map_err(invalid)?).parallel()))
@@ -557,7 +569,7 @@ fn quadtree<S: Coord>(a: Args<S>) -> Made<S> {
 
 fn loose_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
     let tree = match a.size.or(a.mean_side()) {
-        Some(size) => LooseQuadtree::for_element_size(a.world, size),
+        Some(size) => LooseQuadtree::for_element_size(a.tree_world(), size),
         None => LooseQuadtree::new(a.world),
     };
     Ok(Box::new(Dyn::any(tree.map_err(invalid)?).parallel()))
@@ -565,7 +577,7 @@ fn loose_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
 
 fn mxcif_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
     let tree = match a.size.or(a.mean_side()) {
-        Some(size) => MxCifQuadtree::for_element_size(a.world, size),
+        Some(size) => MxCifQuadtree::for_element_size(a.tree_world(), size),
         None => MxCifQuadtree::new(a.world),
     };
     Ok(Box::new(Dyn::any(tree.map_err(invalid)?).parallel()))
