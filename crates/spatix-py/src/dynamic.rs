@@ -414,12 +414,13 @@ impl<S: Coord> Args<S> {
         })
     }
 
-    /// The world a quadtree is built over: with a sample, the declared world cut to where
-    /// the bulk of the sample lies (`Aabb::bulk_of`), as the grids' `auto` cut theirs, so
-    /// that a stray box that widened the declared world does not leave the data in one
-    /// node at the deepest depth allowed; the trees keep the elements outside it in their
-    /// border nodes. The declared world without a sample, or if the bulk has no area in it.
-    fn tree_world(&self) -> Aabb<S> {
+    /// The world a quadtree or a layered index is built over: with a sample, the declared
+    /// world cut to where the bulk of the sample lies (`Aabb::bulk_of`), as the grids' `auto`
+    /// cut theirs, so that a stray box that widened the declared world does not leave the
+    /// data in one node at the deepest depth allowed (or in one cell of the layered index's
+    /// point grid); the structures keep the elements outside it in their border nodes or
+    /// cells. The declared world without a sample, or if the bulk has no area in it.
+    fn bulk_world(&self) -> Aabb<S> {
         Aabb::bulk_of(&self.sample)
             .map(|bulk| bulk.clamped_to(&self.world))
             .filter(|w| w.size().x > S::ZERO && w.size().y > S::ZERO)
@@ -561,7 +562,7 @@ fn hierarchical_grid<S: Coord>(a: Args<S>) -> Made<S> {
 
 fn quadtree<S: Coord>(a: Args<S>) -> Made<S> {
     let tree = match a.size.or(a.mean_side()) {
-        Some(size) => Quadtree::for_element_size(a.tree_world(), size),
+        Some(size) => Quadtree::for_element_size(a.bulk_world(), size),
         None => Quadtree::new(a.world),
     };
     Ok(Box::new(Dyn::any(tree.map_err(invalid)?).parallel()))
@@ -569,7 +570,7 @@ fn quadtree<S: Coord>(a: Args<S>) -> Made<S> {
 
 fn loose_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
     let tree = match a.size.or(a.mean_side()) {
-        Some(size) => LooseQuadtree::for_element_size(a.tree_world(), size),
+        Some(size) => LooseQuadtree::for_element_size(a.bulk_world(), size),
         None => LooseQuadtree::new(a.world),
     };
     Ok(Box::new(Dyn::any(tree.map_err(invalid)?).parallel()))
@@ -577,7 +578,7 @@ fn loose_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
 
 fn mxcif_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
     let tree = match a.size.or(a.mean_side()) {
-        Some(size) => MxCifQuadtree::for_element_size(a.tree_world(), size),
+        Some(size) => MxCifQuadtree::for_element_size(a.bulk_world(), size),
         None => MxCifQuadtree::new(a.world),
     };
     Ok(Box::new(Dyn::any(tree.map_err(invalid)?).parallel()))
@@ -586,7 +587,7 @@ fn mxcif_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
 fn layered<S: Coord>(a: Args<S>) -> Made<S> {
     let threshold = a.size_or("threshold", a.mean_side().map(|side| side * S::HALF))?;
     Ok(Box::new(Dyn::any(
-        Layered::new(a.world, threshold).map_err(invalid)?,
+        Layered::new(a.bulk_world(), threshold).map_err(invalid)?,
     )))
 }
 
