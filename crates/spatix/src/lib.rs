@@ -47,8 +47,10 @@
 //! * `rayon`: `ParallelPairs`, the pair pass of the quadtrees and the grids spread over
 //!   rayon's thread pool (to one shared visitor, folded into state per thread, or into
 //!   reusable `PairBuffers`), and `par_update_all` (the sweep grid's frame update over runs of
-//!   bands); `KdTree::par_build` and the kd-tree's batch queries (`nearest_batch`,
-//!   `within_batch`); `PackedIndex::par_build` (and `par_with_config`).
+//!   bands); `ParallelQuery`, batch queries on every structure (`query_batch`,
+//!   `within_batch`, `nearest_batch`, `raycast_batch`) answered on all threads into reusable
+//!   `BatchBuffers`, in input order; `KdTree::par_build`; `PackedIndex::par_build` (and
+//!   `par_with_config`).
 #![deny(missing_docs)]
 
 mod brute;
@@ -90,7 +92,7 @@ pub use mxcif::MxCifQuadtree;
 pub use nearest::Neighbor;
 pub use packed::{PackedConfig, PackedIndex};
 #[cfg(feature = "rayon")]
-pub use par::{PairBuffers, ParallelPairs};
+pub use par::{BatchAnswers, BatchBuffers, PairBuffers, ParallelPairs, ParallelQuery};
 pub use quadtree::Quadtree;
 pub use ray::{Ray, RayHit};
 pub use slots::{Item, Iter};

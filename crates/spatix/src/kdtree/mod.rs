@@ -1,8 +1,6 @@
 //! The static kd-tree, built the fast way: one flat array of points reordered in
 //! place by median selection, implicit nodes, contiguous leaf buckets.
 
-#[cfg(feature = "rayon")]
-mod batch;
 mod build;
 mod metric;
 mod pairs;

@@ -1,5 +1,10 @@
-//! Parallel frames (feature `rayon`): pair finding and the bulk update, written once over
-//! each structure's split of its pair pass ([`PairParts`], implemented in its `pairs.rs`).
+//! The parallel layer (feature `rayon`): pair finding and the bulk update, written once over
+//! each structure's split of its pair pass ([`PairParts`], implemented in its `pairs.rs`), and
+//! batch queries, written once over the per-query methods (`batch.rs`).
+
+mod batch;
+
+pub use batch::{BatchAnswers, BatchBuffers, ParallelQuery};
 
 use core::any::Any;
 use core::fmt;
