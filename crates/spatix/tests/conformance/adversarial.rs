@@ -18,7 +18,7 @@ use crate::harness::too_large;
 /// Runs every data set; panics naming the set and the first difference. A structure with a
 /// declared bound on half extents (see `conformance!`) must refuse the elements over it, and
 /// runs each set without them.
-pub(crate) fn run<S: Scalar, I: SpatialIndex<S, u64>>(
+pub(crate) fn run<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     make: impl Fn(Aabb<S>) -> I,
     bound: Option<f64>,
 ) {
@@ -39,7 +39,7 @@ pub(crate) fn run<S: Scalar, I: SpatialIndex<S, u64>>(
 
 /// The set without the elements larger than `bound` (at first or in any frame), after
 /// checking that a fresh structure refuses the first of them and changes nothing.
-fn refused<S: Scalar, I: SpatialIndex<S, u64>>(
+fn refused<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     set: &Adversary<S>,
     make: &impl Fn(Aabb<S>) -> I,
     bound: Option<f64>,
@@ -71,7 +71,7 @@ const QUADRATIC_PAIRS_OF: usize = 2000;
 
 /// Builds the set into a fresh structure and the oracle, compares, plays its frames comparing
 /// after each, then removes everything.
-fn check<S: Scalar, I: SpatialIndex<S, u64>>(
+fn check<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     set: &Adversary<S>,
     make: &impl Fn(Aabb<S>) -> I,
 ) -> Result<(), String> {
@@ -141,7 +141,7 @@ fn check<S: Scalar, I: SpatialIndex<S, u64>>(
 }
 
 /// Everything against the oracle and the sweep, after the build or a frame.
-fn compare<S: Scalar, I: SpatialIndex<S, u64>>(
+fn compare<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     set: &Adversary<S>,
     sut: &I,
     oracle: &BruteForce<S, u64>,

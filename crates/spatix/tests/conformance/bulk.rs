@@ -48,7 +48,7 @@ pub(crate) fn sweep_pairs<S: Scalar>(boxes: &[(u64, Aabb<S>)]) -> Vec<(u64, u64)
 
 /// Runs the bulk test with `min(n, max)` agents for every layout that is affordable at that
 /// size (coincident and out-of-world only up to 1000: their pair counts are quadratic).
-pub(crate) fn run<S: Scalar, I: SpatialIndex<S, u64>>(
+pub(crate) fn run<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     n: usize,
     max: usize,
     make: impl Fn(Aabb<S>) -> I,
@@ -74,7 +74,7 @@ pub(crate) fn run<S: Scalar, I: SpatialIndex<S, u64>>(
 }
 
 /// One bulk test: insert, compare, move, compare, remove a third, compare.
-pub(crate) fn one<S: Scalar, I: SpatialIndex<S, u64>>(
+pub(crate) fn one<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     n: usize,
     layout: Layout,
     sizes: Sizes,
@@ -160,7 +160,7 @@ struct Bulk<S: Scalar, I> {
     ws_oracle: Workspace<S>,
 }
 
-impl<S: Scalar, I: SpatialIndex<S, u64>> Bulk<S, I> {
+impl<S: Scalar, I: SpatialIndex<S, u64> + Sync> Bulk<S, I> {
     fn live(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.handles.len()).filter(|&i| self.handles[i].is_some())
     }

@@ -54,7 +54,10 @@ pub(crate) fn extreme_sample<S: Scalar>() -> Vec<Aabb<S>> {
 
 /// The random sequences of the uniform and the extreme data over a structure that `make`
 /// builds whatever the data's world, with a declared bound on half extents if it has one.
-pub(crate) fn run<S: Scalar, I: SpatialIndex<S, u64>>(make: impl Fn() -> I, bound: Option<f64>) {
+pub(crate) fn run<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
+    make: impl Fn() -> I,
+    bound: Option<f64>,
+) {
     for variant in [Variant::Uniform, Variant::Extreme] {
         suite::random_ops(variant, |_| make(), bound);
     }

@@ -134,7 +134,7 @@ fn next_generation(h: Handle) -> Handle {
     Handle::from_bits(h.to_bits().wrapping_add(1 << 32))
 }
 
-impl<S: Scalar, I: SpatialQuery<S, u64>> Harness<S, I> {
+impl<S: Scalar, I: SpatialQuery<S, u64> + Sync> Harness<S, I> {
     /// A harness around a structure and an oracle that hold nothing the model knows of yet;
     /// `foreign` are handles of other instances (stale here).
     fn with_parts(
@@ -810,11 +810,16 @@ impl<S: Scalar, I: SpatialQuery<S, u64>> Harness<S, I> {
         for (h, ho) in self.stale.clone().into_iter().take(24) {
             self.check_stale_get(h, ho, "removed")?;
         }
+        #[cfg(feature = "rayon")]
+        {
+            let boxes: Vec<Aabb<S>> = self.live.iter().map(|e| e.aabb).collect();
+            crate::batches::check(&self.sut, &boxes, self.world, self.stats.steps as u64)?;
+        }
         Ok(())
     }
 }
 
-impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
+impl<S: Scalar, I: SpatialIndex<S, u64> + Sync> Harness<S, I> {
     /// A fresh structure from `make`, a fresh oracle, and a few handles from a second instance
     /// of each (foreign handles: live there, stale here).
     pub(crate) fn new(
@@ -1153,7 +1158,7 @@ impl<S: Scalar, I: SpatialIndex<S, u64>> Harness<S, I> {
 /// Runs one sequence: a fresh structure from `make` and a fresh oracle, every operation applied
 /// to both and compared, `check_invariants` and `len` after every step, and a full comparison
 /// at the end. The error names the step and the operation.
-pub(crate) fn run_ops<S: Scalar, I: SpatialIndex<S, u64>>(
+pub(crate) fn run_ops<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     make: &impl Fn(Aabb<S>) -> I,
     world: World,
     ops: &[Op],

@@ -18,6 +18,8 @@ mod suite;
 #[macro_use]
 mod static_suite;
 mod adversarial;
+#[cfg(feature = "rayon")]
+mod batches;
 mod broken;
 mod bulk;
 mod check;

@@ -68,7 +68,7 @@ macro_rules! conformance_static {
 
             fn make(
                 data: &[(::spatix::Aabb<$scalar>, u64)],
-            ) -> Result<impl ::spatix::SpatialQuery<$scalar, u64> + use<>, ::spatix::Error> {
+            ) -> Result<impl ::spatix::SpatialQuery<$scalar, u64> + Sync + use<>, ::spatix::Error> {
                 static_suite::build(data, $make)
             }
 
@@ -271,7 +271,7 @@ fn cases(source: Source, kind: Kind) -> impl Strategy<Value = Case> {
 fn foreign<S, I, F>(make: &F, world: Aabb<S>) -> Result<Vec<(Handle, Handle)>, String>
 where
     S: Scalar,
-    I: SpatialQuery<S, u64>,
+    I: SpatialQuery<S, u64> + Sync,
     F: Fn(&[(Aabb<S>, u64)]) -> Result<I, Error>,
 {
     let c = world.center();
@@ -308,7 +308,7 @@ fn run<S, I, F>(
 ) -> Result<Stats, String>
 where
     S: Scalar,
-    I: SpatialQuery<S, u64>,
+    I: SpatialQuery<S, u64> + Sync,
     F: Fn(&[(Aabb<S>, u64)]) -> Result<I, Error>,
 {
     let world = world.aabb::<S>();
@@ -345,7 +345,7 @@ pub(crate) fn run_cases<S, I, F>(
 ) -> Result<Stats, TestError<Case>>
 where
     S: Scalar,
-    I: SpatialQuery<S, u64>,
+    I: SpatialQuery<S, u64> + Sync,
     F: Fn(&[(Aabb<S>, u64)]) -> Result<I, Error>,
 {
     let stats = std::cell::RefCell::new(Stats::default());
@@ -364,7 +364,7 @@ where
 pub(crate) fn random<S, I, F>(source: Source, kind: Kind, make: F)
 where
     S: Scalar,
-    I: SpatialQuery<S, u64>,
+    I: SpatialQuery<S, u64> + Sync,
     F: Fn(&[(Aabb<S>, u64)]) -> Result<I, Error>,
 {
     let config = suite::config(4096);
@@ -389,7 +389,7 @@ where
 pub(crate) fn invalid_data<S, I, F>(kind: Kind, make: F)
 where
     S: Scalar,
-    I: SpatialQuery<S, u64>,
+    I: SpatialQuery<S, u64> + Sync,
     F: Fn(&[(Aabb<S>, u64)]) -> Result<I, Error>,
 {
     let (nan, inf) = (f64::NAN, f64::INFINITY);
@@ -441,7 +441,7 @@ where
 pub(crate) fn bulk<S, I, F>(kind: Kind, make: F)
 where
     S: Scalar,
-    I: SpatialQuery<S, u64>,
+    I: SpatialQuery<S, u64> + Sync,
     F: Fn(&[(Aabb<S>, u64)]) -> Result<I, Error>,
 {
     // The kd-tree is not yet exact on extreme data (see `conformance_static!`).

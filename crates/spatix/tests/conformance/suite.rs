@@ -58,7 +58,7 @@ macro_rules! conformance {
             const BOUND: Option<f64> = $bound;
 
             #[allow(unused_variables)]
-            fn make(world: ::spatix::Aabb<$scalar>) -> impl ::spatix::SpatialIndex<$scalar, u64> {
+            fn make(world: ::spatix::Aabb<$scalar>) -> impl ::spatix::SpatialIndex<$scalar, u64> + Sync {
                 suite::build(world, $make)
             }
 
@@ -159,7 +159,7 @@ pub(crate) fn config(max_shrink_iters: u32) -> Config {
 }
 
 /// Runs the random sequences of one variant; the failure (if any) is the shrunk one.
-pub(crate) fn run_cases<S: Scalar, I: SpatialIndex<S, u64>>(
+pub(crate) fn run_cases<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     variant: Variant,
     make: &impl Fn(Aabb<S>) -> I,
     config: Config,
@@ -188,7 +188,7 @@ pub(crate) fn describe(variant: Variant, error: &TestError<Case>) -> String {
 
 /// The random-sequence test of one variant: panics with the shrunk failure, then checks that
 /// the sequences exercised every kind of operation and outcome.
-pub(crate) fn random_ops<S: Scalar, I: SpatialIndex<S, u64>>(
+pub(crate) fn random_ops<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     variant: Variant,
     make: impl Fn(Aabb<S>) -> I,
     bound: Option<f64>,
@@ -230,7 +230,7 @@ pub(crate) fn assert_reached(what: impl Debug, reached: &[(&str, usize)], s: &St
 }
 
 /// The hand-written scenarios.
-pub(crate) fn scenarios<S: Scalar, I: SpatialIndex<S, u64>>(
+pub(crate) fn scenarios<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     make: impl Fn(Aabb<S>) -> I,
     bound: Option<f64>,
 ) {
