@@ -3,7 +3,8 @@
 //! pair pass, rectangle queries, nearest, within and ray queries and `maintain` allocates
 //! nothing, for every dynamic structure; and the queries allocate nothing on every static
 //! one. With feature `rayon`, a second `par_collect_pairs` into the same `PairBuffers`, on
-//! the same data and threads, allocates nothing, for every structure that has it. One test
+//! the same data and threads, allocates nothing, for every structure that has it, and so do
+//! warm batch queries (`ParallelQuery`) on every structure, dynamic and static. One test
 //! only: the allocation counter is process-wide.
 
 use core::ops::ControlFlow;
@@ -83,7 +84,7 @@ fn queries<I: SpatialQuery<f32, u32>>(
 }
 
 /// Allocations made by `measured` frames after `warm` frames.
-fn allocations<I: SpatialIndex<f32, u32>>(mut index: I, mut agents: Agents<f32>) -> usize {
+fn allocations<I: SpatialIndex<f32, u32> + Sync>(mut index: I, mut agents: Agents<f32>) -> usize {
     let handles: Vec<Handle> = (0..agents.len())
         .map(|i| index.insert(agents.aabb(i), i as u32).unwrap())
         .collect();
@@ -112,11 +113,11 @@ fn allocations<I: SpatialIndex<f32, u32>>(mut index: I, mut agents: Agents<f32>)
     }
     let made = region.change().allocations + region.change().reallocations;
     assert!(sum > 0);
-    made
+    made + batch_allocations(&index, &agents)
 }
 
 /// Allocations made by `measured` rounds of every query after `warm` rounds.
-fn static_allocations<I: SpatialQuery<f32, u32>>(index: &I, agents: &Agents<f32>) -> usize {
+fn static_allocations<I: SpatialQuery<f32, u32> + Sync>(index: &I, agents: &Agents<f32>) -> usize {
     let mut workspace = Workspace::with_capacity(8, 4096);
     let mut sum = 0;
     for _ in 0..3 {
@@ -128,15 +129,69 @@ fn static_allocations<I: SpatialQuery<f32, u32>>(index: &I, agents: &Agents<f32>
     }
     let made = region.change().allocations + region.change().reallocations;
     assert!(sum > 0);
-    made
+    made + batch_allocations(index, agents)
+}
+
+/// The pool of two threads every parallel measurement runs on, made once: the threads of a
+/// pool dropped during a measurement would allocate as they exit.
+#[cfg(feature = "rayon")]
+fn pool() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap()
+    })
+}
+
+/// Allocations made by three rounds of batch queries (windows, radii, k nearest and rays
+/// around every 7th agent) into the same buffers after three warm rounds, on [`pool`] from
+/// inside it (a call from outside has rayon queue a job, which allocates now and then).
+#[cfg(feature = "rayon")]
+fn batch_allocations<I: SpatialQuery<f32, u32> + Sync>(index: &I, agents: &Agents<f32>) -> usize {
+    use spatix::{BatchBuffers, ParallelQuery};
+    let picked = (0..agents.len()).step_by(7);
+    let windows: Vec<Aabb<f32>> = picked.clone().map(|i| agents.aabb(i)).collect();
+    let points: Vec<Point<f32>> = picked.map(|i| agents.positions[i]).collect();
+    let rays: Vec<Ray<f32>> = points
+        .iter()
+        .map(|&p| Ray::new(p, Point::new(1.0, 0.5), 40.0).unwrap())
+        .collect();
+    pool().install(|| {
+        let mut buffers = BatchBuffers::new();
+        let round = |buffers: &mut BatchBuffers<f32>| {
+            index.query_batch(&windows, buffers).total()
+                + index.within_batch(&points, 12.0, buffers).total()
+                + index.nearest_batch(&points, 8, buffers).total()
+                + index.raycast_batch(&rays, buffers).total()
+        };
+        let mut found = 0;
+        for _ in 0..3 {
+            found += round(&mut buffers);
+        }
+        let region = Region::new(GLOBAL);
+        for _ in 0..3 {
+            found += round(&mut buffers);
+        }
+        let made = region.change().allocations + region.change().reallocations;
+        assert!(found > 0);
+        made
+    })
+}
+
+/// Without rayon there are no batch queries.
+#[cfg(not(feature = "rayon"))]
+fn batch_allocations<I: SpatialQuery<f32, u32>>(_: &I, _: &Agents<f32>) -> usize {
+    0
 }
 
 /// Allocations made by the second of two `par_collect_pairs` on the same data into the same
 /// buffers, on `pool`, after each of a few frames of `par_update_all`, and by those frames
 /// once warm (after the first five, which grow the scratch lists to the movers a frame of
-/// these agents has); also checks that both calls found the same pairs. Called from inside the pool: a call from outside has rayon
-/// queue a job, and its queue allocates a block now and then. One pool for the whole test:
-/// the threads of a pool dropped during a measurement would allocate as they exit.
+/// these agents has); also checks that both calls found the same pairs. Called from inside the
+/// pool: a call from outside has rayon queue a job, and its queue allocates a block now and
+/// then.
 #[cfg(feature = "rayon")]
 fn collect_allocations<I: spatix::ParallelPairs<f32, u32> + SpatialIndex<f32, u32> + Send>(
     pool: &rayon::ThreadPool,
@@ -195,10 +250,7 @@ fn with_walls(mut index: Layered<f32, u32>, world: &Aabb<f32>) -> Layered<f32, u
 #[test]
 fn warm_frames_allocate_nothing() {
     #[cfg(feature = "rayon")]
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
+    let pool = pool();
     // Points that coincide in pairs, so that the pair pass reports something.
     let agents = Agents::<f32>::new(20_000, Layout::Uniform, Sizes::Uniform, 12);
     let points = (0..agents.len()).map(|i| (agents.positions[i / 2 * 2], i as u32));
@@ -283,7 +335,7 @@ fn warm_frames_allocate_nothing() {
                 (
                     "loose grid",
                     collect_allocations(
-                        &pool,
+                        pool,
                         LooseGrid::auto(agents.world, &sample).unwrap(),
                         agents.clone(),
                     ),
@@ -291,7 +343,7 @@ fn warm_frames_allocate_nothing() {
                 (
                     "sweep grid",
                     collect_allocations(
-                        &pool,
+                        pool,
                         SweepGrid::auto(agents.world, &sample).unwrap(),
                         agents.clone(),
                     ),
@@ -299,7 +351,7 @@ fn warm_frames_allocate_nothing() {
                 (
                     "grid",
                     collect_allocations(
-                        &pool,
+                        pool,
                         UniformGrid::auto(agents.world, &sample).unwrap(),
                         agents.clone(),
                     ),
@@ -307,7 +359,7 @@ fn warm_frames_allocate_nothing() {
                 (
                     "hierarchical grid",
                     collect_allocations(
-                        &pool,
+                        pool,
                         HierarchicalGrid::auto(agents.world, &sample).unwrap(),
                         agents.clone(),
                     ),
@@ -315,7 +367,7 @@ fn warm_frames_allocate_nothing() {
                 (
                     "quadtree",
                     collect_allocations(
-                        &pool,
+                        pool,
                         Quadtree::for_element_size(agents.world, 4.0).unwrap(),
                         agents.clone(),
                     ),
@@ -323,7 +375,7 @@ fn warm_frames_allocate_nothing() {
                 (
                     "mxcif",
                     collect_allocations(
-                        &pool,
+                        pool,
                         MxCifQuadtree::for_element_size(agents.world, 4.0).unwrap(),
                         agents.clone(),
                     ),
@@ -331,7 +383,7 @@ fn warm_frames_allocate_nothing() {
                 (
                     "loose quadtree",
                     collect_allocations(
-                        &pool,
+                        pool,
                         LooseQuadtree::for_element_size(agents.world, 4.0).unwrap(),
                         agents.clone(),
                     ),
@@ -343,7 +395,7 @@ fn warm_frames_allocate_nothing() {
             if sizes == Sizes::Uniform {
                 let points = PointGrid::auto(agents.world, &sample).unwrap();
                 assert_eq!(
-                    collect_allocations(&pool, points, agents.clone()),
+                    collect_allocations(pool, points, agents.clone()),
                     0,
                     "par_collect_pairs, point grid, {sizes:?} sizes"
                 );

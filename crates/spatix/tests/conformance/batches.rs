@@ -46,7 +46,7 @@ fn points<S: Scalar>(live: &[Aabb<S>], world: Aabb<S>, rng: &mut Rng) -> Vec<Poi
             }
         })
         .collect();
-    points.insert(QUERIES / 2, Point::new(S::INFINITY - S::INFINITY, S::ZERO));
+    points.insert(QUERIES / 2, Point::new(S::from_f64(f64::NAN), S::ZERO));
     points.push(Point::new(S::INFINITY, S::ZERO));
     points
 }
