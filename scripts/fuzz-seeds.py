@@ -10,6 +10,8 @@ ROOT = os.path.join(os.path.dirname(__file__), "..")
 OUT = os.path.join(ROOT, "fuzz", "corpus", "ops")
 LIB = os.path.join(ROOT, "crates", "spatix-fuzz", "src", "lib.rs")
 INSERT, REMOVE, UPDATE, MAINTAIN, CLEAR, QUERY, NEAREST, WITHIN, RAY, STALE, PAIRS = 0, 4, 5, 7, 8, 9, 10, 11, 12, 14, 15
+# Set on a read (QUERY to RAY): a batch of such reads (spatix_fuzz's judge, BATCH).
+BATCH = 0x80
 
 
 def targets():
@@ -38,6 +40,41 @@ def element(r, points, small=True):
     return coord(r) + coord(r) if points else box(r, small)
 
 
+def read(r, op):
+    """The bytes of one read after its op byte (nearest: point and k; within: point and
+    radius)."""
+    if op == QUERY:
+        return box(r, False)
+    if op == NEAREST:
+        return coord(r) + coord(r) + [r.choice([0, 1, 8, 64, 79])]
+    if op == WITHIN:
+        return coord(r) + coord(r) + coord(r)
+    return ray(r)
+
+
+def ray(r):
+    return coord(r) + coord(r) + [r.choice([84, 0, 13, 20, 27])] + [r.choice([13, 20, 27, 0])] + coord(r, 0.3)
+
+
+def batch(r, op, points):
+    """A batch of 33 to 100 reads of one kind (enough for several parts): the op with BATCH
+    set, the count less one, then (nearest: k; within: the radius) the queries."""
+    count = r.randrange(33, 101)
+    out = [op | BATCH, count - 1]
+    if op == NEAREST:
+        out += [r.choice([0, 1, 8, 64, 79])]
+    elif op == WITHIN:
+        out += coord(r)
+    for _ in range(count):
+        if op == QUERY:
+            out += box(r, False)
+        elif op == RAY:
+            out += ray(r)
+        else:
+            out += coord(r) + coord(r)
+    return out
+
+
 def seq(seed, first, n_ops, weights, points=False):
     r = random.Random(seed)
     out = [first]
@@ -49,6 +86,9 @@ def seq(seed, first, n_ops, weights, points=False):
             out.append(r.randrange(4))
             out += element(r, points, r.random() < 0.9)
             continue
+        if op in (QUERY, NEAREST, WITHIN, RAY) and r.random() < 0.1:
+            out += batch(r, op, points)
+            continue
         out.append(op)
         if op == REMOVE:
             out += [r.randrange(256), r.randrange(256)]
@@ -56,14 +96,8 @@ def seq(seed, first, n_ops, weights, points=False):
             out += element(r, points) + [r.randrange(256), r.randrange(256)]
         elif op == CLEAR:
             out += [r.randrange(32)]
-        elif op == QUERY:
-            out += box(r, False)
-        elif op == NEAREST:
-            out += coord(r) + coord(r) + [r.choice([0, 1, 8, 64, 79])]
-        elif op == WITHIN:
-            out += coord(r) + coord(r) + coord(r)
-        elif op == RAY:
-            out += coord(r) + coord(r) + [r.choice([84, 0, 13, 20, 27])] + [r.choice([13, 20, 27, 0])] + coord(r, 0.3)
+        elif op in (QUERY, NEAREST, WITHIN, RAY):
+            out += read(r, op)
         elif op == STALE:
             out += [r.randrange(256), r.randrange(256)] + box(r)
     return bytes(out)

@@ -39,7 +39,7 @@ struct Rebuilt<S: Scalar, Q, B> {
 pub(crate) fn drive<S, Q, B>(data: &[u8], points: bool, build: B)
 where
     S: Scalar,
-    Q: SpatialQuery<S, u64>,
+    Q: SpatialQuery<S, u64> + Sync,
     B: Fn(&[(Aabb<S>, u64)]) -> Result<Q, Error>,
 {
     let mut r = Rebuilt {
@@ -72,7 +72,7 @@ where
 impl<S, Q, B> Rebuilt<S, Q, B>
 where
     S: Scalar,
-    Q: SpatialQuery<S, u64>,
+    Q: SpatialQuery<S, u64> + Sync,
     B: Fn(&[(Aabb<S>, u64)]) -> Result<Q, Error>,
 {
     fn apply(&mut self, op: u8, input: &mut Bytes<'_>, step: usize) {

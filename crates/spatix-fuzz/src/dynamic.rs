@@ -80,7 +80,7 @@ struct Pair<S: Scalar, I> {
 }
 
 /// Decodes `data` into operations on `sut` and checks each against the oracle.
-pub(crate) fn drive<S: Scalar, I: SpatialIndex<S, u64>>(
+pub(crate) fn drive<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     sut: I,
     data: &[u8],
     options: Options<S, I>,
@@ -104,7 +104,7 @@ pub(crate) fn drive<S: Scalar, I: SpatialIndex<S, u64>>(
     p.judge.pairs(&p.sut, step);
 }
 
-impl<S: Scalar, I: SpatialIndex<S, u64>> Pair<S, I> {
+impl<S: Scalar, I: SpatialIndex<S, u64> + Sync> Pair<S, I> {
     /// Whether a valid box is over the structure's bound.
     fn over_bound(&self, b: &Aabb<S>) -> bool {
         self.options.bound.is_some_and(|h| {

@@ -5,7 +5,9 @@ use core::fmt::Debug;
 use core::ops::ControlFlow;
 
 use spatix::prelude::*;
-use spatix::{Aabb, BruteForce, Handle, Point, Ray, Scalar, Workspace};
+use spatix::{
+    Aabb, BatchBuffers, BruteForce, Handle, ParallelQuery, Point, Ray, Scalar, Workspace,
+};
 
 use crate::decode::Bytes;
 use crate::exact;
@@ -32,80 +34,175 @@ impl<S: Scalar> Judge<S> {
     }
 
     /// Decodes and compares one read-only operation: query (op 9), nearest (10), within (11),
-    /// raycast (12, 13), pairs (15). Returns `false`, having read nothing, for any other op.
-    pub(crate) fn read<Q: SpatialQuery<S, u64>>(
+    /// raycast (12, 13), pairs (15). Ops 9 to 13 with [`BATCH`] set are a batch of such
+    /// reads instead ([`Judge::batch`]). Returns `false`, having read nothing, for any other op.
+    pub(crate) fn read<Q: SpatialQuery<S, u64> + Sync>(
         &mut self,
         sut: &Q,
         op: u8,
         input: &mut Bytes<'_>,
         step: usize,
     ) -> bool {
+        if op & BATCH != 0 && matches!(op % 16, 9..=13) {
+            self.batch(sut, op, input, step);
+            return true;
+        }
         match op % 16 {
-            9 => {
-                let area: Aabb<S> = input.aabb();
-                let got = collect(|f| sut.query(&area, |i| f(*i.value)));
-                let want = collect(|f| self.oracle.query(&area, |i| f(*i.value)));
-                same(step, "query", &area, got, want);
-            }
+            9 => self.query(sut, step, &input.aabb()),
             10 => {
                 let (point, k) = (input.point::<S>(), usize::from(input.u8() % 80));
-                let got: Vec<(S, u64)> = sut
-                    .nearest(point, k, &mut self.ws.0)
-                    .iter()
-                    .map(|n| (n.distance, *sut.get(n.handle).expect("live").value))
-                    .collect();
-                let want: Vec<S> = self
-                    .oracle
-                    .nearest(point, k, &mut self.ws.1)
-                    .iter()
-                    .map(|n| n.distance)
-                    .collect();
-                // As many as the oracle, each once; which ones, and their distances, are judged
-                // by exact arithmetic below (the oracle's own rounding may rank two elements an
-                // ulp apart the other way round from a structure that rounds differently).
-                let mut ids: Vec<u64> = got.iter().map(|g| g.1).collect();
-                ids.sort_unstable();
-                ids.dedup();
-                if got.len() != want.len() || ids.len() != got.len() {
-                    fail(step, "nearest", &(point, k), &got, &want);
-                }
-                if let Err(why) = self.exact_nearest(point, &got) {
-                    fail(
-                        step,
-                        &format!("nearest (exact: {why})"),
-                        &(point, k),
-                        &got,
-                        &want,
-                    );
-                }
+                self.nearest(sut, step, point, k);
             }
             11 => {
                 let (point, radius) = (input.point::<S>(), input.coord::<S>());
-                let got = collect(|f| sut.within(point, radius, |i| f(*i.value)));
-                let want = collect(|f| self.oracle.within(point, radius, |i| f(*i.value)));
-                if let Err(why) = self.exact_within(point, radius, &want) {
-                    fail(
-                        step,
-                        &format!("within (exact: {why})"),
-                        &(point, radius),
-                        &got,
-                        &want,
-                    );
-                }
-                same(step, "within", &(point, radius), got, want);
+                self.within(sut, step, point, radius);
             }
-            12 | 13 => {
-                let ray = Ray {
-                    origin: input.point(),
-                    direction: input.point(),
-                    max_t: input.coord(),
-                };
-                self.raycast(sut, step, &ray);
-            }
+            12 | 13 => self.raycast(sut, step, &ray(input)),
             15 => self.pairs(sut, step),
             _ => return false,
         }
         true
+    }
+
+    /// A batch of up to 100 reads of one kind (op 9 to 13, with [`BATCH`] set): a count, then
+    /// the queries as the single op decodes them (nearest: one `k` first, then the points;
+    /// within: one radius first, then the points). Each query's batch answer
+    /// ([`ParallelQuery`]) must be the structure's own single-query answer, element for
+    /// element and in the same order, and each single-query answer is judged against the
+    /// oracle as the single op would be.
+    fn batch<Q: SpatialQuery<S, u64> + Sync>(
+        &mut self,
+        sut: &Q,
+        op: u8,
+        input: &mut Bytes<'_>,
+        step: usize,
+    ) {
+        let count = 1 + usize::from(input.u8() % 100);
+        let mut buffers = BatchBuffers::new();
+        match op % 16 {
+            9 => {
+                let areas: Vec<Aabb<S>> = (0..count).map(|_| input.aabb()).collect();
+                let found = sut.query_batch(&areas, &mut buffers);
+                for (i, area) in areas.iter().enumerate() {
+                    let alone = handles(|f| sut.query(area, |item| f(item.handle)));
+                    if found.get(i) != alone {
+                        fail(step, "query_batch", area, &found.get(i), &alone);
+                    }
+                }
+                for area in &areas {
+                    self.query(sut, step, area);
+                }
+            }
+            10 => {
+                let k = usize::from(input.u8() % 80);
+                let points: Vec<Point<S>> = (0..count).map(|_| input.point()).collect();
+                let found = sut.nearest_batch(&points, k, &mut buffers);
+                for (i, &point) in points.iter().enumerate() {
+                    let alone = sut.nearest(point, k, &mut self.ws.0);
+                    if found.get(i) != alone {
+                        fail(step, "nearest_batch", &(point, k), &found.get(i), &alone);
+                    }
+                }
+                for &point in &points {
+                    self.nearest(sut, step, point, k);
+                }
+            }
+            11 => {
+                let radius = input.coord::<S>();
+                let points: Vec<Point<S>> = (0..count).map(|_| input.point()).collect();
+                let found = sut.within_batch(&points, radius, &mut buffers);
+                for (i, &point) in points.iter().enumerate() {
+                    let alone = handles(|f| sut.within(point, radius, |item| f(item.handle)));
+                    if found.get(i) != alone {
+                        fail(
+                            step,
+                            "within_batch",
+                            &(point, radius),
+                            &found.get(i),
+                            &alone,
+                        );
+                    }
+                }
+                for &point in &points {
+                    self.within(sut, step, point, radius);
+                }
+            }
+            _ => {
+                let rays: Vec<Ray<S>> = (0..count).map(|_| ray(input)).collect();
+                let found = sut.raycast_batch(&rays, &mut buffers);
+                for (i, r) in rays.iter().enumerate() {
+                    let alone = sut.raycast(r, &mut self.ws.0);
+                    if found.get(i) != alone.as_slice() {
+                        fail(step, "raycast_batch", r, &found.get(i), &alone);
+                    }
+                }
+                for r in &rays {
+                    self.raycast(sut, step, r);
+                }
+            }
+        }
+    }
+
+    /// One window query, against the oracle.
+    fn query<Q: SpatialQuery<S, u64>>(&self, sut: &Q, step: usize, area: &Aabb<S>) {
+        let got = collect(|f| sut.query(area, |i| f(*i.value)));
+        let want = collect(|f| self.oracle.query(area, |i| f(*i.value)));
+        same(step, "query", area, got, want);
+    }
+
+    /// One k-nearest query, against the oracle and exact arithmetic.
+    fn nearest<Q: SpatialQuery<S, u64>>(
+        &mut self,
+        sut: &Q,
+        step: usize,
+        point: Point<S>,
+        k: usize,
+    ) {
+        let got: Vec<(S, u64)> = sut
+            .nearest(point, k, &mut self.ws.0)
+            .iter()
+            .map(|n| (n.distance, *sut.get(n.handle).expect("live").value))
+            .collect();
+        let want: Vec<S> = self
+            .oracle
+            .nearest(point, k, &mut self.ws.1)
+            .iter()
+            .map(|n| n.distance)
+            .collect();
+        // As many as the oracle, each once; which ones, and their distances, are judged by
+        // exact arithmetic below (the oracle's own rounding may rank two elements an ulp apart
+        // the other way round from a structure that rounds differently).
+        let mut ids: Vec<u64> = got.iter().map(|g| g.1).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if got.len() != want.len() || ids.len() != got.len() {
+            fail(step, "nearest", &(point, k), &got, &want);
+        }
+        if let Err(why) = self.exact_nearest(point, &got) {
+            fail(
+                step,
+                &format!("nearest (exact: {why})"),
+                &(point, k),
+                &got,
+                &want,
+            );
+        }
+    }
+
+    /// One radius query, against the oracle and exact arithmetic.
+    fn within<Q: SpatialQuery<S, u64>>(&self, sut: &Q, step: usize, point: Point<S>, radius: S) {
+        let got = collect(|f| sut.within(point, radius, |i| f(*i.value)));
+        let want = collect(|f| self.oracle.within(point, radius, |i| f(*i.value)));
+        if let Err(why) = self.exact_within(point, radius, &want) {
+            fail(
+                step,
+                &format!("within (exact: {why})"),
+                &(point, radius),
+                &got,
+                &want,
+            );
+        }
+        same(step, "within", &(point, radius), got, want);
     }
 
     /// Checks the oracle's within result with exact arithmetic: everything reported within
@@ -229,6 +326,18 @@ impl<S: Scalar> Judge<S> {
     }
 }
 
+/// The flag that turns a read (ops 9 to 13) into a batch of such reads.
+pub(crate) const BATCH: u8 = 0x80;
+
+/// A ray as the raycast ops decode it: origin, direction, reach (any of them may be invalid).
+fn ray<S: Scalar>(input: &mut Bytes<'_>) -> Ray<S> {
+    Ray {
+        origin: input.point(),
+        direction: input.point(),
+        max_t: input.coord(),
+    }
+}
+
 /// Every element `iter` lists, as (value, box) sorted by value.
 fn listed<S: Scalar>(index: &impl SpatialQuery<S, u64>) -> Vec<(u64, Aabb<S>)> {
     let mut v: Vec<(u64, Aabb<S>)> = index.iter().map(|i| (*i.value, i.aabb)).collect();
@@ -259,6 +368,18 @@ fn collect(
     });
     ids.sort_unstable();
     ids
+}
+
+/// Runs a visiting query and returns the handles it reported, in its order.
+fn handles(
+    query: impl FnOnce(&mut dyn FnMut(Handle) -> ControlFlow<()>) -> ControlFlow<()>,
+) -> Vec<Handle> {
+    let mut found = Vec::new();
+    let _ = query(&mut |h| {
+        found.push(h);
+        ControlFlow::Continue(())
+    });
+    found
 }
 
 fn same(step: usize, what: &str, input: &dyn Debug, got: Vec<u64>, want: Vec<u64>) {
