@@ -11,10 +11,13 @@
 //! * `--write`: write docs/BENCHMARKS.md, the plots under docs/benchmarks/ and the headline
 //!   rows of README.md (otherwise the Markdown goes to standard output only).
 //! * `--json FILE`: the same data, machine-readable.
-//! * `--threads N`: let the structures with a parallel mode use N threads (default 1).
-//! * `--serial-fraction` (with `--threads N`, N > 1): run the agents frame again on a pool of
-//!   one thread, and report the speed-up of N threads and Amdahl's serial fraction, per phase
-//!   and in total.
+//! * `--threads N`: let the structures with a parallel mode use N threads (default 1): builds,
+//!   the agents frame, and the query workloads (spatix's `ParallelQuery` batches, kiddo's own
+//!   batch queries, rayon over the queries for the other crates whose query takes `&self`).
+//! * `--serial-fraction` (with `--threads N`, N > 1): run the agents frame and the query
+//!   workloads again on a pool of one thread (the same code); report the frame's speed-up of N
+//!   threads and Amdahl's serial fraction, per phase and in total, and each query workload's
+//!   median on one thread and on N threads with the speed-up.
 //! * `--runs N`: measured runs per structure and N (at least 5, the default).
 //! * `--only TEXT`: only the workloads whose name contains TEXT (e.g. `frame`, `nearest`).
 //! * `--structures TEXT`: only the structures whose name contains TEXT (e.g. `spatix`, for a
@@ -39,6 +42,22 @@ use std::process::ExitCode;
 
 use crate::machine::Machine;
 use crate::workloads::Settings;
+
+/// What the options do (`compare --help`).
+const HELP: &str = "  --quick              N = 10k and 100k only; a full run is 10k, 100k and 1M
+  --write              write docs/BENCHMARKS.md, docs/benchmarks/*.svg and README.md's headline rows
+  --json FILE          the same data, machine-readable
+  --threads N          let the structures with a parallel mode use N threads (default 1): builds,
+                       the agents frame, and the query workloads (spatix's ParallelQuery batches,
+                       kiddo's batch queries, rayon over the queries for the other crates that
+                       answer a query through &self; broccoli's queries stay serial)
+  --serial-fraction    with --threads N (N > 1): run the agents frame and the query workloads again
+                       on a rayon pool of one thread; report the speed-up (and the frame's serial
+                       fraction)
+  --runs N             measured runs per structure and N (at least 5, the default)
+  --only TEXT          only the workloads whose name contains TEXT (the names are below)
+  --structures TEXT    only the structures whose name contains TEXT
+  --sizes N,N,...      only these element counts";
 
 /// The element counts of a full run.
 const FULL_SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
@@ -136,7 +155,12 @@ fn main() -> ExitCode {
                 eprintln!("compare: {message}");
             }
             eprintln!(
-                "usage: compare [--quick] [--write] [--json FILE] [--threads N [--serial-fraction]] [--runs N] [--only TEXT] [--structures TEXT] [--sizes N,N,...]"
+                "usage: compare [--quick] [--write] [--json FILE] [--threads N [--serial-fraction]] [--runs N] [--only TEXT] [--structures TEXT] [--sizes N,N,...]\n\n{HELP}\n\nworkloads: {}",
+                workloads::all()
+                    .iter()
+                    .map(|w| w.slug.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
             return ExitCode::from(2);
         }

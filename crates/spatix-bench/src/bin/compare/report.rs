@@ -62,8 +62,8 @@ fn header(out: &mut String, sizes: &[usize], frame: bool) {
 }
 
 /// One workload's section: plot, time table (ratio to the fastest at each N), the agents
-/// frame's phases on `threads` threads, memory table where measured, and the answers every
-/// structure agreed on.
+/// frame's phases on `threads` threads, a query workload's speed-up over one thread where one
+/// thread ran too, memory table where measured, and the answers every structure agreed on.
 fn section(out: &mut String, table: &Table, threads: usize, plots: &str) {
     let sizes = sizes(table);
     let names = structures(table);
@@ -110,6 +110,7 @@ fn section(out: &mut String, table: &Table, threads: usize, plots: &str) {
         let _ = writeln!(out, "{row}");
     }
     phase_tables(out, table, threads, &sizes, &names);
+    query_scaling(out, table, threads, &sizes, &names);
     if table.entries.iter().any(|e| e.bytes_per_element.is_some()) {
         let _ = writeln!(out, "\nHeap held after building, bytes per element:\n");
         header(out, &sizes, false);
@@ -211,6 +212,35 @@ fn phase_tables(out: &mut String, table: &Table, threads: usize, sizes: &[usize]
     }
 }
 
+/// A query workload run on one thread too (`--serial-fraction`): per structure and N, the
+/// median on one thread, on `threads` threads, and the speed-up.
+fn query_scaling(out: &mut String, table: &Table, threads: usize, sizes: &[usize], names: &[&str]) {
+    if !table.entries.iter().any(|e| e.one_thread.is_some()) {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nOn {threads} threads against one (the same code on a rayon pool of one thread): the \
+         median on one thread → on {threads} threads (speed-up S):\n"
+    );
+    header(out, sizes, false);
+    for name in names {
+        let mut row = format!("| {name} |");
+        for &n in sizes {
+            let cell = entry(table, name, n).and_then(|e| {
+                Some(format!(
+                    " {} → {} ({:.2}×) |",
+                    duration(e.one_thread_median()?),
+                    duration(e.median()),
+                    e.query_scaling(threads)?.speedup
+                ))
+            });
+            row.push_str(cell.as_deref().unwrap_or(" — |"));
+        }
+        let _ = writeln!(out, "{row}");
+    }
+}
+
 /// The summary rows: for each table (or only the headline ones), spatix's best and the
 /// fastest other crate at the table's largest N.
 pub(crate) fn summary(tables: &[Table], headline_only: bool) -> String {
@@ -299,6 +329,26 @@ pub(crate) fn markdown(
          {BUILD_CHECK_QUERIES} rectangle (boxes) or radius (points) queries on the built \
          structure.\n"
     );
+    let _ = writeln!(
+        out,
+        "Threads: at one thread (`--threads 1`, the default) every structure answers the query \
+         workloads one query at a time on the calling thread, the serial baseline. With \
+         `--threads N` (N > 1) every structure uses its parallel mode where it has one, on a \
+         rayon pool of N threads: for builds and the agents frame as each crate's row below \
+         says, and for the query workloads (rectangle, k-nearest and radius queries) every \
+         spatix structure answers through `ParallelQuery` (`query_batch`, `nearest_batch`, \
+         `within_batch`, into `BatchBuffers` kept between runs, each found handle's value read \
+         with `get`), kiddo through its own batch queries (`query_batch`), and rstar, parry2d, \
+         flat_spatial, static_aabb2d_index and geo-index, which have none but answer a query \
+         through a shared reference, through the harness's rayon over the queries (consecutive \
+         chunks of the queries, about eight per thread, each answered by one thread into a \
+         list or tally of its own, merged in input order); broccoli's rectangle query needs its \
+         tree by mutable reference, so its queries stay serial. With `--serial-fraction` the \
+         agents frame and the query workloads run again, the same code, on a rayon pool of one \
+         thread: the frame's tables then show the speed-up and Amdahl's serial fraction per \
+         phase, and each query table the median on one thread, on N threads and the speed-up; \
+         the one-thread answers are checked like the others.\n"
+    );
     let _ = writeln!(out, "## Summary\n");
     out.push_str(&summary(tables, false));
     let _ = writeln!(out, "\n## The crates and how each is used\n");
@@ -335,7 +385,10 @@ pub(crate) fn json(tables: &[Table], settings: &Settings, machine: &Machine) -> 
                 "bytes_per_element": e.bytes_per_element,
                 "moves": e.moves.map(|m| match m { Moves::Update => "update", Moves::UpdateAll => "update_all", Moves::Rebuild => "rebuild" }),
                 "phases_median_seconds": e.frame.as_ref().map(|f| by_phase(phases::medians(&f.phases))),
-                "one_thread": e.frame.as_ref().and_then(|f| one_thread_json(f, settings.threads)),
+                "one_thread": match &e.frame {
+                    Some(f) => one_thread_json(f, settings.threads),
+                    None => one_thread_query_json(e, settings.threads),
+                },
                 "answer": e.answer,
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
@@ -362,6 +415,18 @@ fn one_thread_json(frame: &FrameRuns, threads: usize) -> Option<Value> {
         "phases_median_seconds": by_phase(phases::medians(one)),
         "speedup": by_phase(scaling.map(|s| s.map(|s| s.speedup))),
         "serial_fraction": by_phase(scaling.map(|s| s.map(|s| s.serial_fraction))),
+    }))
+}
+
+/// The one-thread runs of a query workload's entry: their seconds and median, and the
+/// speed-up of the run's threads and the serial fraction; `None` where one thread did not run.
+fn one_thread_query_json(e: &Entry, threads: usize) -> Option<Value> {
+    let scaling = e.query_scaling(threads)?;
+    Some(json!({
+        "median_seconds": e.one_thread_median(),
+        "runs_seconds": e.one_thread,
+        "speedup": scaling.speedup,
+        "serial_fraction": scaling.serial_fraction,
     }))
 }
 

@@ -11,7 +11,7 @@ use spatix_workload::{Agents, Layout, Sizes};
 use crate::check::{Answer, Mismatch, Tally};
 use crate::measure::{heap_growth, median, time};
 use crate::peers::{self, BoxIndex, Moves, PointIndex};
-use crate::phases::{self, FrameRuns, Phases};
+use crate::phases::{self, FrameRuns, Phases, Scaling};
 use crate::units::{duration, n_label};
 
 /// Untimed runs before the measured ones (the first frame after a build, cold caches).
@@ -148,8 +148,8 @@ pub(crate) struct Settings {
     /// Measured runs per structure and N (frames, for the agents frame).
     pub(crate) runs: usize,
     pub(crate) threads: usize,
-    /// Whether the agents frame also runs on a pool of one thread, for the speed-up of
-    /// `threads` threads and the serial fraction.
+    /// Whether the agents frame and the query workloads also run on a pool of one thread, for
+    /// the speed-up of `threads` threads (and the frame's serial fraction).
     pub(crate) serial_fraction: bool,
     /// Only the structures whose name contains this (all for "").
     pub(crate) structures: String,
@@ -168,6 +168,9 @@ pub(crate) struct Entry {
     pub(crate) moves: Option<Moves>,
     /// Its runs phase by phase (agents frame); `runs` holds their totals.
     pub(crate) frame: Option<FrameRuns>,
+    /// Seconds of each measured run on a pool of one thread (query workloads with
+    /// `--serial-fraction`; the agents frame keeps its own in `frame`).
+    pub(crate) one_thread: Option<Vec<f64>>,
     /// What it answered (the same for every structure at this N, or the run fails).
     pub(crate) answer: String,
 }
@@ -175,6 +178,20 @@ pub(crate) struct Entry {
 impl Entry {
     pub(crate) fn median(&self) -> f64 {
         median(&self.runs)
+    }
+
+    /// The median of the runs on one thread (query workloads with `--serial-fraction`).
+    pub(crate) fn one_thread_median(&self) -> Option<f64> {
+        self.one_thread.as_deref().map(median)
+    }
+
+    /// The speed-up of the run's threads over one on a query workload, where one thread ran.
+    pub(crate) fn query_scaling(&self, threads: usize) -> Option<Scaling> {
+        Some(Scaling::new(
+            threads,
+            self.one_thread_median()?,
+            self.median(),
+        ))
     }
 }
 
@@ -191,6 +208,8 @@ struct Outcome {
     answer: Answer,
     bytes: Option<isize>,
     frame: Option<FrameRuns>,
+    /// A query workload's measured runs and answer on a pool of one thread.
+    one_thread: Option<(Vec<f64>, Answer)>,
 }
 
 /// Runs `workload` on every structure that does it at every N of `settings`; answers that
@@ -227,20 +246,36 @@ pub(crate) fn run(
             if let Some(frame) = &outcome.frame {
                 eprintln!("{}", phase_line(frame, settings.threads));
             }
-            match &reference {
-                None => reference = Some((structure.clone(), outcome.answer.clone())),
-                Some((name, answer)) => {
-                    if let Err(detail) = outcome.answer.compare(answer) {
-                        let mismatch = Mismatch {
-                            workload: workload.title.clone(),
-                            n,
-                            structure: structure.clone(),
-                            reference: name.clone(),
-                            detail,
-                        };
-                        eprintln!("\n!!!!!!!! {mismatch}\n");
-                        mismatches.push(mismatch);
-                    }
+            if let Some((runs, _)) = &outcome.one_thread {
+                let (one, many) = (median(runs), median(&outcome.runs));
+                eprintln!(
+                    "  {:<46} one thread {:>10.3} ms   {:.2}x on {}",
+                    "",
+                    one * 1e3,
+                    one / many,
+                    settings.threads
+                );
+            }
+            let (name, answer) =
+                reference.get_or_insert_with(|| (structure.clone(), outcome.answer.clone()));
+            let one_thread = outcome
+                .one_thread
+                .iter()
+                .map(|(_, alone)| (format!("{structure} on one thread"), alone));
+            for (label, found) in [(structure.clone(), &outcome.answer)]
+                .into_iter()
+                .chain(one_thread)
+            {
+                if let Err(detail) = found.compare(answer) {
+                    let mismatch = Mismatch {
+                        workload: workload.title.clone(),
+                        n,
+                        structure: label,
+                        reference: name.clone(),
+                        detail,
+                    };
+                    eprintln!("\n!!!!!!!! {mismatch}\n");
+                    mismatches.push(mismatch);
                 }
             }
             entries.push(Entry {
@@ -251,6 +286,7 @@ pub(crate) fn run(
                 moves,
                 answer: outcome.answer.summary(),
                 frame: outcome.frame,
+                one_thread: outcome.one_thread.map(|(runs, _)| runs),
             });
         }
     }
@@ -320,18 +356,22 @@ fn points(n: usize, layout: Layout) -> (Aabb<f32>, Vec<Point<f32>>, Vec<Point<f3
     (agents.world, agents.positions, queries)
 }
 
+/// A rayon pool of one thread, on which `--serial-fraction` runs the same code again.
+fn one_thread_pool() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a pool of one thread starts")
+}
+
 /// The agents frame on the run's threads and, with `--serial-fraction`, again from the same
 /// start on a pool of one thread (the same code: a structure's parallel mode is chosen when
 /// it is made). A one-thread run that answers differently makes an answer that cannot match.
 fn frame(index: &mut dyn BoxIndex, n: usize, mix: Mix, settings: &Settings) -> Outcome {
     let (phases, answers) = frames(index, n, mix, settings);
-    let one_thread = settings.serial_fraction.then(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .expect("a pool of one thread starts")
-            .install(|| frames(index, n, mix, settings))
-    });
+    let one_thread = settings
+        .serial_fraction
+        .then(|| one_thread_pool().install(|| frames(index, n, mix, settings)));
     let answer = match &one_thread {
         Some((_, alone)) if *alone != answers => {
             Answer::Frames(answers.iter().chain(alone).copied().collect())
@@ -346,7 +386,31 @@ fn frame(index: &mut dyn BoxIndex, n: usize, mix: Mix, settings: &Settings) -> O
             phases,
             one_thread: one_thread.map(|(phases, _)| phases),
         }),
+        one_thread: None,
     }
+}
+
+/// A query workload's outcome: `measure` (its measured runs and their answer, `None` for a
+/// structure that does not do it) on the run's threads and, with `--serial-fraction`, again
+/// on a pool of one thread. The same code runs on both (a structure's parallel query mode is
+/// chosen when it is made), and both answers are checked against the reference.
+fn queries(
+    settings: &Settings,
+    mut measure: impl FnMut() -> Option<(Vec<f64>, Answer)> + Send,
+) -> Option<Outcome> {
+    let (runs, answer) = measure()?;
+    let one_thread = if settings.serial_fraction {
+        Some(one_thread_pool().install(&mut measure)?)
+    } else {
+        None
+    };
+    Some(Outcome {
+        runs,
+        answer,
+        bytes: None,
+        frame: None,
+        one_thread,
+    })
 }
 
 /// Builds `index` on the mix's agents, then the warm-up and the measured frames, each timed
@@ -440,6 +504,7 @@ fn build_boxes(make: impl Fn() -> Box<dyn BoxIndex>, n: usize, settings: &Settin
         answer: Answer::Found(tally),
         bytes,
         frame: None,
+        one_thread: None,
     }
 }
 
@@ -473,6 +538,7 @@ fn build_points(make: impl Fn() -> Box<dyn PointIndex>, n: usize, settings: &Set
         answer: Answer::Found(tally),
         bytes,
         frame: None,
+        one_thread: None,
     }
 }
 
@@ -480,18 +546,15 @@ fn query(index: &mut dyn BoxIndex, n: usize, settings: &Settings) -> Outcome {
     let (agents, boxes) = agents_at_rest(n);
     let squares = query_squares(&agents.world, QUERY_COUNT, QUERY_SIDE, QUERIES_SEED);
     index.build(&agents.world, &boxes);
-    let (runs, answers) = repeat(settings, || {
-        let mut tally = Tally::default();
-        let (seconds, ()) = time(|| index.query(&squares, &mut tally));
-        Some((seconds, tally))
+    queries(settings, || {
+        let (runs, answers) = repeat(settings, || {
+            let mut tally = Tally::default();
+            let (seconds, ()) = time(|| index.query(&squares, &mut tally));
+            Some((seconds, tally))
+        })?;
+        Some((runs, same_every_run(answers)))
     })
-    .expect("every run answers");
-    Outcome {
-        runs,
-        answer: same_every_run(answers),
-        bytes: None,
-        frame: None,
-    }
+    .expect("every run answers")
 }
 
 /// The one answer of every run, or (a structure that answers differently from one run to the
@@ -511,19 +574,16 @@ fn nearest(
     k: usize,
     settings: &Settings,
 ) -> Option<Outcome> {
-    let (world, points, queries) = points(n, layout);
+    let (world, points, near) = points(n, layout);
     index.build(&world, &points);
-    let mut found = Vec::with_capacity(queries.len() * k);
-    let (runs, _) = repeat(settings, || {
-        found.clear();
-        let (seconds, supported) = time(|| index.nearest(&queries, k, &mut found));
-        supported.then_some((seconds, ()))
-    })?;
-    Some(Outcome {
-        runs,
-        answer: nearest_answer(&points, &queries, k, &found),
-        bytes: None,
-        frame: None,
+    let mut found = Vec::with_capacity(near.len() * k);
+    queries(settings, || {
+        let (runs, _) = repeat(settings, || {
+            found.clear();
+            let (seconds, supported) = time(|| index.nearest(&near, k, &mut found));
+            supported.then_some((seconds, ()))
+        })?;
+        Some((runs, nearest_answer(&points, &near, k, &found)))
     })
 }
 
@@ -566,18 +626,15 @@ fn within(
     layout: Layout,
     settings: &Settings,
 ) -> Option<Outcome> {
-    let (world, points, queries) = points(n, layout);
+    let (world, points, near) = points(n, layout);
     index.build(&world, &points);
-    let (runs, answers) = repeat(settings, || {
-        let mut tally = Tally::default();
-        let (seconds, supported) = time(|| index.within(&queries, RADIUS, &mut tally));
-        supported.then_some((seconds, tally))
-    })?;
-    Some(Outcome {
-        runs,
-        answer: same_every_run(answers),
-        bytes: None,
-        frame: None,
+    queries(settings, || {
+        let (runs, answers) = repeat(settings, || {
+            let mut tally = Tally::default();
+            let (seconds, supported) = time(|| index.within(&near, RADIUS, &mut tally));
+            supported.then_some((seconds, tally))
+        })?;
+        Some((runs, same_every_run(answers)))
     })
 }
 
@@ -625,14 +682,23 @@ mod tests {
         };
         let mut mismatches = Vec::new();
         for workload in all() {
-            if !matches!(workload.kind, Kind::Frame(_)) {
+            if matches!(workload.kind, Kind::BuildBoxes | Kind::BuildPoints) {
                 continue;
             }
             let table = run(&workload, &settings, &mut mismatches);
             for e in &table.entries {
-                let frame = e.frame.as_ref().expect("a frame entry has phases");
-                assert!(frame.one_thread.is_some(), "{}", e.structure);
-                assert_eq!(frame.phases.len(), e.runs.len(), "{}", e.structure);
+                if let Kind::Frame(_) = workload.kind {
+                    let frame = e.frame.as_ref().expect("a frame entry has phases");
+                    assert!(frame.one_thread.is_some(), "{}", e.structure);
+                    assert_eq!(frame.phases.len(), e.runs.len(), "{}", e.structure);
+                } else {
+                    let one = e
+                        .one_thread
+                        .as_ref()
+                        .expect("a query entry ran on one thread");
+                    assert_eq!(one.len(), e.runs.len(), "{}", e.structure);
+                    assert!(e.query_scaling(2).is_some(), "{}", e.structure);
+                }
             }
         }
         assert!(
@@ -644,6 +710,50 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join("\n")
         );
+    }
+
+    #[test]
+    fn parallel_queries_answer_exactly_as_the_serial_path() {
+        let serial = Settings {
+            sizes: vec![2000],
+            runs: 1,
+            threads: 1,
+            serial_fraction: false,
+            structures: String::new(),
+        };
+        let parallel = Settings {
+            threads: 2,
+            serial_fraction: true,
+            ..serial.clone()
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("a pool of two threads starts");
+        for workload in all() {
+            let count = match workload.kind {
+                Kind::Query => peers::box_indexes(1).len(),
+                Kind::Nearest(..) | Kind::Within(_) => peers::point_indexes(1).len(),
+                _ => continue,
+            };
+            for j in 0..count {
+                let Some((name, _, alone)) = run_one(workload.kind, j, 2000, &serial) else {
+                    continue;
+                };
+                let (_, _, together) = pool
+                    .install(|| run_one(workload.kind, j, 2000, &parallel))
+                    .expect("a structure that answers on one thread answers on two");
+                let (_, on_one) = together.one_thread.expect("one thread ran too");
+                for (mode, answer) in [("2 threads", &together.answer), ("1 of 2", &on_one)] {
+                    assert!(
+                        *answer == alone.answer,
+                        "{} {name} on {mode}: {:?}",
+                        workload.slug,
+                        answer.compare(&alone.answer)
+                    );
+                }
+            }
+        }
     }
 
     #[test]

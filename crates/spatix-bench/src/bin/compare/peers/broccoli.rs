@@ -25,7 +25,9 @@ pub(crate) const CRATE: Crate = Crate {
          end. Queries: \
          `find_all_intersect_rect`, whose test is open (a box that only touches the rectangle is \
          not found: the cross-check caught it), so the adapter widens each rectangle by one ulp \
-         on every side, which on floats makes the open test exactly the closed one. No point \
+         on every side, which on floats makes the open test exactly the closed one. Queries \
+         stay serial with `--threads`: the query needs the tree by `&mut` (and broccoli-rayon \
+         has no parallel rectangle query), so no rayon over the queries. No point \
          workloads (its k-nearest is not what the crate is for).",
 };
 

@@ -4,7 +4,7 @@ use flat_spatial::aabbgrid::AABBGridHandle;
 use flat_spatial::{AABB, AABBGrid, Grid};
 use spatix::{Aabb, Point};
 
-use super::{BoxIndex, Crate, Moves, PointIndex};
+use super::{BoxIndex, Crate, Moves, PointIndex, over_queries};
 use crate::check::Tally;
 
 /// flat_spatial, and how this adapter uses it.
@@ -20,7 +20,9 @@ pub(crate) const CRATE: Crate = Crate {
          it missing a pair in 320k at 1M agents); the override is the exact closed test every \
          other structure uses. Neither grid has a pair pass: pairs are one `query_visitor` per \
          element keeping pairs with first value < second. Neither has k-nearest; radius queries \
-         use `Grid::query_around` (which returns handles: each hit's value is read with `get`).",
+         use `Grid::query_around` (which returns handles: each hit's value is read with `get`). \
+         flat_spatial has no parallel query of its own; with `--threads` the queries (all \
+         `&self` on a `Sync` grid) run rayon over the queries, the harness's shared wrapper.",
 };
 
 /// Objects per cell the README recommends (10-20).
@@ -75,9 +77,18 @@ impl AABB for Bx {
 pub(crate) struct Boxes {
     grid: Option<AABBGrid<u32, Bx>>,
     handles: Vec<AABBGridHandle>,
+    /// Whether queries run rayon over the queries (`--threads` above 1).
+    parallel: bool,
 }
 
 impl Boxes {
+    pub(crate) fn new(threads: usize) -> Self {
+        Self {
+            parallel: threads > 1,
+            ..Self::default()
+        }
+    }
+
     fn grid(&self) -> &AABBGrid<u32, Bx> {
         self.grid.as_ref().expect("built before use")
     }
@@ -124,9 +135,11 @@ impl BoxIndex for Boxes {
 
     fn query(&mut self, squares: &[Aabb<f32>], tally: &mut Tally) {
         let grid = self.grid();
-        for square in squares {
-            grid.query_visitor(Bx::from(square), |_, _, &value| tally.hit(value));
-        }
+        over_queries::tally(self.parallel, squares, tally, |squares, tally| {
+            for square in squares {
+                grid.query_visitor(Bx::from(square), |_, _, &value| tally.hit(value));
+            }
+        });
     }
 }
 
@@ -134,6 +147,17 @@ impl BoxIndex for Boxes {
 #[derive(Default)]
 pub(crate) struct Points {
     grid: Option<Grid<u32, [f32; 2]>>,
+    /// Whether queries run rayon over the queries (`--threads` above 1).
+    parallel: bool,
+}
+
+impl Points {
+    pub(crate) fn new(threads: usize) -> Self {
+        Self {
+            parallel: threads > 1,
+            ..Self::default()
+        }
+    }
 }
 
 impl PointIndex for Points {
@@ -151,12 +175,14 @@ impl PointIndex for Points {
 
     fn within(&mut self, queries: &[Point<f32>], radius: f32, tally: &mut Tally) -> bool {
         let grid = self.grid.as_ref().expect("built before use");
-        for q in queries {
-            for (handle, _) in grid.query_around([q.x, q.y], radius) {
-                let (_, &value) = grid.get(handle).expect("a found handle is live");
-                tally.hit(value);
+        over_queries::tally(self.parallel, queries, tally, |queries, tally| {
+            for q in queries {
+                for (handle, _) in grid.query_around([q.x, q.y], radius) {
+                    let (_, &value) = grid.get(handle).expect("a found handle is live");
+                    tally.hit(value);
+                }
             }
-        }
+        });
         true
     }
 }

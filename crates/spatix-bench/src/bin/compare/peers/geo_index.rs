@@ -5,7 +5,7 @@ use geo_index::rtree::sort::HilbertSort;
 use geo_index::rtree::{RTree, RTreeBuilder, RTreeIndex};
 use spatix::{Aabb, Point};
 
-use super::{BoxIndex, Crate, Moves, PointIndex};
+use super::{BoxIndex, Crate, Moves, PointIndex, over_queries};
 use crate::check::Tally;
 
 /// geo-index, and how this adapter uses it.
@@ -20,7 +20,9 @@ pub(crate) const CRATE: Crate = Crate {
          per call: its only form); on points (zero-size boxes in the `RTree`: the `KDTree` has no \
          k-nearest) `RTree::neighbors(x, y, Some(k), None)` and `neighbors(x, y, None, Some(r²))` \
          (its default metric is the squared distance, and the limit is in the metric's units); \
-         `KDTree::within`.",
+         `KDTree::within`. geo-index has no parallel query of its own; with `--threads` the \
+         queries (all `&self` on a `Sync` tree) run rayon over the queries, the harness's \
+         shared wrapper.",
 };
 
 fn rtree(boxes: impl ExactSizeIterator<Item = [f32; 4]>) -> RTree<f32> {
@@ -35,9 +37,18 @@ fn rtree(boxes: impl ExactSizeIterator<Item = [f32; 4]>) -> RTree<f32> {
 #[derive(Default)]
 pub(crate) struct Boxes {
     tree: Option<RTree<f32>>,
+    /// Whether queries run rayon over the queries (`--threads` above 1).
+    parallel: bool,
 }
 
 impl Boxes {
+    pub(crate) fn new(threads: usize) -> Self {
+        Self {
+            parallel: threads > 1,
+            ..Self::default()
+        }
+    }
+
     fn tree(&self) -> &RTree<f32> {
         self.tree.as_ref().expect("built before use")
     }
@@ -73,11 +84,13 @@ impl BoxIndex for Boxes {
 
     fn query(&mut self, squares: &[Aabb<f32>], tally: &mut Tally) {
         let tree = self.tree();
-        for s in squares {
-            for i in tree.search(s.min.x, s.min.y, s.max.x, s.max.y) {
-                tally.hit(i);
+        over_queries::tally(self.parallel, squares, tally, |squares, tally| {
+            for s in squares {
+                for i in tree.search(s.min.x, s.min.y, s.max.x, s.max.y) {
+                    tally.hit(i);
+                }
             }
-        }
+        });
     }
 }
 
@@ -85,6 +98,17 @@ impl BoxIndex for Boxes {
 #[derive(Default)]
 pub(crate) struct RTreePoints {
     tree: Option<RTree<f32>>,
+    /// Whether queries run rayon over the queries (`--threads` above 1).
+    parallel: bool,
+}
+
+impl RTreePoints {
+    pub(crate) fn new(threads: usize) -> Self {
+        Self {
+            parallel: threads > 1,
+            ..Self::default()
+        }
+    }
 }
 
 impl PointIndex for RTreePoints {
@@ -98,19 +122,23 @@ impl PointIndex for RTreePoints {
 
     fn nearest(&mut self, queries: &[Point<f32>], k: usize, out: &mut Vec<u32>) -> bool {
         let tree = self.tree.as_ref().expect("built before use");
-        for q in queries {
-            out.extend(tree.neighbors(q.x, q.y, Some(k), None));
-        }
+        over_queries::extend(self.parallel, queries, out, |queries, out| {
+            for q in queries {
+                out.extend(tree.neighbors(q.x, q.y, Some(k), None));
+            }
+        });
         true
     }
 
     fn within(&mut self, queries: &[Point<f32>], radius: f32, tally: &mut Tally) -> bool {
         let tree = self.tree.as_ref().expect("built before use");
-        for q in queries {
-            for i in tree.neighbors(q.x, q.y, None, Some(radius * radius)) {
-                tally.hit(i);
+        over_queries::tally(self.parallel, queries, tally, |queries, tally| {
+            for q in queries {
+                for i in tree.neighbors(q.x, q.y, None, Some(radius * radius)) {
+                    tally.hit(i);
+                }
             }
-        }
+        });
         true
     }
 }
@@ -119,6 +147,17 @@ impl PointIndex for RTreePoints {
 #[derive(Default)]
 pub(crate) struct KdPoints {
     tree: Option<KDTree<f32>>,
+    /// Whether queries run rayon over the queries (`--threads` above 1).
+    parallel: bool,
+}
+
+impl KdPoints {
+    pub(crate) fn new(threads: usize) -> Self {
+        Self {
+            parallel: threads > 1,
+            ..Self::default()
+        }
+    }
 }
 
 impl PointIndex for KdPoints {
@@ -136,11 +175,13 @@ impl PointIndex for KdPoints {
 
     fn within(&mut self, queries: &[Point<f32>], radius: f32, tally: &mut Tally) -> bool {
         let tree = self.tree.as_ref().expect("built before use");
-        for q in queries {
-            for i in tree.within(q.x, q.y, radius) {
-                tally.hit(i);
+        over_queries::tally(self.parallel, queries, tally, |queries, tally| {
+            for q in queries {
+                for i in tree.within(q.x, q.y, radius) {
+                    tally.hit(i);
+                }
             }
-        }
+        });
         true
     }
 }

@@ -18,13 +18,18 @@ pub(crate) const CRATE: Crate = Crate {
          from 262,144 points) and `with_parallel_construction()` when `--threads` asks for more. \
          Queries: `query(&p).nearest_n::<SquaredEuclidean<f32>>(k).execute()` and \
          `query(&p).within::<SquaredEuclidean<f32>>(r²).unsorted().execute()` (the docs' faster \
-         form when order does not matter). kiddo stores points only, so it has no box workloads.",
+         form when order does not matter). With `--threads`, its own batch queries: \
+         `query_batch(&points)` configured the same way, then `.execute()` on its default \
+         executor (`Executor::parallel()`, rayon's current pool), each query's results in \
+         input order. kiddo stores points only, so it has no box workloads.",
 };
 
 /// An `ImmutableKdTree<f32, 2>` with `u32` items (each point's position in the input).
 pub(crate) struct Points {
     threads: usize,
     tree: Option<ImmutableKdTree<f32, 2>>,
+    /// The query points as kiddo's batch queries take them (kept between runs).
+    coords: Vec<[f32; 2]>,
 }
 
 impl Points {
@@ -32,7 +37,16 @@ impl Points {
         Self {
             threads,
             tree: None,
+            coords: Vec::new(),
         }
+    }
+
+    /// The tree, and `queries` as coordinate arrays for its batch queries.
+    fn batch(&mut self, queries: &[Point<f32>]) -> (&ImmutableKdTree<f32, 2>, &[[f32; 2]]) {
+        self.coords.clear();
+        self.coords.extend(queries.iter().map(|q| [q.x, q.y]));
+        let tree = self.tree.as_ref().expect("built before use");
+        (tree, &self.coords)
     }
 
     fn tree(&self) -> &ImmutableKdTree<f32, 2> {
@@ -60,6 +74,17 @@ impl PointIndex for Points {
 
     fn nearest(&mut self, queries: &[Point<f32>], k: usize, out: &mut Vec<u32>) -> bool {
         let k = NonZero::new(k).expect("k > 0");
+        if self.threads > 1 {
+            let (tree, coords) = self.batch(queries);
+            let found = tree
+                .query_batch(coords)
+                .nearest_n::<SquaredEuclidean<f32>>(k)
+                .execute();
+            for near in &found {
+                out.extend(near.iter().map(|n| n.item));
+            }
+            return true;
+        }
         let tree = self.tree();
         for q in queries {
             let found = tree
@@ -72,6 +97,18 @@ impl PointIndex for Points {
     }
 
     fn within(&mut self, queries: &[Point<f32>], radius: f32, tally: &mut Tally) -> bool {
+        if self.threads > 1 {
+            let (tree, coords) = self.batch(queries);
+            let found = tree
+                .query_batch(coords)
+                .within::<SquaredEuclidean<f32>>(radius * radius)
+                .unsorted()
+                .execute();
+            for n in found.iter().flatten() {
+                tally.hit(n.item);
+            }
+            return true;
+        }
         let tree = self.tree();
         for q in queries {
             let found = tree

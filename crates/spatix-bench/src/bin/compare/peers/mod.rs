@@ -6,6 +6,7 @@ mod broccoli;
 mod flat_spatial;
 mod geo_index;
 mod kiddo;
+mod over_queries;
 mod parry;
 mod rstar;
 mod spatix;
@@ -103,8 +104,9 @@ pub(crate) trait BoxIndex: Send {
 }
 
 /// A structure of points: building, k nearest and radius queries. A structure that does not
-/// do one of the queries says so by returning `false` and doing nothing.
-pub(crate) trait PointIndex {
+/// do one of the queries says so by returning `false` and doing nothing. `Send`, so that a run
+/// can move onto a pool of one thread (`--serial-fraction`).
+pub(crate) trait PointIndex: Send {
     /// Column name in the tables.
     fn name(&self) -> String;
 
@@ -133,12 +135,12 @@ pub(crate) trait PointIndex {
 pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
     let mut all = spatix::box_indexes(threads);
     all.extend([
-        Box::new(rstar::Boxes::default()) as Box<dyn BoxIndex>,
+        Box::new(rstar::Boxes::new(threads)) as Box<dyn BoxIndex>,
         Box::new(broccoli::Boxes::new(threads)),
         Box::new(parry::Boxes::new(threads)),
-        Box::new(flat_spatial::Boxes::default()),
-        Box::new(static_aabb::Boxes::default()),
-        Box::new(geo_index::Boxes::default()),
+        Box::new(flat_spatial::Boxes::new(threads)),
+        Box::new(static_aabb::Boxes::new(threads)),
+        Box::new(geo_index::Boxes::new(threads)),
     ]);
     all
 }
@@ -147,12 +149,12 @@ pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
 pub(crate) fn point_indexes(threads: usize) -> Vec<Box<dyn PointIndex>> {
     let mut all = spatix::point_indexes(threads);
     all.extend([
-        Box::new(rstar::Points::default()) as Box<dyn PointIndex>,
+        Box::new(rstar::Points::new(threads)) as Box<dyn PointIndex>,
         Box::new(kiddo::Points::new(threads)),
-        Box::new(flat_spatial::Points::default()),
-        Box::new(static_aabb::Points::default()),
-        Box::new(geo_index::RTreePoints::default()),
-        Box::new(geo_index::KdPoints::default()),
+        Box::new(flat_spatial::Points::new(threads)),
+        Box::new(static_aabb::Points::new(threads)),
+        Box::new(geo_index::RTreePoints::new(threads)),
+        Box::new(geo_index::KdPoints::new(threads)),
     ]);
     all
 }

@@ -5,7 +5,7 @@ use parry2d::math::Vector;
 use parry2d::partitioning::{Bvh, BvhBuildStrategy, BvhLeafUpdateStatus, BvhWorkspace};
 use spatix::Aabb;
 
-use super::{BoxIndex, Crate, Moves};
+use super::{BoxIndex, Crate, Moves, over_queries};
 use crate::check::Tally;
 
 /// parry2d, and how this adapter uses it.
@@ -21,7 +21,9 @@ pub(crate) const CRATE: Crate = Crate {
          each pair once). With `--threads` (its `parallel` feature): \
          `insert_or_update_batch_partially_parallel` of every element, `refit_parallel` and \
          `traverse_bvtt_single_tree_parallel::<false>` (the same pairs, returned as a list). \
-         Queries: `intersect_aabb`. The `Bvh` has no k-nearest or radius query, \
+         Queries: `intersect_aabb`; parry has no parallel query of its own, so with `--threads` \
+         the queries (`&self` on a `Sync` tree) run rayon over the queries, the harness's \
+         shared wrapper. The `Bvh` has no k-nearest or radius query, \
          so it has no point workloads.",
 };
 
@@ -111,11 +113,14 @@ impl BoxIndex for Boxes {
     }
 
     fn query(&mut self, squares: &[Aabb<f32>], tally: &mut Tally) {
-        for square in squares {
-            let area = aabb(square);
-            for hit in self.bvh.intersect_aabb(&area) {
-                tally.hit(hit);
+        let bvh = &self.bvh;
+        over_queries::tally(self.parallel, squares, tally, |squares, tally| {
+            for square in squares {
+                let area = aabb(square);
+                for hit in bvh.intersect_aabb(&area) {
+                    tally.hit(hit);
+                }
             }
-        }
+        });
     }
 }

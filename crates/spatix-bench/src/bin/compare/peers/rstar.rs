@@ -4,7 +4,7 @@ use rstar::primitives::{GeomWithData, Rectangle};
 use rstar::{AABB, RTree};
 use spatix::{Aabb, Point};
 
-use super::{BoxIndex, Crate, Moves, PointIndex};
+use super::{BoxIndex, Crate, Moves, PointIndex, over_queries};
 use crate::check::Tally;
 
 /// rstar, and how this adapter uses it.
@@ -17,7 +17,9 @@ pub(crate) const CRATE: Crate = Crate {
          self-join `intersection_candidates_with_other_tree(&tree)`, which yields every ordered \
          pair and each element with itself; the adapter keeps pairs with first value < second. \
          Queries: `locate_in_envelope_intersecting`, `nearest_neighbor_iter(..).take(k)` (the \
-         documented kNN method), `locate_within_distance(point, r²)`.",
+         documented kNN method), `locate_within_distance(point, r²)`. rstar has no parallel query of its own; with \
+         `--threads` the queries (all `&self` on a `Sync` tree) run rayon over the queries, \
+         the harness's shared wrapper.",
 };
 
 type Rect = GeomWithData<Rectangle<[f32; 2]>, u32>;
@@ -38,6 +40,17 @@ fn envelope(b: &Aabb<f32>) -> AABB<[f32; 2]> {
 #[derive(Default)]
 pub(crate) struct Boxes {
     tree: RTree<Rect>,
+    /// Whether queries run rayon over the queries (`--threads` above 1).
+    parallel: bool,
+}
+
+impl Boxes {
+    pub(crate) fn new(threads: usize) -> Self {
+        Self {
+            parallel: threads > 1,
+            ..Self::default()
+        }
+    }
 }
 
 impl BoxIndex for Boxes {
@@ -69,11 +82,14 @@ impl BoxIndex for Boxes {
     }
 
     fn query(&mut self, squares: &[Aabb<f32>], tally: &mut Tally) {
-        for square in squares {
-            for hit in self.tree.locate_in_envelope_intersecting(envelope(square)) {
-                tally.hit(hit.data);
+        let tree = &self.tree;
+        over_queries::tally(self.parallel, squares, tally, |squares, tally| {
+            for square in squares {
+                for hit in tree.locate_in_envelope_intersecting(envelope(square)) {
+                    tally.hit(hit.data);
+                }
             }
-        }
+        });
     }
 }
 
@@ -81,6 +97,17 @@ impl BoxIndex for Boxes {
 #[derive(Default)]
 pub(crate) struct Points {
     tree: RTree<Pt>,
+    /// Whether queries run rayon over the queries (`--threads` above 1).
+    parallel: bool,
+}
+
+impl Points {
+    pub(crate) fn new(threads: usize) -> Self {
+        Self {
+            parallel: threads > 1,
+            ..Self::default()
+        }
+    }
 }
 
 impl PointIndex for Points {
@@ -99,26 +126,28 @@ impl PointIndex for Points {
     }
 
     fn nearest(&mut self, queries: &[Point<f32>], k: usize, out: &mut Vec<u32>) -> bool {
-        for q in queries {
-            out.extend(
-                self.tree
-                    .nearest_neighbor_iter([q.x, q.y])
-                    .take(k)
-                    .map(|p| p.data),
-            );
-        }
+        let tree = &self.tree;
+        over_queries::extend(self.parallel, queries, out, |queries, out| {
+            for q in queries {
+                out.extend(
+                    tree.nearest_neighbor_iter([q.x, q.y])
+                        .take(k)
+                        .map(|p| p.data),
+                );
+            }
+        });
         true
     }
 
     fn within(&mut self, queries: &[Point<f32>], radius: f32, tally: &mut Tally) -> bool {
-        for q in queries {
-            for p in self
-                .tree
-                .locate_within_distance([q.x, q.y], radius * radius)
-            {
-                tally.hit(p.data);
+        let tree = &self.tree;
+        over_queries::tally(self.parallel, queries, tally, |queries, tally| {
+            for q in queries {
+                for p in tree.locate_within_distance([q.x, q.y], radius * radius) {
+                    tally.hit(p.data);
+                }
             }
-        }
+        });
         true
     }
 }

@@ -8,9 +8,9 @@
 use core::ops::ControlFlow;
 
 use spatix::{
-    Aabb, BruteForce, Handle, HierarchicalGrid, KdTree, KdTreeConfig, Layered, LooseGrid,
-    LooseQuadtree, MxCifQuadtree, PackedIndex, ParallelPairs, Point, PointGrid, Quadtree,
-    SpatialIndex, SpatialQuery, SweepGrid, UniformGrid, Workspace,
+    Aabb, BatchBuffers, BruteForce, Handle, HierarchicalGrid, KdTree, KdTreeConfig, Layered,
+    LooseGrid, LooseQuadtree, MxCifQuadtree, PackedIndex, ParallelPairs, ParallelQuery, Point,
+    PointGrid, Quadtree, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid, Workspace,
 };
 
 use spatix_workload::{Agent, Agents};
@@ -35,7 +35,10 @@ pub(crate) const CRATE: Crate = Crate {
          structure's storage order); pairs `for_each_pair` (with \
          `--threads`, `ParallelPairs::par_fold_pairs`, a tally per thread, and \
          `par_update_all` in the update_all rows); queries `query`, `nearest` (one reused `Workspace`, each result's value \
-         read with `get`), `within`. Points are zero-size boxes. `BruteForce` only at 10k. \
+         read with `get`), `within`; with `--threads` every structure answers them through \
+         `ParallelQuery` instead (`query_batch`, `nearest_batch`, `within_batch` on rayon's \
+         pool, with one `BatchBuffers` kept in the adapter so that a warm run allocates \
+         nothing, each handle's value read with `get`). Points are zero-size boxes. `BruteForce` only at 10k. \
          The static `KdTree` (points) is built by `KdTree::build` (`par_build` with \
          `--threads`) with the default configuration and queried like the others (its \
          `get` is one array access: a handle names a position in tree order).",
@@ -47,32 +50,32 @@ const BRUTE_MAX_N: usize = 10_000;
 /// Every spatix structure of boxes.
 pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
     vec![
-        Box::new(Dynamic::new("Quadtree", quadtree).parallel(threads)),
-        Box::new(Dynamic::new("UniformGrid", grid).parallel(threads)),
-        Box::new(Dynamic::new("MxCifQuadtree", mxcif).parallel(threads)),
-        Box::new(Dynamic::new("LooseQuadtree", loose_quadtree).parallel(threads)),
-        Box::new(Dynamic::new("LooseGrid", loose_grid).parallel(threads)),
-        Box::new(Dynamic::new("HierarchicalGrid", hierarchical).parallel(threads)),
-        Box::new(Dynamic::new("Layered", layered)),
-        Box::new(Stepped::new("Quadtree", quadtree).parallel(threads)),
-        Box::new(Stepped::new("UniformGrid", grid).parallel(threads)),
-        Box::new(Stepped::new("MxCifQuadtree", mxcif).parallel(threads)),
-        Box::new(Stepped::new("LooseQuadtree", loose_quadtree).parallel(threads)),
-        Box::new(Stepped::new("LooseGrid", loose_grid).parallel(threads)),
-        Box::new(Stepped::new("HierarchicalGrid", hierarchical).parallel(threads)),
-        Box::new(Stepped::new("Layered", layered)),
+        Box::new(Dynamic::new("Quadtree", quadtree, threads).parallel()),
+        Box::new(Dynamic::new("UniformGrid", grid, threads).parallel()),
+        Box::new(Dynamic::new("MxCifQuadtree", mxcif, threads).parallel()),
+        Box::new(Dynamic::new("LooseQuadtree", loose_quadtree, threads).parallel()),
+        Box::new(Dynamic::new("LooseGrid", loose_grid, threads).parallel()),
+        Box::new(Dynamic::new("HierarchicalGrid", hierarchical, threads).parallel()),
+        Box::new(Dynamic::new("Layered", layered, threads)),
+        Box::new(Stepped::new("Quadtree", quadtree, threads).parallel()),
+        Box::new(Stepped::new("UniformGrid", grid, threads).parallel()),
+        Box::new(Stepped::new("MxCifQuadtree", mxcif, threads).parallel()),
+        Box::new(Stepped::new("LooseQuadtree", loose_quadtree, threads).parallel()),
+        Box::new(Stepped::new("LooseGrid", loose_grid, threads).parallel()),
+        Box::new(Stepped::new("HierarchicalGrid", hierarchical, threads).parallel()),
+        Box::new(Stepped::new("Layered", layered, threads)),
         Box::new(
-            Dynamic::new("SweepGrid", sweep)
+            Dynamic::new("SweepGrid", sweep, threads)
                 .bulk(sweep_built)
-                .parallel(threads),
+                .parallel(),
         ),
         Box::new(
-            Stepped::new("SweepGrid", sweep)
+            Stepped::new("SweepGrid", sweep, threads)
                 .bulk(sweep_built)
-                .parallel(threads),
+                .parallel(),
         ),
         Box::new(Packed::new(threads)),
-        Box::new(Dynamic::new("BruteForce", brute).up_to(BRUTE_MAX_N)),
+        Box::new(Dynamic::new("BruteForce", brute, threads).up_to(BRUTE_MAX_N)),
     ]
 }
 
@@ -80,15 +83,15 @@ pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
 pub(crate) fn point_indexes(threads: usize) -> Vec<Box<dyn PointIndex>> {
     vec![
         Box::new(KdPoints::new(threads)),
-        Box::new(Dynamic::new("Quadtree", quadtree)),
-        Box::new(Dynamic::new("UniformGrid", grid)),
-        Box::new(Dynamic::new("MxCifQuadtree", mxcif)),
-        Box::new(Dynamic::new("LooseQuadtree", loose_quadtree)),
-        Box::new(Dynamic::new("LooseGrid", loose_grid)),
-        Box::new(Dynamic::new("PointGrid", point_grid)),
-        Box::new(Dynamic::new("HierarchicalGrid", hierarchical)),
+        Box::new(Dynamic::new("Quadtree", quadtree, threads)),
+        Box::new(Dynamic::new("UniformGrid", grid, threads)),
+        Box::new(Dynamic::new("MxCifQuadtree", mxcif, threads)),
+        Box::new(Dynamic::new("LooseQuadtree", loose_quadtree, threads)),
+        Box::new(Dynamic::new("LooseGrid", loose_grid, threads)),
+        Box::new(Dynamic::new("PointGrid", point_grid, threads)),
+        Box::new(Dynamic::new("HierarchicalGrid", hierarchical, threads)),
         Box::new(Packed::new(threads)),
-        Box::new(Dynamic::new("BruteForce", brute).up_to(BRUTE_MAX_N)),
+        Box::new(Dynamic::new("BruteForce", brute, threads).up_to(BRUTE_MAX_N)),
     ]
 }
 
@@ -187,22 +190,25 @@ struct Dynamic<I> {
     bulk: Option<Bulk<I, u32>>,
     max_n: usize,
     pairs: fn(&I, &mut Tally),
+    threads: usize,
     index: Option<I>,
     handles: Vec<Handle>,
-    workspace: Workspace<f32>,
+    queries: Queries,
 }
 
 impl<I: SpatialIndex<f32, u32>> Dynamic<I> {
-    fn new(name: &'static str, make: Make<I>) -> Self {
+    /// Above one of `threads`, its queries are answered in batches ([`Queries`]).
+    fn new(name: &'static str, make: Make<I>, threads: usize) -> Self {
         Self {
             name,
             make,
             bulk: None,
             max_n: usize::MAX,
             pairs: serial_pairs::<I, u32>,
+            threads,
             index: None,
             handles: Vec::new(),
-            workspace: Workspace::with_capacity(64, 1024),
+            queries: Queries::new(threads),
         }
     }
 
@@ -254,8 +260,8 @@ impl<I: SpatialIndex<f32, u32>> Dynamic<I> {
 
 impl<I: ParallelPairs<f32, u32>> Dynamic<I> {
     /// Above one thread, the pair pass runs on rayon's pool (`ParallelPairs`).
-    fn parallel(mut self, threads: usize) -> Self {
-        if threads > 1 {
+    fn parallel(mut self) -> Self {
+        if self.threads > 1 {
             self.pairs = parallel_pairs::<I, u32>;
         }
         self
@@ -310,7 +316,7 @@ fn parallel_pairs<I: ParallelPairs<f32, V>, V: Named + Sync>(index: &I, tally: &
     tally.merge(found);
 }
 
-impl<I: SpatialIndex<f32, u32> + Send> BoxIndex for Dynamic<I> {
+impl<I: SpatialIndex<f32, u32> + Send + Sync> BoxIndex for Dynamic<I> {
     fn name(&self) -> String {
         format!("spatix {}", self.name)
     }
@@ -345,7 +351,8 @@ impl<I: SpatialIndex<f32, u32> + Send> BoxIndex for Dynamic<I> {
     }
 
     fn query(&mut self, squares: &[Aabb<f32>], tally: &mut Tally) {
-        query(self.index(), squares, tally);
+        let index = self.index.as_ref().expect("built before use");
+        self.queries.query(index, squares, tally);
     }
 }
 
@@ -357,7 +364,9 @@ struct Stepped<I> {
     bulk: Option<Bulk<I, Tracked>>,
     pairs: fn(&I, &mut Tally),
     step: fn(&mut I, &Aabb<f32>),
+    threads: usize,
     index: Option<I>,
+    queries: Queries,
 }
 
 /// Steps every agent inside `update_all`.
@@ -384,14 +393,17 @@ fn parallel_step<I: ParallelPairs<f32, Tracked> + SpatialIndex<f32, Tracked>>(
 }
 
 impl<I: SpatialIndex<f32, Tracked>> Stepped<I> {
-    fn new(name: &'static str, make: Make<I>) -> Self {
+    /// Above one of `threads`, its queries are answered in batches ([`Queries`]).
+    fn new(name: &'static str, make: Make<I>, threads: usize) -> Self {
         Self {
             name,
             make,
             bulk: None,
             pairs: serial_pairs::<I, Tracked>,
             step: serial_step::<I>,
+            threads,
             index: None,
+            queries: Queries::new(threads),
         }
     }
 
@@ -436,8 +448,8 @@ impl<I: SpatialIndex<f32, Tracked>> Stepped<I> {
 impl<I: ParallelPairs<f32, Tracked> + SpatialIndex<f32, Tracked>> Stepped<I> {
     /// Above one thread, the pair pass and the stepping run on rayon's pool
     /// (`ParallelPairs::par_fold_pairs` and `par_update_all`).
-    fn parallel(mut self, threads: usize) -> Self {
-        if threads > 1 {
+    fn parallel(mut self) -> Self {
+        if self.threads > 1 {
             self.pairs = parallel_pairs::<I, Tracked>;
             self.step = parallel_step::<I>;
         }
@@ -445,7 +457,7 @@ impl<I: ParallelPairs<f32, Tracked> + SpatialIndex<f32, Tracked>> Stepped<I> {
     }
 }
 
-impl<I: SpatialIndex<f32, Tracked> + Send> BoxIndex for Stepped<I> {
+impl<I: SpatialIndex<f32, Tracked> + Send + Sync> BoxIndex for Stepped<I> {
     fn name(&self) -> String {
         format!("spatix {} (update_all)", self.name)
     }
@@ -494,49 +506,108 @@ impl<I: SpatialIndex<f32, Tracked> + Send> BoxIndex for Stepped<I> {
     }
 
     fn query(&mut self, squares: &[Aabb<f32>], tally: &mut Tally) {
-        query(self.index(), squares, tally);
+        let index = self.index.as_ref().expect("built before use");
+        self.queries.query(index, squares, tally);
     }
 }
 
-/// One `query` per square.
-fn query<I: SpatialQuery<f32, V>, V: Named>(index: &I, squares: &[Aabb<f32>], tally: &mut Tally) {
-    for square in squares {
-        let _ = index.query(square, |item| {
-            tally.hit(item.value.id());
-            ControlFlow::Continue(())
-        });
-    }
+/// How an adapter answers the query workloads, and the memory it keeps for them between
+/// runs: at one thread one call per query (`query`, `nearest` with a reused `Workspace`,
+/// `within`), the serial baseline; above one, `ParallelQuery`'s batches on rayon's current
+/// pool, into [`BatchBuffers`] kept here so that a warm batch allocates nothing.
+struct Queries {
+    batch: bool,
+    workspace: Workspace<f32>,
+    buffers: BatchBuffers<f32>,
 }
 
-/// One `nearest` per query point, each result's value read with `get`.
-fn nearest<I: SpatialQuery<f32, u32>>(
-    index: &I,
-    queries: &[Point<f32>],
-    k: usize,
-    workspace: &mut Workspace<f32>,
-    out: &mut Vec<u32>,
-) {
-    for q in queries {
-        for found in index.nearest(*q, k, workspace) {
-            let item = index.get(found.handle).expect("a found handle is live");
-            out.push(*item.value);
+impl Queries {
+    /// Batches above one of `threads`.
+    fn new(threads: usize) -> Self {
+        Self {
+            batch: threads > 1,
+            workspace: Workspace::with_capacity(64, 1024),
+            buffers: BatchBuffers::new(),
+        }
+    }
+
+    /// Every element intersecting each square, into `tally` (a batch's handles read with
+    /// `get`).
+    fn query<I: ParallelQuery<f32, V>, V: Named>(
+        &mut self,
+        index: &I,
+        squares: &[Aabb<f32>],
+        tally: &mut Tally,
+    ) {
+        if self.batch {
+            for found in index.query_batch(squares, &mut self.buffers).iter() {
+                for &handle in found {
+                    tally.hit(value(index, handle).id());
+                }
+            }
+            return;
+        }
+        for square in squares {
+            let _ = index.query(square, |item| {
+                tally.hit(item.value.id());
+                ControlFlow::Continue(())
+            });
+        }
+    }
+
+    /// The `k` nearest of each query point, each result's value read with `get`.
+    fn nearest<I: ParallelQuery<f32, u32>>(
+        &mut self,
+        index: &I,
+        queries: &[Point<f32>],
+        k: usize,
+        out: &mut Vec<u32>,
+    ) {
+        if self.batch {
+            for found in index.nearest_batch(queries, k, &mut self.buffers).iter() {
+                out.extend(found.iter().map(|n| *value(index, n.handle)));
+            }
+            return;
+        }
+        for q in queries {
+            for found in index.nearest(*q, k, &mut self.workspace) {
+                out.push(*value(index, found.handle));
+            }
+        }
+    }
+
+    /// Every element within `radius` of each query point, into `tally` (a batch's handles
+    /// read with `get`).
+    fn within<I: ParallelQuery<f32, u32>>(
+        &mut self,
+        index: &I,
+        queries: &[Point<f32>],
+        radius: f32,
+        tally: &mut Tally,
+    ) {
+        if self.batch {
+            for found in index
+                .within_batch(queries, radius, &mut self.buffers)
+                .iter()
+            {
+                for &handle in found {
+                    tally.hit(*value(index, handle));
+                }
+            }
+            return;
+        }
+        for q in queries {
+            let _ = index.within(*q, radius, |item| {
+                tally.hit(*item.value);
+                ControlFlow::Continue(())
+            });
         }
     }
 }
 
-/// One `within` per query point.
-fn within<I: SpatialQuery<f32, u32>>(
-    index: &I,
-    queries: &[Point<f32>],
-    radius: f32,
-    tally: &mut Tally,
-) {
-    for q in queries {
-        let _ = index.within(*q, radius, |item| {
-            tally.hit(*item.value);
-            ControlFlow::Continue(())
-        });
-    }
+/// The value of the element a query found, read with `get`.
+fn value<I: SpatialQuery<f32, V>, V>(index: &I, handle: Handle) -> &V {
+    index.get(handle).expect("a found handle is live").value
 }
 
 /// The static `PackedIndex`: built in one go from all elements (`PackedIndex::build`, or
@@ -544,7 +615,7 @@ fn within<I: SpatialQuery<f32, u32>>(
 struct Packed {
     threads: usize,
     index: Option<PackedIndex<f32, u32>>,
-    workspace: Workspace<f32>,
+    queries: Queries,
 }
 
 impl Packed {
@@ -552,7 +623,7 @@ impl Packed {
         Self {
             threads,
             index: None,
-            workspace: Workspace::new(),
+            queries: Queries::new(threads),
         }
     }
 
@@ -597,7 +668,8 @@ impl BoxIndex for Packed {
     }
 
     fn query(&mut self, squares: &[Aabb<f32>], tally: &mut Tally) {
-        query(self.index(), squares, tally);
+        let index = self.index.as_ref().expect("built before use");
+        self.queries.query(index, squares, tally);
     }
 }
 
@@ -616,17 +688,18 @@ impl PointIndex for Packed {
 
     fn nearest(&mut self, queries: &[Point<f32>], k: usize, out: &mut Vec<u32>) -> bool {
         let index = self.index.as_ref().expect("built before use");
-        nearest(index, queries, k, &mut self.workspace, out);
+        self.queries.nearest(index, queries, k, out);
         true
     }
 
     fn within(&mut self, queries: &[Point<f32>], radius: f32, tally: &mut Tally) -> bool {
-        within(self.index(), queries, radius, tally);
+        let index = self.index.as_ref().expect("built before use");
+        self.queries.within(index, queries, radius, tally);
         true
     }
 }
 
-impl<I: SpatialIndex<f32, u32>> PointIndex for Dynamic<I> {
+impl<I: SpatialIndex<f32, u32> + Send + Sync> PointIndex for Dynamic<I> {
     fn name(&self) -> String {
         format!("spatix {}", self.name)
     }
@@ -645,12 +718,13 @@ impl<I: SpatialIndex<f32, u32>> PointIndex for Dynamic<I> {
 
     fn nearest(&mut self, queries: &[Point<f32>], k: usize, out: &mut Vec<u32>) -> bool {
         let index = self.index.as_ref().expect("built before use");
-        nearest(index, queries, k, &mut self.workspace, out);
+        self.queries.nearest(index, queries, k, out);
         true
     }
 
     fn within(&mut self, queries: &[Point<f32>], radius: f32, tally: &mut Tally) -> bool {
-        within(self.index(), queries, radius, tally);
+        let index = self.index.as_ref().expect("built before use");
+        self.queries.within(index, queries, radius, tally);
         true
     }
 }
@@ -660,7 +734,7 @@ impl<I: SpatialIndex<f32, u32>> PointIndex for Dynamic<I> {
 struct KdPoints {
     threads: usize,
     tree: Option<KdTree<f32, u32>>,
-    workspace: Workspace<f32>,
+    queries: Queries,
 }
 
 impl KdPoints {
@@ -668,7 +742,7 @@ impl KdPoints {
         Self {
             threads,
             tree: None,
-            workspace: Workspace::new(),
+            queries: Queries::new(threads),
         }
     }
 }
@@ -690,17 +764,13 @@ impl PointIndex for KdPoints {
 
     fn nearest(&mut self, queries: &[Point<f32>], k: usize, out: &mut Vec<u32>) -> bool {
         let tree = self.tree.as_ref().expect("built before use");
-        nearest(tree, queries, k, &mut self.workspace, out);
+        self.queries.nearest(tree, queries, k, out);
         true
     }
 
     fn within(&mut self, queries: &[Point<f32>], radius: f32, tally: &mut Tally) -> bool {
-        within(
-            self.tree.as_ref().expect("built before use"),
-            queries,
-            radius,
-            tally,
-        );
+        let tree = self.tree.as_ref().expect("built before use");
+        self.queries.within(tree, queries, radius, tally);
         true
     }
 }

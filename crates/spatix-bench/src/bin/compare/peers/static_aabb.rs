@@ -5,7 +5,7 @@ use static_aabb2d_index::{
     Control, NeighborPriorityQueue, StaticAABB2DIndex, StaticAABB2DIndexBuilder,
 };
 
-use super::{BoxIndex, Crate, Moves, PointIndex};
+use super::{BoxIndex, Crate, Moves, PointIndex, over_queries};
 use crate::check::Tally;
 
 /// static_aabb2d_index, and how this adapter uses it.
@@ -18,7 +18,10 @@ pub(crate) const CRATE: Crate = Crate {
          `_with_queue` forms its docs suggest for repeated calls (no allocation per call): \
          `visit_query_with_stack`, and for points (zero-size boxes) `visit_neighbors_with_queue`, \
          which visits items in order of distance until the visitor breaks: after `k` items for \
-         k-nearest, past `r²` for radius queries (it has no radius query of its own).",
+         k-nearest, past `r²` for radius queries (it has no radius query of its own). It has no \
+         parallel query of its own; with `--threads` the queries (all `&self` on a `Sync` \
+         index) run rayon over the queries, the harness's shared wrapper, each chunk with a \
+         stack or queue of its own (one thread's queries reuse one stack or queue).",
 };
 
 fn build(boxes: impl ExactSizeIterator<Item = [f32; 4]>) -> StaticAABB2DIndex<f32> {
@@ -35,7 +38,19 @@ fn build(boxes: impl ExactSizeIterator<Item = [f32; 4]>) -> StaticAABB2DIndex<f3
 #[derive(Default)]
 pub(crate) struct Boxes {
     index: Option<StaticAABB2DIndex<f32>>,
+    /// The pair pass's stack.
     stack: Vec<usize>,
+    /// Whether queries run rayon over the queries (`--threads` above 1).
+    parallel: bool,
+}
+
+impl Boxes {
+    pub(crate) fn new(threads: usize) -> Self {
+        Self {
+            parallel: threads > 1,
+            ..Self::default()
+        }
+    }
 }
 
 impl BoxIndex for Boxes {
@@ -80,20 +95,18 @@ impl BoxIndex for Boxes {
 
     fn query(&mut self, squares: &[Aabb<f32>], tally: &mut Tally) {
         let index = self.index.as_ref().expect("built before use");
-        for s in squares {
-            let mut visit = |i: usize| {
-                tally.hit(i as u32);
-                Control::<()>::Continue
-            };
-            index.visit_query_with_stack(
-                s.min.x,
-                s.min.y,
-                s.max.x,
-                s.max.y,
-                &mut visit,
-                &mut self.stack,
-            );
-        }
+        over_queries::tally(self.parallel, squares, tally, |squares, tally| {
+            let mut stack = Vec::new();
+            for s in squares {
+                let mut visit = |i: usize| {
+                    tally.hit(i as u32);
+                    Control::<()>::Continue
+                };
+                index.visit_query_with_stack(
+                    s.min.x, s.min.y, s.max.x, s.max.y, &mut visit, &mut stack,
+                );
+            }
+        });
     }
 }
 
@@ -101,7 +114,17 @@ impl BoxIndex for Boxes {
 #[derive(Default)]
 pub(crate) struct Points {
     index: Option<StaticAABB2DIndex<f32>>,
-    queue: NeighborPriorityQueue<f32>,
+    /// Whether queries run rayon over the queries (`--threads` above 1).
+    parallel: bool,
+}
+
+impl Points {
+    pub(crate) fn new(threads: usize) -> Self {
+        Self {
+            parallel: threads > 1,
+            ..Self::default()
+        }
+    }
 }
 
 impl PointIndex for Points {
@@ -115,35 +138,41 @@ impl PointIndex for Points {
 
     fn nearest(&mut self, queries: &[Point<f32>], k: usize, out: &mut Vec<u32>) -> bool {
         let index = self.index.as_ref().expect("built before use");
-        for q in queries {
-            let mut left = k;
-            let mut visit = |i: usize, _distance_2: f32| {
-                out.push(i as u32);
-                left -= 1;
-                if left == 0 {
-                    Control::Break(())
-                } else {
-                    Control::Continue
-                }
-            };
-            index.visit_neighbors_with_queue(q.x, q.y, &mut visit, &mut self.queue);
-        }
+        over_queries::extend(self.parallel, queries, out, |queries, out| {
+            let mut queue = NeighborPriorityQueue::new();
+            for q in queries {
+                let mut left = k;
+                let mut visit = |i: usize, _distance_2: f32| {
+                    out.push(i as u32);
+                    left -= 1;
+                    if left == 0 {
+                        Control::Break(())
+                    } else {
+                        Control::Continue
+                    }
+                };
+                index.visit_neighbors_with_queue(q.x, q.y, &mut visit, &mut queue);
+            }
+        });
         true
     }
 
     fn within(&mut self, queries: &[Point<f32>], radius: f32, tally: &mut Tally) -> bool {
         let index = self.index.as_ref().expect("built before use");
         let radius_2 = radius * radius;
-        for q in queries {
-            let mut visit = |i: usize, distance_2: f32| {
-                if distance_2 > radius_2 {
-                    return Control::Break(());
-                }
-                tally.hit(i as u32);
-                Control::Continue
-            };
-            index.visit_neighbors_with_queue(q.x, q.y, &mut visit, &mut self.queue);
-        }
+        over_queries::tally(self.parallel, queries, tally, |queries, tally| {
+            let mut queue = NeighborPriorityQueue::new();
+            for q in queries {
+                let mut visit = |i: usize, distance_2: f32| {
+                    if distance_2 > radius_2 {
+                        return Control::Break(());
+                    }
+                    tally.hit(i as u32);
+                    Control::Continue
+                };
+                index.visit_neighbors_with_queue(q.x, q.y, &mut visit, &mut queue);
+            }
+        });
         true
     }
 }
