@@ -1,22 +1,31 @@
 //! Batch queries over any spatix structure: many query points or windows in, flat arrays
-//! out, on the calling thread or spread over a rayon pool of `workers` threads. Callers run
-//! these with the GIL released.
+//! out, on the calling thread or, through [`ParallelQuery`], on a kept rayon pool of
+//! `workers` threads. Callers run these with the GIL released.
 
 use core::ops::ControlFlow;
+use std::sync::{Mutex, PoisonError};
 
 use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use rayon::prelude::*;
-use spatix::{Handle, ParallelPairs, SpatialQuery, Workspace};
+use rayon::{ThreadPool, ThreadPoolBuilder};
+use spatix::{
+    BatchAnswers, BatchBuffers, Handle, ParallelPairs, ParallelQuery, Point, SpatialQuery,
+    Workspace,
+};
 
-use crate::array::{Coord, Rows, aabb, check_boxes, check_points, point, vec1, vec2};
-
-/// Queries per rayon task: enough to pay for the task, few enough to balance the threads.
-const CHUNK: usize = 256;
+use crate::array::{
+    Coord, Rows, aabb, boxes, check_boxes, check_points, point, points, vec1, vec2,
+};
 
 /// How many threads a batch runs on: `workers` as scipy reads it (`-1`: every core).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Workers(usize);
+
+/// The pools batches run on: the process that started them (a child forked from it has none
+/// of their threads) and one pool per thread count, each started by the first batch that
+/// asks for its count and kept for the life of that process. Counts are clamped to the
+/// cores, so there are at most as many pools as cores.
+static POOLS: Mutex<(u32, Vec<(usize, &'static ThreadPool)>)> = Mutex::new((0, Vec::new()));
 
 impl Workers {
     /// Reads scipy's `workers` argument: a positive count, or `-1` for every core. A count
@@ -36,16 +45,35 @@ impl Workers {
         }
     }
 
-    /// Runs `job` on a pool of this many threads (on the caller's when it is one).
-    fn run<R: Send>(self, job: impl FnOnce() -> R + Send) -> Result<R, String> {
+    /// The pool of this many threads, started on first use and kept; `None` for one thread
+    /// (the batch runs on the calling thread). A process forked from the one that started
+    /// the pools starts its own: the inherited ones have no threads in it (they are left
+    /// allocated, at most one set per fork).
+    ///
+    /// # Errors
+    /// The message when the threads cannot start.
+    fn pool(self) -> Result<Option<&'static ThreadPool>, String> {
         if self.0 == 1 {
-            return Ok(job());
+            return Ok(None);
         }
-        let pool = rayon::ThreadPoolBuilder::new()
+        let mut guard = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+        let (owner, pools) = &mut *guard;
+        let pid = std::process::id();
+        if *owner != pid {
+            *owner = pid;
+            pools.clear();
+        }
+        if let Some(&(_, pool)) = pools.iter().find(|(n, _)| *n == self.0) {
+            return Ok(Some(pool));
+        }
+        let pool = ThreadPoolBuilder::new()
             .num_threads(self.0)
+            .thread_name(|i| format!("spatix-{i}"))
             .build()
             .map_err(|e| format!("could not start {} threads: {e}", self.0))?;
-        Ok(pool.install(job))
+        let pool: &'static ThreadPool = Box::leak(Box::new(pool));
+        pools.push((self.0, pool));
+        Ok(Some(pool))
     }
 }
 
@@ -156,95 +184,103 @@ where
 
 /// The `k` nearest elements of each point of `points` (flat `(m, 2)`): distances and ids,
 /// `m × k` each, row by row, ascending; rows with fewer than `k` elements are padded with an
-/// infinite distance and `missing`. `id` names an element for Python.
+/// infinite distance and `missing`. `id` names an element for Python. One worker asks the
+/// points one by one on the calling thread; more ask them all at once
+/// ([`ParallelQuery::nearest_batch`]) on their pool.
 ///
 /// # Errors
 /// The message when the threads cannot start.
 pub(crate) fn nearest<S, T, I>(
     index: &I,
-    points: &[S],
+    flat: &[S],
     k: usize,
     workers: Workers,
     missing: i64,
-    id: impl Fn(Handle) -> i64 + Sync,
+    id: impl Fn(Handle) -> i64,
 ) -> Result<(Vec<S>, Vec<i64>), String>
 where
     S: Coord,
-    I: SpatialQuery<S, T> + Sync,
+    I: ParallelQuery<S, T>,
 {
-    let m = points.len() / 2;
+    let m = flat.len() / 2;
     let mut distances = vec![S::INFINITY; m * k];
     let mut ids = vec![missing; m * k];
-    if k == 0 {
-        return Ok((distances, ids));
-    }
-    let fill = |ws: &mut Workspace<S>, first: usize, d: &mut [S], ids: &mut [i64]| {
-        for (j, (d, ids)) in d
-            .chunks_exact_mut(k)
-            .zip(ids.chunks_exact_mut(k))
-            .enumerate()
+    let mut fill = |q: usize, found: &[spatix::Neighbor<S>]| {
+        let row = q * k..q * k + found.len();
+        for ((d, i), n) in distances[row.clone()]
+            .iter_mut()
+            .zip(&mut ids[row])
+            .zip(found)
         {
-            let found = index.nearest(point(points, first + j), k, ws);
-            for (n, (d, i)) in found.iter().zip(d.iter_mut().zip(ids.iter_mut())) {
-                *d = n.distance;
-                *i = id(n.handle);
-            }
+            *d = n.distance;
+            *i = id(n.handle);
         }
     };
-    workers.run(|| {
-        if workers.0 == 1 {
-            fill(&mut Workspace::new(), 0, &mut distances, &mut ids);
-        } else {
-            distances
-                .par_chunks_mut(CHUNK * k)
-                .zip(ids.par_chunks_mut(CHUNK * k))
-                .enumerate()
-                .for_each_init(Workspace::new, |ws, (c, (d, ids))| {
-                    fill(ws, c * CHUNK, d, ids);
-                });
+    match workers.pool()? {
+        None => {
+            let mut workspace = Workspace::new();
+            for (q, p) in points(flat).enumerate() {
+                fill(q, index.nearest(p, k, &mut workspace));
+            }
         }
-    })?;
+        Some(pool) => {
+            let queries: Vec<Point<S>> = points(flat).collect();
+            let mut buffers = BatchBuffers::new();
+            let found = pool.install(|| index.nearest_batch(&queries, k, &mut buffers));
+            for (q, found) in found.iter().enumerate() {
+                fill(q, found);
+            }
+        }
+    }
     Ok((distances, ids))
 }
 
-/// Every (query, element) pair of a batch of queries, in query order: `visit(q, found)`
-/// calls `found(id)` for each element query `q` finds.
-fn gather<V>(m: usize, workers: Workers, visit: V) -> Result<(Vec<i64>, Vec<i64>), String>
+/// Every (query, element) pair of `m` queries, in query order, as `(query_index, id)`
+/// arrays: one worker asks `one(q, found)`, which calls `found` with each element query `q`
+/// finds, for each query in turn on the calling thread; more run `batch` (a
+/// [`ParallelQuery`] batch of all the queries) on their pool.
+fn gather<S, O, B>(
+    m: usize,
+    workers: Workers,
+    one: O,
+    batch: B,
+    id: impl Fn(Handle) -> i64,
+) -> Result<(Vec<i64>, Vec<i64>), String>
 where
-    V: Fn(usize, &mut dyn FnMut(i64)) + Sync,
+    S: Coord,
+    O: Fn(usize, &mut dyn FnMut(Handle)),
+    B: for<'b> FnOnce(&'b mut BatchBuffers<S>) -> BatchAnswers<'b, S, Handle> + Send,
 {
-    let run = |range: core::ops::Range<usize>| {
-        let mut queries = Vec::new();
-        let mut found = Vec::new();
-        for q in range {
-            visit(q, &mut |id| {
-                queries.push(q as i64);
-                found.push(id);
-            });
+    let mut queries = Vec::new();
+    let mut found = Vec::new();
+    match workers.pool()? {
+        None => {
+            for q in 0..m {
+                one(q, &mut |h| {
+                    queries.push(q as i64);
+                    found.push(id(h));
+                });
+            }
         }
-        (queries, found)
-    };
-    workers.run(|| {
-        if workers.0 == 1 {
-            return run(0..m);
+        Some(pool) => {
+            let mut buffers = BatchBuffers::new();
+            let answers = pool.install(|| batch(&mut buffers));
+            queries.reserve_exact(answers.total());
+            found.reserve_exact(answers.total());
+            for (q, hits) in answers.iter().enumerate() {
+                for &h in hits {
+                    queries.push(q as i64);
+                    found.push(id(h));
+                }
+            }
         }
-        let parts: Vec<(Vec<i64>, Vec<i64>)> = (0..m.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|c| run(c * CHUNK..((c + 1) * CHUNK).min(m)))
-            .collect();
-        let total = parts.iter().map(|p| p.0.len()).sum();
-        let mut queries = Vec::with_capacity(total);
-        let mut found = Vec::with_capacity(total);
-        for (q, f) in parts {
-            queries.extend_from_slice(&q);
-            found.extend_from_slice(&f);
-        }
-        (queries, found)
-    })
+    }
+    Ok((queries, found))
 }
 
 /// Every element whose box intersects each window of `windows` (flat `(m, 4)`, valid):
-/// `(window_index, id)` arrays, in window order.
+/// `(window_index, id)` arrays, in window order ([`ParallelQuery::query_batch`] on more
+/// than one worker).
 ///
 /// # Errors
 /// The message when the threads cannot start.
@@ -252,42 +288,61 @@ pub(crate) fn windows<S, T, I>(
     index: &I,
     windows: &[S],
     workers: Workers,
-    id: impl Fn(Handle) -> i64 + Sync,
+    id: impl Fn(Handle) -> i64,
 ) -> Result<(Vec<i64>, Vec<i64>), String>
 where
     S: Coord,
-    I: SpatialQuery<S, T> + Sync,
+    I: ParallelQuery<S, T>,
 {
-    gather(windows.len() / 4, workers, |q, found| {
-        let _ = index.query(&aabb(windows, q), |item| {
-            found(id(item.handle));
-            ControlFlow::Continue(())
-        });
-    })
+    gather(
+        windows.len() / 4,
+        workers,
+        |q, found| {
+            let _ = index.query(&aabb(windows, q), |item| {
+                found(item.handle);
+                ControlFlow::Continue(())
+            });
+        },
+        |buffers| {
+            let areas: Vec<_> = boxes(windows).collect();
+            index.query_batch(&areas, buffers)
+        },
+        id,
+    )
 }
 
 /// Every element within `radius` of each point of `points` (flat `(m, 2)`, finite):
-/// `(point_index, id)` arrays, in point order.
+/// `(point_index, id)` arrays, in point order ([`ParallelQuery::within_batch`] on more than
+/// one worker).
 ///
 /// # Errors
 /// The message when the threads cannot start.
 pub(crate) fn within<S, T, I>(
     index: &I,
-    points: &[S],
+    flat: &[S],
     radius: S,
     workers: Workers,
-    id: impl Fn(Handle) -> i64 + Sync,
+    id: impl Fn(Handle) -> i64,
 ) -> Result<(Vec<i64>, Vec<i64>), String>
 where
     S: Coord,
-    I: SpatialQuery<S, T> + Sync,
+    I: ParallelQuery<S, T>,
 {
-    gather(points.len() / 2, workers, |q, found| {
-        let _ = index.within(point(points, q), radius, |item| {
-            found(id(item.handle));
-            ControlFlow::Continue(())
-        });
-    })
+    gather(
+        flat.len() / 2,
+        workers,
+        |q, found| {
+            let _ = index.within(point(flat, q), radius, |item| {
+                found(item.handle);
+                ControlFlow::Continue(())
+            });
+        },
+        |buffers| {
+            let queries: Vec<_> = points(flat).collect();
+            index.within_batch(&queries, radius, buffers)
+        },
+        id,
+    )
 }
 
 /// Every intersecting pair of elements, as a flat `(m, 2)` list of ids, smaller first.
@@ -320,10 +375,10 @@ where
     T: Sync,
     I: ParallelPairs<S, T>,
 {
-    if workers.0 == 1 {
+    let Some(pool) = workers.pool()? else {
         return Ok(pairs(index, id));
-    }
-    workers.run(|| {
+    };
+    Ok(pool.install(|| {
         let (ControlFlow::Continue(out) | ControlFlow::Break(out)) = index.par_fold_pairs(
             Vec::new,
             |out, a, b| {
@@ -340,5 +395,5 @@ where
             },
         );
         out
-    })
+    }))
 }

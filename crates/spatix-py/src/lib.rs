@@ -16,7 +16,8 @@
 //! `float32` input is indexed in `f32`, anything else in `f64` (never rounded). Bad input
 //! raises `ValueError` naming the first bad row before anything changes; a stale id raises
 //! `KeyError`. Every call that does real work releases the GIL (`Python::detach`), and the
-//! batch queries take scipy's `workers=` (a rayon pool).
+//! batch queries take scipy's `workers=` (the library's `ParallelQuery` batches on a rayon
+//! pool per thread count, started on first use and kept; one worker runs on the caller).
 //!
 //! The crate is tested from Python: `scripts/test-python.sh` builds it into a virtual
 //! environment and runs `crates/spatix-py/tests` with pytest.

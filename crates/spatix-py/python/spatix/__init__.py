@@ -17,7 +17,9 @@ named by the ``int64`` ids ``insert`` returns: :class:`UniformGrid`, :class:`Loo
 :class:`MxCifQuadtree` and :class:`Layered`.
 
 Every call that does real work releases the GIL; batch queries take ``workers=``
-(threads; ``-1`` for every core) as scipy's do.
+(threads; ``-1`` for every core) as scipy's do, and give the same answers on any number.
+The threads for each count are started by the first call that asks for it and kept for
+later calls; ``workers=1`` runs on the calling thread.
 """
 
 from ._spatix import (
