@@ -118,3 +118,27 @@ def test_pools_are_started_once(rng):
     for _ in range(50):
         calls()
         assert threads() == started
+
+
+def _answer_in_child(tree, points, want, result):
+    result.put(bool((tree.query(points, k=3, workers=2)[1] == want).all()))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks")
+# Python 3.12 warns that forking a process with threads may deadlock: that is what this tests.
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded")
+def test_a_forked_child_starts_its_own_threads(rng):
+    import multiprocessing
+
+    tree = spatix.KdTree(rng.uniform(0, 100, (2000, 2)))
+    points = rng.uniform(0, 100, (3000, 2))
+    want = tree.query(points, k=3, workers=2)[1]  # the parent's pool exists before the fork
+    fork = multiprocessing.get_context("fork")
+    result = fork.Queue()
+    child = fork.Process(target=_answer_in_child, args=(tree, points, want, result))
+    child.start()
+    child.join(timeout=60)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child's batch never finished (it waited on the parent's threads)")
+    assert child.exitcode == 0 and result.get(timeout=5)
