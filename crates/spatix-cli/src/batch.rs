@@ -11,9 +11,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-use rayon::prelude::*;
 use spatix::prelude::*;
-use spatix::{Aabb, KdTree, PackedIndex, Point, Workspace};
+use spatix::{Aabb, BatchBuffers, KdTree, Neighbor, PackedIndex, ParallelQuery, Point, Workspace};
 
 use crate::failure::Failure;
 use crate::index_kind::{BatchIndex, BoxIndex, Plan, StaticKind, Structure, UseIndex};
@@ -381,32 +380,26 @@ fn write_pairs<I: SpatialQuery<f64, u64>>(index: &I, out: &mut Sink) -> io::Resu
 /// Queries read and answered at a time when they are answered on several threads.
 const BLOCK: usize = 4096;
 
-/// Writes `header`, then for each query its results as `answer` finds them and `write`
-/// writes them (returning how many), in the queries' order; with a `pool`, a block of
-/// queries at a time is answered on its threads (each thread's scratch memory made by
-/// `scratch`). Returns the number of results and of queries.
-fn per_query<R, W, A>(
+/// Writes `header`, then reads the queries and has `answer` answer and write them (returning
+/// how many results it wrote), in the queries' order: one query at a time on the calling
+/// thread, or [`BLOCK`] at a time when `threaded` (for a batch on a pool). Returns the number
+/// of results and of queries.
+fn per_query(
     queries: &mut Elements,
     out: &mut Sink,
     header: &str,
-    pool: Option<&rayon::ThreadPool>,
-    scratch: impl Fn() -> W + Sync + Send,
-    answer: A,
-    mut write: impl FnMut(u64, &R, &mut Sink) -> io::Result<usize>,
-) -> Result<(u64, Option<u64>), Failure>
-where
-    R: Send,
-    A: Fn(&mut W, &Aabb<f64>) -> R + Sync + Send,
-{
+    threaded: bool,
+    mut answer: impl FnMut(&[(u64, Aabb<f64>)], &mut Sink) -> io::Result<u64>,
+) -> Result<(u64, Option<u64>), Failure> {
     let name = out.name();
     let write_error = |e: io::Error| Failure::io(format!("writing {name}"), e);
     writeln!(out, "{header}").map_err(write_error)?;
     let (mut results, mut count) = (0u64, 0u64);
-    let mut block = Vec::new();
-    let mut serial = scratch();
+    let size = if threaded { BLOCK } else { 1 };
+    let mut block = Vec::with_capacity(size);
     loop {
         block.clear();
-        while block.len() < if pool.is_some() { BLOCK } else { 1 } {
+        while block.len() < size {
             match queries.next_element()? {
                 Some((_, id, query)) => block.push((id, query)),
                 None => break,
@@ -415,51 +408,63 @@ where
         if block.is_empty() {
             break;
         }
-        let found: Vec<R> = match pool {
-            Some(pool) => pool.install(|| {
-                block
-                    .par_iter()
-                    .map_init(&scratch, |w, (_, query)| answer(w, query))
-                    .collect()
-            }),
-            None => block.iter().map(|(_, q)| answer(&mut serial, q)).collect(),
-        };
-        for ((id, _), found) in block.iter().zip(&found) {
-            results += write(*id, found, out).map_err(write_error)? as u64;
-            count += 1;
-        }
+        results += answer(&block, out).map_err(write_error)?;
+        count += block.len() as u64;
     }
     Ok((results, Some(count)))
 }
 
 /// Writes `query_id,id` for every element intersecting each query (ids ascending within a
-/// query); returns the number of results and of queries.
+/// query); returns the number of results and of queries. With a `pool`, each block of
+/// queries is one [`ParallelQuery::query_batch`] on it.
 fn write_query<I: SpatialQuery<f64, u64> + Sync>(
     index: &I,
     queries: &mut Elements,
     pool: Option<&rayon::ThreadPool>,
     out: &mut Sink,
 ) -> Result<(u64, Option<u64>), Failure> {
-    let answer = |(): &mut (), area: &Aabb<f64>| {
-        let mut found = Vec::new();
-        let _ = index.query(area, |item| {
-            found.push(*item.value);
-            ControlFlow::Continue(())
-        });
+    let mut found = Vec::new();
+    let write = |query_id: u64, found: &mut Vec<u64>, out: &mut Sink| -> io::Result<u64> {
         found.sort_unstable();
-        found
-    };
-    let write = |query_id: u64, found: &Vec<u64>, out: &mut Sink| {
-        for id in found {
+        for id in &*found {
             writeln!(out, "{query_id},{id}")?;
         }
-        Ok(found.len())
+        Ok(found.len() as u64)
     };
-    per_query(queries, out, "query_id,id", pool, || (), answer, write)
+    let header = "query_id,id";
+    let Some(pool) = pool else {
+        return per_query(queries, out, header, false, |block, out| {
+            let mut results = 0;
+            for (query_id, area) in block {
+                found.clear();
+                let _ = index.query(area, |item| {
+                    found.push(*item.value);
+                    ControlFlow::Continue(())
+                });
+                results += write(*query_id, &mut found, out)?;
+            }
+            Ok(results)
+        });
+    };
+    let mut buffers = BatchBuffers::new();
+    let mut areas = Vec::with_capacity(BLOCK);
+    per_query(queries, out, header, true, |block, out| {
+        areas.clear();
+        areas.extend(block.iter().map(|(_, area)| *area));
+        let answers = pool.install(|| index.query_batch(&areas, &mut buffers));
+        let mut results = 0;
+        for ((query_id, _), handles) in block.iter().zip(answers.iter()) {
+            found.clear();
+            found.extend(handles.iter().filter_map(|&h| Some(*index.get(h)?.value)));
+            results += write(*query_id, &mut found, out)?;
+        }
+        Ok(results)
+    })
 }
 
 /// Writes `query_id,rank,id,distance` for the `k` nearest elements to each query point;
-/// returns the number of results and of queries.
+/// returns the number of results and of queries. With a `pool`, each block of queries is
+/// answered by rounds of [`ParallelQuery::nearest_batch`] on it ([`nearest_block`]).
 fn write_knn<I: SpatialQuery<f64, u64> + Sync>(
     index: &I,
     queries: &mut Elements,
@@ -467,25 +472,71 @@ fn write_knn<I: SpatialQuery<f64, u64> + Sync>(
     pool: Option<&rayon::ThreadPool>,
     out: &mut Sink,
 ) -> Result<(u64, Option<u64>), Failure> {
-    let answer = |workspace: &mut Workspace<f64>, point: &Aabb<f64>| {
-        let mut nearest = Vec::new();
-        nearest_ids(index, point.min, k, workspace, &mut nearest);
-        nearest
-    };
-    let write = |query_id: u64, nearest: &Vec<(f64, u64)>, out: &mut Sink| {
+    let write = |query_id: u64, nearest: &[(f64, u64)], out: &mut Sink| -> io::Result<u64> {
         for (rank, (distance, id)) in nearest.iter().enumerate() {
             writeln!(out, "{query_id},{},{id},{}", rank + 1, number(*distance))?;
         }
-        Ok(nearest.len())
+        Ok(nearest.len() as u64)
     };
     let header = "query_id,rank,id,distance";
-    per_query(queries, out, header, pool, Workspace::new, answer, write)
+    let Some(pool) = pool else {
+        let mut workspace = Workspace::new();
+        let mut nearest = Vec::new();
+        return per_query(queries, out, header, false, |block, out| {
+            let mut results = 0;
+            for (query_id, point) in block {
+                nearest_ids(index, point.min, k, &mut workspace, &mut nearest);
+                results += write(*query_id, &nearest, out)?;
+            }
+            Ok(results)
+        });
+    };
+    let mut block_knn = NearestBlock::default();
+    per_query(queries, out, header, true, |block, out| {
+        block_knn.answer(index, pool, block, k);
+        let mut results = 0;
+        for ((query_id, _), nearest) in block.iter().zip(&block_knn.rows) {
+            results += write(*query_id, nearest, out)?;
+        }
+        Ok(results)
+    })
+}
+
+/// How many neighbours to ask for first: one more than `k` (to see whether the `k`-th is
+/// tied), at most the `len` elements there are.
+fn first_want(k: usize, len: usize) -> usize {
+    k.saturating_add(1).min(len)
+}
+
+/// Whether `found`, the `want` elements nearest to a point of an index of `len`, settles its
+/// `k` nearest: all the elements were found, or the last is farther than the `k`-th, so that
+/// every element as close as the `k`-th is among them.
+fn settles(found: &[Neighbor<f64>], want: usize, k: usize, len: usize) -> bool {
+    found.len() < want || want == len || found[want - 1].distance > found[k - 1].distance
+}
+
+/// The `k` nearest of a settling `found` as `(distance, id)` into `out`: ascending, ties
+/// broken by the smaller id.
+fn ranked<I: SpatialQuery<f64, u64>>(
+    index: &I,
+    found: &[Neighbor<f64>],
+    k: usize,
+    out: &mut Vec<(f64, u64)>,
+) {
+    out.clear();
+    out.extend(
+        found
+            .iter()
+            .filter_map(|n| Some((n.distance, *index.get(n.handle)?.value))),
+    );
+    out.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    out.truncate(k);
 }
 
 /// The `k` elements nearest to `point` as `(distance, id)`, ascending, ties broken by
 /// the smaller id, so that every structure gives the same answer. The index breaks ties at the
-/// k-th distance arbitrarily, so while the last neighbour found is as close as the k-th, this
-/// asks for twice as many.
+/// `want`-th distance arbitrarily, so until the neighbours found settle the `k` nearest
+/// ([`settles`]), this asks for twice as many.
 fn nearest_ids<I: SpatialQuery<f64, u64>>(
     index: &I,
     point: Point<f64>,
@@ -493,26 +544,64 @@ fn nearest_ids<I: SpatialQuery<f64, u64>>(
     workspace: &mut Workspace<f64>,
     out: &mut Vec<(f64, u64)>,
 ) {
-    out.clear();
-    let mut want = k.min(index.len());
-    if want == 0 {
-        return;
-    }
+    let len = index.len();
+    let mut want = first_want(k, len);
     loop {
         let found = index.nearest(point, want, workspace);
-        let complete = found.len() < want
-            || want == index.len()
-            || found[want - 1].distance > found[k - 1].distance;
-        if complete {
-            out.extend(
-                found
-                    .iter()
-                    .filter_map(|n| Some((n.distance, *index.get(n.handle)?.value))),
-            );
-            break;
+        if settles(found, want, k, len) {
+            ranked(index, found, k, out);
+            return;
         }
-        want = want.saturating_mul(2).min(index.len());
+        want = want.saturating_mul(2).min(len);
     }
-    out.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    out.truncate(k);
+}
+
+/// [`nearest_ids`] for a block of queries on a pool, kept from block to block so that a
+/// warm block allocates little: each round asks [`ParallelQuery::nearest_batch`] for the
+/// points whose `k` nearest are not settled yet, twice as many neighbours as the last.
+#[derive(Debug, Default)]
+struct NearestBlock {
+    /// The batches' memory.
+    buffers: BatchBuffers<f64>,
+    /// The answer of each query of the block, in order.
+    rows: Vec<Vec<(f64, u64)>>,
+    /// The queries the round asks (positions in the block) and their points.
+    pending: Vec<usize>,
+    points: Vec<Point<f64>>,
+    /// The queries the round left unsettled.
+    unsettled: Vec<usize>,
+}
+
+impl NearestBlock {
+    /// Fills `rows` with the `k` nearest of each point (box minimum) of `block`.
+    fn answer<I: SpatialQuery<f64, u64> + Sync>(
+        &mut self,
+        index: &I,
+        pool: &rayon::ThreadPool,
+        block: &[(u64, Aabb<f64>)],
+        k: usize,
+    ) {
+        let len = index.len();
+        self.rows.resize_with(block.len(), Vec::new);
+        self.pending.clear();
+        self.pending.extend(0..block.len());
+        let mut want = first_want(k, len);
+        while !self.pending.is_empty() {
+            self.points.clear();
+            self.points
+                .extend(self.pending.iter().map(|&i| block[i].1.min));
+            let (points, buffers) = (&self.points, &mut self.buffers);
+            let answers = pool.install(|| index.nearest_batch(points, want, buffers));
+            self.unsettled.clear();
+            for (&i, found) in self.pending.iter().zip(answers.iter()) {
+                if settles(found, want, k, len) {
+                    ranked(index, found, k, &mut self.rows[i]);
+                } else {
+                    self.unsettled.push(i);
+                }
+            }
+            core::mem::swap(&mut self.pending, &mut self.unsettled);
+            want = want.saturating_mul(2).min(len);
+        }
+    }
 }

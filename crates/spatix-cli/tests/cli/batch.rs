@@ -215,6 +215,51 @@ fn knn_equals_brute_force_for_every_index_with_ties_broken_by_id() {
     }
 }
 
+/// `query` and `knn` on two threads write exactly what they write on one, over more queries
+/// than one block of a threaded run (4096) and lattice points whose k-th neighbours tie.
+#[test]
+fn two_threads_write_what_one_writes() {
+    let dir = Scratch::new("threads");
+    let data = dir.write("boxes.csv", &boxes_csv(&boxes(400, 11)));
+    let windows = dir.write("windows.csv", &boxes_csv(&boxes(4500, 12)));
+    let sites = dir.write("points.csv", &points_csv(&points(400, 13)));
+    let spots = dir.write("spots.csv", &points_csv(&points(4500, 14)));
+    let run = |args: &[&str]| {
+        let output = spatix(args);
+        assert_success(&output);
+        stdout(&output)
+    };
+    for kind in ["packed", "grid", "quadtree"] {
+        let args = [
+            "query",
+            data.to_str().unwrap(),
+            windows.to_str().unwrap(),
+            "--index",
+            kind,
+        ];
+        let one = run(&args);
+        assert!(one.lines().count() > 4500, "the windows must find boxes");
+        let two = run(&[&args[..], &["--threads", "2"]].concat());
+        assert_eq!(one, two, "query --index {kind}");
+    }
+    for kind in ["kd-tree", "packed", "grid"] {
+        for k in ["1", "8"] {
+            let args = [
+                "knn",
+                sites.to_str().unwrap(),
+                spots.to_str().unwrap(),
+                "-k",
+                k,
+                "--index",
+                kind,
+            ];
+            let one = run(&args);
+            let two = run(&[&args[..], &["--threads", "2"]].concat());
+            assert_eq!(one, two, "knn -k {k} --index {kind}");
+        }
+    }
+}
+
 #[test]
 fn the_kd_tree_refuses_boxes_before_reading_them() {
     let dir = Scratch::new("kd-boxes");
