@@ -464,7 +464,7 @@ fn write_query<I: SpatialQuery<f64, u64> + Sync>(
 
 /// Writes `query_id,rank,id,distance` for the `k` nearest elements to each query point;
 /// returns the number of results and of queries. With a `pool`, each block of queries is
-/// answered by rounds of [`ParallelQuery::nearest_batch`] on it ([`nearest_block`]).
+/// answered by rounds of [`ParallelQuery::nearest_batch`] on it ([`NearestBlock`]).
 fn write_knn<I: SpatialQuery<f64, u64> + Sync>(
     index: &I,
     queries: &mut Elements,
