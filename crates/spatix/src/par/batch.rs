@@ -248,6 +248,34 @@ impl<'b, S: Scalar, R: 'b> BatchAnswers<'b, S, R> {
         (0..self.buffers.count).map(move |i| this.get(i))
     }
 
+    /// Every query's answers, in input order, as a parallel iterator: for reading the answers
+    /// on all threads too (each element's value with [`get`](SpatialQuery::get), say), which
+    /// on one thread would be the batch's serial part.
+    ///
+    /// ```
+    /// use rayon::prelude::*;
+    /// use spatix::{BatchBuffers, KdTree, ParallelQuery, Point, SpatialQuery};
+    /// let tree = KdTree::build((0..1000).map(|i| (Point::new(i as f32, 0.0), i as u64)))?;
+    /// let queries: Vec<_> = (0..500).map(|i| Point::new(i as f32 * 2.0, 0.0)).collect();
+    /// let mut buffers = BatchBuffers::new();
+    /// let found = tree.within_batch(&queries, 1.0, &mut buffers);
+    /// let values = |hits: &[spatix::Handle]| -> u64 {
+    ///     hits.iter().map(|&h| *tree.get(h).unwrap().value).sum()
+    /// };
+    /// let sum: u64 = found.par_iter().map(values).sum();
+    /// assert_eq!(sum, 1 + (1..500).map(|i| 3 * (2 * i)).sum::<u64>()); // 0 finds 0 and 1
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    pub fn par_iter(&self) -> impl IndexedParallelIterator<Item = &'b [R]> + 'b
+    where
+        R: Sync,
+    {
+        let this = *self;
+        (0..self.buffers.count)
+            .into_par_iter()
+            .map(move |i| this.get(i))
+    }
+
     /// How many answers the whole batch found.
     ///
     /// ```

@@ -7,6 +7,7 @@
 
 use core::ops::ControlFlow;
 
+use rayon::prelude::*;
 use spatix::{
     Aabb, BatchBuffers, BruteForce, Handle, HierarchicalGrid, KdTree, KdTreeConfig, Layered,
     LooseGrid, LooseQuadtree, MxCifQuadtree, PackedIndex, ParallelPairs, ParallelQuery, Point,
@@ -38,7 +39,7 @@ pub(crate) const CRATE: Crate = Crate {
          read with `get`), `within`; with `--threads` every structure answers them through \
          `ParallelQuery` instead (`query_batch`, `nearest_batch`, `within_batch` on rayon's \
          pool, with one `BatchBuffers` kept in the adapter so that a warm run allocates \
-         nothing, each handle's value read with `get`). Points are zero-size boxes. `BruteForce` only at 10k. \
+         nothing, the answers then read on all threads too, each handle's value with `get`). Points are zero-size boxes. `BruteForce` only at 10k. \
          The static `KdTree` (points) is built by `KdTree::build` (`par_build` with \
          `--threads`) with the default configuration and queried like the others (its \
          `get` is one array access: a handle names a position in tree order).",
@@ -540,11 +541,12 @@ impl Queries {
         tally: &mut Tally,
     ) {
         if self.batch {
-            for found in index.query_batch(squares, &mut self.buffers).iter() {
-                for &handle in found {
+            let found = index.query_batch(squares, &mut self.buffers);
+            tally.merge(par_tally(found.par_iter(), |hits, tally| {
+                for &handle in hits {
                     tally.hit(value(index, handle).id());
                 }
-            }
+            }));
             return;
         }
         for square in squares {
@@ -564,9 +566,12 @@ impl Queries {
         out: &mut Vec<u32>,
     ) {
         if self.batch {
-            for found in index.nearest_batch(queries, k, &mut self.buffers).iter() {
-                out.extend(found.iter().map(|n| *value(index, n.handle)));
-            }
+            let found = index.nearest_batch(queries, k, &mut self.buffers);
+            out.par_extend(
+                found
+                    .par_iter()
+                    .flat_map_iter(|found| found.iter().map(|n| *value(index, n.handle))),
+            );
             return;
         }
         for q in queries {
@@ -586,14 +591,12 @@ impl Queries {
         tally: &mut Tally,
     ) {
         if self.batch {
-            for found in index
-                .within_batch(queries, radius, &mut self.buffers)
-                .iter()
-            {
-                for &handle in found {
+            let found = index.within_batch(queries, radius, &mut self.buffers);
+            tally.merge(par_tally(found.par_iter(), |hits, tally| {
+                for &handle in hits {
                     tally.hit(*value(index, handle));
                 }
-            }
+            }));
             return;
         }
         for q in queries {
@@ -608,6 +611,23 @@ impl Queries {
 /// The value of the element a query found, read with `get`.
 fn value<I: SpatialQuery<f32, V>, V>(index: &I, handle: Handle) -> &V {
     index.get(handle).expect("a found handle is live").value
+}
+
+/// A batch's answers read on all threads (the values looked up with `get` are most of the
+/// reading), a tally per piece of work, merged.
+fn par_tally<'b>(
+    answers: impl ParallelIterator<Item = &'b [Handle]>,
+    read: impl Fn(&[Handle], &mut Tally) + Sync,
+) -> Tally {
+    answers
+        .fold(Tally::default, |mut tally, hits| {
+            read(hits, &mut tally);
+            tally
+        })
+        .reduce(Tally::default, |mut a, b| {
+            a.merge(b);
+            a
+        })
 }
 
 /// The static `PackedIndex`: built in one go from all elements (`PackedIndex::build`, or
