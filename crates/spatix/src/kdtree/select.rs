@@ -7,8 +7,10 @@ use core::cmp::Ordering;
 use crate::Scalar;
 
 /// Nodes of more than this many records are partitioned around sampled pivots; smaller
-/// ones go straight to `select_nth_unstable_by`, which is faster on cache-resident data.
-const SAMPLED_ABOVE: usize = 1 << 15;
+/// ones go straight to `select_nth_unstable_by`, which is faster on data in the first
+/// cache levels (4096 records, 64 or 96 KiB: 1M points built about 4% faster than with
+/// 32,768).
+const SAMPLED_ABOVE: usize = 1 << 12;
 
 /// Most keys a pivot sample takes.
 const PIVOT_SAMPLE: usize = 1024;
