@@ -223,7 +223,7 @@ fn splits_are_medians_and_leaves_contiguous() {
 #[test]
 fn heavy_duplicates_in_large_nodes_build_a_valid_balanced_tree() {
     // 100k points on three vertical lines, spread widest along x: the root and its children
-    // (more than 32k points) take the sampled-pivot selection, whose pivots equal a third of
+    // (more than 4096 points) take the sampled-pivot selection, whose pivots equal a third of
     // the points each.
     let mut rng = Rng::new(4);
     let points: Vec<_> = (0..100_000)
