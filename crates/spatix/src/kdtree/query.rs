@@ -89,6 +89,13 @@ const HITS: usize = 32;
 /// the search rarely leaves the first pair, and the prefetches would only cost bandwidth.
 const PREFETCH_UP_TO: u32 = 3;
 
+/// A radius search starts loading all the points under the node of this height on its way
+/// down (eight leaves), before it reads the splits below it: the leaves it then scans are
+/// most likely among them, and their misses overlap the descent's (1M uniform points,
+/// radius 10, alternating runs: about a tenth faster; nearest-neighbour searches showed no
+/// clear gain and do not).
+const NEAR_PREFETCH_AT: u32 = 3;
+
 /// Whether a region whose nearest-neighbour rank is `rank` may hold a point within `bound`
 /// (an infinite bound: a search not yet full, which takes everything).
 #[inline(always)]
@@ -418,6 +425,9 @@ impl<S: Scalar, T> KdTree<S, T> {
                 continue;
             }
             while node.height > 0 {
+                if node.height == NEAR_PREFETCH_AT {
+                    prefetch(&self.points[self.shape.range(node)]);
+                }
                 let (near, beyond) = self.towards(metric, node, q, &far);
                 let (lo, hi) = carried.cut(self.splits.get(node));
                 let right = near.leaf != node.leaf;
