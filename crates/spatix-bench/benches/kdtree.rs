@@ -4,6 +4,7 @@
 //! | --- | --- |
 //! | `kdtree/build/serial/<N>`, `kdtree/build/rayon/<N>` | `KdTree::build` / `KdTree::par_build` of N uniform points (1M, 10M) |
 //! | `kdtree/nearest/<layout>/k<k>` | the `k` nearest (1, 8, 64) of each of 10k query points, on 1M points of `layout` (uniform, clustered) |
+//! | `kdtree/bytes/load/<N>`, `kdtree/bytes/save/<N>` | `KdTree::from_bytes` / `to_bytes` of the tree of N uniform points (1M), beside its build above |
 //!
 //! Query points follow the data (`spatix_bench::queries_near`). Run
 //! `cargo bench -p spatix-bench --bench kdtree`, or filter, e.g. `-- kdtree/nearest`.
@@ -87,9 +88,33 @@ fn nearest(c: &mut Criterion) {
     }
 }
 
+/// Saving the tree of 1M points to bytes and loading it back; prints the byte form's size
+/// against the tree's `memory_bytes`.
+fn bytes(c: &mut Criterion) {
+    let n = BUILD_SIZES[0];
+    let points = points(n, Layout::Uniform);
+    let tree = KdTree::build(input(&points)).expect("finite points");
+    let bytes = tree.to_bytes();
+    println!(
+        "bytes kdtree N={n}: {} bytes, {:.3} of memory_bytes",
+        bytes.len(),
+        bytes.len() as f64 / tree.memory_bytes() as f64
+    );
+    let mut group = c.benchmark_group("kdtree/bytes");
+    group.throughput(Throughput::Elements(n as u64));
+    group.bench_function(BenchmarkId::new("load", n), |b| {
+        b.iter(|| KdTree::<f32, u32>::from_bytes(black_box(&bytes)).expect("its own bytes"));
+    });
+    group.bench_function(BenchmarkId::new("save", n), |b| {
+        b.iter(|| black_box(&tree).to_bytes());
+    });
+    group.finish();
+}
+
 fn main() {
     let mut c = spatix_bench::criterion().configure_from_args();
     build(&mut c);
+    bytes(&mut c);
     nearest(&mut c);
     c.final_summary();
 }

@@ -29,6 +29,9 @@ pub enum Error {
     BoxTooLarge,
     /// `check_invariants` found the structure inconsistent; the text says where.
     InvariantViolated(String),
+    /// Bytes given to a `from_bytes` are not a structure's byte form (cut short, of another
+    /// version, structure, scalar or value type, or inconsistent); the text says what.
+    Corrupt(String),
 }
 
 impl fmt::Display for Error {
@@ -44,6 +47,7 @@ impl fmt::Display for Error {
                 f.write_str("box too large: larger than the structure's bound on element size")
             }
             Self::InvariantViolated(why) => write!(f, "invariant violated: {why}"),
+            Self::Corrupt(why) => write!(f, "corrupt bytes: {why}"),
         }
     }
 }

@@ -54,6 +54,7 @@
 #![deny(missing_docs)]
 
 mod brute;
+mod bytes;
 mod error;
 mod geom;
 mod grid;
@@ -80,6 +81,7 @@ mod tree;
 mod workspace;
 
 pub use brute::BruteForce;
+pub use bytes::ByteValue;
 pub use error::Error;
 pub use geom::{Aabb, Point, Scalar};
 pub use grid::{HierarchicalGrid, LooseGrid, LooseGridConfig, PointGrid, UniformGrid};

@@ -2,6 +2,7 @@
 //! place by median selection, implicit nodes, contiguous leaf buckets.
 
 mod build;
+mod bytes;
 mod metric;
 mod pairs;
 mod query;

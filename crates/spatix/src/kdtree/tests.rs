@@ -782,3 +782,104 @@ fn scaled_searches_report_squared_distances_as_every_structure_does() {
         }
     }
 }
+
+/// Saving and loading: the same tree (the bytes of the loaded one are the bytes saved), the
+/// same answers, and handles given out before saving name the same elements after.
+#[test]
+fn bytes_load_the_same_tree() {
+    fn check<S: Scalar>(points: &[Point<S>], config: KdTreeConfig) {
+        let tree = KdTree::with_config(points.iter().copied().zip(0u64..), config).unwrap();
+        let bytes = tree.to_bytes();
+        let loaded = KdTree::<S, u64>::from_bytes(&bytes).unwrap();
+        loaded.check_invariants().unwrap();
+        assert_eq!(loaded.to_bytes(), bytes);
+        assert_eq!((loaded.points.len(), loaded.config), (points.len(), config));
+        for item in tree.iter() {
+            let again = loaded.get(item.handle).unwrap();
+            assert_eq!((again.aabb, again.value), (item.aabb, item.value));
+        }
+        let mut ws = (Workspace::new(), Workspace::new());
+        for q in points.iter().step_by(7) {
+            let q = Point::new(q.x + S::HALF, q.y);
+            assert_eq!(
+                tree.nearest(q, 5, &mut ws.0),
+                loaded.nearest(q, 5, &mut ws.1)
+            );
+        }
+        // A later build of the same points is another tree: its handles are not these.
+        let rebuilt = KdTree::with_config(points.iter().copied().zip(0u64..), config).unwrap();
+        if let Some(item) = tree.iter().next() {
+            assert!(rebuilt.get(item.handle).is_none());
+        }
+    }
+    let mut rng = Rng::new(11);
+    for n in [0, 1, 17, 1000, 20_000] {
+        let points: Vec<Point<f64>> = (0..n)
+            .map(|_| Point::new(rng.range(-50.0, 50.0), rng.range(0.0, 1e-3)))
+            .collect();
+        let narrow: Vec<Point<f32>> = points
+            .iter()
+            .map(|p| Point::new(p.x as f32, p.y as f32))
+            .collect();
+        for config in [
+            KdTreeConfig::default(),
+            KdTreeConfig {
+                bucket_size: 2,
+                split: SplitRule::Cycle,
+            },
+        ] {
+            check(&points, config);
+            check(&narrow, config);
+        }
+    }
+}
+
+/// Bad bytes are an error, never a panic: every truncation, every byte changed (in two
+/// ways), bytes of another scalar, value type or structure, and lying lengths. A change that
+/// still decodes gives a consistent tree whose bytes are the changed ones.
+#[test]
+fn bad_bytes_are_refused() {
+    let mut rng = Rng::new(12);
+    let points: Vec<_> = (0..50)
+        .map(|_| (Point::new(rng.range(0.0, 9.0), rng.range(0.0, 9.0)), 0u16))
+        .collect();
+    let config = KdTreeConfig {
+        bucket_size: 4,
+        split: SplitRule::Spread,
+    };
+    let bytes = KdTree::with_config(points, config).unwrap().to_bytes();
+    let corrupt = |r: Result<KdTree<f64, u16>, Error>| matches!(r, Err(Error::Corrupt(_)));
+    for cut in 0..bytes.len() {
+        assert!(corrupt(KdTree::from_bytes(&bytes[..cut])), "cut at {cut}");
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(corrupt(KdTree::from_bytes(&longer)));
+    for at in 0..bytes.len() {
+        for flip in [0x01, 0xFF] {
+            let mut changed = bytes.clone();
+            changed[at] ^= flip;
+            match KdTree::<f64, u16>::from_bytes(&changed) {
+                Ok(tree) => {
+                    tree.check_invariants().unwrap();
+                    assert_eq!(tree.to_bytes(), changed, "byte {at} ^ {flip:#x}");
+                }
+                Err(e) => assert!(matches!(e, Error::Corrupt(_)), "{e:?}"),
+            }
+        }
+    }
+    assert!(KdTree::<f32, u16>::from_bytes(&bytes).is_err());
+    assert!(KdTree::<f64, u32>::from_bytes(&bytes).is_err());
+    assert!(KdTree::<f64, i16>::from_bytes(&bytes).is_err());
+    // The count of splits (after the 33-byte header, the configuration, the generation and
+    // the bounds) set to 2^64 - 1: refused before anything is allocated for it.
+    let at = 33 + 5 + 4 + 32;
+    assert_eq!(
+        bytes[at..at + 8],
+        15u64.to_le_bytes(),
+        "the splits of 50 points in fours"
+    );
+    let mut lying = bytes.clone();
+    lying[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+    assert!(corrupt(KdTree::from_bytes(&lying)));
+}

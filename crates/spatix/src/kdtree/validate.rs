@@ -15,6 +15,25 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// kd property: every point lies in the region its ancestors' splits give it (left of a
     /// split `<=`, right `>=`), and every split lies in its node's region.
     pub(super) fn validate(&self) -> Result<(), Error> {
+        self.check_shape()?;
+        let (bounds, magnitudes) = self.measure()?;
+        if bounds != self.bounds {
+            return violated(format!(
+                "bounds {:?}, but the points span {bounds:?}",
+                self.bounds
+            ));
+        }
+        if magnitudes != self.magnitudes {
+            return violated(format!(
+                "magnitudes {:?} for points spanning {bounds:?}, but {magnitudes:?}",
+                self.magnitudes
+            ));
+        }
+        self.check_splits()
+    }
+
+    /// The configuration, the arrays' lengths and the shape.
+    pub(super) fn check_shape(&self) -> Result<(), Error> {
         self.config.validate()?;
         let n = self.points.len();
         if self.values.len() != n || self.shape.n != n {
@@ -37,12 +56,11 @@ impl<S: Scalar, T> KdTree<S, T> {
                 self.shape.height
             ));
         }
-        self.check_points()?;
-        self.check_splits()
+        Ok(())
     }
 
-    /// Every point is finite; the bounds and the magnitudes are the points'.
-    fn check_points(&self) -> Result<(), Error> {
+    /// The bounds and the magnitudes of the points, all of which must be finite.
+    pub(super) fn measure(&self) -> Result<(Aabb<S>, Magnitudes), Error> {
         let mut bounds: Option<Aabb<S>> = None;
         let mut smallest = S::INFINITY;
         for i in 0..self.points.len() {
@@ -59,23 +77,11 @@ impl<S: Scalar, T> KdTree<S, T> {
             bounds = Some(bounds.map_or(b, |a| a.union(&b)));
         }
         let bounds = bounds.unwrap_or_default();
-        if bounds != self.bounds {
-            return violated(format!(
-                "bounds {:?}, but the points span {bounds:?}",
-                self.bounds
-            ));
-        }
-        if Magnitudes::of(&bounds, smallest) != self.magnitudes {
-            return violated(format!(
-                "magnitudes {:?} for points spanning {bounds:?}, smallest {smallest:?}",
-                self.magnitudes
-            ));
-        }
-        Ok(())
+        Ok((bounds, Magnitudes::of(&bounds, smallest)))
     }
 
     /// The kd property, node by node, with each node's region carried down.
-    fn check_splits(&self) -> Result<(), Error> {
+    pub(super) fn check_splits(&self) -> Result<(), Error> {
         let mut stack = ArrayStack::<(Cursor, Aabb<S>), MAX_PENDING>::new();
         stack.push((self.shape.root(), everywhere()));
         while let Some((node, region)) = stack.pop() {

@@ -196,6 +196,20 @@ conformance_static!(kdtree_small_buckets_f64, f64, points, |data| {
     };
     spatix::KdTree::with_config(data.iter().map(|&(b, id)| (b.min, id)), config)
 });
+// Every data set saved to bytes and loaded back (`to_bytes`, `from_bytes`): the loaded tree
+// goes through the whole static suite in the built one's place.
+conformance_static!(kdtree_from_bytes_f32, f32, points, |data| {
+    let built = spatix::KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))?;
+    spatix::KdTree::<f32, u64>::from_bytes(&built.to_bytes())
+});
+conformance_static!(kdtree_from_bytes_small_buckets_f64, f64, points, |data| {
+    let config = spatix::KdTreeConfig {
+        bucket_size: 2,
+        split: spatix::SplitRule::Variance,
+    };
+    let built = spatix::KdTree::with_config(data.iter().map(|&(b, id)| (b.min, id)), config)?;
+    spatix::KdTree::<f64, u64>::from_bytes(&built.to_bytes())
+});
 // The packed index of static boxes: the default fan-out, and nodes of two (the deepest tree).
 conformance_static!(packed_f32, f32, boxes, |data| {
     spatix::PackedIndex::build(data.iter().copied())
