@@ -13,7 +13,10 @@
 //! static ones (`PackedIndex`, `KdTree`) get the same encoding read as edits of a data set:
 //! each read builds the structure and the oracle from the current data set (if it changed),
 //! so they are fuzzed through many builds, bad data sets (which must be refused with
-//! `Error::InvalidAabb`) and handles of earlier builds.
+//! `Error::InvalidAabb`) and handles of earlier builds. Reads with bit `0x80` set are batches
+//! (`ParallelQuery`), each answer compared with the single query's. `kdtree-f32-through-bytes`
+//! judges every tree after a round trip through its byte form; `kdtree-f64-bytes` feeds
+//! arbitrary and damaged byte forms to `KdTree::from_bytes`.
 //!
 //! Two drivers call it: the cargo-fuzz target in `fuzz/` (nightly, coverage-guided; see
 //! `scripts/fuzz.sh`) and the `smoke` binary (stable: replays the committed corpus, then
@@ -25,6 +28,7 @@
 //! ```
 
 mod built;
+mod bytes;
 mod decode;
 mod dynamic;
 // The conformance suite's exact arithmetic: the judge checks distances with it, not with the
@@ -76,6 +80,8 @@ pub const TARGETS: &[&str] = &[
     "hierarchical-f64-parallel",
     "points-f32-parallel",
     "packed-f32-parallel",
+    "kdtree-f32-through-bytes",
+    "kdtree-f64-bytes",
 ];
 
 /// The environment variable that pins [`run`] to one target: set it to a name from
@@ -311,7 +317,7 @@ fn run_target(target: usize, ops: &[u8]) {
         // The parallel build, which must also be the serial build element by element: the
         // same elements in the same (storage) order, as a query of everything visits them,
         // and the same nodes.
-        _ => built::drive::<f32, _, _>(ops, false, |data| {
+        27 => built::drive::<f32, _, _>(ops, false, |data| {
             let index = PackedIndex::par_build(data.iter().copied());
             if let (Ok(index), Ok(serial)) = (&index, PackedIndex::build(data.iter().copied())) {
                 let layout = |index: &PackedIndex<f32, u64>| {
@@ -337,5 +343,12 @@ fn run_target(target: usize, ops: &[u8]) {
             }
             index
         }),
+        // Every tree saved and loaded back before it is judged: a round trip must change no
+        // answer.
+        28 => built::drive::<f32, _, _>(ops, true, |data| {
+            let tree = KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))?;
+            KdTree::from_bytes(&tree.to_bytes())
+        }),
+        _ => bytes::kdtree(ops),
     }
 }
