@@ -2,6 +2,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use spatix::{KdTree, KdTreeConfig, Scalar, SpatialQuery};
 
 use crate::array::{Coord, Rows, bad_row, first_bad_point, is_float32, points};
@@ -136,6 +137,48 @@ impl PyKdTree {
 
     fn __len__(&self) -> usize {
         dispatch!(&self.tree, tree: S => SpatialQuery::<S, u32>::len(tree))
+    }
+
+    /// The tree's byte form, which ``KdTree.from_bytes`` loads without rebuilding (and
+    /// ``pickle`` uses).
+    ///
+    /// Examples
+    /// --------
+    /// >>> import numpy as np, spatix
+    /// >>> tree = spatix.KdTree(np.array([[0.0, 0.0], [3.0, 4.0]]))
+    /// >>> spatix.KdTree.from_bytes(tree.to_bytes()).query([[3.0, 3.0]])
+    /// (array([1.]), array([1]))
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let bytes = py.detach(|| dispatch!(&self.tree, tree => tree.to_bytes()));
+        PyBytes::new(py, &bytes)
+    }
+
+    /// The tree whose byte form (``to_bytes``) is ``data``, in the precision it was saved in:
+    /// its arrays copied and the tree checked, nothing rebuilt.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     For bytes that are not a spatix ``KdTree``'s (cut short, damaged, of another
+    ///     version or structure); the message says what is wrong.
+    #[staticmethod]
+    fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
+        // The scalar's size is byte 16 of the header (docs/ARCHITECTURE.md, "Byte form"); a
+        // header of another size is refused by the precision tried.
+        let tree = py.detach(|| match data.get(16) {
+            Some(8) => KdTree::from_bytes(data).map(Precision::F64),
+            _ => KdTree::from_bytes(data).map(Precision::F32),
+        });
+        tree.map(|tree| Self { tree })
+            .map_err(|e| PyValueError::new_err(format!("KdTree.from_bytes: {e}")))
+    }
+
+    /// Pickling through the byte form.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let load = slf.get_type().getattr("from_bytes")?;
+        Ok((load, (slf.get().to_bytes(slf.py()),)))
     }
 
     /// ``"float32"`` or ``"float64"``: the precision the tree was built in.

@@ -234,3 +234,41 @@ def test_empty_inputs():
     assert index.pairs().shape == (0, 2)
     w, b = index.query(np.zeros((0, 4)))
     assert len(w) == len(b) == 0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_kdtree_pickles_and_loads_from_bytes(dtype):
+    import copy
+    import pickle
+
+    rng = np.random.default_rng(7)
+    points = rng.random((2000, 2)).astype(dtype) * 100
+    queries = rng.random((300, 2)).astype(dtype) * 100
+    tree = spatix.KdTree(points, leafsize=4)
+    for loaded in (
+        pickle.loads(pickle.dumps(tree)),
+        spatix.KdTree.from_bytes(tree.to_bytes()),
+        copy.deepcopy(tree),
+    ):
+        assert loaded.dtype == tree.dtype and len(loaded) == len(tree)
+        for k in (1, 8):
+            d, i = loaded.query(queries, k=k)
+            d0, i0 = tree.query(queries, k=k)
+            np.testing.assert_array_equal(d, d0)
+            np.testing.assert_array_equal(i, i0)
+        assert loaded.to_bytes() == tree.to_bytes()
+
+
+def test_kdtree_from_bad_bytes_raises_value_error():
+    data = spatix.KdTree(np.array([[0.0, 0.0], [1.0, 1.0]])).to_bytes()
+    for bad in (b"", data[:-1], data + b"\0", b"not spatix at all", data[:10]):
+        with pytest.raises(ValueError, match="KdTree.from_bytes"):
+            spatix.KdTree.from_bytes(bad)
+    damaged = bytearray(data)
+    damaged[-20] ^= 0xFF
+    try:
+        loaded = spatix.KdTree.from_bytes(bytes(damaged))
+    except ValueError:
+        pass
+    else:
+        assert len(loaded) == 2

@@ -39,6 +39,12 @@ class KdTree:
         with ``inf`` and ``len(tree)``."""
     def query_radius(self, x: ArrayLike, r: float, workers: int = 1) -> tuple[Ids, Ids]:
         """``(query_index, point_index)`` of every point within ``r`` of each query."""
+    def to_bytes(self) -> bytes:
+        """The tree's byte form (``from_bytes`` loads it; ``pickle`` uses it)."""
+    @staticmethod
+    def from_bytes(data: bytes) -> KdTree:
+        """The tree saved in ``data``, loaded without rebuilding; ``ValueError`` if damaged."""
+    def __reduce__(self) -> tuple[object, tuple[bytes]]: ...
     def __len__(self) -> int: ...
     @property
     def dtype(self) -> Literal["float32", "float64"]: ...
