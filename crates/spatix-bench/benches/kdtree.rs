@@ -12,7 +12,7 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput};
-use spatix::{KdTree, KdTreeConfig, Point, SpatialQuery, Workspace};
+use spatix::{ByteForm, KdTree, KdTreeConfig, Point, SpatialQuery, Workspace};
 use spatix_bench::{QUERIES_SEED, QUERY_COUNT, memory_line, points, queries_near};
 use spatix_workload::Layout;
 

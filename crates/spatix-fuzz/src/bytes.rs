@@ -2,7 +2,7 @@
 //! `Error::Corrupt` or load a structure that passes its self-check and saves to exactly those
 //! bytes, never panic, never allocate beyond the input's length.
 
-use spatix::{Error, KdTree, Point, SpatialQuery};
+use spatix::{ByteForm, Error, KdTree, Point, SpatialQuery};
 
 /// The kd-tree's decoder (`f64` points, `u64` values). The first byte chooses the input: even,
 /// the rest as it is; odd, the byte form of a tree of points drawn from the rest (pairs of

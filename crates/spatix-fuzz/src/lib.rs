@@ -43,7 +43,7 @@ use std::ops::ControlFlow;
 use std::sync::OnceLock;
 
 use spatix::{
-    Aabb, HierarchicalGrid, KdTree, KdTreeConfig, Layered, LooseGrid, LooseGridConfig,
+    Aabb, ByteForm, HierarchicalGrid, KdTree, KdTreeConfig, Layered, LooseGrid, LooseGridConfig,
     LooseQuadtree, MxCifQuadtree, PackedConfig, PackedIndex, ParallelPairs, Point, PointGrid,
     Quadtree, Scalar, SpatialQuery, SplitRule, SweepGrid, TreeConfig, UniformGrid,
 };

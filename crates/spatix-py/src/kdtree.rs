@@ -3,7 +3,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use spatix::{KdTree, KdTreeConfig, Scalar, SpatialQuery};
+use spatix::{ByteForm, KdTree, KdTreeConfig, Scalar, SpatialQuery};
 
 use crate::array::{Coord, Rows, bad_row, first_bad_point, is_float32, points};
 use crate::batch::{self, Arrays};

@@ -2,6 +2,7 @@
 
 use core::ops::ControlFlow;
 
+use crate::bytes::{Reader, Refile, Writer};
 use crate::slots::Slots;
 use crate::{
     Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery,
@@ -206,5 +207,38 @@ impl<S: Scalar, T> SpatialIndex<S, T> for BruteForce<S, T> {
     fn clear(&mut self) {
         self.slots.clear();
         self.live.clear();
+    }
+}
+
+crate::bytes::byte_form!(BruteForce);
+
+/// The byte form: no parameters, the slot table, the live list in slot order.
+impl<S: Scalar, T> Refile for BruteForce<S, T> {
+    type S = S;
+    type T = T;
+    const NAME: [u8; 8] = *b"brute\0\0\0";
+
+    fn write_config(&self, _: &mut Writer) {}
+
+    fn read_config(_: &mut Reader<'_>) -> Result<Self, Error> {
+        Ok(Self::new())
+    }
+
+    fn slots(&self) -> &Slots<S, T> {
+        &self.slots
+    }
+
+    fn refile(&mut self, slots: Slots<S, T>) -> Result<(), Error> {
+        self.slots = slots;
+        self.live = self.slots.live_slots().collect();
+        self.position = vec![0; self.slots.capacity()];
+        for (at, &slot) in self.live.iter().enumerate() {
+            self.position[slot as usize] = at as u32;
+        }
+        Ok(())
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        self.check_invariants()
     }
 }

@@ -81,7 +81,7 @@ mod tree;
 mod workspace;
 
 pub use brute::BruteForce;
-pub use bytes::ByteValue;
+pub use bytes::{ByteForm, ByteHeader, ByteValue};
 pub use error::Error;
 pub use geom::{Aabb, Point, Scalar};
 pub use grid::{HierarchicalGrid, LooseGrid, LooseGridConfig, PointGrid, UniformGrid};
@@ -113,7 +113,7 @@ pub use workspace::Workspace;
 /// # Ok::<(), spatix::Error>(())
 /// ```
 pub mod prelude {
-    pub use crate::{SpatialIndex, SpatialQuery};
+    pub use crate::{ByteForm, SpatialIndex, SpatialQuery};
 }
 
 /// The README's examples, compiled and run as doctests so that they cannot drift.

@@ -4,8 +4,9 @@
 
 use core::ops::ControlFlow;
 
+use crate::bytes::{Reader, TakeValues, Writer, corrupt};
 use crate::handle::{NIL, next_salt};
-use crate::{Aabb, Error, Handle, Scalar};
+use crate::{Aabb, Error, Handle, Point, Scalar};
 
 /// One element as a visitor sees it: its handle, its box and its value.
 ///
@@ -404,6 +405,103 @@ impl<S: Scalar, T> Slots<S, T> {
     #[cfg(feature = "rayon")]
     pub(crate) fn boxes(&self) -> &[Aabb<S>] {
         &self.boxes
+    }
+
+    /// Writes the table's section of a byte form: its salt, every slot's generation and
+    /// whether it is live, the live slots' boxes, the free list in order (so that a loaded
+    /// table reuses slots as this one would), then the live values through `values`, which
+    /// must write [`Slots::values`].
+    pub(crate) fn write_section(&self, w: &mut Writer, values: impl FnOnce(&mut Writer)) {
+        w.u64(self.generations.len() as u64);
+        w.u32(self.salt);
+        for (g, v) in self.generations.iter().zip(&self.values) {
+            w.u32(*g);
+            w.u8(u8::from(v.is_some()));
+        }
+        for (b, _) in self
+            .boxes
+            .iter()
+            .zip(&self.values)
+            .filter(|(_, v)| v.is_some())
+        {
+            w.aabb(b);
+        }
+        w.u64(self.free.len() as u64);
+        for &slot in &self.free {
+            w.u32(slot);
+        }
+        values(w);
+    }
+
+    /// The live values in slot order: what [`Slots::write_section`] writes and
+    /// [`Slots::read_section`] takes back.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &T> {
+        self.values.iter().flatten()
+    }
+
+    /// The table whose section [`Slots::write_section`] wrote, checked ([`Slots::check`]).
+    pub(crate) fn read_section(
+        r: &mut Reader<'_>,
+        take: &mut TakeValues<'_, T>,
+    ) -> Result<Self, Error> {
+        let n = r.count(5, "the slots")?;
+        if n >= NIL as usize {
+            return Err(corrupt(format!("{n} slots, more than a table holds")));
+        }
+        let salt = r.u32("the salt")?;
+        let mut generations = Vec::with_capacity(n);
+        let mut live = Vec::with_capacity(n);
+        for _ in 0..n {
+            generations.push(r.u32("a generation")?);
+            live.push(match r.u8("a slot's state")? {
+                0 => false,
+                1 => true,
+                other => return Err(corrupt(format!("slot state {other}"))),
+            });
+        }
+        let len = live.iter().filter(|&&l| l).count();
+        let mut boxes = Vec::with_capacity(n);
+        for &l in &live {
+            boxes.push(if l {
+                r.aabb("a box")?
+                    .validated()
+                    .map_err(|_| corrupt("an invalid box"))?
+            } else {
+                Aabb::point(Point::new(S::ZERO, S::ZERO)).expect("the origin is a valid box")
+            });
+        }
+        let free_len = r.count(4, "the free list")?;
+        let mut free = Vec::with_capacity(free_len);
+        for _ in 0..free_len {
+            free.push(r.u32("a free slot")?);
+        }
+        let mut taken = take(r, len)?.into_iter();
+        let values = live
+            .iter()
+            .map(|&l| if l { taken.next() } else { None })
+            .collect();
+        let slots = Self {
+            boxes,
+            values,
+            generations,
+            free,
+            len,
+            salt,
+            #[cfg(feature = "rayon")]
+            moved: Vec::new(),
+        };
+        slots.check().map_err(|e| corrupt(e.to_string()))?;
+        Ok(slots)
+    }
+
+    /// The live slots, in slot order.
+    pub(crate) fn live_slots(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.values.len() as u32).filter(|&s| self.values[s as usize].is_some())
+    }
+
+    /// How many slots the table has, live or free (one past the largest slot).
+    pub(crate) fn capacity(&self) -> usize {
+        self.values.len()
     }
 
     /// Checks that the free list and the live count agree with the slots.

@@ -4,12 +4,9 @@
 
 use super::metric::Magnitudes;
 use super::{Cursor, KdTree, KdTreeConfig, Shape, Split, SplitRule, Splits};
-use crate::bytes::{ByteValue, Reader, Writer, corrupt};
+use crate::bytes::{Layout, Reader, TakeValues, Writer, byte_form, corrupt};
 use crate::handle::NIL;
 use crate::{Error, Scalar};
-
-/// The structure's name in the header.
-const NAME: [u8; 8] = *b"kd-tree\0";
 
 /// A check's failure on loaded bytes, as the corruption it is.
 fn inconsistent(e: Error) -> Error {
@@ -28,27 +25,28 @@ fn rule_byte(rule: SplitRule) -> u8 {
     }
 }
 
-impl<S: Scalar, T: ByteValue> KdTree<S, T> {
-    /// The tree's byte form, for [`KdTree::from_bytes`]: a versioned little-endian format
-    /// (docs/ARCHITECTURE.md, "Byte form") that holds the configuration, the splits, the
-    /// points and the values in tree order, and the generation of the tree's handles, so that
-    /// a handle given out before saving names the same element after loading.
-    ///
-    /// ```
-    /// use spatix::{KdTree, Point, SpatialQuery, Workspace};
-    /// let tree = KdTree::build((0..1000).map(|i| (Point::new(i as f32, 0.0), i as u32)))?;
-    /// let bytes = tree.to_bytes();
-    /// let loaded = KdTree::<f32, u32>::from_bytes(&bytes)?;
-    /// let mut ws = Workspace::new();
-    /// let near = loaded.nearest(Point::new(41.8, 0.0), 1, &mut ws)[0].handle;
-    /// assert_eq!(*tree.get(near).unwrap().value, 42); // the same handle in both
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let n = self.points.len();
-        let size =
-            96 + self.shape.nodes() * (size_of::<S>() + 1) + n * (2 * size_of::<S>() + T::SIZE);
-        let mut w = Writer::new::<S, T>(NAME, size);
+byte_form!(KdTree);
+
+impl<S: Scalar, T> Layout for KdTree<S, T> {
+    type S = S;
+    type T = T;
+    const NAME: [u8; 8] = *b"kd-tree\0";
+
+    fn size_hint(&self) -> usize {
+        64 + self.shape.nodes() * (size_of::<S>() + 1) + self.points.len() * 2 * size_of::<S>()
+    }
+
+    fn values(&self) -> impl Iterator<Item = &T> {
+        self.values.iter()
+    }
+
+    fn value_count(&self) -> usize {
+        self.values.len()
+    }
+
+    /// The configuration, the generation of the tree's handles, the bounds, the splits in
+    /// preorder, the points in tree order, then the values.
+    fn write_layout(&self, w: &mut Writer, values: &mut dyn FnMut(&mut Writer, &Self)) {
         w.u32(self.config.bucket_size);
         w.u8(rule_byte(self.config.split));
         w.u32(self.generation);
@@ -59,42 +57,13 @@ impl<S: Scalar, T: ByteValue> KdTree<S, T> {
             w.u8(split.axis as u8);
         });
         w.points(&self.points);
-        w.values(&self.values);
-        w.finish()
+        values(w, self);
     }
 
-    /// Calls `f` with the splits of the subtree at `node`, in preorder.
-    fn preorder(&self, node: Cursor, f: &mut impl FnMut(Split<S>)) {
-        if node.height == 0 {
-            return;
-        }
-        f(self.splits.get(node));
-        let (left, right) = node.children();
-        self.preorder(left, f);
-        self.preorder(right, f);
-    }
-
-    /// The tree whose byte form is `bytes` ([`KdTree::to_bytes`]): its arrays copied, then
-    /// the whole tree checked ([`check_invariants`](crate::SpatialQuery::check_invariants))
-    /// before it is handed out. Nothing is sorted or rebuilt, and nothing is allocated beyond
-    /// what the bytes' length allows.
-    ///
-    /// # Errors
-    /// [`Error::Corrupt`], saying what is wrong, for bytes of another format version,
-    /// structure, scalar or value type, cut short or followed by more, or whose tree is
-    /// inconsistent (a split out of its node's region, a point that is not finite, ...).
-    ///
-    /// ```
-    /// use spatix::{Error, KdTree, Point};
-    /// let tree = KdTree::build([(Point::new(1.0f64, 2.0), 7u8)])?;
-    /// let bytes = tree.to_bytes();
-    /// assert!(KdTree::<f64, u8>::from_bytes(&bytes).is_ok());
-    /// assert!(matches!(KdTree::<f32, u8>::from_bytes(&bytes), Err(Error::Corrupt(_))));
-    /// assert!(matches!(KdTree::<f64, u8>::from_bytes(&bytes[..20]), Err(Error::Corrupt(_))));
-    /// # Ok::<(), spatix::Error>(())
-    /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let mut r = Reader::new::<S, T>(bytes, NAME)?;
+    /// The tree's arrays copied, then the whole tree checked as
+    /// [`check_invariants`](crate::SpatialQuery::check_invariants) does. Nothing is sorted or
+    /// rebuilt.
+    fn read_layout(r: &mut Reader<'_>, take: &mut TakeValues<'_, T>) -> Result<Self, Error> {
         let bucket_size = r.u32("the bucket size")?;
         let split = match r.u8("the split rule")? {
             0 => SplitRule::Spread,
@@ -132,8 +101,7 @@ impl<S: Scalar, T: ByteValue> KdTree<S, T> {
                 "{nodes} splits for {n} points in buckets of {bucket_size}"
             )));
         }
-        let values = r.values::<T>(n, "the values")?;
-        r.finish()?;
+        let values = take(r, n)?;
         let mut tree = Self {
             config,
             shape,
@@ -157,5 +125,18 @@ impl<S: Scalar, T: ByteValue> KdTree<S, T> {
         tree.magnitudes = magnitudes;
         tree.check_splits().map_err(inconsistent)?;
         Ok(tree)
+    }
+}
+
+impl<S: Scalar, T> KdTree<S, T> {
+    /// Calls `f` with the splits of the subtree at `node`, in preorder.
+    fn preorder(&self, node: Cursor, f: &mut impl FnMut(Split<S>)) {
+        if node.height == 0 {
+            return;
+        }
+        f(self.splits.get(node));
+        let (left, right) = node.children();
+        self.preorder(left, f);
+        self.preorder(right, f);
     }
 }

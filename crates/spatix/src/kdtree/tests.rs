@@ -5,7 +5,7 @@
 use core::ops::ControlFlow;
 
 use super::*;
-use crate::{BruteForce, Handle, SpatialIndex, SpatialQuery, Workspace};
+use crate::{BruteForce, ByteForm, Handle, SpatialIndex, SpatialQuery, Workspace};
 use spatix_workload::Rng;
 
 fn tree_of(points: &[Point<f64>], config: KdTreeConfig) -> KdTree<f64, usize> {

@@ -200,7 +200,7 @@ conformance_static!(kdtree_small_buckets_f64, f64, points, |data| {
 // goes through the whole static suite in the built one's place.
 conformance_static!(kdtree_from_bytes_f32, f32, points, |data| {
     let built = spatix::KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))?;
-    spatix::KdTree::<f32, u64>::from_bytes(&built.to_bytes())
+    <spatix::KdTree<f32, u64> as spatix::ByteForm>::from_bytes(&spatix::ByteForm::to_bytes(&built))
 });
 conformance_static!(kdtree_from_bytes_small_buckets_f64, f64, points, |data| {
     let config = spatix::KdTreeConfig {
@@ -208,7 +208,7 @@ conformance_static!(kdtree_from_bytes_small_buckets_f64, f64, points, |data| {
         split: spatix::SplitRule::Variance,
     };
     let built = spatix::KdTree::with_config(data.iter().map(|&(b, id)| (b.min, id)), config)?;
-    spatix::KdTree::<f64, u64>::from_bytes(&built.to_bytes())
+    <spatix::KdTree<f64, u64> as spatix::ByteForm>::from_bytes(&spatix::ByteForm::to_bytes(&built))
 });
 // The packed index of static boxes: the default fan-out, and nodes of two (the deepest tree).
 conformance_static!(packed_f32, f32, boxes, |data| {

@@ -1,0 +1,155 @@
+//! The serde form of a structure, for users who keep an index inside their own serialised
+//! state: the structure's byte form without its values (its header names the value kind
+//! `serde`), and the values serialised by serde beside it, so that any `T: Serialize` works.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::{Layout, Reader, ValueKind, Writer, corrupt};
+
+/// The field names, in order.
+const FIELDS: &[&str] = &["layout", "values"];
+
+/// `Serialize` for a structure: `{ layout: bytes, values: [T] }`.
+pub(crate) fn serialize<X, Ser>(x: &X, s: Ser) -> Result<Ser::Ok, Ser::Error>
+where
+    X: Layout,
+    X::T: Serialize,
+    Ser: Serializer,
+{
+    let mut w = Writer::new::<X::S>(X::NAME, ValueKind::SERDE, x.size_hint() + 64);
+    x.write_layout(&mut w, &mut |w, x| w.u64(x.value_count() as u64));
+    let layout = w.finish();
+    let mut st = s.serialize_struct("Spatix", 2)?;
+    st.serialize_field("layout", &Bytes(&layout))?;
+    st.serialize_field("values", &Values(x))?;
+    st.end()
+}
+
+/// The layout as a byte string (serde writes a `&[u8]` as a sequence of numbers otherwise).
+struct Bytes<'a>(&'a [u8]);
+
+impl Serialize for Bytes<'_> {
+    fn serialize<Ser: Serializer>(&self, s: Ser) -> Result<Ser::Ok, Ser::Error> {
+        s.serialize_bytes(self.0)
+    }
+}
+
+/// The values, in the structure's order.
+struct Values<'a, X>(&'a X);
+
+impl<X: Layout> Serialize for Values<'_, X>
+where
+    X::T: Serialize,
+{
+    fn serialize<Ser: Serializer>(&self, s: Ser) -> Result<Ser::Ok, Ser::Error> {
+        s.collect_seq(self.0.values())
+    }
+}
+
+/// A byte string, from formats that keep bytes as bytes and from those that keep them as a
+/// sequence of numbers.
+struct ByteBuf(Vec<u8>);
+
+impl<'de> Deserialize<'de> for ByteBuf {
+    fn deserialize<De: Deserializer<'de>>(d: De) -> Result<Self, De::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ByteBuf;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a spatix layout as bytes")
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<ByteBuf, E> {
+                Ok(ByteBuf(v.to_vec()))
+            }
+            fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<ByteBuf, E> {
+                Ok(ByteBuf(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ByteBuf, A::Error> {
+                // At most what the format says is coming, and never more than a bound: the
+                // vector grows with the bytes actually read.
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+                while let Some(b) = seq.next_element()? {
+                    out.push(b);
+                }
+                Ok(ByteBuf(out))
+            }
+        }
+        d.deserialize_bytes(V)
+    }
+}
+
+/// `Deserialize` for a structure written by [`serialize`].
+pub(crate) fn deserialize<'de, X, De>(d: De) -> Result<X, De::Error>
+where
+    X: Layout,
+    X::T: Deserialize<'de>,
+    De: Deserializer<'de>,
+{
+    d.deserialize_struct("Spatix", FIELDS, StructureVisitor(PhantomData))
+}
+
+struct StructureVisitor<X>(PhantomData<X>);
+
+impl<X: Layout> StructureVisitor<X> {
+    /// The structure from its layout and values.
+    fn assemble<E: de::Error>(layout: &[u8], values: Vec<X::T>) -> Result<X, E> {
+        let mut values = Some(values);
+        let mut r = Reader::new::<X::S>(layout, X::NAME, ValueKind::SERDE).map_err(E::custom)?;
+        let x = X::read_layout(&mut r, &mut |r, n| {
+            let count = r.count(0, "the values")?;
+            let values = values.take().unwrap_or_default();
+            if count != n || values.len() != n {
+                return Err(corrupt(format!(
+                    "{} values, for {n} elements",
+                    values.len()
+                )));
+            }
+            Ok(values)
+        })
+        .map_err(E::custom)?;
+        r.finish().map_err(E::custom)?;
+        Ok(x)
+    }
+}
+
+impl<'de, X: Layout> Visitor<'de> for StructureVisitor<X>
+where
+    X::T: Deserialize<'de>,
+{
+    type Value = X;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a spatix structure (layout and values)")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<X, A::Error> {
+        let layout: ByteBuf = seq
+            .next_element()?
+            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        let values: Vec<X::T> = seq
+            .next_element()?
+            .ok_or_else(|| de::Error::invalid_length(1, &self))?;
+        Self::assemble(&layout.0, values)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<X, A::Error> {
+        let mut layout: Option<ByteBuf> = None;
+        let mut values: Option<Vec<X::T>> = None;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "layout" if layout.is_none() => layout = Some(map.next_value()?),
+                "values" if values.is_none() => values = Some(map.next_value()?),
+                "layout" | "values" => return Err(de::Error::duplicate_field("layout or values")),
+                other => return Err(de::Error::unknown_field(other, FIELDS)),
+            }
+        }
+        let layout = layout.ok_or_else(|| de::Error::missing_field("layout"))?;
+        let values = values.ok_or_else(|| de::Error::missing_field("values"))?;
+        Self::assemble(&layout.0, values)
+    }
+}
