@@ -134,6 +134,9 @@ impl<const N: usize> ByteValue for [u8; N] {
 /// the input's length ([`Reader::allow`]).
 pub(crate) const ALLOWANCE: usize = 1 << 24;
 
+/// How many items per byte of input a byte form may imply ([`Reader::allow`]).
+pub(crate) const PER_BYTE: usize = 16;
+
 /// The header's length: magic, version, structure name, scalar tag, value kind and size.
 const HEADER_LEN: usize = 6 + 2 + 8 + 1 + 8 + 8;
 
@@ -536,12 +539,12 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// Refuses a configuration that would allocate `items` items (cells, bands, ...) before
-    /// any element is read, unless there are at most [`ALLOWANCE`] of them or at most as many
-    /// as the input has bytes: loading allocates in proportion to the input's length, plus a
-    /// fixed allowance, whatever the bytes claim.
+    /// Refuses to allocate `items` items (cells, bands, cell entries ...) that the bytes
+    /// imply but do not hold, unless there are at most [`ALLOWANCE`] of them or at most
+    /// [`PER_BYTE`] per byte of input: loading allocates in proportion to the input's
+    /// length, plus a fixed allowance, whatever the bytes claim.
     pub(crate) fn allow(&self, items: f64, what: &str) -> Result<(), Error> {
-        if items <= ALLOWANCE as f64 || items <= self.total as f64 {
+        if items <= ALLOWANCE as f64 || items <= (PER_BYTE * self.total) as f64 {
             Ok(())
         } else {
             Err(corrupt(format!(

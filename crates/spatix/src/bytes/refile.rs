@@ -31,10 +31,11 @@ pub(crate) trait Refile: Sized {
     fn slots(&self) -> &Slots<Self::S, Self::T>;
 
     /// Takes `slots` as the (empty) structure's table and files every live element of it.
+    /// `r` is the reader the table came from, for [`Reader::allow`].
     ///
     /// # Errors
     /// What filing refuses (a box too large for the structure, ...).
-    fn refile(&mut self, slots: Slots<Self::S, Self::T>) -> Result<(), Error>;
+    fn refile(&mut self, slots: Slots<Self::S, Self::T>, r: &Reader<'_>) -> Result<(), Error>;
 
     /// The structure's own check
     /// ([`check_invariants`](crate::SpatialQuery::check_invariants)).
@@ -67,7 +68,7 @@ impl<X: Refile> Layout for X {
     fn read_layout(r: &mut Reader<'_>, take: &mut TakeValues<'_, X::T>) -> Result<Self, Error> {
         let mut x = X::read_config(r)?;
         let slots = Slots::read_section(r, take)?;
-        x.refile(slots)
+        x.refile(slots, r)
             .map_err(|e| corrupt(format!("an element the structure refuses: {e}")))?;
         x.check().map_err(|e| corrupt(e.to_string()))?;
         Ok(x)

@@ -28,6 +28,8 @@ mod exact;
 mod extreme_world;
 #[macro_use]
 mod forward;
+// After `forward`, whose macros it uses.
+mod bytes;
 #[cfg(feature = "rayon")]
 mod frames;
 mod harness;
@@ -308,5 +310,35 @@ conformance!(
     points_parallel_f32,
     f32,
     |world| crate::frames::ParallelFrames(spatix::PointGrid::new(world, 4.0).unwrap()),
+    max_half_extent = 4.0
+);
+
+// Every dynamic structure saved to bytes and replaced by the structure loaded from them every
+// few changes, at every `maintain` and after `clear` (`bytes.rs`): the loaded structures go
+// through the whole suite in the original's place.
+conformance!(
+    brute_through_bytes_f64,
+    f64,
+    |world| { crate::bytes::ThroughBytes::new(spatix::BruteForce::new()) },
+    bulk_max = 10_000
+);
+conformance!(grid_through_bytes_f32, f32, |world| {
+    crate::bytes::ThroughBytes::new(spatix::UniformGrid::new(world, world.size().x / 16.0).unwrap())
+});
+conformance!(loose_grid_through_bytes_f64, f64, |world| {
+    let cell = world.size().x / 16.0;
+    let config = spatix::LooseGridConfig {
+        reach: 2.0 * cell,
+        ..spatix::LooseGridConfig::new(cell)
+    };
+    crate::bytes::ThroughBytes::new(spatix::LooseGrid::with_config(world, config).unwrap())
+});
+conformance!(hierarchical_through_bytes_f32, f32, |world| {
+    crate::bytes::ThroughBytes::new(spatix::HierarchicalGrid::with_factor(world, 0.5, 2).unwrap())
+});
+conformance!(
+    points_through_bytes_f64,
+    f64,
+    |world| crate::bytes::ThroughBytes::new(spatix::PointGrid::new(world, 4.0).unwrap()),
     max_half_extent = 4.0
 );

@@ -4,6 +4,8 @@
 
 use super::lattice::{Lattice, auto_world, extent_of, within_quarter};
 use super::leveled::{Level, Leveled, MAX_LEVELS, leveled_index};
+use crate::bytes::{Reader, Refile, Writer};
+use crate::slots::Slots;
 use crate::{Aabb, Error, Handle, Scalar};
 
 #[cfg(test)]
@@ -337,3 +339,34 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
 }
 
 leveled_index!(HierarchicalGrid);
+
+crate::bytes::byte_form!(HierarchicalGrid);
+
+/// The byte form: the world and the levels, then the slot table.
+impl<S: Scalar, T> Refile for HierarchicalGrid<S, T> {
+    type S = S;
+    type T = T;
+    const NAME: [u8; 8] = *b"hgrid\0\0\0";
+
+    fn write_config(&self, w: &mut Writer) {
+        self.inner.write_levels(w);
+    }
+
+    fn read_config(r: &mut Reader<'_>) -> Result<Self, Error> {
+        Ok(Self {
+            inner: Leveled::read_levels(r)?,
+        })
+    }
+
+    fn slots(&self) -> &Slots<S, T> {
+        &self.inner.slots
+    }
+
+    fn refile(&mut self, slots: Slots<S, T>, r: &Reader<'_>) -> Result<(), Error> {
+        self.inner.file_all(slots, r)
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        crate::SpatialQuery::check_invariants(self)
+    }
+}

@@ -27,6 +27,7 @@ use crate::{Aabb, Error, Point, Scalar};
 
 use super::lattice::{Lattice, bulk_extent, cell_for_count, extent_of, magnitude, within_quarter};
 
+mod bytes;
 mod mutate;
 mod pairs;
 mod query;

@@ -178,7 +178,7 @@ impl<S: Scalar, T> Leveled<S, T> {
     }
 
     #[inline]
-    fn link(&mut self, place: Place, slot: u32, corner: Point<S>) {
+    pub(super) fn link(&mut self, place: Place, slot: u32, corner: Point<S>) {
         let level = &mut self.levels[place.level];
         let head = level.head_mut(place.cx, place.cy);
         self.node_of[slot as usize] = self.pool.push_with(head, slot, corner);

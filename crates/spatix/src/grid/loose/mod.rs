@@ -13,6 +13,7 @@ use crate::{Aabb, Error, Item, Point, Scalar};
 use tight::Tight;
 
 mod bands;
+mod bytes;
 mod mutate;
 mod pairs;
 mod query;

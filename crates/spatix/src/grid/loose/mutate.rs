@@ -45,17 +45,23 @@ pub(super) fn fast_reach<S: Scalar>(
 impl<S: Scalar, T> LooseGrid<S, T> {
     pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
         let slot = self.slots.insert(aabb, value)?;
+        self.file(slot, aabb);
+        Ok(self.slots.handle(slot))
+    }
+
+    /// Lists the element in `slot` (already in the slot table with box `aabb`) in the loose
+    /// cell of its centre, growing the cell's box to enclose it.
+    pub(super) fn file(&mut self, slot: u32, aabb: Aabb<S>) {
         let cell = self.cell_of(&aabb);
         let node = self.elements.push_with(&mut self.heads[cell], slot, aabb);
-        if slot as usize == self.node_of.len() {
-            self.node_of.push(node);
-            self.home.push(cell as u32);
-        } else {
-            self.node_of[slot as usize] = node;
-            self.home[slot as usize] = cell as u32;
+        let i = slot as usize;
+        if i >= self.node_of.len() {
+            self.node_of.resize(i + 1, NIL);
+            self.home.resize(i + 1, NIL);
         }
+        self.node_of[i] = node;
+        self.home[i] = cell as u32;
         self.grow(cell, &aabb);
-        Ok(self.slots.handle(slot))
     }
 
     /// Unlinks the element; its loose cell's box shrinks at the next `maintain`.

@@ -3,6 +3,8 @@
 
 use super::lattice::{auto_world, magnitude};
 use super::leveled::{Level, Leveled, leveled_index};
+use crate::bytes::{Reader, Refile, Writer, corrupt};
+use crate::slots::Slots;
 use crate::{Aabb, Error, Scalar};
 
 #[cfg(test)]
@@ -308,3 +310,43 @@ impl<S: Scalar, T> PointGrid<S, T> {
 }
 
 leveled_index!(PointGrid);
+
+crate::bytes::byte_form!(PointGrid);
+
+/// The byte form: the bound on half extents, the world and the level, then the slot table.
+impl<S: Scalar, T> Refile for PointGrid<S, T> {
+    type S = S;
+    type T = T;
+    const NAME: [u8; 8] = *b"points\0\0";
+
+    fn write_config(&self, w: &mut Writer) {
+        w.scalar(self.max_half_extent);
+        self.inner.write_levels(w);
+    }
+
+    fn read_config(r: &mut Reader<'_>) -> Result<Self, Error> {
+        let max_half_extent: S = r.scalar("the bound on half extents")?;
+        if !(max_half_extent >= S::ZERO && (max_half_extent + max_half_extent).is_finite()) {
+            return Err(corrupt("the bound on half extents"));
+        }
+        Ok(Self {
+            inner: Leveled::read_levels(r)?,
+            max_half_extent,
+        })
+    }
+
+    fn slots(&self) -> &Slots<S, T> {
+        &self.inner.slots
+    }
+
+    fn refile(&mut self, slots: Slots<S, T>, r: &Reader<'_>) -> Result<(), Error> {
+        if let Some(slot) = slots.live_slots().find(|&s| !self.fits(slots.aabb(s))) {
+            return Err(corrupt(format!("slot {slot}: a box larger than the bound")));
+        }
+        self.inner.file_all(slots, r)
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        crate::SpatialQuery::check_invariants(self)
+    }
+}

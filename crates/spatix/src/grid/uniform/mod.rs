@@ -9,6 +9,7 @@ use crate::pool::ListPool;
 use crate::slots::Slots;
 use crate::{Aabb, Error, Item, Scalar};
 
+mod bytes;
 mod mutate;
 mod pairs;
 mod query;

@@ -52,7 +52,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
 
     /// Files `slot` in every cell of `range` that is not in `except`.
     #[inline]
-    fn link_block(&mut self, range: CellRange, except: Option<CellRange>, slot: u32) {
+    pub(super) fn link_block(&mut self, range: CellRange, except: Option<CellRange>, slot: u32) {
         for cy in range.y0..=range.y1 {
             let row = cy as usize * self.lattice.cols as usize;
             for cx in range.x0..=range.x1 {
