@@ -228,7 +228,7 @@ impl<S: Scalar, T> Refile for BruteForce<S, T> {
         &self.slots
     }
 
-    fn refile(&mut self, slots: Slots<S, T>, _: &Reader<'_>) -> Result<(), Error> {
+    fn file_all(&mut self, slots: Slots<S, T>, _: &Reader<'_>) -> Result<(), Error> {
         self.slots = slots;
         self.live = self.slots.live_slots().collect();
         self.position = vec![0; self.slots.capacity()];

@@ -47,6 +47,45 @@ const MIN_UPDATE_CHUNK: usize = 1024;
 #[cfg(feature = "rayon")]
 const UPDATE_CHUNKS_PER_THREAD: usize = 8;
 
+/// A slot table taken apart ([`Slots::into_parts`]).
+pub(crate) struct TableParts<S, T> {
+    pub(crate) salt: u32,
+    pub(crate) generations: Vec<u32>,
+    pub(crate) free: Vec<u32>,
+    /// By slot: the box and value of a live slot.
+    pub(crate) elements: Vec<Option<(Aabb<S>, T)>>,
+}
+
+/// Writes a slot table's section of a byte form: its salt, every slot's generation and
+/// whether it is live (`live` gives a live slot's box), the live slots' boxes, the free list
+/// in order (so that a loaded table reuses slots as this one would), then the live values in
+/// slot order through `values`. [`Slots::read_section`] reads it.
+pub(crate) fn write_section<'a, S: Scalar + 'a>(
+    w: &mut Writer,
+    salt: u32,
+    generations: &[u32],
+    live: impl Fn(u32) -> Option<&'a Aabb<S>>,
+    free: &[u32],
+    values: impl FnOnce(&mut Writer),
+) {
+    w.u64(generations.len() as u64);
+    w.u32(salt);
+    for (slot, g) in (0u32..).zip(generations) {
+        w.u32(*g);
+        w.u8(u8::from(live(slot).is_some()));
+    }
+    for slot in 0..generations.len() as u32 {
+        if let Some(b) = live(slot) {
+            w.aabb(b);
+        }
+    }
+    w.u64(free.len() as u64);
+    for &slot in free {
+        w.u32(slot);
+    }
+    values(w);
+}
+
 /// The elements [`Slots::par_update`] left for the structure to move with its serial update,
 /// in slot order, and the first refusal.
 #[cfg(feature = "rayon")]
@@ -407,30 +446,30 @@ impl<S: Scalar, T> Slots<S, T> {
         &self.boxes
     }
 
-    /// Writes the table's section of a byte form: its salt, every slot's generation and
-    /// whether it is live, the live slots' boxes, the free list in order (so that a loaded
-    /// table reuses slots as this one would), then the live values through `values`, which
-    /// must write [`Slots::values`].
+    /// Writes the table's section of a byte form ([`write_section`]).
     pub(crate) fn write_section(&self, w: &mut Writer, values: impl FnOnce(&mut Writer)) {
-        w.u64(self.generations.len() as u64);
-        w.u32(self.salt);
-        for (g, v) in self.generations.iter().zip(&self.values) {
-            w.u32(*g);
-            w.u8(u8::from(v.is_some()));
+        let live = |slot: u32| {
+            let i = slot as usize;
+            self.values[i].is_some().then(|| &self.boxes[i])
+        };
+        write_section(w, self.salt, &self.generations, live, &self.free, values);
+    }
+
+    /// The table's salt, generations and free list, and its boxes and values by slot (`None`
+    /// for free slots): what a structure that keeps its own table takes from a table read
+    /// with [`Slots::read_section`].
+    pub(crate) fn into_parts(self) -> TableParts<S, T> {
+        TableParts {
+            salt: self.salt,
+            generations: self.generations,
+            free: self.free,
+            elements: self
+                .boxes
+                .into_iter()
+                .zip(self.values)
+                .map(|(b, v)| v.map(|v| (b, v)))
+                .collect(),
         }
-        for (b, _) in self
-            .boxes
-            .iter()
-            .zip(&self.values)
-            .filter(|(_, v)| v.is_some())
-        {
-            w.aabb(b);
-        }
-        w.u64(self.free.len() as u64);
-        for &slot in &self.free {
-            w.u32(slot);
-        }
-        values(w);
     }
 
     /// The live values in slot order: what [`Slots::write_section`] writes and

@@ -348,13 +348,30 @@ where
 {
     let hint = x.size_hint() + x.value_count() * X::T::SIZE + HEADER_LEN + 8;
     let mut w = Writer::new::<X::S>(X::NAME, ValueKind::of::<X::T>(), hint);
-    x.write_layout(&mut w, &mut |w, x| {
+    write_part(&mut w, x);
+    w.finish()
+}
+
+/// Writes `x`'s sections, values included, without a header: the whole byte form after the
+/// header, or a part of a structure made of parts ([`Layered`](crate::Layered)).
+pub(crate) fn write_part<X: Layout>(w: &mut Writer, x: &X)
+where
+    X::T: ByteValue,
+{
+    x.write_layout(w, &mut |w, x| {
         w.u64(x.value_count() as u64);
         for v in x.values() {
             v.write(&mut w.out);
         }
     });
-    w.finish()
+}
+
+/// Reads what [`write_part`] wrote.
+pub(crate) fn read_part<X: Layout>(r: &mut Reader<'_>) -> Result<X, Error>
+where
+    X::T: ByteValue,
+{
+    X::read_layout(r, &mut |r, n| r.values(n, "the values"))
 }
 
 /// [`ByteForm::from_bytes`] over a [`Layout`].
@@ -363,7 +380,7 @@ where
     X::T: ByteValue,
 {
     let mut r = Reader::new::<X::S>(bytes, X::NAME, ValueKind::of::<X::T>())?;
-    let x = X::read_layout(&mut r, &mut |r, n| r.values(n, "the values"))?;
+    let x = read_part(&mut r)?;
     r.finish()?;
     Ok(x)
 }

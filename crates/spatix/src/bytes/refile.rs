@@ -35,7 +35,7 @@ pub(crate) trait Refile: Sized {
     ///
     /// # Errors
     /// What filing refuses (a box too large for the structure, ...).
-    fn refile(&mut self, slots: Slots<Self::S, Self::T>, r: &Reader<'_>) -> Result<(), Error>;
+    fn file_all(&mut self, slots: Slots<Self::S, Self::T>, r: &Reader<'_>) -> Result<(), Error>;
 
     /// The structure's own check
     /// ([`check_invariants`](crate::SpatialQuery::check_invariants)).
@@ -68,7 +68,7 @@ impl<X: Refile> Layout for X {
     fn read_layout(r: &mut Reader<'_>, take: &mut TakeValues<'_, X::T>) -> Result<Self, Error> {
         let mut x = X::read_config(r)?;
         let slots = Slots::read_section(r, take)?;
-        x.refile(slots, r)
+        x.file_all(slots, r)
             .map_err(|e| corrupt(format!("an element the structure refuses: {e}")))?;
         x.check().map_err(|e| corrupt(e.to_string()))?;
         Ok(x)

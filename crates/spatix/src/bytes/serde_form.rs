@@ -153,3 +153,84 @@ where
         Self::assemble(&layout.0, values)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{
+        Aabb, ByteForm, Handle, KdTree, Point, Quadtree, SpatialIndex, SpatialQuery, SweepGrid,
+        UniformGrid,
+    };
+
+    fn world() -> Aabb<f64> {
+        Aabb::new(Point::new(0.0, 0.0), Point::new(100.0, 100.0)).unwrap()
+    }
+
+    /// Fills a dynamic structure with named elements, removes some, and returns the
+    /// handles: the removed ones must stay stale through serde.
+    fn fill<I: SpatialIndex<f64, String>>(index: &mut I) -> (Vec<Handle>, Vec<Handle>) {
+        let mut live = Vec::new();
+        let mut gone = Vec::new();
+        for i in 0..200 {
+            let x = f64::from(i % 20) * 5.0;
+            let y = f64::from(i / 20) * 9.0;
+            let b = Aabb::new(Point::new(x, y), Point::new(x + 3.0, y + 2.0)).unwrap();
+            let h = index.insert(b, format!("element {i}")).unwrap();
+            if i % 3 == 0 {
+                index.remove(h).unwrap();
+                gone.push(h);
+            } else {
+                live.push(h);
+            }
+        }
+        (live, gone)
+    }
+
+    fn round_trip<I>(index: &I, live: &[Handle], gone: &[Handle])
+    where
+        I: SpatialQuery<f64, String> + serde::Serialize + serde::de::DeserializeOwned,
+    {
+        let json = serde_json::to_string(index).unwrap();
+        let loaded: I = serde_json::from_str(&json).unwrap();
+        loaded.check_invariants().unwrap();
+        assert_eq!(loaded.len(), index.len());
+        for &h in live {
+            let (a, b) = (index.get(h).unwrap(), loaded.get(h).unwrap());
+            assert_eq!((a.aabb, a.value), (b.aabb, b.value));
+        }
+        assert!(gone.iter().all(|&h| loaded.get(h).is_none()));
+        assert_eq!(serde_json::to_string(&loaded).unwrap(), json);
+    }
+
+    #[test]
+    fn any_serde_value_goes_through_serde() {
+        let mut grid = UniformGrid::new(world(), 10.0).unwrap();
+        let (live, gone) = fill(&mut grid);
+        round_trip(&grid, &live, &gone);
+        let mut tree = Quadtree::new(world()).unwrap();
+        let (live, gone) = fill(&mut tree);
+        round_trip(&tree, &live, &gone);
+        let mut sweep = SweepGrid::new(world(), 10.0).unwrap();
+        let (live, gone) = fill(&mut sweep);
+        round_trip(&sweep, &live, &gone);
+        let kd = KdTree::build((0..100).map(|i| (Point::new(f64::from(i), 1.0), format!("{i}"))))
+            .unwrap();
+        let handles: Vec<Handle> = kd.iter().map(|item| item.handle).collect();
+        round_trip(&kd, &handles, &[]);
+    }
+
+    #[test]
+    fn serde_form_refuses_what_does_not_fit() {
+        let mut grid = UniformGrid::new(world(), 10.0).unwrap();
+        fill(&mut grid);
+        let mut json: serde_json::Value = serde_json::to_value(&grid).unwrap();
+        json["values"].as_array_mut().unwrap().pop();
+        let short = serde_json::from_value::<UniformGrid<f64, String>>(json);
+        assert!(short.unwrap_err().to_string().contains("values"));
+        // The layout of the byte form is not the serde form's: a byte form is refused.
+        let bytes = UniformGrid::<f64, u32>::new(world(), 10.0)
+            .unwrap()
+            .to_bytes();
+        let as_serde = serde_json::json!({ "layout": bytes, "values": [] });
+        assert!(serde_json::from_value::<UniformGrid<f64, u32>>(as_serde).is_err());
+    }
+}

@@ -7,6 +7,7 @@ use crate::{
     Aabb, Error, Handle, Item, LooseGrid, PackedIndex, PointGrid, Scalar, SpatialIndex, StaticIndex,
 };
 
+mod bytes;
 mod mutate;
 mod pairs;
 mod query;

@@ -1,6 +1,7 @@
 //! The loose quadtree: each element in exactly one leaf, chosen by its centre;
 //! every node carries a box grown to enclose everything below it.
 
+mod bytes;
 mod mutate;
 mod pairs;
 mod query;

@@ -1,6 +1,7 @@
 //! The MX-CIF quadtree: every element stored once, in the smallest node that
 //! contains its box.
 
+mod bytes;
 mod mutate;
 mod pairs;
 mod query;

@@ -1,5 +1,6 @@
 //! The tight quadtree: 8-byte nodes, elements in every leaf they overlap.
 
+mod bytes;
 mod mutate;
 mod pairs;
 mod query;

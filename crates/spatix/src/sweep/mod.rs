@@ -7,6 +7,7 @@ use crate::handle::{NIL, next_salt};
 use crate::slots::Elements;
 use crate::{Aabb, Error, Handle, Item, Iter, Point, Scalar};
 
+mod bytes;
 mod layout;
 mod mutate;
 mod pairs;

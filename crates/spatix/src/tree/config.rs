@@ -1,5 +1,6 @@
 //! The two parameters every quadtree takes.
 
+use crate::bytes::{Reader, Writer};
 use crate::{Aabb, Error, Scalar};
 
 /// The deepest tree a configuration may ask for: past this, floats stop halving usefully.
@@ -127,4 +128,23 @@ impl TreeConfig {
         }
         Ok(())
     }
+}
+
+/// Writes a tree's world and configuration: the first section of every quadtree's byte form.
+pub(crate) fn write_tree_config<S: Scalar>(w: &mut Writer, world: &Aabb<S>, config: TreeConfig) {
+    w.aabb(world);
+    w.u32(config.max_elements);
+    w.u32(config.max_depth);
+}
+
+/// The world and configuration [`write_tree_config`] wrote.
+pub(crate) fn read_tree_config<S: Scalar>(
+    r: &mut Reader<'_>,
+) -> Result<(Aabb<S>, TreeConfig), Error> {
+    let world = r.aabb("the world")?;
+    let config = TreeConfig {
+        max_elements: r.u32("the split threshold")?,
+        max_depth: r.u32("the depth limit")?,
+    };
+    Ok((world, config))
 }

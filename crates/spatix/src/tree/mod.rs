@@ -9,8 +9,8 @@ mod groups;
 mod search;
 mod validate;
 
-pub(crate) use config::MAX_DEPTH;
 pub use config::TreeConfig;
+pub(crate) use config::{MAX_DEPTH, read_tree_config, write_tree_config};
 pub(crate) use frame::{Frame, MAX_PENDING, NodeStack, RIGHT, Stack, TOP};
 pub(crate) use groups::{FREE, check_free_groups, compact_leaf_lists, release_group, take_group};
 pub(crate) use search::{cast_frames, nearest_in_frames};

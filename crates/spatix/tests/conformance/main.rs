@@ -342,3 +342,34 @@ conformance!(
     |world| crate::bytes::ThroughBytes::new(spatix::PointGrid::new(world, 4.0).unwrap()),
     max_half_extent = 4.0
 );
+conformance!(quadtree_through_bytes_f64, f64, |world| {
+    crate::bytes::ThroughBytes::new(
+        spatix::Quadtree::with_config(
+            world,
+            spatix::TreeConfig {
+                max_elements: 1,
+                max_depth: 4,
+            },
+        )
+        .unwrap(),
+    )
+});
+conformance!(loose_quadtree_through_bytes_f32, f32, |world| {
+    crate::bytes::ThroughBytes::new(spatix::LooseQuadtree::for_element_size(world, 1.0).unwrap())
+});
+conformance!(mxcif_through_bytes_f64, f64, |world| {
+    crate::bytes::ThroughBytes::new(
+        spatix::MxCifQuadtree::with_config(
+            world,
+            spatix::TreeConfig {
+                max_elements: 1,
+                max_depth: 4,
+            },
+        )
+        .unwrap(),
+    )
+});
+
+conformance!(sweep_through_bytes_f32, f32, |world| {
+    crate::bytes::ThroughBytes::new(spatix::SweepGrid::new(world, world.size().y / 16.0).unwrap())
+});

@@ -362,7 +362,7 @@ impl<S: Scalar, T> Refile for HierarchicalGrid<S, T> {
         &self.inner.slots
     }
 
-    fn refile(&mut self, slots: Slots<S, T>, r: &Reader<'_>) -> Result<(), Error> {
+    fn file_all(&mut self, slots: Slots<S, T>, r: &Reader<'_>) -> Result<(), Error> {
         self.inner.file_all(slots, r)
     }
 

@@ -42,7 +42,7 @@ impl<S: Scalar, T> Refile for LooseGrid<S, T> {
 
     /// A cell's listing in the tight grid covers at most the tight cells its elements' boxes
     /// and its square cover: their sum bounds what filing allocates.
-    fn refile(&mut self, slots: Slots<S, T>, r: &Reader<'_>) -> Result<(), Error> {
+    fn file_all(&mut self, slots: Slots<S, T>, r: &Reader<'_>) -> Result<(), Error> {
         let listed: f64 = slots
             .live_slots()
             .map(|slot| {

@@ -339,7 +339,7 @@ impl<S: Scalar, T> Refile for PointGrid<S, T> {
         &self.inner.slots
     }
 
-    fn refile(&mut self, slots: Slots<S, T>, r: &Reader<'_>) -> Result<(), Error> {
+    fn file_all(&mut self, slots: Slots<S, T>, r: &Reader<'_>) -> Result<(), Error> {
         if let Some(slot) = slots.live_slots().find(|&s| !self.fits(slots.aabb(s))) {
             return Err(corrupt(format!("slot {slot}: a box larger than the bound")));
         }

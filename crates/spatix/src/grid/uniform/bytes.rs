@@ -31,7 +31,7 @@ impl<S: Scalar, T> Refile for UniformGrid<S, T> {
         &self.slots
     }
 
-    fn refile(&mut self, slots: Slots<S, T>, r: &Reader<'_>) -> Result<(), Error> {
+    fn file_all(&mut self, slots: Slots<S, T>, r: &Reader<'_>) -> Result<(), Error> {
         let ranges: Vec<_> = slots
             .live_slots()
             .map(|slot| (slot, self.lattice.range(slots.aabb(slot))))
