@@ -3,6 +3,7 @@
 //! union boxes with a fixed fan-out.
 
 mod build;
+mod bytes;
 mod pairs;
 mod query;
 #[cfg(test)]
