@@ -1,7 +1,8 @@
 //! The index's byte form (the format of `crate::bytes`): the node size, the generation of
 //! the handles, the curve, the boxes in curve order, each position's slot and each slot's
-//! position, the level offsets and the node boxes, then the values in curve order. Loading copies the arrays and checks
-//! them as the self-check does; it never sorts and never computes a curve key.
+//! position, the level offsets and the node boxes, then the values in curve order. Loading
+//! copies the arrays and checks them as the self-check does; it never sorts and never
+//! computes a curve key.
 
 use super::build::Curve;
 use super::{MAX_LEVELS, PackedConfig, PackedIndex};
@@ -51,9 +52,10 @@ impl<S: Scalar, T> Layout for PackedIndex<S, T> {
 
     /// The arrays copied, then checked as
     /// [`check_invariants`](crate::SpatialQuery::check_invariants) checks them: the slots a
-    /// permutation and the positions its inverse, every box valid, the levels the sizes the node size makes, every node
-    /// box exactly the union of its children's. Nothing is sorted or rebuilt; the curve order,
-    /// which only speed depends on, is not checked (docs/ARCHITECTURE.md, "Byte form").
+    /// permutation and the positions its inverse, every box valid, the levels the sizes the
+    /// node size makes, every node box exactly the union of its children's. Nothing is sorted
+    /// or rebuilt; the curve order, which only speed depends on, is not checked
+    /// (docs/ARCHITECTURE.md, "Byte form").
     fn read_layout(r: &mut Reader<'_>, take: &mut TakeValues<'_, T>) -> Result<Self, Error> {
         let config = PackedConfig {
             node_size: r.u32("the node size")?,
