@@ -15,8 +15,9 @@
 //! so they are fuzzed through many builds, bad data sets (which must be refused with
 //! `Error::InvalidAabb`) and handles of earlier builds. Reads with bit `0x80` set are batches
 //! (`ParallelQuery`), each answer compared with the single query's. `kdtree-f32-through-bytes`
-//! judges every tree after a round trip through its byte form; `kdtree-f64-bytes` feeds
-//! arbitrary and damaged byte forms to `KdTree::from_bytes`.
+//! judges every tree after a round trip through its byte form; `kdtree-f64-bytes` and
+//! `packed-f64-bytes` feed arbitrary and damaged byte forms to `KdTree::from_bytes` and
+//! `PackedIndex::from_bytes`.
 //!
 //! Two drivers call it: the cargo-fuzz target in `fuzz/` (nightly, coverage-guided; see
 //! `scripts/fuzz.sh`) and the `smoke` binary (stable: replays the committed corpus, then
@@ -82,6 +83,7 @@ pub const TARGETS: &[&str] = &[
     "packed-f32-parallel",
     "kdtree-f32-through-bytes",
     "kdtree-f64-bytes",
+    "packed-f64-bytes",
 ];
 
 /// The environment variable that pins [`run`] to one target: set it to a name from
@@ -349,6 +351,7 @@ fn run_target(target: usize, ops: &[u8]) {
             let tree = KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))?;
             KdTree::from_bytes(&tree.to_bytes())
         }),
-        _ => bytes::kdtree(ops),
+        29 => bytes::kdtree(ops),
+        _ => bytes::packed(ops),
     }
 }

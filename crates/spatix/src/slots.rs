@@ -624,6 +624,63 @@ impl<S: Scalar, T> StaticSlots<S, T> {
         }
     }
 
+    /// The store a byte form describes: elements by position (`boxes`, `values`), each
+    /// position's slot (`slots`, a permutation of `0..boxes.len()`), each slot's position
+    /// (`positions`, its inverse), and the generation of the handles given out before it was
+    /// saved. Checked as [`StaticSlots::check`] checks, without a branch per element.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] if the arrays differ in length, `positions` is not the inverse of
+    /// `slots` (or either is not a permutation), or a box is invalid.
+    pub(crate) fn from_parts(
+        boxes: Vec<Aabb<S>>,
+        values: Vec<T>,
+        slots: Vec<u32>,
+        positions: Vec<u32>,
+        generation: u32,
+    ) -> Result<Self, Error> {
+        let n = boxes.len();
+        if n >= NIL as usize || [values.len(), slots.len(), positions.len()] != [n; 3] {
+            return Err(corrupt(format!(
+                "{n} boxes but {} values, {} slots, {} positions",
+                values.len(),
+                slots.len(),
+                positions.len()
+            )));
+        }
+        // `positions[slots[p]] == p` for every position `p`: then no two positions hold one
+        // slot, so `slots` is a permutation and `positions` its inverse.
+        let inverse = |p: usize, slot: u32| positions.get(slot as usize) == Some(&(p as u32));
+        let all = (slots.iter().enumerate()).fold(true, |ok, (p, &slot)| ok & inverse(p, slot));
+        if !all {
+            let p = (0..n).find(|&p| !inverse(p, slots[p])).unwrap_or_default();
+            return Err(corrupt(format!(
+                "position {p} holds slot {}, whose position is not {p}",
+                slots[p]
+            )));
+        }
+        // Runs of boxes at a time, without a branch per box; the first invalid one is looked
+        // for only in a run that has one.
+        for (run, boxes) in boxes.chunks(1024).enumerate() {
+            if !boxes.iter().fold(true, |ok, b| ok & valid(b)) {
+                let p = run * 1024 + boxes.iter().position(|b| !valid(b)).unwrap_or_default();
+                return Err(corrupt(format!("position {p} holds an invalid box")));
+            }
+        }
+        Ok(Self {
+            boxes,
+            values,
+            slots,
+            positions,
+            generation,
+        })
+    }
+
+    /// The generation every handle of the store carries (what its byte form saves).
+    pub(crate) fn generation(&self) -> u32 {
+        self.generation
+    }
+
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.boxes.len()
@@ -700,6 +757,18 @@ impl<S: Scalar, T> Elements<S, T> for StaticSlots<S, T> {
             value: &self.values[p],
         }
     }
+}
+
+/// [`Aabb::is_valid`] without a branch: finite corners, `min` below `max` on both axes.
+#[inline]
+fn valid<S: Scalar>(b: &Aabb<S>) -> bool {
+    let finite = |v: S| v.abs_s() <= S::MAX;
+    finite(b.min.x)
+        & finite(b.min.y)
+        & finite(b.max.x)
+        & finite(b.max.y)
+        & (b.min.x <= b.max.x)
+        & (b.min.y <= b.max.y)
 }
 
 /// The element store an [`Iter`] walks.

@@ -231,6 +231,9 @@ impl ByteHeader {
         }
         let name = r.take(8, "the structure's name")?;
         let end = name.iter().position(|&b| b == 0).unwrap_or(8);
+        if name[end..].iter().any(|&b| b != 0) {
+            return Err(corrupt("the structure's name is not padded with zeros"));
+        }
         let structure = String::from_utf8_lossy(&name[..end]).into_owned();
         let scalar_bytes = r.u8("the scalar")?;
         let value_kind = r
@@ -499,6 +502,24 @@ impl Writer {
     pub(crate) fn finish(self) -> Vec<u8> {
         self.out
     }
+
+    /// Every box of `boxes` (`min.x`, `min.y`, `max.x`, `max.y`), after their count.
+    pub(crate) fn boxes<S: Scalar>(&mut self, boxes: &[Aabb<S>]) {
+        self.u64(boxes.len() as u64);
+        self.out.reserve(boxes.len() * 4 * size_of::<S>());
+        for b in boxes {
+            self.aabb(b);
+        }
+    }
+
+    /// Every number of `items`, after their count.
+    pub(crate) fn u32s(&mut self, items: &[u32]) {
+        self.u64(items.len() as u64);
+        self.out.reserve(items.len() * 4);
+        for &v in items {
+            self.u32(v);
+        }
+    }
 }
 
 /// Reads a structure's byte form; every read is checked against the bytes left.
@@ -681,5 +702,36 @@ impl<'a> Reader<'a> {
                 self.bytes.len()
             )))
         }
+    }
+    /// A count of boxes, then their coordinates ([`Writer::boxes`]), read in one pass; their
+    /// validity is the caller's to check.
+    pub(crate) fn boxes<S: Scalar>(&mut self, what: &str) -> Result<Vec<Aabb<S>>, Error> {
+        let size = size_of::<S>();
+        let n = self.count(4 * size, what)?;
+        let bytes = self.take(n * 4 * size, what)?;
+        let scalar = |c: &[u8]| {
+            if size == 4 {
+                S::from_f64(f64::from(f32::from_le_bytes(c.try_into().expect("4"))))
+            } else {
+                S::from_f64(f64::from_le_bytes(c.try_into().expect("8")))
+            }
+        };
+        Ok(bytes
+            .chunks_exact(4 * size)
+            .map(|c| Aabb {
+                min: Point::new(scalar(&c[..size]), scalar(&c[size..2 * size])),
+                max: Point::new(scalar(&c[2 * size..3 * size]), scalar(&c[3 * size..])),
+            })
+            .collect())
+    }
+
+    /// A count of `u32`s, then the numbers ([`Writer::u32s`]).
+    pub(crate) fn u32s(&mut self, what: &str) -> Result<Vec<u32>, Error> {
+        let n = self.count(4, what)?;
+        let bytes = self.take(n * 4, what)?;
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("four bytes")))
+            .collect())
     }
 }

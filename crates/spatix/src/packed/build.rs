@@ -164,6 +164,27 @@ impl Curve {
         }
     }
 
+    /// The origin and the scale, `[origin x, origin y, scale x, scale y]`: what the byte form
+    /// saves.
+    pub(super) fn parts(&self) -> [f64; 4] {
+        [self.origin[0], self.origin[1], self.scale[0], self.scale[1]]
+    }
+
+    /// The curve whose [`Curve::parts`] are `parts`, if they make one.
+    pub(super) fn from_parts(parts: [f64; 4]) -> Option<Self> {
+        let curve = Self {
+            origin: [parts[0], parts[1]],
+            scale: [parts[2], parts[3]],
+        };
+        curve.is_valid().then_some(curve)
+    }
+
+    /// Whether the origin is finite and the scales not negative (nor NaN), as every curve
+    /// [`Curve::over`] draws (a scale is infinite over centres a subnormal width apart).
+    pub(super) fn is_valid(&self) -> bool {
+        self.origin.iter().all(|o| o.is_finite()) && self.scale.iter().all(|&s| s >= 0.0)
+    }
+
     /// The keys of all the boxes, ready to sort.
     fn keys<S: Scalar>(&self, boxes: &[Aabb<S>]) -> Keys {
         let mut keys = vec![0; boxes.len()];
@@ -434,7 +455,7 @@ pub(super) fn par_order(mut keys: Vec<u64>, runs: &[Counts]) -> Vec<u32> {
 }
 
 /// The union box of a run of boxes.
-fn union<S: Scalar>(run: &[Aabb<S>]) -> Aabb<S> {
+pub(super) fn union<S: Scalar>(run: &[Aabb<S>]) -> Aabb<S> {
     run.iter().skip(1).fold(run[0], |u, b| u.union(b))
 }
 
@@ -522,13 +543,15 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         nodes: Vec<Aabb<S>>,
         levels: Vec<u32>,
     ) -> Self {
-        Self {
+        let index = Self {
             config,
             elements: StaticSlots::new(boxes, values, slots),
             nodes,
             levels,
             curve,
-        }
+        };
+        debug_assert_eq!(index.check_curve_order(), Ok(()), "the build's order");
+        index
     }
 }
 

@@ -3,6 +3,7 @@
 //! union boxes with a fixed fan-out.
 
 mod build;
+mod bytes;
 mod pairs;
 mod query;
 #[cfg(test)]
@@ -119,6 +120,27 @@ const MAX_LEVELS: usize = 32;
 /// assert_eq!(touching, ["north", "west"]);
 /// let north = index.handle(1).unwrap();
 /// assert_eq!(*index.get(north).unwrap().value, "north");
+/// # Ok::<(), spatix::Error>(())
+/// ```
+///
+/// # Saving and loading
+/// [`ByteForm`](crate::ByteForm) saves the index as bytes (its arrays, about
+/// [`memory_bytes`](crate::SpatialQuery::memory_bytes) in size) and loads it back by copying
+/// and checking them, without sorting: much faster than building it again. Handles given out
+/// before saving name the same elements after loading. Bytes that are not a consistent index
+/// are refused with [`Error::Corrupt`]; the one thing loading does not check is that the
+/// elements are in the curve's order, which only speed depends on (docs/ARCHITECTURE.md,
+/// "Byte form").
+///
+/// ```
+/// use spatix::{Aabb, ByteForm, PackedIndex, Point, SpatialQuery};
+/// let rocks = (0..1000).map(|i| (Aabb::point(Point::new(i as f32, 0.5)).unwrap(), i));
+/// let index = PackedIndex::<f32, u32>::build(rocks)?;
+/// let bytes = index.to_bytes();
+/// let loaded = PackedIndex::<f32, u32>::from_bytes(&bytes)?;
+/// let h = index.handle(500).unwrap();
+/// assert_eq!(*loaded.get(h).unwrap().value, 500);
+/// assert!(PackedIndex::<f32, u32>::from_bytes(&bytes[..bytes.len() - 1]).is_err());
 /// # Ok::<(), spatix::Error>(())
 /// ```
 ///

@@ -6,12 +6,13 @@ use std::collections::HashSet;
 
 #[cfg(feature = "rayon")]
 use super::build::{CHUNK, par_order};
-use super::build::{Counts, Keys, hilbert};
+use super::build::{Counts, Curve, Keys, hilbert};
 use super::{PackedConfig, PackedIndex};
+use crate::slots::StaticSlots;
 use crate::test_util::{found, pairs};
 use crate::{
-    Aabb, BruteForce, Error, Handle, Point, Quadtree, Ray, Scalar, SpatialIndex, SpatialQuery,
-    Workspace,
+    Aabb, BruteForce, ByteForm, ByteValue, Error, Handle, Point, Quadtree, Ray, Scalar,
+    SpatialIndex, SpatialQuery, Workspace,
 };
 use spatix_workload::Rng;
 
@@ -305,6 +306,10 @@ fn check_invariants_catches_broken_trees() {
     });
     broken("a node size that does not match", &|t| {
         t.config.node_size = 5
+    });
+    broken("a level above the root", &|t| {
+        t.nodes.push(*t.nodes.last().unwrap());
+        t.levels.push(t.nodes.len() as u32);
     });
 }
 
@@ -802,5 +807,275 @@ fn par_build_fails_as_the_serial_build() {
     for node_size in [0, 1, 65] {
         let r = PackedIndex::par_with_config(numbered(&good), PackedConfig { node_size });
         assert!(matches!(r, Err(Error::InvalidParameter(_))), "{node_size}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The byte form.
+
+/// `n` boxes of every size around a field of 100 × 100, numbered.
+fn field<S: Scalar>(n: usize, seed: u64) -> Vec<Aabb<S>> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|_| {
+            let (x, y) = (rng.range(0.0, 100.0), rng.range(0.0, 100.0));
+            let (w, h) = (rng.range(0.0, 3.0), rng.range(0.0, 0.5));
+            bx(x, y, x + w, y + h)
+        })
+        .collect()
+}
+
+/// Saving and loading gives the same index: the same bytes again, the same elements under
+/// the same handles, the same nodes and the same answers, for both scalars, two value types
+/// and every node size; a later build of the same boxes does not take the handles.
+#[test]
+fn bytes_load_the_same_index() {
+    fn check<S: Scalar, T: ByteValue + Clone + PartialEq + core::fmt::Debug>(
+        boxes: &[Aabb<S>],
+        value: impl Fn(u32) -> T,
+        node_size: u32,
+    ) {
+        let config = PackedConfig { node_size };
+        let items = || boxes.iter().copied().zip((0..).map(&value));
+        let index = PackedIndex::with_config(items(), config).unwrap();
+        let bytes = index.to_bytes();
+        let loaded = PackedIndex::<S, T>::from_bytes(&bytes).unwrap();
+        loaded.check_invariants().unwrap();
+        assert_eq!(loaded.check_curve_order(), Ok(()));
+        assert_eq!(loaded.to_bytes(), bytes);
+        assert_eq!((loaded.len(), loaded.config()), (boxes.len(), config));
+        for (i, item) in index.iter().enumerate() {
+            assert_eq!(loaded.handle(i), Some(item.handle));
+            let again = loaded.get(item.handle).unwrap();
+            assert_eq!((again.aabb, again.value), (item.aabb, item.value));
+        }
+        let nodes = |index: &PackedIndex<S, T>| {
+            let mut nodes = Vec::new();
+            index.traverse(|aabb, level, below| nodes.push((*aabb, level, below)));
+            nodes
+        };
+        assert_eq!(nodes(&loaded), nodes(&index));
+        let numbered = PackedIndex::with_config(numbered(boxes), config).unwrap();
+        let reloaded = PackedIndex::<S, u32>::from_bytes(&numbered.to_bytes()).unwrap();
+        let mut rng = Rng::new(boxes.len() as u64);
+        for kind in [Kind::Uniform, Kind::HugeAndTiny] {
+            let area = random_area(kind, &mut rng, boxes);
+            assert_eq!(found(&reloaded, &area), found(&numbered, &area));
+        }
+        assert_eq!(pairs(&reloaded), pairs(&numbered));
+        let rebuilt = PackedIndex::with_config(items(), config).unwrap();
+        if let Some(item) = index.iter().next() {
+            assert!(rebuilt.get(item.handle).is_none());
+        }
+    }
+    for n in [0, 1, 17, 1000, 20_000] {
+        let boxes: Vec<Aabb<f64>> = field(n, 21);
+        let narrow: Vec<Aabb<f32>> = field(n, 21);
+        for node_size in [16, 2, 5] {
+            check(&boxes, |i| i, node_size);
+            check(&boxes, |i| u64::from(i).to_le_bytes(), node_size);
+            check(&narrow, |i| i, node_size);
+            check(&narrow, |i| [i as u8; 8], node_size);
+        }
+    }
+}
+
+/// Elements stored out of the curve's order (two in one leaf swapped, the nodes still exact
+/// unions) load and pass the self-check: the order decides only how fast queries are, and
+/// every answer is the same. The build's own order check catches the swap.
+#[test]
+fn bytes_in_another_order_load_and_answer_the_same() {
+    let boxes: Vec<Aabb<f64>> = field(300, 22);
+    let index = PackedIndex::with_config(numbered(&boxes), PackedConfig { node_size: 8 }).unwrap();
+    let mut swapped = index.clone();
+    let e = &mut swapped.elements;
+    let (a, b) = (0..7)
+        .map(|p| (p, p + 1))
+        .find(|&(a, b)| index.curve.key(&e.boxes[a]) < index.curve.key(&e.boxes[b]))
+        .expect("two keys differ in the first leaf");
+    e.boxes.swap(a, b);
+    e.values.swap(a, b);
+    e.slots.swap(a, b);
+    e.positions.swap(e.slots[a] as usize, e.slots[b] as usize);
+    let loaded = PackedIndex::<f64, u32>::from_bytes(&swapped.to_bytes()).unwrap();
+    loaded.check_invariants().unwrap();
+    assert!(
+        loaded
+            .check_curve_order()
+            .unwrap_err()
+            .contains("out of curve order")
+    );
+    let mut rng = Rng::new(23);
+    for _ in 0..50 {
+        let area = random_area(Kind::Uniform, &mut rng, &boxes);
+        assert_eq!(found(&loaded, &area), found(&index, &area));
+    }
+    assert_eq!(pairs(&loaded), pairs(&index));
+    for i in 0..boxes.len() {
+        let h = index.handle(i).unwrap();
+        assert_eq!(loaded.get(h).map(|item| *item.value), Some(i as u32));
+    }
+}
+
+/// Each check of loading refuses what it is for, saying what is wrong: the index's arrays
+/// changed one way at a time and saved as they are.
+#[test]
+fn every_check_of_loading_can_fail() {
+    let boxes: Vec<Aabb<f64>> = field(100, 24);
+    let index = PackedIndex::with_config(numbered(&boxes), PackedConfig { node_size: 4 }).unwrap();
+    let refused = |why: &str, expected: &str, change: &dyn Fn(&mut PackedIndex<f64, u32>)| {
+        let mut copy = index.clone();
+        change(&mut copy);
+        match PackedIndex::<f64, u32>::from_bytes(&copy.to_bytes()) {
+            Err(Error::Corrupt(text)) => assert!(
+                text.contains(expected),
+                "{why}: {text:?} does not say {expected:?}"
+            ),
+            other => panic!("{why}: {other:?}"),
+        }
+    };
+    refused("a node size of 1", "configuration", &|t| {
+        t.config.node_size = 1
+    });
+    refused("a node size of 65", "configuration", &|t| {
+        t.config.node_size = 65
+    });
+    refused("another node size", "level 1 has", &|t| {
+        t.config.node_size = 5
+    });
+    refused("a NaN box", "invalid box", &|t| {
+        t.elements.boxes[3].min.x = f64::NAN
+    });
+    refused("an infinite box", "invalid box", &|t| {
+        t.elements.boxes[99].max.y = f64::INFINITY
+    });
+    refused("an inverted box", "invalid box", &|t| {
+        let b = &mut t.elements.boxes[50];
+        (b.min.x, b.max.x) = (b.max.x + 1.0, b.min.x);
+    });
+    refused("a slot out of range", "position 7 holds slot 100", &|t| {
+        t.elements.slots[7] = 100
+    });
+    refused("a slot held twice", "whose position is not", &|t| {
+        t.elements.slots[7] = t.elements.slots[8]
+    });
+    refused(
+        "positions not the slots' inverse",
+        "whose position is not",
+        &|t| t.elements.positions.swap(0, 1),
+    );
+    refused("a slot missing", "slots", &|t| {
+        t.elements.slots.pop();
+    });
+    refused("a value missing", "values", &|t| {
+        t.elements.values.pop();
+    });
+    refused("a grown node", "not the union", &|t| {
+        t.nodes[3].max.x += 1.0
+    });
+    refused(
+        "a node not containing its children",
+        "not the union",
+        &|t| t.nodes[0].min.y += 0.25,
+    );
+    refused("a shrunk root", "not the union", &|t| {
+        t.nodes.last_mut().unwrap().max.y -= 0.5
+    });
+    refused("a level missing", "the levels end", &|t| {
+        t.levels.pop();
+    });
+    refused("a level too many", "level 5 is above the root", &|t| {
+        let end = *t.levels.last().unwrap();
+        t.levels.push(end + 1);
+        t.nodes.push(t.nodes[t.nodes.len() - 1]);
+    });
+    refused("levels not from 0", "start at 0", &|t| t.levels[0] = 1);
+    refused("a level past the nodes", "spans", &|t| {
+        *t.levels.last_mut().unwrap() += 1
+    });
+    refused("a node too many", "the levels end", &|t| {
+        t.nodes.push(t.nodes[0])
+    });
+    refused("34 level offsets", "level offsets", &|t| {
+        t.levels = (0..34).collect()
+    });
+    refused("nodes for no element", "levels end", &|t| {
+        t.elements =
+            StaticSlots::from_parts(Vec::new(), Vec::new(), Vec::new(), Vec::new(), 0).unwrap();
+        t.levels = vec![0];
+    });
+    // The curve (four `f64` after the 33-byte header, the node size and the generation): an
+    // origin that is not finite, or a scale that is negative or NaN.
+    let bytes = index.to_bytes();
+    let parts = index.curve.parts();
+    for (part, bad) in [(0, f64::NAN), (1, f64::INFINITY), (2, -1.0), (3, f64::NAN)] {
+        let at = 33 + 8 + 8 * part;
+        assert_eq!(bytes[at..at + 8], parts[part].to_le_bytes());
+        let mut changed = bytes.clone();
+        changed[at..at + 8].copy_from_slice(&bad.to_le_bytes());
+        match PackedIndex::<f64, u32>::from_bytes(&changed) {
+            Err(Error::Corrupt(text)) => assert!(text.contains("the curve"), "{text}"),
+            other => panic!("curve part {part} = {bad}: {other:?}"),
+        }
+    }
+    assert!(Curve::from_parts([0.0, 0.0, f64::INFINITY, 0.0]).is_some());
+}
+
+/// Bad bytes are an error, never a panic: every truncation, every byte changed (two ways),
+/// bytes of another scalar, value type or structure, and lying lengths. A change that still
+/// decodes gives an index that checks out and saves to the changed bytes.
+#[test]
+fn bad_bytes_are_refused() {
+    let boxes: Vec<Aabb<f64>> = field(40, 25);
+    let items = boxes.iter().map(|&b| (b, 7u16));
+    let bytes = PackedIndex::with_config(items, PackedConfig { node_size: 4 })
+        .unwrap()
+        .to_bytes();
+    let corrupt = |r: Result<PackedIndex<f64, u16>, Error>| matches!(r, Err(Error::Corrupt(_)));
+    for cut in 0..bytes.len() {
+        assert!(
+            corrupt(PackedIndex::from_bytes(&bytes[..cut])),
+            "cut at {cut}"
+        );
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(corrupt(PackedIndex::from_bytes(&longer)));
+    for at in 0..bytes.len() {
+        for flip in [0x01, 0xFF] {
+            let mut changed = bytes.clone();
+            changed[at] ^= flip;
+            match PackedIndex::<f64, u16>::from_bytes(&changed) {
+                Ok(index) => {
+                    index.check_invariants().unwrap();
+                    assert_eq!(index.to_bytes(), changed, "byte {at} ^ {flip:#x}");
+                }
+                Err(e) => assert!(matches!(e, Error::Corrupt(_)), "{e:?}"),
+            }
+        }
+    }
+    let other = |r: Result<(), Error>| matches!(r, Err(Error::Corrupt(_)));
+    assert!(other(PackedIndex::<f32, u16>::from_bytes(&bytes).map(drop)));
+    assert!(other(PackedIndex::<f64, u32>::from_bytes(&bytes).map(drop)));
+    assert!(other(PackedIndex::<f64, i16>::from_bytes(&bytes).map(drop)));
+    let tree = crate::KdTree::build([(Point::new(1.0f64, 2.0), 7u16)]).unwrap();
+    assert!(corrupt(PackedIndex::from_bytes(&tree.to_bytes())));
+    // The count of boxes (after the 33-byte header, the node size, the generation and the
+    // curve), then of the slots, set to 2^64 - 1 and to one more than there are: refused
+    // before anything is allocated for them.
+    let at = 33 + 4 + 4 + 32;
+    assert_eq!(bytes[at..at + 8], 40u64.to_le_bytes(), "the box count");
+    let slots = at + 8 + 40 * 32;
+    assert_eq!(
+        bytes[slots..slots + 8],
+        40u64.to_le_bytes(),
+        "the slot count"
+    );
+    for count in [at, slots] {
+        for lie in [u64::MAX, 41, 1 << 40] {
+            let mut lying = bytes.clone();
+            lying[count..count + 8].copy_from_slice(&lie.to_le_bytes());
+            assert!(corrupt(PackedIndex::from_bytes(&lying)), "{lie} at {count}");
+        }
     }
 }

@@ -1,63 +1,94 @@
-//! The full structural self-check.
+//! The full structural self-check, and the check of the build's curve order.
+//!
+//! The self-check covers what every answer relies on: the element store (arrays of one
+//! length, slots a permutation, valid boxes), the level sizes, and every node's box being
+//! exactly the union of its children's. The curve order is the build's, checked by the
+//! build itself in debug builds ([`PackedIndex::check_curve_order`]) and not by the
+//! self-check: it decides which boxes share a node, so how fast queries are, never what
+//! they answer, and checking it costs a Hilbert key per element, about as much as the build
+//! (docs/ARCHITECTURE.md, "Byte form": loading checks what the self-check checks).
 
 use super::PackedIndex;
+use super::build::union;
 use crate::{Error, Scalar};
 
-fn fail<R>(why: String) -> Result<R, Error> {
-    Err(Error::InvariantViolated(why))
+fn fail<R>(why: String) -> Result<R, String> {
+    Err(why)
 }
 
 impl<S: Scalar, T> PackedIndex<S, T> {
-    /// Checks the element store, the curve order, the level sizes and that every node's box
-    /// is exactly the union of its children's.
+    /// Checks the configuration, the element store and the tree above it
+    /// ([`PackedIndex::check_tree`]).
     pub(super) fn validate(&self) -> Result<(), Error> {
         self.config.validate()?;
         self.elements.check()?;
-        let boxes = &self.elements.boxes;
-        if let Some(p) =
-            (1..boxes.len()).find(|&p| self.curve.key(&boxes[p - 1]) > self.curve.key(&boxes[p]))
-        {
-            return fail(format!(
-                "positions {} and {p} are out of curve order",
-                p - 1
-            ));
+        self.check_tree().map_err(Error::InvariantViolated)
+    }
+
+    /// Checks the curve's parameters, the level sizes and that every node's box is exactly
+    /// the union of its children's: the self-check but for the element store's own (which
+    /// [`StaticSlots::from_parts`](crate::slots::StaticSlots::from_parts) makes when loading).
+    /// What is wrong, if something is.
+    pub(super) fn check_tree(&self) -> Result<(), String> {
+        if !self.curve.is_valid() {
+            return fail(format!("the curve {:?} is not one", self.curve.parts()));
         }
         if self.levels.first() != Some(&0) {
             return fail("the node levels do not start at 0".into());
         }
         let b = self.config.node_size as usize;
-        let mut below = boxes.len();
+        let mut below = self.elements.len();
         for level in 1..self.levels.len() {
             let (start, end) = (self.levels[level - 1], self.levels[level]);
             if end < start || end as usize > self.nodes.len() {
                 return fail(format!("level {level} spans {start}..{end}"));
             }
             let len = (end - start) as usize;
+            if level > 1 && below == 1 {
+                return fail(format!("level {level} is above the root"));
+            }
             if len != below.div_ceil(b) || len == 0 {
                 return fail(format!(
                     "level {level} has {len} nodes for {below} children of {b}"
                 ));
             }
-            for node in 0..len as u32 {
-                let (first, last) = self.children(level as u32, node);
-                let kids = &self.level(level - 1)[first as usize..last as usize];
-                let union = kids.iter().skip(1).fold(kids[0], |u, k| u.union(k));
-                if self.level(level)[node as usize] != union {
-                    return fail(format!(
-                        "node {node} of level {level} is not the union of its children"
-                    ));
-                }
+            let children = self.level(level - 1).chunks(b);
+            if let Some(node) = self
+                .level(level)
+                .iter()
+                .zip(children)
+                .position(|(node, kids)| *node != union(kids))
+            {
+                return fail(format!(
+                    "node {node} of level {level} is not the union of its children"
+                ));
             }
             below = len;
         }
         let nodes_end = self.levels.last().map_or(0, |&e| e as usize);
-        if below > 1 || nodes_end != self.nodes.len() || (boxes.is_empty() != self.nodes.is_empty())
-        {
+        let n = self.elements.len();
+        if below > 1 || nodes_end != self.nodes.len() || (n == 0) != self.nodes.is_empty() {
             return fail(format!(
-                "the levels end with {below} nodes at {nodes_end} of {} (for {} elements)",
+                "the levels end with {below} nodes at {nodes_end} of {} (for {n} elements)",
                 self.nodes.len(),
-                boxes.len()
             ));
+        }
+        Ok(())
+    }
+
+    /// Checks that the elements lie in the order of their boxes' keys along the curve, as
+    /// the build sorts them (ties, in input order, are not checked).
+    pub(super) fn check_curve_order(&self) -> Result<(), String> {
+        let keys = self.elements.boxes.iter().map(|b| self.curve.key(b));
+        let mut previous = 0;
+        for (p, key) in keys.enumerate() {
+            if key < previous {
+                return fail(format!(
+                    "positions {} and {p} are out of curve order",
+                    p - 1
+                ));
+            }
+            previous = key;
         }
         Ok(())
     }

@@ -222,6 +222,21 @@ conformance_static!(packed_f64, f64, boxes, |data| {
 conformance_static!(packed_small_nodes_f64, f64, boxes, |data| {
     spatix::PackedIndex::with_config(data.iter().copied(), spatix::PackedConfig { node_size: 2 })
 });
+// Every data set's packed index saved to bytes and loaded back: the loaded index goes through
+// the whole static suite in the built one's place.
+conformance_static!(packed_from_bytes_f32, f32, boxes, |data| {
+    let built = spatix::PackedIndex::build(data.iter().copied())?;
+    <spatix::PackedIndex<f32, u64> as spatix::ByteForm>::from_bytes(&spatix::ByteForm::to_bytes(
+        &built,
+    ))
+});
+conformance_static!(packed_from_bytes_small_nodes_f64, f64, boxes, |data| {
+    let config = spatix::PackedConfig { node_size: 2 };
+    let built = spatix::PackedIndex::with_config(data.iter().copied(), config)?;
+    <spatix::PackedIndex<f64, u64> as spatix::ByteForm>::from_bytes(&spatix::ByteForm::to_bytes(
+        &built,
+    ))
+});
 // The uniform grid built in one go (`UniformGrid::build`) over the data's usual world: its
 // reads, as a static structure; its updates after a bulk build are in the grid's unit tests.
 conformance_static!(grid_built_f32, f32, boxes, |data| {
