@@ -3,8 +3,12 @@
 //! bytes, never panic, never allocate beyond the input's length.
 
 use spatix::{
-    Aabb, ByteForm, Error, KdTree, PackedConfig, PackedIndex, Point, Scalar, SpatialQuery,
+    Aabb, BruteForce, ByteForm, Error, HierarchicalGrid, KdTree, Layered, LooseGrid,
+    LooseQuadtree, MxCifQuadtree, PackedConfig, PackedIndex, Point, PointGrid, Quadtree, Scalar,
+    SpatialIndex, SpatialQuery, SweepGrid, TreeConfig, UniformGrid,
 };
+
+use crate::{POINT_BOUND, WORLD};
 
 /// The kd-tree's decoder (`f64` points from pairs of bytes, `u64` values).
 pub(crate) fn kdtree(data: &[u8]) {
@@ -23,14 +27,81 @@ pub(crate) fn kdtree(data: &[u8]) {
 /// values, nodes of three so that a few boxes make several levels).
 pub(crate) fn packed(data: &[u8]) {
     decoder(data, |elements| {
-        let boxes = elements.chunks_exact(4).map(|c| {
-            let min = Point::new(f64::from(c[0]), f64::from(c[1]));
-            let size = (f64::from(c[2] % 16), f64::from(c[3] % 16));
-            Aabb::new(min, Point::new(min.x + size.0, min.y + size.1)).expect("a valid box")
-        });
+        let boxes = elements.chunks_exact(4).map(corner_box);
         PackedIndex::<f64, u64>::with_config(boxes.zip(0..), PackedConfig { node_size: 3 })
             .expect("valid boxes")
     });
+}
+
+/// The dynamic structures' decoders: the first byte picks the structure, then as
+/// [`decoder`], with the structure filled from four bytes per box (a corner and a size) and
+/// the boxes whose first byte is odd removed again, so that the byte form holds free slots,
+/// reused generations and a free list.
+pub(crate) fn dynamic(data: &[u8]) {
+    let Some((&which, rest)) = data.split_first() else {
+        return;
+    };
+    let world = Aabb::new(Point::new(0.0, 0.0), Point::new(WORLD, WORLD)).expect("a world");
+    let small = TreeConfig {
+        max_elements: 1,
+        max_depth: 4,
+    };
+    match which % 10 {
+        0 => decoder(rest, |e| filled(BruteForce::new(), e)),
+        1 => decoder(rest, |e| filled(UniformGrid::new(world, 8.0).expect("a grid"), e)),
+        2 => decoder(rest, |e| filled(LooseGrid::new(world, 8.0).expect("a grid"), e)),
+        3 => decoder(rest, |e| {
+            filled(HierarchicalGrid::with_factor(world, 1.0, 2).expect("a grid"), e)
+        }),
+        4 => decoder(rest, |e| {
+            filled(PointGrid::new(world, POINT_BOUND).expect("a grid"), e)
+        }),
+        5 => decoder(rest, |e| {
+            filled(Quadtree::with_config(world, small).expect("a tree"), e)
+        }),
+        6 => decoder(rest, |e| {
+            filled(LooseQuadtree::with_config(world, small).expect("a tree"), e)
+        }),
+        7 => decoder(rest, |e| {
+            filled(MxCifQuadtree::with_config(world, small).expect("a tree"), e)
+        }),
+        8 => decoder(rest, |e| filled(SweepGrid::new(world, 8.0).expect("a grid"), e)),
+        _ => decoder(rest, |e| {
+            let mut layered = filled(Layered::new(world, 2.0).expect("an index"), e);
+            // Some elements static and built into the static part, some waiting.
+            for (i, c) in e.chunks_exact(4).enumerate().filter(|(i, _)| i % 4 == 0) {
+                let _ = layered.insert_static(corner_box(c), i as u64);
+                if c[3] % 2 == 0 {
+                    layered.maintain();
+                }
+            }
+            layered
+        }),
+    }
+}
+
+/// The box of four bytes: a corner, and a size below 16 (so the point grid refuses some).
+fn corner_box(c: &[u8]) -> Aabb<f64> {
+    let min = Point::new(f64::from(c[0]), f64::from(c[1]));
+    let size = (f64::from(c[2] % 16), f64::from(c[3] % 16));
+    Aabb::new(min, Point::new(min.x + size.0, min.y + size.1)).expect("a valid box")
+}
+
+/// `index` with a box inserted per four bytes of `elements` (refusals skipped), then the
+/// boxes whose first byte is odd removed.
+fn filled<I: SpatialIndex<f64, u64>>(mut index: I, elements: &[u8]) -> I {
+    let mut handles = Vec::new();
+    for (i, c) in elements.chunks_exact(4).enumerate() {
+        if let Ok(h) = index.insert(corner_box(c), i as u64) {
+            handles.push((h, c[0] % 2 == 1));
+        }
+    }
+    for (h, gone) in handles {
+        if gone {
+            index.remove(h);
+        }
+    }
+    index
 }
 
 /// Feeds a structure's decoder. The first byte chooses the input: even, the rest as it is;

@@ -17,7 +17,8 @@
 //! (`ParallelQuery`), each answer compared with the single query's. `kdtree-f32-through-bytes`
 //! judges every tree after a round trip through its byte form; `kdtree-f64-bytes` and
 //! `packed-f64-bytes` feed arbitrary and damaged byte forms to `KdTree::from_bytes` and
-//! `PackedIndex::from_bytes`.
+//! `PackedIndex::from_bytes`, and `dynamic-bytes` to every dynamic structure's (its first
+//! byte picks the structure).
 //!
 //! Two drivers call it: the cargo-fuzz target in `fuzz/` (nightly, coverage-guided; see
 //! `scripts/fuzz.sh`) and the `smoke` binary (stable: replays the committed corpus, then
@@ -84,6 +85,7 @@ pub const TARGETS: &[&str] = &[
     "kdtree-f32-through-bytes",
     "kdtree-f64-bytes",
     "packed-f64-bytes",
+    "dynamic-bytes",
 ];
 
 /// The environment variable that pins [`run`] to one target: set it to a name from
@@ -352,6 +354,7 @@ fn run_target(target: usize, ops: &[u8]) {
             KdTree::from_bytes(&tree.to_bytes())
         }),
         29 => bytes::kdtree(ops),
-        _ => bytes::packed(ops),
+        30 => bytes::packed(ops),
+        _ => bytes::dynamic(ops),
     }
 }
