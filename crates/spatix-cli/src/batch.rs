@@ -1,9 +1,11 @@
-//! `spatix pairs`, `query` and `knn`: spatial joins over CSV files, results as CSV.
+//! `spatix pairs`, `query` and `knn`: spatial joins over CSV files, results as CSV; and
+//! `spatix build`, which saves the index they would build, for them to load instead.
 //!
 //! Each command reads its files twice: once to check every line (all input errors are
 //! reported before any output is written) and to size the index, once to stream the elements
 //! into the index and the queries through it. Results stream to the output as they are found.
-//! A summary goes to standard error.
+//! A summary goes to standard error. An index saved by `build` ([`saved`]) takes the place of
+//! the data file: it is loaded instead of built, and answers the same.
 
 use core::ops::ControlFlow;
 use std::io::{self, Write};
@@ -12,15 +14,18 @@ use std::time::Instant;
 
 use clap::Args;
 use spatix::prelude::*;
-use spatix::{Aabb, BatchBuffers, KdTree, Neighbor, PackedIndex, ParallelQuery, Point, Workspace};
+use spatix::{
+    Aabb, BatchBuffers, KdTree, Neighbor, PackedIndex, ParallelQuery, Point, Scalar, Workspace,
+};
 
 use crate::failure::Failure;
 use crate::index_kind::{BatchIndex, BoxIndex, Plan, StaticKind, Structure, UseIndex};
 use crate::input::{self, Elements, Shape, Survey};
 use crate::output::{self, Sink};
+use crate::saved::{self, Saved};
 use crate::stats::{count, number};
 
-/// Where every batch command writes.
+/// Where every batch command writes, and the precision of its index.
 #[derive(Debug, Args)]
 pub(crate) struct Common {
     /// Write the results to FILE instead of standard output (`-`). A regular file appears only
@@ -28,6 +33,63 @@ pub(crate) struct Common {
     /// input file is refused.
     #[arg(long, short, value_name = "FILE")]
     out: Option<PathBuf>,
+    #[command(flatten)]
+    precision: Precision,
+}
+
+/// The coordinates' type in the index.
+#[derive(Debug, Args)]
+pub(crate) struct Precision {
+    /// Hold coordinates as f32 rather than f64 (half the memory per coordinate): each is
+    /// rounded to the nearest f32 (beyond f32's range, to its largest finite value), so
+    /// answers within that rounding of an edge may differ from f64's. A saved index keeps
+    /// the precision it was built with.
+    #[arg(long)]
+    f32: bool,
+}
+
+/// `spatix build`.
+#[derive(Debug, Args)]
+pub(crate) struct BuildArgs {
+    /// Boxes, CSV with the header id,min_x,min_y,max_x,max_y (with --points: points, id,x,y).
+    data: PathBuf,
+    /// Write the index to FILE (it appears only once complete): `pairs`, `query` and `knn`
+    /// take it in place of the CSV file, and answer as from it.
+    #[arg(long, short, value_name = "FILE")]
+    out: PathBuf,
+    /// The structure to build, as `pairs`, `query` and `knn` would build it [default: packed,
+    /// with --points kd-tree].
+    #[arg(long, value_enum, value_name = "INDEX")]
+    index: Option<BatchIndex>,
+    /// The file holds points (id,x,y), as `knn` reads them; implied by --index kd-tree.
+    #[arg(long)]
+    points: bool,
+    #[command(flatten)]
+    precision: Precision,
+}
+
+impl BuildArgs {
+    /// Arguments clap cannot check: the structure must have a byte form.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        let index = self.index.unwrap_or(default_index(self.shape()));
+        match index.with_type::<f64, _>(saved::Name) {
+            Some(_) => Ok(()),
+            None => Err(format!(
+                "--index {} cannot be saved yet: build one of {}",
+                index.name(),
+                saved::saveable().join(", ")
+            )),
+        }
+    }
+
+    /// What the data file holds.
+    fn shape(&self) -> Shape {
+        if self.points || self.index == Some(BatchIndex::Static(StaticKind::KdTree)) {
+            Shape::Points
+        } else {
+            Shape::Boxes
+        }
+    }
 }
 
 /// `spatix pairs`.
@@ -113,13 +175,14 @@ pub(crate) struct KnnArgs {
     common: Common,
 }
 
-/// The options `run` takes: the structure (its default when `None`), the threads, and the
-/// output.
+/// The options `run` takes: the structure (its default when `None`), the threads, the
+/// output, and whether coordinates are f32.
 #[derive(Debug)]
 struct Settings<'a> {
     index: Option<BatchIndex>,
     threads: Option<u32>,
     out: Option<&'a Path>,
+    f32: bool,
 }
 
 /// What a batch command does once its elements are in the index.
@@ -131,6 +194,29 @@ enum Work {
     Query(PathBuf),
     /// The `k` nearest elements to each query point.
     Knn(PathBuf, usize),
+    /// Write the index's byte form to the output.
+    Save,
+}
+
+impl Work {
+    /// The command's name.
+    fn command(&self) -> &'static str {
+        match self {
+            Self::Pairs => "pairs",
+            Self::Query(_) => "query",
+            Self::Knn(..) => "knn",
+            Self::Save => "build",
+        }
+    }
+}
+
+/// The structure a command builds when `--index` names none: a kd-tree for points (`knn`),
+/// a packed tree for boxes (`pairs`, `query`).
+fn default_index(shape: Shape) -> BatchIndex {
+    BatchIndex::Static(match shape {
+        Shape::Points => StaticKind::KdTree,
+        Shape::Boxes => StaticKind::Packed,
+    })
 }
 
 /// `spatix pairs BOXES.csv`: CSV `a,b`, every intersecting pair once, `a < b`.
@@ -139,6 +225,7 @@ pub(crate) fn pairs(args: &PairsArgs) -> Result<(), Failure> {
         index: args.index.map(|BoxIndex(kind)| kind),
         threads: args.threads,
         out: args.common.out.as_deref(),
+        f32: args.common.precision.f32,
     };
     run(&args.boxes, Shape::Boxes, Work::Pairs, &settings)
 }
@@ -150,6 +237,7 @@ pub(crate) fn query(args: &QueryArgs) -> Result<(), Failure> {
         index: args.index.map(|BoxIndex(kind)| kind),
         threads: args.threads,
         out: args.common.out.as_deref(),
+        f32: args.common.precision.f32,
     };
     run(&args.boxes, Shape::Boxes, work, &settings)
 }
@@ -161,8 +249,21 @@ pub(crate) fn knn(args: &KnnArgs) -> Result<(), Failure> {
         index: args.index,
         threads: args.threads,
         out: args.common.out.as_deref(),
+        f32: args.common.precision.f32,
     };
     run(&args.points, Shape::Points, work, &settings)
+}
+
+/// `spatix build DATA.csv --out INDEX`: the byte form of the index `pairs`, `query` or `knn`
+/// would build from the file.
+pub(crate) fn build(args: &BuildArgs) -> Result<(), Failure> {
+    let settings = Settings {
+        index: args.index,
+        threads: None,
+        out: Some(&args.out),
+        f32: args.precision.f32,
+    };
+    run(&args.data, args.shape(), Work::Save, &settings)
 }
 
 /// The job handed to the chosen structure.
@@ -180,39 +281,48 @@ struct Job {
 #[derive(Debug)]
 struct Done {
     index: String,
+    /// How many elements the index holds.
+    elements: usize,
+    /// How the index was made: `"build"` (from the data file) or `"load"` (a saved index).
+    made: &'static str,
     build_s: f64,
     work_s: f64,
+    /// Results written (for [`Work::Save`], bytes).
     results: u64,
     queries: Option<u64>,
     index_bytes: usize,
     output: String,
 }
 
+/// Where the elements come from: a CSV file, surveyed, or a saved index.
+#[derive(Debug)]
+enum Source {
+    Csv(Survey),
+    Saved(Saved),
+}
+
 fn run(data: &Path, shape: Shape, work: Work, settings: &Settings<'_>) -> Result<(), Failure> {
     let start = Instant::now();
     let queries = match &work {
-        Work::Pairs => None,
+        Work::Pairs | Work::Save => None,
         Work::Query(path) | Work::Knn(path, _) => Some(path.as_path()),
     };
     let inputs: Vec<&Path> = core::iter::once(data).chain(queries).collect();
     output::refuse_input_as_output(settings.out, &inputs)?;
-    let survey = input::survey(data, shape)?;
+    let command = work.command();
+    let source = match Saved::read(data)? {
+        Some(saved) => {
+            saved.fits(command, shape, settings.index, settings.f32)?;
+            Source::Saved(saved)
+        }
+        None => Source::Csv(input::survey(data, shape)?),
+    };
     match &work {
-        Work::Pairs => {}
+        Work::Pairs | Work::Save => {}
         Work::Query(path) => drop(input::survey(path, Shape::Boxes)?),
         Work::Knn(path, _) => drop(input::survey(path, Shape::Points)?),
     }
     let check_s = start.elapsed().as_secs_f64();
-    let elements = survey.count;
-    let command = match work {
-        Work::Pairs => "pairs",
-        Work::Query(_) => "query",
-        Work::Knn(..) => "knn",
-    };
-    let index = settings.index.unwrap_or(BatchIndex::Static(match work {
-        Work::Knn(..) => StaticKind::KdTree,
-        Work::Pairs | Work::Query(_) => StaticKind::Packed,
-    }));
     let threads = settings.threads.unwrap_or(1) as usize;
     let pool = (threads > 1)
         .then(|| {
@@ -229,33 +339,41 @@ fn run(data: &Path, shape: Shape, work: Work, settings: &Settings<'_>) -> Result
         sink: Sink::open(settings.out)?,
         pool,
     };
-    let done = match index {
-        BatchIndex::Dynamic(kind) => kind
-            .with_index(plan(survey), job)
-            .map_err(Failure::Index)??,
-        BatchIndex::Static(kind) => job.run_static(kind)?,
+    let index = settings.index.unwrap_or(default_index(shape));
+    let done = match source {
+        Source::Saved(saved) => saved.load(job)??,
+        Source::Csv(survey) if settings.f32 => job.build::<f32>(index, survey)?,
+        Source::Csv(survey) => job.build::<f64>(index, survey)?,
     };
     let among = match shape {
-        Shape::Boxes => count(elements as u64, "box", "boxes"),
-        Shape::Points => count(elements as u64, "point", "points"),
+        Shape::Boxes => count(done.elements as u64, "box", "boxes"),
+        Shape::Points => count(done.elements as u64, "point", "points"),
     };
-    let results = match done.queries {
-        Some(q) => format!(
-            "{} for {}",
-            count(done.results, "result", "results"),
-            count(q, "query", "queries")
+    let (results, step) = match done.queries {
+        _ if command == "build" => (format!("{among} in {} bytes", done.results), "save"),
+        Some(q) => (
+            format!(
+                "{} for {} among {among}",
+                count(done.results, "result", "results"),
+                count(q, "query", "queries")
+            ),
+            command,
         ),
-        None => count(done.results, "pair", "pairs"),
+        None => (
+            format!("{} among {among}", count(done.results, "pair", "pairs")),
+            command,
+        ),
     };
     eprintln!(
-        "spatix {command}: {results} among {among}, in {:.3} s (check input {:.3} s, \
-         build {:.3} s, {command} {:.3} s); index: {}, {:.1} bytes per element; output: {}",
+        "spatix {command}: {results}, in {:.3} s (check input {:.3} s, {} {:.3} s, \
+         {step} {:.3} s); index: {}, {:.1} bytes per element; output: {}",
         start.elapsed().as_secs_f64(),
         check_s,
+        done.made,
         done.build_s,
         done.work_s,
         done.index,
-        done.index_bytes as f64 / elements.max(1) as f64,
+        done.index_bytes as f64 / done.elements.max(1) as f64,
         done.output,
     );
     Ok(())
@@ -265,22 +383,34 @@ fn run(data: &Path, shape: Shape, work: Work, settings: &Settings<'_>) -> Result
 /// lies ([`Aabb::bulk_of`]), not the box around them all, so that a few stray elements far
 /// away (filed in border cells and nodes) cost what others do instead of stretching every
 /// cell or node over the distance.
-fn plan(survey: Survey) -> Plan<f64> {
+fn plan<S: Scalar>(survey: Survey) -> Plan<S> {
     let origin = Point::new(0.0, 0.0);
+    let world = Aabb::bulk_of(&survey.sample).unwrap_or(Aabb {
+        min: origin,
+        max: origin,
+    });
     Plan {
-        world: Aabb::bulk_of(&survey.sample).unwrap_or(Aabb {
-            min: origin,
-            max: origin,
-        }),
-        sample: survey.sample,
+        world: narrow(world),
+        sample: survey.sample.into_iter().map(narrow).collect(),
         count: survey.count,
     }
 }
 
-impl UseIndex<f64, u64> for Job {
+/// The box in coordinates of `S`: each rounded to the nearest `S`, and beyond its range to
+/// its largest finite value (for `f64`, the box itself).
+fn narrow<S: Scalar>(b: Aabb<f64>) -> Aabb<S> {
+    let max = S::MAX.to_f64();
+    let c = |v: f64| S::from_f64(v.clamp(-max, max));
+    Aabb {
+        min: Point::new(c(b.min.x), c(b.min.y)),
+        max: Point::new(c(b.max.x), c(b.max.y)),
+    }
+}
+
+impl<S: Scalar> UseIndex<S, u64> for Job {
     type Output = Result<Done, Failure>;
 
-    fn run<I: Structure<f64, u64> + SpatialIndex<f64, u64>>(
+    fn run<I: Structure<S, u64> + SpatialIndex<S, u64>>(
         self,
         mut index: I,
     ) -> Result<Done, Failure> {
@@ -288,39 +418,63 @@ impl UseIndex<f64, u64> for Job {
         let mut elements = Elements::open(&self.data, self.shape)?;
         while let Some((line, id, aabb)) = elements.next_element()? {
             index
-                .insert(aabb, id)
+                .insert(narrow(aabb), id)
                 .map_err(|e| Failure::input(elements.file(), line, e.to_string()))?;
         }
-        self.work(index, start.elapsed().as_secs_f64())
+        self.work(index, start.elapsed().as_secs_f64(), "build")
+    }
+}
+
+impl saved::UseLoaded for Job {
+    type Output = Result<Done, Failure>;
+
+    fn run<S: Scalar, I: Structure<S, u64>>(self, index: I, load_s: f64) -> Result<Done, Failure> {
+        self.work(index, load_s, "load")
     }
 }
 
 impl Job {
+    /// Builds the structure `index` from the data file, in coordinates of `S`, and runs the job
+    /// on it.
+    fn build<S: Scalar>(self, index: BatchIndex, survey: Survey) -> Result<Done, Failure> {
+        match index {
+            BatchIndex::Dynamic(kind) => kind
+                .with_index(plan::<S>(survey), self)
+                .map_err(Failure::Index)?,
+            BatchIndex::Static(kind) => self.run_static::<S>(kind),
+        }
+    }
+
     /// Reads every element, builds the static structure `kind` from them all, and runs the
     /// job on it.
-    fn run_static(self, kind: StaticKind) -> Result<Done, Failure> {
+    fn run_static<S: Scalar>(self, kind: StaticKind) -> Result<Done, Failure> {
         let start = Instant::now();
         let mut elements = Elements::open(&self.data, self.shape)?;
         let mut all = Vec::new();
         while let Some((_, id, aabb)) = elements.next_element()? {
-            all.push((aabb, id));
+            all.push((narrow::<S>(aabb), id));
         }
         let build_s = || start.elapsed().as_secs_f64();
         match kind {
             StaticKind::KdTree => {
                 let points = all.into_iter().map(|(aabb, id)| (aabb.min, id));
                 let tree = KdTree::build(points).map_err(Failure::Index)?;
-                self.work(tree, build_s())
+                self.work(tree, build_s(), "build")
             }
             StaticKind::Packed => {
                 let index = PackedIndex::build(all).map_err(Failure::Index)?;
-                self.work(index, build_s())
+                self.work(index, build_s(), "build")
             }
         }
     }
 
-    /// Runs the job's work on `index`, built in `build_s` seconds.
-    fn work<I: Structure<f64, u64>>(self, index: I, build_s: f64) -> Result<Done, Failure> {
+    /// Runs the job's work on `index`, made (`"build"` or `"load"`) in `build_s` seconds.
+    fn work<S: Scalar, I: Structure<S, u64>>(
+        self,
+        index: I,
+        build_s: f64,
+        made: &'static str,
+    ) -> Result<Done, Failure> {
         let Self {
             work,
             mut sink,
@@ -341,11 +495,20 @@ impl Job {
                 let mut queries = Elements::open(path, Shape::Points)?;
                 write_knn(&index, &mut queries, *k, pool, &mut sink)?
             }
+            Work::Save => {
+                let bytes = index.to_bytes().ok_or_else(|| {
+                    Failure::file(&output, format!("{} has no byte form", index.describe()))
+                })?;
+                sink.write_all(&bytes).map_err(write_error)?;
+                (bytes.len() as u64, None)
+            }
         };
         let work_s = start.elapsed().as_secs_f64();
         sink.finish()?;
         Ok(Done {
             index: index.describe(),
+            elements: index.len(),
+            made,
             build_s,
             work_s,
             results,
@@ -357,7 +520,7 @@ impl Job {
 }
 
 /// Writes `a,b` for every intersecting pair; returns how many.
-fn write_pairs<I: SpatialQuery<f64, u64>>(index: &I, out: &mut Sink) -> io::Result<u64> {
+fn write_pairs<S: Scalar, I: SpatialQuery<S, u64>>(index: &I, out: &mut Sink) -> io::Result<u64> {
     writeln!(out, "a,b")?;
     let mut count = 0u64;
     let mut failed = None;
@@ -417,7 +580,7 @@ fn per_query(
 /// Writes `query_id,id` for every element intersecting each query (ids ascending within a
 /// query); returns the number of results and of queries. With a `pool`, each block of
 /// queries is one [`ParallelQuery::query_batch`] on it.
-fn write_query<I: SpatialQuery<f64, u64> + Sync>(
+fn write_query<S: Scalar, I: SpatialQuery<S, u64> + Sync>(
     index: &I,
     queries: &mut Elements,
     pool: Option<&rayon::ThreadPool>,
@@ -437,7 +600,7 @@ fn write_query<I: SpatialQuery<f64, u64> + Sync>(
             let mut results = 0;
             for (query_id, area) in block {
                 found.clear();
-                let _ = index.query(area, |item| {
+                let _ = index.query(&narrow(*area), |item| {
                     found.push(*item.value);
                     ControlFlow::Continue(())
                 });
@@ -450,7 +613,7 @@ fn write_query<I: SpatialQuery<f64, u64> + Sync>(
     let mut areas = Vec::with_capacity(BLOCK);
     per_query(queries, out, header, true, |block, out| {
         areas.clear();
-        areas.extend(block.iter().map(|(_, area)| *area));
+        areas.extend(block.iter().map(|(_, area)| narrow(*area)));
         let answers = pool.install(|| index.query_batch(&areas, &mut buffers));
         let mut results = 0;
         for ((query_id, _), handles) in block.iter().zip(answers.iter()) {
@@ -465,7 +628,7 @@ fn write_query<I: SpatialQuery<f64, u64> + Sync>(
 /// Writes `query_id,rank,id,distance` for the `k` nearest elements to each query point;
 /// returns the number of results and of queries. With a `pool`, each block of queries is
 /// answered by rounds of [`ParallelQuery::nearest_batch`] on it ([`NearestBlock`]).
-fn write_knn<I: SpatialQuery<f64, u64> + Sync>(
+fn write_knn<S: Scalar, I: SpatialQuery<S, u64> + Sync>(
     index: &I,
     queries: &mut Elements,
     k: usize,
@@ -485,7 +648,7 @@ fn write_knn<I: SpatialQuery<f64, u64> + Sync>(
         return per_query(queries, out, header, false, |block, out| {
             let mut results = 0;
             for (query_id, point) in block {
-                nearest_ids(index, point.min, k, &mut workspace, &mut nearest);
+                nearest_ids(index, narrow(*point).min, k, &mut workspace, &mut nearest);
                 results += write(*query_id, &nearest, out)?;
             }
             Ok(results)
@@ -511,15 +674,15 @@ fn first_want(k: usize, len: usize) -> usize {
 /// Whether `found`, the `want` elements nearest to a point of an index of `len`, settles its
 /// `k` nearest: all the elements were found, or the last is farther than the `k`-th, so that
 /// every element as close as the `k`-th is among them.
-fn settles(found: &[Neighbor<f64>], want: usize, k: usize, len: usize) -> bool {
+fn settles<S: Scalar>(found: &[Neighbor<S>], want: usize, k: usize, len: usize) -> bool {
     found.len() < want || want == len || found[want - 1].distance > found[k - 1].distance
 }
 
 /// The `k` nearest of a settling `found` as `(distance, id)` into `out`: ascending, ties
 /// broken by the smaller id.
-fn ranked<I: SpatialQuery<f64, u64>>(
+fn ranked<S: Scalar, I: SpatialQuery<S, u64>>(
     index: &I,
-    found: &[Neighbor<f64>],
+    found: &[Neighbor<S>],
     k: usize,
     out: &mut Vec<(f64, u64)>,
 ) {
@@ -527,7 +690,7 @@ fn ranked<I: SpatialQuery<f64, u64>>(
     out.extend(
         found
             .iter()
-            .filter_map(|n| Some((n.distance, *index.get(n.handle)?.value))),
+            .filter_map(|n| Some((n.distance.to_f64(), *index.get(n.handle)?.value))),
     );
     out.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     out.truncate(k);
@@ -537,11 +700,11 @@ fn ranked<I: SpatialQuery<f64, u64>>(
 /// the smaller id, so that every structure gives the same answer. The index breaks ties at the
 /// `want`-th distance arbitrarily, so until the neighbours found settle the `k` nearest
 /// ([`settles`]), this asks for twice as many.
-fn nearest_ids<I: SpatialQuery<f64, u64>>(
+fn nearest_ids<S: Scalar, I: SpatialQuery<S, u64>>(
     index: &I,
-    point: Point<f64>,
+    point: Point<S>,
     k: usize,
-    workspace: &mut Workspace<f64>,
+    workspace: &mut Workspace<S>,
     out: &mut Vec<(f64, u64)>,
 ) {
     let len = index.len();
@@ -560,21 +723,21 @@ fn nearest_ids<I: SpatialQuery<f64, u64>>(
 /// warm block allocates little: each round asks [`ParallelQuery::nearest_batch`] for the
 /// points whose `k` nearest are not settled yet, twice as many neighbours as the last.
 #[derive(Debug, Default)]
-struct NearestBlock {
+struct NearestBlock<S: Scalar> {
     /// The batches' memory.
-    buffers: BatchBuffers<f64>,
+    buffers: BatchBuffers<S>,
     /// The answer of each query of the block, in order.
     rows: Vec<Vec<(f64, u64)>>,
     /// The queries the round asks (positions in the block) and their points.
     pending: Vec<usize>,
-    points: Vec<Point<f64>>,
+    points: Vec<Point<S>>,
     /// The queries the round left unsettled.
     unsettled: Vec<usize>,
 }
 
-impl NearestBlock {
+impl<S: Scalar> NearestBlock<S> {
     /// Fills `rows` with the `k` nearest of each point (box minimum) of `block`.
-    fn answer<I: SpatialQuery<f64, u64> + Sync>(
+    fn answer<I: SpatialQuery<S, u64> + Sync>(
         &mut self,
         index: &I,
         pool: &rayon::ThreadPool,
@@ -589,7 +752,7 @@ impl NearestBlock {
         while !self.pending.is_empty() {
             self.points.clear();
             self.points
-                .extend(self.pending.iter().map(|&i| block[i].1.min));
+                .extend(self.pending.iter().map(|&i| narrow(block[i].1).min));
             let (points, buffers) = (&self.points, &mut self.buffers);
             let answers = pool.install(|| index.nearest_batch(points, want, buffers));
             self.unsettled.clear();

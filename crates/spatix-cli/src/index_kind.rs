@@ -6,7 +6,8 @@
 //! it to a [`UseIndex`], whose `run` is generic over the structure. A new structure joins the
 //! command with one variant of [`IndexKind`], one arm in `with_index`, and an impl of
 //! [`Structure`] (what it draws, how it describes itself, whether its pair pass runs on
-//! several threads).
+//! several threads). [`BatchIndex::with_type`] names the type of each structure that has a
+//! byte form, so that `spatix build` saves it and the batch commands load it.
 
 use core::ops::ControlFlow;
 use std::sync::OnceLock;
@@ -16,9 +17,9 @@ use clap::builder::PossibleValue;
 
 use crate::stats::decimal;
 use spatix::{
-    Aabb, BruteForce, Error, Handle, HierarchicalGrid, Item, KdTree, Layered, LooseGrid,
-    LooseQuadtree, MxCifQuadtree, PackedIndex, ParallelPairs, PointGrid, Quadtree, Scalar,
-    SpatialIndex, SpatialQuery, SweepGrid, UniformGrid,
+    Aabb, BruteForce, ByteForm, ByteValue, Error, Handle, HierarchicalGrid, Item, KdTree, Layered,
+    LooseGrid, LooseQuadtree, MxCifQuadtree, PackedIndex, ParallelPairs, PointGrid, Quadtree,
+    Scalar, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid,
 };
 
 /// A structure `--index` can name.
@@ -69,6 +70,46 @@ pub(crate) enum StaticKind {
 pub(crate) enum BatchIndex {
     Static(StaticKind),
     Dynamic(IndexKind),
+}
+
+impl BatchIndex {
+    /// The name `--index` gives this structure.
+    pub(crate) fn name(self) -> String {
+        self.to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_owned())
+    }
+
+    /// Runs `user` with this structure's type (ids as values), or `None` for a structure
+    /// without a byte form yet: the one list of the structures that `spatix build` saves and
+    /// the batch commands load (a structure that gains a byte form joins it with one arm here
+    /// and `byte_form!()` in its [`Structure`] impl).
+    pub(crate) fn with_type<S: Scalar, U: UseType<S>>(self, user: U) -> Option<U::Output> {
+        Some(match self {
+            Self::Static(StaticKind::KdTree) => user.run::<KdTree<S, u64>>(),
+            Self::Dynamic(IndexKind::BruteForce) => user.run::<BruteForce<S, u64>>(),
+            Self::Dynamic(IndexKind::Grid) => user.run::<UniformGrid<S, u64>>(),
+            Self::Dynamic(IndexKind::LooseGrid) => user.run::<LooseGrid<S, u64>>(),
+            Self::Dynamic(IndexKind::PointGrid) => user.run::<PointGrid<S, u64>>(),
+            Self::Dynamic(IndexKind::Hierarchical) => user.run::<HierarchicalGrid<S, u64>>(),
+            Self::Static(StaticKind::Packed)
+            | Self::Dynamic(
+                IndexKind::Quadtree
+                | IndexKind::LooseQuadtree
+                | IndexKind::Mxcif
+                | IndexKind::Layered
+                | IndexKind::Sweep,
+            ) => return None,
+        })
+    }
+}
+
+/// A command that runs with the type of whichever structure [`BatchIndex::with_type`] names.
+pub(crate) trait UseType<S: Scalar> {
+    /// What the command returns.
+    type Output;
+
+    /// Runs the command with the structure `X`.
+    fn run<X: ByteForm + Structure<S, u64>>(self) -> Self::Output;
 }
 
 impl ValueEnum for BatchIndex {
@@ -166,6 +207,15 @@ pub(crate) trait Structure<S: Scalar, T>: SpatialQuery<S, T> + Sync {
     /// boxes). Structures with nothing to draw visit none.
     fn outlines(&self, _visit: &mut dyn FnMut(&Aabb<S>)) {}
 
+    /// The structure's byte form ([`ByteForm::to_bytes`]), or `None` for a structure without
+    /// one.
+    fn to_bytes(&self) -> Option<Vec<u8>>
+    where
+        T: ByteValue,
+    {
+        None
+    }
+
     /// Whether the structure implements [`ParallelPairs`]: its pair pass runs on rayon's
     /// threads, and [`update_on_threads`](Self::update_on_threads) is its `par_update_all`.
     const PARALLEL: bool = false;
@@ -249,6 +299,18 @@ macro_rules! parallel_pairs {
     };
 }
 
+/// `to_bytes` for a structure that implements [`ByteForm`].
+macro_rules! byte_form {
+    () => {
+        fn to_bytes(&self) -> Option<Vec<u8>>
+        where
+            T: ByteValue,
+        {
+            Some(ByteForm::to_bytes(self))
+        }
+    };
+}
+
 /// The parameters of a quadtree in its summary: depth limit, and how many elements a `node`
 /// holds when it splits (`above` or `at` that count).
 fn tree_parameters(max_depth: u32, split: &str, max_elements: u32, node: &str) -> String {
@@ -272,6 +334,8 @@ fn leaves<S: Scalar>(
 }
 
 impl<S: Scalar, T: Sync> Structure<S, T> for BruteForce<S, T> {
+    byte_form!();
+
     fn describe(&self) -> String {
         "brute-force (one array)".to_owned()
     }
@@ -311,6 +375,8 @@ impl<S: Scalar, T: Sync> Structure<S, T> for LooseQuadtree<S, T> {
 }
 
 impl<S: Scalar, T: Sync> Structure<S, T> for UniformGrid<S, T> {
+    byte_form!();
+
     fn describe(&self) -> String {
         format!(
             "grid ({})",
@@ -340,6 +406,8 @@ impl<S: Scalar, T: Sync> Structure<S, T> for MxCifQuadtree<S, T> {
 }
 
 impl<S: Scalar, T: Sync> Structure<S, T> for LooseGrid<S, T> {
+    byte_form!();
+
     fn describe(&self) -> String {
         let parameters = grid_parameters(self.dims(), "loose cells", self.cell_size());
         format!("loose-grid ({parameters})")
@@ -354,6 +422,8 @@ impl<S: Scalar, T: Sync> Structure<S, T> for LooseGrid<S, T> {
 }
 
 impl<S: Scalar, T: Sync> Structure<S, T> for PointGrid<S, T> {
+    byte_form!();
+
     fn describe(&self) -> String {
         format!(
             "point-grid ({}, half extents up to {})",
@@ -366,6 +436,8 @@ impl<S: Scalar, T: Sync> Structure<S, T> for PointGrid<S, T> {
 }
 
 impl<S: Scalar, T: Sync> Structure<S, T> for HierarchicalGrid<S, T> {
+    byte_form!();
+
     fn describe(&self) -> String {
         let finest = self.cell_size(0).map_or(0.0, |c| c.to_f64());
         format!(
@@ -400,6 +472,8 @@ impl<S: Scalar, T: Sync> Structure<S, T> for Layered<S, T> {
 }
 
 impl<S: Scalar, T: Sync> Structure<S, T> for KdTree<S, T> {
+    byte_form!();
+
     fn describe(&self) -> String {
         let config = self.config();
         format!(

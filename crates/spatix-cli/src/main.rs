@@ -1,5 +1,6 @@
 //! The `spatix` command: the agents simulation (with pictures), and batch spatial joins over
-//! CSV files. Run without arguments, it prints its help.
+//! CSV files or the indexes `spatix build` saves from them. Run without arguments, it prints
+//! its help.
 //!
 //! Exit codes: 0 success; 2 bad input or usage (`FILE:LINE: reason` on standard error, and no
 //! output file left behind); 1 any other failure (e.g. writing the output).
@@ -17,6 +18,7 @@ mod input;
 mod output;
 mod progress;
 mod render;
+mod saved;
 mod sim;
 mod stats;
 
@@ -40,6 +42,8 @@ enum Command {
     Query(batch::QueryArgs),
     /// The k points nearest to each query point: CSV query_id,rank,id,distance.
     Knn(batch::KnnArgs),
+    /// Saves the index pairs, query or knn would build from a CSV file, for them to load.
+    Build(batch::BuildArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +60,7 @@ fn main() -> ExitCode {
         Some(Command::Sim(args)) => args.validate().map_err(|e| ("sim", e)),
         Some(Command::Pairs(args)) => args.validate().map_err(|e| ("pairs", e)),
         Some(Command::Query(args)) => args.validate().map_err(|e| ("query", e)),
+        Some(Command::Build(args)) => args.validate().map_err(|e| ("build", e)),
         Some(Command::Knn(_)) | None => Ok(()),
     };
     if let Err((name, message)) = checked {
@@ -75,6 +80,7 @@ fn main() -> ExitCode {
         Some(Command::Pairs(args)) => batch::pairs(args),
         Some(Command::Query(args)) => batch::query(args),
         Some(Command::Knn(args)) => batch::knn(args),
+        Some(Command::Build(args)) => batch::build(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

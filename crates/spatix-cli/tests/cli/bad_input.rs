@@ -10,7 +10,7 @@ const BOX_HEADER: &str = "id,min_x,min_y,max_x,max_y\n";
 /// Runs `args` (with `--out` into the scratch directory, over an existing file) and checks that
 /// it fails on `file`:`line` (line 0: on `file` as a whole, `FILE: reason`) with a reason
 /// containing `reason`.
-fn assert_rejected(dir: &Scratch, args: &[&str], file: &str, line: u64, reason: &str) {
+pub(crate) fn assert_rejected(dir: &Scratch, args: &[&str], file: &str, line: u64, reason: &str) {
     let out = dir.write("out.csv", "old results\n");
     let before = dir.files();
     let mut full: Vec<&str> = args.to_vec();

@@ -1,5 +1,6 @@
 //! Runs the real `spatix` binary: every subcommand, every `--index`, results against
-//! `BruteForce`, every kind of bad input, and the pictures decoded.
+//! `BruteForce`, saved indexes against their CSV files, every kind of bad input, and the
+//! pictures decoded.
 
 mod bad_input;
 mod batch;
@@ -7,6 +8,7 @@ mod common;
 mod formats;
 mod messages;
 mod output;
+mod saved;
 mod sim;
 mod sizes;
 
@@ -31,7 +33,7 @@ fn help_describes_the_tool() {
     let help = stdout(&output);
     assert!(help.contains(ABOUT), "{help}");
     assert!(help.contains("Usage: spatix"), "{help}");
-    for command in ["sim", "pairs", "query", "knn"] {
+    for command in ["sim", "pairs", "query", "knn", "build"] {
         assert!(help.contains(&format!("  {command} ")), "{command}: {help}");
     }
 }

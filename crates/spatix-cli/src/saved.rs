@@ -1,0 +1,180 @@
+//! An index saved by `spatix build`: the library's byte form of the structure, its values the
+//! elements' ids. The batch commands take one in place of a data file: they recognise it by
+//! its header, check that they can use it, and load it (of the structure and precision the
+//! header names) instead of building an index.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+use std::time::Instant;
+
+use clap::ValueEnum;
+use spatix::{ByteForm, ByteHeader, Scalar};
+
+use crate::failure::Failure;
+use crate::index_kind::{BatchIndex, StaticKind, Structure, UseType};
+use crate::input::Shape;
+
+/// The first bytes of every byte form ([`ByteHeader::read`] checks them).
+const MAGIC: &[u8] = b"SPATIX";
+
+/// A saved index, read but not yet loaded.
+#[derive(Debug)]
+pub(crate) struct Saved {
+    /// The file's name as given, for messages.
+    file: String,
+    bytes: Vec<u8>,
+    header: ByteHeader,
+    /// The structure the header names, `None` for one spatix cannot load.
+    kind: Option<BatchIndex>,
+}
+
+/// A command that runs on whichever structure a saved index holds.
+pub(crate) trait UseLoaded {
+    /// What the command returns.
+    type Output;
+
+    /// Runs the command on `index`, loaded in `load_s` seconds.
+    fn run<S: Scalar, I: Structure<S, u64>>(self, index: I, load_s: f64) -> Self::Output;
+}
+
+impl Saved {
+    /// The saved index at `path`, or `None` when the file does not start as one (then it is
+    /// read as CSV, whose reader also reports a file that cannot be opened). A file that
+    /// starts as one but whose header is cut short or of another format version is refused.
+    pub(crate) fn read(path: &Path) -> Result<Option<Self>, Failure> {
+        let file = path.display().to_string();
+        let Ok(mut handle) = File::open(path) else {
+            return Ok(None);
+        };
+        let failed = |e: std::io::Error| Failure::file(&file, e.to_string());
+        let mut bytes = Vec::new();
+        (&mut handle)
+            .take(MAGIC.len() as u64)
+            .read_to_end(&mut bytes)
+            .map_err(failed)?;
+        if bytes != MAGIC {
+            return Ok(None);
+        }
+        handle.read_to_end(&mut bytes).map_err(failed)?;
+        let header = ByteHeader::read(&bytes).map_err(|e| Failure::file(&file, e.to_string()))?;
+        let kind = BatchIndex::value_variants()
+            .iter()
+            .copied()
+            .find(|kind| kind.with_type::<f64, _>(Name) == Some(header.structure.as_str()));
+        Ok(Some(Self {
+            file,
+            bytes,
+            header,
+            kind,
+        }))
+    }
+
+    /// Refuses the index where `command` (on elements of `shape`) cannot use it: a saved
+    /// index given to `build`, a structure spatix cannot load, a kd-tree for boxes, another
+    /// structure than `--index` names, or f64 coordinates when `--f32` asks for f32.
+    pub(crate) fn fits(
+        &self,
+        command: &str,
+        shape: Shape,
+        index: Option<BatchIndex>,
+        f32: bool,
+    ) -> Result<(), Failure> {
+        let refuse = |reason: String| Err(Failure::file(&self.file, reason));
+        if command == "build" {
+            return refuse("a saved index already: build reads a CSV file".to_owned());
+        }
+        let kind = self.kind()?;
+        if shape == Shape::Boxes && kind == BatchIndex::Static(StaticKind::KdTree) {
+            return refuse(format!(
+                "holds a kd-tree (points only): {command} takes boxes (build the index with \
+                 another --index)"
+            ));
+        }
+        if let Some(asked) = index.filter(|&asked| asked != kind) {
+            return refuse(format!(
+                "holds a {} index, not the --index {} asked for",
+                kind.name(),
+                asked.name()
+            ));
+        }
+        if f32 && self.header.scalar_bytes != 4 {
+            return refuse(format!(
+                "holds coordinates of {} bytes, not the f32 that --f32 asks for",
+                self.header.scalar_bytes
+            ));
+        }
+        Ok(())
+    }
+
+    /// The structure the header names, or why spatix cannot load it.
+    fn kind(&self) -> Result<BatchIndex, Failure> {
+        self.kind.ok_or_else(|| {
+            Failure::file(
+                &self.file,
+                format!(
+                    "holds a {} index, which spatix cannot load (it loads {})",
+                    self.header.structure,
+                    saveable().join(", ")
+                ),
+            )
+        })
+    }
+
+    /// Loads the index, of the structure and precision its header names (4-byte coordinates
+    /// as f32, others as f64, which refuses them), and runs `user` on it. Bytes that are not
+    /// such an index are refused with the library's reason.
+    pub(crate) fn load<U: UseLoaded>(self, user: U) -> Result<U::Output, Failure> {
+        let kind = self.kind()?;
+        let load = Load {
+            file: self.file,
+            bytes: self.bytes,
+            user,
+        };
+        let loaded = if self.header.scalar_bytes == 4 {
+            kind.with_type::<f32, _>(load)
+        } else {
+            kind.with_type::<f64, _>(load)
+        };
+        loaded.expect("a structure that has a type has a byte form")
+    }
+}
+
+/// Loads a saved index as the structure [`BatchIndex::with_type`] gives, then runs its user.
+struct Load<U> {
+    file: String,
+    bytes: Vec<u8>,
+    user: U,
+}
+
+impl<S: Scalar, U: UseLoaded> UseType<S> for Load<U> {
+    type Output = Result<U::Output, Failure>;
+
+    fn run<X: ByteForm + Structure<S, u64>>(self) -> Self::Output {
+        let start = Instant::now();
+        let index =
+            X::from_bytes(&self.bytes).map_err(|e| Failure::file(&self.file, e.to_string()))?;
+        drop(self.bytes);
+        Ok(self.user.run(index, start.elapsed().as_secs_f64()))
+    }
+}
+
+/// The name a structure's byte form gives it ([`ByteForm::NAME`]).
+pub(crate) struct Name;
+
+impl<S: Scalar> UseType<S> for Name {
+    type Output = &'static str;
+
+    fn run<X: ByteForm + Structure<S, u64>>(self) -> &'static str {
+        X::NAME
+    }
+}
+
+/// The `--index` names of the structures `build` saves and the batch commands load.
+pub(crate) fn saveable() -> Vec<String> {
+    BatchIndex::value_variants()
+        .iter()
+        .filter(|kind| kind.with_type::<f64, _>(Name).is_some())
+        .map(|kind| kind.name())
+        .collect()
+}
