@@ -69,19 +69,6 @@ pub(crate) struct BuildArgs {
 }
 
 impl BuildArgs {
-    /// Arguments clap cannot check: the structure must have a byte form.
-    pub(crate) fn validate(&self) -> Result<(), String> {
-        let index = self.index.unwrap_or(default_index(self.shape()));
-        match index.with_type::<f64, _>(saved::Name) {
-            Some(_) => Ok(()),
-            None => Err(format!(
-                "--index {} cannot be saved yet: build one of {}",
-                index.name(),
-                saved::saveable().join(", ")
-            )),
-        }
-    }
-
     /// What the data file holds.
     fn shape(&self) -> Shape {
         if self.points || self.index == Some(BatchIndex::Static(StaticKind::KdTree)) {
@@ -496,9 +483,7 @@ impl Job {
                 write_knn(&index, &mut queries, *k, pool, &mut sink)?
             }
             Work::Save => {
-                let bytes = index.to_bytes().ok_or_else(|| {
-                    Failure::file(&output, format!("{} has no byte form", index.describe()))
-                })?;
+                let bytes = index.to_bytes();
                 sink.write_all(&bytes).map_err(write_error)?;
                 (bytes.len() as u64, None)
             }

@@ -79,27 +79,23 @@ impl BatchIndex {
             .map_or_else(String::new, |v| v.get_name().to_owned())
     }
 
-    /// Runs `user` with this structure's type (ids as values), or `None` for a structure
-    /// without a byte form yet: the one list of the structures that `spatix build` saves and
-    /// the batch commands load (a structure that gains a byte form joins it with one arm here
-    /// and `byte_form!()` in its [`Structure`] impl).
-    pub(crate) fn with_type<S: Scalar, U: UseType<S>>(self, user: U) -> Option<U::Output> {
-        Some(match self {
+    /// Runs `user` with this structure's type (ids as values): the one list of the
+    /// structures that `spatix build` saves and the batch commands load.
+    pub(crate) fn with_type<S: Scalar, U: UseType<S>>(self, user: U) -> U::Output {
+        match self {
             Self::Static(StaticKind::KdTree) => user.run::<KdTree<S, u64>>(),
             Self::Dynamic(IndexKind::BruteForce) => user.run::<BruteForce<S, u64>>(),
             Self::Dynamic(IndexKind::Grid) => user.run::<UniformGrid<S, u64>>(),
             Self::Dynamic(IndexKind::LooseGrid) => user.run::<LooseGrid<S, u64>>(),
             Self::Dynamic(IndexKind::PointGrid) => user.run::<PointGrid<S, u64>>(),
             Self::Dynamic(IndexKind::Hierarchical) => user.run::<HierarchicalGrid<S, u64>>(),
-            Self::Static(StaticKind::Packed)
-            | Self::Dynamic(
-                IndexKind::Quadtree
-                | IndexKind::LooseQuadtree
-                | IndexKind::Mxcif
-                | IndexKind::Layered
-                | IndexKind::Sweep,
-            ) => return None,
-        })
+            Self::Static(StaticKind::Packed) => user.run::<PackedIndex<S, u64>>(),
+            Self::Dynamic(IndexKind::Quadtree) => user.run::<Quadtree<S, u64>>(),
+            Self::Dynamic(IndexKind::LooseQuadtree) => user.run::<LooseQuadtree<S, u64>>(),
+            Self::Dynamic(IndexKind::Mxcif) => user.run::<MxCifQuadtree<S, u64>>(),
+            Self::Dynamic(IndexKind::Layered) => user.run::<Layered<S, u64>>(),
+            Self::Dynamic(IndexKind::Sweep) => user.run::<SweepGrid<S, u64>>(),
+        }
     }
 }
 
@@ -207,14 +203,10 @@ pub(crate) trait Structure<S: Scalar, T>: SpatialQuery<S, T> + Sync {
     /// boxes). Structures with nothing to draw visit none.
     fn outlines(&self, _visit: &mut dyn FnMut(&Aabb<S>)) {}
 
-    /// The structure's byte form ([`ByteForm::to_bytes`]), or `None` for a structure without
-    /// one.
-    fn to_bytes(&self) -> Option<Vec<u8>>
+    /// The structure's byte form ([`ByteForm::to_bytes`]).
+    fn to_bytes(&self) -> Vec<u8>
     where
-        T: ByteValue,
-    {
-        None
-    }
+        T: ByteValue;
 
     /// Whether the structure implements [`ParallelPairs`]: its pair pass runs on rayon's
     /// threads, and [`update_on_threads`](Self::update_on_threads) is its `par_update_all`.
@@ -302,11 +294,11 @@ macro_rules! parallel_pairs {
 /// `to_bytes` for a structure that implements [`ByteForm`].
 macro_rules! byte_form {
     () => {
-        fn to_bytes(&self) -> Option<Vec<u8>>
+        fn to_bytes(&self) -> Vec<u8>
         where
             T: ByteValue,
         {
-            Some(ByteForm::to_bytes(self))
+            ByteForm::to_bytes(self)
         }
     };
 }
@@ -342,6 +334,8 @@ impl<S: Scalar, T: Sync> Structure<S, T> for BruteForce<S, T> {
 }
 
 impl<S: Scalar, T: Sync> Structure<S, T> for Quadtree<S, T> {
+    byte_form!();
+
     fn describe(&self) -> String {
         let config = self.config();
         let parameters = tree_parameters(config.max_depth, "above", config.max_elements, "leaf");
@@ -356,6 +350,8 @@ impl<S: Scalar, T: Sync> Structure<S, T> for Quadtree<S, T> {
 }
 
 impl<S: Scalar, T: Sync> Structure<S, T> for LooseQuadtree<S, T> {
+    byte_form!();
+
     fn describe(&self) -> String {
         let config = self.config();
         let parameters = tree_parameters(config.max_depth, "above", config.max_elements, "leaf");
@@ -392,6 +388,8 @@ impl<S: Scalar, T: Sync> Structure<S, T> for UniformGrid<S, T> {
 }
 
 impl<S: Scalar, T: Sync> Structure<S, T> for MxCifQuadtree<S, T> {
+    byte_form!();
+
     fn describe(&self) -> String {
         let config = self.config();
         let parameters = tree_parameters(config.max_depth, "at", config.max_elements, "node");
@@ -451,6 +449,8 @@ impl<S: Scalar, T: Sync> Structure<S, T> for HierarchicalGrid<S, T> {
 }
 
 impl<S: Scalar, T: Sync> Structure<S, T> for SweepGrid<S, T> {
+    byte_form!();
+
     fn describe(&self) -> String {
         format!(
             "sweep ({} bands of height {})",
@@ -463,6 +463,8 @@ impl<S: Scalar, T: Sync> Structure<S, T> for SweepGrid<S, T> {
 }
 
 impl<S: Scalar, T: Sync> Structure<S, T> for Layered<S, T> {
+    byte_form!();
+
     fn describe(&self) -> String {
         format!(
             "layered (agents up to half extent {} apart from larger elements)",
@@ -485,6 +487,8 @@ impl<S: Scalar, T: Sync> Structure<S, T> for KdTree<S, T> {
 }
 
 impl<S: Scalar, T: Sync> Structure<S, T> for PackedIndex<S, T> {
+    byte_form!();
+
     fn describe(&self) -> String {
         format!(
             "packed (Hilbert-packed tree, {} children per node)",

@@ -3,9 +3,9 @@
 //! bytes, never panic, never allocate beyond the input's length.
 
 use spatix::{
-    Aabb, BruteForce, ByteForm, Error, HierarchicalGrid, KdTree, Layered, LooseGrid,
-    LooseQuadtree, MxCifQuadtree, PackedConfig, PackedIndex, Point, PointGrid, Quadtree, Scalar,
-    SpatialIndex, SpatialQuery, SweepGrid, TreeConfig, UniformGrid,
+    Aabb, BruteForce, ByteForm, Error, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree,
+    MxCifQuadtree, PackedConfig, PackedIndex, Point, PointGrid, Quadtree, Scalar, SpatialIndex,
+    SpatialQuery, SweepGrid, TreeConfig, UniformGrid,
 };
 
 use crate::{POINT_BOUND, WORLD};
@@ -48,10 +48,17 @@ pub(crate) fn dynamic(data: &[u8]) {
     };
     match which % 10 {
         0 => decoder(rest, |e| filled(BruteForce::new(), e)),
-        1 => decoder(rest, |e| filled(UniformGrid::new(world, 8.0).expect("a grid"), e)),
-        2 => decoder(rest, |e| filled(LooseGrid::new(world, 8.0).expect("a grid"), e)),
+        1 => decoder(rest, |e| {
+            filled(UniformGrid::new(world, 8.0).expect("a grid"), e)
+        }),
+        2 => decoder(rest, |e| {
+            filled(LooseGrid::new(world, 8.0).expect("a grid"), e)
+        }),
         3 => decoder(rest, |e| {
-            filled(HierarchicalGrid::with_factor(world, 1.0, 2).expect("a grid"), e)
+            filled(
+                HierarchicalGrid::with_factor(world, 1.0, 2).expect("a grid"),
+                e,
+            )
         }),
         4 => decoder(rest, |e| {
             filled(PointGrid::new(world, POINT_BOUND).expect("a grid"), e)
@@ -65,7 +72,9 @@ pub(crate) fn dynamic(data: &[u8]) {
         7 => decoder(rest, |e| {
             filled(MxCifQuadtree::with_config(world, small).expect("a tree"), e)
         }),
-        8 => decoder(rest, |e| filled(SweepGrid::new(world, 8.0).expect("a grid"), e)),
+        8 => decoder(rest, |e| {
+            filled(SweepGrid::new(world, 8.0).expect("a grid"), e)
+        }),
         _ => decoder(rest, |e| {
             let mut layered = filled(Layered::new(world, 2.0).expect("an index"), e);
             // Some elements static and built into the static part, some waiting.
