@@ -28,17 +28,18 @@ impl<S: Scalar, T> Refile for MxCifQuadtree<S, T> {
     }
 
     /// Each element is in one node; the nodes are counted as leaves split, and loading stops
-    /// once they pass what the input allows.
+    /// once they pass what the input allows. The runs are compacted once every element is
+    /// placed (compaction finds runs through their elements' places).
     fn file_all(&mut self, slots: Slots<S, T>, r: &Reader<'_>) -> Result<(), Error> {
         self.places = vec![Place::default(); slots.capacity()];
         self.slots = slots;
         let live: Vec<u32> = self.slots.live_slots().collect();
         for slot in live {
-            self.compact_if_fragmented();
             let aabb = *self.slots.aabb(slot);
             self.place(slot, aabb, Frame::root(self.base.world));
             r.allow(self.base.nodes.len() as f64, "the tree's nodes")?;
         }
+        self.compact_if_fragmented();
         Ok(())
     }
 

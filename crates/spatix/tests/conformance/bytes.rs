@@ -101,7 +101,7 @@ impl<S: Scalar, I: SpatialIndex<S, u64> + ByteForm> SpatialIndex<S, u64> for Thr
     }
 
     fn maintain(&mut self) {
-        self.reload();
         self.0.maintain();
+        self.reload();
     }
 }

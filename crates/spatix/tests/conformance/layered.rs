@@ -7,7 +7,7 @@
 use core::ops::ControlFlow;
 
 use spatix::{
-    Aabb, Error, Handle, Item, Iter, Layered, Neighbor, Point, Ray, Scalar, SpatialIndex,
+    Aabb, ByteForm, Error, Handle, Item, Iter, Layered, Neighbor, Point, Ray, Scalar, SpatialIndex,
     SpatialQuery, Workspace,
 };
 
@@ -26,4 +26,17 @@ impl<S: Scalar> SpatialIndex<S, u64> for ThirdStatic<S> {
     }
 
     forward_index_methods!();
+}
+
+/// The byte form is the layered index's own: the wrapper holds nothing else.
+impl<S: Scalar> ByteForm for ThirdStatic<S> {
+    const NAME: &'static str = <Layered<S, u64> as ByteForm>::NAME;
+
+    fn to_bytes(&self) -> Vec<u8> {
+        self.0.to_bytes()
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        Layered::from_bytes(bytes).map(ThirdStatic)
+    }
 }

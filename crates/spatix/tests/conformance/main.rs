@@ -388,3 +388,8 @@ conformance!(mxcif_through_bytes_f64, f64, |world| {
 conformance!(sweep_through_bytes_f32, f32, |world| {
     crate::bytes::ThroughBytes::new(spatix::SweepGrid::new(world, world.size().y / 16.0).unwrap())
 });
+conformance!(layered_static_through_bytes_f64, f64, |world| {
+    crate::bytes::ThroughBytes::new(crate::layered::ThirdStatic(
+        spatix::Layered::new(world, world.size().x / 64.0).unwrap(),
+    ))
+});
