@@ -1,5 +1,6 @@
 //! The dynamic structures: one Python base class, `DynamicIndex`, holding any of them behind
-//! [`Engine`], and one subclass per structure that only constructs it.
+//! [`Engine`], and one subclass per structure that only constructs it or loads it from its
+//! byte form ([`Structure`] turns either into the engine).
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
