@@ -1,18 +1,20 @@
 //! The dynamic structures: one Python base class, `DynamicIndex`, holding any of them behind
-//! [`Engine`], and one subclass per structure that only constructs it.
+//! [`Engine`], and one subclass per structure that only constructs it or loads it from its
+//! byte form ([`Structure`] turns either into the engine).
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use spatix::{
-    Aabb, HierarchicalGrid, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree, ParallelPairs, Point,
-    PointGrid, Quadtree, SpatialIndex, UniformGrid,
+    Aabb, ByteForm, HierarchicalGrid, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree,
+    ParallelPairs, Point, PointGrid, Quadtree, SpatialIndex, UniformGrid,
 };
 
 use crate::array::{
     Coord, Rows, aabb, boxes, check_boxes, handle_of, id_of, ids, row_of, stale, vec1, vec2,
 };
 use crate::batch::{self, Arrays, Workers};
-use crate::{Precision, dispatch};
+use crate::{Precision, Reduced, dispatch};
 
 /// What Python can ask of a dynamic structure, whatever its type (object safe, so one
 /// Python class can hold any of them). Batches arrive checked: valid boxes the structure
@@ -52,6 +54,8 @@ trait Engine<S: Coord>: Send + Sync {
     /// [`SpatialIndex::clear`].
     /// Removes every element; every id given so far goes stale.
     fn clear(&mut self);
+    /// [`ByteForm::to_bytes`].
+    fn to_bytes(&self) -> Vec<u8>;
 }
 
 /// A structure with the test of which boxes it refuses and why, and how it finds its pairs.
@@ -85,7 +89,7 @@ impl<S: Coord, I: ParallelPairs<S, ()>> Dyn<I, S> {
 impl<S, I> Engine<S> for Dyn<I, S>
 where
     S: Coord,
-    I: SpatialIndex<S, ()> + Send + Sync,
+    I: SpatialIndex<S, ()> + ByteForm + Send + Sync,
 {
     fn refuses(&self, aabb: &Aabb<S>) -> Option<String> {
         (self.refuses)(&self.index, aabb)
@@ -156,6 +160,61 @@ where
     /// Removes every element; every id given so far goes stale.
     fn clear(&mut self) {
         self.index.clear();
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        self.index.to_bytes()
+    }
+}
+
+/// A dynamic structure Python can hold: how it becomes an [`Engine`] (the boxes it refuses,
+/// how it finds its pairs), whether constructed or loaded from bytes.
+trait Structure<S: Coord>: ByteForm + Send {
+    /// The structure as an engine.
+    fn engine(self) -> Box<dyn Engine<S>>;
+}
+
+/// [`Structure`] for structures that hold any valid box and have a parallel pair pass.
+macro_rules! parallel_structure {
+    ($($structure:ident),*) => {$(
+        impl<S: Coord> Structure<S> for $structure<S, ()> {
+            fn engine(self) -> Box<dyn Engine<S>> {
+                Box::new(Dyn::any(self).parallel())
+            }
+        }
+    )*};
+}
+
+parallel_structure!(
+    UniformGrid,
+    LooseGrid,
+    HierarchicalGrid,
+    Quadtree,
+    LooseQuadtree,
+    MxCifQuadtree
+);
+
+impl<S: Coord> Structure<S> for PointGrid<S, ()> {
+    fn engine(self) -> Box<dyn Engine<S>> {
+        let grid = Dyn {
+            refuses: |grid: &PointGrid<S, ()>, b: &Aabb<S>| {
+                let half = b.size().x.max_s(b.size().y).to_f64() * 0.5;
+                (!grid.fits(b)).then(|| {
+                    format!(
+                        "a half extent of {half} is larger than this PointGrid's max_half_extent {}",
+                        grid.max_half_extent().to_f64()
+                    )
+                })
+            },
+            ..Dyn::any(self)
+        };
+        Box::new(grid.parallel())
+    }
+}
+
+impl<S: Coord> Structure<S> for Layered<S, ()> {
+    fn engine(self) -> Box<dyn Engine<S>> {
+        Box::new(Dyn::any(self))
     }
 }
 
@@ -354,6 +413,33 @@ impl DynamicIndex {
         dispatch!(&self.engine, engine: S => Engine::<S>::len(engine.as_ref()))
     }
 
+    /// The index's byte form, which the class's ``from_bytes`` loads (and ``pickle`` and
+    /// ``copy.deepcopy`` use); encoded with the GIL released. Ids given out before keep
+    /// naming the same elements in the loaded index, and removed ones stay stale.
+    ///
+    /// Examples
+    /// --------
+    /// >>> import pickle, spatix
+    /// >>> tree = spatix.Quadtree((0, 0, 100, 100), 4.0, dtype="float32")
+    /// >>> ids = tree.insert([[1, 1, 3, 3], [2, 2, 4, 4], [50, 50, 51, 51]])
+    /// >>> tree.remove(ids[:1])
+    /// >>> copy = pickle.loads(pickle.dumps(tree))
+    /// >>> type(copy).__name__, copy.dtype, len(copy)
+    /// ('Quadtree', 'float32', 2)
+    /// >>> copy.query([[0, 0, 10, 10]])[1].tolist() == ids[1:2].tolist()
+    /// True
+    /// >>> spatix.Quadtree.from_bytes(tree.to_bytes()).pairs().shape
+    /// (0, 2)
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        crate::to_bytes(py, || dispatch!(&self.engine, engine => engine.to_bytes()))
+    }
+
+    /// Pickling through the byte form: ``type(index).from_bytes(index.to_bytes())``.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        let bytes = slf.borrow().to_bytes(slf.py());
+        crate::reduce(slf.as_any(), bytes)
+    }
+
     /// ``"float32"`` or ``"float64"``: the precision chosen at construction.
     #[getter]
     fn dtype(&self) -> &'static str {
@@ -479,7 +565,7 @@ fn invalid(e: spatix::Error) -> PyErr {
 /// `Name(world, size_argument=None, *, sample=None, dtype=None)`, building the structure
 /// with `$make`, a function of the read [`Args`] in precision `S`.
 macro_rules! structure {
-    ($rust:ident, $name:literal, $size:ident, $make:ident, $doc:literal) => {
+    ($rust:ident, $structure:ident, $name:literal, $size:ident, $make:ident, $doc:literal) => {
         #[doc = concat!(
             $doc,
             "\n\n``world`` is ``(min_x, min_y, max_x, max_y)``; elements outside it are still ",
@@ -503,96 +589,102 @@ macro_rules! structure {
                 dtype: Option<&Bound<'_, PyAny>>,
             ) -> PyResult<PyClassInitializer<Self>> {
                 let engine = if wants_f32(py, dtype)? {
-                    Precision::F32($make(Args::<f32>::read(world, $size, sample)?)?)
+                    Precision::F32($make(Args::<f32>::read(world, $size, sample)?)?.engine())
                 } else {
-                    Precision::F64($make(Args::<f64>::read(world, $size, sample)?)?)
+                    Precision::F64($make(Args::<f64>::read(world, $size, sample)?)?.engine())
                 };
                 Ok(PyClassInitializer::from(DynamicIndex { engine }).add_subclass(Self))
+            }
+
+            #[doc = concat!(
+                "The ``", $name, "`` whose byte form (``to_bytes``) is ``data``, in the ",
+                "precision it was saved in, its elements under the ids they had.\n\n",
+                "Raises\n------\nValueError\n    For bytes that are not a spatix ``", $name,
+                "``'s (cut short, damaged, of another version or structure); the message ",
+                "says what is wrong."
+            )]
+            #[staticmethod]
+            fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Py<Self>> {
+                let engine =
+                    match Precision::<$structure<f32, ()>, $structure<f64, ()>>::from_bytes(
+                        py, $name, data,
+                    )? {
+                        Precision::F32(index) => Precision::F32(index.engine()),
+                        Precision::F64(index) => Precision::F64(index.engine()),
+                    };
+                Py::new(
+                    py,
+                    PyClassInitializer::from(DynamicIndex { engine }).add_subclass(Self),
+                )
             }
         }
     };
 }
 
-/// A boxed engine, or the structure's error as a `ValueError`.
-type Made<S> = PyResult<Box<dyn Engine<S>>>;
-
-fn uniform_grid<S: Coord>(a: Args<S>) -> Made<S> {
-    let grid = match a.size {
+fn uniform_grid<S: Coord>(a: Args<S>) -> PyResult<UniformGrid<S, ()>> {
+    match a.size {
         Some(cell) => UniformGrid::new(a.world, cell),
         None => UniformGrid::auto(a.world, &a.sample),
-    };
-    Ok(Box::new(Dyn::any(grid.map_err(invalid)?).parallel()))
+    }
+    .map_err(invalid)
 }
 
-fn loose_grid<S: Coord>(a: Args<S>) -> Made<S> {
-    let grid = match a.size {
+fn loose_grid<S: Coord>(a: Args<S>) -> PyResult<LooseGrid<S, ()>> {
+    match a.size {
         Some(cell) => LooseGrid::new(a.world, cell),
         None => LooseGrid::auto(a.world, &a.sample),
-    };
-    Ok(Box::new(Dyn::any(grid.map_err(invalid)?).parallel()))
+    }
+    .map_err(invalid)
 }
 
-fn point_grid<S: Coord>(a: Args<S>) -> Made<S> {
-    let grid = match a.size {
+fn point_grid<S: Coord>(a: Args<S>) -> PyResult<PointGrid<S, ()>> {
+    match a.size {
         Some(half) => PointGrid::new(a.world, half),
         None => PointGrid::auto(a.world, &a.sample),
-    };
-    let grid = Dyn {
-        refuses: |grid: &PointGrid<S, ()>, b: &Aabb<S>| {
-            let half = b.size().x.max_s(b.size().y).to_f64() * 0.5;
-            (!grid.fits(b)).then(|| {
-                format!(
-                    "a half extent of {half} is larger than this PointGrid's max_half_extent {}",
-                    grid.max_half_extent().to_f64()
-                )
-            })
-        },
-        ..Dyn::any(grid.map_err(invalid)?)
-    };
-    Ok(Box::new(grid.parallel()))
+    }
+    .map_err(invalid)
 }
 
-fn hierarchical_grid<S: Coord>(a: Args<S>) -> Made<S> {
-    let grid = match a.size {
+fn hierarchical_grid<S: Coord>(a: Args<S>) -> PyResult<HierarchicalGrid<S, ()>> {
+    match a.size {
         Some(cell) => HierarchicalGrid::new(a.world, cell),
         None => HierarchicalGrid::auto(a.world, &a.sample),
-    };
-    Ok(Box::new(Dyn::any(grid.map_err(invalid)?).parallel()))
+    }
+    .map_err(invalid)
 }
 
-fn quadtree<S: Coord>(a: Args<S>) -> Made<S> {
-    let tree = match a.size.or(a.mean_side()) {
+fn quadtree<S: Coord>(a: Args<S>) -> PyResult<Quadtree<S, ()>> {
+    match a.size.or(a.mean_side()) {
         Some(size) => Quadtree::for_element_size(a.bulk_world(), size),
         None => Quadtree::new(a.world),
-    };
-    Ok(Box::new(Dyn::any(tree.map_err(invalid)?).parallel()))
+    }
+    .map_err(invalid)
 }
 
-fn loose_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
-    let tree = match a.size.or(a.mean_side()) {
+fn loose_quadtree<S: Coord>(a: Args<S>) -> PyResult<LooseQuadtree<S, ()>> {
+    match a.size.or(a.mean_side()) {
         Some(size) => LooseQuadtree::for_element_size(a.bulk_world(), size),
         None => LooseQuadtree::new(a.world),
-    };
-    Ok(Box::new(Dyn::any(tree.map_err(invalid)?).parallel()))
+    }
+    .map_err(invalid)
 }
 
-fn mxcif_quadtree<S: Coord>(a: Args<S>) -> Made<S> {
-    let tree = match a.size.or(a.mean_side()) {
+fn mxcif_quadtree<S: Coord>(a: Args<S>) -> PyResult<MxCifQuadtree<S, ()>> {
+    match a.size.or(a.mean_side()) {
         Some(size) => MxCifQuadtree::for_element_size(a.bulk_world(), size),
         None => MxCifQuadtree::new(a.world),
-    };
-    Ok(Box::new(Dyn::any(tree.map_err(invalid)?).parallel()))
+    }
+    .map_err(invalid)
 }
 
-fn layered<S: Coord>(a: Args<S>) -> Made<S> {
+fn layered<S: Coord>(a: Args<S>) -> PyResult<Layered<S, ()>> {
     let threshold = a.size_or("threshold", a.mean_side().map(|side| side * S::HALF))?;
-    Ok(Box::new(Dyn::any(
-        Layered::new(a.bulk_world(), threshold).map_err(invalid)?,
-    )))
+    Layered::new(a.bulk_world(), threshold).map_err(invalid)
 }
 
 structure!(
     PyUniformGrid,
+    UniformGrid,
     "UniformGrid",
     cell_size,
     uniform_grid,
@@ -602,6 +694,7 @@ structure!(
 );
 structure!(
     PyLooseGrid,
+    LooseGrid,
     "LooseGrid",
     cell_size,
     loose_grid,
@@ -610,6 +703,7 @@ structure!(
 );
 structure!(
     PyPointGrid,
+    PointGrid,
     "PointGrid",
     max_half_extent,
     point_grid,
@@ -619,6 +713,7 @@ structure!(
 );
 structure!(
     PyHierarchicalGrid,
+    HierarchicalGrid,
     "HierarchicalGrid",
     finest_cell,
     hierarchical_grid,
@@ -627,6 +722,7 @@ structure!(
 );
 structure!(
     PyQuadtree,
+    Quadtree,
     "Quadtree",
     element_size,
     quadtree,
@@ -635,6 +731,7 @@ structure!(
 );
 structure!(
     PyLooseQuadtree,
+    LooseQuadtree,
     "LooseQuadtree",
     element_size,
     loose_quadtree,
@@ -643,6 +740,7 @@ structure!(
 );
 structure!(
     PyMxCifQuadtree,
+    MxCifQuadtree,
     "MxCifQuadtree",
     element_size,
     mxcif_quadtree,
@@ -651,6 +749,7 @@ structure!(
 );
 structure!(
     PyLayered,
+    Layered,
     "Layered",
     threshold,
     layered,

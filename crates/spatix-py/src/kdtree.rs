@@ -7,7 +7,7 @@ use spatix::{ByteForm, KdTree, KdTreeConfig, Scalar, SpatialQuery};
 
 use crate::array::{Coord, Rows, bad_row, first_bad_point, is_float32, points};
 use crate::batch::{self, Arrays};
-use crate::{Precision, dispatch};
+use crate::{Precision, Reduced, dispatch};
 
 /// A static kd-tree over 2D points, built once and queried many times: k-nearest
 /// neighbours shaped like ``scipy.spatial.cKDTree.query``, and radius queries.
@@ -140,17 +140,18 @@ impl PyKdTree {
     }
 
     /// The tree's byte form, which ``KdTree.from_bytes`` loads without rebuilding (and
-    /// ``pickle`` uses).
+    /// ``pickle`` and ``copy.deepcopy`` use); encoded with the GIL released.
     ///
     /// Examples
     /// --------
-    /// >>> import numpy as np, spatix
-    /// >>> tree = spatix.KdTree(np.array([[0.0, 0.0], [3.0, 4.0]]))
+    /// >>> import pickle, numpy as np, spatix
+    /// >>> tree = spatix.KdTree(np.array([[0.0, 0.0], [3.0, 4.0]], dtype=np.float32))
     /// >>> spatix.KdTree.from_bytes(tree.to_bytes()).query([[3.0, 3.0]])
-    /// (array([1.]), array([1]))
+    /// (array([1.], dtype=float32), array([1]))
+    /// >>> pickle.loads(pickle.dumps(tree)).dtype
+    /// 'float32'
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let bytes = py.detach(|| dispatch!(&self.tree, tree => tree.to_bytes()));
-        PyBytes::new(py, &bytes)
+        crate::to_bytes(py, || dispatch!(&self.tree, tree => tree.to_bytes()))
     }
 
     /// The tree whose byte form (``to_bytes``) is ``data``, in the precision it was saved in:
@@ -163,22 +164,12 @@ impl PyKdTree {
     ///     version or structure); the message says what is wrong.
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
-        // The scalar's size is byte 16 of the header (docs/ARCHITECTURE.md, "Byte form"); a
-        // header of another size is refused by the precision tried.
-        let tree = py.detach(|| match data.get(16) {
-            Some(8) => KdTree::from_bytes(data).map(Precision::F64),
-            _ => KdTree::from_bytes(data).map(Precision::F32),
-        });
-        tree.map(|tree| Self { tree })
-            .map_err(|e| PyValueError::new_err(format!("KdTree.from_bytes: {e}")))
+        Precision::from_bytes(py, "KdTree", data).map(|tree| Self { tree })
     }
 
-    /// Pickling through the byte form.
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-        let load = slf.get_type().getattr("from_bytes")?;
-        Ok((load, (slf.get().to_bytes(slf.py()),)))
+    /// Pickling through the byte form: ``KdTree.from_bytes(tree.to_bytes())``.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        crate::reduce(slf.as_any(), slf.get().to_bytes(slf.py()))
     }
 
     /// ``"float32"`` or ``"float64"``: the precision the tree was built in.

@@ -15,7 +15,9 @@
 //!
 //! `float32` input is indexed in `f32`, anything else in `f64` (never rounded). Bad input
 //! raises `ValueError` naming the first bad row before anything changes; a stale id raises
-//! `KeyError`. Every call that does real work releases the GIL (`Python::detach`), and the
+//! `KeyError`. Every class pickles through the library's byte form (`ByteForm`):
+//! `to_bytes()`, `Class.from_bytes(data)` (in the precision the bytes were saved in) and
+//! `__reduce__`; ids and positions keep their meaning across the round trip. Every call that does real work releases the GIL (`Python::detach`), and the
 //! batch queries take scipy's `workers=` (the library's `ParallelQuery` batches on a rayon
 //! pool per thread count, started on first use and kept; one worker runs on the caller).
 //!
@@ -28,7 +30,10 @@ mod dynamic;
 mod kdtree;
 mod packed;
 
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use spatix::{ByteForm, ByteHeader};
 
 /// A value in one of the two precisions: `f32` for `float32` input, `f64` otherwise.
 enum Precision<A, B> {
@@ -46,6 +51,38 @@ impl<A, B> Precision<A, B> {
             Self::F64(_) => "float64",
         }
     }
+}
+
+impl<A: ByteForm + Send, B: ByteForm + Send> Precision<A, B> {
+    /// The structure whose byte form is `data`, in the precision its header names (4-byte
+    /// scalars `F32`, any other `F64`, whose loader refuses a size it does not read), decoded
+    /// with the GIL released.
+    ///
+    /// # Errors
+    /// `ValueError` naming `class` and the library's reason for bytes that are not this
+    /// structure's (damaged, cut short, of another structure or version).
+    fn from_bytes(py: Python<'_>, class: &str, data: &[u8]) -> PyResult<Self> {
+        py.detach(|| match ByteHeader::read(data)?.scalar_bytes {
+            4 => A::from_bytes(data).map(Self::F32),
+            _ => B::from_bytes(data).map(Self::F64),
+        })
+        .map_err(|e| PyValueError::new_err(format!("{class}.from_bytes: {e}")))
+    }
+}
+
+/// The bytes `encode` returns, run with the GIL released, as a Python `bytes`.
+fn to_bytes<'py>(py: Python<'py>, encode: impl FnOnce() -> Vec<u8> + Send) -> Bound<'py, PyBytes> {
+    let bytes = py.detach(encode);
+    PyBytes::new(py, &bytes)
+}
+
+/// What `__reduce__` returns for `obj` whose byte form is `bytes`: pickle rebuilds it as
+/// `type(obj).from_bytes(bytes)`.
+type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyBytes>,));
+
+/// [`Reduced`] for `obj`.
+fn reduce<'py>(obj: &Bound<'py, PyAny>, bytes: Bound<'py, PyBytes>) -> PyResult<Reduced<'py>> {
+    Ok((obj.get_type().getattr("from_bytes")?, (bytes,)))
 }
 
 /// Runs `$body` on the value inside a [`Precision`], with `$s` naming its coordinate type.

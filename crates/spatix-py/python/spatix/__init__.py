@@ -20,6 +20,11 @@ Every call that does real work releases the GIL; batch queries take ``workers=``
 (threads; ``-1`` for every core) as scipy's do, and give the same answers on any number.
 The threads for each count are started by the first call that asks for it and kept for
 later calls; ``workers=1`` runs on the calling thread.
+
+Every index pickles (and ``copy.deepcopy``s) through its byte form: ``index.to_bytes()``,
+and ``type(index).from_bytes(data)``, which loads it in the precision it was saved in, its
+ids (or positions) naming the same elements, and raises ``ValueError`` for bytes that are
+not that class's. A pickled index can be sent to other processes and queried there.
 """
 
 from ._spatix import (

@@ -3,9 +3,13 @@
 Points are ``(n, 2)`` arrays; boxes ``(n, 4)`` arrays of ``min_x, min_y, max_x, max_y``
 (closed: touching boxes intersect). ``float32`` input is indexed in float32, any other in
 float64. The full docstrings are on the classes themselves (``help(spatix.KdTree)``).
+
+Every class pickles (and ``copy.deepcopy``s) through its byte form: ``to_bytes()``, and
+``Class.from_bytes(data)``, which loads it in the precision it was saved in, its ids or
+positions unchanged, and raises ``ValueError`` for bytes that are not that class's.
 """
 
-from typing import Literal, Sequence, Union
+from typing import Callable, Literal, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -44,7 +48,7 @@ class KdTree:
     @staticmethod
     def from_bytes(data: bytes) -> KdTree:
         """The tree saved in ``data``, loaded without rebuilding; ``ValueError`` if damaged."""
-    def __reduce__(self) -> tuple[object, tuple[bytes]]: ...
+    def __reduce__(self) -> tuple[Callable[[bytes], KdTree], tuple[bytes]]: ...
     def __len__(self) -> int: ...
     @property
     def dtype(self) -> Literal["float32", "float64"]: ...
@@ -59,6 +63,12 @@ class PackedIndex:
         """``(p, 2)`` positions ``i < j`` of every intersecting pair of boxes."""
     def nearest(self, points: ArrayLike, k: int = 1, workers: int = 1) -> tuple[Floats, Ids]:
         """``(distances, box_index)`` of the ``k`` boxes nearest each point."""
+    def to_bytes(self) -> bytes:
+        """The index's byte form (``from_bytes`` loads it; ``pickle`` uses it)."""
+    @staticmethod
+    def from_bytes(data: bytes) -> PackedIndex:
+        """The index saved in ``data``, loaded without rebuilding; ``ValueError`` if damaged."""
+    def __reduce__(self) -> tuple[Callable[[bytes], PackedIndex], tuple[bytes]]: ...
     def __len__(self) -> int: ...
     @property
     def dtype(self) -> Literal["float32", "float64"]: ...
@@ -82,6 +92,9 @@ class DynamicIndex:
         """Deferred tidying; results are correct without it."""
     def clear(self) -> None:
         """Removes every element."""
+    def to_bytes(self) -> bytes:
+        """The index's byte form (the class's ``from_bytes`` loads it; ``pickle`` uses it)."""
+    def __reduce__(self) -> tuple[Callable[[bytes], DynamicIndex], tuple[bytes]]: ...
     def __len__(self) -> int: ...
     @property
     def dtype(self) -> Literal["float32", "float64"]: ...
@@ -90,11 +103,17 @@ class UniformGrid(DynamicIndex):
     def __init__(
         self, world: World, cell_size: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
     ) -> None: ...
+    @staticmethod
+    def from_bytes(data: bytes) -> UniformGrid:
+        """The index saved in ``data``, same ids; ``ValueError`` if not a UniformGrid's."""
 
 class LooseGrid(DynamicIndex):
     def __init__(
         self, world: World, cell_size: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
     ) -> None: ...
+    @staticmethod
+    def from_bytes(data: bytes) -> LooseGrid:
+        """The index saved in ``data``, same ids; ``ValueError`` if not a LooseGrid's."""
 
 class PointGrid(DynamicIndex):
     def __init__(
@@ -105,28 +124,46 @@ class PointGrid(DynamicIndex):
         sample: ArrayLike | None = None,
         dtype: DType = None,
     ) -> None: ...
+    @staticmethod
+    def from_bytes(data: bytes) -> PointGrid:
+        """The index saved in ``data``, same ids; ``ValueError`` if not a PointGrid's."""
 
 class HierarchicalGrid(DynamicIndex):
     def __init__(
         self, world: World, finest_cell: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
     ) -> None: ...
+    @staticmethod
+    def from_bytes(data: bytes) -> HierarchicalGrid:
+        """The index saved in ``data``, same ids; ``ValueError`` if not a HierarchicalGrid's."""
 
 class Quadtree(DynamicIndex):
     def __init__(
         self, world: World, element_size: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
     ) -> None: ...
+    @staticmethod
+    def from_bytes(data: bytes) -> Quadtree:
+        """The index saved in ``data``, same ids; ``ValueError`` if not a Quadtree's."""
 
 class LooseQuadtree(DynamicIndex):
     def __init__(
         self, world: World, element_size: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
     ) -> None: ...
+    @staticmethod
+    def from_bytes(data: bytes) -> LooseQuadtree:
+        """The index saved in ``data``, same ids; ``ValueError`` if not a LooseQuadtree's."""
 
 class MxCifQuadtree(DynamicIndex):
     def __init__(
         self, world: World, element_size: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
     ) -> None: ...
+    @staticmethod
+    def from_bytes(data: bytes) -> MxCifQuadtree:
+        """The index saved in ``data``, same ids; ``ValueError`` if not a MxCifQuadtree's."""
 
 class Layered(DynamicIndex):
     def __init__(
         self, world: World, threshold: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
     ) -> None: ...
+    @staticmethod
+    def from_bytes(data: bytes) -> Layered:
+        """The index saved in ``data``, same ids; ``ValueError`` if not a Layered's."""
