@@ -340,56 +340,98 @@ conformance!(
 conformance!(grid_through_bytes_f32, f32, |world| {
     crate::bytes::ThroughBytes::new(spatix::UniformGrid::new(world, world.size().x / 16.0).unwrap())
 });
-conformance!(loose_grid_through_bytes_f64, f64, |world| {
-    let cell = world.size().x / 16.0;
-    let config = spatix::LooseGridConfig {
-        reach: 2.0 * cell,
-        ..spatix::LooseGridConfig::new(cell)
-    };
-    crate::bytes::ThroughBytes::new(spatix::LooseGrid::with_config(world, config).unwrap())
-});
-conformance!(hierarchical_through_bytes_f32, f32, |world| {
-    crate::bytes::ThroughBytes::new(spatix::HierarchicalGrid::with_factor(world, 0.5, 2).unwrap())
-});
+conformance!(
+    loose_grid_through_bytes_f64,
+    f64,
+    |world| {
+        let cell = world.size().x / 16.0;
+        let config = spatix::LooseGridConfig {
+            reach: 2.0 * cell,
+            ..spatix::LooseGridConfig::new(cell)
+        };
+        crate::bytes::ThroughBytes::new(spatix::LooseGrid::with_config(world, config).unwrap())
+    },
+    no_adversarial
+);
+conformance!(
+    hierarchical_through_bytes_f32,
+    f32,
+    |world| {
+        crate::bytes::ThroughBytes::new(
+            spatix::HierarchicalGrid::with_factor(world, 0.5, 2).unwrap(),
+        )
+    },
+    no_adversarial
+);
 conformance!(
     points_through_bytes_f64,
     f64,
     |world| crate::bytes::ThroughBytes::new(spatix::PointGrid::new(world, 4.0).unwrap()),
+    no_adversarial,
     max_half_extent = 4.0
 );
-conformance!(quadtree_through_bytes_f64, f64, |world| {
-    crate::bytes::ThroughBytes::new(
-        spatix::Quadtree::with_config(
-            world,
-            spatix::TreeConfig {
-                max_elements: 1,
-                max_depth: 4,
-            },
+conformance!(
+    quadtree_through_bytes_f64,
+    f64,
+    |world| {
+        crate::bytes::ThroughBytes::new(
+            spatix::Quadtree::with_config(
+                world,
+                spatix::TreeConfig {
+                    max_elements: 1,
+                    max_depth: 4,
+                },
+            )
+            .unwrap(),
         )
-        .unwrap(),
-    )
-});
-conformance!(loose_quadtree_through_bytes_f32, f32, |world| {
-    crate::bytes::ThroughBytes::new(spatix::LooseQuadtree::for_element_size(world, 1.0).unwrap())
-});
-conformance!(mxcif_through_bytes_f64, f64, |world| {
-    crate::bytes::ThroughBytes::new(
-        spatix::MxCifQuadtree::with_config(
-            world,
-            spatix::TreeConfig {
-                max_elements: 1,
-                max_depth: 4,
-            },
+    },
+    no_adversarial
+);
+conformance!(
+    loose_quadtree_through_bytes_f32,
+    f32,
+    |world| {
+        crate::bytes::ThroughBytes::new(
+            spatix::LooseQuadtree::for_element_size(world, 1.0).unwrap(),
         )
-        .unwrap(),
-    )
-});
+    },
+    no_adversarial
+);
+conformance!(
+    mxcif_through_bytes_f64,
+    f64,
+    |world| {
+        crate::bytes::ThroughBytes::new(
+            spatix::MxCifQuadtree::with_config(
+                world,
+                spatix::TreeConfig {
+                    max_elements: 1,
+                    max_depth: 4,
+                },
+            )
+            .unwrap(),
+        )
+    },
+    no_adversarial
+);
 
-conformance!(sweep_through_bytes_f32, f32, |world| {
-    crate::bytes::ThroughBytes::new(spatix::SweepGrid::new(world, world.size().y / 16.0).unwrap())
-});
-conformance!(layered_static_through_bytes_f64, f64, |world| {
-    crate::bytes::ThroughBytes::new(crate::layered::ThirdStatic(
-        spatix::Layered::new(world, world.size().x / 64.0).unwrap(),
-    ))
-});
+conformance!(
+    sweep_through_bytes_f32,
+    f32,
+    |world| {
+        crate::bytes::ThroughBytes::new(
+            spatix::SweepGrid::new(world, world.size().y / 16.0).unwrap(),
+        )
+    },
+    no_adversarial
+);
+conformance!(
+    layered_static_through_bytes_f64,
+    f64,
+    |world| {
+        crate::bytes::ThroughBytes::new(crate::layered::ThirdStatic(
+            spatix::Layered::new(world, world.size().x / 64.0).unwrap(),
+        ))
+    },
+    no_adversarial
+);
