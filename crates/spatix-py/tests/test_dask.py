@@ -104,9 +104,9 @@ def check_knn_join(left, right, k, lnames=None, rnames=None, **kwargs):
     return got
 
 
-@pytest.mark.parametrize("tiles", [None, 1, 7, 64])
-def test_box_join_uniform(client, rng, tiles):
-    check_box_join(random_boxes(rng, 1500), random_boxes(rng, 1200), tiles=tiles)
+@pytest.mark.parametrize("tiles, broadcast", [(None, None), (None, False), (1, None), (7, None), (64, None)])
+def test_box_join_uniform(client, rng, tiles, broadcast):
+    check_box_join(random_boxes(rng, 1500), random_boxes(rng, 1200), tiles=tiles, broadcast=broadcast)
 
 
 def test_box_join_clustered_with_labels(client, rng):
@@ -156,17 +156,21 @@ def test_box_join_empty_partitions_and_sides(client, rng):
         out = sd.box_join(frame, box_frame(right, 2), tiles=9).compute()
         names = np.nonzero(mask)[0]
         np.testing.assert_array_equal(as_sorted(out), brute_pairs(source[mask], right, names, np.arange(len(right))))
-    check_box_join(np.empty((0, 4)), right, npartitions_in=(1, 2))
-    check_box_join(left, np.empty((0, 4)), npartitions_in=(2, 1))
+    for broadcast in (False, True):
+        check_box_join(np.empty((0, 4)), right, npartitions_in=(1, 2), broadcast=broadcast)
+        check_box_join(left, np.empty((0, 4)), npartitions_in=(2, 1), broadcast=broadcast)
 
 
 def test_box_join_columns_and_float32(client, rng):
     left = random_boxes(rng, 300).astype(np.float32)
     right = random_boxes(rng, 300)
     lframe = dd.from_pandas(pd.DataFrame(left, columns=["a", "b", "c", "d"]), npartitions=2)
-    out = sd.box_join(lframe, box_frame(right, 2), columns=["a", "b", "c", "d"], right_columns=COLS).compute()
     expected = brute_pairs(left.astype(np.float64), right, np.arange(300), np.arange(300))
-    np.testing.assert_array_equal(as_sorted(out), expected)
+    for broadcast in (False, True):
+        out = sd.box_join(
+            lframe, box_frame(right, 2), columns=["a", "b", "c", "d"], right_columns=COLS, broadcast=broadcast
+        ).compute()
+        np.testing.assert_array_equal(as_sorted(out), expected)
     with pytest.raises(ValueError, match="no column 'min_x'"):
         sd.box_join(lframe, box_frame(right, 2))
 
@@ -186,9 +190,9 @@ def test_box_join_bad_rows_name_the_users_row(client, rng, bad, message):
 
 
 @pytest.mark.parametrize("k", [1, 5])
-@pytest.mark.parametrize("tiles", [None, 1, 16])
-def test_knn_join_uniform(client, rng, k, tiles):
-    check_knn_join(rng.uniform(0, 100, (700, 2)), rng.uniform(0, 100, (900, 2)), k, tiles=tiles)
+@pytest.mark.parametrize("tiles, broadcast", [(None, None), (None, False), (1, None), (16, None)])
+def test_knn_join_uniform(client, rng, k, tiles, broadcast):
+    check_knn_join(rng.uniform(0, 100, (700, 2)), rng.uniform(0, 100, (900, 2)), k, tiles=tiles, broadcast=broadcast)
 
 
 def test_knn_join_clustered_and_outliers(client, rng):
@@ -239,8 +243,9 @@ def test_knn_join_small_sample_and_few_right_points(client, rng):
     check_knn_join(left, rng.uniform(0, 100, (400, 2)), 6, tiles=16, sample_size=1)
     check_knn_join(left, rng.uniform(0, 100, (400, 2)), 6, tiles=16, halo=0.0)
     check_knn_join(left, rng.uniform(0, 100, (5, 2)), 8, tiles=4, npartitions_in=(3, 2))
-    check_knn_join(left, np.empty((0, 2)), 3, npartitions_in=(3, 1))
-    check_knn_join(np.empty((0, 2)), left, 3, npartitions_in=(1, 2))
+    for broadcast in (False, True):
+        check_knn_join(left, np.empty((0, 2)), 3, npartitions_in=(3, 1), broadcast=broadcast)
+        check_knn_join(np.empty((0, 2)), left, 3, npartitions_in=(1, 2), broadcast=broadcast)
 
 
 def test_knn_join_empty_partitions(client, rng):
@@ -269,6 +274,127 @@ def test_knn_join_bad_rows_and_arguments(client, rng):
         sd.knn_join(good, good, 0)
     with pytest.raises(ValueError, match="no column 'x'"):
         sd.knn_join(good, good.rename(columns={"x": "lon"}), 1)
+
+
+def both_paths(join, left, right, *args, **kwargs):
+    """The join computed on the tiled and the broadcast path (forced), after checking that
+    both give the same columns and dtypes."""
+    tiled = join(left, right, *args, broadcast=False, **kwargs).compute()
+    broadcast = join(left, right, *args, broadcast=True, **kwargs).compute()
+    assert list(tiled.columns) == list(broadcast.columns)
+    assert tiled.dtypes.to_dict() == broadcast.dtypes.to_dict()
+    return tiled, broadcast
+
+
+def knn_rows(out):
+    return sorted(zip(out.left_index.tolist(), out.right_index.tolist(), out.distance.tolist(), out["rank"].tolist()))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_broadcast_and_tiled_box_join_agree(client, rng, dtype):
+    centres = rng.uniform(0, 100, (4, 2))
+    left = np.vstack([random_boxes(rng, 1000), *[random_boxes(rng, 300, spread=(*c - 3, *c + 3)) for c in centres]])
+    right = np.vstack([random_boxes(rng, 800, half=(0, 3)), [[0.0, 0.0, 100.0, 100.0], [40.0, 40.0, 40.0, 40.0]]])
+    lnames = rng.permutation(len(left)) * 3 + 7
+    rnames = rng.permutation(len(right)) - 500
+    lframe = box_frame(left.astype(dtype), 5, lnames)
+    rframe = box_frame(right.astype(dtype), 3, rnames)
+    tiled, broadcast = both_paths(sd.box_join, lframe, rframe, tiles=16)
+    np.testing.assert_array_equal(as_sorted(broadcast), as_sorted(tiled))
+    cast = left.astype(dtype).astype(np.float64), right.astype(dtype).astype(np.float64)
+    np.testing.assert_array_equal(as_sorted(broadcast), brute_pairs(*cast, lnames, rnames))
+    assert broadcast.dtypes.to_dict() == {"left_index": np.dtype(np.int64), "right_index": np.dtype(np.int64)}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("k", [1, 6])
+def test_broadcast_and_tiled_knn_join_agree(client, rng, dtype, k):
+    """Clustered points, outliers and a grid full of equal distances: the same rows, to the
+    bit, from the broadcast KdTree as from the tiles and their second round."""
+    centres = rng.uniform(0, 1000, (4, 2))
+    g = np.arange(0.0, 101.0, 5.0)
+    grid = np.array([(x, y) for x in g for y in g])
+    right = np.vstack([grid, *[c + rng.normal(0, 3, (150, 2)) for c in centres], rng.uniform(-4000, 4000, (8, 2))])
+    left = np.vstack([grid[::7] + 2.5, *[c + rng.normal(0, 6, (120, 2)) for c in centres], rng.uniform(-9000, 9000, (30, 2))])
+    rnames = rng.permutation(len(right))[::-1] * 2
+    lframe = point_frame(left.astype(dtype), 4)
+    rframe = point_frame(right.astype(dtype), 3, rnames)
+    tiled, broadcast = both_paths(sd.knn_join, lframe, rframe, k, tiles=16)
+    assert knn_rows(broadcast) == knn_rows(tiled)
+    assert len(broadcast) == k * len(left)
+    cast = left.astype(dtype).astype(np.float64), right.astype(dtype).astype(np.float64)
+    expected = sorted((i, b, c, d) for i, b, c, d in brute_knn(*cast, k, rnames))
+    assert knn_rows(broadcast) == expected
+
+
+def test_broadcast_empty_sides_and_partitions(client, rng):
+    """The right side empty, and left partitions left empty by a filter, on both paths."""
+    boxes = random_boxes(rng, 900)
+    boxes = boxes[np.argsort(boxes[:, 0])]
+    lframe = box_frame(boxes, 6)
+    lframe = lframe[lframe["min_x"] > 70]  # sorted: the first partitions empty
+    right = box_frame(random_boxes(rng, 400), 2)
+    tiled, broadcast = both_paths(sd.box_join, lframe, right)
+    assert len(broadcast) > 0
+    np.testing.assert_array_equal(as_sorted(broadcast), as_sorted(tiled))
+    nothing = box_frame(np.empty((0, 4)), 1)
+    for out in both_paths(sd.box_join, lframe, nothing) + both_paths(sd.box_join, nothing, right):
+        assert len(out) == 0 and list(out.columns) == ["left_index", "right_index"]
+    points = rng.uniform(0, 100, (800, 2))
+    points = points[np.argsort(points[:, 0])]
+    pframe = point_frame(points, 8)
+    pframe = pframe[pframe["x"] > 70]
+    rpoints = point_frame(rng.uniform(0, 100, (300, 2)), 2)
+    tiled, broadcast = both_paths(sd.knn_join, pframe, rpoints, 3)
+    assert len(broadcast) == 3 * int((points[:, 0] > 70).sum())
+    assert knn_rows(broadcast) == knn_rows(tiled)
+    for out in both_paths(sd.knn_join, pframe, point_frame(np.empty((0, 2)), 1), 3):
+        assert len(out) == 0 and list(out.columns) == ["left_index", "right_index", "distance", "rank"]
+
+
+def test_broadcast_flags_choose_the_path(client, rng):
+    """The broadcast path keeps ``left``'s 3 partitions; the tiled one has ``npartitions``
+    (``knn_join`` one more: its second round)."""
+    left, right = box_frame(random_boxes(rng, 300), 3), box_frame(random_boxes(rng, 200), 2)
+    lpoints, rpoints = point_frame(rng.uniform(0, 100, (300, 2)), 3), point_frame(rng.uniform(0, 100, (200, 2)), 2)
+    for join, args, tiled in [(sd.box_join, (left, right), 5), (sd.knn_join, (lpoints, rpoints, 2), 6)]:
+        paths = {
+            (): 3,  # 200 right rows, under the default limit
+            (("broadcast_rows", 200),): 3,
+            (("broadcast_rows", 199),): tiled,
+            (("broadcast", True), ("broadcast_rows", 0)): 3,
+            (("broadcast", False),): tiled,
+            (("tiles", 4),): tiled,
+            (("tiles", 4), ("broadcast", True)): 3,
+        }
+        outs = []
+        for options, npartitions in paths.items():
+            out = join(*args, npartitions=5, **dict(options))
+            assert out.npartitions == npartitions, options
+            outs.append(out.compute())
+        assert len({len(o) for o in outs}) == 1
+        with pytest.raises(ValueError, match="broadcast_rows must be"):
+            join(*args, broadcast_rows=-1)
+    assert sd.knn_join(lpoints, rpoints, 2, halo=1.0, npartitions=5).npartitions == 6
+
+
+def test_broadcast_builds_once_and_checks_rows(rng, monkeypatch):
+    """One index build per join, whatever the number of left partitions (counted on the
+    in-process scheduler), and bad rows named as on the tiled path."""
+    built = []
+    for name in ("PackedIndex", "KdTree"):
+        real = getattr(sd, name)
+        monkeypatch.setattr(sd, name, lambda data, real=real: built.append(len(data)) or real(data))
+    with dask.config.set({"scheduler": "sync"}):
+        sd.box_join(box_frame(random_boxes(rng, 500), 7), box_frame(random_boxes(rng, 300), 3)).compute()
+        sd.knn_join(point_frame(rng.uniform(0, 1, (500, 2)), 7), point_frame(rng.uniform(0, 1, (300, 2)), 3), 2).compute()
+    assert built == [300, 300]
+    boxes = random_boxes(rng, 400)
+    boxes[123] = [3.0, 0.0, 1.0, 1.0]
+    good = box_frame(random_boxes(rng, 50), 2)
+    for left, right, side in [(box_frame(boxes, 4), good, "left"), (good, box_frame(boxes, 4), "right")]:
+        with pytest.raises(ValueError, match=f"{side}: row with index 123: .*min > max"):
+            sd.box_join(left, right, broadcast=True).compute()
 
 
 def unaligned(values):

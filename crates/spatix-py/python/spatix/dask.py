@@ -7,13 +7,24 @@
 * :func:`knn_join` -- for every point of ``left``, its ``k`` nearest points of ``right``:
   ``(left_index, right_index, distance, rank)``.
 
-Both cut the plane into :class:`Tiles` (half-open rectangles chosen from a sample, or
-given), send each row to the tiles it needs (a shuffle on the tile number), and run spatix
-(:class:`spatix.PackedIndex` / :class:`spatix.KdTree`, the GIL released) once per tile.
-Indices in the results are the DataFrames' index labels. Both return lazy Dask DataFrames;
-``.compute()`` runs them on whatever scheduler is active (a ``distributed.Client``, for a
-cluster). Only the sample is computed at call time (a few rows of every partition; for
-``knn_join`` also the length of ``right``), unless ``box_join`` is given its tiles.
+Each takes one of two paths, and both give the same rows:
+
+* **broadcast**, when ``right`` is small (at most ``broadcast_rows`` rows, default
+  1,000,000): the right side's index (:class:`spatix.PackedIndex` / :class:`spatix.KdTree`)
+  is built once, in one task, and every partition of ``left`` is answered against it where
+  it lies. No shuffle, no tiles; the built index travels to each worker once, as its byte
+  form (loading it copies arrays, it does not rebuild).
+* **tiled**, when both sides are large: the plane is cut into :class:`Tiles` (half-open
+  rectangles chosen from a sample, or given), each row is sent to the tiles it needs (a
+  shuffle on the tile number), and spatix runs once per tile.
+
+spatix releases the GIL in both. Indices in the results are the DataFrames' index labels.
+Both return lazy Dask DataFrames; ``.compute()`` runs them on whatever scheduler is active
+(a ``distributed.Client``, for a cluster). What is computed at call time: to choose the
+path, the length of ``right`` and its sample, in one pass over ``right`` (not when
+``broadcast`` is given, nor when ``tiles`` or ``halo`` is, which asks for the tiled path);
+for the tiled path, a sample of a few rows of every partition of both sides (unless
+``box_join`` is given its tiles) and, for ``knn_join``, the length of ``right``.
 
 Example
 -------
@@ -31,11 +42,13 @@ Example
 from __future__ import annotations
 
 import math
+from typing import Any, Sequence
 
 import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
+from dask.delayed import Delayed
 
 from ._spatix import KdTree, PackedIndex
 
@@ -52,6 +65,8 @@ TILES_PER_PARTITION = 4
 # complete: a query that is not proven is answered again by the exact fallback, so too
 # much slack costs time, never correctness.
 SLACK = 1e-9
+# The broadcast path's default limit on the rows of ``right`` (see ``box_join``).
+BROADCAST_ROWS = 1_000_000
 
 
 class Tiles:
@@ -383,20 +398,113 @@ def _tile_count(tiles, left, right):
     return int(tiles)
 
 
+def _choose_broadcast(
+    broadcast: bool | None, broadcast_rows: int, tiled: bool, right: dd.DataFrame, sample_size: int
+) -> tuple[bool, np.ndarray | None, int | None]:
+    """Whether to take the broadcast path, with ``right``'s sample and length when they were
+    computed to decide (else ``None``): ``broadcast`` when given; else the tiled path when
+    ``tiled`` (the caller gave tiles or a halo); else whether ``right`` has at most
+    ``broadcast_rows`` rows, its length and sample computed in one pass."""
+    if int(broadcast_rows) < 0:
+        raise ValueError(f"broadcast_rows must be >= 0, got {broadcast_rows!r}")
+    if broadcast is not None:
+        return bool(broadcast), None, None
+    if tiled:
+        return False, None, None
+    sample, length = _sample([right], sample_size, right.shape[0])
+    return int(length) <= int(broadcast_rows), sample, int(length)
+
+
+def _whole_right(parts: list[pd.DataFrame], boxes: bool) -> tuple[np.ndarray, np.ndarray]:
+    """All of ``right``'s rows (its partitions in order) as one aligned float64 array, and
+    their index labels."""
+    right = pd.concat(parts)
+    values = _aligned(right.to_numpy(dtype=np.float64))
+    _check_rows(values, right.index, "right", boxes=boxes)
+    return values, right.index.to_numpy()
+
+
+def _pack_right(parts: list[pd.DataFrame]) -> tuple[PackedIndex | None, np.ndarray]:
+    """The broadcast ``box_join``'s one build: a PackedIndex of every right box (``None``
+    for no boxes), and the boxes' index labels by position."""
+    boxes, labels = _whole_right(parts, boxes=True)
+    return (PackedIndex(boxes) if len(boxes) else None), labels
+
+
+def _query_packed(
+    df: pd.DataFrame, packed: tuple[PackedIndex | None, np.ndarray], meta: pd.DataFrame
+) -> pd.DataFrame:
+    """The broadcast ``box_join`` of one left partition: its boxes as windows on the right
+    side's PackedIndex (closed boxes, as the tiled path's pairs)."""
+    index, right_labels = packed
+    values = df.to_numpy(dtype=np.float64)
+    _check_rows(values, df.index, "left", boxes=True)
+    if index is None or len(values) == 0:
+        return meta
+    li, ri = index.query(_aligned(values))
+    return pd.DataFrame(
+        {
+            "left_index": pd.Series(df.index.to_numpy()[li]).astype(meta["left_index"].dtype),
+            "right_index": pd.Series(right_labels[ri]).astype(meta["right_index"].dtype),
+        }
+    )
+
+
+def _tree_right(parts: list[pd.DataFrame]) -> tuple[KdTree | None, np.ndarray, np.ndarray]:
+    """The broadcast ``knn_join``'s one build: a KdTree of every right point (``None`` for
+    no points), the points, and their index labels by position."""
+    points, labels = _whole_right(parts, boxes=False)
+    return (KdTree(points) if len(points) else None), points, labels
+
+
+def _query_tree(
+    df: pd.DataFrame,
+    built: tuple[KdTree | None, np.ndarray, np.ndarray],
+    k: int,
+    meta: pd.DataFrame,
+    workers: int,
+) -> pd.DataFrame:
+    """The broadcast ``knn_join`` of one left partition: each point's ``k`` nearest of all
+    right points, by (distance, right index), from the right side's KdTree."""
+    tree, points, right_labels = built
+    values = df.to_numpy(dtype=np.float64)
+    _check_rows(values, df.index, "left", boxes=False)
+    query, pos, dist, rank = _nearest(points, right_labels, values, k, workers, tree)
+    frame = pd.DataFrame(
+        {
+            "left_index": df.index.to_numpy()[query],
+            "right_index": right_labels[pos],
+            "distance": dist,
+            "rank": rank,
+        }
+    )
+    return _cast([frame], meta)
+
+
 def box_join(
-    left,
-    right,
+    left: dd.DataFrame,
+    right: dd.DataFrame,
     *,
-    columns=BOX_COLUMNS,
-    right_columns=None,
-    tiles=None,
-    npartitions=None,
-    sample_size=SAMPLE_ROWS,
-    shuffle_method=None,
-):
+    columns: Sequence[str] = BOX_COLUMNS,
+    right_columns: Sequence[str] | None = None,
+    tiles: Tiles | int | None = None,
+    npartitions: int | None = None,
+    sample_size: int = SAMPLE_ROWS,
+    shuffle_method: str | None = None,
+    broadcast: bool | None = None,
+    broadcast_rows: int = BROADCAST_ROWS,
+) -> dd.DataFrame:
     """Every pair of intersecting boxes between two Dask DataFrames.
 
     Boxes are closed: boxes that only touch intersect. Each pair appears exactly once.
+
+    The broadcast path (``right`` small) builds one PackedIndex of all of ``right`` in one
+    task and queries each left partition's boxes against it: one build, no shuffle, and the
+    result has ``left``'s partitions. The tiled path (both sides large) shuffles both sides
+    to tiles and joins each tile with one PackedIndex of both sides' boxes there. Which is
+    taken: ``broadcast`` when given; else the tiled path when ``tiles`` is given; else the
+    broadcast path when ``right`` has at most ``broadcast_rows`` rows, which computes the
+    length of ``right`` (and its sample, for the tiled path) at call time, in one pass.
 
     Parameters
     ----------
@@ -415,18 +523,26 @@ def box_join(
         Sample rows (of each side) that place the tiles.
     shuffle_method : str, optional
         Passed to ``DataFrame.shuffle`` (``"p2p"``, ``"tasks"``, ...); default Dask's choice.
+    broadcast : bool, optional
+        ``True`` for the broadcast path, ``False`` for the tiled path; default by size, as
+        above. ``tiles``, ``npartitions``, ``sample_size`` and ``shuffle_method`` are the
+        tiled path's, unused by the broadcast path.
+    broadcast_rows : int, default 1000000
+        The most rows of ``right`` that the default broadcasts: its index is built in one
+        task, and held by every worker that answers a left partition.
 
     Returns
     -------
     dask.dataframe.DataFrame
         Columns ``left_index`` and ``right_index``: the index labels of each pair, with the
-        inputs' index dtypes. No particular order.
+        inputs' index dtypes. No particular order. Both paths give the same rows.
 
     Raises
     ------
     ValueError
         When computed, for a box with a NaN or infinite coordinate or min > max (the message
-        names the row by its index label); at once for a missing column.
+        names the row by its index label); at once for a missing column, a bad ``tiles``
+        or ``broadcast_rows < 0``.
 
     Examples
     --------
@@ -441,13 +557,20 @@ def box_join(
     lcols = _columns(left, columns, "left")
     rcols = _columns(right, columns if right_columns is None else right_columns, "right")
     count = _tile_count(tiles, left, right)
+    meta = _pairs_meta(left.index.dtype, right.index.dtype)
+    chosen, rsample, _ = _choose_broadcast(broadcast, broadcast_rows, tiles is not None, rcols, sample_size)
+    if chosen:
+        packed: Delayed = dask.delayed(_pack_right)(rcols.to_delayed())
+        return lcols.map_partitions(_query_packed, packed, meta, meta=meta)
     if count is not None:
-        samples = _sample([lcols, rcols], sample_size)
-        centres = np.vstack([(s[:, :2] + s[:, 2:]) / 2 for s in samples])
+        if rsample is None:
+            lsample, rsample = _sample([lcols, rcols], sample_size)
+        else:
+            (lsample,) = _sample([lcols], sample_size)
+        centres = np.vstack([(s[:, :2] + s[:, 2:]) / 2 for s in (lsample, rsample)])
         tiles = Tiles.from_sample(centres, count)
     routed = _route(lcols, rcols, _route_boxes, BOX_COLUMNS, tiles)
     parts = npartitions or max(left.npartitions, right.npartitions)
-    meta = _pairs_meta(left.index.dtype, right.index.dtype)
     shuffled = routed.shuffle(on="tile", npartitions=parts, shuffle_method=shuffle_method)
     return shuffled.map_partitions(_join_boxes, tiles, meta, meta=meta)
 
@@ -464,9 +587,17 @@ def _aligned(values):
     return np.require(values, dtype=np.float64, requirements=["C", "A"])
 
 
-def _nearest(points, labels, queries, k, workers):
+def _nearest(
+    points: np.ndarray,
+    labels: np.ndarray,
+    queries: np.ndarray,
+    k: int,
+    workers: int,
+    tree: KdTree | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The ``k`` nearest of ``points`` to each query, ordered by (distance, label):
     ``(query, position, distance, rank)`` flat arrays, ``min(k, len(points))`` per query.
+    ``tree`` is a KdTree of ``points`` already built (the broadcast path's), else one is.
 
     Distances are numpy's ``sqrt(dx * dx + dy * dy)`` in float64; the kd-tree finds
     candidates, and a query is asked again with more neighbours until the last candidate
@@ -478,7 +609,7 @@ def _nearest(points, labels, queries, k, workers):
     if k == 0 or m == 0:
         empty = np.empty(0, dtype=np.int64)
         return empty, empty, np.empty(0), empty
-    tree = KdTree(points)
+    tree = KdTree(points) if tree is None else tree
     chosen = np.empty((m, k), dtype=np.int64)
     dist = np.empty((m, k))
     todo = np.arange(m)
@@ -652,24 +783,35 @@ def _halo(tiles, left_sample, right_sample, right_len, k):
 
 
 def knn_join(
-    left,
-    right,
-    k=1,
+    left: dd.DataFrame,
+    right: dd.DataFrame,
+    k: int = 1,
     *,
-    columns=POINT_COLUMNS,
-    right_columns=None,
-    tiles=None,
-    npartitions=None,
-    sample_size=SAMPLE_ROWS,
-    halo=None,
-    shuffle_method=None,
-    workers=1,
-):
+    columns: Sequence[str] = POINT_COLUMNS,
+    right_columns: Sequence[str] | None = None,
+    tiles: Tiles | int | None = None,
+    npartitions: int | None = None,
+    sample_size: int = SAMPLE_ROWS,
+    halo: float | None = None,
+    shuffle_method: str | None = None,
+    workers: int = 1,
+    broadcast: bool | None = None,
+    broadcast_rows: int = BROADCAST_ROWS,
+) -> dd.DataFrame:
     """For every point of ``left``, its ``k`` nearest points of ``right``, exactly.
 
     Distances are Euclidean, computed in float64 as ``sqrt(dx * dx + dy * dy)``. Ties are
     broken by the right index label: the neighbours of a point are the first ``k`` right
     points in (distance, right index) order, ranked 1 to ``k``.
+
+    The broadcast path (``right`` small) builds one KdTree of all of ``right`` in one task
+    and asks it for each left partition's points: one build, no shuffle, no halo or second
+    round, and the result has ``left``'s partitions. The tiled path (both sides large)
+    shuffles the left points to tiles and the right points to the tiles grown by a halo,
+    and answers again, against every partition of ``right``, the queries a tile cannot
+    prove. Which is taken: ``broadcast`` when given; else the tiled path when ``tiles`` or
+    ``halo`` is given; else the broadcast path when ``right`` has at most
+    ``broadcast_rows`` rows (its length and sample are computed at call time either way).
 
     Parameters
     ----------
@@ -686,19 +828,24 @@ def knn_join(
         per tile, from the sample). Queries whose k-th neighbour may lie beyond it are
         answered again exactly, so it changes the time, not the answer.
     workers : int, default 1
-        spatix threads per tile query.
+        spatix threads per tile (or, broadcast, per left partition) query.
+    broadcast, broadcast_rows
+        As for :func:`box_join`; ``tiles``, ``npartitions``, ``sample_size``, ``halo`` and
+        ``shuffle_method`` are the tiled path's, unused by the broadcast path.
 
     Returns
     -------
     dask.dataframe.DataFrame
         Columns ``left_index``, ``right_index`` (index labels, with the inputs' dtypes),
         ``distance`` (float64) and ``rank`` (1 for the nearest). No particular row order.
+        Both paths give the same rows.
 
     Raises
     ------
     ValueError
         When computed, for a point with a NaN or infinite coordinate (the message names the
-        row by its index label); at once for a missing column or ``k < 1``.
+        row by its index label); at once for a missing column, ``k < 1``, a bad ``tiles``
+        or ``halo``, or ``broadcast_rows < 0``.
 
     Examples
     --------
@@ -718,7 +865,16 @@ def knn_join(
     lcols = _columns(left, columns, "left")
     rcols = _columns(right, columns if right_columns is None else right_columns, "right")
     count = _tile_count(tiles, left, right)
-    lsample, rsample, right_len = _sample([lcols, rcols], sample_size, rcols.shape[0])
+    meta = _knn_meta(left.index.dtype, right.index.dtype, retry=False)
+    given = tiles is not None or halo is not None
+    chosen, rsample, right_len = _choose_broadcast(broadcast, broadcast_rows, given, rcols, sample_size)
+    if chosen:
+        built: Delayed = dask.delayed(_tree_right)(rcols.to_delayed())
+        return lcols.map_partitions(_query_tree, built, k, meta, workers, meta=meta)
+    if rsample is None:
+        lsample, rsample, right_len = _sample([lcols, rcols], sample_size, rcols.shape[0])
+    else:
+        (lsample,) = _sample([lcols], sample_size)
     if count is not None:
         tiles = Tiles.from_sample(np.vstack([lsample, rsample]), count)
     if halo is None:
@@ -730,7 +886,6 @@ def knn_join(
     grown = tiles.grown(halo)
     routed = _route(lcols, rcols, _route_points, POINT_COLUMNS, tiles, halo)
     parts = npartitions or max(left.npartitions, right.npartitions)
-    meta = _knn_meta(left.index.dtype, right.index.dtype, retry=False)
     retry_meta = _knn_meta(left.index.dtype, right.index.dtype, retry=True)
     first = routed.shuffle(on="tile", npartitions=parts, shuffle_method=shuffle_method).map_partitions(
         _knn_tiles, grown, k, retry_meta, workers, meta=retry_meta
