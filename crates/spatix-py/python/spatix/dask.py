@@ -1,4 +1,4 @@
-"""Spatial joins of Dask DataFrames, with spatix doing the work in every tile.
+"""Spatial joins of Dask DataFrames, with spatix doing the work in every partition or tile.
 
 ``pip install "spatix[dask]"`` brings ``dask[dataframe]`` and ``distributed``.
 
@@ -12,8 +12,10 @@ Each takes one of two paths, and both give the same rows:
 * **broadcast**, when ``right`` is small (at most ``broadcast_rows`` rows, default
   1,000,000): the right side's index (:class:`spatix.PackedIndex` / :class:`spatix.KdTree`)
   is built once, in one task, and every partition of ``left`` is answered against it where
-  it lies. No shuffle, no tiles; the built index travels to each worker once, as its byte
-  form (loading it copies arrays, it does not rebuild).
+  it lies. No shuffle, no tiles. The index is a ``dask.delayed`` result that every
+  partition's task takes as an argument: the threaded scheduler shares it, and a
+  ``distributed`` cluster sends it to each worker once, pickled as its byte form (loading
+  it copies arrays, it does not rebuild).
 * **tiled**, when both sides are large: the plane is cut into :class:`Tiles` (half-open
   rectangles chosen from a sample, or given), each row is sent to the tiles it needs (a
   shuffle on the tile number), and spatix runs once per tile.
@@ -42,11 +44,12 @@ Example
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import dask
 import dask.dataframe as dd
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from dask.delayed import Delayed
 
@@ -88,7 +91,7 @@ class Tiles:
     [0, 3]
     """
 
-    def __init__(self, nodes, bounds):
+    def __init__(self, nodes: Sequence[tuple[int, float, int, int]], bounds: npt.ArrayLike) -> None:
         # One row per cut: axis, cut, below, above; a child >= 0 is a cut's row, < 0 the
         # tile ~child. No rows: one tile, the whole plane.
         self._axis = np.array([n[0] for n in nodes], dtype=np.int64)
@@ -98,7 +101,7 @@ class Tiles:
         self.bounds = np.asarray(bounds, dtype=np.float64).reshape(-1, 4)
 
     @classmethod
-    def grid(cls, x_edges, y_edges):
+    def grid(cls, x_edges: npt.ArrayLike, y_edges: npt.ArrayLike) -> Tiles:
         """The grid cut at the strictly increasing, finite ``x_edges`` and ``y_edges``:
         ``(len(x_edges) + 1) * (len(y_edges) + 1)`` tiles, row by row from the lower left.
 
@@ -113,9 +116,9 @@ class Tiles:
         bx = np.concatenate([[-np.inf], xs, [np.inf]])
         by = np.concatenate([[-np.inf], ys, [np.inf]])
         columns = len(bx) - 1
-        nodes = []
+        nodes: list[Any] = []
 
-        def build(ix0, ix1, iy0, iy1):
+        def build(ix0: int, ix1: int, iy0: int, iy1: int) -> int:
             # Columns ix0..ix1 and rows iy0..iy1 (exclusive ends): cut the longer run.
             if ix1 - ix0 == 1 and iy1 - iy0 == 1:
                 return ~(iy0 * columns + ix0)
@@ -130,12 +133,11 @@ class Tiles:
             return row
 
         build(0, columns, 0, len(by) - 1)
-        gy, gx = np.meshgrid(np.arange(len(by) - 1), np.arange(columns), indexing="ij")
-        gx, gy = gx.ravel(), gy.ravel()
+        gy, gx = (g.ravel() for g in np.meshgrid(np.arange(len(by) - 1), np.arange(columns), indexing="ij"))
         return cls(nodes, np.column_stack([bx[gx], by[gy], bx[gx + 1], by[gy + 1]]))
 
     @classmethod
-    def from_sample(cls, points, count):
+    def from_sample(cls, points: npt.ArrayLike, count: int) -> Tiles:
         """About ``count`` tiles (rounded up to a power of two, fewer where the sample
         cannot be split) holding equal shares of the ``(n, 2)`` sample ``points``: each tile
         is cut at the median of its points along their wider spread. Non-finite sample rows
@@ -152,9 +154,10 @@ class Tiles:
         points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
         points = points[np.isfinite(points).all(axis=1)]
         depth = max(0, math.ceil(math.log2(max(1, int(count)))))
-        nodes, bounds = [], []
+        nodes: list[Any] = []
+        bounds: list[np.ndarray] = []
 
-        def build(inside, box, level):
+        def build(inside: np.ndarray, box: np.ndarray, level: int) -> int:
             if level < depth and len(inside) >= 2:
                 axis = int(np.ptp(inside[:, 1]) > np.ptp(inside[:, 0]))
                 cut = float(np.median(inside[:, axis]))
@@ -178,13 +181,13 @@ class Tiles:
         build(points, np.array([-np.inf, -np.inf, np.inf, np.inf]), 0)
         return cls(nodes, np.array(bounds))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.bounds)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Tiles(<{len(self)} tiles>)"
 
-    def locate(self, points):
+    def locate(self, points: npt.ArrayLike) -> np.ndarray:
         """The tile holding each of the ``(n, 2)`` finite points (exactly one each)."""
         points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
         out = np.zeros(len(points), dtype=np.int64)
@@ -200,7 +203,7 @@ class Tiles:
             rows, node = rows[~leaf], child[~leaf]
         return out
 
-    def overlapping(self, boxes, closed=False):
+    def overlapping(self, boxes: npt.ArrayLike, closed: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """``(row, tile)`` of every tile each of the ``(n, 4)`` closed boxes overlaps;
         with ``closed``, of every closed tile each box touches (a superset)."""
         boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
@@ -233,21 +236,21 @@ class Tiles:
             rows, node = rows[~leaf], child[~leaf]
         return np.concatenate(found_rows), np.concatenate(found_tiles)
 
-    def grown(self, halo):
+    def grown(self, halo: npt.ArrayLike) -> np.ndarray:
         """The tiles' bounds grown by ``halo`` (one value, or one per tile) on every side,
         as an ``(n, 4)`` array of closed rectangles."""
         halo = np.broadcast_to(np.asarray(halo, dtype=np.float64), (len(self),))
         return self.bounds + np.column_stack([-halo, -halo, halo, halo])
 
 
-def _edges(values, name):
+def _edges(values: npt.ArrayLike, name: str) -> np.ndarray:
     edges = np.asarray(values, dtype=np.float64).ravel()
     if not np.all(np.isfinite(edges)) or np.any(np.diff(edges) <= 0):
         raise ValueError(f"{name} must be finite and strictly increasing")
     return edges
 
 
-def _check_rows(values, labels, what, boxes):
+def _check_rows(values: np.ndarray, labels: pd.Index, what: str, boxes: bool) -> None:
     """Raises ``ValueError`` naming the first row (by its index label) with a NaN or
     infinite coordinate, or with min > max for boxes."""
     bad = ~np.isfinite(values).all(axis=1)
@@ -262,7 +265,7 @@ def _check_rows(values, labels, what, boxes):
         )
 
 
-def _columns(df, columns, what):
+def _columns(df: dd.DataFrame, columns: Sequence[str], what: str) -> dd.DataFrame:
     columns = list(columns)
     missing = [c for c in columns if c not in df.columns]
     if missing:
@@ -270,14 +273,14 @@ def _columns(df, columns, what):
     return df[columns]
 
 
-def _spread(df, rows):
+def _spread(df: pd.DataFrame, rows: int) -> pd.DataFrame:
     """Up to ``rows`` rows of a partition, spread evenly over it."""
     if len(df) <= rows:
         return df
     return df.iloc[np.linspace(0, len(df) - 1, rows).astype(np.int64)]
 
 
-def _sample(frames, sample_size, *extra):
+def _sample(frames: Sequence[dd.DataFrame], sample_size: int, *extra: Any) -> list[Any]:
     """Evenly spread sample rows of each frame as float64 arrays, and the values of the
     lazy ``extra``, computed together."""
     parts = [
@@ -288,7 +291,7 @@ def _sample(frames, sample_size, *extra):
     return [s.to_numpy(dtype=np.float64) for s in computed[: len(frames)]] + list(computed[len(frames) :])
 
 
-def _routed_meta(index_dtype, names):
+def _routed_meta(index_dtype: Any, names: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "tile": pd.Series([], dtype=np.int64),
@@ -299,7 +302,9 @@ def _routed_meta(index_dtype, names):
     )
 
 
-def _routed(rows, tiles, labels, side, values, names):
+def _routed(
+    rows: np.ndarray, tiles: np.ndarray, labels: np.ndarray, side: int, values: np.ndarray, names: Sequence[str]
+) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
             "tile": tiles.astype(np.int64),
@@ -312,7 +317,9 @@ def _routed(rows, tiles, labels, side, values, names):
     return frame
 
 
-def _route(left, right, route, names, *args):
+def _route(
+    left: dd.DataFrame, right: dd.DataFrame, route: Callable[..., pd.DataFrame], names: Sequence[str], *args: Any
+) -> dd.DataFrame:
     """Both sides' rows sent to their tiles by ``route(partition, *args, side, what)``, as
     one frame (side 0 the left, 1 the right)."""
     return dd.concat(
@@ -323,14 +330,14 @@ def _route(left, right, route, names, *args):
     )
 
 
-def _route_boxes(df, tiles, side, what):
+def _route_boxes(df: pd.DataFrame, tiles: Tiles, side: int, what: str) -> pd.DataFrame:
     values = df.to_numpy(dtype=np.float64)
     _check_rows(values, df.index, what, boxes=True)
     rows, tile = tiles.overlapping(values)
     return _routed(rows, tile, df.index.to_numpy(), side, values, BOX_COLUMNS)
 
 
-def _by_tile(df):
+def _by_tile(df: pd.DataFrame) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
     """``(tile, rows of side 0, rows of side 1)`` for each tile of a shuffled partition."""
     key = df["tile"].to_numpy() * 2 + df["side"].to_numpy()
     if len(key) and key.max() < 2**16:
@@ -338,25 +345,25 @@ def _by_tile(df):
     order = np.argsort(key, kind="stable")
     key = key[order]
     tile = key // 2
-    starts = np.flatnonzero(np.r_[True, tile[1:] != tile[:-1]]) if len(key) else []
+    starts = np.flatnonzero(np.r_[True, tile[1:] != tile[:-1]]) if len(key) else np.empty(0, dtype=np.int64)
     ends = np.r_[starts[1:], len(key)]
     for s, e in zip(starts, ends):
         mid = s + int(np.searchsorted(key[s:e] % 2, 1))
         yield int(tile[s]), order[s:mid], order[mid:e]
 
 
-def _float_columns(df, names):
+def _float_columns(df: pd.DataFrame, names: Sequence[str]) -> np.ndarray:
     """The columns ``names`` of ``df`` as one ``(n, len(names))`` float64 array."""
     return np.column_stack([df[n].to_numpy(dtype=np.float64) for n in names]).reshape(len(df), len(names))
 
 
-def _pairs_meta(left_dtype, right_dtype):
+def _pairs_meta(left_dtype: Any, right_dtype: Any) -> pd.DataFrame:
     return pd.DataFrame(
         {"left_index": pd.Series([], dtype=left_dtype), "right_index": pd.Series([], dtype=right_dtype)}
     )
 
 
-def _join_boxes(df, tiles, meta):
+def _join_boxes(df: pd.DataFrame, tiles: Tiles, meta: pd.DataFrame) -> pd.DataFrame:
     boxes = _float_columns(df, BOX_COLUMNS)
     labels = df["label"].to_numpy()
     lefts, rights = [], []
@@ -388,9 +395,10 @@ def _join_boxes(df, tiles, meta):
     )
 
 
-def _tile_count(tiles, left, right):
+def _tile_count(tiles: Tiles | int | None, left: dd.DataFrame, right: dd.DataFrame) -> int:
+    """How many tiles: a given ``Tiles``' length, else the count asked for or the default."""
     if isinstance(tiles, Tiles):
-        return None
+        return len(tiles)
     if tiles is None:
         return TILES_PER_PARTITION * max(left.npartitions, right.npartitions)
     if int(tiles) < 1:
@@ -400,7 +408,7 @@ def _tile_count(tiles, left, right):
 
 def _choose_broadcast(
     broadcast: bool | None, broadcast_rows: int, tiled: bool, right: dd.DataFrame, sample_size: int
-) -> tuple[bool, np.ndarray | None, int | None]:
+) -> tuple[bool, tuple[np.ndarray, int] | None]:
     """Whether to take the broadcast path, with ``right``'s sample and length when they were
     computed to decide (else ``None``): ``broadcast`` when given; else the tiled path when
     ``tiled`` (the caller gave tiles or a halo); else whether ``right`` has at most
@@ -408,11 +416,11 @@ def _choose_broadcast(
     if int(broadcast_rows) < 0:
         raise ValueError(f"broadcast_rows must be >= 0, got {broadcast_rows!r}")
     if broadcast is not None:
-        return bool(broadcast), None, None
+        return bool(broadcast), None
     if tiled:
-        return False, None, None
+        return False, None
     sample, length = _sample([right], sample_size, right.shape[0])
-    return int(length) <= int(broadcast_rows), sample, int(length)
+    return int(length) <= int(broadcast_rows), (sample, int(length))
 
 
 def _whole_right(parts: list[pd.DataFrame], boxes: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -558,30 +566,32 @@ def box_join(
     rcols = _columns(right, columns if right_columns is None else right_columns, "right")
     count = _tile_count(tiles, left, right)
     meta = _pairs_meta(left.index.dtype, right.index.dtype)
-    chosen, rsample, _ = _choose_broadcast(broadcast, broadcast_rows, tiles is not None, rcols, sample_size)
+    chosen, seen = _choose_broadcast(broadcast, broadcast_rows, tiles is not None, rcols, sample_size)
     if chosen:
         packed: Delayed = dask.delayed(_pack_right)(rcols.to_delayed())
         return lcols.map_partitions(_query_packed, packed, meta, meta=meta)
-    if count is not None:
-        if rsample is None:
+    if isinstance(tiles, Tiles):
+        placed = tiles
+    else:
+        if seen is None:
             lsample, rsample = _sample([lcols, rcols], sample_size)
         else:
-            (lsample,) = _sample([lcols], sample_size)
+            (lsample,), rsample = _sample([lcols], sample_size), seen[0]
         centres = np.vstack([(s[:, :2] + s[:, 2:]) / 2 for s in (lsample, rsample)])
-        tiles = Tiles.from_sample(centres, count)
-    routed = _route(lcols, rcols, _route_boxes, BOX_COLUMNS, tiles)
+        placed = Tiles.from_sample(centres, count)
+    routed = _route(lcols, rcols, _route_boxes, BOX_COLUMNS, placed)
     parts = npartitions or max(left.npartitions, right.npartitions)
     shuffled = routed.shuffle(on="tile", npartitions=parts, shuffle_method=shuffle_method)
-    return shuffled.map_partitions(_join_boxes, tiles, meta, meta=meta)
+    return shuffled.map_partitions(_join_boxes, placed, meta, meta=meta)
 
 
-def _distances(px, py, qx, qy):
+def _distances(px: np.ndarray, py: np.ndarray, qx: np.ndarray, qy: np.ndarray) -> np.ndarray:
     dx = px - qx
     dy = py - qy
     return np.sqrt(dx * dx + dy * dy)
 
 
-def _aligned(values):
+def _aligned(values: npt.ArrayLike) -> np.ndarray:
     """``values`` as a C-contiguous, aligned float64 array: what Dask hands a worker may be
     a view of a message buffer at an odd address, which the extension reads as no rows."""
     return np.require(values, dtype=np.float64, requirements=["C", "A"])
@@ -631,7 +641,7 @@ def _nearest(
     return query, chosen.ravel(), dist.ravel(), rank
 
 
-def _route_points(df, tiles, halo, side, what):
+def _route_points(df: pd.DataFrame, tiles: Tiles, halo: np.ndarray, side: int, what: str) -> pd.DataFrame:
     """Left points (side 0) to the tile holding each; right points (side 1) to every tile
     whose rectangle grown by its ``halo`` (closed) holds them."""
     values = df.to_numpy(dtype=np.float64)
@@ -648,14 +658,14 @@ def _route_points(df, tiles, halo, side, what):
     return _routed(rows, tile, df.index.to_numpy(), side, values, POINT_COLUMNS)
 
 
-def _filler(dtype, n):
+def _filler(dtype: Any, n: int) -> pd.Series:
     """``n`` placeholder values of ``dtype`` (the right index of a row that has none)."""
     if np.dtype(getattr(dtype, "numpy_dtype", dtype)).kind in "iub":
         return pd.Series(np.zeros(n, dtype=dtype))
     return pd.Series([None] * n, dtype=dtype)
 
 
-def _knn_meta(left_dtype, right_dtype, retry):
+def _knn_meta(left_dtype: Any, right_dtype: Any, retry: bool) -> pd.DataFrame:
     columns = {
         "left_index": pd.Series([], dtype=left_dtype),
         "right_index": pd.Series([], dtype=right_dtype),
@@ -667,7 +677,7 @@ def _knn_meta(left_dtype, right_dtype, retry):
     return pd.DataFrame(columns)
 
 
-def _knn_tiles(df, grown, k, meta, workers):
+def _knn_tiles(df: pd.DataFrame, grown: np.ndarray, k: int, meta: pd.DataFrame, workers: int) -> pd.DataFrame:
     """Round one: each tile's queries against the tile's right points and halo. A query is
     answered when the ball reaching its k-th neighbour lies inside the grown tile (so no
     point outside could be nearer or tie); otherwise it comes back as a retry row (rank 0,
@@ -715,7 +725,7 @@ def _knn_tiles(df, grown, k, meta, workers):
     return _cast(frames, meta)
 
 
-def _cast(frames, meta):
+def _cast(frames: list[pd.DataFrame], meta: pd.DataFrame) -> pd.DataFrame:
     frames = [f for f in frames if len(f)]
     if not frames:
         return meta
@@ -723,7 +733,9 @@ def _cast(frames, meta):
     return joined.astype(meta.dtypes.to_dict())
 
 
-def _knn_fallback(part, retry, k, meta, what, workers):
+def _knn_fallback(
+    part: pd.DataFrame, retry: pd.DataFrame, k: int, meta: pd.DataFrame, what: str, workers: int
+) -> pd.DataFrame:
     """Round two, on one partition of ``right``: the k nearest of its points to each retried
     query (the true k nearest are among the union over the partitions)."""
     values = part.to_numpy(dtype=np.float64)
@@ -743,7 +755,7 @@ def _knn_fallback(part, retry, k, meta, what, workers):
     return _cast([frame], meta)
 
 
-def _top_k(candidates, k, meta):
+def _top_k(candidates: pd.DataFrame, k: int, meta: pd.DataFrame) -> pd.DataFrame:
     """The first ``k`` candidates of each left index by (distance, right index), ranked."""
     if len(candidates) == 0:
         return meta
@@ -762,7 +774,7 @@ def _top_k(candidates, k, meta):
     return _cast([frame], meta)
 
 
-def _halo(tiles, left_sample, right_sample, right_len, k):
+def _halo(tiles: Tiles, left_sample: np.ndarray, right_sample: np.ndarray, right_len: int, k: int) -> np.ndarray:
     """Each tile's halo: twice the 95th percentile of the k-th neighbour distance estimated
     for the sample's left points in the tile (from the right sample, scaled to the full
     density). Too small a halo only sends more queries to round two."""
@@ -867,24 +879,23 @@ def knn_join(
     count = _tile_count(tiles, left, right)
     meta = _knn_meta(left.index.dtype, right.index.dtype, retry=False)
     given = tiles is not None or halo is not None
-    chosen, rsample, right_len = _choose_broadcast(broadcast, broadcast_rows, given, rcols, sample_size)
+    chosen, seen = _choose_broadcast(broadcast, broadcast_rows, given, rcols, sample_size)
     if chosen:
         built: Delayed = dask.delayed(_tree_right)(rcols.to_delayed())
         return lcols.map_partitions(_query_tree, built, k, meta, workers, meta=meta)
-    if rsample is None:
+    if seen is None:
         lsample, rsample, right_len = _sample([lcols, rcols], sample_size, rcols.shape[0])
     else:
-        (lsample,) = _sample([lcols], sample_size)
-    if count is not None:
-        tiles = Tiles.from_sample(np.vstack([lsample, rsample]), count)
+        (lsample,), (rsample, right_len) = _sample([lcols], sample_size), seen
+    placed = tiles if isinstance(tiles, Tiles) else Tiles.from_sample(np.vstack([lsample, rsample]), count)
     if halo is None:
-        halo = _halo(tiles, lsample, rsample, right_len, k)
+        halos = _halo(placed, lsample, rsample, right_len, k)
     elif not float(halo) >= 0 or not math.isfinite(float(halo)):
         raise ValueError(f"halo must be a finite number >= 0, got {halo!r}")
     else:
-        halo = np.full(len(tiles), float(halo))
-    grown = tiles.grown(halo)
-    routed = _route(lcols, rcols, _route_points, POINT_COLUMNS, tiles, halo)
+        halos = np.full(len(placed), float(halo))
+    grown = placed.grown(halos)
+    routed = _route(lcols, rcols, _route_points, POINT_COLUMNS, placed, halos)
     parts = npartitions or max(left.npartitions, right.npartitions)
     retry_meta = _knn_meta(left.index.dtype, right.index.dtype, retry=True)
     first = routed.shuffle(on="tile", npartitions=parts, shuffle_method=shuffle_method).map_partitions(
