@@ -823,7 +823,8 @@ def knn_join(
     and answers again, against every partition of ``right``, the queries a tile cannot
     prove. Which is taken: ``broadcast`` when given; else the tiled path when ``tiles`` or
     ``halo`` is given; else the broadcast path when ``right`` has at most
-    ``broadcast_rows`` rows (its length and sample are computed at call time either way).
+    ``broadcast_rows`` rows. Deciding computes ``right``'s length and sample at call time,
+    which the tiled path needs anyway, in one pass over ``right``.
 
     Parameters
     ----------
