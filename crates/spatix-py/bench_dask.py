@@ -72,7 +72,8 @@ def run(n, partitions, shuffle, spatial_shuffle):
     gright = dask_geopandas.from_dask_dataframe(right.map_partitions(polygons, meta=meta)).persist()
     wait([left, right, gleft, gright])
     joins = {
-        "spatix.dask box_join": lambda: len(box_join(left, right, shuffle_method=shuffle)),
+        # The tiled join (both sides large): the comparison docs/BENCHMARKS.md keeps.
+        "spatix.dask box_join": lambda: len(box_join(left, right, shuffle_method=shuffle, broadcast=False)),
         "dask-geopandas sjoin": lambda: len(dask_geopandas.sjoin(gleft, gright, predicate="intersects")),
     }
     if spatial_shuffle:
@@ -98,7 +99,7 @@ def knn_check(n, k=8):
     left = dd.from_pandas(pd.DataFrame(left_xy, columns=["x", "y"]), npartitions=parts).persist()
     right = dd.from_pandas(pd.DataFrame(right_xy, columns=["x", "y"]), npartitions=parts).persist()
     wait([left, right])
-    seconds, out = timed(lambda: knn_join(left, right, k).compute())
+    seconds, out = timed(lambda: knn_join(left, right, k, broadcast=False).compute())
     out = out.sort_values(["left_index", "rank"])
     if len(out) != n * k or not np.array_equal(out["rank"].to_numpy(), np.tile(np.arange(1, k + 1), n)):
         raise SystemExit(f"knn_join: {len(out)} rows for {n} points, k = {k}")
