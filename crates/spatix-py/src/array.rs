@@ -34,6 +34,9 @@ pub(crate) struct Rows<'py, S: Element> {
     pub(crate) len: usize,
     /// Coordinates per row.
     pub(crate) cols: usize,
+    /// Whether the input was one row given as a 1-D array of `cols` values
+    /// ([`Rows::read_one_or_many`]).
+    pub(crate) single: bool,
 }
 
 impl<'py, S: Coord> Rows<'py, S> {
@@ -46,6 +49,19 @@ impl<'py, S: Coord> Rows<'py, S> {
         Self::read_either(obj, cols, cols, what)
     }
 
+    /// [`Rows::read`] that also takes one row as a 1-D array of `cols` values (scipy's
+    /// single query point), read as one row with [`Rows::single`] set.
+    ///
+    /// # Errors
+    /// As [`Rows::read`].
+    pub(crate) fn read_one_or_many(
+        obj: &Bound<'py, PyAny>,
+        cols: usize,
+        what: &str,
+    ) -> PyResult<Self> {
+        Self::read_shaped(obj, cols, cols, true, what)
+    }
+
     /// [`Rows::read`] for an array of shape `(n, cols)` or `(n, other)` (`cols` when empty).
     ///
     /// # Errors
@@ -54,6 +70,17 @@ impl<'py, S: Coord> Rows<'py, S> {
         obj: &Bound<'py, PyAny>,
         cols: usize,
         other: usize,
+        what: &str,
+    ) -> PyResult<Self> {
+        Self::read_shaped(obj, cols, other, false, what)
+    }
+
+    /// [`Rows::read_either`], taking a 1-D array of `cols` values as one row where `one`.
+    fn read_shaped(
+        obj: &Bound<'py, PyAny>,
+        cols: usize,
+        other: usize,
+        one: bool,
         what: &str,
     ) -> PyResult<Self> {
         let py = obj.py();
@@ -74,11 +101,14 @@ impl<'py, S: Coord> Rows<'py, S> {
             .map_err(|e| PyValueError::new_err(format!("{what}: {e}")))?
             .readonly();
         let shape = array.shape();
-        let (len, cols) = match *shape {
-            [n, c] if c == cols || c == other => (n, c),
-            _ if array.len() == 0 => (0, cols),
+        let (len, cols, single) = match *shape {
+            [n, c] if c == cols || c == other => (n, c, false),
+            [c] if one && c == cols => (1, c, true),
+            _ if array.len() == 0 => (0, cols, false),
             _ => {
-                let expected = if other == cols {
+                let expected = if one {
+                    format!("({cols},) or (n, {cols})")
+                } else if other == cols {
                     format!("(n, {cols})")
                 } else {
                     format!("(n, {cols}) or (n, {other})")
@@ -93,7 +123,12 @@ impl<'py, S: Coord> Rows<'py, S> {
                 "{what}: numpy did not give a contiguous, aligned array"
             )));
         }
-        Ok(Self { array, len, cols })
+        Ok(Self {
+            array,
+            len,
+            cols,
+            single,
+        })
     }
 
     /// The coordinates, row after row.

@@ -2,11 +2,12 @@
 //! out, on the calling thread or, through [`ParallelQuery`], on a kept rayon pool of
 //! `workers` threads. Callers run these with the GIL released.
 
-use core::ops::ControlFlow;
+use core::ops::{ControlFlow, Range};
 use std::sync::{Mutex, PoisonError};
 
 use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use rayon::iter::{IntoParallelIterator, ParallelIterator};
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use spatix::{
     BatchAnswers, BatchBuffers, Handle, ParallelPairs, ParallelQuery, Point, SpatialQuery,
@@ -129,7 +130,7 @@ const PROBE_ABOVE: usize = 1 << 30;
 ///
 /// # Errors
 /// `OverflowError` if the size overflows, `MemoryError` if the allocator refuses it.
-fn results_fit<S>(m: usize, k: usize) -> PyResult<()> {
+pub(crate) fn results_fit<S>(m: usize, k: usize) -> PyResult<()> {
     let bytes = m
         .checked_mul(k)
         .and_then(|n| n.checked_mul(size_of::<S>() + 8))
@@ -396,4 +397,52 @@ where
         );
         out
     }))
+}
+
+/// What `one(q, found)` pushes onto `found` for each query `q` of `0..m`, in query order: the
+/// offsets of each query's results in the flat list (`m + 1` of them, from 0) and that list.
+/// One worker asks the queries in turn on the calling thread; more split them into blocks
+/// (several per thread, so that uneven queries even out) on their pool.
+///
+/// # Errors
+/// The message when the threads cannot start.
+pub(crate) fn per_query<T, F>(
+    m: usize,
+    workers: Workers,
+    one: F,
+) -> Result<(Vec<usize>, Vec<T>), String>
+where
+    T: Send,
+    F: Fn(usize, &mut Vec<T>) + Sync,
+{
+    let run = |queries: Range<usize>| {
+        let mut ends = Vec::with_capacity(queries.len());
+        let mut found = Vec::new();
+        for q in queries {
+            one(q, &mut found);
+            ends.push(found.len());
+        }
+        (ends, found)
+    };
+    let mut offsets = Vec::with_capacity(m + 1);
+    offsets.push(0);
+    let Some(pool) = workers.pool()? else {
+        let (ends, found) = run(0..m);
+        offsets.extend(ends);
+        return Ok((offsets, found));
+    };
+    let size = m.div_ceil(workers.0 * 16).max(1);
+    let blocks: Vec<(Vec<usize>, Vec<T>)> = pool.install(|| {
+        (0..m.div_ceil(size))
+            .into_par_iter()
+            .map(|b| run(b * size..m.min((b + 1) * size)))
+            .collect()
+    });
+    let mut found = Vec::with_capacity(blocks.iter().map(|(_, f)| f.len()).sum());
+    for (ends, block) in blocks {
+        let base = found.len();
+        offsets.extend(ends.into_iter().map(|e| base + e));
+        found.extend(block);
+    }
+    Ok((offsets, found))
 }

@@ -1,12 +1,17 @@
 //! `spatix.KdTree`: the static kd-tree over points, with scipy's `cKDTree.query` shape.
 
-use pyo3::exceptions::PyValueError;
-use pyo3::prelude::*;
-use pyo3::types::PyBytes;
-use spatix::{ByteForm, KdTree, KdTreeConfig, Scalar, SpatialQuery};
+use core::ops::ControlFlow;
 
-use crate::array::{Coord, Rows, bad_row, first_bad_point, is_float32, points};
-use crate::batch::{self, Arrays};
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::exceptions::{PyImportError, PyOverflowError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PySet};
+use spatix::{ByteForm, KdTree, KdTreeConfig, Point, Scalar, SpatialQuery};
+
+use crate::array::{
+    Coord, Rows, bad_row, check_points, first_bad_point, is_float32, point, points, vec1, vec2,
+};
+use crate::batch::{self, Arrays, Workers};
 use crate::{Precision, Reduced, dispatch};
 
 /// A static kd-tree over 2D points, built once and queried many times: k-nearest
@@ -61,6 +66,144 @@ fn position<S: spatix::Scalar>(tree: &KdTree<S, u32>, handle: spatix::Handle) ->
     tree.get(handle).map_or(-1, |item| i64::from(*item.value))
 }
 
+/// `ValueError` unless `p` and `eps` are scipy's defaults, the one metric spatix computes:
+/// exact Euclidean distances.
+fn euclidean(p: f64, eps: f64) -> PyResult<()> {
+    if p != 2.0 || eps != 0.0 {
+        return Err(PyValueError::new_err(format!(
+            "only p=2 (Euclidean distance) and eps=0 (exact answers) are supported, got p={p}, \
+             eps={eps}"
+        )));
+    }
+    Ok(())
+}
+
+/// `ValueError` unless `r` (named `what`) is a non-negative number (infinite included).
+fn radius(what: &str, r: f64) -> PyResult<()> {
+    if r.is_nan() || r < 0.0 {
+        return Err(PyValueError::new_err(format!(
+            "{what} must be a non-negative number, got {r}"
+        )));
+    }
+    Ok(())
+}
+
+/// scipy's `k`: a number of nearest neighbours, or the ranks (from 1) of those to return.
+enum Ks {
+    /// The `k` nearest.
+    Count(usize),
+    /// The neighbours of these ranks, in this order.
+    Ranks(Vec<usize>),
+}
+
+impl Ks {
+    /// Reads `k`: an integer, or a sequence of integers, each at least 1.
+    ///
+    /// # Errors
+    /// `ValueError` for a `k` below 1 or an empty sequence, `OverflowError` for an integer
+    /// beyond 64 bits, `TypeError` for anything else.
+    fn read(k: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let at_least_one = |n: i64| {
+            usize::try_from(n)
+                .ok()
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| PyValueError::new_err(format!("k must be at least 1, got {n}")))
+        };
+        if let Ok(n) = k.extract::<i64>() {
+            return at_least_one(n).map(Self::Count);
+        }
+        if k.is_instance_of::<PyInt>() {
+            return Err(PyOverflowError::new_err(format!("k = {k} is too large")));
+        }
+        let ranks = k.extract::<Vec<i64>>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "k must be an int or a sequence of ints, got {}",
+                k.get_type()
+                    .name()
+                    .map_or_else(|_| "?".into(), |n| n.to_string())
+            ))
+        })?;
+        if ranks.is_empty() {
+            return Err(PyValueError::new_err("k must not be an empty sequence"));
+        }
+        ranks
+            .into_iter()
+            .map(at_least_one)
+            .collect::<PyResult<_>>()
+            .map(Self::Ranks)
+    }
+
+    /// How many nearest neighbours the search must find.
+    fn most(&self) -> usize {
+        match self {
+            Self::Count(k) => *k,
+            Self::Ranks(ranks) => ranks.iter().copied().max().unwrap_or(1),
+        }
+    }
+
+    /// Neighbours returned per query point.
+    fn len(&self) -> usize {
+        match self {
+            Self::Count(k) => *k,
+            Self::Ranks(ranks) => ranks.len(),
+        }
+    }
+
+    /// The columns of the `(m, most)` results `d` and `i` that `k` asks for.
+    fn pick<S: Copy>(&self, d: Vec<S>, i: Vec<i64>) -> (Vec<S>, Vec<i64>) {
+        let Self::Ranks(ranks) = self else {
+            return (d, i);
+        };
+        let most = self.most();
+        let rows = d.len() / most;
+        let at: Vec<usize> = (0..rows)
+            .flat_map(|q| ranks.iter().map(move |r| q * most + r - 1))
+            .collect();
+        (
+            at.iter().map(|&a| d[a]).collect(),
+            at.iter().map(|&a| i[a]).collect(),
+        )
+    }
+}
+
+/// The tree's points, indexed by their row in the input it was built from.
+fn by_row<S: Scalar>(tree: &KdTree<S, u32>) -> Vec<Point<S>> {
+    let mut out = vec![Point::new(S::ZERO, S::ZERO); SpatialQuery::<S, u32>::len(tree)];
+    for item in SpatialQuery::<S, u32>::iter(tree) {
+        out[*item.value as usize] = item.aabb.min;
+    }
+    out
+}
+
+/// The radii of `r` (a number, or one per query point: anything numpy broadcasts to
+/// `(m,)`), checked.
+///
+/// # Errors
+/// `ValueError` for values that are not numbers, a shape that does not broadcast, or a NaN
+/// or negative radius (the message names its position).
+fn radii(r: &Bound<'_, PyAny>, m: usize) -> PyResult<Vec<f64>> {
+    let numpy = r.py().import("numpy")?;
+    let radii = numpy
+        .getattr("asarray")?
+        .call1((r, "float64"))
+        .and_then(|a| numpy.getattr("broadcast_to")?.call1((a, (m,))))
+        .and_then(|a| numpy.getattr("ascontiguousarray")?.call1((a,)))
+        .map_err(|e| {
+            PyValueError::new_err(format!(
+                "r must be a number or one per query point ({m}): {}",
+                e.value(r.py())
+            ))
+        })?;
+    let radii = radii.cast::<PyArray1<f64>>()?.to_vec()?;
+    if let Some(at) = radii.iter().position(|r| r.is_nan() || *r < 0.0) {
+        return Err(PyValueError::new_err(format!(
+            "r[{at}] = {} must be a non-negative number",
+            radii[at]
+        )));
+    }
+    Ok(radii)
+}
+
 #[pymethods]
 impl PyKdTree {
     #[new]
@@ -81,31 +224,114 @@ impl PyKdTree {
         Ok(Self { tree })
     }
 
-    /// The ``k`` nearest points of each row of ``x``, as ``cKDTree.query`` returns them.
+    /// The nearest points of each row of ``x``: ``scipy.spatial.cKDTree.query``, with its
+    /// arguments, shapes, dtypes and fill values.
     ///
     /// Parameters
     /// ----------
-    /// x : array_like, shape (m, 2)
-    ///     Query points.
-    /// k : int, default 1
-    ///     Number of neighbours.
+    /// x : array_like, shape (2,) or (m, 2)
+    ///     One query point, or ``m`` of them.
+    /// k : int or sequence of int, default 1
+    ///     As scipy: the ``k`` nearest neighbours, or, for a sequence, the neighbours of
+    ///     those ranks (1-based: ``k=[1, 3]`` is the nearest and the third nearest).
+    /// eps : float, default 0
+    ///     Only 0 (exact answers): scipy's approximate search is not offered.
+    /// p : float, default 2
+    ///     Only 2 (Euclidean distance): scipy's other Minkowski norms are not offered.
+    /// distance_upper_bound : float, default inf
+    ///     As scipy: only neighbours at a distance strictly below it are returned.
     /// workers : int, default 1
-    ///     Threads to spread the queries over; -1 for every core.
+    ///     As scipy: threads to spread the queries over; -1 for every core.
     ///
     /// Returns
     /// -------
-    /// distances : ndarray, shape (m,) for k = 1, else (m, k)
-    ///     Euclidean distances, ascending along each row, in the tree's dtype; ``inf``
-    ///     where the tree has fewer than ``k`` points.
-    /// indices : ndarray of int64, same shape
-    ///     Positions in ``points``; ``len(tree)`` where there is no neighbour.
-    #[pyo3(signature = (x, k = 1, workers = 1))]
-    fn query<'py>(&self, x: &Bound<'py, PyAny>, k: usize, workers: i64) -> PyResult<Arrays<'py>> {
+    /// d : float or ndarray
+    ///     Euclidean distances, ascending along each row: as scipy, a Python ``float`` (and
+    ///     ``int`` for ``i``) for one point and ``k = 1``, shape ``(k,)`` for one point, ``(m,)`` for ``k = 1`` and ``(m, k)``
+    ///     otherwise (``(m, len(k))`` and ``(len(k),)`` for a sequence). ``inf`` where a
+    ///     neighbour is missing (fewer than ``k`` points, or none below
+    ///     ``distance_upper_bound``). ``float64``, as scipy's, except for a tree built from
+    ///     ``float32`` points, whose distances are ``float32``.
+    /// i : int or ndarray of intp
+    ///     Same shape: the neighbours' rows in the ``points`` the tree was built from;
+    ///     ``len(tree)`` (scipy's ``self.n``) where a neighbour is missing.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     For ``p != 2``, ``eps != 0``, a ``k`` below 1, a NaN ``distance_upper_bound``,
+    ///     bad ``workers``, ``x`` of another shape or a NaN or infinite coordinate (the
+    ///     message names the row).
+    ///
+    /// Examples
+    /// --------
+    /// >>> import numpy as np, spatix
+    /// >>> tree = spatix.KdTree(np.array([[0.0, 0.0], [3.0, 4.0], [10.0, 0.0]]))
+    /// >>> tree.query([3.0, 3.0])
+    /// (1.0, 1)
+    /// >>> tree.query([[3.0, 3.0], [9.0, 0.0]], k=[1, 3])
+    /// (array([[1.        , 7.61577311],
+    ///        [1.        , 9.        ]]), array([[1, 2],
+    ///        [2, 0]]))
+    /// >>> tree.query([3.0, 3.0], k=2, distance_upper_bound=2.0)
+    /// (array([ 1., inf]), array([1, 3]))
+    #[pyo3(signature = (x, k = None, eps = 0.0, p = 2.0, distance_upper_bound = f64::INFINITY, workers = 1))]
+    #[pyo3(text_signature = "(self, x, k=1, eps=0, p=2, distance_upper_bound=inf, workers=1)")]
+    fn query<'py>(
+        &self,
+        x: &Bound<'py, PyAny>,
+        k: Option<&Bound<'py, PyAny>>,
+        eps: f64,
+        p: f64,
+        distance_upper_bound: f64,
+        workers: i64,
+    ) -> PyResult<Arrays<'py>> {
+        euclidean(p, eps)?;
+        if distance_upper_bound.is_nan() {
+            return Err(PyValueError::new_err(
+                "distance_upper_bound must not be NaN",
+            ));
+        }
+        let ks = k.map_or(Ok(Ks::Count(1)), Ks::read)?;
+        let workers = Workers::new(workers)?;
+        let py = x.py();
         dispatch!(&self.tree, tree: S => {
             let missing = SpatialQuery::<S, u32>::len(tree) as i64;
-            batch::nearest_call::<S, _>(x, "x", k, workers, |flat, workers| {
-                batch::nearest(tree, flat, k, workers, missing, |h| position(tree, h))
-            })
+            let rows = Rows::<S>::read_one_or_many(x, 2, "x")?;
+            let flat = rows.flat();
+            check_points("x", flat)?;
+            let most = ks.most();
+            batch::results_fit::<S>(rows.len, most)?;
+            let (d, i) = py
+                .detach(|| {
+                    let (mut d, mut i) =
+                        batch::nearest(tree, flat, most, workers, missing, |h| position(tree, h))?;
+                    // An infinite bound keeps everything found, distances beyond the
+                    // type's range (infinite) included.
+                    if distance_upper_bound < f64::INFINITY {
+                        for (d, i) in d.iter_mut().zip(&mut i) {
+                            if d.to_f64() >= distance_upper_bound {
+                                *d = S::INFINITY;
+                                *i = missing;
+                            }
+                        }
+                    }
+                    Ok(ks.pick(d, i))
+                })
+                .map_err(batch::pool_error)?;
+            let (cols, squeeze) = (ks.len(), matches!(ks, Ks::Count(1)));
+            if !rows.single {
+                return Ok((
+                    vec2(py, d, rows.len, cols, squeeze)?,
+                    vec2(py, i, rows.len, cols, squeeze)?,
+                ));
+            }
+            let (d, i) = (vec1(py, d), vec1(py, i));
+            if squeeze {
+                Ok((d.call_method0("item")?, i.call_method0("item")?))
+            } else {
+                Ok((d, i))
+            }
         })
     }
 
@@ -123,16 +349,334 @@ impl PyKdTree {
         r: f64,
         workers: i64,
     ) -> PyResult<Arrays<'py>> {
-        if r.is_nan() || r < 0.0 {
-            return Err(PyValueError::new_err(format!(
-                "r must be a non-negative number, got {r}"
-            )));
-        }
+        radius("r", r)?;
         dispatch!(&self.tree, tree: S => {
             batch::hits_call::<S, _>(x, 2, "x", workers, |flat, workers| {
                 batch::within(tree, flat, S::from_f64(r), workers, |h| position(tree, h))
             })
         })
+    }
+
+    /// The points within distance ``r`` (inclusive) of each row of ``x``:
+    /// ``scipy.spatial.cKDTree.query_ball_point``, with its arguments and output.
+    ///
+    /// Parameters
+    /// ----------
+    /// x : array_like, shape (2,) or (m, 2)
+    ///     One query point, or ``m`` of them.
+    /// r : float or array_like of float
+    ///     As scipy: one radius, or one per query point (broadcast to ``(m,)``).
+    /// p : float, default 2
+    ///     Only 2 (Euclidean distance).
+    /// eps : float, default 0
+    ///     Only 0 (exact answers).
+    /// workers : int, default 1
+    ///     As scipy: threads to spread the queries over; -1 for every core.
+    /// return_sorted : bool or None, default None
+    ///     As scipy, ``False`` leaves each list in the tree's order; ``None`` and ``True``
+    ///     sort them (scipy leaves a single point's list unsorted for ``None``: sorted is
+    ///     one of the orders it allows).
+    /// return_length : bool, default False
+    ///     As scipy: return the number of points found instead of the points.
+    ///
+    /// Returns
+    /// -------
+    /// list of int, or ndarray of object
+    ///     As scipy: for one point, the list of the rows (in ``points``) found; for ``m``
+    ///     points, an ``(m,)`` object array of such lists. With ``return_length``, the
+    ///     counts: an ``intp`` scalar for one point, else an ``(m,)`` array of ``intp``.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     For ``p != 2``, ``eps != 0``, a NaN or negative radius (scipy returns nothing for
+    ///     those), a shape of ``r`` that does not broadcast, bad ``workers``, ``x`` of
+    ///     another shape or a NaN or infinite coordinate (the message names the row).
+    ///
+    /// Examples
+    /// --------
+    /// >>> import numpy as np, spatix
+    /// >>> tree = spatix.KdTree(np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0]]))
+    /// >>> tree.query_ball_point([0.0, 0.0], 1.0)
+    /// [0, 1]
+    /// >>> tree.query_ball_point([[0.0, 0.0], [3.0, 0.0]], [0.5, 2.0])
+    /// array([list([0]), list([1, 2])], dtype=object)
+    /// >>> tree.query_ball_point([[0.0, 0.0], [3.0, 0.0]], 2.0, return_length=True)
+    /// array([2, 2])
+    #[pyo3(signature = (x, r, p = 2.0, eps = 0.0, workers = 1, return_sorted = None, return_length = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn query_ball_point<'py>(
+        &self,
+        x: &Bound<'py, PyAny>,
+        r: &Bound<'py, PyAny>,
+        p: f64,
+        eps: f64,
+        workers: i64,
+        return_sorted: Option<bool>,
+        return_length: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        euclidean(p, eps)?;
+        let workers = Workers::new(workers)?;
+        let py = x.py();
+        let sorted = return_sorted != Some(false);
+        let (offsets, found, single) = dispatch!(&self.tree, tree: S => {
+            let rows = Rows::<S>::read_one_or_many(x, 2, "x")?;
+            let flat = rows.flat();
+            check_points("x", flat)?;
+            let radii = radii(r, rows.len)?;
+            let ball = |q: usize, mut visit: Box<dyn FnMut(i64) + '_>| {
+                let _ = tree.within(point(flat, q), S::from_f64(radii[q]), |item| {
+                    visit(i64::from(*item.value));
+                    ControlFlow::Continue(())
+                });
+            };
+            let (offsets, found) = py
+                .detach(|| {
+                    if return_length {
+                        let (offsets, _) = batch::per_query(rows.len, workers, |q, found| {
+                            ball(q, Box::new(|_| found.push(())));
+                        })?;
+                        return Ok((offsets, Vec::new()));
+                    }
+                    batch::per_query(rows.len, workers, |q, found| {
+                        let start = found.len();
+                        ball(q, Box::new(|i| found.push(i)));
+                        if sorted {
+                            found[start..].sort_unstable();
+                        }
+                    })
+                })
+                .map_err(batch::pool_error)?;
+            (offsets, found, rows.single)
+        });
+        if return_length {
+            let counts = vec1(
+                py,
+                offsets.windows(2).map(|w| (w[1] - w[0]) as i64).collect(),
+            );
+            return if single {
+                counts.get_item(0)
+            } else {
+                Ok(counts)
+            };
+        }
+        let lists = offsets
+            .windows(2)
+            .map(|w| PyList::new(py, &found[w[0]..w[1]]).map(Bound::unbind))
+            .collect::<PyResult<Vec<Py<PyList>>>>()?;
+        if single {
+            return Ok(lists[0].bind(py).clone().into_any());
+        }
+        let objects: Vec<Py<PyAny>> = lists.into_iter().map(Py::into_any).collect();
+        Ok(PyArray1::from_vec(py, objects).into_any())
+    }
+
+    /// Every pair of points within distance ``r`` (inclusive) of each other:
+    /// ``scipy.spatial.cKDTree.query_pairs``, with its arguments and output.
+    ///
+    /// Parameters
+    /// ----------
+    /// r : float
+    ///     The distance.
+    /// p : float, default 2
+    ///     Only 2 (Euclidean distance).
+    /// eps : float, default 0
+    ///     Only 0 (exact answers).
+    /// output_type : {'set', 'ndarray'}, default 'set'
+    ///     As scipy: a set of ``(i, j)`` tuples, or an ``(p, 2)`` array of ``intp``.
+    /// workers : int, default 1
+    ///     Threads to spread the search over; -1 for every core (spatix's addition: scipy's
+    ///     ``query_pairs`` runs on one).
+    ///
+    /// Returns
+    /// -------
+    /// set of tuple or ndarray of intp
+    ///     The pairs of rows ``i < j`` (in ``points``); the array sorted by ``i``, then ``j``.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     For ``p != 2``, ``eps != 0``, a NaN or negative ``r``, another ``output_type`` or
+    ///     bad ``workers``.
+    ///
+    /// Examples
+    /// --------
+    /// >>> import numpy as np, spatix
+    /// >>> tree = spatix.KdTree(np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0], [0.0, 1.0]]))
+    /// >>> sorted(tree.query_pairs(1.0))
+    /// [(0, 1), (0, 3)]
+    /// >>> tree.query_pairs(1.5, output_type="ndarray")
+    /// array([[0, 1],
+    ///        [0, 3],
+    ///        [1, 3]])
+    #[pyo3(signature = (r, p = 2.0, eps = 0.0, output_type = "set", workers = 1))]
+    fn query_pairs<'py>(
+        &self,
+        py: Python<'py>,
+        r: f64,
+        p: f64,
+        eps: f64,
+        output_type: &str,
+        workers: i64,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        euclidean(p, eps)?;
+        radius("r", r)?;
+        if !matches!(output_type, "set" | "ndarray") {
+            return Err(PyValueError::new_err(format!(
+                "output_type must be 'set' or 'ndarray', got {output_type:?}"
+            )));
+        }
+        let workers = Workers::new(workers)?;
+        let pairs = dispatch!(&self.tree, tree: S => py.detach(|| {
+            let points = by_row(tree);
+            let r = S::from_f64(r);
+            let (offsets, found) = batch::per_query(points.len(), workers, |i, found| {
+                let start = found.len();
+                let _ = tree.within(points[i], r, |item| {
+                    let j = i64::from(*item.value);
+                    if j > i as i64 {
+                        found.push(j);
+                    }
+                    ControlFlow::Continue(())
+                });
+                found[start..].sort_unstable();
+            })?;
+            let mut pairs = Vec::with_capacity(2 * found.len());
+            for (i, w) in offsets.windows(2).enumerate() {
+                for &j in &found[w[0]..w[1]] {
+                    pairs.extend_from_slice(&[i as i64, j]);
+                }
+            }
+            Ok(pairs)
+        }))
+        .map_err(batch::pool_error)?;
+        if output_type == "ndarray" {
+            let n = pairs.len() / 2;
+            return vec2(py, pairs, n, 2, false);
+        }
+        Ok(PySet::new(py, pairs.chunks_exact(2).map(|p| (p[0], p[1])))?.into_any())
+    }
+
+    /// The distances of every pair of a point of this tree and a point of ``other`` at
+    /// most ``max_distance`` apart: ``scipy.spatial.cKDTree.sparse_distance_matrix``, with
+    /// its arguments and output.
+    ///
+    /// Parameters
+    /// ----------
+    /// other : KdTree
+    ///     The other tree (it may be this one). Where the two trees' dtypes differ, this
+    ///     tree's points are converted to ``other``'s.
+    /// max_distance : float
+    ///     The largest distance kept (inclusive).
+    /// p : float, default 2
+    ///     Only 2 (Euclidean distance).
+    /// output_type : {'dok_matrix', 'coo_matrix', 'dict', 'ndarray'}, default 'dok_matrix'
+    ///     As scipy: a ``scipy.sparse`` matrix of shape ``(len(self), len(other))`` (these
+    ///     two need scipy), a dict ``{(i, j): distance}``, or a record array with fields
+    ///     ``i``, ``j`` (``intp``) and ``v`` (``float64``), sorted by ``i``, then ``j``.
+    ///     Pairs at distance 0 are stored (explicit zeros), as scipy stores them.
+    /// workers : int, default 1
+    ///     Threads to spread the search over; -1 for every core (spatix's addition).
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     For ``p != 2``, a NaN or negative ``max_distance``, another ``output_type`` or
+    ///     bad ``workers``.
+    /// ImportError
+    ///     For ``'dok_matrix'`` or ``'coo_matrix'`` without scipy installed.
+    ///
+    /// Examples
+    /// --------
+    /// >>> import numpy as np, spatix
+    /// >>> a = spatix.KdTree(np.array([[0.0, 0.0], [1.0, 0.0]]))
+    /// >>> b = spatix.KdTree(np.array([[0.0, 1.0], [5.0, 5.0]]))
+    /// >>> a.sparse_distance_matrix(b, 1.5, output_type="dict")
+    /// {(0, 0): 1.0, (1, 0): 1.4142135623730951}
+    /// >>> a.sparse_distance_matrix(b, 1.5, output_type="ndarray")["v"]
+    /// array([1.        , 1.41421356])
+    #[pyo3(signature = (other, max_distance, p = 2.0, output_type = "dok_matrix", workers = 1))]
+    fn sparse_distance_matrix<'py>(
+        &self,
+        py: Python<'py>,
+        other: &Bound<'py, PyKdTree>,
+        max_distance: f64,
+        p: f64,
+        output_type: &str,
+        workers: i64,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        euclidean(p, 0.0)?;
+        radius("max_distance", max_distance)?;
+        let sparse = match output_type {
+            "dok_matrix" | "coo_matrix" => Some(py.import("scipy.sparse").map_err(|e| {
+                PyImportError::new_err(format!(
+                    "sparse_distance_matrix(output_type={output_type:?}) needs scipy ({e}): \
+                     install scipy, or ask for output_type='dict' or 'ndarray'"
+                ))
+            })?),
+            "dict" | "ndarray" => None,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "output_type must be 'dok_matrix', 'coo_matrix', 'dict' or 'ndarray', got \
+                     {output_type:?}"
+                )));
+            }
+        };
+        let workers = Workers::new(workers)?;
+        let shape = (self.__len__(), other.get().__len__());
+        let (offsets, found) = dispatch!(&self.tree, mine => {
+            dispatch!(&other.get().tree, theirs: T => py.detach(|| {
+                let points = by_row(mine);
+                let limit = T::from_f64(max_distance);
+                batch::per_query(points.len(), workers, |i, found| {
+                    let q = Point::new(
+                        T::from_f64(points[i].x.to_f64()),
+                        T::from_f64(points[i].y.to_f64()),
+                    );
+                    let start = found.len();
+                    let _ = theirs.within(q, limit, |item| {
+                        found.push((i64::from(*item.value), q.distance(item.aabb.min).to_f64()));
+                        ControlFlow::Continue(())
+                    });
+                    found[start..].sort_unstable_by_key(|&(j, _)| j);
+                })
+            }))
+        })
+        .map_err(batch::pool_error)?;
+        let i: Vec<i64> = offsets
+            .windows(2)
+            .enumerate()
+            .flat_map(|(i, w)| core::iter::repeat_n(i as i64, w[1] - w[0]))
+            .collect();
+        if output_type == "dict" {
+            let dict = PyDict::new(py);
+            for (&i, &(j, v)) in i.iter().zip(&found) {
+                dict.set_item((i, j), v)?;
+            }
+            return Ok(dict.into_any());
+        }
+        let (j, v): (Vec<i64>, Vec<f64>) = found.into_iter().unzip();
+        let (i, j, v) = (vec1(py, i), vec1(py, j), vec1(py, v));
+        let Some(sparse) = sparse else {
+            let numpy = py.import("numpy")?;
+            let fields = [("i", "intp"), ("j", "intp"), ("v", "float64")];
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("align", true)?;
+            let dtype = numpy
+                .getattr("dtype")?
+                .call((fields.to_vec(),), Some(&kwargs))?;
+            let records = numpy.getattr("empty")?.call1((i.len()?, dtype))?;
+            for (name, values) in [("i", i), ("j", j), ("v", v)] {
+                records.set_item(name, values)?;
+            }
+            return Ok(records);
+        };
+        let coo = sparse.getattr("coo_matrix")?.call1(((v, (i, j)), shape))?;
+        if output_type == "coo_matrix" {
+            Ok(coo)
+        } else {
+            coo.call_method0("todok")
+        }
     }
 
     fn __len__(&self) -> usize {

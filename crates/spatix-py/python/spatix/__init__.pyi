@@ -9,7 +9,7 @@ Every class pickles (and ``copy.deepcopy``s) through its byte form: ``to_bytes()
 positions unchanged, and raises ``ValueError`` for bytes that are not that class's.
 """
 
-from typing import Callable, Literal, Sequence, Union
+from typing import Any, Callable, Literal, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -38,9 +38,47 @@ class KdTree:
     """A static kd-tree over 2D points: k-nearest neighbours like ``cKDTree.query``."""
 
     def __init__(self, points: ArrayLike, leafsize: int = 16) -> None: ...
-    def query(self, x: ArrayLike, k: int = 1, workers: int = 1) -> tuple[Floats, Ids]:
-        """``(distances, indices)``: shape ``(m,)`` for ``k = 1``, else ``(m, k)``; padded
-        with ``inf`` and ``len(tree)``."""
+    def query(
+        self,
+        x: ArrayLike,
+        k: Union[int, Sequence[int]] = 1,
+        eps: float = 0,
+        p: float = 2,
+        distance_upper_bound: float = float("inf"),
+        workers: int = 1,
+    ) -> tuple[Union[float, Floats], Union[int, Ids]]:
+        """scipy's ``cKDTree.query``: ``(d, i)``, padded with ``inf`` and ``len(tree)``;
+        scalars for one point and ``k = 1``. Only ``p=2``, ``eps=0``."""
+    def query_ball_point(
+        self,
+        x: ArrayLike,
+        r: Union[float, ArrayLike],
+        p: float = 2.0,
+        eps: float = 0,
+        workers: int = 1,
+        return_sorted: Union[bool, None] = None,
+        return_length: bool = False,
+    ) -> Union[list[int], npt.NDArray[np.object_], np.intp, Ids]:
+        """scipy's ``cKDTree.query_ball_point``: a list (one point) or an object array of
+        lists of rows within ``r``; counts with ``return_length``."""
+    def query_pairs(
+        self,
+        r: float,
+        p: float = 2.0,
+        eps: float = 0,
+        output_type: Literal["set", "ndarray"] = "set",
+        workers: int = 1,
+    ) -> Union[set[tuple[int, int]], Ids]:
+        """scipy's ``cKDTree.query_pairs``: pairs ``i < j`` within ``r``."""
+    def sparse_distance_matrix(
+        self,
+        other: KdTree,
+        max_distance: float,
+        p: float = 2.0,
+        output_type: Literal["dok_matrix", "coo_matrix", "dict", "ndarray"] = "dok_matrix",
+        workers: int = 1,
+    ) -> Any:
+        """scipy's ``cKDTree.sparse_distance_matrix``; the sparse types need scipy."""
     def query_radius(self, x: ArrayLike, r: float, workers: int = 1) -> tuple[Ids, Ids]:
         """``(query_index, point_index)`` of every point within ``r`` of each query."""
     def to_bytes(self) -> bytes:
