@@ -139,16 +139,28 @@ impl<S: Scalar, T> Quadtree<S, T> {
         self.base.traverse(Node::shown, visit);
     }
 
-    /// Whether two boxes inside branch `f` overlap the same children of it, all leaves: then
-    /// they overlap the same leaves (the usual case for an element straddling a split line).
+    /// Whether two boxes inside branch `f` overlap the same children of it, all
+    /// [settled](Self::settled) leaves: then they overlap the same leaves (the usual case for
+    /// an element straddling a split line), and the new box cannot let one of them split.
     #[inline]
     fn same_leaf_children(&self, f: &Frame<S>, first_child: u32, a: &Aabb<S>, b: &Aabb<S>) -> bool {
         let mid = f.mid();
         let mask = Frame::quadrants(mid, a);
         mask == Frame::quadrants(mid, b)
             && (0..4).all(|i| {
-                mask & (1 << i) == 0 || self.base.nodes[(first_child + i) as usize].count != BRANCH
+                let count = || self.base.nodes[(first_child + i) as usize].count;
+                mask & (1 << i) == 0
+                    || count() <= self.base.config.max_elements
+                    || self.settled(&f.child(first_child, i, mid), count())
             })
+    }
+
+    /// Whether the node at `f`, whose count is `count`, is a leaf that no change of its
+    /// elements' boxes can make split: it does not overflow, or it may not split at all.
+    #[inline]
+    fn settled(&self, f: &Frame<S>, count: u32) -> bool {
+        count <= self.base.config.max_elements
+            || (count != BRANCH && !f.can_split(self.base.config.max_depth))
     }
 
     /// The element's box clamped into the world: where it is filed.

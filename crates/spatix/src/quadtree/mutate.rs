@@ -32,13 +32,17 @@ impl<S: Scalar, T> Quadtree<S, T> {
         let home = self.homes[slot as usize];
         let fits = home.fits(&new);
         let node = self.base.nodes[home.node as usize];
-        if fits && node.count != BRANCH {
-            // Still inside its only leaf: nothing but the box changes.
+        if fits && self.settled(&home, node.count) {
+            // Still inside its only leaf: nothing but the box changes. A leaf that could
+            // split goes through `refile`, which asks whether the new box lets it.
             self.slots.set_aabb(slot, aabb);
             return Ok(());
         }
         let old = self.filed_box(self.slots.aabb(slot));
-        if fits && self.same_leaf_children(&home, node.first_child, &old, &new) {
+        if fits
+            && node.count == BRANCH
+            && self.same_leaf_children(&home, node.first_child, &old, &new)
+        {
             // Still in the same leaves below its home: nothing but the box changes.
             self.slots.set_aabb(slot, aabb);
             return Ok(());
@@ -97,22 +101,34 @@ impl<S: Scalar, T> Quadtree<S, T> {
                 continue;
             }
             let leaf = &mut self.base.nodes[f.node as usize];
-            match (touches(&f, &old), touches(&f, &new)) {
+            let (max, depth) = (self.base.config.max_elements, self.base.config.max_depth);
+            // Whether this change can make the leaf separate, given that it did not before
+            // (the invariant): it overflows now and may split, and either just began to
+            // overflow, or it lost a straddler or gained an element that does not straddle.
+            let may_separate = match (touches(&f, &old), touches(&f, &new)) {
                 (true, false) => {
                     let found = self.links.remove(&mut leaf.first_child, slot);
                     debug_assert!(found, "element {slot} missing from a leaf it overlaps");
                     leaf.count -= 1;
+                    leaf.count > max && f.can_split(depth) && old.is_some_and(|b| f.straddles(&b))
                 }
                 (false, true) => {
                     self.links.push(&mut leaf.first_child, slot);
                     leaf.count += 1;
-                    if leaf.count > self.base.config.max_elements
-                        && f.can_split(self.base.config.max_depth)
-                    {
-                        self.split(f);
-                    }
+                    leaf.count > max
+                        && f.can_split(depth)
+                        && (leaf.count == max + 1 || new.is_some_and(|b| !f.straddles(&b)))
                 }
-                _ => {}
+                (true, true) => {
+                    leaf.count > max
+                        && f.can_split(depth)
+                        && old.is_some_and(|b| f.straddles(&b))
+                        && new.is_some_and(|b| !f.straddles(&b))
+                }
+                (false, false) => false,
+            };
+            if may_separate && self.splits(&f) {
+                self.split(f);
             }
         }
         self.stack = stack;
@@ -139,9 +155,31 @@ impl<S: Scalar, T> Quadtree<S, T> {
         }
     }
 
-    /// Turns an overflowing leaf into a branch with four children and moves its element
-    /// nodes down (relinking them, allocating only for elements that straddle children);
-    /// children that still overflow split in turn, as far as [`Frame::can_split`] allows.
+    /// Whether the leaf at `f` splits: it overflows, [`Frame::can_split`] allows it, and the
+    /// split would separate its elements, at most half of them straddling the children.
+    ///
+    /// The last condition bounds the tree by its elements, not by `max_depth`. Elements that
+    /// overlap alike (two boxes covering a leaf, or crossing it with edges a hair apart)
+    /// would otherwise go to the same children level after level, and a leaf holding them
+    /// would become 4^depth leaves (2^depth along a shared edge). An element straddles a
+    /// leaf's children only where its box covers a midline of the leaf, so it is a
+    /// non-straddler in at most 16 leaves per level (those holding one of its corners).
+    /// Each split uses up at least half its leaf's count in such (element, leaf) pairs, so
+    /// there are at most 16 · (depth + 1) splits per element, whatever the boxes.
+    fn splits(&self, f: &Frame<S>) -> bool {
+        let node = self.base.nodes[f.node as usize];
+        node.count > self.base.config.max_elements
+            && f.can_split(self.base.config.max_depth)
+            && f.separates(
+                self.links
+                    .items(node.first_child)
+                    .map(|e| self.filed_box(self.slots.aabb(e))),
+            )
+    }
+
+    /// Turns a leaf that [`splits`](Self::splits) into a branch with four children and moves
+    /// its element nodes down (relinking them, allocating only for elements that straddle
+    /// children); children that split in turn do.
     fn split(&mut self, f: Frame<S>) {
         let mut at = self.base.nodes[f.node as usize].first_child;
         let group = self.alloc_group();
@@ -173,9 +211,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
             at = link.next;
         }
         for child in children {
-            if self.base.nodes[child.node as usize].count > self.base.config.max_elements
-                && child.can_split(self.base.config.max_depth)
-            {
+            if self.splits(&child) {
                 self.split(child);
             }
         }

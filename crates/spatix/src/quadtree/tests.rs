@@ -303,3 +303,80 @@ fn an_elongated_world_files_each_box_in_a_few_leaves() {
         })
     );
 }
+
+/// Boxes that overlap alike go to the same children at every level: splitting them would
+/// make 4^depth leaves (two covering boxes), or 2^depth along an edge two boxes share to a
+/// hair. A leaf splits only when the split separates its elements, so the tree stays a few
+/// nodes per element even at the deepest limit.
+#[test]
+fn boxes_that_overlap_alike_do_not_multiply_leaves() {
+    let config = TreeConfig {
+        max_elements: 1,
+        max_depth: TreeConfig::MAX_DEPTH,
+    };
+    let hair = 1e-12;
+    let cases: [&[Aabb<f64>]; 4] = [
+        &[bx(0.0, 0.0, 64.0, 64.0), bx(0.0, 0.0, 64.0, 64.0)],
+        &[bx(0.0, 0.0, 21.3, 64.0), bx(0.0, 0.0, 21.3 + hair, 64.0)],
+        &[
+            bx(0.0, 0.0, 21.3, 40.1),
+            bx(0.0, 0.0, 21.3 + hair, 40.1 + hair),
+        ],
+        &[
+            bx(-5.0, -5.0, 70.0, 70.0),
+            bx(0.0, 0.0, 64.0, 64.0),
+            bx(10.0, 3.0, 50.0, 60.0),
+            bx(10.0 + hair, 3.0, 50.0 - hair, 60.0),
+        ],
+    ];
+    for boxes in cases {
+        let mut tree = Quadtree::with_config(world(), config).unwrap();
+        let mut oracle = BruteForce::new();
+        for (i, &b) in boxes.iter().enumerate() {
+            tree.insert(b, i as u32).unwrap();
+            oracle.insert(b, i as u32).unwrap();
+            tree.check_invariants().unwrap();
+        }
+        assert!(
+            tree.base.nodes.len() <= 64 * boxes.len(),
+            "{boxes:?}: {} nodes",
+            tree.base.nodes.len()
+        );
+        assert_eq!(pair_count(&tree), pair_count(&oracle), "{boxes:?}");
+    }
+}
+
+/// A leaf that overflowed without separating splits as soon as a removal or an update lets
+/// it separate (the self-check asks that of every leaf).
+#[test]
+fn a_leaf_splits_once_its_elements_separate() {
+    let config = TreeConfig {
+        max_elements: 1,
+        max_depth: 6,
+    };
+    let mut tree = Quadtree::with_config(world(), config).unwrap();
+    let cover: Vec<_> = (0..3)
+        .map(|i| tree.insert(bx(0.0, 0.0, 64.0, 64.0), i).unwrap())
+        .collect();
+    tree.insert(bx(1.0, 1.0, 2.0, 2.0), 3).unwrap();
+    tree.insert(bx(40.0, 40.0, 41.0, 41.0), 4).unwrap();
+    tree.check_invariants().unwrap();
+    assert_eq!(leaves(&tree), 1, "three of five straddle: no split");
+    tree.remove(cover[0]).unwrap();
+    tree.check_invariants().unwrap();
+    assert!(
+        leaves(&tree) > 1,
+        "two of four straddle: the removal splits"
+    );
+
+    let mut tree = Quadtree::with_config(world(), config).unwrap();
+    let cover: Vec<_> = (0..3)
+        .map(|i| tree.insert(bx(0.0, 0.0, 64.0, 64.0), i).unwrap())
+        .collect();
+    tree.insert(bx(1.0, 1.0, 2.0, 2.0), 3).unwrap();
+    tree.insert(bx(40.0, 40.0, 41.0, 41.0), 4).unwrap();
+    assert_eq!(leaves(&tree), 1);
+    tree.update(cover[1], bx(5.0, 5.0, 6.0, 6.0)).unwrap();
+    tree.check_invariants().unwrap();
+    assert!(leaves(&tree) > 1, "the update in place splits");
+}

@@ -1,6 +1,7 @@
 //! The full structural self-check.
 
 use super::Quadtree;
+use crate::pool::Link;
 use crate::tree::{BRANCH, FREE, Frame, check_tree, fail};
 use crate::{Aabb, Error, Scalar};
 
@@ -9,7 +10,14 @@ impl<S: Scalar, T> Quadtree<S, T> {
     pub(super) fn validate(&self) -> Result<(), Error> {
         self.slots.check()?;
         let mut occurrences = vec![0u32; self.homes.len()];
-        let reached = check_tree(&self.base, &self.links, |f, entries| {
+        let separates = |f: &Frame<S>, entries: &[(u32, Link)]| {
+            f.separates(
+                entries
+                    .iter()
+                    .map(|(_, l)| self.filed_box(self.slots.aabb(l.item))),
+            )
+        };
+        let reached = check_tree(&self.base, &self.links, separates, |f, entries| {
             let at = f.node;
             for &(_, link) in entries {
                 let e = link.item;

@@ -167,17 +167,34 @@ impl<S: Scalar> Frame<S> {
         r
     }
 
+    /// Whether the box `b` (which overlaps this node) overlaps more than one of its
+    /// children: it covers one of the node's midlines.
+    #[inline]
+    pub(crate) fn straddles(&self, b: &Aabb<S>) -> bool {
+        Self::quadrants(self.mid(), b).count_ones() > 1
+    }
+
+    /// Whether splitting this node would separate the elements with the boxes `boxes` (which
+    /// overlap it): at most half of them straddle its children.
+    pub(crate) fn separates(&self, boxes: impl Iterator<Item = Aabb<S>>) -> bool {
+        let (mut n, mut straddling) = (0usize, 0usize);
+        for b in boxes {
+            n += 1;
+            straddling += usize::from(self.straddles(&b));
+        }
+        2 * straddling <= n
+    }
+
     /// Whether a leaf here may split: above the depth limit, and with room to halve on both
     /// axes. A node too thin to halve (a world of zero width or height, or coordinates at the
     /// limit of float precision) would hand all its elements to its children alike, level
     /// after level.
     #[inline]
     pub(crate) fn can_split(&self, max_depth: u32) -> bool {
+        if u32::from(self.depth) >= max_depth {
+            return false;
+        }
         let (b, mid) = (&self.aabb, self.mid());
-        u32::from(self.depth) < max_depth
-            && b.min.x < mid.x
-            && mid.x < b.max.x
-            && b.min.y < mid.y
-            && mid.y < b.max.y
+        b.min.x < mid.x && mid.x < b.max.x && b.min.y < mid.y && mid.y < b.max.y
     }
 }

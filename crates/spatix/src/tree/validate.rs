@@ -13,13 +13,15 @@ pub(crate) fn fail<R>(why: String) -> Result<R, Error> {
 /// The checks every quadtree over 8-byte [`Node`]s shares. Walks the nodes from the root: each
 /// is reached once and no deeper than `max_depth`, a branch points
 /// at a whole child group, no free node is reachable, a leaf lists exactly as many elements
-/// as it counts and does not overflow while it could split. Calls `node` with each node's
+/// as it counts and does not overflow while it could split and `separates` says a split would
+/// separate its list. Calls `node` with each node's
 /// frame and, for a leaf, its list (node index and contents, front to back; empty for a
 /// branch). Then checks the free groups and that the pool holds exactly the listed nodes and
 /// its free list. Returns which nodes were reached.
 pub(crate) fn check_tree<S: Scalar, D: Copy + Default>(
     base: &TreeBase<S, Node>,
     links: &ListPool<D>,
+    separates: impl Fn(&Frame<S>, &[(u32, Link<D>)]) -> bool,
     mut node: impl FnMut(&Frame<S>, &[(u32, Link<D>)]) -> Result<(), Error>,
 ) -> Result<Vec<bool>, Error> {
     let TreeBase {
@@ -72,7 +74,7 @@ pub(crate) fn check_tree<S: Scalar, D: Copy + Default>(
                 entries.len()
             ));
         }
-        if n.count > max_elements && f.can_split(max_depth) {
+        if n.count > max_elements && f.can_split(max_depth) && separates(&f, &entries) {
             return fail(format!("leaf {at} overflows, yet could split"));
         }
         node(&f, &entries)?;
