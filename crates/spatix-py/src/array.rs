@@ -62,6 +62,20 @@ impl<'py, S: Coord> Rows<'py, S> {
         Self::read_shaped(obj, cols, cols, true, what)
     }
 
+    /// [`Rows::read_either`] that also takes one row as a 1-D array of `cols` or `other`
+    /// values, read as one row with [`Rows::single`] set.
+    ///
+    /// # Errors
+    /// As [`Rows::read`].
+    pub(crate) fn read_one_or_either(
+        obj: &Bound<'py, PyAny>,
+        cols: usize,
+        other: usize,
+        what: &str,
+    ) -> PyResult<Self> {
+        Self::read_shaped(obj, cols, other, true, what)
+    }
+
     /// [`Rows::read`] for an array of shape `(n, cols)` or `(n, other)` (`cols` when empty).
     ///
     /// # Errors
@@ -103,10 +117,12 @@ impl<'py, S: Coord> Rows<'py, S> {
         let shape = array.shape();
         let (len, cols, single) = match *shape {
             [n, c] if c == cols || c == other => (n, c, false),
-            [c] if one && c == cols => (1, c, true),
+            [c] if one && (c == cols || c == other) => (1, c, true),
             _ if array.len() == 0 => (0, cols, false),
             _ => {
-                let expected = if one {
+                let expected = if one && other != cols {
+                    format!("({cols},), ({other},), (n, {cols}) or (n, {other})")
+                } else if one {
                     format!("({cols},) or (n, {cols})")
                 } else if other == cols {
                     format!("(n, {cols})")

@@ -7,14 +7,14 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use spatix::{
     Aabb, ByteForm, HierarchicalGrid, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree,
-    ParallelPairs, Point, PointGrid, Quadtree, SpatialIndex, UniformGrid,
+    ParallelPairs, Point, PointGrid, Quadtree, SpatialIndex, UniformGrid, Workspace,
 };
 
 use crate::array::{
     Coord, Rows, aabb, boxes, check_boxes, handle_of, id_of, ids, row_of, stale, vec1, vec2,
 };
 use crate::batch::{self, Arrays, Workers};
-use crate::{Precision, Reduced, dispatch};
+use crate::{Precision, Reduced, dispatch, shapely};
 
 /// What Python can ask of a dynamic structure, whatever its type (object safe, so one
 /// Python class can hold any of them). Batches arrive checked: valid boxes the structure
@@ -36,6 +36,15 @@ trait Engine<S: Coord>: Send + Sync {
     fn remove(&mut self, ids: &[i64]);
     /// See [`batch::windows`].
     fn query(&self, windows: &[S], workers: Workers) -> Result<(Vec<i64>, Vec<i64>), String>;
+    /// The box of element `id`, if it is live.
+    fn box_of(&self, id: i64) -> Option<Aabb<S>>;
+    /// See [`shapely::nearest_ties`].
+    fn nearest_ties(
+        &self,
+        p: Point<S>,
+        workspace: &mut Workspace<S>,
+        out: &mut Vec<i64>,
+    ) -> Option<S>;
     /// See [`batch::nearest`] (missing neighbours are -1).
     fn nearest(
         &self,
@@ -132,6 +141,19 @@ where
 
     fn query(&self, windows: &[S], workers: Workers) -> Result<(Vec<i64>, Vec<i64>), String> {
         batch::windows(&self.index, windows, workers, id_of)
+    }
+
+    fn box_of(&self, id: i64) -> Option<Aabb<S>> {
+        self.index.get(handle_of(id)).map(|item| item.aabb)
+    }
+
+    fn nearest_ties(
+        &self,
+        p: Point<S>,
+        workspace: &mut Workspace<S>,
+        out: &mut Vec<i64>,
+    ) -> Option<S> {
+        shapely::nearest_ties(&self.index, p, workspace, id_of, out)
     }
 
     fn nearest(
@@ -369,14 +391,42 @@ impl DynamicIndex {
         vec2(py, flat, m, 2, false)
     }
 
-    /// The elements intersecting each window of ``windows`` (``(m, 4)``):
-    /// ``(window_index, id)`` int64 arrays, grouped by window in window order. ``workers``
-    /// threads (-1: every core).
-    #[pyo3(signature = (windows, workers = 1))]
-    fn query<'py>(&self, windows: &Bound<'py, PyAny>, workers: i64) -> PyResult<Arrays<'py>> {
+    /// The elements each geometry meets under ``predicate``, as shapely's
+    /// ``STRtree.query`` returns them (``PackedIndex.query`` describes the arguments): the
+    /// ``(2, n)`` int64 array of geometry indices and ids, ordered by geometry, then id (for
+    /// one geometry, the ids alone). ``workers`` threads (-1: every core).
+    #[pyo3(signature = (geometry, predicate = None, workers = 1))]
+    fn query<'py>(
+        &self,
+        geometry: &Bound<'py, PyAny>,
+        predicate: Option<&str>,
+        workers: i64,
+    ) -> PyResult<Bound<'py, PyAny>> {
         dispatch!(&self.engine, engine: S => {
-            batch::hits_call::<S, _>(windows, 4, "windows", workers, |flat, workers| {
-                engine.query(flat, workers)
+            shapely::query::<S, _, _>(
+                geometry,
+                predicate,
+                workers,
+                |flat, workers| engine.query(flat, workers),
+                |id| engine.box_of(id),
+            )
+        })
+    }
+
+    /// The nearest element to each point, every one when several are equally near, as
+    /// shapely's ``STRtree.query_nearest`` returns them (``PackedIndex.query_nearest``
+    /// describes the arguments): the ``(2, n)`` array of point indices and ids, and the
+    /// distances with ``return_distance``.
+    #[pyo3(signature = (geometry, max_distance = None, return_distance = false))]
+    fn query_nearest<'py>(
+        &self,
+        geometry: &Bound<'py, PyAny>,
+        max_distance: Option<f64>,
+        return_distance: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        dispatch!(&self.engine, engine: S => {
+            shapely::query_nearest::<S>(geometry, max_distance, return_distance, |p, ws, out| {
+                engine.nearest_ties(p, ws, out)
             })
         })
     }

@@ -29,6 +29,7 @@ mod batch;
 mod dynamic;
 mod kdtree;
 mod packed;
+mod shapely;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

@@ -9,6 +9,7 @@ use crate::array::{
     Coord, Rows, bad_row, boxes, first_bad_box, first_bad_point, is_float32, points, vec2,
 };
 use crate::batch::{self, Arrays};
+use crate::shapely;
 use crate::{Precision, Reduced, dispatch};
 
 /// A static index over boxes (a packed Hilbert R-tree), built once and queried many
@@ -34,7 +35,8 @@ use crate::{Precision, Reduced, dispatch};
 /// >>> index.pairs()
 /// array([[0, 1]])
 /// >>> index.query([[2, 2, 5, 5]])
-/// (array([0, 0, 0]), array([0, 1, 2]))
+/// array([[0, 0, 0],
+///        [0, 1, 2]])
 #[pyclass(name = "PackedIndex", module = "spatix", frozen)]
 pub(crate) struct PyPackedIndex {
     index: Precision<PackedIndex<f32, ()>, PackedIndex<f64, ()>>,
@@ -86,25 +88,95 @@ impl PyPackedIndex {
         Ok(Self { index })
     }
 
-    /// The boxes intersecting each window.
+    /// The boxes each geometry meets under ``predicate``, as shapely's
+    /// ``STRtree.query`` returns them.
     ///
     /// Parameters
     /// ----------
-    /// windows : array_like, shape (m, 4)
-    ///     Query boxes, ``min_x, min_y, max_x, max_y``.
+    /// geometry : array_like or shapely geometries
+    ///     Boxes ``(m, 4)`` (``min_x, min_y, max_x, max_y``), points ``(m, 2)``, one box
+    ///     ``(4,)`` or point ``(2,)``, or shapely geometries (tested by their bounds; empty
+    ///     ones and ``None`` match nothing).
+    /// predicate : str, optional
+    ///     ``"intersects"`` (the default, also ``None``), ``"contains"``, ``"within"``,
+    ///     ``"contains_properly"``, ``"covers"``, ``"covered_by"`` or ``"touches"``, read
+    ///     as ``predicate(geometry, box)``, on the boxes themselves: no exact geometry test.
+    ///     A box's interior is the open box (empty for a box of zero width or height).
     /// workers : int, default 1
     ///     Threads to spread the queries over; -1 for every core.
     ///
     /// Returns
     /// -------
-    /// window_index, box_index : ndarray of int64
-    ///     One entry per (window, box) pair, grouped by window in window order; box
-    ///     indices are positions in ``boxes``.
-    #[pyo3(signature = (windows, workers = 1))]
-    fn query<'py>(&self, windows: &Bound<'py, PyAny>, workers: i64) -> PyResult<Arrays<'py>> {
+    /// ndarray of int64
+    ///     Shape ``(2, n)``: geometry indices, then box indices (positions in ``boxes``),
+    ///     ordered by geometry, then box. For one geometry, the box indices alone.
+    ///
+    /// Examples
+    /// --------
+    /// >>> import spatix
+    /// >>> index = spatix.PackedIndex([[0, 0, 2, 2], [1, 1, 3, 3], [5, 5, 6, 6]])
+    /// >>> index.query([[2, 2, 5, 5], [0, 0, 4, 4]], predicate="contains")
+    /// array([[1, 1],
+    ///        [0, 1]])
+    /// >>> index.query([5.5, 5.5])
+    /// array([2])
+    #[pyo3(signature = (geometry, predicate = None, workers = 1))]
+    fn query<'py>(
+        &self,
+        geometry: &Bound<'py, PyAny>,
+        predicate: Option<&str>,
+        workers: i64,
+    ) -> PyResult<Bound<'py, PyAny>> {
         dispatch!(&self.index, index: S => {
-            batch::hits_call::<S, _>(windows, 4, "windows", workers, |flat, workers| {
-                batch::windows(index, flat, workers, position)
+            shapely::query::<S, _, _>(
+                geometry,
+                predicate,
+                workers,
+                |flat, workers| batch::windows(index, flat, workers, position),
+                |id| {
+                    let h = index.handle(usize::try_from(id).ok()?)?;
+                    SpatialQuery::<S, ()>::get(index, h).map(|item| item.aabb)
+                },
+            )
+        })
+    }
+
+    /// The nearest box to each point, every one when several are equally near, as shapely's
+    /// ``STRtree.query_nearest`` returns them.
+    ///
+    /// Parameters
+    /// ----------
+    /// geometry : array_like or shapely points
+    ///     Points ``(m, 2)`` or one point ``(2,)`` (or shapely points).
+    /// max_distance : float, optional
+    ///     Leave out points whose nearest box is farther.
+    /// return_distance : bool, default False
+    ///     Also return the distances.
+    ///
+    /// Returns
+    /// -------
+    /// indices : ndarray of int64, shape (2, n)
+    ///     Point indices, then box indices, ordered by point, then box.
+    /// distances : ndarray of float64, shape (n,)
+    ///     Only with ``return_distance``: the distance of each pair.
+    ///
+    /// Examples
+    /// --------
+    /// >>> import spatix
+    /// >>> index = spatix.PackedIndex([[0, 0, 1, 1], [3, 0, 4, 1]])
+    /// >>> index.query_nearest([[2.0, 0.5], [0.5, 3.0]], return_distance=True)
+    /// (array([[0, 0, 1],
+    ///        [0, 1, 0]]), array([1., 1., 2.]))
+    #[pyo3(signature = (geometry, max_distance = None, return_distance = false))]
+    fn query_nearest<'py>(
+        &self,
+        geometry: &Bound<'py, PyAny>,
+        max_distance: Option<f64>,
+        return_distance: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        dispatch!(&self.index, index: S => {
+            shapely::query_nearest::<S>(geometry, max_distance, return_distance, |p, ws, out| {
+                shapely::nearest_ties(index, p, ws, position, out)
             })
         })
     }
@@ -152,7 +224,8 @@ impl PyPackedIndex {
     /// >>> spatix.PackedIndex.from_bytes(index.to_bytes()).pairs()
     /// array([[0, 1]])
     /// >>> pickle.loads(pickle.dumps(index)).query([[2, 2, 5, 5]])
-    /// (array([0, 0, 0]), array([0, 1, 2]))
+    /// array([[0, 0, 0],
+    ///        [0, 1, 2]])
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         crate::to_bytes(py, || dispatch!(&self.index, index => index.to_bytes()))
     }

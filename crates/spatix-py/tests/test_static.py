@@ -217,7 +217,7 @@ def test_invalid_rows_are_named():
     tree = spatix.KdTree(np.zeros((3, 2)))
     with pytest.raises(ValueError, match="x row 1"):
         tree.query([[0.0, 0.0], [np.inf, 0.0]])
-    with pytest.raises(ValueError, match="windows row 0"):
+    with pytest.raises(ValueError, match="geometry row 0"):
         spatix.PackedIndex(np.zeros((3, 4))).query([[1.0, 1.0, 0.0, 0.0]])
     with pytest.raises(ValueError, match="k must be"):
         tree.query(np.zeros((1, 2)), k=0)

@@ -9,7 +9,7 @@ Every class pickles (and ``copy.deepcopy``s) through its byte form: ``to_bytes()
 positions unchanged, and raises ``ValueError`` for bytes that are not that class's.
 """
 
-from typing import Any, Callable, Literal, Sequence, Union
+from typing import Any, Callable, Literal, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +19,9 @@ Floats = npt.NDArray[Union[np.float32, np.float64]]
 Ids = npt.NDArray[np.int64]
 World = Union[Sequence[float], npt.NDArray[np.floating]]
 DType = Union[str, type, np.dtype, None]
+Predicate = Optional[
+    Literal["intersects", "contains", "within", "contains_properly", "covers", "covered_by", "touches"]
+]
 
 __all__ = [
     "DynamicIndex",
@@ -95,8 +98,16 @@ class PackedIndex:
     """A static packed Hilbert R-tree over boxes (or points)."""
 
     def __init__(self, boxes: ArrayLike) -> None: ...
-    def query(self, windows: ArrayLike, workers: int = 1) -> tuple[Ids, Ids]:
-        """``(window_index, box_index)`` of every box intersecting each window."""
+    def query(self, geometry: Any, predicate: Predicate = None, workers: int = 1) -> Ids:
+        """shapely's ``STRtree.query``: ``(2, n)`` geometry and box indices (box indices alone
+        for one geometry) of every box meeting each geometry under ``predicate``, tested on
+        the boxes (no exact geometry test). Geometries: ``(m, 4)`` boxes, ``(m, 2)`` points,
+        one ``(4,)`` box or ``(2,)`` point, or shapely geometries (by their bounds)."""
+    def query_nearest(
+        self, geometry: Any, max_distance: Optional[float] = None, return_distance: bool = False
+    ) -> Union[Ids, tuple[Ids, npt.NDArray[np.float64]]]:
+        """shapely's ``STRtree.query_nearest``: ``(2, n)`` point and box indices of every
+        nearest box of each point (all ties), and the distances with ``return_distance``."""
     def pairs(self) -> Ids:
         """``(p, 2)`` positions ``i < j`` of every intersecting pair of boxes."""
     def nearest(self, points: ArrayLike, k: int = 1, workers: int = 1) -> tuple[Floats, Ids]:
@@ -122,8 +133,14 @@ class DynamicIndex:
         """Removes the elements; their ids go stale."""
     def pairs(self, workers: int = 1) -> Ids:
         """``(p, 2)`` ids of every intersecting pair, smaller first (``workers`` threads)."""
-    def query(self, windows: ArrayLike, workers: int = 1) -> tuple[Ids, Ids]:
-        """``(window_index, id)`` of every element intersecting each window."""
+    def query(self, geometry: Any, predicate: Predicate = None, workers: int = 1) -> Ids:
+        """shapely's ``STRtree.query``: ``(2, n)`` geometry indices and ids (ids alone for one
+        geometry), as ``PackedIndex.query``."""
+    def query_nearest(
+        self, geometry: Any, max_distance: Optional[float] = None, return_distance: bool = False
+    ) -> Union[Ids, tuple[Ids, npt.NDArray[np.float64]]]:
+        """shapely's ``STRtree.query_nearest``: ``(2, n)`` point indices and ids of every
+        nearest element of each point (all ties), as ``PackedIndex.query_nearest``."""
     def nearest(self, points: ArrayLike, k: int = 1, workers: int = 1) -> tuple[Floats, Ids]:
         """``(distances, ids)`` of the ``k`` elements nearest each point (padded with -1)."""
     def maintain(self) -> None:

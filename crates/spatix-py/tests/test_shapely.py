@@ -1,0 +1,154 @@
+"""shapely's STRtree conventions on the box indexes (query with predicates, query_nearest)
+against numpy brute force and, where installed, shapely.STRtree itself on the same data."""
+
+import numpy as np
+import pytest
+
+import spatix
+from oracle import intersecting, point_box_distance
+
+PREDICATES = ["intersects", "contains", "within", "contains_properly", "covers", "covered_by", "touches"]
+
+
+def tree_boxes(rng, n=300):
+    """Boxes on a coarse lattice, so that boxes touch, nest and coincide often."""
+    lo = rng.integers(0, 40, (n, 2)).astype(float)
+    size = rng.integers(1, 8, (n, 2)).astype(float)
+    return np.hstack([lo, lo + size])
+
+
+def query_boxes(rng, n=60):
+    return tree_boxes(rng, n)
+
+
+def indexes(boxes, dtype):
+    """A static and a dynamic index of the same boxes; the dynamic one's ids mapped back to
+    positions."""
+    b = boxes.astype(dtype)
+    packed = spatix.PackedIndex(b)
+    grid = spatix.LooseGrid((0.0, 0.0, 50.0, 50.0), sample=b)
+    ids = grid.insert(b)
+    position = {int(i): p for p, i in enumerate(ids)}
+    return [(packed, lambda found: found), (grid, lambda found: np.array([position[int(i)] for i in found], dtype=np.int64))]
+
+
+def as_positions(result, to_position):
+    return np.vstack([result[0], to_position(result[1])]) if result.size else result.reshape(2, 0)
+
+
+def ordered(result):
+    """Whether a (2, n) result is ordered by geometry, then tree index."""
+    keys = list(zip(result[0].tolist(), result[1].tolist()))
+    return keys == sorted(keys)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_intersects_is_brute_force(dtype, workers):
+    rng = np.random.default_rng(1)
+    boxes, queries = tree_boxes(rng), query_boxes(rng)
+    want = {(q, int(i)) for q, w in enumerate(queries) for i in np.nonzero(intersecting(boxes, w))[0]}
+    for index, to_position in indexes(boxes, dtype):
+        got = index.query(queries.astype(dtype), workers=workers)
+        assert got.shape[0] == 2 and got.dtype == np.int64
+        assert ordered(got)
+        pos = as_positions(got, to_position)
+        assert set(zip(pos[0].tolist(), pos[1].tolist())) == want
+        assert index.query(queries.astype(dtype), predicate="intersects", workers=workers).tolist() == got.tolist()
+
+
+def test_one_geometry_gives_tree_indices_alone():
+    boxes = np.array([[0, 0, 2, 2], [1, 1, 3, 3], [5, 5, 6, 6]], dtype=float)
+    index = spatix.PackedIndex(boxes)
+    np.testing.assert_array_equal(index.query([2.0, 2.0, 5.0, 5.0]), [0, 1, 2])
+    np.testing.assert_array_equal(index.query([5.5, 5.5]), [2])
+    np.testing.assert_array_equal(index.query(np.array([[1.5, 1.5]])), [[0, 0], [0, 1]])
+    assert index.query(np.zeros((0, 4))).shape == (2, 0)
+
+
+@pytest.fixture
+def shapely():
+    return pytest.importorskip("shapely")
+
+
+def shapely_query(shapely, boxes, geoms, predicate):
+    tree = shapely.STRtree(shapely.box(*boxes.T))
+    got = tree.query(geoms, predicate=predicate)
+    order = np.lexsort((got[1], got[0]))
+    return got[:, order]
+
+
+@pytest.mark.parametrize("predicate", PREDICATES)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_predicates_are_shapelys(shapely, predicate, dtype):
+    rng = np.random.default_rng(2)
+    boxes, queries = tree_boxes(rng), query_boxes(rng)
+    queries[:10] = boxes[:10]  # equal boxes: contains, within, covers all hold
+    points = np.vstack([boxes[:20, :2], (boxes[20:40, :2] + boxes[20:40, 2:]) / 2, rng.integers(0, 48, (20, 2))]).astype(float)
+    for index, to_position in indexes(boxes, dtype):
+        want = shapely_query(shapely, boxes, shapely.box(*queries.T), predicate)
+        got = index.query(queries.astype(dtype), predicate=predicate)
+        assert ordered(got)
+        pos = as_positions(got, to_position)
+        np.testing.assert_array_equal(pos[:, np.lexsort(pos[::-1])], want, err_msg=predicate)
+        want = shapely_query(shapely, boxes, shapely.points(points), predicate)
+        got = index.query(points.astype(dtype), predicate=predicate)
+        pos = as_positions(got, to_position)
+        np.testing.assert_array_equal(pos[:, np.lexsort(pos[::-1])], want, err_msg=f"{predicate} (points)")
+
+
+def test_shapely_geometries_are_read_by_their_bounds(shapely):
+    rng = np.random.default_rng(3)
+    boxes = tree_boxes(rng)
+    index = spatix.PackedIndex(boxes)
+    polygons = shapely.box(*query_boxes(rng).T)
+    geoms = np.concatenate([polygons, [None, shapely.Polygon()]])
+    got = index.query(geoms)
+    want = shapely_query(shapely, boxes, geoms, "intersects")
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(index.query(polygons[0]), index.query(shapely.bounds(polygons[0])))
+    assert index.query(polygons[0]).ndim == 1
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_query_nearest_is_shapelys(shapely, dtype):
+    rng = np.random.default_rng(4)
+    boxes = tree_boxes(rng)
+    points = np.vstack([rng.integers(-5, 55, (80, 2)), boxes[:10, :2]]).astype(float)  # ties on the lattice
+    tree = shapely.STRtree(shapely.box(*boxes.T))
+    for max_distance in [None, 1.5]:
+        want, want_d = tree.query_nearest(shapely.points(points), max_distance=max_distance, return_distance=True)
+        order = np.lexsort((want[1], want[0]))
+        for index, to_position in indexes(boxes, dtype):
+            got, d = index.query_nearest(points.astype(dtype), max_distance=max_distance, return_distance=True)
+            assert ordered(got) and d.dtype == np.float64
+            pos = as_positions(got, to_position)
+            resort = np.lexsort((pos[1], pos[0]))
+            np.testing.assert_array_equal(pos[:, resort], want[:, order])
+            np.testing.assert_allclose(d[resort], want_d[order], rtol=1e-6)
+            # The distances are the brute-force least distances.
+            for q, i in zip(*pos):
+                assert point_box_distance(boxes, points[q]).min() == pytest.approx(point_box_distance(boxes[i : i + 1], points[q])[0])
+            np.testing.assert_array_equal(index.query_nearest(points.astype(dtype), max_distance=max_distance), got)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda i: i.query([[0.0, 0.0, 1.0, 1.0], [np.nan, 0.0, 1.0, 1.0]]), "geometry row 1"),
+        (lambda i: i.query([[2.0, 0.0, 1.0, 1.0]]), "geometry row 0"),
+        (lambda i: i.query([[0.0, np.inf]]), "geometry row 0"),
+        (lambda i: i.query(np.zeros((3, 3))), "shape"),
+        (lambda i: i.query([[0.0, 0.0, 1.0, 1.0]], predicate="overlaps"), "predicate must be one of"),
+        (lambda i: i.query([["a", "b", "c", "d"]]), "geometry"),
+        (lambda i: i.query_nearest([[0.0, 0.0, 1.0, 1.0]]), "not a point"),
+        (lambda i: i.query_nearest([[0.0, 0.0]], max_distance=-1.0), "max_distance"),
+        (lambda i: i.query_nearest([[0.0, 0.0]], max_distance=float("nan")), "max_distance"),
+        (lambda i: i.query([[0.0, 0.0, 1.0, 1.0]], workers=0), "workers"),
+    ],
+)
+def test_bad_input_is_a_value_error(call, message):
+    boxes = np.array([[0, 0, 2, 2], [1, 1, 3, 3]], dtype=float)
+    for index, _ in indexes(boxes, np.float64):
+        with pytest.raises(ValueError, match=message):
+            call(index)
