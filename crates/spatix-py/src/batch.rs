@@ -106,20 +106,37 @@ where
     S: Coord,
     R: FnOnce(&[S], Workers) -> Result<(Vec<S>, Vec<i64>), String> + Send,
 {
-    if k == 0 {
-        return Err(PyValueError::new_err("k must be at least 1"));
-    }
     let workers = Workers::new(workers)?;
     let py = obj.py();
-    let rows = Rows::<S>::read(obj, 2, what)?;
+    let rows = Rows::<S>::read_one_or_many(obj, 2, what)?;
     let flat = rows.flat();
     check_points(what, flat)?;
     results_fit::<S>(rows.len, k)?;
     let (d, found) = py.detach(|| run(flat, workers)).map_err(pool_error)?;
+    if rows.single {
+        // scipy's shapes for one point: scalars for k = 1, else (k,).
+        let (d, found) = (vec1(py, d), vec1(py, found));
+        return if k == 1 {
+            Ok((d.get_item(0)?, found.get_item(0)?))
+        } else {
+            Ok((d, found))
+        };
+    }
     Ok((
         vec2(py, d, rows.len, k, true)?,
         vec2(py, found, rows.len, k, true)?,
     ))
+}
+
+/// Reads the number of neighbours `k` asked for.
+///
+/// # Errors
+/// `ValueError` for `k < 1`.
+pub(crate) fn neighbours(k: i64) -> PyResult<usize> {
+    usize::try_from(k)
+        .ok()
+        .filter(|&k| k >= 1)
+        .ok_or_else(|| PyValueError::new_err(format!("k must be at least 1, got {k}")))
 }
 
 /// Result sizes above which [`results_fit`] asks the allocator before the search.

@@ -433,14 +433,16 @@ impl DynamicIndex {
 
     /// The ``k`` elements nearest to each point of ``points`` (``(m, 2)``), like
     /// ``KdTree.query``: ``(distances, ids)``, shape ``(m,)`` for ``k = 1`` else ``(m, k)``,
-    /// ascending, padded with ``inf`` and -1.
+    /// ascending, padded with ``inf`` and -1; for one point as a ``(2,)`` array, scalars for
+    /// ``k = 1`` and ``(k,)`` arrays otherwise. ``ValueError`` for ``k < 1``.
     #[pyo3(signature = (points, k = 1, workers = 1))]
     fn nearest<'py>(
         &self,
         points: &Bound<'py, PyAny>,
-        k: usize,
+        k: i64,
         workers: i64,
     ) -> PyResult<Arrays<'py>> {
+        let k = batch::neighbours(k)?;
         dispatch!(&self.engine, engine: S => {
             batch::nearest_call::<S, _>(points, "points", k, workers, |flat, workers| {
                 engine.nearest(flat, k, workers)
@@ -704,25 +706,25 @@ fn hierarchical_grid<S: Coord>(a: Args<S>) -> PyResult<HierarchicalGrid<S, ()>> 
 }
 
 fn quadtree<S: Coord>(a: Args<S>) -> PyResult<Quadtree<S, ()>> {
-    match a.size.or(a.mean_side()) {
+    match a.size {
         Some(size) => Quadtree::for_element_size(a.bulk_world(), size),
-        None => Quadtree::new(a.world),
+        None => Quadtree::auto(a.world, &a.sample),
     }
     .map_err(invalid)
 }
 
 fn loose_quadtree<S: Coord>(a: Args<S>) -> PyResult<LooseQuadtree<S, ()>> {
-    match a.size.or(a.mean_side()) {
+    match a.size {
         Some(size) => LooseQuadtree::for_element_size(a.bulk_world(), size),
-        None => LooseQuadtree::new(a.world),
+        None => LooseQuadtree::auto(a.world, &a.sample),
     }
     .map_err(invalid)
 }
 
 fn mxcif_quadtree<S: Coord>(a: Args<S>) -> PyResult<MxCifQuadtree<S, ()>> {
-    match a.size.or(a.mean_side()) {
+    match a.size {
         Some(size) => MxCifQuadtree::for_element_size(a.bulk_world(), size),
-        None => MxCifQuadtree::new(a.world),
+        None => MxCifQuadtree::auto(a.world, &a.sample),
     }
     .map_err(invalid)
 }

@@ -198,14 +198,21 @@ impl PyPackedIndex {
 
     /// The ``k`` boxes nearest to each point (distance to the nearest point of the box,
     /// 0 inside), shaped like ``KdTree.query``: ``(distances, box_index)``, padded with
-    /// ``inf`` and ``len(index)``.
+    /// ``inf`` and ``len(index)``. One point given as a ``(2,)`` array gives scipy's shapes
+    /// for one point: scalars for ``k = 1``, ``(k,)`` arrays otherwise.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     For ``k < 1``, or a point with a NaN or infinite coordinate (naming its row).
     #[pyo3(signature = (points, k = 1, workers = 1))]
     fn nearest<'py>(
         &self,
         points: &Bound<'py, PyAny>,
-        k: usize,
+        k: i64,
         workers: i64,
     ) -> PyResult<Arrays<'py>> {
+        let k = batch::neighbours(k)?;
         dispatch!(&self.index, index: S => {
             let missing = SpatialQuery::<S, ()>::len(index) as i64;
             batch::nearest_call::<S, _>(points, "points", k, workers, |flat, workers| {

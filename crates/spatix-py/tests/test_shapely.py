@@ -152,3 +152,15 @@ def test_bad_input_is_a_value_error(call, message):
     for index, _ in indexes(boxes, np.float64):
         with pytest.raises(ValueError, match=message):
             call(index)
+
+
+def test_nearest_takes_one_point_and_checks_k():
+    boxes = np.array([[0, 0, 1, 1], [3, 0, 4, 1]], dtype=float)
+    for index, to_position in indexes(boxes, np.float64):
+        d, i = index.nearest([2.5, 0.5])
+        assert np.ndim(d) == 0 and np.ndim(i) == 0 and d == 0.5 and to_position(np.array([i]))[0] == 1
+        d, i = index.nearest([2.5, 0.5], k=2)
+        assert d.shape == (2,) and d.tolist() == [0.5, 1.5]
+        for k in [0, -1]:
+            with pytest.raises(ValueError, match="k must be at least 1"):
+                index.nearest([[0.0, 0.0]], k=k)

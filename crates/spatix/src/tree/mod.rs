@@ -189,8 +189,8 @@ impl<S, N> TreeBase<S, N> {
     }
 }
 
-/// Writes what the three quadtrees have alike: `new`, `for_element_size`, `with_config`,
-/// `world` and `config`. The tree provides `DEFAULT_CONFIG`, a private
+/// Writes what the three quadtrees have alike: `new`, `for_element_size`, `auto`,
+/// `with_config`, `world` and `config`. The tree provides `DEFAULT_CONFIG`, a private
 /// `fn empty(world, config) -> Self` (the empty tree, parameters already checked) and its
 /// [`TreeBase`] in the field `base`; the macro is given the deepest nodes' side in typical element
 /// sizes (`leaf_sizes`) and, for the example, the depth that gives for elements 4 wide in a
@@ -236,6 +236,52 @@ macro_rules! tree_constructors {
             pub fn for_element_size(world: $crate::Aabb<S>, typical_size: S) -> Result<Self, $crate::Error> {
                 let leaf_side = $leaf_sizes * typical_size.to_f64();
                 Self::with_config(world, Self::DEFAULT_CONFIG.$rule(&world, leaf_side))
+            }
+
+            /// An empty tree sized from a sample of the boxes it will hold:
+            #[doc = concat!("[`", stringify!($tree), "::for_element_size`]")]
+            /// for their mean extent (mean of width and height), or
+            #[doc = concat!("[`", stringify!($tree), "::new`]")]
+            /// when the sample holds no valid box of any size (invalid ones are ignored; for
+            /// points, the depth limit cannot come from their size). As the grids' `auto`, the
+            /// tree covers `world` cut to where the bulk of the sample lies
+            /// ([`Aabb::bulk_of`](crate::Aabb::bulk_of)), so that a stray box that widened the
+            /// declared world does not leave the data in one node at the deepest depth;
+            /// elements outside are kept in the border nodes.
+            ///
+            /// # Errors
+            /// [`Error::InvalidAabb`](crate::Error::InvalidAabb) if `world` is not a valid box.
+            ///
+            /// ```
+            #[doc = concat!("use spatix::{Aabb, Point, ", stringify!($tree), "};")]
+            /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(10_000.0, 10_000.0))?;
+            /// let sample = (0..100)
+            ///     .map(|i| {
+            ///         let p = Point::new((i % 10) as f32 * 1000.0, (i / 10) as f32 * 1000.0);
+            ///         Aabb::new(p, Point::new(p.x + 2.0, p.y + 6.0))
+            ///     })
+            ///     .collect::<Result<Vec<_>, _>>()?;
+            #[doc = concat!("let tree = ", stringify!($tree), "::<f32, u32>::auto(world, &sample)?;")]
+            /// assert!(tree.config().max_depth > 0);
+            #[doc = concat!("assert_eq!(tree.config(), ", stringify!($tree), "::<f32, u32>::for_element_size(tree.world(), 4.0)?.config());")]
+            #[doc = concat!("assert_eq!(", stringify!($tree), "::<f32, u32>::auto(world, &[])?.config(), ", stringify!($tree), "::<f32, u32>::DEFAULT_CONFIG);")]
+            /// # Ok::<(), spatix::Error>(())
+            /// ```
+            pub fn auto(world: $crate::Aabb<S>, sample: &[$crate::Aabb<S>]) -> Result<Self, $crate::Error> {
+                let (mut total, mut n) = (0.0f64, 0usize);
+                for b in sample.iter().filter(|b| b.is_valid()) {
+                    let size = b.size();
+                    total += size.x.to_f64() + size.y.to_f64();
+                    n += 1;
+                }
+                let world = $crate::Aabb::bulk_of(sample)
+                    .map(|bulk| bulk.clamped_to(&world))
+                    .filter(|w| w.size().x > S::ZERO && w.size().y > S::ZERO)
+                    .unwrap_or(world);
+                if total == 0.0 {
+                    return Self::new(world);
+                }
+                Self::for_element_size(world, S::from_f64(total / (2 * n) as f64))
             }
 
             /// An empty tree over `world` with the given parameters.
