@@ -53,7 +53,7 @@ impl Workers {
     ///
     /// # Errors
     /// The message when the threads cannot start.
-    fn pool(self) -> Result<Option<&'static ThreadPool>, String> {
+    pub(crate) fn pool(self) -> Result<Option<&'static ThreadPool>, String> {
         if self.0 == 1 {
             return Ok(None);
         }

@@ -7,14 +7,16 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use spatix::{
     Aabb, ByteForm, HierarchicalGrid, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree,
-    ParallelPairs, Point, PointGrid, Quadtree, SpatialIndex, UniformGrid, Workspace,
+    ParallelPairs, Point, PointGrid, Quadtree, Ray, SpatialIndex, UniformGrid, Workspace,
 };
 
 use crate::array::{
     Coord, Rows, aabb, boxes, check_boxes, handle_of, id_of, ids, row_of, stale, vec1, vec2,
 };
 use crate::batch::{self, Arrays, Workers};
-use crate::{Precision, Reduced, dispatch, shapely};
+use crate::rays;
+use crate::shapely::{self, Ask};
+use crate::{Precision, Reduced, dispatch};
 
 /// What Python can ask of a dynamic structure, whatever its type (object safe, so one
 /// Python class can hold any of them). Batches arrive checked: valid boxes the structure
@@ -34,8 +36,8 @@ trait Engine<S: Coord>: Send + Sync {
     fn update(&mut self, ids: &[i64], boxes: &[S]);
     /// Removes the elements; their ids go stale (never reused).
     fn remove(&mut self, ids: &[i64]);
-    /// See [`batch::windows`].
-    fn query(&self, windows: &[S], workers: Workers) -> Result<(Vec<i64>, Vec<i64>), String>;
+    /// See [`batch::windows`] and [`batch::within`].
+    fn query(&self, ask: Ask<'_, S>, workers: Workers) -> Result<(Vec<i64>, Vec<i64>), String>;
     /// The box of element `id`, if it is live.
     fn box_of(&self, id: i64) -> Option<Aabb<S>>;
     /// See [`shapely::nearest_ties`].
@@ -45,6 +47,10 @@ trait Engine<S: Coord>: Send + Sync {
         workspace: &mut Workspace<S>,
         out: &mut Vec<i64>,
     ) -> Option<S>;
+    /// See [`rays::first`] (missing hits are -1).
+    fn raycast(&self, rays: &[Ray<S>], workers: Workers) -> Result<(Vec<S>, Vec<i64>), String>;
+    /// See [`rays::all`].
+    fn raycast_all(&self, rays: &[Ray<S>]) -> (Vec<i64>, Vec<i64>, Vec<S>);
     /// See [`batch::nearest`] (missing neighbours are -1).
     fn nearest(
         &self,
@@ -139,12 +145,23 @@ where
         }
     }
 
-    fn query(&self, windows: &[S], workers: Workers) -> Result<(Vec<i64>, Vec<i64>), String> {
-        batch::windows(&self.index, windows, workers, id_of)
+    fn query(&self, ask: Ask<'_, S>, workers: Workers) -> Result<(Vec<i64>, Vec<i64>), String> {
+        match ask {
+            Ask::Windows(flat) => batch::windows(&self.index, flat, workers, id_of),
+            Ask::Within(flat, r) => batch::within(&self.index, flat, r, workers, id_of),
+        }
     }
 
     fn box_of(&self, id: i64) -> Option<Aabb<S>> {
         self.index.get(handle_of(id)).map(|item| item.aabb)
+    }
+
+    fn raycast(&self, rays: &[Ray<S>], workers: Workers) -> Result<(Vec<S>, Vec<i64>), String> {
+        rays::first(&self.index, rays, workers, -1, id_of)
+    }
+
+    fn raycast_all(&self, rays: &[Ray<S>]) -> (Vec<i64>, Vec<i64>, Vec<S>) {
+        rays::all(&self.index, rays, id_of)
     }
 
     fn nearest_ties(
@@ -395,19 +412,21 @@ impl DynamicIndex {
     /// ``STRtree.query`` returns them (``PackedIndex.query`` describes the arguments): the
     /// ``(2, n)`` int64 array of geometry indices and ids, ordered by geometry, then id (for
     /// one geometry, the ids alone). ``workers`` threads (-1: every core).
-    #[pyo3(signature = (geometry, predicate = None, workers = 1))]
+    #[pyo3(signature = (geometry, predicate = None, distance = None, workers = 1))]
     fn query<'py>(
         &self,
         geometry: &Bound<'py, PyAny>,
         predicate: Option<&str>,
+        distance: Option<f64>,
         workers: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
         dispatch!(&self.engine, engine: S => {
             shapely::query::<S, _, _>(
                 geometry,
                 predicate,
+                distance,
                 workers,
-                |flat, workers| engine.query(flat, workers),
+                |ask, workers| engine.query(ask, workers),
                 |id| engine.box_of(id),
             )
         })
@@ -447,6 +466,58 @@ impl DynamicIndex {
             batch::nearest_call::<S, _>(points, "points", k, workers, |flat, workers| {
                 engine.nearest(flat, k, workers)
             })
+        })
+    }
+
+    /// The first element each ray hits: ``origins + t * directions`` for ``0 <= t <= max_t``.
+    ///
+    /// Parameters
+    /// ----------
+    /// origins, directions : array_like, shape (m, 2) or (2,)
+    ///     Each ray's start and direction (finite, not zero); ``t`` counts lengths of the
+    ///     direction.
+    /// max_t : float, default inf
+    ///     How far along each ray to look.
+    /// workers : int, default 1
+    ///     Threads to spread the rays over; -1 for every core.
+    ///
+    /// Returns
+    /// -------
+    /// t, ids : ndarray
+    ///     Where each ray enters the element's box (0 for a ray that starts inside it), and
+    ///     which element; ``inf`` and -1 for a ray that hits nothing. Scalars for one ray.
+    #[pyo3(signature = (origins, directions, max_t = f64::INFINITY, workers = 1))]
+    fn raycast<'py>(
+        &self,
+        origins: &Bound<'py, PyAny>,
+        directions: &Bound<'py, PyAny>,
+        max_t: f64,
+        workers: i64,
+    ) -> PyResult<Arrays<'py>> {
+        dispatch!(&self.engine, engine: S => {
+            rays::first_call::<S, _>(origins, directions, max_t, workers, |rays, workers| {
+                engine.raycast(rays, workers)
+            })
+        })
+    }
+
+    /// Every element each ray hits, in order along it.
+    ///
+    /// Returns
+    /// -------
+    /// indices : ndarray of int64, shape (2, n)
+    ///     Ray indices, then ids, ordered by ray, then ``t``, then ids.
+    /// t : ndarray
+    ///     Where the ray enters each element's box.
+    #[pyo3(signature = (origins, directions, max_t = f64::INFINITY))]
+    fn raycast_all<'py>(
+        &self,
+        origins: &Bound<'py, PyAny>,
+        directions: &Bound<'py, PyAny>,
+        max_t: f64,
+    ) -> PyResult<Arrays<'py>> {
+        dispatch!(&self.engine, engine: S => {
+            rays::all_call::<S, _>(origins, directions, max_t, |rays| engine.raycast_all(rays))
         })
     }
 

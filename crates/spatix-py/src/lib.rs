@@ -29,6 +29,7 @@ mod batch;
 mod dynamic;
 mod kdtree;
 mod packed;
+mod rays;
 mod shapely;
 
 use pyo3::exceptions::PyValueError;

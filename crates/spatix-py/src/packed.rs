@@ -9,7 +9,8 @@ use crate::array::{
     Coord, Rows, bad_row, boxes, first_bad_box, first_bad_point, is_float32, points, vec2,
 };
 use crate::batch::{self, Arrays};
-use crate::shapely;
+use crate::rays;
+use crate::shapely::{self, Ask};
 use crate::{Precision, Reduced, dispatch};
 
 /// A static index over boxes (a packed Hilbert R-tree), built once and queried many
@@ -100,8 +101,11 @@ impl PyPackedIndex {
     /// predicate : str, optional
     ///     ``"intersects"`` (the default, also ``None``), ``"contains"``, ``"within"``,
     ///     ``"contains_properly"``, ``"covers"``, ``"covered_by"`` or ``"touches"``, read
-    ///     as ``predicate(geometry, box)``, on the boxes themselves: no exact geometry test.
-    ///     A box's interior is the open box (empty for a box of zero width or height).
+    ///     as ``predicate(geometry, box)`` and decided on the boxes themselves (shapely's
+    ///     answer for the boxes as rectangles, segments or points; no exact test of other
+    ///     shapes); or ``"dwithin"``: the boxes within ``distance`` of each point.
+    /// distance : float, optional
+    ///     The radius of ``"dwithin"`` (one for every point).
     /// workers : int, default 1
     ///     Threads to spread the queries over; -1 for every core.
     ///
@@ -120,19 +124,24 @@ impl PyPackedIndex {
     ///        [0, 1]])
     /// >>> index.query([5.5, 5.5])
     /// array([2])
-    #[pyo3(signature = (geometry, predicate = None, workers = 1))]
+    #[pyo3(signature = (geometry, predicate = None, distance = None, workers = 1))]
     fn query<'py>(
         &self,
         geometry: &Bound<'py, PyAny>,
         predicate: Option<&str>,
+        distance: Option<f64>,
         workers: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
         dispatch!(&self.index, index: S => {
             shapely::query::<S, _, _>(
                 geometry,
                 predicate,
+                distance,
                 workers,
-                |flat, workers| batch::windows(index, flat, workers, position),
+                |ask, workers| match ask {
+                    Ask::Windows(flat) => batch::windows(index, flat, workers, position),
+                    Ask::Within(flat, r) => batch::within(index, flat, r, workers, position),
+                },
                 |id| {
                     let h = index.handle(usize::try_from(id).ok()?)?;
                     SpatialQuery::<S, ()>::get(index, h).map(|item| item.aabb)
@@ -218,6 +227,66 @@ impl PyPackedIndex {
             batch::nearest_call::<S, _>(points, "points", k, workers, |flat, workers| {
                 batch::nearest(index, flat, k, workers, missing, position)
             })
+        })
+    }
+
+    /// The first box each ray hits: ``origins + t * directions`` for ``0 <= t <= max_t``.
+    ///
+    /// Parameters
+    /// ----------
+    /// origins, directions : array_like, shape (m, 2) or (2,)
+    ///     Each ray's start and direction (finite, not zero); ``t`` counts lengths of the
+    ///     direction.
+    /// max_t : float, default inf
+    ///     How far along each ray to look.
+    /// workers : int, default 1
+    ///     Threads to spread the rays over; -1 for every core.
+    ///
+    /// Returns
+    /// -------
+    /// t, box_index : ndarray
+    ///     Where each ray enters the box's box (0 for a ray that starts inside it), and
+    ///     which box; ``inf`` and ``len(index)`` for a ray that hits nothing. Scalars for one ray.
+    ///
+    /// Examples
+    /// --------
+    /// >>> import spatix
+    /// >>> index = spatix.PackedIndex([[2, -1, 3, 1], [5, -1, 6, 1]])
+    /// >>> index.raycast([0.0, 0.0], [1.0, 0.0])
+    /// (np.float64(2.0), np.int64(0))
+    #[pyo3(signature = (origins, directions, max_t = f64::INFINITY, workers = 1))]
+    fn raycast<'py>(
+        &self,
+        origins: &Bound<'py, PyAny>,
+        directions: &Bound<'py, PyAny>,
+        max_t: f64,
+        workers: i64,
+    ) -> PyResult<Arrays<'py>> {
+        dispatch!(&self.index, index: S => {
+            let missing = SpatialQuery::<S, ()>::len(index) as i64;
+            rays::first_call::<S, _>(origins, directions, max_t, workers, |rays, workers| {
+                rays::first(index, rays, workers, missing, position)
+            })
+        })
+    }
+
+    /// Every box each ray hits, in order along it.
+    ///
+    /// Returns
+    /// -------
+    /// indices : ndarray of int64, shape (2, n)
+    ///     Ray indices, then box indices, ordered by ray, then ``t``, then box indices.
+    /// t : ndarray
+    ///     Where the ray enters each box's box.
+    #[pyo3(signature = (origins, directions, max_t = f64::INFINITY))]
+    fn raycast_all<'py>(
+        &self,
+        origins: &Bound<'py, PyAny>,
+        directions: &Bound<'py, PyAny>,
+        max_t: f64,
+    ) -> PyResult<Arrays<'py>> {
+        dispatch!(&self.index, index: S => {
+            rays::all_call::<S, _>(origins, directions, max_t, |rays| rays::all(index, rays, position))
         })
     }
 

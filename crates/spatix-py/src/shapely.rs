@@ -30,6 +30,8 @@ pub(crate) enum Predicate {
     CoveredBy,
     /// The boxes share a point but no interior point.
     Touches,
+    /// The tree box lies within `distance` of the geometry, a point.
+    DWithin,
 }
 
 impl Predicate {
@@ -46,10 +48,12 @@ impl Predicate {
             "covers" => Self::Covers,
             "covered_by" => Self::CoveredBy,
             "touches" => Self::Touches,
+            "dwithin" => Self::DWithin,
             other => {
                 return Err(PyValueError::new_err(format!(
                     "predicate must be one of intersects, contains, within, \
-                     contains_properly, covers, covered_by, touches (or None), got {other:?}"
+                     contains_properly, covers, covered_by, touches, dwithin (or None), got \
+                     {other:?}"
                 )));
             }
         })
@@ -59,7 +63,7 @@ impl Predicate {
     /// intersect.
     pub(crate) fn holds<S: Scalar>(self, g: &Aabb<S>, t: &Aabb<S>) -> bool {
         match self {
-            Self::Intersects => true,
+            Self::Intersects | Self::DWithin => true,
             Self::Contains => inside(t, g) && interiors_meet(t, g),
             Self::Within => inside(g, t) && interiors_meet(g, t),
             Self::ContainsProperly => {
@@ -180,6 +184,28 @@ impl<S: Coord> Geometries<S> {
     pub(crate) fn len(&self) -> usize {
         self.empty.len()
     }
+
+    /// Refuses a geometry that is not a point, for `what`, which measures from points.
+    ///
+    /// # Errors
+    /// `ValueError` naming the first such row.
+    pub(crate) fn points_only(&self, what: &str) -> PyResult<()> {
+        let is_point = |b: &[S]| b[0] == b[2] && b[1] == b[3];
+        match (0..self.len()).find(|&q| !self.empty[q] && !is_point(&self.flat[4 * q..4 * q + 4])) {
+            Some(q) => Err(PyValueError::new_err(format!(
+                "geometry row {q} is not a point: {what} measures distances from points"
+            ))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What [`query`] asks the index, geometry by geometry.
+pub(crate) enum Ask<'a, S> {
+    /// The elements intersecting each box (flat `(m, 4)`): `batch::windows`.
+    Windows(&'a [S]),
+    /// The elements within the distance of each point (flat `(m, 2)`): `batch::within`.
+    Within(&'a [S], S),
 }
 
 /// shapely's `query`: the tree elements each geometry's box meets under `predicate`, as the
@@ -190,19 +216,37 @@ impl<S: Coord> Geometries<S> {
 pub(crate) fn query<'py, S, W, B>(
     geometry: &Bound<'py, PyAny>,
     predicate: Option<&str>,
+    distance: Option<f64>,
     workers: i64,
-    windows: W,
+    ask: W,
     box_of: B,
 ) -> PyResult<Bound<'py, PyAny>>
 where
     S: Coord,
-    W: FnOnce(&[S], Workers) -> Result<(Vec<i64>, Vec<i64>), String> + Send,
+    W: FnOnce(Ask<'_, S>, Workers) -> Result<(Vec<i64>, Vec<i64>), String> + Send,
     B: Fn(i64) -> Option<Aabb<S>> + Sync,
 {
     let predicate = Predicate::parse(predicate)?;
     let workers = Workers::new(workers)?;
+    let radius = match (predicate, distance) {
+        (Predicate::DWithin, Some(d)) if d >= 0.0 => Some(S::from_f64(d)),
+        (Predicate::DWithin, _) => {
+            return Err(PyValueError::new_err(
+                "predicate=\"dwithin\" needs a distance of at least 0",
+            ));
+        }
+        (_, Some(_)) => {
+            return Err(PyValueError::new_err(
+                "distance is read only with predicate=\"dwithin\"",
+            ));
+        }
+        (_, None) => None,
+    };
     let py = geometry.py();
     let geoms = Geometries::<S>::read(geometry)?;
+    if radius.is_some() {
+        geoms.points_only("predicate=\"dwithin\"")?;
+    }
     let (queries, found) = py
         .detach(|| {
             // Empty geometries ask nothing: they are left out and the rest renumbered back.
@@ -211,13 +255,19 @@ where
                 .iter()
                 .flat_map(|&q| geoms.flat[4 * q..4 * q + 4].iter().copied())
                 .collect();
-            let (queries, found) = windows(&flat, workers)?;
+            let (queries, found) = match radius {
+                Some(r) => {
+                    let points: Vec<S> = flat.chunks_exact(4).flat_map(|b| [b[0], b[1]]).collect();
+                    ask(Ask::Within(&points, r), workers)?
+                }
+                None => ask(Ask::Windows(&flat), workers)?,
+            };
             let boxes: Vec<Aabb<S>> = boxes(&flat).collect();
             let mut pairs: Vec<(i64, i64)> = queries
                 .into_iter()
                 .zip(found)
                 .filter(|&(q, id)| {
-                    predicate == Predicate::Intersects
+                    matches!(predicate, Predicate::Intersects | Predicate::DWithin)
                         || box_of(id).is_some_and(|t| predicate.holds(&boxes[q as usize], &t))
                 })
                 .map(|(q, id)| (asked[q as usize] as i64, id))
@@ -286,14 +336,7 @@ where
         )));
     }
     let geoms = Geometries::<S>::read(geometry)?;
-    let is_point = |b: &[S]| b[0] == b[2] && b[1] == b[3];
-    if let Some(q) =
-        (0..geoms.len()).find(|&q| !geoms.empty[q] && !is_point(&geoms.flat[4 * q..4 * q + 4]))
-    {
-        return Err(PyValueError::new_err(format!(
-            "geometry row {q} is not a point: query_nearest measures distances from points"
-        )));
-    }
+    geoms.points_only("query_nearest")?;
     let (queries, found, distances) = py.detach(|| {
         let mut workspace = Workspace::new();
         let (mut queries, mut found, mut distances) = (Vec::new(), Vec::new(), Vec::new());

@@ -71,9 +71,9 @@ def shapely():
     return pytest.importorskip("shapely")
 
 
-def shapely_query(shapely, boxes, geoms, predicate):
+def shapely_query(shapely, boxes, geoms, predicate, **kwargs):
     tree = shapely.STRtree(shapely.box(*boxes.T))
-    got = tree.query(geoms, predicate=predicate)
+    got = tree.query(geoms, predicate=predicate, **kwargs)
     order = np.lexsort((got[1], got[0]))
     return got[:, order]
 
@@ -164,3 +164,88 @@ def test_nearest_takes_one_point_and_checks_k():
         for k in [0, -1]:
             with pytest.raises(ValueError, match="k must be at least 1"):
                 index.nearest([[0.0, 0.0]], k=k)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_dwithin_is_brute_force(dtype, workers):
+    rng = np.random.default_rng(5)
+    boxes = tree_boxes(rng)
+    points = rng.integers(-5, 55, (70, 2)).astype(float)
+    r = 2.5
+    want = {(q, int(i)) for q, p in enumerate(points) for i in np.nonzero(point_box_distance(boxes, p) <= r)[0]}
+    for index, to_position in indexes(boxes, dtype):
+        got = index.query(points.astype(dtype), predicate="dwithin", distance=r, workers=workers)
+        assert ordered(got)
+        pos = as_positions(got, to_position)
+        assert set(zip(pos[0].tolist(), pos[1].tolist())) == want
+
+
+def test_dwithin_is_shapelys(shapely):
+    rng = np.random.default_rng(6)
+    boxes = tree_boxes(rng)
+    points = rng.uniform(-5, 55, (70, 2))
+    index = spatix.PackedIndex(boxes)
+    want = shapely_query(shapely, boxes, shapely.points(points), "dwithin", distance=3.0)
+    np.testing.assert_array_equal(index.query(points, predicate="dwithin", distance=3.0), want)
+
+
+def slab_hits(boxes, origin, direction, max_t):
+    """Brute force: the entry parameter of the ray into each box, NaN where it misses."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = (boxes[:, :2] - origin) / direction
+        hi = (boxes[:, 2:] - origin) / direction
+    near = np.where(direction == 0, np.where((boxes[:, :2] <= origin) & (origin <= boxes[:, 2:]), -np.inf, np.inf), np.minimum(lo, hi))
+    far = np.where(direction == 0, np.where((boxes[:, :2] <= origin) & (origin <= boxes[:, 2:]), np.inf, -np.inf), np.maximum(lo, hi))
+    enter = np.maximum(near.max(axis=1), 0.0)
+    leave = np.minimum(far.min(axis=1), max_t)
+    return np.where(enter <= leave, enter, np.nan)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_raycasts_are_brute_force(workers):
+    rng = np.random.default_rng(7)
+    boxes = tree_boxes(rng).astype(float) + rng.uniform(0, 0.5, (300, 1))
+    origins = rng.uniform(-5, 55, (50, 2))
+    directions = rng.normal(size=(50, 2))
+    directions[:5] = [[1.0, 0.0], [0.0, -1.0], [-2.0, 0.0], [0.0, 3.0], [1.0, 1.0]]
+    for max_t in [np.inf, 7.0]:
+        want = [slab_hits(boxes, o, d, max_t) for o, d in zip(origins, directions)]
+        for index, to_position in indexes(boxes, np.float64):
+            missing = len(index) if isinstance(index, spatix.PackedIndex) else -1
+            t, i = index.raycast(origins, directions, max_t=max_t, workers=workers)
+            for q, w in enumerate(want):
+                if np.isnan(w).all():
+                    assert t[q] == np.inf and i[q] == missing
+                else:
+                    assert t[q] == pytest.approx(np.nanmin(w), rel=1e-9, abs=1e-9)
+                    assert w[to_position(np.array([i[q]]))[0]] == pytest.approx(t[q], rel=1e-9, abs=1e-9)
+            hits, ts = index.raycast_all(origins, directions, max_t=max_t)
+            pos = as_positions(hits, to_position)
+            assert set(zip(pos[0].tolist(), pos[1].tolist())) == {(q, int(b)) for q, w in enumerate(want) for b in np.nonzero(~np.isnan(w))[0]}
+            keys = list(zip(hits[0].tolist(), ts.tolist(), hits[1].tolist()))
+            assert keys == sorted(keys)
+            np.testing.assert_allclose(ts, [want[q][b] for q, b in zip(*pos)], rtol=1e-9, atol=1e-9)
+    t, i = spatix.PackedIndex(boxes).raycast(origins[0], directions[0])
+    assert np.ndim(t) == 0 and np.ndim(i) == 0
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda i: i.raycast([[0.0, 0.0]], [[0.0, 0.0]]), "directions row 0 is zero"),
+        (lambda i: i.raycast([[0.0, np.nan]], [[1.0, 0.0]]), "origins row 0"),
+        (lambda i: i.raycast([[0.0, 0.0], [1.0, 1.0]], [[1.0, 0.0]]), "as many rows"),
+        (lambda i: i.raycast([[0.0, 0.0]], [[1.0, 0.0]], max_t=-1.0), "max_t"),
+        (lambda i: i.raycast_all([[0.0, 0.0]], [[np.inf, 0.0]]), "directions row 0"),
+        (lambda i: i.query([[0.0, 0.0]], predicate="dwithin"), "needs a distance"),
+        (lambda i: i.query([[0.0, 0.0]], predicate="dwithin", distance=-1.0), "needs a distance"),
+        (lambda i: i.query([[0.0, 0.0]], distance=1.0), "only with"),
+        (lambda i: i.query([[0.0, 0.0, 1.0, 1.0]], predicate="dwithin", distance=1.0), "not a point"),
+    ],
+)
+def test_bad_rays_and_radii_are_value_errors(call, message):
+    boxes = np.array([[0, 0, 2, 2], [1, 1, 3, 3]], dtype=float)
+    for index, _ in indexes(boxes, np.float64):
+        with pytest.raises(ValueError, match=message):
+            call(index)

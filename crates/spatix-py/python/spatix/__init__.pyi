@@ -20,7 +20,7 @@ Ids = npt.NDArray[np.int64]
 World = Union[Sequence[float], npt.NDArray[np.floating]]
 DType = Union[str, type, np.dtype, None]
 Predicate = Optional[
-    Literal["intersects", "contains", "within", "contains_properly", "covers", "covered_by", "touches"]
+    Literal["intersects", "contains", "within", "contains_properly", "covers", "covered_by", "touches", "dwithin"]
 ]
 
 __all__ = [
@@ -98,11 +98,14 @@ class PackedIndex:
     """A static packed Hilbert R-tree over boxes (or points)."""
 
     def __init__(self, boxes: ArrayLike) -> None: ...
-    def query(self, geometry: Any, predicate: Predicate = None, workers: int = 1) -> Ids:
+    def query(
+        self, geometry: Any, predicate: Predicate = None, distance: Optional[float] = None, workers: int = 1
+    ) -> Ids:
         """shapely's ``STRtree.query``: ``(2, n)`` geometry and box indices (box indices alone
         for one geometry) of every box meeting each geometry under ``predicate``, tested on
-        the boxes (no exact geometry test). Geometries: ``(m, 4)`` boxes, ``(m, 2)`` points,
-        one ``(4,)`` box or ``(2,)`` point, or shapely geometries (by their bounds)."""
+        the boxes (no exact geometry test); ``"dwithin"`` with ``distance``: the boxes within
+        that distance of each point. Geometries: ``(m, 4)`` boxes, ``(m, 2)`` points, one
+        ``(4,)`` box or ``(2,)`` point, or shapely geometries (by their bounds)."""
     def query_nearest(
         self, geometry: Any, max_distance: Optional[float] = None, return_distance: bool = False
     ) -> Union[Ids, tuple[Ids, npt.NDArray[np.float64]]]:
@@ -112,6 +115,14 @@ class PackedIndex:
         """``(p, 2)`` positions ``i < j`` of every intersecting pair of boxes."""
     def nearest(self, points: ArrayLike, k: int = 1, workers: int = 1) -> tuple[Floats, Ids]:
         """``(distances, box_index)`` of the ``k`` boxes nearest each point."""
+    def raycast(
+        self, origins: ArrayLike, directions: ArrayLike, max_t: float = ..., workers: int = 1
+    ) -> tuple[Floats, Ids]:
+        """``(t, box_index)`` of the first box each ray ``origins + t * directions`` hits
+        (``0 <= t <= max_t``), ``inf`` and ``len(index)`` where none; scalars for one ray."""
+    def raycast_all(self, origins: ArrayLike, directions: ArrayLike, max_t: float = ...) -> tuple[Ids, Floats]:
+        """``(2, n)`` ray indices and box_index of every box each ray hits, ordered by ray, then
+        ``t``; and the ``t`` of each."""
     def to_bytes(self) -> bytes:
         """The index's byte form (``from_bytes`` loads it; ``pickle`` uses it)."""
     @staticmethod
@@ -133,7 +144,9 @@ class DynamicIndex:
         """Removes the elements; their ids go stale."""
     def pairs(self, workers: int = 1) -> Ids:
         """``(p, 2)`` ids of every intersecting pair, smaller first (``workers`` threads)."""
-    def query(self, geometry: Any, predicate: Predicate = None, workers: int = 1) -> Ids:
+    def query(
+        self, geometry: Any, predicate: Predicate = None, distance: Optional[float] = None, workers: int = 1
+    ) -> Ids:
         """shapely's ``STRtree.query``: ``(2, n)`` geometry indices and ids (ids alone for one
         geometry), as ``PackedIndex.query``."""
     def query_nearest(
@@ -147,6 +160,14 @@ class DynamicIndex:
         """Deferred tidying; results are correct without it."""
     def clear(self) -> None:
         """Removes every element."""
+    def raycast(
+        self, origins: ArrayLike, directions: ArrayLike, max_t: float = ..., workers: int = 1
+    ) -> tuple[Floats, Ids]:
+        """``(t, ids)`` of the first element each ray ``origins + t * directions`` hits
+        (``0 <= t <= max_t``), ``inf`` and -1 where none; scalars for one ray."""
+    def raycast_all(self, origins: ArrayLike, directions: ArrayLike, max_t: float = ...) -> tuple[Ids, Floats]:
+        """``(2, n)`` ray indices and ids of every element each ray hits, ordered by ray, then
+        ``t``; and the ``t`` of each."""
     def to_bytes(self) -> bytes:
         """The index's byte form (the class's ``from_bytes`` loads it; ``pickle`` uses it)."""
     def __reduce__(self) -> tuple[Callable[[bytes], DynamicIndex], tuple[bytes]]: ...
