@@ -40,6 +40,8 @@ trait Engine<S: Coord>: Send + Sync {
     fn query(&self, ask: Ask<'_, S>, workers: Workers) -> Result<(Vec<i64>, Vec<i64>), String>;
     /// The box of element `id`, if it is live.
     fn box_of(&self, id: i64) -> Option<Aabb<S>>;
+    /// Every live element's id and box (flat `(n, 4)`), in slot order.
+    fn items(&self) -> (Vec<i64>, Vec<S>);
     /// See [`shapely::nearest_ties`].
     fn nearest_ties(
         &self,
@@ -154,6 +156,17 @@ where
 
     fn box_of(&self, id: i64) -> Option<Aabb<S>> {
         self.index.get(handle_of(id)).map(|item| item.aabb)
+    }
+
+    fn items(&self) -> (Vec<i64>, Vec<S>) {
+        let mut ids = Vec::with_capacity(self.index.len());
+        let mut flat = Vec::with_capacity(4 * self.index.len());
+        for item in self.index.iter() {
+            ids.push(id_of(item.handle));
+            let b = item.aabb;
+            flat.extend([b.min.x, b.min.y, b.max.x, b.max.y]);
+        }
+        (ids, flat)
     }
 
     fn raycast(&self, rays: &[Ray<S>], workers: Workers) -> Result<(Vec<S>, Vec<i64>), String> {
@@ -534,6 +547,54 @@ impl DynamicIndex {
 
     fn __len__(&self) -> usize {
         dispatch!(&self.engine, engine: S => Engine::<S>::len(engine.as_ref()))
+    }
+
+    /// The ids of every element, in the index's own (slot) order, which ``boxes()`` and
+    /// iteration follow.
+    fn ids<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let ids = dispatch!(&self.engine, engine => py.detach(|| engine.items().0));
+        vec1(py, ids)
+    }
+
+    /// The boxes of the elements ``ids`` names (an ``(n, 4)`` array in the index's precision),
+    /// or of every element in ``ids()`` order when ``ids`` is not given.
+    ///
+    /// Raises
+    /// ------
+    /// KeyError
+    ///     For an id that names no element (removed, or from another index).
+    #[pyo3(signature = (ids = None))]
+    fn boxes<'py>(
+        &self,
+        py: Python<'py>,
+        ids: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        dispatch!(&self.engine, engine: S => {
+            let flat: Vec<S> = match ids {
+                None => py.detach(|| engine.items().1),
+                Some(obj) => {
+                    let ids = crate::array::ids(obj)?;
+                    let mut flat = Vec::with_capacity(4 * ids.len());
+                    for (position, &id) in ids.iter().enumerate() {
+                        let b = engine.box_of(id).ok_or_else(|| stale(id, position))?;
+                        flat.extend([b.min.x, b.min.y, b.max.x, b.max.y]);
+                    }
+                    flat
+                }
+            };
+            let n = flat.len() / 4;
+            vec2(py, flat, n, 4, false)
+        })
+    }
+
+    /// Iterates over the ids, in ``ids()`` order.
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.ids(py).try_iter().map(Bound::into_any)
+    }
+
+    /// Whether ``id`` names a live element.
+    fn __contains__(&self, id: i64) -> bool {
+        dispatch!(&self.engine, engine => engine.contains(id))
     }
 
     /// The index's byte form, which the class's ``from_bytes`` loads (and ``pickle`` and

@@ -6,7 +6,8 @@ use pyo3::types::PyBytes;
 use spatix::{Aabb, ByteForm, PackedIndex, SpatialQuery};
 
 use crate::array::{
-    Coord, Rows, bad_row, boxes, first_bad_box, first_bad_point, is_float32, points, vec2,
+    Coord, Rows, bad_row, boxes, first_bad_box, first_bad_point, is_float32, points, stale, vec1,
+    vec2,
 };
 use crate::batch::{self, Arrays};
 use crate::rays;
@@ -323,6 +324,46 @@ impl PyPackedIndex {
     /// Pickling through the byte form: ``PackedIndex.from_bytes(index.to_bytes())``.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
         crate::reduce(slf.as_any(), slf.get().to_bytes(slf.py()))
+    }
+
+    /// The positions of every box, ``0 .. len(index)`` (an index's ids are the positions of
+    /// its boxes in the input it was built from).
+    fn ids<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        vec1(py, (0..self.__len__() as i64).collect())
+    }
+
+    /// The boxes at ``positions`` (an ``(n, 4)`` array in the index's precision), or every box
+    /// in input order when not given.
+    ///
+    /// Raises
+    /// ------
+    /// KeyError
+    ///     For a position outside ``0 .. len(index)``.
+    #[pyo3(signature = (positions = None))]
+    fn boxes<'py>(
+        &self,
+        py: Python<'py>,
+        positions: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        dispatch!(&self.index, index: S => {
+            let n = SpatialQuery::<S, ()>::len(index);
+            let positions = match positions {
+                Some(obj) => crate::array::ids(obj)?,
+                None => (0..n as i64).collect(),
+            };
+            let mut flat = Vec::with_capacity(4 * positions.len());
+            for (at, &p) in positions.iter().enumerate() {
+                let item = usize::try_from(p)
+                    .ok()
+                    .and_then(|p| index.handle(p))
+                    .and_then(|h| SpatialQuery::<S, ()>::get(index, h))
+                    .ok_or_else(|| stale(p, at))?;
+                let b = item.aabb;
+                flat.extend([b.min.x, b.min.y, b.max.x, b.max.y]);
+            }
+            let m = flat.len() / 4;
+            vec2(py, flat, m, 4, false)
+        })
     }
 
     fn __len__(&self) -> usize {

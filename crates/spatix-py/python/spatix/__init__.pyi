@@ -9,7 +9,7 @@ Every class pickles (and ``copy.deepcopy``s) through its byte form: ``to_bytes()
 positions unchanged, and raises ``ValueError`` for bytes that are not that class's.
 """
 
-from typing import Any, Callable, Literal, Optional, Sequence, Union
+from typing import Any, Callable, Iterator, Literal, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -129,6 +129,11 @@ class PackedIndex:
     def from_bytes(data: bytes) -> PackedIndex:
         """The index saved in ``data``, loaded without rebuilding; ``ValueError`` if damaged."""
     def __reduce__(self) -> tuple[Callable[[bytes], PackedIndex], tuple[bytes]]: ...
+    def ids(self) -> Ids:
+        """``0 .. len(index)``: a box's id is its position in the input."""
+    def boxes(self, positions: Optional[ArrayLike] = None) -> Floats:
+        """``(n, 4)`` boxes at ``positions`` (all, in input order, by default); ``KeyError``
+        for a position out of range."""
     def __len__(self) -> int: ...
     @property
     def dtype(self) -> Literal["float32", "float64"]: ...
@@ -171,6 +176,13 @@ class DynamicIndex:
     def to_bytes(self) -> bytes:
         """The index's byte form (the class's ``from_bytes`` loads it; ``pickle`` uses it)."""
     def __reduce__(self) -> tuple[Callable[[bytes], DynamicIndex], tuple[bytes]]: ...
+    def ids(self) -> Ids:
+        """Every element's id, in the index's own order (that of ``boxes()`` and iteration)."""
+    def boxes(self, ids: Optional[ArrayLike] = None) -> Floats:
+        """``(n, 4)`` boxes of ``ids`` (all, in ``ids()`` order, by default); ``KeyError`` for a
+        stale id."""
+    def __iter__(self) -> Iterator[int]: ...
+    def __contains__(self, id: int) -> bool: ...
     def __len__(self) -> int: ...
     @property
     def dtype(self) -> Literal["float32", "float64"]: ...
