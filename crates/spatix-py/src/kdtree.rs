@@ -6,7 +6,7 @@ use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyImportError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PySet};
-use spatix::{ByteForm, KdTree, KdTreeConfig, Point, Scalar, SpatialQuery};
+use spatix::{Aabb, ByteForm, KdTree, KdTreeConfig, PackedIndex, Point, Scalar, SpatialQuery};
 
 use crate::array::{
     Coord, Rows, bad_row, check_points, first_bad_point, is_float32, point, points, vec1, vec2,
@@ -173,6 +173,86 @@ fn by_row<S: Scalar>(tree: &KdTree<S, u32>) -> Vec<Point<S>> {
         out[*item.value as usize] = item.aabb.min;
     }
     out
+}
+
+/// Every pair `i < j` of `points` at most `r` apart (as [`Aabb::within_distance`] decides,
+/// which the radius search uses too), as flat `[i, j, ...]` sorted: the library's pair pass
+/// over a [`PackedIndex`] of boxes of side `r` around the points (boxes intersect where
+/// points are at most `r` apart on each axis), widened by the coordinates' rounding, each
+/// candidate then tested. One pass instead of a radius search per point. `None` where the
+/// boxes do not fit the type (an infinite `r`, coordinates near the largest finite value).
+///
+/// # Errors
+/// The message when the threads cannot start.
+fn close_pairs<S: Coord>(
+    points: &[Point<S>],
+    r: S,
+    workers: Workers,
+) -> Result<Option<Vec<i64>>, String> {
+    let largest = points.iter().fold(0.0f64, |m, p| {
+        m.max(p.x.to_f64().abs()).max(p.y.to_f64().abs())
+    });
+    let slack = S::RELATIVE_SLACK.to_f64();
+    let half = S::from_f64((0.5 * r.to_f64() + largest * slack) * (1.0 + slack));
+    let boxes: Option<Vec<(Aabb<S>, ())>> = points
+        .iter()
+        .map(|&p| {
+            let b = Aabb {
+                min: Point::new(p.x - half, p.y - half),
+                max: Point::new(p.x + half, p.y + half),
+            };
+            (b.min.is_finite() && b.max.is_finite()).then_some((b, ()))
+        })
+        .collect();
+    let Some(boxes) = boxes else {
+        return Ok(None);
+    };
+    let Ok(index) = PackedIndex::build(boxes) else {
+        return Ok(None);
+    };
+    let slot = |h: spatix::Handle| i64::from(h.slot());
+    let candidates = batch::par_pairs(&index, workers, slot)?;
+    let mut pairs: Vec<(i64, i64)> = candidates
+        .chunks_exact(2)
+        .map(|c| (c[0], c[1]))
+        .filter(|&(i, j)| {
+            let a = points[i as usize];
+            Aabb { min: a, max: a }.within_distance(points[j as usize], r)
+        })
+        .collect();
+    pairs.sort_unstable();
+    Ok(Some(pairs.into_iter().flat_map(|(i, j)| [i, j]).collect()))
+}
+
+/// Every pair `i < j` of `points` at most `r` apart by one radius search per point, as flat
+/// `[i, j, ...]` sorted: [`close_pairs`]'s fallback for boxes that do not fit the type.
+///
+/// # Errors
+/// The message when the threads cannot start.
+fn radius_pairs<S: Coord>(
+    tree: &KdTree<S, u32>,
+    points: &[Point<S>],
+    r: S,
+    workers: Workers,
+) -> Result<Vec<i64>, String> {
+    let (offsets, found) = batch::per_query(points.len(), workers, |i, found| {
+        let start = found.len();
+        let _ = tree.within(points[i], r, |item| {
+            let j = i64::from(*item.value);
+            if j > i as i64 {
+                found.push(j);
+            }
+            ControlFlow::Continue(())
+        });
+        found[start..].sort_unstable();
+    })?;
+    let mut pairs = Vec::with_capacity(2 * found.len());
+    for (i, w) in offsets.windows(2).enumerate() {
+        for &j in &found[w[0]..w[1]] {
+            pairs.extend_from_slice(&[i as i64, j]);
+        }
+    }
+    Ok(pairs)
 }
 
 /// The radii of `r` (a number, or one per query point: anything numpy broadcasts to
@@ -530,24 +610,10 @@ impl PyKdTree {
         let pairs = dispatch!(&self.tree, tree: S => py.detach(|| {
             let points = by_row(tree);
             let r = S::from_f64(r);
-            let (offsets, found) = batch::per_query(points.len(), workers, |i, found| {
-                let start = found.len();
-                let _ = tree.within(points[i], r, |item| {
-                    let j = i64::from(*item.value);
-                    if j > i as i64 {
-                        found.push(j);
-                    }
-                    ControlFlow::Continue(())
-                });
-                found[start..].sort_unstable();
-            })?;
-            let mut pairs = Vec::with_capacity(2 * found.len());
-            for (i, w) in offsets.windows(2).enumerate() {
-                for &j in &found[w[0]..w[1]] {
-                    pairs.extend_from_slice(&[i as i64, j]);
-                }
+            match close_pairs(&points, r, workers)? {
+                Some(pairs) => Ok(pairs),
+                None => radius_pairs(tree, &points, r, workers),
             }
-            Ok(pairs)
         }))
         .map_err(batch::pool_error)?;
         if output_type == "ndarray" {

@@ -139,6 +139,26 @@ def test_query_pairs_matches_scipy_and_brute_force(data, r):
     np.testing.assert_array_equal(array, want_array[np.lexsort((want_array[:, 1], want_array[:, 0]))])
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_query_pairs_at_any_magnitude(dtype):
+    """The pair pass widens its boxes by the coordinates' rounding; boxes that do not fit the
+    type (an infinite radius, coordinates near the largest value) take one radius search per
+    point instead. Both give brute force's pairs."""
+    big = float(np.finfo(dtype).max) / 4
+    cases = [
+        (np.array([[1e6, 0.0], [1e6 + 0.0625, 0.0], [1e6, 0.0625], [5.0, 5.0]]), 0.0625),
+        (np.array([[-big, 0.0], [big, 0.0], [big, big / 2], [0.0, 0.0]]), big * 1.01),
+        (np.array([[0.0, 0.0], [3.0, 4.0], [-1e30, 1e30]]), np.inf),
+        (np.array([[0.0, 0.0], [1e-30, 0.0], [0.0, 2e-30]]), 1e-30),
+    ]
+    for points, r in cases:
+        points = points.astype(dtype)
+        got = spatix.KdTree(points).query_pairs(r, output_type="ndarray")
+        d = np.hypot(*(points[:, None, :].astype(float) - points[None, :, :].astype(float)).transpose(2, 0, 1))
+        want = np.argwhere(np.triu(d <= float(dtype(r)), 1))
+        np.testing.assert_array_equal(got.reshape(-1, 2), want, err_msg=f"{points}, r={r}")
+
+
 @pytest.mark.parametrize("output_type", ["dok_matrix", "coo_matrix", "dict", "ndarray"])
 def test_sparse_distance_matrix_matches_scipy_and_brute_force(data, output_type):
     points, queries = data
