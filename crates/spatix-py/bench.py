@@ -230,6 +230,47 @@ def box_rows(boxes, windows, repeat):
     ]
 
 
+def convention_rows(points, boxes, q, repeat):
+    """scipy's and shapely's own calls against spatix's, on indexes built beforehand:
+    query_ball_point and query_pairs on the points, STRtree.query_nearest on the boxes."""
+    tree, theirs = spatix.KdTree(points), scipy.spatial.cKDTree(points)
+    r = 3.0
+    balls = measure(
+        {
+            "spatix KdTree": lambda: tree.query_ball_point(q, r),
+            "scipy cKDTree": lambda: theirs.query_ball_point(q, r, workers=1),
+        },
+        repeat,
+    )
+    reference = [sorted(b) for b in balls["spatix KdTree"][1]]
+    if [sorted(b) for b in balls["scipy cKDTree"][1]] != reference:
+        raise Mismatch("scipy cKDTree: query_ball_point differs")
+    close = measure(
+        {
+            "spatix KdTree": lambda: tree.query_pairs(1.0, output_type="ndarray"),
+            "scipy cKDTree": lambda: theirs.query_pairs(1.0, output_type="ndarray"),
+        },
+        repeat,
+    )
+    same_pairs("scipy cKDTree", sorted_pairs(*close["spatix KdTree"][1].T), sorted_pairs(*close["scipy cKDTree"][1].T))
+    packed, strtree = spatix.PackedIndex(boxes), shapely.STRtree(shapely.box(*boxes.T))
+    q_points = shapely.points(q)
+    nearest = measure(
+        {
+            "spatix PackedIndex": lambda: packed.query_nearest(q),
+            "shapely STRtree": lambda: strtree.query_nearest(q_points),
+        },
+        repeat,
+    )
+    same_pairs("shapely STRtree", sorted_pairs(*nearest["spatix PackedIndex"][1]), sorted_pairs(*nearest["shapely STRtree"][1]))
+    k = len(q) // 1000
+    return [
+        (f"{k}k query_ball_point (r = {r:g}) on a built tree", len(points), balls),
+        ("query_pairs (r = 1) of the points of a built tree", len(points), close),
+        (f"{k}k query_nearest (every tie) on built boxes", len(boxes), nearest),
+    ]
+
+
 def _inserted(grid, boxes):
     return grid, grid.insert(boxes)
 
@@ -277,7 +318,11 @@ def main():
 
     load_start = os.getloadavg()[0]
     points, boxes, q, windows = data(args.n, args.queries)
-    rows = knn_rows(points, q, args.repeat) + box_rows(boxes, windows, args.repeat)
+    rows = (
+        knn_rows(points, q, args.repeat)
+        + box_rows(boxes, windows, args.repeat)
+        + convention_rows(points, boxes, q, args.repeat)
+    )
     load_end = os.getloadavg()[0]
     text, summary = table(rows)
     date = datetime.date.today().isoformat()
