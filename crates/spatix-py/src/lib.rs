@@ -116,5 +116,6 @@ fn _spatix(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<kdtree::PyKdTree>()?;
     m.add_class::<packed::PyPackedIndex>()?;
     dynamic::register(m)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

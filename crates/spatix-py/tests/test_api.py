@@ -60,3 +60,9 @@ def test_readme_example_runs():
     section = readme.read_text().split("## From Python", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     exec(compile(code, "README.md", "exec"), {})
+
+
+def test_version_is_the_packages():
+    import importlib.metadata
+
+    assert spatix.__version__ == importlib.metadata.version("spatix")

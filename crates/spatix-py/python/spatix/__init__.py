@@ -39,6 +39,7 @@ from ._spatix import (
     PointGrid,
     Quadtree,
     UniformGrid,
+    __version__,
 )
 
 __all__ = [

@@ -23,6 +23,9 @@ Predicate = Optional[
     Literal["intersects", "contains", "within", "contains_properly", "covers", "covered_by", "touches", "dwithin"]
 ]
 
+__version__: str
+"""The package's version (that of the Rust workspace it was built from)."""
+
 __all__ = [
     "DynamicIndex",
     "HierarchicalGrid",
