@@ -11,7 +11,10 @@
 //! * The eight dynamic structures (`UniformGrid`, `LooseGrid`, `PointGrid`,
 //!   `HierarchicalGrid`, `Quadtree`, `LooseQuadtree`, `MxCifQuadtree`, `Layered`), each a
 //!   subclass of `DynamicIndex`: `insert` returns `int64` ids (a spatix `Handle`'s bits),
-//!   `update`, `remove`, `pairs`, `query`, `nearest`, `len()`.
+//!   `update`, `remove`, `pairs`, `query`, `nearest`, `len()`; and `SweepGrid`, the same
+//!   class over spatix's `SweepGrid`, whose `update` of a large batch is one walk of the grid.
+//! * `pairs(boxes)`: every intersecting pair of a set of boxes in one call (a `SweepGrid`
+//!   built for them).
 //!
 //! `float32` input is indexed in `f32`, anything else in `f64` (never rounded). Bad input
 //! raises `ValueError` naming the first bad row before anything changes; a stale id raises
@@ -31,6 +34,7 @@ mod kdtree;
 mod packed;
 mod rays;
 mod shapely;
+mod sweep;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -117,5 +121,6 @@ fn _spatix(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<packed::PyPackedIndex>()?;
     dynamic::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(sweep::pairs, m)?)?;
     Ok(())
 }

@@ -14,7 +14,11 @@ Static indexes, built once:
 Dynamic indexes (subclasses of :class:`DynamicIndex`), for boxes that come, move and go,
 named by the ``int64`` ids ``insert`` returns: :class:`UniformGrid`, :class:`LooseGrid`,
 :class:`PointGrid`, :class:`HierarchicalGrid`, :class:`Quadtree`, :class:`LooseQuadtree`,
-:class:`MxCifQuadtree` and :class:`Layered`.
+:class:`MxCifQuadtree`, :class:`Layered` and :class:`SweepGrid` (the fastest for many
+moving agents: ``update`` of a whole frame's ids and boxes is one walk of the grid).
+
+:func:`pairs` -- every intersecting pair of an ``(n, 4)`` array of boxes, as sorted row
+indices, in one call: for a set of boxes that changes every frame.
 
 Every call that does real work releases the GIL; batch queries take ``workers=``
 (threads; ``-1`` for every core) as scipy's do, and give the same answers on any number.
@@ -41,6 +45,7 @@ from ._spatix import (
     UniformGrid,
     __version__,
 )
+from ._spatix import SweepGrid, pairs
 
 __all__ = [
     "DynamicIndex",
@@ -54,4 +59,6 @@ __all__ = [
     "PointGrid",
     "Quadtree",
     "UniformGrid",
+    "SweepGrid",
+    "pairs",
 ]

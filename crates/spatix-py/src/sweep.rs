@@ -1,0 +1,158 @@
+//! The sweep grid's own paths: `SweepGrid.update` in bulk (one walk of the grid in its
+//! storage order, `SpatialIndex::update_all`) and `spatix.pairs`, every intersecting pair of
+//! a set of boxes in one call (a `SweepGrid` built for them, then its pair pass).
+
+use core::ops::ControlFlow;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use rayon::slice::ParallelSliceMut;
+use spatix::{Aabb, ParallelPairs, SpatialIndex, SpatialQuery, SweepGrid};
+
+use crate::array::{Coord, Rows, aabb, boxes, check_boxes, handle_of, is_float32, vec2};
+use crate::batch::{self, Workers};
+
+/// Below one moved element in this many, `update` moves them one by one (each finds its
+/// place by a binary search); from there on, one walk of the whole grid costs less.
+const WALK_FRACTION: usize = 8;
+
+/// No element's row: the slot's element keeps its box.
+const UNMOVED: u32 = u32::MAX;
+
+/// Moves element `ids[i]` of `grid` to box `i` of the flat `(n, 4)` slice. The ids are live
+/// and distinct and the boxes valid (the caller checked them). A large batch is one
+/// [`SpatialIndex::update_all`] walk in the grid's storage order, each element reading its
+/// new box through a table from its slot to its row.
+pub(crate) fn update<S: Coord>(grid: &mut SweepGrid<S, ()>, ids: &[i64], flat: &[S]) {
+    if ids.len() * WALK_FRACTION < grid.len() {
+        for (i, &id) in ids.iter().enumerate() {
+            // Checked beforehand: a live id and a valid box.
+            let _ = grid.update(handle_of(id), aabb(flat, i));
+        }
+        return;
+    }
+    let slots = ids
+        .iter()
+        .map(|&id| handle_of(id).slot() as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut rows = vec![UNMOVED; slots];
+    for (row, &id) in ids.iter().enumerate() {
+        rows[handle_of(id).slot() as usize] = row as u32;
+    }
+    // Every box is valid: the walk refuses none.
+    let _ = grid.update_all(|handle, (), old| match rows.get(handle.slot() as usize) {
+        Some(&row) if row != UNMOVED => aabb(flat, row as usize),
+        _ => *old,
+    });
+}
+
+/// Every intersecting pair of `boxes` (an `(n, 4)` array, ``xmin, ymin, xmax, ymax``) as an
+/// `(m, 2)` `int64` array of row indices `i < j`, sorted (by `i`, then `j`). Boxes are closed
+/// (touching boxes intersect). ``float32`` input is computed in ``float32``, any other in
+/// ``float64``. ``workers`` threads (-1: every core) find and sort the pairs; the result is
+/// the same on any number.
+///
+/// The boxes are put in a ``SweepGrid`` built for them in one go (its band height from their
+/// mean extent), whose pair pass finds the pairs: the fastest path for a set of boxes that
+/// changes every frame.
+///
+/// Raises ``ValueError`` for an array of another shape, values that are not numbers, or a
+/// box with a NaN or infinite coordinate or min above max (naming its row).
+///
+/// Examples
+/// --------
+/// >>> import numpy as np, spatix
+/// >>> spatix.pairs(np.array([[0, 0, 2, 2], [1, 1, 3, 3], [5, 5, 6, 6], [2, 0, 4, 1]]))
+/// array([[0, 1],
+///        [0, 3],
+///        [1, 3]])
+#[pyfunction]
+#[pyo3(signature = (boxes, workers = 1))]
+pub(crate) fn pairs<'py>(
+    py: Python<'py>,
+    boxes: &Bound<'py, PyAny>,
+    workers: i64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let workers = Workers::new(workers)?;
+    if is_float32(boxes) {
+        pairs_in::<f32>(py, boxes, workers)
+    } else {
+        pairs_in::<f64>(py, boxes, workers)
+    }
+}
+
+/// [`pairs`] in precision `S`.
+fn pairs_in<'py, S: Coord>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    workers: Workers,
+) -> PyResult<Bound<'py, PyAny>> {
+    let rows = Rows::<S>::read(obj, 4, "boxes")?;
+    let flat = rows.flat();
+    check_boxes("boxes", flat)?;
+    if u32::try_from(rows.len).map_or(true, |n| n == u32::MAX) {
+        return Err(PyValueError::new_err(format!(
+            "boxes: {} rows, more than spatix.pairs numbers (2^32 - 1)",
+            rows.len
+        )));
+    }
+    let keys = py
+        .detach(|| sorted_pairs(flat, workers))
+        .map_err(batch::pool_error)?;
+    let m = keys.len();
+    let mut out = Vec::with_capacity(2 * m);
+    for key in keys {
+        out.extend_from_slice(&[(key >> 32) as i64, (key & u64::from(u32::MAX)) as i64]);
+    }
+    vec2(py, out, m, 2, false)
+}
+
+/// The pairs of the valid boxes of `flat` as keys `i << 32 | j` (`i < j`), sorted.
+///
+/// # Errors
+/// The message when the threads cannot start.
+fn sorted_pairs<S: Coord>(flat: &[S], workers: Workers) -> Result<Vec<u64>, String> {
+    let Some(world) = bounds(flat) else {
+        return Ok(Vec::new());
+    };
+    let items = boxes(flat).zip(0u32..);
+    let grid = SweepGrid::build_auto(world, items)
+        .expect("valid boxes, fewer than 2^32 - 1, over a world that holds them");
+    let key = |a: u32, b: u32| (u64::from(a.min(b)) << 32) | u64::from(a.max(b));
+    match workers.pool()? {
+        None => {
+            let mut keys = Vec::new();
+            let _ = grid.for_each_pair(|a, b| {
+                keys.push(key(*a.value, *b.value));
+                ControlFlow::Continue(())
+            });
+            keys.sort_unstable();
+            Ok(keys)
+        }
+        Some(pool) => Ok(pool.install(|| {
+            let (ControlFlow::Continue(mut keys) | ControlFlow::Break(mut keys)) = grid
+                .par_fold_pairs(
+                    Vec::new,
+                    |keys, a, b| {
+                        keys.push(key(*a.value, *b.value));
+                        ControlFlow::Continue(())
+                    },
+                    |mut keys, mut more| {
+                        if keys.len() < more.len() {
+                            core::mem::swap(&mut keys, &mut more);
+                        }
+                        keys.append(&mut more);
+                        keys
+                    },
+                );
+            keys.par_sort_unstable();
+            keys
+        })),
+    }
+}
+
+/// The smallest box holding every box of `flat` (valid boxes); `None` when there are none.
+fn bounds<S: Coord>(flat: &[S]) -> Option<Aabb<S>> {
+    boxes(flat).reduce(|a, b| a.union(&b))
+}
