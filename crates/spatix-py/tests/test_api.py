@@ -18,6 +18,10 @@ def stub_classes():
     }
 
 
+def stub_functions():
+    return {node.name for node in ast.parse(STUB.read_text()).body if isinstance(node, ast.FunctionDef)}
+
+
 def test_the_package_ships_its_stubs_and_marker():
     assert STUB.is_file()
     assert STUB.with_name("py.typed").is_file()
@@ -25,7 +29,9 @@ def test_the_package_ships_its_stubs_and_marker():
 
 def test_stubs_name_every_class_and_method():
     stubs = stub_classes()
-    assert set(stubs) == set(spatix.__all__)
+    assert set(stubs) | stub_functions() == set(spatix.__all__)
+    for name in stub_functions():
+        assert callable(getattr(spatix, name)) and not isinstance(getattr(spatix, name), type), name
     for name, methods in stubs.items():
         cls = getattr(spatix, name)
         public = {m for m in vars(cls) if not m.startswith("_")} | {m for m in methods if m.startswith("__")}
@@ -38,6 +44,8 @@ def test_every_public_method_has_a_docstring():
     for name in spatix.__all__:
         cls = getattr(spatix, name)
         assert cls.__doc__ and len(cls.__doc__) > 40, name
+        if not isinstance(cls, type):
+            continue
         for m, member in vars(cls).items():
             if not m.startswith("_"):
                 assert member.__doc__, f"{name}.{m}"
