@@ -245,3 +245,10 @@ def test_example_runs():
     )
     assert result.returncode == 0, result.stderr
     assert "frame 2" in result.stdout and "pairs" in result.stdout
+
+
+def test_readme_agents_example_runs():
+    readme = pathlib.Path(__file__).resolve().parents[3] / "README.md"
+    section = readme.read_text().split("### Moving agents from numpy", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md", "exec"), {})
