@@ -271,6 +271,38 @@ def convention_rows(points, boxes, q, repeat):
     ]
 
 
+def frame_pairs_rows(boxes, repeat):
+    """Boxes that change every frame: from the array to every intersecting pair, sorted
+    (``i < j``, lexicographic), with no index kept between calls."""
+
+    def shapely_frame():
+        geoms = shapely.box(boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3])
+        i, j = shapely.STRtree(geoms).query(geoms, predicate="intersects")
+        keep = i < j
+        return sorted_pairs(i[keep], j[keep])
+
+    def geoindex_frame():
+        tree = geoindex_tree(boxes)
+        joined = gi.tree_join(tree, tree)
+        i = np.asarray(joined["left"])
+        j = np.asarray(joined["right"])
+        keep = i < j
+        return sorted_pairs(i[keep], j[keep])
+
+    frames = measure(
+        {
+            "spatix pairs()": lambda: spatix.pairs(boxes),
+            "shapely STRtree": shapely_frame,
+            "geoindex-rs RTree": geoindex_frame,
+        },
+        repeat,
+    )
+    reference = frames["spatix pairs()"][1]
+    for name, (_, found) in frames.items():
+        same_pairs(name, reference, found)
+    return [("Build + all intersecting pairs, sorted (one frame)", len(boxes), frames)]
+
+
 def _inserted(grid, boxes):
     return grid, grid.insert(boxes)
 
@@ -322,6 +354,7 @@ def main():
         knn_rows(points, q, args.repeat)
         + box_rows(boxes, windows, args.repeat)
         + convention_rows(points, boxes, q, args.repeat)
+        + frame_pairs_rows(boxes, args.repeat)
     )
     load_end = os.getloadavg()[0]
     text, summary = table(rows)
