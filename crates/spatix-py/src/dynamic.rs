@@ -76,12 +76,13 @@ trait Engine<S: Coord>: Send + Sync {
     fn to_bytes(&self) -> Vec<u8>;
 }
 
-/// A structure with the test of which boxes it refuses and why, how it finds its pairs and
-/// how it moves a batch of elements.
+/// A structure with the test of which boxes it refuses and why, how it finds its pairs, the
+/// order it inserts a batch's rows in (`None`: as given) and how it moves a batch of elements.
 struct Dyn<I, S> {
     index: I,
     refuses: fn(&I, &Aabb<S>) -> Option<String>,
     pairs: fn(&I, Workers) -> Result<Vec<i64>, String>,
+    order: fn(&I, &[S]) -> Option<Vec<u32>>,
     update: fn(&mut I, &[i64], &[S]),
 }
 
@@ -92,6 +93,7 @@ impl<S: Coord, I: SpatialIndex<S, ()>> Dyn<I, S> {
             index,
             refuses: |_, _| None,
             pairs: |index, _| Ok(batch::pairs(index, id_of)),
+            order: |_, _| None,
             update: |index, ids, flat| {
                 for (i, &id) in ids.iter().enumerate() {
                     // Checked beforehand: a live id and a box the structure accepts.
@@ -126,13 +128,15 @@ where
     }
 
     fn insert(&mut self, flat: &[S]) -> Result<Vec<i64>, spatix::Error> {
-        let mut ids = Vec::with_capacity(flat.len() / 4);
-        for b in boxes(flat) {
-            match self.index.insert(b, ()) {
-                Ok(h) => ids.push(id_of(h)),
+        let order = (self.order)(&self.index, flat);
+        let row = |k: usize| order.as_ref().map_or(k, |order| order[k] as usize);
+        let mut ids = vec![0; flat.len() / 4];
+        for k in 0..ids.len() {
+            match self.index.insert(aabb(flat, row(k)), ()) {
+                Ok(h) => ids[row(k)] = id_of(h),
                 Err(e) => {
-                    for &id in &ids {
-                        self.index.remove(handle_of(id));
+                    for j in 0..k {
+                        self.index.remove(handle_of(ids[row(j)]));
                     }
                     return Err(e);
                 }
@@ -273,6 +277,7 @@ impl<S: Coord> Structure<S> for PointGrid<S, ()> {
 impl<S: Coord> Structure<S> for SweepGrid<S, ()> {
     fn engine(self) -> Box<dyn Engine<S>> {
         let grid = Dyn {
+            order: crate::sweep::insert_order,
             update: crate::sweep::update,
             ..Dyn::any(self)
         };

@@ -8,7 +8,9 @@ use core::ops::ControlFlow;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::slice::ParallelSliceMut;
-use spatix::{Handle, PackedIndex, ParallelPairs, SpatialIndex, SpatialQuery, SweepGrid};
+use spatix::{
+    Aabb, Handle, PackedIndex, ParallelPairs, Point, SpatialIndex, SpatialQuery, SweepGrid,
+};
 
 use crate::array::{Coord, Rows, aabb, boxes, check_boxes, handle_of, is_float32, vec2};
 use crate::batch::{self, Workers};
@@ -17,13 +19,34 @@ use crate::batch::{self, Workers};
 /// place by a binary search); from there on, one walk of the whole grid costs less.
 const WALK_FRACTION: usize = 8;
 
-/// No element's row: the slot's element keeps its box.
-const UNMOVED: u32 = u32::MAX;
+/// The order to insert a large batch of boxes (an eighth of the elements or more) in: band
+/// by band, left to right, as the grid stores them, so that their slots (given in turn on
+/// an empty grid) follow the storage order and a frame's walk reads the slot table, and the
+/// table of new boxes [`update`] fills, nearly in order. `None` (as given) for a small batch.
+pub(crate) fn insert_order<S: Coord>(grid: &SweepGrid<S, ()>, flat: &[S]) -> Option<Vec<u32>> {
+    let n = flat.len() / 4;
+    if n < 2 || n * WALK_FRACTION < grid.len() {
+        return None;
+    }
+    let (bottom, height) = (grid.world().min.y.to_f64(), grid.band_height().to_f64());
+    let last = (grid.band_count() - 1) as f64;
+    let band =
+        |row: usize| ((flat[4 * row + 1].to_f64() - bottom) / height).clamp(0.0, last) as u32;
+    let mut keys: Vec<(u32, u32)> = (0..n as u32).map(|row| (band(row as usize), row)).collect();
+    keys.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0).then_with(|| {
+            let (x, y) = (flat[4 * a.1 as usize], flat[4 * b.1 as usize]);
+            x.partial_cmp(&y).unwrap_or(core::cmp::Ordering::Equal)
+        })
+    });
+    Some(keys.into_iter().map(|(_, row)| row).collect())
+}
 
 /// Moves element `ids[i]` of `grid` to box `i` of the flat `(n, 4)` slice. The ids are live
 /// and distinct and the boxes valid (the caller checked them). A large batch is one
-/// [`SpatialIndex::update_all`] walk in the grid's storage order, each element reading its
-/// new box through a table from its slot to its row.
+/// [`SpatialIndex::update_all`] walk in the grid's storage order: the boxes are first
+/// scattered into a table by slot (one pass in the input's order), which the walk reads by
+/// the slot of each element it meets (an invalid box in the table: the element stays).
 pub(crate) fn update<S: Coord>(grid: &mut SweepGrid<S, ()>, ids: &[i64], flat: &[S]) {
     if ids.len() * WALK_FRACTION < grid.len() {
         for (i, &id) in ids.iter().enumerate() {
@@ -37,13 +60,17 @@ pub(crate) fn update<S: Coord>(grid: &mut SweepGrid<S, ()>, ids: &[i64], flat: &
         .map(|&id| handle_of(id).slot() as usize + 1)
         .max()
         .unwrap_or(0);
-    let mut rows = vec![UNMOVED; slots];
+    let stays = Aabb {
+        min: Point::new(S::INFINITY, S::INFINITY),
+        max: Point::new(-S::INFINITY, -S::INFINITY),
+    };
+    let mut table = vec![stays; slots];
     for (row, &id) in ids.iter().enumerate() {
-        rows[handle_of(id).slot() as usize] = row as u32;
+        table[handle_of(id).slot() as usize] = aabb(flat, row);
     }
-    // Every box is valid: the walk refuses none.
-    let _ = grid.update_all(|handle, (), old| match rows.get(handle.slot() as usize) {
-        Some(&row) if row != UNMOVED => aabb(flat, row as usize),
+    // Every box in the table is valid or `stays`: the walk refuses none.
+    let _ = grid.update_all(|handle, (), old| match table.get(handle.slot() as usize) {
+        Some(new) if new.is_valid() => *new,
         _ => *old,
     });
 }
