@@ -982,8 +982,9 @@ structure!(
      memory in one order. The fastest structure for hundreds of thousands to millions of \
      moving agents of similar size. ``band_height``: the bands' height (from the sample: \
      three times its mean extent, at least about 8 sampled boxes per band; 64 bands \
-     without a sample). ``update`` with a large batch (an eighth of the elements or more) \
-     is one walk of the grid in its storage order."
+     without a sample). ``insert`` and ``update`` of a large batch (an eighth of the \
+     elements or more) follow the grid's storage order: the inserted rows are stored band \
+     by band and an update is one walk of the grid; give them whole frames."
 );
 
 /// Adds `DynamicIndex` and its nine subclasses to the module.

@@ -265,9 +265,9 @@ class SweepGrid(DynamicIndex):
     """A sweep grid: boxes in horizontal bands by their bottom, sorted by their left side
     inside each band; the fastest structure for hundreds of thousands to millions of moving
     agents of similar size. ``band_height``: the bands' height (from ``sample``: three
-    times its mean extent; 64 bands without either). ``update`` of a large batch (an
-    eighth of the elements or more) is one walk of the grid in its storage order: give it
-    the whole frame.
+    times its mean extent; 64 bands without either). ``insert`` and ``update`` of a large
+    batch (an eighth of the elements or more) follow the grid's storage order (the rows
+    inserted band by band, an update one walk of the grid): give them whole frames.
 
     Examples
     --------
