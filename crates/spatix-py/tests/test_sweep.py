@@ -252,3 +252,19 @@ def test_readme_agents_example_runs():
     section = readme.read_text().split("### Moving agents from numpy", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     exec(compile(code, "README.md", "exec"), {})
+
+
+def test_ordered_insert_keeps_ids_by_row():
+    # A large insert is stored band by band; the ids still name the rows in input order.
+    rng = np.random.default_rng(13)
+    boxes = random_boxes(rng, 2000)
+    grid = spatix.SweepGrid(WORLD, sample=boxes)
+    ids = grid.insert(boxes)
+    assert len(set(ids.tolist())) == 2000
+    np.testing.assert_array_equal(grid.boxes(ids), boxes)
+    assert set(grid.ids().tolist()) == set(ids.tolist()) and ids[0] in grid
+    moved = boxes + rng.uniform(-1, 1, (2000, 1))
+    grid.update(ids[::-1], moved[::-1])
+    np.testing.assert_array_equal(grid.boxes(ids), moved)
+    more = random_boxes(rng, 10)  # a small batch: as given
+    np.testing.assert_array_equal(grid.boxes(grid.insert(more)), more)
