@@ -45,10 +45,12 @@ static double range(double lo, double hi) {
 }
 
 static void make_agents(Agents *a, size_t n) {
-    size_t i;
-    double side = 1000.0 * sqrt((double)n / 10000.0);
+    size_t i, clusters = n / 2000 < 1 ? 1 : (n / 2000 > 64 ? 64 : n / 2000);
+    double side = 1000.0 * sqrt((double)n / 10000.0), hi;
     if (side < 10.0) side = 10.0;
+    hi = (double)(float)side; /* the arena's edge, as the f32 world has it */
     rng = SEED;
+    for (i = 0; i < 2 * clusters; i++) next_u64(); /* the cluster centres Agents::new draws */
     a->n = n;
     a->lo = 0.0f;
     a->hi = (float)side;
@@ -66,7 +68,7 @@ static void make_agents(Agents *a, size_t n) {
     }
     for (i = 0; i < n; i++) {
         double hx = range(1.0, 3.0), hy = range(1.0, 3.0);
-        double x = range(0.0, side), y = range(0.0, side);
+        double x = range(0.0, hi), y = range(0.0, hi);
         double speed = range(0.5, 2.0), angle = range(0.0, 6.283185307179586);
         a->hx[i] = (float)hx;
         a->hy[i] = (float)hy;
