@@ -65,8 +65,12 @@ fn run(n: usize, frames: usize, bulk: bool) {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let n = args.next().map_or(1_000_000, |a| a.parse().expect("N: a number"));
-    let frames = args.next().map_or(10, |a| a.parse().expect("FRAMES: a number"));
+    let n = args
+        .next()
+        .map_or(1_000_000, |a| a.parse().expect("N: a number"));
+    let frames = args
+        .next()
+        .map_or(10, |a| a.parse().expect("FRAMES: a number"));
     assert!(n > 0 && frames > 0, "usage: frame [N >= 1] [FRAMES >= 1]");
     run(n, frames, true);
     run(n, frames, false);

@@ -146,7 +146,10 @@ unsafe fn slice<'a, T>(p: *const T, n: usize, what: &str) -> Result<&'a [T], Fai
     if p.is_null() {
         return Err(Failure::null(what));
     }
-    if !p.is_aligned() || n.checked_mul(size_of::<T>()).is_none_or(|b| b > isize::MAX as usize) {
+    if !p.is_aligned()
+        || n.checked_mul(size_of::<T>())
+            .is_none_or(|b| b > isize::MAX as usize)
+    {
         return Err(Failure::new(
             SpatixStatus::InvalidParameter,
             format!("invalid parameter: {what} is misaligned or too long"),
@@ -290,7 +293,10 @@ pub(crate) unsafe fn sweep_grid_new<O: Opaque>(
     // SAFETY: forwarded contract.
     unsafe {
         create(out, || {
-            Ok(Box::new(SweepGrid::<O::S, u64>::new(world(w)?, band_height)?))
+            Ok(Box::new(SweepGrid::<O::S, u64>::new(
+                world(w)?,
+                band_height,
+            )?))
         })
     }
 }
@@ -327,7 +333,10 @@ pub(crate) unsafe fn uniform_grid_new<O: Opaque>(
     // SAFETY: forwarded contract.
     unsafe {
         create(out, || {
-            Ok(Box::new(UniformGrid::<O::S, u64>::new(world(w)?, cell_size)?))
+            Ok(Box::new(UniformGrid::<O::S, u64>::new(
+                world(w)?,
+                cell_size,
+            )?))
         })
     }
 }
@@ -525,7 +534,10 @@ pub(crate) unsafe fn update_many<O: Opaque>(
                 .to_aabb()
                 .and_then(|b| Ok(index.update(Handle::from_bits(*h), b)?));
             if let Err(e) = done {
-                outcome = Err(Failure::new(e.status(), format!("element {i}: {}", e.text())));
+                outcome = Err(Failure::new(
+                    e.status(),
+                    format!("element {i}: {}", e.text()),
+                ));
                 break;
             }
         }
@@ -536,7 +548,13 @@ pub(crate) unsafe fn update_many<O: Opaque>(
 
 /// The box a C mover wrote, unchecked (spatix refuses an invalid one).
 fn moved<S: Precision>(
-    mover: unsafe extern "C" fn(*mut c_void, u64, *mut u64, *const SpatixAabb<S>, *mut SpatixAabb<S>),
+    mover: unsafe extern "C" fn(
+        *mut c_void,
+        u64,
+        *mut u64,
+        *const SpatixAabb<S>,
+        *mut SpatixAabb<S>,
+    ),
     context: *mut c_void,
     handle: Handle,
     value: &mut u64,

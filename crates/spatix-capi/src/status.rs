@@ -123,8 +123,11 @@ pub(crate) fn guard(body: impl FnOnce() -> Result<(), Failure>) -> SpatixStatus 
                 .map(|s| (*s).to_owned())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_default();
-            Failure::new(SpatixStatus::Internal, format!("internal error (panic): {what}"))
-                .record()
+            Failure::new(
+                SpatixStatus::Internal,
+                format!("internal error (panic): {what}"),
+            )
+            .record()
         }
     }
 }

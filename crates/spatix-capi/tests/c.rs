@@ -15,7 +15,9 @@ fn crate_dir() -> PathBuf {
 fn artifact_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary's path");
     let deps = exe.parent().expect("the test binary's directory");
-    deps.parent().expect("the profile's directory").to_path_buf()
+    deps.parent()
+        .expect("the profile's directory")
+        .to_path_buf()
 }
 
 /// The static library, built by cargo with this test (the crate's `staticlib` type).
@@ -39,13 +41,32 @@ fn scratch() -> PathBuf {
 /// Compiles `source` into `out` with the sanitizers, linked with the static library.
 fn compile(source: &Path, out: &Path) {
     let status = Command::new("gcc")
-        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-g", "-O1"])
-        .args(["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"])
+        .args([
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-g",
+            "-O1",
+        ])
+        .args([
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=undefined",
+        ])
         .arg("-I")
         .arg(crate_dir().join("include"))
         .arg(source)
         .arg(static_lib())
-        .args(["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"])
+        .args([
+            "-lgcc_s",
+            "-lutil",
+            "-lrt",
+            "-lpthread",
+            "-lm",
+            "-ldl",
+            "-lc",
+        ])
         .arg("-o")
         .arg(out)
         .status()
@@ -63,7 +84,12 @@ fn run(program: &Path, args: &[&str]) {
         .expect("the compiled C program runs");
     print!("{}", String::from_utf8_lossy(&output.stdout));
     eprint!("{}", String::from_utf8_lossy(&output.stderr));
-    assert!(output.status.success(), "{} failed: {}", program.display(), output.status);
+    assert!(
+        output.status.success(),
+        "{} failed: {}",
+        program.display(),
+        output.status
+    );
 }
 
 #[test]
@@ -93,11 +119,34 @@ fn frame_example_runs_under_asan() {
 fn header_compiles_as_cpp() {
     let header = crate_dir().join("include/spatix.h");
     match Command::new("g++")
-        .args(["-x", "c++", "-std=c++11", "-fsyntax-only", "-Wall", "-Wextra", "-Werror"])
+        .args([
+            "-x",
+            "c++",
+            "-std=c++11",
+            "-fsyntax-only",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+        ])
         .arg(&header)
         .status()
     {
         Ok(status) => assert!(status.success(), "g++ refused {}", header.display()),
         Err(e) => println!("note: g++ not found ({e}); the header was not compiled as C++"),
     }
+}
+
+#[test]
+fn readme_shows_the_tested_example() {
+    let example = std::fs::read_to_string(crate_dir().join("tests/c/readme_example.c"))
+        .expect("tests/c/readme_example.c");
+    let body: Vec<&str> = example
+        .lines()
+        .filter(|l| !l.starts_with("/* The README"))
+        .collect();
+    let readme = std::fs::read_to_string(crate_dir().join("../../README.md")).expect("README.md");
+    assert!(
+        readme.contains(body.join("\n").trim()),
+        "README's C example differs from tests/c/readme_example.c"
+    );
 }
