@@ -1,4 +1,4 @@
-//! The f64 entry points: each a one-line forward to the generic body in [`crate::ops`].
+//! The f64 entry points: each a one-line forward to the generic body in `crate::ops`.
 //!
 //! Source of truth: `f32.rs`; `f64.rs` is generated from it (the precision replaced in every
 //! name) by `SPATIX_BLESS=1 cargo test -p spatix-capi --test header`, which checks it.

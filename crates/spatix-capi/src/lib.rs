@@ -12,7 +12,7 @@
 //!
 //! Layout: [`status`] (codes, last error, the panic guard), [`types`] (the C structs and
 //! callbacks), `index` (one object-safe face over the wrapped structures), `ops` (the
-//! entry points' bodies, generic over the precision), [`f32`] and [`f64`] (the `extern "C"`
+//! entry points' bodies, generic over the precision), [`mod@f32`] and [`mod@f64`] (the `extern "C"`
 //! symbols, one-line forwards).
 // A C ABI is raw pointers throughout: this crate does not take the workspace's
 // `unsafe_code = "deny"` (see Cargo.toml). Every `unsafe` block says why it is sound.

@@ -1,4 +1,4 @@
-//! Status codes, the per-thread last error message, and [`guard`]: the one place where an
+//! Status codes, the per-thread last error message, and `guard`: the one place where an
 //! entry point's body runs, so that no panic crosses into C.
 
 use core::cell::RefCell;
