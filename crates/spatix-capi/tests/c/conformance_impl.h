@@ -108,6 +108,14 @@ static int32_t L(tally)(void *context, SpatixItem a, SpatixItem b) {
     return 0;
 }
 
+/* `tally` for the parallel pair pass: called on several threads at once. */
+static int32_t L(tally_shared)(void *context, SpatixItem a, SpatixItem b) {
+    L(PairTally) *t = (L(PairTally) *)context;
+    __atomic_fetch_add(&t->count, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&t->sum, L(pair_digest)(a.value, b.value), __ATOMIC_RELAXED);
+    return 0;
+}
+
 /* Every query form of `index` against the model (`dynamic`: the model is all it holds). */
 static void L(check_queries)(const INDEX *index) {
     static SpatixItem items[MAXN];
@@ -206,6 +214,15 @@ static void L(check_queries)(const INDEX *index) {
         }
     OK(IDX(pairs)(index, L(tally), &tally));
     CHECK(tally.count == brute.count && tally.sum == brute.sum);
+    tally.count = tally.sum = 0;
+    {
+        SpatixKind kind;
+        OK(IDX(kind)(index, &kind));
+        if (kind != SPATIX_KIND_KD_TREE) {
+            OK(IDX(par_pairs)(index, L(tally_shared), &tally));
+            CHECK(tally.count == brute.count && tally.sum == brute.sum);
+        }
+    }
     OK(IDX(pairs_fill)(index, pairs, sizeof pairs / sizeof pairs[0], &count));
     CHECK(count == brute.count);
     tally.count = tally.sum = 0;
@@ -235,7 +252,7 @@ static void L(shift)(uint64_t value, const AABB *old, AABB *moved) {
 static void L(mover)(void *context, uint64_t handle, uint64_t *value, const AABB *old_box,
                      AABB *new_box) {
     (void)handle;
-    *(size_t *)context += 1;
+    __atomic_fetch_add((size_t *)context, 1, __ATOMIC_RELAXED);
     L(shift)(*value, old_box, new_box);
 }
 
@@ -309,7 +326,10 @@ static void L(check_dynamic)(INDEX *index, SpatixKind want_kind) {
             OK(IDX(update_many)(index, handles, boxes, n));
         } else {
             size_t calls = 0, live = 0;
-            OK(IDX(update_all)(index, L(mover), &calls));
+            if (op == 98)
+                OK(IDX(update_all)(index, L(mover), &calls));
+            else
+                OK(IDX(par_update_all)(index, L(mover), &calls));
             for (i = 0; i < MAXN; i++) {
                 L(Slot) *s = &L(model)[i];
                 if (!s->alive) continue;
