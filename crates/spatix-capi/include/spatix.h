@@ -434,6 +434,51 @@ SpatixStatus spatix_index_f32_par_pairs(const struct SpatixIndexF32 *index,
                                         SpatixPairFn visit,
                                         void *context);
 
+// Rectangle queries `areas[i]` for `i < n`, answered on all threads (rayon's global pool):
+// query `i`'s items are `buf[offsets[i] .. offsets[i + 1]]`. `offsets` has room for
+// `n + 1` entries and is written in full; the total into `*count`, and
+// `SPATIX_STATUS_BUFFER_TOO_SMALL` if over `capacity` (the first `capacity` are written, in
+// order). Allocates its working memory per call.
+SpatixStatus spatix_index_f32_query_batch(const struct SpatixIndexF32 *index,
+                                          const struct SpatixAabbF32 *areas,
+                                          size_t n,
+                                          struct SpatixItem *buf,
+                                          size_t capacity,
+                                          size_t *offsets,
+                                          size_t *count);
+
+// Radius queries around `points[i]` for `i < n`, one `radius`, answered on all threads, as
+// `spatix_index_f32_query_batch`.
+SpatixStatus spatix_index_f32_within_batch(const struct SpatixIndexF32 *index,
+                                           const struct SpatixPointF32 *points,
+                                           size_t n,
+                                           float radius,
+                                           struct SpatixItem *buf,
+                                           size_t capacity,
+                                           size_t *offsets,
+                                           size_t *count);
+
+// The `k` nearest of each of `points[i]` for `i < n`, nearest first, answered on all
+// threads, as `spatix_index_f32_query_batch`.
+SpatixStatus spatix_index_f32_nearest_batch(const struct SpatixIndexF32 *index,
+                                            const struct SpatixPointF32 *points,
+                                            size_t n,
+                                            size_t k,
+                                            struct SpatixNeighbor *buf,
+                                            size_t capacity,
+                                            size_t *offsets,
+                                            size_t *count);
+
+// The first hit (none or one) of each of `rays[i]` for `i < n`, found on all threads, as
+// `spatix_index_f32_query_batch`.
+SpatixStatus spatix_index_f32_raycast_batch(const struct SpatixIndexF32 *index,
+                                            const struct SpatixRayF32 *rays,
+                                            size_t n,
+                                            struct SpatixHit *buf,
+                                            size_t capacity,
+                                            size_t *offsets,
+                                            size_t *count);
+
 // The index's byte form into `buf` (room for `capacity` bytes), its length into `*len`;
 // `SPATIX_STATUS_BUFFER_TOO_SMALL` if longer (call with `capacity` 0 to learn the length).
 SpatixStatus spatix_index_f32_save(const struct SpatixIndexF32 *index,
@@ -624,6 +669,51 @@ SpatixStatus spatix_index_f64_pairs_fill(const struct SpatixIndexF64 *index,
 SpatixStatus spatix_index_f64_par_pairs(const struct SpatixIndexF64 *index,
                                         SpatixPairFn visit,
                                         void *context);
+
+// Rectangle queries `areas[i]` for `i < n`, answered on all threads (rayon's global pool):
+// query `i`'s items are `buf[offsets[i] .. offsets[i + 1]]`. `offsets` has room for
+// `n + 1` entries and is written in full; the total into `*count`, and
+// `SPATIX_STATUS_BUFFER_TOO_SMALL` if over `capacity` (the first `capacity` are written, in
+// order). Allocates its working memory per call.
+SpatixStatus spatix_index_f64_query_batch(const struct SpatixIndexF64 *index,
+                                          const struct SpatixAabbF64 *areas,
+                                          size_t n,
+                                          struct SpatixItem *buf,
+                                          size_t capacity,
+                                          size_t *offsets,
+                                          size_t *count);
+
+// Radius queries around `points[i]` for `i < n`, one `radius`, answered on all threads, as
+// `spatix_index_f64_query_batch`.
+SpatixStatus spatix_index_f64_within_batch(const struct SpatixIndexF64 *index,
+                                           const struct SpatixPointF64 *points,
+                                           size_t n,
+                                           double radius,
+                                           struct SpatixItem *buf,
+                                           size_t capacity,
+                                           size_t *offsets,
+                                           size_t *count);
+
+// The `k` nearest of each of `points[i]` for `i < n`, nearest first, answered on all
+// threads, as `spatix_index_f64_query_batch`.
+SpatixStatus spatix_index_f64_nearest_batch(const struct SpatixIndexF64 *index,
+                                            const struct SpatixPointF64 *points,
+                                            size_t n,
+                                            size_t k,
+                                            struct SpatixNeighbor *buf,
+                                            size_t capacity,
+                                            size_t *offsets,
+                                            size_t *count);
+
+// The first hit (none or one) of each of `rays[i]` for `i < n`, found on all threads, as
+// `spatix_index_f64_query_batch`.
+SpatixStatus spatix_index_f64_raycast_batch(const struct SpatixIndexF64 *index,
+                                            const struct SpatixRayF64 *rays,
+                                            size_t n,
+                                            struct SpatixHit *buf,
+                                            size_t capacity,
+                                            size_t *offsets,
+                                            size_t *count);
 
 // The index's byte form into `buf` (room for `capacity` bytes), its length into `*len`;
 // `SPATIX_STATUS_BUFFER_TOO_SMALL` if longer (call with `capacity` 0 to learn the length).

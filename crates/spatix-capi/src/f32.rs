@@ -11,7 +11,7 @@
 
 use core::ffi::c_void;
 
-use crate::ops::{self, Ask, opaque};
+use crate::ops::{self, Ask, Batch, opaque};
 use crate::status::SpatixStatus;
 use crate::types::{
     SpatixAabb, SpatixHit, SpatixHitFn, SpatixItem, SpatixItemFn, SpatixKind, SpatixNeighbor,
@@ -393,6 +393,99 @@ pub unsafe extern "C" fn spatix_index_f32_par_pairs(
 ) -> SpatixStatus {
     // SAFETY: the module's contract, forwarded.
     unsafe { ops::par_pairs(index, visit, context) }
+}
+
+/// Rectangle queries `areas[i]` for `i < n`, answered on all threads (rayon's global pool):
+/// query `i`'s items are `buf[offsets[i] .. offsets[i + 1]]`. `offsets` has room for
+/// `n + 1` entries and is written in full; the total into `*count`, and
+/// `SPATIX_STATUS_BUFFER_TOO_SMALL` if over `capacity` (the first `capacity` are written, in
+/// order). Allocates its working memory per call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spatix_index_f32_query_batch(
+    index: *const SpatixIndexF32,
+    areas: *const SpatixAabb<f32>,
+    n: usize,
+    buf: *mut SpatixItem,
+    capacity: usize,
+    offsets: *mut usize,
+    count: *mut usize,
+) -> SpatixStatus {
+    // SAFETY: the module's contract, forwarded.
+    unsafe {
+        ops::batch(
+            index,
+            || Batch::areas(areas, n),
+            buf,
+            capacity,
+            offsets,
+            count,
+        )
+    }
+}
+
+/// Radius queries around `points[i]` for `i < n`, one `radius`, answered on all threads, as
+/// `spatix_index_f32_query_batch`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spatix_index_f32_within_batch(
+    index: *const SpatixIndexF32,
+    points: *const SpatixPoint<f32>,
+    n: usize,
+    radius: f32,
+    buf: *mut SpatixItem,
+    capacity: usize,
+    offsets: *mut usize,
+    count: *mut usize,
+) -> SpatixStatus {
+    // SAFETY: the module's contract, forwarded.
+    unsafe {
+        let batch = || Batch::within(points, n, radius);
+        ops::batch(index, batch, buf, capacity, offsets, count)
+    }
+}
+
+/// The `k` nearest of each of `points[i]` for `i < n`, nearest first, answered on all
+/// threads, as `spatix_index_f32_query_batch`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spatix_index_f32_nearest_batch(
+    index: *const SpatixIndexF32,
+    points: *const SpatixPoint<f32>,
+    n: usize,
+    k: usize,
+    buf: *mut SpatixNeighbor,
+    capacity: usize,
+    offsets: *mut usize,
+    count: *mut usize,
+) -> SpatixStatus {
+    // SAFETY: the module's contract, forwarded.
+    unsafe {
+        let batch = || Batch::nearest(points, n, k);
+        ops::batch(index, batch, buf, capacity, offsets, count)
+    }
+}
+
+/// The first hit (none or one) of each of `rays[i]` for `i < n`, found on all threads, as
+/// `spatix_index_f32_query_batch`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spatix_index_f32_raycast_batch(
+    index: *const SpatixIndexF32,
+    rays: *const SpatixRay<f32>,
+    n: usize,
+    buf: *mut SpatixHit,
+    capacity: usize,
+    offsets: *mut usize,
+    count: *mut usize,
+) -> SpatixStatus {
+    // SAFETY: the module's contract, forwarded.
+    unsafe {
+        ops::batch(
+            index,
+            || Batch::rays(rays, n),
+            buf,
+            capacity,
+            offsets,
+            count,
+        )
+    }
 }
 
 /// The index's byte form into `buf` (room for `capacity` bytes), its length into `*len`;

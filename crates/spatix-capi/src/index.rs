@@ -6,8 +6,9 @@ use core::cell::RefCell;
 use core::ops::ControlFlow;
 
 use spatix::{
-    Aabb, ByteForm, Error, Handle, KdTree, LooseGrid, PackedIndex, ParallelPairs, Point, Ray,
-    Scalar, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid, Workspace,
+    Aabb, BatchBuffers, ByteForm, Error, Handle, KdTree, LooseGrid, PackedIndex, ParallelPairs,
+    ParallelQuery, Point, Ray, Scalar, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid,
+    Workspace,
 };
 
 use crate::status::Failure;
@@ -52,6 +53,10 @@ pub(crate) type VisitPairs<'a> = &'a mut dyn FnMut(SpatixItem, SpatixItem) -> Co
 /// A visitor of pairs called from several threads at once.
 pub(crate) type SharedPairs<'a> = &'a (dyn Fn(SpatixItem, SpatixItem) -> ControlFlow<()> + Sync);
 
+/// A visitor of a batch's answers: the query's position in the batch, and one answer. Called
+/// query by query, in input order.
+pub(crate) type VisitBatch<'a, R> = &'a mut dyn FnMut(usize, R);
+
 /// The moving function of an update-all pass.
 pub(crate) type Mover<'a, S> = &'a mut dyn FnMut(Handle, &mut u64, &Aabb<S>) -> Aabb<S>;
 
@@ -87,6 +92,14 @@ pub(crate) trait Index<S: Precision>: Send + Sync {
     fn pairs(&self, visit: VisitPairs<'_>) -> ControlFlow<()>;
     /// Every intersecting pair, once, found on all threads.
     fn par_pairs(&self, visit: SharedPairs<'_>) -> Result<ControlFlow<()>, Failure>;
+    /// Rectangle queries answered on all threads (`ParallelQuery::query_batch`).
+    fn query_batch(&self, areas: &[Aabb<S>], visit: VisitBatch<'_, SpatixItem>);
+    /// Radius queries answered on all threads (`ParallelQuery::within_batch`).
+    fn within_batch(&self, points: &[Point<S>], radius: S, visit: VisitBatch<'_, SpatixItem>);
+    /// k-nearest queries answered on all threads (`ParallelQuery::nearest_batch`).
+    fn nearest_batch(&self, points: &[Point<S>], k: usize, visit: VisitBatch<'_, SpatixNeighbor>);
+    /// First hits of rays found on all threads (`ParallelQuery::raycast_batch`).
+    fn raycast_batch(&self, rays: &[Ray<S>], visit: VisitBatch<'_, SpatixHit>);
     /// The byte form.
     fn to_bytes(&self) -> Vec<u8>;
     /// The dynamic half, or `Unsupported` for a static structure.
@@ -211,9 +224,9 @@ impl<S: Precision, I: Structure<S>> Index<S> for I {
     ) -> ControlFlow<()> {
         S::with_workspace(|ws| {
             for n in SpatialQuery::nearest(self, point, k, ws) {
-                let value = SpatialQuery::get(self, n.handle).map_or(0, |item| *item.value);
+                let item = item_of(self, n.handle);
                 visit(SpatixNeighbor {
-                    item: SpatixItem::new(n.handle, value),
+                    item,
                     distance: n.distance.into(),
                 })?;
             }
@@ -241,6 +254,52 @@ impl<S: Precision, I: Structure<S>> Index<S> for I {
         self.parallel_pairs(visit)
             .ok_or_else(|| Failure::unsupported("parallel pair pass", Self::NAME))
     }
+    fn query_batch(&self, areas: &[Aabb<S>], visit: VisitBatch<'_, SpatixItem>) {
+        let mut buffers = BatchBuffers::default();
+        let answers = ParallelQuery::query_batch(self, areas, &mut buffers);
+        for (i, handles) in answers.iter().enumerate() {
+            handles.iter().for_each(|h| visit(i, item_of(self, *h)));
+        }
+    }
+    fn within_batch(&self, points: &[Point<S>], radius: S, visit: VisitBatch<'_, SpatixItem>) {
+        let mut buffers = BatchBuffers::default();
+        let answers = ParallelQuery::within_batch(self, points, radius, &mut buffers);
+        for (i, handles) in answers.iter().enumerate() {
+            handles.iter().for_each(|h| visit(i, item_of(self, *h)));
+        }
+    }
+    fn nearest_batch(&self, points: &[Point<S>], k: usize, visit: VisitBatch<'_, SpatixNeighbor>) {
+        let mut buffers = BatchBuffers::default();
+        let answers = ParallelQuery::nearest_batch(self, points, k, &mut buffers);
+        for (i, found) in answers.iter().enumerate() {
+            for n in found {
+                let item = item_of(self, n.handle);
+                visit(
+                    i,
+                    SpatixNeighbor {
+                        item,
+                        distance: n.distance.into(),
+                    },
+                );
+            }
+        }
+    }
+    fn raycast_batch(&self, rays: &[Ray<S>], visit: VisitBatch<'_, SpatixHit>) {
+        let mut buffers = BatchBuffers::default();
+        let answers = ParallelQuery::raycast_batch(self, rays, &mut buffers);
+        for (i, hits) in answers.iter().enumerate() {
+            for hit in hits {
+                let item = item_of(self, hit.handle);
+                visit(
+                    i,
+                    SpatixHit {
+                        item,
+                        t: hit.t.into(),
+                    },
+                );
+            }
+        }
+    }
     fn to_bytes(&self) -> Vec<u8> {
         ByteForm::to_bytes(self)
     }
@@ -248,6 +307,14 @@ impl<S: Precision, I: Structure<S>> Index<S> for I {
         self.dynamic()
             .ok_or_else(|| Failure::unsupported("insert, remove or update", I::NAME))
     }
+}
+
+/// The item of a handle a query of `index` gave (its value looked up).
+fn item_of<S: Precision, I: SpatialQuery<S, u64>>(index: &I, handle: Handle) -> SpatixItem {
+    SpatixItem::new(
+        handle,
+        SpatialQuery::get(index, handle).map_or(0, |item| *item.value),
+    )
 }
 
 /// The index whose byte form `bytes` is, of whichever structure its header names.

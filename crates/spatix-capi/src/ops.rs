@@ -644,6 +644,18 @@ pub(crate) unsafe fn get<O: Opaque>(
     })
 }
 
+/// A radius, refused with `InvalidParameter` unless finite and non-negative.
+fn checked_radius<S: Precision>(radius: S) -> Result<S, Failure> {
+    if radius >= S::ZERO && radius.into().is_finite() {
+        Ok(radius)
+    } else {
+        Err(Failure::new(
+            SpatixStatus::InvalidParameter,
+            "invalid parameter: the radius must be finite and >= 0",
+        ))
+    }
+}
+
 /// A query's input, read and checked.
 pub(crate) enum Ask<S> {
     /// Intersecting a box.
@@ -664,15 +676,10 @@ impl<S: Precision> Ask<S> {
 
     /// A radius query.
     pub(crate) fn within(x: S, y: S, radius: S) -> Result<Self, Failure> {
-        let p = SpatixPoint { x, y }.to_point()?;
-        if radius >= S::ZERO && radius.into().is_finite() {
-            Ok(Self::Within(p, radius))
-        } else {
-            Err(Failure::new(
-                SpatixStatus::InvalidParameter,
-                "invalid parameter: the radius must be finite and >= 0",
-            ))
-        }
+        Ok(Self::Within(
+            SpatixPoint { x, y }.to_point()?,
+            checked_radius(radius)?,
+        ))
     }
 
     /// Runs the query.
@@ -911,5 +918,216 @@ pub(crate) unsafe fn save<O: Opaque>(
                 Ok(())
             })
         }
+    })
+}
+
+/// A batch's inputs, read and checked.
+pub(crate) enum Batch<S> {
+    /// Rectangle queries.
+    Areas(Vec<Aabb<S>>),
+    /// Radius queries.
+    Within(Vec<Point<S>>, S),
+    /// k-nearest queries.
+    Nearest(Vec<Point<S>>, usize),
+    /// Rays (first hits).
+    Rays(Vec<spatix::Ray<S>>),
+}
+
+/// Each of `n` inputs at `p` converted, failing with the first bad one's position.
+///
+/// # Safety
+/// `p` is null or readable for `n` elements.
+unsafe fn each<T: Copy, U>(
+    p: *const T,
+    n: usize,
+    what: &str,
+    convert: impl Fn(T) -> Result<U, Failure>,
+) -> Result<Vec<U>, Failure> {
+    // SAFETY: forwarded contract.
+    let inputs = unsafe { slice(p, n, what) }?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(n).map_err(|_| {
+        Failure::new(
+            SpatixStatus::OutOfMemory,
+            format!("out of memory: cannot reserve {n} {what}"),
+        )
+    })?;
+    for (i, x) in inputs.iter().enumerate() {
+        out.push(
+            convert(*x)
+                .map_err(|e| Failure::new(e.status(), format!("{what} {i}: {}", e.text())))?,
+        );
+    }
+    Ok(out)
+}
+
+impl<S: Precision> Batch<S> {
+    /// `n` rectangles.
+    ///
+    /// # Safety
+    /// `areas` is null or readable for `n` boxes.
+    pub(crate) unsafe fn areas(areas: *const SpatixAabb<S>, n: usize) -> Result<Self, Failure> {
+        // SAFETY: forwarded contract.
+        Ok(Self::Areas(unsafe {
+            each(areas, n, "areas", SpatixAabb::to_aabb)
+        }?))
+    }
+
+    /// `n` points and one radius.
+    ///
+    /// # Safety
+    /// `points` is null or readable for `n` points.
+    pub(crate) unsafe fn within(
+        points: *const SpatixPoint<S>,
+        n: usize,
+        radius: S,
+    ) -> Result<Self, Failure> {
+        let radius = checked_radius(radius)?;
+        // SAFETY: forwarded contract.
+        let points = unsafe { each(points, n, "points", SpatixPoint::to_point) }?;
+        Ok(Self::Within(points, radius))
+    }
+
+    /// `n` points and one k.
+    ///
+    /// # Safety
+    /// `points` is null or readable for `n` points.
+    pub(crate) unsafe fn nearest(
+        points: *const SpatixPoint<S>,
+        n: usize,
+        k: usize,
+    ) -> Result<Self, Failure> {
+        // SAFETY: forwarded contract.
+        let points = unsafe { each(points, n, "points", SpatixPoint::to_point) }?;
+        Ok(Self::Nearest(points, k))
+    }
+
+    /// `n` rays.
+    ///
+    /// # Safety
+    /// `rays` is null or readable for `n` rays.
+    pub(crate) unsafe fn rays(rays: *const SpatixRay<S>, n: usize) -> Result<Self, Failure> {
+        // SAFETY: forwarded contract.
+        Ok(Self::Rays(unsafe {
+            each(rays, n, "rays", SpatixRay::to_ray)
+        }?))
+    }
+
+    /// How many queries.
+    fn len(&self) -> usize {
+        match self {
+            Self::Areas(v) => v.len(),
+            Self::Within(v, _) | Self::Nearest(v, _) => v.len(),
+            Self::Rays(v) => v.len(),
+        }
+    }
+}
+
+/// What a batch answers into: an item, a neighbour or a hit buffer.
+pub(crate) trait Answer: Sized {
+    /// Runs `batch` on `index`, giving each answer to `visit` with its query's position;
+    /// `Internal` if the batch's answers are not this type (a bug of the forwarders).
+    fn run<S: Precision>(
+        batch: &Batch<S>,
+        index: &dyn Index<S>,
+        visit: index::VisitBatch<'_, Self>,
+    ) -> Result<(), Failure>;
+}
+
+/// The failure of a forwarder pairing a batch with the wrong buffer type.
+fn mismatch() -> Failure {
+    Failure::new(
+        SpatixStatus::Internal,
+        "internal error: batch and buffer types differ",
+    )
+}
+
+impl Answer for SpatixItem {
+    fn run<S: Precision>(
+        batch: &Batch<S>,
+        index: &dyn Index<S>,
+        visit: index::VisitBatch<'_, Self>,
+    ) -> Result<(), Failure> {
+        match batch {
+            Batch::Areas(areas) => index.query_batch(areas, visit),
+            Batch::Within(points, radius) => index.within_batch(points, *radius, visit),
+            _ => return Err(mismatch()),
+        }
+        Ok(())
+    }
+}
+
+impl Answer for SpatixNeighbor {
+    fn run<S: Precision>(
+        batch: &Batch<S>,
+        index: &dyn Index<S>,
+        visit: index::VisitBatch<'_, Self>,
+    ) -> Result<(), Failure> {
+        let Batch::Nearest(points, k) = batch else {
+            return Err(mismatch());
+        };
+        index.nearest_batch(points, *k, visit);
+        Ok(())
+    }
+}
+
+impl Answer for SpatixHit {
+    fn run<S: Precision>(
+        batch: &Batch<S>,
+        index: &dyn Index<S>,
+        visit: index::VisitBatch<'_, Self>,
+    ) -> Result<(), Failure> {
+        let Batch::Rays(rays) = batch else {
+            return Err(mismatch());
+        };
+        index.raycast_batch(rays, visit);
+        Ok(())
+    }
+}
+
+/// A batch of queries answered on all threads into one buffer: query `i`'s answers are
+/// `buf[offsets[i] .. offsets[i + 1]]` (`offsets` has room for `n + 1`, and is written in
+/// full even when `buf` is short), their total into `*count`.
+///
+/// # Safety
+/// See module docs.
+pub(crate) unsafe fn batch<O: Opaque, R: Answer>(
+    p: *const O,
+    batch: impl FnOnce() -> Result<Batch<O::S>, Failure>,
+    buf: *mut R,
+    capacity: usize,
+    offsets: *mut usize,
+    count: *mut usize,
+) -> SpatixStatus {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let index = unsafe { index(p) }?;
+        let batch = batch()?;
+        let n = batch.len();
+        if offsets.is_null() || !offsets.is_aligned() {
+            return Err(Failure::null("offsets (or they are misaligned)"));
+        }
+        // Offsets `done..=upto` start at `total`; `done <= upto + 1 <= n + 1` throughout.
+        let close = |upto: usize, total: usize, done: &mut usize| {
+            while *done <= upto {
+                // SAFETY: `offsets` is writable for `n + 1` entries (the contract), and
+                // `*done <= upto <= n`.
+                unsafe { offsets.add(*done).write(total) };
+                *done += 1;
+            }
+        };
+        let (mut done, mut total) = (0usize, 0usize);
+        // SAFETY: forwarded contract.
+        let filled = unsafe {
+            fill(buf, capacity, count, |push| {
+                R::run(&batch, index, &mut |i, answer| {
+                    close(i.min(n), total, &mut done);
+                    total += 1;
+                    let _ = push(answer);
+                })
+            })
+        };
+        close(n, total, &mut done);
+        filled
     })
 }

@@ -11,18 +11,18 @@ fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The directory cargo put this run's library in: the test binary lives in its `deps/`.
-fn artifact_dir() -> PathBuf {
+/// The directory of the test binary: cargo's `deps/`, where it also writes the library
+/// it built for this run (the copy one level up is refreshed only by `cargo build`).
+fn deps_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary's path");
-    let deps = exe.parent().expect("the test binary's directory");
-    deps.parent()
-        .expect("the profile's directory")
+    exe.parent()
+        .expect("the test binary's directory")
         .to_path_buf()
 }
 
 /// The static library, built by cargo with this test (the crate's `staticlib` type).
 fn static_lib() -> PathBuf {
-    let lib = artifact_dir().join("libspatix_capi.a");
+    let lib = deps_dir().join("libspatix_capi.a");
     assert!(
         lib.exists(),
         "{} is missing: cargo builds it with the crate's tests",
@@ -33,7 +33,7 @@ fn static_lib() -> PathBuf {
 
 /// A scratch directory for the compiled programs.
 fn scratch() -> PathBuf {
-    let dir = artifact_dir().join("spatix-capi-c");
+    let dir = deps_dir().join("spatix-capi-c");
     std::fs::create_dir_all(&dir).expect("create the scratch directory");
     dir
 }

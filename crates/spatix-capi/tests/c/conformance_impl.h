@@ -108,6 +108,74 @@ static int32_t L(tally)(void *context, SpatixItem a, SpatixItem b) {
     return 0;
 }
 
+/* A ray from (x, y) in a random direction, of random reach. */
+static RAY L(random_ray)(REAL x, REAL y) {
+    RAY ray;
+    ray.origin_x = x;
+    ray.origin_y = y;
+    ray.direction_x = (REAL)next_in(-1, 1);
+    ray.direction_y = (REAL)next_in(-1, 1);
+    if (ray.direction_x == 0) ray.direction_x = (REAL)0.5;
+    if (ray.direction_y == 0) ray.direction_y = (REAL)0.5;
+    ray.max_t = (REAL)next_in(0, 600);
+    return ray;
+}
+
+/* The batch forms against the single queries (which are checked against brute force). */
+static void L(check_batches)(const INDEX *index) {
+    enum { B = 8, K = 3 };
+    static SpatixItem single[MAXN], batch[MAXN * B];
+    static SpatixNeighbor near1[K], nearb[K * B];
+    static SpatixHit hits1[MAXN], hitsb[B];
+    uint64_t a[MAXN], b[MAXN];
+    AABB areas[B];
+    POINT points[B];
+    RAY rays[B];
+    size_t offsets[B + 1], total, n1, q, i;
+    for (q = 0; q < B; q++) {
+        areas[q] = L(random_box)();
+        areas[q].max_x += 100;
+        areas[q].max_y += 100;
+        points[q].x = (REAL)next_in(0, 1000);
+        points[q].y = (REAL)next_in(0, 1000);
+        rays[q] = L(random_ray)(points[q].x, points[q].y);
+    }
+    OK(IDX(query_batch)(index, areas, B, batch, MAXN * B, offsets, &total));
+    CHECK(offsets[0] == 0 && offsets[B] == total);
+    for (q = 0; q < B; q++) {
+        OK(IDX(query_fill)(index, &areas[q], single, MAXN, &n1));
+        L(values_of)(single, n1, a);
+        L(values_of)(batch + offsets[q], offsets[q + 1] - offsets[q], b);
+        CHECK(same_u64(a, n1, b, offsets[q + 1] - offsets[q]));
+    }
+    offsets[B] = 0;
+    EXPECT(IDX(query_batch)(index, areas, B, NULL, 0, offsets, &n1), SPATIX_STATUS_BUFFER_TOO_SMALL);
+    CHECK(n1 == total && offsets[B] == total);
+
+    OK(IDX(within_batch)(index, points, B, 30, batch, MAXN * B, offsets, &total));
+    for (q = 0; q < B; q++) {
+        OK(IDX(within_fill)(index, points[q].x, points[q].y, 30, single, MAXN, &n1));
+        L(values_of)(single, n1, a);
+        L(values_of)(batch + offsets[q], offsets[q + 1] - offsets[q], b);
+        CHECK(same_u64(a, n1, b, offsets[q + 1] - offsets[q]));
+    }
+
+    OK(IDX(nearest_batch)(index, points, B, K, nearb, K * B, offsets, &total));
+    for (q = 0; q < B; q++) {
+        OK(IDX(nearest_fill)(index, points[q].x, points[q].y, K, near1, K, &n1));
+        CHECK(offsets[q + 1] - offsets[q] == n1);
+        for (i = 0; i < n1 && i < offsets[q + 1] - offsets[q]; i++)
+            CHECK(nearb[offsets[q] + i].distance == near1[i].distance);
+    }
+
+    OK(IDX(raycast_batch)(index, rays, B, hitsb, B, offsets, &total));
+    for (q = 0; q < B; q++) {
+        OK(IDX(raycast_fill)(index, &rays[q], hits1, MAXN, &n1));
+        CHECK(offsets[q + 1] - offsets[q] == (n1 > 0 ? 1u : 0u));
+        if (n1 > 0 && offsets[q + 1] > offsets[q]) CHECK(hitsb[offsets[q]].t == hits1[0].t);
+    }
+}
+
 /* `tally` for the parallel pair pass: called on several threads at once. */
 static int32_t L(tally_shared)(void *context, SpatixItem a, SpatixItem b) {
     L(PairTally) *t = (L(PairTally) *)context;
@@ -189,13 +257,7 @@ static void L(check_queries)(const INDEX *index) {
             CHECK(nwant < ngot);
         }
 
-        ray.origin_x = x;
-        ray.origin_y = y;
-        ray.direction_x = (REAL)next_in(-1, 1);
-        ray.direction_y = (REAL)next_in(-1, 1);
-        if (ray.direction_x == 0) ray.direction_x = (REAL)0.5;
-        if (ray.direction_y == 0) ray.direction_y = (REAL)0.5;
-        ray.max_t = (REAL)next_in(0, 600);
+        ray = L(random_ray)(x, y);
         L_BRUTE(want, nwant, L(entry)(&ray, &s->box) >= 0.0);
         OK(IDX(raycast_fill)(index, &ray, hits, MAXN, &ngot));
         for (i = 0; i < ngot; i++) got[i] = hits[i].item.value;
@@ -214,6 +276,7 @@ static void L(check_queries)(const INDEX *index) {
         }
     OK(IDX(pairs)(index, L(tally), &tally));
     CHECK(tally.count == brute.count && tally.sum == brute.sum);
+    L(check_batches)(index);
     tally.count = tally.sum = 0;
     {
         SpatixKind kind;
