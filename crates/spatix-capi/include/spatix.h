@@ -251,6 +251,8 @@ const char *spatix_last_error_message(void);
 const char *spatix_status_name(int32_t status);
 
 // A new, empty `SweepGrid` over `world` with bands `band_height` tall, into `*out`.
+//
+// Thread safety: any thread; the new index belongs to the caller.
 SpatixStatus spatix_sweep_grid_f32_new(const struct SpatixAabbF32 *world,
                                        float band_height,
                                        struct SpatixIndexF32 **out);
@@ -259,24 +261,44 @@ SpatixStatus spatix_sweep_grid_f32_new(const struct SpatixAabbF32 *world,
 // chosen from the boxes, built in one go (`SweepGrid::build_auto`); the handles are those of
 // `spatix_index_f32_query` and friends (slot `i` for element `i`: handle bits are
 // `generation << 32 | i`, so read them from the queries, do not guess them).
+//
+// Thread safety: any thread; the new index belongs to the caller.
 SpatixStatus spatix_sweep_grid_f32_build(const struct SpatixAabbF32 *world,
                                          const struct SpatixAabbF32 *boxes,
                                          const uint64_t *values,
                                          size_t n,
                                          struct SpatixIndexF32 **out);
 
+// A new, empty grid over `world` of the structure `kind` (`SPATIX_KIND_SWEEP_GRID`,
+// `SPATIX_KIND_UNIFORM_GRID` or `SPATIX_KIND_LOOSE_GRID`; anything else answers
+// `SPATIX_STATUS_INVALID_PARAMETER`), its band height or cell size chosen for boxes like the
+// `n` of `sample` (the structures' `auto` constructors; the sample is not inserted).
+//
+// Thread safety: any thread; the new index belongs to the caller.
+SpatixStatus spatix_grid_f32_auto(int32_t kind,
+                                  const struct SpatixAabbF32 *world,
+                                  const struct SpatixAabbF32 *sample,
+                                  size_t n,
+                                  struct SpatixIndexF32 **out);
+
 // A new, empty `UniformGrid` over `world` with square cells of side `cell_size`.
+//
+// Thread safety: any thread; the new index belongs to the caller.
 SpatixStatus spatix_uniform_grid_f32_new(const struct SpatixAabbF32 *world,
                                          float cell_size,
                                          struct SpatixIndexF32 **out);
 
 // A new, empty `LooseGrid` over `world` with loose cells of side `cell_size`.
+//
+// Thread safety: any thread; the new index belongs to the caller.
 SpatixStatus spatix_loose_grid_f32_new(const struct SpatixAabbF32 *world,
                                        float cell_size,
                                        struct SpatixIndexF32 **out);
 
 // A static `PackedIndex` of `boxes[i]` with value `values[i]` for `i < n` (insert,
 // remove and update answer `SPATIX_STATUS_UNSUPPORTED`).
+//
+// Thread safety: any thread; the new index belongs to the caller.
 SpatixStatus spatix_packed_index_f32_build(const struct SpatixAabbF32 *boxes,
                                            const uint64_t *values,
                                            size_t n,
@@ -285,6 +307,8 @@ SpatixStatus spatix_packed_index_f32_build(const struct SpatixAabbF32 *boxes,
 // A static `KdTree` of `points[i]` with value `values[i]` for `i < n` (points are boxes
 // of size zero to the queries; insert, remove, update and the parallel pair pass answer
 // `SPATIX_STATUS_UNSUPPORTED`).
+//
+// Thread safety: any thread; the new index belongs to the caller.
 SpatixStatus spatix_kd_tree_f32_build(const struct SpatixPointF32 *points,
                                       const uint64_t *values,
                                       size_t n,
@@ -293,29 +317,43 @@ SpatixStatus spatix_kd_tree_f32_build(const struct SpatixPointF32 *points,
 // The index whose byte form (from `spatix_index_f32_save`) is the `len` bytes at `bytes`,
 // of whichever structure they hold; `SPATIX_STATUS_CORRUPT_BYTES` for anything else
 // (including an f64 index's bytes).
+//
+// Thread safety: any thread; the new index belongs to the caller.
 SpatixStatus spatix_index_f32_load(const uint8_t *bytes, size_t len, struct SpatixIndexF32 **out);
 
 // Frees an index (null: nothing to do). The pointer is invalid afterwards.
+//
+// Thread safety: exclusive: no other call may use this index meanwhile.
 SpatixStatus spatix_index_f32_destroy(struct SpatixIndexF32 *index);
 
 // Which structure the index is, into `*out`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_kind(const struct SpatixIndexF32 *index, SpatixKind *out);
 
 // The number of elements, into `*out`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_len(const struct SpatixIndexF32 *index, size_t *out);
 
 // Inserts `*box` with `value`; its handle into `*handle`.
+//
+// Thread safety: exclusive: no other call may use this index meanwhile.
 SpatixStatus spatix_index_f32_insert(struct SpatixIndexF32 *index,
                                      const struct SpatixAabbF32 *aabb,
                                      uint64_t value,
                                      uint64_t *handle);
 
 // Removes the element `handle`; its value into `*value` unless `value` is null.
+//
+// Thread safety: exclusive: no other call may use this index meanwhile.
 SpatixStatus spatix_index_f32_remove(struct SpatixIndexF32 *index,
                                      uint64_t handle,
                                      uint64_t *value);
 
 // Moves the element `handle` to `*box`.
+//
+// Thread safety: exclusive: no other call may use this index meanwhile.
 SpatixStatus spatix_index_f32_update(struct SpatixIndexF32 *index,
                                      uint64_t handle,
                                      const struct SpatixAabbF32 *aabb);
@@ -323,6 +361,8 @@ SpatixStatus spatix_index_f32_update(struct SpatixIndexF32 *index,
 // The bulk frame update: moves `handles[i]` to `boxes[i]` for `i < n` in order, then
 // maintains the index. Stops at the first invalid box or stale handle (its status; the
 // message names the element), the elements before it moved.
+//
+// Thread safety: exclusive: no other call may use this index meanwhile.
 SpatixStatus spatix_index_f32_update_many(struct SpatixIndexF32 *index,
                                           const uint64_t *handles,
                                           const struct SpatixAabbF32 *boxes,
@@ -332,20 +372,28 @@ SpatixStatus spatix_index_f32_update_many(struct SpatixIndexF32 *index,
 // (`SpatialIndex::update_all`: the fastest frame update of a `SweepGrid`). A box written
 // invalid leaves its element where it was and the call answers `SPATIX_STATUS_INVALID_BOX`
 // after moving the others.
+//
+// Thread safety: exclusive: no other call may use this index meanwhile.
 SpatixStatus spatix_index_f32_update_all(struct SpatixIndexF32 *index,
                                          SpatixUpdateFnF32 mover,
                                          void *context);
 
 // `spatix_index_f32_update_all` on all threads: `mover` runs on several threads at once
 // (each element once), so it and `context` must be safe for that.
+//
+// Thread safety: exclusive: no other call may use this index meanwhile.
 SpatixStatus spatix_index_f32_par_update_all(struct SpatixIndexF32 *index,
                                              SpatixUpdateFnF32 mover,
                                              void *context);
 
 // Lets the structure tidy up after a batch of updates (`SpatialIndex::maintain`).
+//
+// Thread safety: exclusive: no other call may use this index meanwhile.
 SpatixStatus spatix_index_f32_maintain(struct SpatixIndexF32 *index);
 
 // The element `handle`'s box into `*box` and value into `*value` (either may be null).
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_get(const struct SpatixIndexF32 *index,
                                   uint64_t handle,
                                   struct SpatixAabbF32 *aabb,
@@ -353,6 +401,8 @@ SpatixStatus spatix_index_f32_get(const struct SpatixIndexF32 *index,
 
 // Calls `visit` with every element whose box intersects `*area` (closed boxes: touching
 // counts) until it returns non-zero.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_query(const struct SpatixIndexF32 *index,
                                     const struct SpatixAabbF32 *area,
                                     SpatixItemFn visit,
@@ -361,6 +411,8 @@ SpatixStatus spatix_index_f32_query(const struct SpatixIndexF32 *index,
 // `spatix_index_f32_query` into `buf` (room for `capacity` items); the number found into
 // `*count`, and `SPATIX_STATUS_BUFFER_TOO_SMALL` if it is over `capacity` (the first
 // `capacity` are written).
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_query_fill(const struct SpatixIndexF32 *index,
                                          const struct SpatixAabbF32 *area,
                                          struct SpatixItem *buf,
@@ -368,6 +420,8 @@ SpatixStatus spatix_index_f32_query_fill(const struct SpatixIndexF32 *index,
                                          size_t *count);
 
 // Calls `visit` with every element whose box is within `radius` of `(x, y)`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_within(const struct SpatixIndexF32 *index,
                                      float x,
                                      float y,
@@ -376,6 +430,8 @@ SpatixStatus spatix_index_f32_within(const struct SpatixIndexF32 *index,
                                      void *context);
 
 // `spatix_index_f32_within` into a buffer, as `spatix_index_f32_query_fill`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_within_fill(const struct SpatixIndexF32 *index,
                                           float x,
                                           float y,
@@ -385,6 +441,8 @@ SpatixStatus spatix_index_f32_within_fill(const struct SpatixIndexF32 *index,
                                           size_t *count);
 
 // Calls `visit` with the `k` elements nearest `(x, y)`, nearest first.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_nearest(const struct SpatixIndexF32 *index,
                                       float x,
                                       float y,
@@ -394,6 +452,8 @@ SpatixStatus spatix_index_f32_nearest(const struct SpatixIndexF32 *index,
 
 // The `k` elements nearest `(x, y)`, nearest first, into a buffer, as
 // `spatix_index_f32_query_fill`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_nearest_fill(const struct SpatixIndexF32 *index,
                                            float x,
                                            float y,
@@ -403,6 +463,8 @@ SpatixStatus spatix_index_f32_nearest_fill(const struct SpatixIndexF32 *index,
                                            size_t *count);
 
 // Calls `visit` with every element `*ray` hits, nearest first.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_raycast(const struct SpatixIndexF32 *index,
                                       const struct SpatixRayF32 *ray,
                                       SpatixHitFn visit,
@@ -410,6 +472,8 @@ SpatixStatus spatix_index_f32_raycast(const struct SpatixIndexF32 *index,
 
 // Every element `*ray` hits, nearest first, into a buffer, as
 // `spatix_index_f32_query_fill`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_raycast_fill(const struct SpatixIndexF32 *index,
                                            const struct SpatixRayF32 *ray,
                                            struct SpatixHit *buf,
@@ -417,11 +481,15 @@ SpatixStatus spatix_index_f32_raycast_fill(const struct SpatixIndexF32 *index,
                                            size_t *count);
 
 // Calls `visit` with every pair of elements whose boxes intersect, each pair once.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_pairs(const struct SpatixIndexF32 *index,
                                     SpatixPairFn visit,
                                     void *context);
 
 // Every intersecting pair into a buffer, as `spatix_index_f32_query_fill`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_pairs_fill(const struct SpatixIndexF32 *index,
                                          struct SpatixPair *buf,
                                          size_t capacity,
@@ -430,6 +498,8 @@ SpatixStatus spatix_index_f32_pairs_fill(const struct SpatixIndexF32 *index,
 // `spatix_index_f32_pairs` on all threads: `visit` runs on several threads at once, so
 // it and `context` must be safe for that; once one call returns non-zero, the others stop
 // soon after.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_par_pairs(const struct SpatixIndexF32 *index,
                                         SpatixPairFn visit,
                                         void *context);
@@ -439,6 +509,8 @@ SpatixStatus spatix_index_f32_par_pairs(const struct SpatixIndexF32 *index,
 // `n + 1` entries and is written in full; the total into `*count`, and
 // `SPATIX_STATUS_BUFFER_TOO_SMALL` if over `capacity` (the first `capacity` are written, in
 // order). Allocates its working memory per call.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_query_batch(const struct SpatixIndexF32 *index,
                                           const struct SpatixAabbF32 *areas,
                                           size_t n,
@@ -449,6 +521,8 @@ SpatixStatus spatix_index_f32_query_batch(const struct SpatixIndexF32 *index,
 
 // Radius queries around `points[i]` for `i < n`, one `radius`, answered on all threads, as
 // `spatix_index_f32_query_batch`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_within_batch(const struct SpatixIndexF32 *index,
                                            const struct SpatixPointF32 *points,
                                            size_t n,
@@ -460,6 +534,8 @@ SpatixStatus spatix_index_f32_within_batch(const struct SpatixIndexF32 *index,
 
 // The `k` nearest of each of `points[i]` for `i < n`, nearest first, answered on all
 // threads, as `spatix_index_f32_query_batch`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_nearest_batch(const struct SpatixIndexF32 *index,
                                             const struct SpatixPointF32 *points,
                                             size_t n,
@@ -471,6 +547,8 @@ SpatixStatus spatix_index_f32_nearest_batch(const struct SpatixIndexF32 *index,
 
 // The first hit (none or one) of each of `rays[i]` for `i < n`, found on all threads, as
 // `spatix_index_f32_query_batch`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_raycast_batch(const struct SpatixIndexF32 *index,
                                             const struct SpatixRayF32 *rays,
                                             size_t n,
@@ -481,12 +559,16 @@ SpatixStatus spatix_index_f32_raycast_batch(const struct SpatixIndexF32 *index,
 
 // The index's byte form into `buf` (room for `capacity` bytes), its length into `*len`;
 // `SPATIX_STATUS_BUFFER_TOO_SMALL` if longer (call with `capacity` 0 to learn the length).
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f32_save(const struct SpatixIndexF32 *index,
                                    uint8_t *buf,
                                    size_t capacity,
                                    size_t *len);
 
 // A new, empty `SweepGrid` over `world` with bands `band_height` tall, into `*out`.
+//
+// Thread safety: any thread; the new index belongs to the caller.
 SpatixStatus spatix_sweep_grid_f64_new(const struct SpatixAabbF64 *world,
                                        double band_height,
                                        struct SpatixIndexF64 **out);
@@ -495,24 +577,44 @@ SpatixStatus spatix_sweep_grid_f64_new(const struct SpatixAabbF64 *world,
 // chosen from the boxes, built in one go (`SweepGrid::build_auto`); the handles are those of
 // `spatix_index_f64_query` and friends (slot `i` for element `i`: handle bits are
 // `generation << 32 | i`, so read them from the queries, do not guess them).
+//
+// Thread safety: any thread; the new index belongs to the caller.
 SpatixStatus spatix_sweep_grid_f64_build(const struct SpatixAabbF64 *world,
                                          const struct SpatixAabbF64 *boxes,
                                          const uint64_t *values,
                                          size_t n,
                                          struct SpatixIndexF64 **out);
 
+// A new, empty grid over `world` of the structure `kind` (`SPATIX_KIND_SWEEP_GRID`,
+// `SPATIX_KIND_UNIFORM_GRID` or `SPATIX_KIND_LOOSE_GRID`; anything else answers
+// `SPATIX_STATUS_INVALID_PARAMETER`), its band height or cell size chosen for boxes like the
+// `n` of `sample` (the structures' `auto` constructors; the sample is not inserted).
+//
+// Thread safety: any thread; the new index belongs to the caller.
+SpatixStatus spatix_grid_f64_auto(int32_t kind,
+                                  const struct SpatixAabbF64 *world,
+                                  const struct SpatixAabbF64 *sample,
+                                  size_t n,
+                                  struct SpatixIndexF64 **out);
+
 // A new, empty `UniformGrid` over `world` with square cells of side `cell_size`.
+//
+// Thread safety: any thread; the new index belongs to the caller.
 SpatixStatus spatix_uniform_grid_f64_new(const struct SpatixAabbF64 *world,
                                          double cell_size,
                                          struct SpatixIndexF64 **out);
 
 // A new, empty `LooseGrid` over `world` with loose cells of side `cell_size`.
+//
+// Thread safety: any thread; the new index belongs to the caller.
 SpatixStatus spatix_loose_grid_f64_new(const struct SpatixAabbF64 *world,
                                        double cell_size,
                                        struct SpatixIndexF64 **out);
 
 // A static `PackedIndex` of `boxes[i]` with value `values[i]` for `i < n` (insert,
 // remove and update answer `SPATIX_STATUS_UNSUPPORTED`).
+//
+// Thread safety: any thread; the new index belongs to the caller.
 SpatixStatus spatix_packed_index_f64_build(const struct SpatixAabbF64 *boxes,
                                            const uint64_t *values,
                                            size_t n,
@@ -521,6 +623,8 @@ SpatixStatus spatix_packed_index_f64_build(const struct SpatixAabbF64 *boxes,
 // A static `KdTree` of `points[i]` with value `values[i]` for `i < n` (points are boxes
 // of size zero to the queries; insert, remove, update and the parallel pair pass answer
 // `SPATIX_STATUS_UNSUPPORTED`).
+//
+// Thread safety: any thread; the new index belongs to the caller.
 SpatixStatus spatix_kd_tree_f64_build(const struct SpatixPointF64 *points,
                                       const uint64_t *values,
                                       size_t n,
@@ -529,29 +633,43 @@ SpatixStatus spatix_kd_tree_f64_build(const struct SpatixPointF64 *points,
 // The index whose byte form (from `spatix_index_f64_save`) is the `len` bytes at `bytes`,
 // of whichever structure they hold; `SPATIX_STATUS_CORRUPT_BYTES` for anything else
 // (including an f64 index's bytes).
+//
+// Thread safety: any thread; the new index belongs to the caller.
 SpatixStatus spatix_index_f64_load(const uint8_t *bytes, size_t len, struct SpatixIndexF64 **out);
 
 // Frees an index (null: nothing to do). The pointer is invalid afterwards.
+//
+// Thread safety: exclusive: no other call may use this index meanwhile.
 SpatixStatus spatix_index_f64_destroy(struct SpatixIndexF64 *index);
 
 // Which structure the index is, into `*out`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_kind(const struct SpatixIndexF64 *index, SpatixKind *out);
 
 // The number of elements, into `*out`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_len(const struct SpatixIndexF64 *index, size_t *out);
 
 // Inserts `*box` with `value`; its handle into `*handle`.
+//
+// Thread safety: exclusive: no other call may use this index meanwhile.
 SpatixStatus spatix_index_f64_insert(struct SpatixIndexF64 *index,
                                      const struct SpatixAabbF64 *aabb,
                                      uint64_t value,
                                      uint64_t *handle);
 
 // Removes the element `handle`; its value into `*value` unless `value` is null.
+//
+// Thread safety: exclusive: no other call may use this index meanwhile.
 SpatixStatus spatix_index_f64_remove(struct SpatixIndexF64 *index,
                                      uint64_t handle,
                                      uint64_t *value);
 
 // Moves the element `handle` to `*box`.
+//
+// Thread safety: exclusive: no other call may use this index meanwhile.
 SpatixStatus spatix_index_f64_update(struct SpatixIndexF64 *index,
                                      uint64_t handle,
                                      const struct SpatixAabbF64 *aabb);
@@ -559,6 +677,8 @@ SpatixStatus spatix_index_f64_update(struct SpatixIndexF64 *index,
 // The bulk frame update: moves `handles[i]` to `boxes[i]` for `i < n` in order, then
 // maintains the index. Stops at the first invalid box or stale handle (its status; the
 // message names the element), the elements before it moved.
+//
+// Thread safety: exclusive: no other call may use this index meanwhile.
 SpatixStatus spatix_index_f64_update_many(struct SpatixIndexF64 *index,
                                           const uint64_t *handles,
                                           const struct SpatixAabbF64 *boxes,
@@ -568,20 +688,28 @@ SpatixStatus spatix_index_f64_update_many(struct SpatixIndexF64 *index,
 // (`SpatialIndex::update_all`: the fastest frame update of a `SweepGrid`). A box written
 // invalid leaves its element where it was and the call answers `SPATIX_STATUS_INVALID_BOX`
 // after moving the others.
+//
+// Thread safety: exclusive: no other call may use this index meanwhile.
 SpatixStatus spatix_index_f64_update_all(struct SpatixIndexF64 *index,
                                          SpatixUpdateFnF64 mover,
                                          void *context);
 
 // `spatix_index_f64_update_all` on all threads: `mover` runs on several threads at once
 // (each element once), so it and `context` must be safe for that.
+//
+// Thread safety: exclusive: no other call may use this index meanwhile.
 SpatixStatus spatix_index_f64_par_update_all(struct SpatixIndexF64 *index,
                                              SpatixUpdateFnF64 mover,
                                              void *context);
 
 // Lets the structure tidy up after a batch of updates (`SpatialIndex::maintain`).
+//
+// Thread safety: exclusive: no other call may use this index meanwhile.
 SpatixStatus spatix_index_f64_maintain(struct SpatixIndexF64 *index);
 
 // The element `handle`'s box into `*box` and value into `*value` (either may be null).
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_get(const struct SpatixIndexF64 *index,
                                   uint64_t handle,
                                   struct SpatixAabbF64 *aabb,
@@ -589,6 +717,8 @@ SpatixStatus spatix_index_f64_get(const struct SpatixIndexF64 *index,
 
 // Calls `visit` with every element whose box intersects `*area` (closed boxes: touching
 // counts) until it returns non-zero.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_query(const struct SpatixIndexF64 *index,
                                     const struct SpatixAabbF64 *area,
                                     SpatixItemFn visit,
@@ -597,6 +727,8 @@ SpatixStatus spatix_index_f64_query(const struct SpatixIndexF64 *index,
 // `spatix_index_f64_query` into `buf` (room for `capacity` items); the number found into
 // `*count`, and `SPATIX_STATUS_BUFFER_TOO_SMALL` if it is over `capacity` (the first
 // `capacity` are written).
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_query_fill(const struct SpatixIndexF64 *index,
                                          const struct SpatixAabbF64 *area,
                                          struct SpatixItem *buf,
@@ -604,6 +736,8 @@ SpatixStatus spatix_index_f64_query_fill(const struct SpatixIndexF64 *index,
                                          size_t *count);
 
 // Calls `visit` with every element whose box is within `radius` of `(x, y)`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_within(const struct SpatixIndexF64 *index,
                                      double x,
                                      double y,
@@ -612,6 +746,8 @@ SpatixStatus spatix_index_f64_within(const struct SpatixIndexF64 *index,
                                      void *context);
 
 // `spatix_index_f64_within` into a buffer, as `spatix_index_f64_query_fill`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_within_fill(const struct SpatixIndexF64 *index,
                                           double x,
                                           double y,
@@ -621,6 +757,8 @@ SpatixStatus spatix_index_f64_within_fill(const struct SpatixIndexF64 *index,
                                           size_t *count);
 
 // Calls `visit` with the `k` elements nearest `(x, y)`, nearest first.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_nearest(const struct SpatixIndexF64 *index,
                                       double x,
                                       double y,
@@ -630,6 +768,8 @@ SpatixStatus spatix_index_f64_nearest(const struct SpatixIndexF64 *index,
 
 // The `k` elements nearest `(x, y)`, nearest first, into a buffer, as
 // `spatix_index_f64_query_fill`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_nearest_fill(const struct SpatixIndexF64 *index,
                                            double x,
                                            double y,
@@ -639,6 +779,8 @@ SpatixStatus spatix_index_f64_nearest_fill(const struct SpatixIndexF64 *index,
                                            size_t *count);
 
 // Calls `visit` with every element `*ray` hits, nearest first.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_raycast(const struct SpatixIndexF64 *index,
                                       const struct SpatixRayF64 *ray,
                                       SpatixHitFn visit,
@@ -646,6 +788,8 @@ SpatixStatus spatix_index_f64_raycast(const struct SpatixIndexF64 *index,
 
 // Every element `*ray` hits, nearest first, into a buffer, as
 // `spatix_index_f64_query_fill`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_raycast_fill(const struct SpatixIndexF64 *index,
                                            const struct SpatixRayF64 *ray,
                                            struct SpatixHit *buf,
@@ -653,11 +797,15 @@ SpatixStatus spatix_index_f64_raycast_fill(const struct SpatixIndexF64 *index,
                                            size_t *count);
 
 // Calls `visit` with every pair of elements whose boxes intersect, each pair once.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_pairs(const struct SpatixIndexF64 *index,
                                     SpatixPairFn visit,
                                     void *context);
 
 // Every intersecting pair into a buffer, as `spatix_index_f64_query_fill`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_pairs_fill(const struct SpatixIndexF64 *index,
                                          struct SpatixPair *buf,
                                          size_t capacity,
@@ -666,6 +814,8 @@ SpatixStatus spatix_index_f64_pairs_fill(const struct SpatixIndexF64 *index,
 // `spatix_index_f64_pairs` on all threads: `visit` runs on several threads at once, so
 // it and `context` must be safe for that; once one call returns non-zero, the others stop
 // soon after.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_par_pairs(const struct SpatixIndexF64 *index,
                                         SpatixPairFn visit,
                                         void *context);
@@ -675,6 +825,8 @@ SpatixStatus spatix_index_f64_par_pairs(const struct SpatixIndexF64 *index,
 // `n + 1` entries and is written in full; the total into `*count`, and
 // `SPATIX_STATUS_BUFFER_TOO_SMALL` if over `capacity` (the first `capacity` are written, in
 // order). Allocates its working memory per call.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_query_batch(const struct SpatixIndexF64 *index,
                                           const struct SpatixAabbF64 *areas,
                                           size_t n,
@@ -685,6 +837,8 @@ SpatixStatus spatix_index_f64_query_batch(const struct SpatixIndexF64 *index,
 
 // Radius queries around `points[i]` for `i < n`, one `radius`, answered on all threads, as
 // `spatix_index_f64_query_batch`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_within_batch(const struct SpatixIndexF64 *index,
                                            const struct SpatixPointF64 *points,
                                            size_t n,
@@ -696,6 +850,8 @@ SpatixStatus spatix_index_f64_within_batch(const struct SpatixIndexF64 *index,
 
 // The `k` nearest of each of `points[i]` for `i < n`, nearest first, answered on all
 // threads, as `spatix_index_f64_query_batch`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_nearest_batch(const struct SpatixIndexF64 *index,
                                             const struct SpatixPointF64 *points,
                                             size_t n,
@@ -707,6 +863,8 @@ SpatixStatus spatix_index_f64_nearest_batch(const struct SpatixIndexF64 *index,
 
 // The first hit (none or one) of each of `rays[i]` for `i < n`, found on all threads, as
 // `spatix_index_f64_query_batch`.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_raycast_batch(const struct SpatixIndexF64 *index,
                                             const struct SpatixRayF64 *rays,
                                             size_t n,
@@ -717,6 +875,8 @@ SpatixStatus spatix_index_f64_raycast_batch(const struct SpatixIndexF64 *index,
 
 // The index's byte form into `buf` (room for `capacity` bytes), its length into `*len`;
 // `SPATIX_STATUS_BUFFER_TOO_SMALL` if longer (call with `capacity` 0 to learn the length).
+//
+// Thread safety: shared: any number of threads may query the same index at once.
 SpatixStatus spatix_index_f64_save(const struct SpatixIndexF64 *index,
                                    uint8_t *buf,
                                    size_t capacity,

@@ -38,6 +38,8 @@ pub type SpatixUpdateFnF32 = Option<
 >;
 
 /// A new, empty `SweepGrid` over `world` with bands `band_height` tall, into `*out`.
+///
+/// Thread safety: any thread; the new index belongs to the caller.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_sweep_grid_f32_new(
     world: *const SpatixAabb<f32>,
@@ -52,6 +54,8 @@ pub unsafe extern "C" fn spatix_sweep_grid_f32_new(
 /// chosen from the boxes, built in one go (`SweepGrid::build_auto`); the handles are those of
 /// `spatix_index_f32_query` and friends (slot `i` for element `i`: handle bits are
 /// `generation << 32 | i`, so read them from the queries, do not guess them).
+///
+/// Thread safety: any thread; the new index belongs to the caller.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_sweep_grid_f32_build(
     world: *const SpatixAabb<f32>,
@@ -64,7 +68,27 @@ pub unsafe extern "C" fn spatix_sweep_grid_f32_build(
     unsafe { ops::sweep_grid_build(world, boxes, values, n, out) }
 }
 
+/// A new, empty grid over `world` of the structure `kind` (`SPATIX_KIND_SWEEP_GRID`,
+/// `SPATIX_KIND_UNIFORM_GRID` or `SPATIX_KIND_LOOSE_GRID`; anything else answers
+/// `SPATIX_STATUS_INVALID_PARAMETER`), its band height or cell size chosen for boxes like the
+/// `n` of `sample` (the structures' `auto` constructors; the sample is not inserted).
+///
+/// Thread safety: any thread; the new index belongs to the caller.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spatix_grid_f32_auto(
+    kind: i32,
+    world: *const SpatixAabb<f32>,
+    sample: *const SpatixAabb<f32>,
+    n: usize,
+    out: *mut *mut SpatixIndexF32,
+) -> SpatixStatus {
+    // SAFETY: the module's contract, forwarded.
+    unsafe { ops::grid_auto(kind, world, sample, n, out) }
+}
+
 /// A new, empty `UniformGrid` over `world` with square cells of side `cell_size`.
+///
+/// Thread safety: any thread; the new index belongs to the caller.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_uniform_grid_f32_new(
     world: *const SpatixAabb<f32>,
@@ -76,6 +100,8 @@ pub unsafe extern "C" fn spatix_uniform_grid_f32_new(
 }
 
 /// A new, empty `LooseGrid` over `world` with loose cells of side `cell_size`.
+///
+/// Thread safety: any thread; the new index belongs to the caller.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_loose_grid_f32_new(
     world: *const SpatixAabb<f32>,
@@ -88,6 +114,8 @@ pub unsafe extern "C" fn spatix_loose_grid_f32_new(
 
 /// A static `PackedIndex` of `boxes[i]` with value `values[i]` for `i < n` (insert,
 /// remove and update answer `SPATIX_STATUS_UNSUPPORTED`).
+///
+/// Thread safety: any thread; the new index belongs to the caller.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_packed_index_f32_build(
     boxes: *const SpatixAabb<f32>,
@@ -102,6 +130,8 @@ pub unsafe extern "C" fn spatix_packed_index_f32_build(
 /// A static `KdTree` of `points[i]` with value `values[i]` for `i < n` (points are boxes
 /// of size zero to the queries; insert, remove, update and the parallel pair pass answer
 /// `SPATIX_STATUS_UNSUPPORTED`).
+///
+/// Thread safety: any thread; the new index belongs to the caller.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_kd_tree_f32_build(
     points: *const SpatixPoint<f32>,
@@ -116,6 +146,8 @@ pub unsafe extern "C" fn spatix_kd_tree_f32_build(
 /// The index whose byte form (from `spatix_index_f32_save`) is the `len` bytes at `bytes`,
 /// of whichever structure they hold; `SPATIX_STATUS_CORRUPT_BYTES` for anything else
 /// (including an f64 index's bytes).
+///
+/// Thread safety: any thread; the new index belongs to the caller.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_load(
     bytes: *const u8,
@@ -127,6 +159,8 @@ pub unsafe extern "C" fn spatix_index_f32_load(
 }
 
 /// Frees an index (null: nothing to do). The pointer is invalid afterwards.
+///
+/// Thread safety: exclusive: no other call may use this index meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_destroy(index: *mut SpatixIndexF32) -> SpatixStatus {
     // SAFETY: the module's contract, forwarded.
@@ -134,6 +168,8 @@ pub unsafe extern "C" fn spatix_index_f32_destroy(index: *mut SpatixIndexF32) ->
 }
 
 /// Which structure the index is, into `*out`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_kind(
     index: *const SpatixIndexF32,
@@ -144,6 +180,8 @@ pub unsafe extern "C" fn spatix_index_f32_kind(
 }
 
 /// The number of elements, into `*out`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_len(
     index: *const SpatixIndexF32,
@@ -154,6 +192,8 @@ pub unsafe extern "C" fn spatix_index_f32_len(
 }
 
 /// Inserts `*box` with `value`; its handle into `*handle`.
+///
+/// Thread safety: exclusive: no other call may use this index meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_insert(
     index: *mut SpatixIndexF32,
@@ -166,6 +206,8 @@ pub unsafe extern "C" fn spatix_index_f32_insert(
 }
 
 /// Removes the element `handle`; its value into `*value` unless `value` is null.
+///
+/// Thread safety: exclusive: no other call may use this index meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_remove(
     index: *mut SpatixIndexF32,
@@ -177,6 +219,8 @@ pub unsafe extern "C" fn spatix_index_f32_remove(
 }
 
 /// Moves the element `handle` to `*box`.
+///
+/// Thread safety: exclusive: no other call may use this index meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_update(
     index: *mut SpatixIndexF32,
@@ -190,6 +234,8 @@ pub unsafe extern "C" fn spatix_index_f32_update(
 /// The bulk frame update: moves `handles[i]` to `boxes[i]` for `i < n` in order, then
 /// maintains the index. Stops at the first invalid box or stale handle (its status; the
 /// message names the element), the elements before it moved.
+///
+/// Thread safety: exclusive: no other call may use this index meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_update_many(
     index: *mut SpatixIndexF32,
@@ -205,6 +251,8 @@ pub unsafe extern "C" fn spatix_index_f32_update_many(
 /// (`SpatialIndex::update_all`: the fastest frame update of a `SweepGrid`). A box written
 /// invalid leaves its element where it was and the call answers `SPATIX_STATUS_INVALID_BOX`
 /// after moving the others.
+///
+/// Thread safety: exclusive: no other call may use this index meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_update_all(
     index: *mut SpatixIndexF32,
@@ -217,6 +265,8 @@ pub unsafe extern "C" fn spatix_index_f32_update_all(
 
 /// `spatix_index_f32_update_all` on all threads: `mover` runs on several threads at once
 /// (each element once), so it and `context` must be safe for that.
+///
+/// Thread safety: exclusive: no other call may use this index meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_par_update_all(
     index: *mut SpatixIndexF32,
@@ -228,6 +278,8 @@ pub unsafe extern "C" fn spatix_index_f32_par_update_all(
 }
 
 /// Lets the structure tidy up after a batch of updates (`SpatialIndex::maintain`).
+///
+/// Thread safety: exclusive: no other call may use this index meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_maintain(index: *mut SpatixIndexF32) -> SpatixStatus {
     // SAFETY: the module's contract, forwarded.
@@ -235,6 +287,8 @@ pub unsafe extern "C" fn spatix_index_f32_maintain(index: *mut SpatixIndexF32) -
 }
 
 /// The element `handle`'s box into `*box` and value into `*value` (either may be null).
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_get(
     index: *const SpatixIndexF32,
@@ -248,6 +302,8 @@ pub unsafe extern "C" fn spatix_index_f32_get(
 
 /// Calls `visit` with every element whose box intersects `*area` (closed boxes: touching
 /// counts) until it returns non-zero.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_query(
     index: *const SpatixIndexF32,
@@ -262,6 +318,8 @@ pub unsafe extern "C" fn spatix_index_f32_query(
 /// `spatix_index_f32_query` into `buf` (room for `capacity` items); the number found into
 /// `*count`, and `SPATIX_STATUS_BUFFER_TOO_SMALL` if it is over `capacity` (the first
 /// `capacity` are written).
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_query_fill(
     index: *const SpatixIndexF32,
@@ -275,6 +333,8 @@ pub unsafe extern "C" fn spatix_index_f32_query_fill(
 }
 
 /// Calls `visit` with every element whose box is within `radius` of `(x, y)`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_within(
     index: *const SpatixIndexF32,
@@ -289,6 +349,8 @@ pub unsafe extern "C" fn spatix_index_f32_within(
 }
 
 /// `spatix_index_f32_within` into a buffer, as `spatix_index_f32_query_fill`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_within_fill(
     index: *const SpatixIndexF32,
@@ -304,6 +366,8 @@ pub unsafe extern "C" fn spatix_index_f32_within_fill(
 }
 
 /// Calls `visit` with the `k` elements nearest `(x, y)`, nearest first.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_nearest(
     index: *const SpatixIndexF32,
@@ -319,6 +383,8 @@ pub unsafe extern "C" fn spatix_index_f32_nearest(
 
 /// The `k` elements nearest `(x, y)`, nearest first, into a buffer, as
 /// `spatix_index_f32_query_fill`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_nearest_fill(
     index: *const SpatixIndexF32,
@@ -334,6 +400,8 @@ pub unsafe extern "C" fn spatix_index_f32_nearest_fill(
 }
 
 /// Calls `visit` with every element `*ray` hits, nearest first.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_raycast(
     index: *const SpatixIndexF32,
@@ -347,6 +415,8 @@ pub unsafe extern "C" fn spatix_index_f32_raycast(
 
 /// Every element `*ray` hits, nearest first, into a buffer, as
 /// `spatix_index_f32_query_fill`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_raycast_fill(
     index: *const SpatixIndexF32,
@@ -360,6 +430,8 @@ pub unsafe extern "C" fn spatix_index_f32_raycast_fill(
 }
 
 /// Calls `visit` with every pair of elements whose boxes intersect, each pair once.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_pairs(
     index: *const SpatixIndexF32,
@@ -371,6 +443,8 @@ pub unsafe extern "C" fn spatix_index_f32_pairs(
 }
 
 /// Every intersecting pair into a buffer, as `spatix_index_f32_query_fill`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_pairs_fill(
     index: *const SpatixIndexF32,
@@ -385,6 +459,8 @@ pub unsafe extern "C" fn spatix_index_f32_pairs_fill(
 /// `spatix_index_f32_pairs` on all threads: `visit` runs on several threads at once, so
 /// it and `context` must be safe for that; once one call returns non-zero, the others stop
 /// soon after.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_par_pairs(
     index: *const SpatixIndexF32,
@@ -400,6 +476,8 @@ pub unsafe extern "C" fn spatix_index_f32_par_pairs(
 /// `n + 1` entries and is written in full; the total into `*count`, and
 /// `SPATIX_STATUS_BUFFER_TOO_SMALL` if over `capacity` (the first `capacity` are written, in
 /// order). Allocates its working memory per call.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_query_batch(
     index: *const SpatixIndexF32,
@@ -425,6 +503,8 @@ pub unsafe extern "C" fn spatix_index_f32_query_batch(
 
 /// Radius queries around `points[i]` for `i < n`, one `radius`, answered on all threads, as
 /// `spatix_index_f32_query_batch`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_within_batch(
     index: *const SpatixIndexF32,
@@ -445,6 +525,8 @@ pub unsafe extern "C" fn spatix_index_f32_within_batch(
 
 /// The `k` nearest of each of `points[i]` for `i < n`, nearest first, answered on all
 /// threads, as `spatix_index_f32_query_batch`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_nearest_batch(
     index: *const SpatixIndexF32,
@@ -465,6 +547,8 @@ pub unsafe extern "C" fn spatix_index_f32_nearest_batch(
 
 /// The first hit (none or one) of each of `rays[i]` for `i < n`, found on all threads, as
 /// `spatix_index_f32_query_batch`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_raycast_batch(
     index: *const SpatixIndexF32,
@@ -490,6 +574,8 @@ pub unsafe extern "C" fn spatix_index_f32_raycast_batch(
 
 /// The index's byte form into `buf` (room for `capacity` bytes), its length into `*len`;
 /// `SPATIX_STATUS_BUFFER_TOO_SMALL` if longer (call with `capacity` 0 to learn the length).
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f32_save(
     index: *const SpatixIndexF32,

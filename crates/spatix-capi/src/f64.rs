@@ -38,6 +38,8 @@ pub type SpatixUpdateFnF64 = Option<
 >;
 
 /// A new, empty `SweepGrid` over `world` with bands `band_height` tall, into `*out`.
+///
+/// Thread safety: any thread; the new index belongs to the caller.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_sweep_grid_f64_new(
     world: *const SpatixAabb<f64>,
@@ -52,6 +54,8 @@ pub unsafe extern "C" fn spatix_sweep_grid_f64_new(
 /// chosen from the boxes, built in one go (`SweepGrid::build_auto`); the handles are those of
 /// `spatix_index_f64_query` and friends (slot `i` for element `i`: handle bits are
 /// `generation << 32 | i`, so read them from the queries, do not guess them).
+///
+/// Thread safety: any thread; the new index belongs to the caller.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_sweep_grid_f64_build(
     world: *const SpatixAabb<f64>,
@@ -64,7 +68,27 @@ pub unsafe extern "C" fn spatix_sweep_grid_f64_build(
     unsafe { ops::sweep_grid_build(world, boxes, values, n, out) }
 }
 
+/// A new, empty grid over `world` of the structure `kind` (`SPATIX_KIND_SWEEP_GRID`,
+/// `SPATIX_KIND_UNIFORM_GRID` or `SPATIX_KIND_LOOSE_GRID`; anything else answers
+/// `SPATIX_STATUS_INVALID_PARAMETER`), its band height or cell size chosen for boxes like the
+/// `n` of `sample` (the structures' `auto` constructors; the sample is not inserted).
+///
+/// Thread safety: any thread; the new index belongs to the caller.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spatix_grid_f64_auto(
+    kind: i32,
+    world: *const SpatixAabb<f64>,
+    sample: *const SpatixAabb<f64>,
+    n: usize,
+    out: *mut *mut SpatixIndexF64,
+) -> SpatixStatus {
+    // SAFETY: the module's contract, forwarded.
+    unsafe { ops::grid_auto(kind, world, sample, n, out) }
+}
+
 /// A new, empty `UniformGrid` over `world` with square cells of side `cell_size`.
+///
+/// Thread safety: any thread; the new index belongs to the caller.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_uniform_grid_f64_new(
     world: *const SpatixAabb<f64>,
@@ -76,6 +100,8 @@ pub unsafe extern "C" fn spatix_uniform_grid_f64_new(
 }
 
 /// A new, empty `LooseGrid` over `world` with loose cells of side `cell_size`.
+///
+/// Thread safety: any thread; the new index belongs to the caller.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_loose_grid_f64_new(
     world: *const SpatixAabb<f64>,
@@ -88,6 +114,8 @@ pub unsafe extern "C" fn spatix_loose_grid_f64_new(
 
 /// A static `PackedIndex` of `boxes[i]` with value `values[i]` for `i < n` (insert,
 /// remove and update answer `SPATIX_STATUS_UNSUPPORTED`).
+///
+/// Thread safety: any thread; the new index belongs to the caller.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_packed_index_f64_build(
     boxes: *const SpatixAabb<f64>,
@@ -102,6 +130,8 @@ pub unsafe extern "C" fn spatix_packed_index_f64_build(
 /// A static `KdTree` of `points[i]` with value `values[i]` for `i < n` (points are boxes
 /// of size zero to the queries; insert, remove, update and the parallel pair pass answer
 /// `SPATIX_STATUS_UNSUPPORTED`).
+///
+/// Thread safety: any thread; the new index belongs to the caller.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_kd_tree_f64_build(
     points: *const SpatixPoint<f64>,
@@ -116,6 +146,8 @@ pub unsafe extern "C" fn spatix_kd_tree_f64_build(
 /// The index whose byte form (from `spatix_index_f64_save`) is the `len` bytes at `bytes`,
 /// of whichever structure they hold; `SPATIX_STATUS_CORRUPT_BYTES` for anything else
 /// (including an f64 index's bytes).
+///
+/// Thread safety: any thread; the new index belongs to the caller.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_load(
     bytes: *const u8,
@@ -127,6 +159,8 @@ pub unsafe extern "C" fn spatix_index_f64_load(
 }
 
 /// Frees an index (null: nothing to do). The pointer is invalid afterwards.
+///
+/// Thread safety: exclusive: no other call may use this index meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_destroy(index: *mut SpatixIndexF64) -> SpatixStatus {
     // SAFETY: the module's contract, forwarded.
@@ -134,6 +168,8 @@ pub unsafe extern "C" fn spatix_index_f64_destroy(index: *mut SpatixIndexF64) ->
 }
 
 /// Which structure the index is, into `*out`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_kind(
     index: *const SpatixIndexF64,
@@ -144,6 +180,8 @@ pub unsafe extern "C" fn spatix_index_f64_kind(
 }
 
 /// The number of elements, into `*out`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_len(
     index: *const SpatixIndexF64,
@@ -154,6 +192,8 @@ pub unsafe extern "C" fn spatix_index_f64_len(
 }
 
 /// Inserts `*box` with `value`; its handle into `*handle`.
+///
+/// Thread safety: exclusive: no other call may use this index meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_insert(
     index: *mut SpatixIndexF64,
@@ -166,6 +206,8 @@ pub unsafe extern "C" fn spatix_index_f64_insert(
 }
 
 /// Removes the element `handle`; its value into `*value` unless `value` is null.
+///
+/// Thread safety: exclusive: no other call may use this index meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_remove(
     index: *mut SpatixIndexF64,
@@ -177,6 +219,8 @@ pub unsafe extern "C" fn spatix_index_f64_remove(
 }
 
 /// Moves the element `handle` to `*box`.
+///
+/// Thread safety: exclusive: no other call may use this index meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_update(
     index: *mut SpatixIndexF64,
@@ -190,6 +234,8 @@ pub unsafe extern "C" fn spatix_index_f64_update(
 /// The bulk frame update: moves `handles[i]` to `boxes[i]` for `i < n` in order, then
 /// maintains the index. Stops at the first invalid box or stale handle (its status; the
 /// message names the element), the elements before it moved.
+///
+/// Thread safety: exclusive: no other call may use this index meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_update_many(
     index: *mut SpatixIndexF64,
@@ -205,6 +251,8 @@ pub unsafe extern "C" fn spatix_index_f64_update_many(
 /// (`SpatialIndex::update_all`: the fastest frame update of a `SweepGrid`). A box written
 /// invalid leaves its element where it was and the call answers `SPATIX_STATUS_INVALID_BOX`
 /// after moving the others.
+///
+/// Thread safety: exclusive: no other call may use this index meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_update_all(
     index: *mut SpatixIndexF64,
@@ -217,6 +265,8 @@ pub unsafe extern "C" fn spatix_index_f64_update_all(
 
 /// `spatix_index_f64_update_all` on all threads: `mover` runs on several threads at once
 /// (each element once), so it and `context` must be safe for that.
+///
+/// Thread safety: exclusive: no other call may use this index meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_par_update_all(
     index: *mut SpatixIndexF64,
@@ -228,6 +278,8 @@ pub unsafe extern "C" fn spatix_index_f64_par_update_all(
 }
 
 /// Lets the structure tidy up after a batch of updates (`SpatialIndex::maintain`).
+///
+/// Thread safety: exclusive: no other call may use this index meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_maintain(index: *mut SpatixIndexF64) -> SpatixStatus {
     // SAFETY: the module's contract, forwarded.
@@ -235,6 +287,8 @@ pub unsafe extern "C" fn spatix_index_f64_maintain(index: *mut SpatixIndexF64) -
 }
 
 /// The element `handle`'s box into `*box` and value into `*value` (either may be null).
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_get(
     index: *const SpatixIndexF64,
@@ -248,6 +302,8 @@ pub unsafe extern "C" fn spatix_index_f64_get(
 
 /// Calls `visit` with every element whose box intersects `*area` (closed boxes: touching
 /// counts) until it returns non-zero.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_query(
     index: *const SpatixIndexF64,
@@ -262,6 +318,8 @@ pub unsafe extern "C" fn spatix_index_f64_query(
 /// `spatix_index_f64_query` into `buf` (room for `capacity` items); the number found into
 /// `*count`, and `SPATIX_STATUS_BUFFER_TOO_SMALL` if it is over `capacity` (the first
 /// `capacity` are written).
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_query_fill(
     index: *const SpatixIndexF64,
@@ -275,6 +333,8 @@ pub unsafe extern "C" fn spatix_index_f64_query_fill(
 }
 
 /// Calls `visit` with every element whose box is within `radius` of `(x, y)`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_within(
     index: *const SpatixIndexF64,
@@ -289,6 +349,8 @@ pub unsafe extern "C" fn spatix_index_f64_within(
 }
 
 /// `spatix_index_f64_within` into a buffer, as `spatix_index_f64_query_fill`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_within_fill(
     index: *const SpatixIndexF64,
@@ -304,6 +366,8 @@ pub unsafe extern "C" fn spatix_index_f64_within_fill(
 }
 
 /// Calls `visit` with the `k` elements nearest `(x, y)`, nearest first.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_nearest(
     index: *const SpatixIndexF64,
@@ -319,6 +383,8 @@ pub unsafe extern "C" fn spatix_index_f64_nearest(
 
 /// The `k` elements nearest `(x, y)`, nearest first, into a buffer, as
 /// `spatix_index_f64_query_fill`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_nearest_fill(
     index: *const SpatixIndexF64,
@@ -334,6 +400,8 @@ pub unsafe extern "C" fn spatix_index_f64_nearest_fill(
 }
 
 /// Calls `visit` with every element `*ray` hits, nearest first.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_raycast(
     index: *const SpatixIndexF64,
@@ -347,6 +415,8 @@ pub unsafe extern "C" fn spatix_index_f64_raycast(
 
 /// Every element `*ray` hits, nearest first, into a buffer, as
 /// `spatix_index_f64_query_fill`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_raycast_fill(
     index: *const SpatixIndexF64,
@@ -360,6 +430,8 @@ pub unsafe extern "C" fn spatix_index_f64_raycast_fill(
 }
 
 /// Calls `visit` with every pair of elements whose boxes intersect, each pair once.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_pairs(
     index: *const SpatixIndexF64,
@@ -371,6 +443,8 @@ pub unsafe extern "C" fn spatix_index_f64_pairs(
 }
 
 /// Every intersecting pair into a buffer, as `spatix_index_f64_query_fill`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_pairs_fill(
     index: *const SpatixIndexF64,
@@ -385,6 +459,8 @@ pub unsafe extern "C" fn spatix_index_f64_pairs_fill(
 /// `spatix_index_f64_pairs` on all threads: `visit` runs on several threads at once, so
 /// it and `context` must be safe for that; once one call returns non-zero, the others stop
 /// soon after.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_par_pairs(
     index: *const SpatixIndexF64,
@@ -400,6 +476,8 @@ pub unsafe extern "C" fn spatix_index_f64_par_pairs(
 /// `n + 1` entries and is written in full; the total into `*count`, and
 /// `SPATIX_STATUS_BUFFER_TOO_SMALL` if over `capacity` (the first `capacity` are written, in
 /// order). Allocates its working memory per call.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_query_batch(
     index: *const SpatixIndexF64,
@@ -425,6 +503,8 @@ pub unsafe extern "C" fn spatix_index_f64_query_batch(
 
 /// Radius queries around `points[i]` for `i < n`, one `radius`, answered on all threads, as
 /// `spatix_index_f64_query_batch`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_within_batch(
     index: *const SpatixIndexF64,
@@ -445,6 +525,8 @@ pub unsafe extern "C" fn spatix_index_f64_within_batch(
 
 /// The `k` nearest of each of `points[i]` for `i < n`, nearest first, answered on all
 /// threads, as `spatix_index_f64_query_batch`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_nearest_batch(
     index: *const SpatixIndexF64,
@@ -465,6 +547,8 @@ pub unsafe extern "C" fn spatix_index_f64_nearest_batch(
 
 /// The first hit (none or one) of each of `rays[i]` for `i < n`, found on all threads, as
 /// `spatix_index_f64_query_batch`.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_raycast_batch(
     index: *const SpatixIndexF64,
@@ -490,6 +574,8 @@ pub unsafe extern "C" fn spatix_index_f64_raycast_batch(
 
 /// The index's byte form into `buf` (room for `capacity` bytes), its length into `*len`;
 /// `SPATIX_STATUS_BUFFER_TOO_SMALL` if longer (call with `capacity` 0 to learn the length).
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn spatix_index_f64_save(
     index: *const SpatixIndexF64,

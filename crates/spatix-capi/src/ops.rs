@@ -321,6 +321,56 @@ pub(crate) unsafe fn sweep_grid_build<O: Opaque>(
     }
 }
 
+/// A structure's `auto` constructor: a world and a sample of the boxes it will hold.
+type AutoFn<S, I> = fn(Aabb<S>, &[Aabb<S>]) -> Result<I, spatix::Error>;
+
+/// A dynamic structure sized for `sample` by its `auto` constructor.
+///
+/// # Safety
+/// See module docs.
+pub(crate) unsafe fn auto<O: Opaque, I: index::Structure<O::S>>(
+    w: *const SpatixAabb<O::S>,
+    sample: *const SpatixAabb<O::S>,
+    n: usize,
+    out: *mut *mut O,
+    make: AutoFn<O::S, I>,
+) -> SpatixStatus {
+    // SAFETY: forwarded contract.
+    unsafe {
+        create(out, || {
+            let sample = each(sample, n, "sample", SpatixAabb::to_aabb)?;
+            Ok(Box::new(make(world(w)?, &sample)?))
+        })
+    }
+}
+
+/// `spatix_grid_*_auto`: the `auto` constructor of the grid `kind` names.
+///
+/// # Safety
+/// See module docs.
+pub(crate) unsafe fn grid_auto<O: Opaque>(
+    kind: i32,
+    w: *const SpatixAabb<O::S>,
+    sample: *const SpatixAabb<O::S>,
+    n: usize,
+    out: *mut *mut O,
+) -> SpatixStatus {
+    // SAFETY: forwarded contract.
+    unsafe {
+        match kind {
+            k if k == SpatixKind::SweepGrid as i32 => auto(w, sample, n, out, SweepGrid::auto),
+            k if k == SpatixKind::UniformGrid as i32 => auto(w, sample, n, out, UniformGrid::auto),
+            k if k == SpatixKind::LooseGrid as i32 => auto(w, sample, n, out, LooseGrid::auto),
+            _ => guard(|| {
+                Err(Failure::new(
+                    SpatixStatus::InvalidParameter,
+                    format!("invalid parameter: {kind} is not the kind of a dynamic grid"),
+                ))
+            }),
+        }
+    }
+}
+
 /// `UniformGrid::new`.
 ///
 /// # Safety

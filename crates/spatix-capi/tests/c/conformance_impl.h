@@ -465,6 +465,13 @@ static void L(check_all)(void) {
     L(check_dynamic)(index, SPATIX_KIND_UNIFORM_GRID);
     OK(NEW(loose_grid, new)(&world, 30, &index));
     L(check_dynamic)(index, SPATIX_KIND_LOOSE_GRID);
+    {
+        AABB sample[50];
+        int i;
+        for (i = 0; i < 50; i++) sample[i] = L(random_box)();
+        OK(NEW(grid, auto)(SPATIX_KIND_LOOSE_GRID, &world, sample, 50, &index));
+        L(check_dynamic)(index, SPATIX_KIND_LOOSE_GRID);
+    }
     L(check_static)();
 }
 

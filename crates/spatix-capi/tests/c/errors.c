@@ -70,6 +70,11 @@ int main(void) {
     EXPECT(spatix_index_f32_raycast_fill(grid, &zero_ray, NULL, 0, &count), SPATIX_STATUS_INVALID_PARAMETER);
     EXPECT(spatix_uniform_grid_f32_new(&world, 0, &loaded), SPATIX_STATUS_INVALID_PARAMETER);
     EXPECT(spatix_sweep_grid_f32_new(&inverted, 1, &loaded), SPATIX_STATUS_INVALID_BOX);
+    EXPECT(spatix_grid_f32_auto(SPATIX_KIND_KD_TREE, &world, &good, 1, &loaded),
+           SPATIX_STATUS_INVALID_PARAMETER);
+    EXPECT(spatix_grid_f32_auto(SPATIX_KIND_UNIFORM_GRID, &world, &inverted, 1, &loaded),
+           SPATIX_STATUS_INVALID_BOX);
+    CHECK(strstr(spatix_last_error_message(), "sample 0") != NULL);
     CHECK(loaded == NULL);
 
     /* Stale handles. */
