@@ -557,6 +557,15 @@ SpatixStatus spatix_index_f32_raycast_batch(const struct SpatixIndexF32 *index,
                                             size_t *offsets,
                                             size_t *count);
 
+// Every intersecting pair, found on all threads, into a buffer, as
+// `spatix_index_f32_pairs_fill` (the order differs). Allocates its working memory per call.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
+SpatixStatus spatix_index_f32_par_pairs_fill(const struct SpatixIndexF32 *index,
+                                             struct SpatixPair *buf,
+                                             size_t capacity,
+                                             size_t *count);
+
 // The index's byte form into `buf` (room for `capacity` bytes), its length into `*len`;
 // `SPATIX_STATUS_BUFFER_TOO_SMALL` if longer (call with `capacity` 0 to learn the length).
 //
@@ -872,6 +881,15 @@ SpatixStatus spatix_index_f64_raycast_batch(const struct SpatixIndexF64 *index,
                                             size_t capacity,
                                             size_t *offsets,
                                             size_t *count);
+
+// Every intersecting pair, found on all threads, into a buffer, as
+// `spatix_index_f64_pairs_fill` (the order differs). Allocates its working memory per call.
+//
+// Thread safety: shared: any number of threads may query the same index at once.
+SpatixStatus spatix_index_f64_par_pairs_fill(const struct SpatixIndexF64 *index,
+                                             struct SpatixPair *buf,
+                                             size_t capacity,
+                                             size_t *count);
 
 // The index's byte form into `buf` (room for `capacity` bytes), its length into `*len`;
 // `SPATIX_STATUS_BUFFER_TOO_SMALL` if longer (call with `capacity` 0 to learn the length).

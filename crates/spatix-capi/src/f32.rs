@@ -572,6 +572,21 @@ pub unsafe extern "C" fn spatix_index_f32_raycast_batch(
     }
 }
 
+/// Every intersecting pair, found on all threads, into a buffer, as
+/// `spatix_index_f32_pairs_fill` (the order differs). Allocates its working memory per call.
+///
+/// Thread safety: shared: any number of threads may query the same index at once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spatix_index_f32_par_pairs_fill(
+    index: *const SpatixIndexF32,
+    buf: *mut SpatixPair,
+    capacity: usize,
+    count: *mut usize,
+) -> SpatixStatus {
+    // SAFETY: the module's contract, forwarded.
+    unsafe { ops::par_pairs_fill(index, buf, capacity, count) }
+}
+
 /// The index's byte form into `buf` (room for `capacity` bytes), its length into `*len`;
 /// `SPATIX_STATUS_BUFFER_TOO_SMALL` if longer (call with `capacity` 0 to learn the length).
 ///

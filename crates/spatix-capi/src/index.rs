@@ -6,9 +6,9 @@ use core::cell::RefCell;
 use core::ops::ControlFlow;
 
 use spatix::{
-    Aabb, BatchBuffers, ByteForm, Error, Handle, KdTree, LooseGrid, PackedIndex, ParallelPairs,
-    ParallelQuery, Point, Ray, Scalar, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid,
-    Workspace,
+    Aabb, BatchBuffers, ByteForm, Error, Handle, KdTree, LooseGrid, PackedIndex, PairBuffers,
+    ParallelPairs, ParallelQuery, Point, Ray, Scalar, SpatialIndex, SpatialQuery, SweepGrid,
+    UniformGrid, Workspace,
 };
 
 use crate::status::Failure;
@@ -92,6 +92,8 @@ pub(crate) trait Index<S: Precision>: Send + Sync {
     fn pairs(&self, visit: VisitPairs<'_>) -> ControlFlow<()>;
     /// Every intersecting pair, once, found on all threads.
     fn par_pairs(&self, visit: SharedPairs<'_>) -> Result<ControlFlow<()>, Failure>;
+    /// Every intersecting pair, once, collected on all threads, then visited on this one.
+    fn par_collect_pairs(&self, visit: VisitPairs<'_>) -> Result<(), Failure>;
     /// Rectangle queries answered on all threads (`ParallelQuery::query_batch`).
     fn query_batch(&self, areas: &[Aabb<S>], visit: VisitBatch<'_, SpatixItem>);
     /// Radius queries answered on all threads (`ParallelQuery::within_batch`).
@@ -156,19 +158,33 @@ pub(crate) trait Structure<S: Precision>:
     fn dynamic(&mut self) -> Option<&mut dyn Mutate<S>> {
         None
     }
-    /// The parallel pair pass, where the structure has one.
-    fn parallel_pairs(&self, visit: SharedPairs<'_>) -> Option<ControlFlow<()>> {
-        let _ = visit;
+    /// The parallel pair passes, where the structure has them.
+    fn parallel(&self) -> Option<&dyn Parallel<S>> {
         None
     }
 }
 
-/// [`ParallelPairs::par_for_each_pair`] with items for the ABI.
-fn par_pairs_of<S: Precision, I: ParallelPairs<S, u64>>(
-    index: &I,
-    visit: SharedPairs<'_>,
-) -> ControlFlow<()> {
-    index.par_for_each_pair(|a, b| visit(SpatixItem::of(a), SpatixItem::of(b)))
+/// The parallel pair passes of a structure ([`ParallelPairs`]), with items for the ABI.
+pub(crate) trait Parallel<S> {
+    /// [`ParallelPairs::par_for_each_pair`].
+    fn par_pairs(&self, visit: SharedPairs<'_>) -> ControlFlow<()>;
+    /// [`ParallelPairs::par_collect_pairs`], then each pair visited here.
+    fn par_collect_pairs(&self, visit: VisitPairs<'_>);
+}
+
+impl<S: Precision, I: ParallelPairs<S, u64>> Parallel<S> for I {
+    fn par_pairs(&self, visit: SharedPairs<'_>) -> ControlFlow<()> {
+        self.par_for_each_pair(|a, b| visit(SpatixItem::of(a), SpatixItem::of(b)))
+    }
+    fn par_collect_pairs(&self, visit: VisitPairs<'_>) {
+        let mut buffers = PairBuffers::new();
+        ParallelPairs::par_collect_pairs(self, &mut buffers);
+        for (a, b) in buffers.iter() {
+            if visit(item_of(self, a), item_of(self, b)).is_break() {
+                break;
+            }
+        }
+    }
 }
 
 /// A dynamic structure: both halves, and the parallel pair pass.
@@ -179,8 +195,8 @@ macro_rules! dynamic {
             fn dynamic(&mut self) -> Option<&mut dyn Mutate<S>> {
                 Some(self)
             }
-            fn parallel_pairs(&self, visit: SharedPairs<'_>) -> Option<ControlFlow<()>> {
-                Some(par_pairs_of(self, visit))
+            fn parallel(&self) -> Option<&dyn Parallel<S>> {
+                Some(self)
             }
         }
     };
@@ -191,8 +207,8 @@ dynamic!(LooseGrid);
 
 impl<S: Precision> Structure<S> for PackedIndex<S, u64> {
     const KIND: SpatixKind = SpatixKind::PackedIndex;
-    fn parallel_pairs(&self, visit: SharedPairs<'_>) -> Option<ControlFlow<()>> {
-        Some(par_pairs_of(self, visit))
+    fn parallel(&self) -> Option<&dyn Parallel<S>> {
+        Some(self)
     }
 }
 
@@ -251,8 +267,17 @@ impl<S: Precision, I: Structure<S>> Index<S> for I {
         SpatialQuery::for_each_pair(self, |a, b| visit(SpatixItem::of(a), SpatixItem::of(b)))
     }
     fn par_pairs(&self, visit: SharedPairs<'_>) -> Result<ControlFlow<()>, Failure> {
-        self.parallel_pairs(visit)
-            .ok_or_else(|| Failure::unsupported("parallel pair pass", Self::NAME))
+        let parallel = self.parallel();
+        let parallel =
+            parallel.ok_or_else(|| Failure::unsupported("parallel pair pass", I::NAME))?;
+        Ok(parallel.par_pairs(visit))
+    }
+    fn par_collect_pairs(&self, visit: VisitPairs<'_>) -> Result<(), Failure> {
+        let parallel = self.parallel();
+        let parallel =
+            parallel.ok_or_else(|| Failure::unsupported("parallel pair pass", I::NAME))?;
+        parallel.par_collect_pairs(visit);
+        Ok(())
     }
     fn query_batch(&self, areas: &[Aabb<S>], visit: VisitBatch<'_, SpatixItem>) {
         let mut buffers = BatchBuffers::default();

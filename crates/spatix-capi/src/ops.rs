@@ -946,6 +946,28 @@ pub(crate) unsafe fn par_pairs<O: Opaque>(
     })
 }
 
+/// Every intersecting pair, found on all threads, into a buffer.
+///
+/// # Safety
+/// See module docs.
+pub(crate) unsafe fn par_pairs_fill<O: Opaque>(
+    p: *const O,
+    buf: *mut SpatixPair,
+    capacity: usize,
+    count: *mut usize,
+) -> SpatixStatus {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let index = unsafe { index(p) }?;
+        // SAFETY: forwarded contract.
+        unsafe {
+            fill(buf, capacity, count, |push| {
+                index.par_collect_pairs(&mut |a, b| push(SpatixPair { a, b }))
+            })
+        }
+    })
+}
+
 /// The byte form, into a buffer (`BufferTooSmall` with the length needed when short).
 ///
 /// # Safety

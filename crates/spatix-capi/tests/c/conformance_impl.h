@@ -284,6 +284,13 @@ static void L(check_queries)(const INDEX *index) {
         if (kind != SPATIX_KIND_KD_TREE) {
             OK(IDX(par_pairs)(index, L(tally_shared), &tally));
             CHECK(tally.count == brute.count && tally.sum == brute.sum);
+            OK(IDX(par_pairs_fill)(index, pairs, sizeof pairs / sizeof pairs[0], &count));
+            CHECK(count == brute.count);
+            tally.count = tally.sum = 0;
+            for (i = 0; i < count; i++) L(tally)(&tally, pairs[i].a, pairs[i].b);
+            CHECK(tally.sum == brute.sum);
+        } else {
+            EXPECT(IDX(par_pairs_fill)(index, pairs, 1, &count), SPATIX_STATUS_UNSUPPORTED);
         }
     }
     OK(IDX(pairs_fill)(index, pairs, sizeof pairs / sizeof pairs[0], &count));
