@@ -312,7 +312,7 @@ pub unsafe extern "C" fn spatix_index_f64_query(
     context: *mut c_void,
 ) -> SpatixStatus {
     // SAFETY: the module's contract, forwarded.
-    unsafe { ops::query(index, || ops::Ask::area(area), visit, context) }
+    unsafe { ops::query(index, || Ask::area(area), visit, context) }
 }
 
 /// `spatix_index_f64_query` into `buf` (room for `capacity` items); the number found into
