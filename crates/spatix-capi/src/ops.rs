@@ -200,8 +200,14 @@ unsafe fn fill<T>(
     if count.is_null() {
         return Err(Failure::null("count"));
     }
-    if capacity > 0 && (buf.is_null() || !buf.is_aligned()) {
-        return Err(Failure::null("buffer (or it is misaligned)"));
+    if capacity > 0 && buf.is_null() {
+        return Err(Failure::null("buffer"));
+    }
+    if !buf.is_aligned() {
+        return Err(Failure::new(
+            SpatixStatus::InvalidParameter,
+            "invalid parameter: the buffer is misaligned",
+        ));
     }
     let mut n = 0usize;
     run(&mut |x| {
@@ -254,6 +260,19 @@ unsafe fn world<S: Precision>(world: *const SpatixAabb<S>) -> Result<Aabb<S>, Fa
     unsafe { read(world, "world") }?.to_aabb()
 }
 
+/// An empty vector with room for `n`, or `OutOfMemory` (reserved before the input is
+/// looked at, so that a length no memory could hold is refused without touching it).
+fn reserve<T>(n: usize, what: &str) -> Result<Vec<T>, Failure> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        Failure::new(
+            SpatixStatus::OutOfMemory,
+            format!("out of memory: cannot reserve room for {n} {what}"),
+        )
+    })?;
+    Ok(v)
+}
+
 /// The `n` items of `boxes` and `values`, reserved fallibly (`OutOfMemory`).
 ///
 /// # Safety
@@ -264,17 +283,11 @@ unsafe fn items<S: Precision, B: Copy>(
     n: usize,
     convert: impl Fn(B) -> Result<Aabb<S>, Failure>,
 ) -> Result<Vec<(Aabb<S>, u64)>, Failure> {
+    let mut items = reserve(n, "elements")?;
     // SAFETY: forwarded contract.
     let boxes = unsafe { slice(boxes, n, "boxes") }?;
     // SAFETY: forwarded contract.
     let values = unsafe { slice(values, n, "values") }?;
-    let mut items = Vec::new();
-    items.try_reserve_exact(n).map_err(|_| {
-        Failure::new(
-            SpatixStatus::OutOfMemory,
-            format!("out of memory: cannot reserve {n} elements"),
-        )
-    })?;
     for (b, v) in boxes.iter().zip(values) {
         items.push((convert(*b)?, *v));
     }
@@ -1015,15 +1028,9 @@ unsafe fn each<T: Copy, U>(
     what: &str,
     convert: impl Fn(T) -> Result<U, Failure>,
 ) -> Result<Vec<U>, Failure> {
+    let mut out = reserve(n, what)?;
     // SAFETY: forwarded contract.
     let inputs = unsafe { slice(p, n, what) }?;
-    let mut out = Vec::new();
-    out.try_reserve_exact(n).map_err(|_| {
-        Failure::new(
-            SpatixStatus::OutOfMemory,
-            format!("out of memory: cannot reserve {n} {what}"),
-        )
-    })?;
     for (i, x) in inputs.iter().enumerate() {
         out.push(
             convert(*x)
@@ -1176,8 +1183,14 @@ pub(crate) unsafe fn batch<O: Opaque, R: Answer>(
         let index = unsafe { index(p) }?;
         let batch = batch()?;
         let n = batch.len();
-        if offsets.is_null() || !offsets.is_aligned() {
-            return Err(Failure::null("offsets (or they are misaligned)"));
+        if offsets.is_null() {
+            return Err(Failure::null("offsets"));
+        }
+        if !offsets.is_aligned() {
+            return Err(Failure::new(
+                SpatixStatus::InvalidParameter,
+                "invalid parameter: offsets are misaligned",
+            ));
         }
         // Offsets `done..=upto` start at `total`; `done <= upto + 1 <= n + 1` throughout.
         let close = |upto: usize, total: usize, done: &mut usize| {

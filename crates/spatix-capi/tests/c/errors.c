@@ -128,6 +128,14 @@ int main(void) {
     CHECK(strstr(spatix_last_error_message(), "foreign pointer") != NULL);
     OK(spatix_index_f64_destroy(grid64));
 
+    /* Lengths no memory could hold are refused before the input is read. */
+    EXPECT(spatix_packed_index_f32_build(&good, &value, SIZE_MAX / 20, &packed),
+           SPATIX_STATUS_OUT_OF_MEMORY);
+    CHECK(strstr(spatix_last_error_message(), "out of memory") != NULL);
+    EXPECT(spatix_index_f32_query_batch(grid, &good, SIZE_MAX / 8, items, 4, &len, &count),
+           SPATIX_STATUS_OUT_OF_MEMORY);
+    CHECK(packed == NULL);
+
     /* What a structure does not do. */
     OK(spatix_packed_index_f32_build(&good, &value, 1, &packed));
     EXPECT(spatix_index_f32_insert(packed, &good, 1, &handle), SPATIX_STATUS_UNSUPPORTED);
