@@ -51,9 +51,9 @@ pub unsafe extern "C" fn spatix_sweep_grid_f64_new(
 }
 
 /// A `SweepGrid` holding `boxes[i]` with value `values[i]` for `i < n`, its band height
-/// chosen from the boxes, built in one go (`SweepGrid::build_auto`); the handles are those of
-/// `spatix_index_f64_query` and friends (slot `i` for element `i`: handle bits are
-/// `generation << 32 | i`, so read them from the queries, do not guess them).
+/// chosen from the boxes, built in one go (`SweepGrid::build_auto`, faster than `n`
+/// inserts). Queries give each element's handle with its value (a query over a box that
+/// covers every element finds them all).
 ///
 /// Thread safety: any thread; the new index belongs to the caller.
 #[unsafe(no_mangle)]
