@@ -11,6 +11,8 @@
 
 use core::ffi::c_void;
 
+use spatix::{LooseGrid, SweepGrid, UniformGrid};
+
 use crate::ops::{self, Ask, Batch, opaque};
 use crate::status::SpatixStatus;
 use crate::types::{
@@ -47,7 +49,7 @@ pub unsafe extern "C" fn spatix_sweep_grid_f32_new(
     out: *mut *mut SpatixIndexF32,
 ) -> SpatixStatus {
     // SAFETY: the module's contract, forwarded.
-    unsafe { ops::sweep_grid_new(world, band_height, out) }
+    unsafe { ops::grid_new(world, band_height, out, SweepGrid::new) }
 }
 
 /// A `SweepGrid` holding `boxes[i]` with value `values[i]` for `i < n`, its band height
@@ -96,7 +98,7 @@ pub unsafe extern "C" fn spatix_uniform_grid_f32_new(
     out: *mut *mut SpatixIndexF32,
 ) -> SpatixStatus {
     // SAFETY: the module's contract, forwarded.
-    unsafe { ops::uniform_grid_new(world, cell_size, out) }
+    unsafe { ops::grid_new(world, cell_size, out, UniformGrid::new) }
 }
 
 /// A new, empty `LooseGrid` over `world` with loose cells of side `cell_size`.
@@ -109,7 +111,7 @@ pub unsafe extern "C" fn spatix_loose_grid_f32_new(
     out: *mut *mut SpatixIndexF32,
 ) -> SpatixStatus {
     // SAFETY: the module's contract, forwarded.
-    unsafe { ops::loose_grid_new(world, cell_size, out) }
+    unsafe { ops::grid_new(world, cell_size, out, LooseGrid::new) }
 }
 
 /// A static `PackedIndex` of `boxes[i]` with value `values[i]` for `i < n` (insert,

@@ -294,24 +294,21 @@ unsafe fn items<S: Precision, B: Copy>(
     Ok(items)
 }
 
-/// `SweepGrid::new`.
+/// A structure's `new`: a world and its band height or cell size.
+type NewFn<S, I> = fn(Aabb<S>, S) -> Result<I, spatix::Error>;
+
+/// An empty grid made by its `new` (`SweepGrid::new`, `UniformGrid::new`, `LooseGrid::new`).
 ///
 /// # Safety
 /// See module docs.
-pub(crate) unsafe fn sweep_grid_new<O: Opaque>(
+pub(crate) unsafe fn grid_new<O: Opaque, I: index::Structure<O::S>>(
     w: *const SpatixAabb<O::S>,
-    band_height: O::S,
+    size: O::S,
     out: *mut *mut O,
+    make: NewFn<O::S, I>,
 ) -> SpatixStatus {
     // SAFETY: forwarded contract.
-    unsafe {
-        create(out, || {
-            Ok(Box::new(SweepGrid::<O::S, u64>::new(
-                world(w)?,
-                band_height,
-            )?))
-        })
-    }
+    unsafe { create(out, || Ok(Box::new(make(world(w)?, size)?))) }
 }
 
 /// `SweepGrid::build_auto`.
@@ -381,43 +378,6 @@ pub(crate) unsafe fn grid_auto<O: Opaque>(
                 ))
             }),
         }
-    }
-}
-
-/// `UniformGrid::new`.
-///
-/// # Safety
-/// See module docs.
-pub(crate) unsafe fn uniform_grid_new<O: Opaque>(
-    w: *const SpatixAabb<O::S>,
-    cell_size: O::S,
-    out: *mut *mut O,
-) -> SpatixStatus {
-    // SAFETY: forwarded contract.
-    unsafe {
-        create(out, || {
-            Ok(Box::new(UniformGrid::<O::S, u64>::new(
-                world(w)?,
-                cell_size,
-            )?))
-        })
-    }
-}
-
-/// `LooseGrid::new`.
-///
-/// # Safety
-/// See module docs.
-pub(crate) unsafe fn loose_grid_new<O: Opaque>(
-    w: *const SpatixAabb<O::S>,
-    cell_size: O::S,
-    out: *mut *mut O,
-) -> SpatixStatus {
-    // SAFETY: forwarded contract.
-    unsafe {
-        create(out, || {
-            Ok(Box::new(LooseGrid::<O::S, u64>::new(world(w)?, cell_size)?))
-        })
     }
 }
 
