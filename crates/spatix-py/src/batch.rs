@@ -8,10 +8,11 @@ use std::sync::{Mutex, PoisonError};
 use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
+use rayon::slice::ParallelSliceMut;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use spatix::{
-    BatchAnswers, BatchBuffers, Handle, ParallelPairs, ParallelQuery, Point, SpatialQuery,
-    Workspace,
+    BatchAnswers, BatchBuffers, Handle, PackedIndex, ParallelPairs, ParallelQuery, Point,
+    SpatialQuery, Workspace,
 };
 
 use crate::array::{
@@ -462,4 +463,59 @@ where
         found.extend(block);
     }
     Ok((offsets, found))
+}
+
+/// The pairs of the valid boxes of `flat` (fewer than `u32::MAX`) as keys `i << 32 | j`
+/// (`i < j`), sorted: a
+/// [`PackedIndex`] built over them (its handles' slots are the rows), its pair pass, and a
+/// sort, each on `workers` threads.
+///
+/// # Errors
+/// The message when the threads cannot start.
+pub(crate) fn sorted_pairs<S: Coord>(flat: &[S], workers: Workers) -> Result<Vec<u64>, String> {
+    let items = || boxes(flat).map(|b| (b, ()));
+    let key = |a: Handle, b: Handle| {
+        let (a, b) = (a.slot(), b.slot());
+        (u64::from(a.min(b)) << 32) | u64::from(a.max(b))
+    };
+    let built = "valid boxes, fewer than 2^32 - 1";
+    match workers.pool()? {
+        None => {
+            let index = PackedIndex::build(items()).expect(built);
+            let mut keys = Vec::new();
+            let _ = index.for_each_pair(|a, b| {
+                keys.push(key(a.handle, b.handle));
+                ControlFlow::Continue(())
+            });
+            keys.sort_unstable();
+            Ok(keys)
+        }
+        Some(pool) => Ok(pool.install(|| {
+            let index = PackedIndex::par_build(items()).expect(built);
+            let (ControlFlow::Continue(mut keys) | ControlFlow::Break(mut keys)) = index
+                .par_fold_pairs(
+                    Vec::new,
+                    |keys, a, b| {
+                        keys.push(key(a.handle, b.handle));
+                        ControlFlow::Continue(())
+                    },
+                    |mut keys, mut more| {
+                        if keys.len() < more.len() {
+                            core::mem::swap(&mut keys, &mut more);
+                        }
+                        keys.append(&mut more);
+                        keys
+                    },
+                );
+            keys.par_sort_unstable();
+            keys
+        })),
+    }
+}
+
+/// Flat pairs `[i, j, ...]` sorted by `i`, then `j`.
+pub(crate) fn sort_pairs(flat: Vec<i64>) -> Vec<i64> {
+    let mut pairs: Vec<(i64, i64)> = flat.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+    pairs.sort_unstable();
+    pairs.into_iter().flat_map(|(i, j)| [i, j]).collect()
 }

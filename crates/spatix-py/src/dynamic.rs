@@ -432,12 +432,15 @@ impl DynamicIndex {
     /// Every intersecting pair: an ``(p, 2)`` int64 array of ids, smaller id first, each
     /// pair once, in no particular order. ``workers`` threads (-1: every core) where the
     /// structure has a parallel pair pass (every one but ``Layered``), each thread listing
-    /// the pairs it finds.
-    #[pyo3(signature = (workers = 1))]
-    fn pairs<'py>(&self, py: Python<'py>, workers: i64) -> PyResult<Bound<'py, PyAny>> {
+    /// the pairs it finds. ``sort=True`` sorts the rows (by the first id, then the second).
+    #[pyo3(signature = (workers = 1, sort = false))]
+    fn pairs<'py>(&self, py: Python<'py>, workers: i64, sort: bool) -> PyResult<Bound<'py, PyAny>> {
         let workers = Workers::new(workers)?;
-        let flat = dispatch!(&self.engine, engine => py.detach(|| engine.pairs(workers)))
-            .map_err(batch::pool_error)?;
+        let flat = dispatch!(&self.engine, engine => py.detach(|| {
+            let flat = engine.pairs(workers)?;
+            Ok::<_, String>(if sort { batch::sort_pairs(flat) } else { flat })
+        }))
+        .map_err(batch::pool_error)?;
         let m = flat.len() / 2;
         vec2(py, flat, m, 2, false)
     }

@@ -6,7 +6,7 @@ use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyImportError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PySet};
-use spatix::{Aabb, ByteForm, KdTree, KdTreeConfig, PackedIndex, Point, Scalar, SpatialQuery};
+use spatix::{Aabb, ByteForm, KdTree, KdTreeConfig, Point, Scalar, SpatialQuery};
 
 use crate::array::{
     Coord, Rows, bad_row, check_points, first_bad_point, is_float32, point, points, vec1, vec2,
@@ -176,8 +176,8 @@ fn by_row<S: Scalar>(tree: &KdTree<S, u32>) -> Vec<Point<S>> {
 }
 
 /// Every pair `i < j` of `points` at most `r` apart (as [`Aabb::within_distance`] decides,
-/// which the radius search uses too), as flat `[i, j, ...]` sorted: the library's pair pass
-/// over a [`PackedIndex`] of boxes of side `r` around the points (boxes intersect where
+/// which the radius search uses too), as flat `[i, j, ...]` sorted: [`batch::sorted_pairs`]
+/// of boxes of side `r` around the points (boxes intersect where
 /// points are at most `r` apart on each axis), widened by the coordinates' rounding, each
 /// candidate then tested. One pass instead of a radius search per point. `None` where the
 /// boxes do not fit the type (an infinite `r`, coordinates near the largest finite value).
@@ -194,34 +194,25 @@ fn close_pairs<S: Coord>(
     });
     let slack = S::RELATIVE_SLACK.to_f64();
     let half = S::from_f64((0.5 * r.to_f64() + largest * slack) * (1.0 + slack));
-    let boxes: Option<Vec<(Aabb<S>, ())>> = points
-        .iter()
-        .map(|&p| {
-            let b = Aabb {
-                min: Point::new(p.x - half, p.y - half),
-                max: Point::new(p.x + half, p.y + half),
-            };
-            (b.min.is_finite() && b.max.is_finite()).then_some((b, ()))
-        })
-        .collect();
-    let Some(boxes) = boxes else {
-        return Ok(None);
-    };
-    let Ok(index) = PackedIndex::build(boxes) else {
-        return Ok(None);
-    };
-    let slot = |h: spatix::Handle| i64::from(h.slot());
-    let candidates = batch::par_pairs(&index, workers, slot)?;
-    let mut pairs: Vec<(i64, i64)> = candidates
-        .chunks_exact(2)
-        .map(|c| (c[0], c[1]))
-        .filter(|&(i, j)| {
-            let a = points[i as usize];
-            Aabb { min: a, max: a }.within_distance(points[j as usize], r)
-        })
-        .collect();
-    pairs.sort_unstable();
-    Ok(Some(pairs.into_iter().flat_map(|(i, j)| [i, j]).collect()))
+    let mut flat = Vec::with_capacity(4 * points.len());
+    for p in points {
+        let b = [p.x - half, p.y - half, p.x + half, p.y + half];
+        if !b.iter().all(|v| v.is_finite()) {
+            return Ok(None);
+        }
+        flat.extend(b);
+    }
+    let keys = batch::sorted_pairs(&flat, workers)?;
+    Ok(Some(
+        keys.into_iter()
+            .map(|key| ((key >> 32) as usize, (key & u64::from(u32::MAX)) as usize))
+            .filter(|&(i, j)| {
+                let a = points[i];
+                Aabb { min: a, max: a }.within_distance(points[j], r)
+            })
+            .flat_map(|(i, j)| [i as i64, j as i64])
+            .collect(),
+    ))
 }
 
 /// Every pair `i < j` of `points` at most `r` apart by one radius search per point, as flat

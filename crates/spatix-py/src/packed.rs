@@ -193,14 +193,23 @@ impl PyPackedIndex {
 
     /// Every intersecting pair of boxes.
     ///
+    /// Parameters
+    /// ----------
+    /// sort : bool, default False
+    ///     Sort the rows (by ``i``, then ``j``).
+    ///
     /// Returns
     /// -------
     /// ndarray of int64, shape (p, 2)
     ///     Rows ``(i, j)`` with ``i < j`` (positions in ``boxes``), each pair once, in no
-    ///     particular order.
-    fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    ///     particular order unless ``sort``.
+    #[pyo3(signature = (sort = false))]
+    fn pairs<'py>(&self, py: Python<'py>, sort: bool) -> PyResult<Bound<'py, PyAny>> {
         let flat = dispatch!(&self.index, index: S => {
-            py.detach(|| batch::pairs::<S, (), _>(index, position))
+            py.detach(|| {
+                let flat = batch::pairs::<S, (), _>(index, position);
+                if sort { batch::sort_pairs(flat) } else { flat }
+            })
         });
         let m = flat.len() / 2;
         vec2(py, flat, m, 2, false)

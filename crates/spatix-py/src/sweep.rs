@@ -3,16 +3,11 @@
 //! intersecting pair of a set of boxes in one call (a `PackedIndex` built for them, then its
 //! pair pass).
 
-use core::ops::ControlFlow;
-
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rayon::slice::ParallelSliceMut;
-use spatix::{
-    Aabb, Handle, PackedIndex, ParallelPairs, Point, SpatialIndex, SpatialQuery, SweepGrid,
-};
+use spatix::{Aabb, Point, SpatialIndex, SpatialQuery, SweepGrid};
 
-use crate::array::{Coord, Rows, aabb, boxes, check_boxes, handle_of, is_float32, vec2};
+use crate::array::{Coord, Rows, aabb, check_boxes, handle_of, is_float32, vec2};
 use crate::batch::{self, Workers};
 
 /// Below one moved element in this many, `update` moves them one by one (each finds its
@@ -127,7 +122,7 @@ fn pairs_in<'py, S: Coord>(
         )));
     }
     let keys = py
-        .detach(|| sorted_pairs(flat, workers))
+        .detach(|| batch::sorted_pairs(flat, workers))
         .map_err(batch::pool_error)?;
     let m = keys.len();
     let mut out = Vec::with_capacity(2 * m);
@@ -135,51 +130,4 @@ fn pairs_in<'py, S: Coord>(
         out.extend_from_slice(&[(key >> 32) as i64, (key & u64::from(u32::MAX)) as i64]);
     }
     vec2(py, out, m, 2, false)
-}
-
-/// The pairs of the valid boxes of `flat` as keys `i << 32 | j` (`i < j`), sorted: a
-/// [`PackedIndex`] built over them (its handles' slots are the rows), its pair pass, and a
-/// sort, each on `workers` threads.
-///
-/// # Errors
-/// The message when the threads cannot start.
-fn sorted_pairs<S: Coord>(flat: &[S], workers: Workers) -> Result<Vec<u64>, String> {
-    let items = || boxes(flat).map(|b| (b, ()));
-    let key = |a: Handle, b: Handle| {
-        let (a, b) = (a.slot(), b.slot());
-        (u64::from(a.min(b)) << 32) | u64::from(a.max(b))
-    };
-    let built = "valid boxes, fewer than 2^32 - 1";
-    match workers.pool()? {
-        None => {
-            let index = PackedIndex::build(items()).expect(built);
-            let mut keys = Vec::new();
-            let _ = index.for_each_pair(|a, b| {
-                keys.push(key(a.handle, b.handle));
-                ControlFlow::Continue(())
-            });
-            keys.sort_unstable();
-            Ok(keys)
-        }
-        Some(pool) => Ok(pool.install(|| {
-            let index = PackedIndex::par_build(items()).expect(built);
-            let (ControlFlow::Continue(mut keys) | ControlFlow::Break(mut keys)) = index
-                .par_fold_pairs(
-                    Vec::new,
-                    |keys, a, b| {
-                        keys.push(key(a.handle, b.handle));
-                        ControlFlow::Continue(())
-                    },
-                    |mut keys, mut more| {
-                        if keys.len() < more.len() {
-                            core::mem::swap(&mut keys, &mut more);
-                        }
-                        keys.append(&mut more);
-                        keys
-                    },
-                );
-            keys.par_sort_unstable();
-            keys
-        })),
-    }
 }

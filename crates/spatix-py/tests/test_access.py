@@ -51,3 +51,20 @@ def test_packed_boxes_are_the_input():
     for bad in ([300], [-1]):
         with pytest.raises(KeyError):
             index.boxes(bad)
+
+
+def test_pairs_sorted_on_request():
+    rng = np.random.default_rng(10)
+    lo = rng.uniform(0, 95, (400, 2))
+    boxes = np.hstack([lo, lo + 4.0])
+    packed = spatix.PackedIndex(boxes)
+    unsorted = packed.pairs()
+    got = packed.pairs(sort=True)
+    np.testing.assert_array_equal(got, unsorted[np.lexsort((unsorted[:, 1], unsorted[:, 0]))])
+    np.testing.assert_array_equal(got, spatix.pairs(boxes))
+    grid = spatix.LooseGrid(WORLD, sample=boxes)
+    ids = grid.insert(boxes)
+    for workers in (1, 2):
+        pairs = grid.pairs(workers=workers, sort=True)
+        assert pairs.tolist() == sorted(pairs.tolist())
+        assert len(pairs) == len(got)

@@ -116,8 +116,9 @@ class PackedIndex:
     ) -> Union[Ids, tuple[Ids, npt.NDArray[np.float64]]]:
         """shapely's ``STRtree.query_nearest``: ``(2, n)`` point and box indices of every
         nearest box of each point (all ties), and the distances with ``return_distance``."""
-    def pairs(self) -> Ids:
-        """``(p, 2)`` positions ``i < j`` of every intersecting pair of boxes."""
+    def pairs(self, sort: bool = False) -> Ids:
+        """``(p, 2)`` positions ``i < j`` of every intersecting pair of boxes (rows sorted
+        with ``sort``)."""
     def nearest(self, points: ArrayLike, k: int = 1, workers: int = 1) -> tuple[Floats, Ids]:
         """``(distances, box_index)`` of the ``k`` boxes nearest each point."""
     def raycast(
@@ -152,8 +153,9 @@ class DynamicIndex:
         """Moves element ``ids[i]`` to ``boxes[i]``."""
     def remove(self, ids: ArrayLike) -> None:
         """Removes the elements; their ids go stale."""
-    def pairs(self, workers: int = 1) -> Ids:
-        """``(p, 2)`` ids of every intersecting pair, smaller first (``workers`` threads)."""
+    def pairs(self, workers: int = 1, sort: bool = False) -> Ids:
+        """``(p, 2)`` ids of every intersecting pair, smaller first (``workers`` threads; rows
+        sorted with ``sort``)."""
     def query(
         self, geometry: Any, predicate: Predicate = None, distance: Optional[float] = None, workers: int = 1
     ) -> Ids:
