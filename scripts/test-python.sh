@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Python package's tests: builds spatix-py (release) into a virtual environment under
 # target/, with numpy, pytest, scipy and shapely (KdTree's scipy conventions are tested against cKDTree, the box
-# indexes' shapely conventions against STRtree) and the `dask` extra's packages (dask[dataframe], distributed:
+# indexes' shapely conventions against STRtree), mypy (its stubtest checks the type stubs against the built
+# extension) and the `dask` extra's packages (dask[dataframe], distributed:
 # the spatix.dask tests start a LocalCluster) from PyPI, and runs crates/spatix-py/tests.
 # Part of README's test command; the venv is reused by later runs (and by
 # scripts/bench-python.sh), and cargo rebuilds only what changed.
@@ -13,8 +14,10 @@ if [[ ! -x $venv/bin/python ]]; then
     python3 -m venv "$venv"
 fi
 export PATH="$PWD/$venv/bin:$PATH"
-python -m pip install --quiet --disable-pip-version-check 'maturin>=1.9.4,<2' numpy pytest scipy shapely \
+python -m pip install --quiet --disable-pip-version-check 'maturin>=1.9.4,<2' numpy pytest scipy shapely mypy \
     'dask[dataframe]>=2025.1' 'distributed>=2025.1' "$@"
 # No build isolation: maturin from the venv, so a rebuild needs nothing from the network.
 python -m pip install --quiet --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps ./crates/spatix-py
+# The hand-kept stubs against the extension itself.
+python -m mypy.stubtest spatix --mypy-config-file crates/spatix-py/stubtest.ini
 python -m pytest -q crates/spatix-py/tests

@@ -9,17 +9,19 @@ Every class pickles (and ``copy.deepcopy``s) through its byte form: ``to_bytes()
 positions unchanged, and raises ``ValueError`` for bytes that are not that class's.
 """
 
-from typing import Any, Callable, Iterator, Literal, Optional, Sequence, Union
+from typing import Any, Callable, Iterator, Literal, Optional, Sequence, Union, final
+
+from typing_extensions import Self, disjoint_base
 
 import numpy as np
 import numpy.typing as npt
 
-ArrayLike = npt.ArrayLike
-Floats = npt.NDArray[Union[np.float32, np.float64]]
-Ids = npt.NDArray[np.int64]
-World = Union[Sequence[float], npt.NDArray[np.floating]]
-DType = Union[str, type, np.dtype, None]
-Predicate = Optional[
+_ArrayLike = npt.ArrayLike
+_Floats = npt.NDArray[Union[np.float32, np.float64]]
+_Ids = npt.NDArray[np.int64]
+_World = Union[Sequence[float], npt.NDArray[np.floating]]
+_DType = Union[str, type, np.dtype, None]
+_Predicate = Optional[
     Literal["intersects", "contains", "within", "contains_properly", "covers", "covered_by", "touches", "dwithin"]
 ]
 
@@ -42,41 +44,42 @@ __all__ = [
     "pairs",
 ]
 
+@final
 class KdTree:
     """A static kd-tree over 2D points: k-nearest neighbours like ``cKDTree.query``."""
 
-    def __init__(self, points: ArrayLike, leafsize: int = 16) -> None: ...
+    def __new__(cls, points: _ArrayLike, leafsize: int = 16) -> Self: ...
     def query(
         self,
-        x: ArrayLike,
+        x: _ArrayLike,
         k: Union[int, Sequence[int]] = 1,
-        eps: float = 0,
+        eps: float = 0.0,
         p: float = 2,
         distance_upper_bound: float = float("inf"),
         workers: int = 1,
-    ) -> tuple[Union[float, Floats], Union[int, Ids]]:
+    ) -> tuple[Union[float, _Floats], Union[int, _Ids]]:
         """scipy's ``cKDTree.query``: ``(d, i)``, padded with ``inf`` and ``len(tree)``;
         scalars for one point and ``k = 1``. Only ``p=2``, ``eps=0``."""
     def query_ball_point(
         self,
-        x: ArrayLike,
-        r: Union[float, ArrayLike],
+        x: _ArrayLike,
+        r: Union[float, _ArrayLike],
         p: float = 2.0,
-        eps: float = 0,
+        eps: float = 0.0,
         workers: int = 1,
         return_sorted: Union[bool, None] = None,
         return_length: bool = False,
-    ) -> Union[list[int], npt.NDArray[np.object_], np.intp, Ids]:
+    ) -> Union[list[int], npt.NDArray[np.object_], np.intp, _Ids]:
         """scipy's ``cKDTree.query_ball_point``: a list (one point) or an object array of
         lists of rows within ``r``; counts with ``return_length``."""
     def query_pairs(
         self,
         r: float,
         p: float = 2.0,
-        eps: float = 0,
+        eps: float = 0.0,
         output_type: Literal["set", "ndarray"] = "set",
         workers: int = 1,
-    ) -> Union[set[tuple[int, int]], Ids]:
+    ) -> Union[set[tuple[int, int]], _Ids]:
         """scipy's ``cKDTree.query_pairs``: pairs ``i < j`` within ``r``."""
     def sparse_distance_matrix(
         self,
@@ -87,7 +90,7 @@ class KdTree:
         workers: int = 1,
     ) -> Any:
         """scipy's ``cKDTree.sparse_distance_matrix``; the sparse types need scipy."""
-    def query_radius(self, x: ArrayLike, r: float, workers: int = 1) -> tuple[Ids, Ids]:
+    def query_radius(self, x: _ArrayLike, r: float, workers: int = 1) -> tuple[_Ids, _Ids]:
         """``(query_index, point_index)`` of every point within ``r`` of each query."""
     def to_bytes(self) -> bytes:
         """The tree's byte form (``from_bytes`` loads it; ``pickle`` uses it)."""
@@ -99,13 +102,14 @@ class KdTree:
     @property
     def dtype(self) -> Literal["float32", "float64"]: ...
 
+@final
 class PackedIndex:
     """A static packed Hilbert R-tree over boxes (or points)."""
 
-    def __init__(self, boxes: ArrayLike) -> None: ...
+    def __new__(cls, boxes: _ArrayLike) -> Self: ...
     def query(
-        self, geometry: Any, predicate: Predicate = None, distance: Optional[float] = None, workers: int = 1
-    ) -> Ids:
+        self, geometry: Any, predicate: _Predicate = None, distance: Optional[float] = None, workers: int = 1
+    ) -> _Ids:
         """shapely's ``STRtree.query``: ``(2, n)`` geometry and box indices (box indices alone
         for one geometry) of every box meeting each geometry under ``predicate``, tested on
         the boxes (no exact geometry test); ``"dwithin"`` with ``distance``: the boxes within
@@ -113,20 +117,20 @@ class PackedIndex:
         ``(4,)`` box or ``(2,)`` point, or shapely geometries (by their bounds)."""
     def query_nearest(
         self, geometry: Any, max_distance: Optional[float] = None, return_distance: bool = False
-    ) -> Union[Ids, tuple[Ids, npt.NDArray[np.float64]]]:
+    ) -> Union[_Ids, tuple[_Ids, npt.NDArray[np.float64]]]:
         """shapely's ``STRtree.query_nearest``: ``(2, n)`` point and box indices of every
         nearest box of each point (all ties), and the distances with ``return_distance``."""
-    def pairs(self, sort: bool = False) -> Ids:
+    def pairs(self, sort: bool = False) -> _Ids:
         """``(p, 2)`` positions ``i < j`` of every intersecting pair of boxes (rows sorted
         with ``sort``)."""
-    def nearest(self, points: ArrayLike, k: int = 1, workers: int = 1) -> tuple[Floats, Ids]:
+    def nearest(self, points: _ArrayLike, k: int = 1, workers: int = 1) -> tuple[_Floats, _Ids]:
         """``(distances, box_index)`` of the ``k`` boxes nearest each point."""
     def raycast(
-        self, origins: ArrayLike, directions: ArrayLike, max_t: float = ..., workers: int = 1
-    ) -> tuple[Floats, Ids]:
+        self, origins: _ArrayLike, directions: _ArrayLike, max_t: float = ..., workers: int = 1
+    ) -> tuple[_Floats, _Ids]:
         """``(t, box_index)`` of the first box each ray ``origins + t * directions`` hits
         (``0 <= t <= max_t``), ``inf`` and ``len(index)`` where none; scalars for one ray."""
-    def raycast_all(self, origins: ArrayLike, directions: ArrayLike, max_t: float = ...) -> tuple[Ids, Floats]:
+    def raycast_all(self, origins: _ArrayLike, directions: _ArrayLike, max_t: float = ...) -> tuple[_Ids, _Floats]:
         """``(2, n)`` ray indices and box_index of every box each ray hits, ordered by ray, then
         ``t``; and the ``t`` of each."""
     def to_bytes(self) -> bytes:
@@ -135,134 +139,144 @@ class PackedIndex:
     def from_bytes(data: bytes) -> PackedIndex:
         """The index saved in ``data``, loaded without rebuilding; ``ValueError`` if damaged."""
     def __reduce__(self) -> tuple[Callable[[bytes], PackedIndex], tuple[bytes]]: ...
-    def ids(self) -> Ids:
+    def ids(self) -> _Ids:
         """``0 .. len(index)``: a box's id is its position in the input."""
-    def boxes(self, positions: Optional[ArrayLike] = None) -> Floats:
+    def boxes(self, positions: Optional[_ArrayLike] = None) -> _Floats:
         """``(n, 4)`` boxes at ``positions`` (all, in input order, by default); ``KeyError``
         for a position out of range."""
     def __len__(self) -> int: ...
     @property
     def dtype(self) -> Literal["float32", "float64"]: ...
 
+@disjoint_base
 class DynamicIndex:
     """The base class of the dynamic indexes: boxes named by ``int64`` ids."""
 
-    def insert(self, boxes: ArrayLike) -> Ids:
+    def insert(self, boxes: _ArrayLike) -> _Ids:
         """Adds boxes; their ids, in order."""
-    def update(self, ids: ArrayLike, boxes: ArrayLike) -> None:
+    def update(self, ids: _ArrayLike, boxes: _ArrayLike) -> None:
         """Moves element ``ids[i]`` to ``boxes[i]``."""
-    def remove(self, ids: ArrayLike) -> None:
+    def remove(self, ids: _ArrayLike) -> None:
         """Removes the elements; their ids go stale."""
-    def pairs(self, workers: int = 1, sort: bool = False) -> Ids:
+    def pairs(self, workers: int = 1, sort: bool = False) -> _Ids:
         """``(p, 2)`` ids of every intersecting pair, smaller first (``workers`` threads; rows
         sorted with ``sort``)."""
     def query(
-        self, geometry: Any, predicate: Predicate = None, distance: Optional[float] = None, workers: int = 1
-    ) -> Ids:
+        self, geometry: Any, predicate: _Predicate = None, distance: Optional[float] = None, workers: int = 1
+    ) -> _Ids:
         """shapely's ``STRtree.query``: ``(2, n)`` geometry indices and ids (ids alone for one
         geometry), as ``PackedIndex.query``."""
     def query_nearest(
         self, geometry: Any, max_distance: Optional[float] = None, return_distance: bool = False
-    ) -> Union[Ids, tuple[Ids, npt.NDArray[np.float64]]]:
+    ) -> Union[_Ids, tuple[_Ids, npt.NDArray[np.float64]]]:
         """shapely's ``STRtree.query_nearest``: ``(2, n)`` point indices and ids of every
         nearest element of each point (all ties), as ``PackedIndex.query_nearest``."""
-    def nearest(self, points: ArrayLike, k: int = 1, workers: int = 1) -> tuple[Floats, Ids]:
+    def nearest(self, points: _ArrayLike, k: int = 1, workers: int = 1) -> tuple[_Floats, _Ids]:
         """``(distances, ids)`` of the ``k`` elements nearest each point (padded with -1)."""
     def maintain(self) -> None:
         """Deferred tidying; results are correct without it."""
     def clear(self) -> None:
         """Removes every element."""
     def raycast(
-        self, origins: ArrayLike, directions: ArrayLike, max_t: float = ..., workers: int = 1
-    ) -> tuple[Floats, Ids]:
+        self, origins: _ArrayLike, directions: _ArrayLike, max_t: float = ..., workers: int = 1
+    ) -> tuple[_Floats, _Ids]:
         """``(t, ids)`` of the first element each ray ``origins + t * directions`` hits
         (``0 <= t <= max_t``), ``inf`` and -1 where none; scalars for one ray."""
-    def raycast_all(self, origins: ArrayLike, directions: ArrayLike, max_t: float = ...) -> tuple[Ids, Floats]:
+    def raycast_all(self, origins: _ArrayLike, directions: _ArrayLike, max_t: float = ...) -> tuple[_Ids, _Floats]:
         """``(2, n)`` ray indices and ids of every element each ray hits, ordered by ray, then
         ``t``; and the ``t`` of each."""
     def to_bytes(self) -> bytes:
         """The index's byte form (the class's ``from_bytes`` loads it; ``pickle`` uses it)."""
     def __reduce__(self) -> tuple[Callable[[bytes], DynamicIndex], tuple[bytes]]: ...
-    def ids(self) -> Ids:
+    def ids(self) -> _Ids:
         """Every element's id, in the index's own order (that of ``boxes()`` and iteration)."""
-    def boxes(self, ids: Optional[ArrayLike] = None) -> Floats:
+    def boxes(self, ids: Optional[_ArrayLike] = None) -> _Floats:
         """``(n, 4)`` boxes of ``ids`` (all, in ``ids()`` order, by default); ``KeyError`` for a
         stale id."""
     def __iter__(self) -> Iterator[int]: ...
-    def __contains__(self, id: int) -> bool: ...
+    def __contains__(self, id: int, /) -> bool: ...
     def __len__(self) -> int: ...
     @property
     def dtype(self) -> Literal["float32", "float64"]: ...
 
+@final
 class UniformGrid(DynamicIndex):
-    def __init__(
-        self, world: World, cell_size: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
-    ) -> None: ...
+    def __new__(
+        cls, world: _World, cell_size: float | None = None, *, sample: _ArrayLike | None = None, dtype: _DType = None
+    ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> UniformGrid:
         """The index saved in ``data``, same ids; ``ValueError`` if not a UniformGrid's."""
 
+@final
 class LooseGrid(DynamicIndex):
-    def __init__(
-        self, world: World, cell_size: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
-    ) -> None: ...
+    def __new__(
+        cls, world: _World, cell_size: float | None = None, *, sample: _ArrayLike | None = None, dtype: _DType = None
+    ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> LooseGrid:
         """The index saved in ``data``, same ids; ``ValueError`` if not a LooseGrid's."""
 
+@final
 class PointGrid(DynamicIndex):
-    def __init__(
-        self,
-        world: World,
+    def __new__(
+        cls,
+        world: _World,
         max_half_extent: float | None = None,
         *,
-        sample: ArrayLike | None = None,
-        dtype: DType = None,
-    ) -> None: ...
+        sample: _ArrayLike | None = None,
+        dtype: _DType = None,
+    ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> PointGrid:
         """The index saved in ``data``, same ids; ``ValueError`` if not a PointGrid's."""
 
+@final
 class HierarchicalGrid(DynamicIndex):
-    def __init__(
-        self, world: World, finest_cell: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
-    ) -> None: ...
+    def __new__(
+        cls, world: _World, finest_cell: float | None = None, *, sample: _ArrayLike | None = None, dtype: _DType = None
+    ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> HierarchicalGrid:
         """The index saved in ``data``, same ids; ``ValueError`` if not a HierarchicalGrid's."""
 
+@final
 class Quadtree(DynamicIndex):
-    def __init__(
-        self, world: World, element_size: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
-    ) -> None: ...
+    def __new__(
+        cls, world: _World, element_size: float | None = None, *, sample: _ArrayLike | None = None, dtype: _DType = None
+    ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> Quadtree:
         """The index saved in ``data``, same ids; ``ValueError`` if not a Quadtree's."""
 
+@final
 class LooseQuadtree(DynamicIndex):
-    def __init__(
-        self, world: World, element_size: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
-    ) -> None: ...
+    def __new__(
+        cls, world: _World, element_size: float | None = None, *, sample: _ArrayLike | None = None, dtype: _DType = None
+    ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> LooseQuadtree:
         """The index saved in ``data``, same ids; ``ValueError`` if not a LooseQuadtree's."""
 
+@final
 class MxCifQuadtree(DynamicIndex):
-    def __init__(
-        self, world: World, element_size: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
-    ) -> None: ...
+    def __new__(
+        cls, world: _World, element_size: float | None = None, *, sample: _ArrayLike | None = None, dtype: _DType = None
+    ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> MxCifQuadtree:
         """The index saved in ``data``, same ids; ``ValueError`` if not a MxCifQuadtree's."""
 
+@final
 class Layered(DynamicIndex):
-    def __init__(
-        self, world: World, threshold: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
-    ) -> None: ...
+    def __new__(
+        cls, world: _World, threshold: float | None = None, *, sample: _ArrayLike | None = None, dtype: _DType = None
+    ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> Layered:
         """The index saved in ``data``, same ids; ``ValueError`` if not a Layered's."""
 
+@final
 class SweepGrid(DynamicIndex):
     """A sweep grid: boxes in horizontal bands by their bottom, sorted by their left side
     inside each band; the fastest structure for hundreds of thousands to millions of moving
@@ -284,14 +298,14 @@ class SweepGrid(DynamicIndex):
     0
     """
 
-    def __init__(
-        self, world: World, band_height: float | None = None, *, sample: ArrayLike | None = None, dtype: DType = None
-    ) -> None: ...
+    def __new__(
+        cls, world: _World, band_height: float | None = None, *, sample: _ArrayLike | None = None, dtype: _DType = None
+    ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> SweepGrid:
         """The index saved in ``data``, same ids; ``ValueError`` if not a SweepGrid's."""
 
-def pairs(boxes: ArrayLike, workers: int = 1) -> npt.NDArray[np.int64]:
+def pairs(boxes: _ArrayLike, workers: int = 1) -> npt.NDArray[np.int64]:
     """Every intersecting pair of an ``(n, 4)`` array of boxes (``min_x, min_y, max_x,
     max_y``, closed) as an ``(m, 2)`` int64 array of row indices ``i < j``, sorted by ``i``
     then ``j``; the same on any number of ``workers`` (threads; -1: every core). float32
