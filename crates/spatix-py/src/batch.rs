@@ -433,11 +433,31 @@ where
     T: Send,
     F: Fn(usize, &mut Vec<T>) + Sync,
 {
+    per_query_with(m, workers, || (), |q, (), found| one(q, found))
+}
+
+/// [`per_query`] with scratch state: `one(q, scratch, found)`, each block of queries with the
+/// `scratch` that `init` makes for it (a search's workspace, kept from query to query).
+///
+/// # Errors
+/// The message when the threads cannot start.
+pub(crate) fn per_query_with<W, T, I, F>(
+    m: usize,
+    workers: Workers,
+    init: I,
+    one: F,
+) -> Result<(Vec<usize>, Vec<T>), String>
+where
+    T: Send,
+    I: Fn() -> W + Sync,
+    F: Fn(usize, &mut W, &mut Vec<T>) + Sync,
+{
     let run = |queries: Range<usize>| {
+        let mut scratch = init();
         let mut ends = Vec::with_capacity(queries.len());
         let mut found = Vec::new();
         for q in queries {
-            one(q, &mut found);
+            one(q, &mut scratch, &mut found);
             ends.push(found.len());
         }
         (ends, found)

@@ -473,15 +473,16 @@ impl DynamicIndex {
     /// shapely's ``STRtree.query_nearest`` returns them (``PackedIndex.query_nearest``
     /// describes the arguments): the ``(2, n)`` array of point indices and ids, and the
     /// distances with ``return_distance``.
-    #[pyo3(signature = (geometry, max_distance = None, return_distance = false))]
+    #[pyo3(signature = (geometry, max_distance = None, return_distance = false, workers = 1))]
     fn query_nearest<'py>(
         &self,
         geometry: &Bound<'py, PyAny>,
         max_distance: Option<f64>,
         return_distance: bool,
+        workers: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
         dispatch!(&self.engine, engine: S => {
-            shapely::query_nearest::<S>(geometry, max_distance, return_distance, |p, ws, out| {
+            shapely::query_nearest::<S>(geometry, max_distance, return_distance, workers, |p, ws, out| {
                 engine.nearest_ties(p, ws, out)
             })
         })

@@ -162,6 +162,8 @@ impl PyPackedIndex {
     ///     Leave out points whose nearest box is farther.
     /// return_distance : bool, default False
     ///     Also return the distances.
+    /// workers : int, default 1
+    ///     Threads to spread the points over; -1 for every core.
     ///
     /// Returns
     /// -------
@@ -177,15 +179,16 @@ impl PyPackedIndex {
     /// >>> index.query_nearest([[2.0, 0.5], [0.5, 3.0]], return_distance=True)
     /// (array([[0, 0, 1],
     ///        [0, 1, 0]]), array([1., 1., 2.]))
-    #[pyo3(signature = (geometry, max_distance = None, return_distance = false))]
+    #[pyo3(signature = (geometry, max_distance = None, return_distance = false, workers = 1))]
     fn query_nearest<'py>(
         &self,
         geometry: &Bound<'py, PyAny>,
         max_distance: Option<f64>,
         return_distance: bool,
+        workers: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
         dispatch!(&self.index, index: S => {
-            shapely::query_nearest::<S>(geometry, max_distance, return_distance, |p, ws, out| {
+            shapely::query_nearest::<S>(geometry, max_distance, return_distance, workers, |p, ws, out| {
                 shapely::nearest_ties(index, p, ws, position, out)
             })
         })

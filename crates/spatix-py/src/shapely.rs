@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use spatix::{Aabb, Handle, Point, Scalar, SpatialQuery, Workspace};
 
 use crate::array::{Coord, Rows, bad_row, boxes, first_bad_box, vec1, vec2};
-use crate::batch::{Workers, pool_error};
+use crate::batch::{self, Workers, pool_error};
 
 /// A spatial predicate of shapely's `STRtree.query`, `predicate(geometry, tree_box)`, on
 /// closed boxes taken as the geometries they are (a rectangle, an axis-aligned segment or a
@@ -324,6 +324,7 @@ pub(crate) fn query_nearest<'py, S>(
     geometry: &Bound<'py, PyAny>,
     max_distance: Option<f64>,
     return_distance: bool,
+    workers: i64,
     ties: impl Fn(Point<S>, &mut Workspace<S>, &mut Vec<i64>) -> Option<S> + Sync,
 ) -> PyResult<Bound<'py, PyAny>>
 where
@@ -335,34 +336,41 @@ where
             "max_distance must be a number of at least 0, got {d}"
         )));
     }
+    let workers = Workers::new(workers)?;
     let geoms = Geometries::<S>::read(geometry)?;
     geoms.points_only("query_nearest")?;
-    let (queries, found, distances) = py.detach(|| {
-        let mut workspace = Workspace::new();
-        let (mut queries, mut found, mut distances) = (Vec::new(), Vec::new(), Vec::new());
-        let mut tied = Vec::new();
-        for q in (0..geoms.len()).filter(|&q| !geoms.empty[q]) {
-            let p = Point::new(geoms.flat[4 * q], geoms.flat[4 * q + 1]);
-            let Some(least) = ties(p, &mut workspace, &mut tied) else {
-                continue;
-            };
-            if max_distance.is_some_and(|m| least.to_f64() > m) {
-                continue;
-            }
-            tied.sort_unstable();
-            for &t in &tied {
-                queries.push(q as i64);
-                found.push(t);
-                distances.push(least.to_f64());
-            }
-        }
-        (queries, found, distances)
-    });
+    let (offsets, found) = py
+        .detach(|| {
+            batch::per_query_with(
+                geoms.len(),
+                workers,
+                || (Workspace::new(), Vec::new()),
+                |q, (workspace, tied), found: &mut Vec<(i64, f64)>| {
+                    if geoms.empty[q] {
+                        return;
+                    }
+                    let p = Point::new(geoms.flat[4 * q], geoms.flat[4 * q + 1]);
+                    let Some(least) = ties(p, workspace, tied) else {
+                        return;
+                    };
+                    if max_distance.is_some_and(|m| least.to_f64() > m) {
+                        return;
+                    }
+                    tied.sort_unstable();
+                    found.extend(tied.iter().map(|&t| (t, least.to_f64())));
+                },
+            )
+        })
+        .map_err(pool_error)?;
     let n = found.len();
-    let mut both = queries;
-    both.extend(found);
+    let mut both = Vec::with_capacity(2 * n);
+    for (q, w) in offsets.windows(2).enumerate() {
+        both.extend(std::iter::repeat_n(q as i64, w[1] - w[0]));
+    }
+    both.extend(found.iter().map(|&(t, _)| t));
     let indices = vec2(py, both, 2, n, false)?;
     if return_distance {
+        let distances = found.into_iter().map(|(_, d)| d).collect();
         Ok((indices, vec1(py, distances)).into_pyobject(py)?.into_any())
     } else {
         Ok(indices)

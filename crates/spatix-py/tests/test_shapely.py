@@ -130,6 +130,9 @@ def test_query_nearest_is_shapelys(shapely, dtype):
             for q, i in zip(*pos):
                 assert point_box_distance(boxes, points[q]).min() == pytest.approx(point_box_distance(boxes[i : i + 1], points[q])[0])
             np.testing.assert_array_equal(index.query_nearest(points.astype(dtype), max_distance=max_distance), got)
+            both, d2 = index.query_nearest(points.astype(dtype), max_distance=max_distance, return_distance=True, workers=2)
+            np.testing.assert_array_equal(both, got)
+            np.testing.assert_array_equal(d2, d)
 
 
 @pytest.mark.parametrize(

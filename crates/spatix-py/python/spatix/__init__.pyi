@@ -116,7 +116,11 @@ class PackedIndex:
         that distance of each point. Geometries: ``(m, 4)`` boxes, ``(m, 2)`` points, one
         ``(4,)`` box or ``(2,)`` point, or shapely geometries (by their bounds)."""
     def query_nearest(
-        self, geometry: Any, max_distance: Optional[float] = None, return_distance: bool = False
+        self,
+        geometry: Any,
+        max_distance: Optional[float] = None,
+        return_distance: bool = False,
+        workers: int = 1,
     ) -> Union[_Ids, tuple[_Ids, npt.NDArray[np.float64]]]:
         """shapely's ``STRtree.query_nearest``: ``(2, n)`` point and box indices of every
         nearest box of each point (all ties), and the distances with ``return_distance``."""
@@ -167,7 +171,11 @@ class DynamicIndex:
         """shapely's ``STRtree.query``: ``(2, n)`` geometry indices and ids (ids alone for one
         geometry), as ``PackedIndex.query``."""
     def query_nearest(
-        self, geometry: Any, max_distance: Optional[float] = None, return_distance: bool = False
+        self,
+        geometry: Any,
+        max_distance: Optional[float] = None,
+        return_distance: bool = False,
+        workers: int = 1,
     ) -> Union[_Ids, tuple[_Ids, npt.NDArray[np.float64]]]:
         """shapely's ``STRtree.query_nearest``: ``(2, n)`` point indices and ids of every
         nearest element of each point (all ties), as ``PackedIndex.query_nearest``."""
