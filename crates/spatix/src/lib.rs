@@ -53,54 +53,44 @@
 //!   `par_with_config`).
 #![deny(missing_docs)]
 
-mod brute;
+mod base;
 mod bytes;
+mod contract;
 mod error;
 mod geom;
 mod grid;
-mod handle;
-mod index;
 mod kdtree;
 mod layered;
-mod loose_quadtree;
-mod mxcif;
-mod nearest;
 mod packed;
 #[cfg(feature = "rayon")]
 mod par;
-mod pool;
-mod prefetch;
-mod quadtree;
-mod ray;
-mod slots;
-mod stack;
+mod search;
 mod sweep;
 #[cfg(test)]
 mod test_util;
 mod tree;
-mod workspace;
 
-pub use brute::BruteForce;
+pub use base::handle::Handle;
+pub use base::slots::{Item, Iter};
 pub use bytes::{ByteForm, ByteHeader, ByteValue};
+pub use contract::brute::BruteForce;
+pub use contract::{SpatialIndex, SpatialQuery, StaticIndex};
 pub use error::Error;
 pub use geom::{Aabb, Point, Scalar};
 pub use grid::{HierarchicalGrid, LooseGrid, LooseGridConfig, PointGrid, UniformGrid};
-pub use handle::Handle;
-pub use index::{SpatialIndex, SpatialQuery, StaticIndex};
 pub use kdtree::{KdTree, KdTreeConfig, SplitRule};
 pub use layered::Layered;
-pub use loose_quadtree::{LooseNode, LooseQuadtree};
-pub use mxcif::MxCifQuadtree;
-pub use nearest::Neighbor;
 pub use packed::{PackedConfig, PackedIndex};
 #[cfg(feature = "rayon")]
 pub use par::{BatchAnswers, BatchBuffers, PairBuffers, ParallelPairs, ParallelQuery};
-pub use quadtree::Quadtree;
-pub use ray::{Ray, RayHit};
-pub use slots::{Item, Iter};
+pub use search::nearest::Neighbor;
+pub use search::ray::{Ray, RayHit};
+pub use search::workspace::Workspace;
 pub use sweep::SweepGrid;
+pub use tree::loose::{LooseNode, LooseQuadtree};
+pub use tree::mxcif::MxCifQuadtree;
+pub use tree::quadtree::Quadtree;
 pub use tree::{NodeKind, TreeConfig};
-pub use workspace::Workspace;
 
 /// The two traits every user of spatix needs in scope: `use spatix::prelude::*;`.
 ///

@@ -4,7 +4,7 @@
 //! every live element again, in slot order, into the structure the configuration builds.
 
 use super::{Layout, Reader, TakeValues, Writer, corrupt};
-use crate::slots::Slots;
+use crate::base::slots::Slots;
 use crate::{Error, Scalar};
 
 /// What a dynamic structure over a [`Slots`] table provides for its byte form; [`Layout`]

@@ -3,7 +3,7 @@
 use super::metric::Magnitudes;
 use super::select::select;
 use super::{KdTree, KdTreeConfig, Shape, Split, SplitRule, Splits};
-use crate::handle::{NIL, next_salt};
+use crate::base::handle::{NIL, next_salt};
 use crate::{Aabb, Error, Point, Scalar};
 
 /// A point and its slot, as the build moves them together, padded to 16 bytes for `f32` (one

@@ -4,8 +4,8 @@
 
 use super::metric::Magnitudes;
 use super::{Cursor, KdTree, KdTreeConfig, Shape, Split, SplitRule, Splits};
+use crate::base::handle::NIL;
 use crate::bytes::{Layout, Reader, TakeValues, Writer, byte_form, corrupt};
-use crate::handle::NIL;
 use crate::{Error, Scalar};
 
 /// A check's failure on loaded bytes, as the corruption it is.

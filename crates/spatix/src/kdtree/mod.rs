@@ -16,7 +16,7 @@ use core::ops::ControlFlow;
 
 use self::metric::Magnitudes;
 use self::splits::Splits;
-use crate::slots::Iter;
+use crate::base::slots::Iter;
 use crate::{Aabb, Error, Handle, Item, Point, Scalar};
 
 /// How a node of a [`KdTree`] chooses the axis it splits.
@@ -391,4 +391,4 @@ impl<S: Scalar, T> KdTree<S, T> {
     }
 }
 
-crate::index::delegate_query!(KdTree, own, within);
+crate::contract::delegate_query!(KdTree, own, within);

@@ -3,7 +3,7 @@
 use core::ops::ControlFlow;
 
 use super::{Cursor, KdTree, MAX_PENDING, coord, everywhere};
-use crate::stack::ArrayStack;
+use crate::base::stack::ArrayStack;
 use crate::{Aabb, Item, Point, Scalar};
 
 /// A subtree waiting in the pair pass, with the region its splits bound it to (infinite

@@ -4,12 +4,12 @@ use core::ops::{ControlFlow, Range};
 
 use super::metric::{Magnitudes, Metric, Scaled, Squared};
 use super::{Cursor, KdTree, MAX_PENDING, Split, coord};
-use crate::index::{Cast, Hits, Nearest};
-use crate::nearest::{Pending, Search};
-use crate::prefetch::prefetch;
-use crate::ray::{RaySearch, cast_tree};
-use crate::slots::Elements;
-use crate::stack::ArrayStack;
+use crate::base::prefetch::prefetch;
+use crate::base::slots::Elements;
+use crate::base::stack::ArrayStack;
+use crate::contract::{Cast, Hits, Nearest};
+use crate::search::nearest::{Pending, Search};
+use crate::search::ray::{RaySearch, cast_tree};
 use crate::{Aabb, Item, Neighbor, Point, Scalar};
 
 /// A subtree waiting in a rectangle query, with the region its points lie in.

@@ -2,7 +2,7 @@
 
 use super::metric::Magnitudes;
 use super::{Cursor, KdTree, MAX_PENDING, Shape, coord, everywhere};
-use crate::stack::ArrayStack;
+use crate::base::stack::ArrayStack;
 use crate::{Aabb, Error, Scalar};
 
 fn violated<R>(why: String) -> Result<R, Error> {

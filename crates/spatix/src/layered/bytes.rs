@@ -5,8 +5,8 @@
 //! names its element as before; the whole index is checked before it is handed out.
 
 use super::{Layered, Part, Route};
+use crate::base::slots::Slots;
 use crate::bytes::{Layout, Reader, TakeValues, Writer, byte_form, corrupt, read_part, write_part};
-use crate::slots::Slots;
 use crate::{Error, Handle, Scalar, SpatialIndex, StaticIndex};
 
 byte_form!(impl[S: Scalar, T, A, L, St] Layered<S, T, A, L, St>);

@@ -1,8 +1,8 @@
 //! Three sets as one index: common-size agents, oversized agents and static
 //! scenery, each in the structure that suits it, behind one handle space.
 
+use crate::base::slots::Slots;
 use crate::grid::lattice::within_quarter;
-use crate::slots::Slots;
 use crate::{
     Aabb, Error, Handle, Item, LooseGrid, PackedIndex, PointGrid, Scalar, SpatialIndex, StaticIndex,
 };
@@ -383,7 +383,7 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
     }
 }
 
-crate::index::dynamic_index!(
+crate::contract::dynamic_index!(
     impl[A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>]
     Layered<S, T, A, L, St>,
     slots {

@@ -5,8 +5,8 @@
 use core::ops::ControlFlow;
 
 use super::Layered;
-use crate::index::{Cast, Hits, Nearest};
-use crate::nearest::Search;
+use crate::contract::{Cast, Hits, Nearest};
+use crate::search::nearest::Search;
 use crate::{Aabb, Item, Neighbor, Point, Scalar, SpatialIndex, SpatialQuery, StaticIndex};
 
 impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>

@@ -6,9 +6,9 @@
 use rayon::prelude::*;
 
 use super::{PackedConfig, PackedIndex};
+use crate::base::handle::NIL;
+use crate::base::slots::StaticSlots;
 use crate::geom::bulk_range;
-use crate::handle::NIL;
-use crate::slots::StaticSlots;
 use crate::{Aabb, Error, Scalar};
 
 /// Cells per axis of the grid the curve is drawn on, less one.

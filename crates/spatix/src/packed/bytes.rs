@@ -6,8 +6,8 @@
 
 use super::build::Curve;
 use super::{MAX_LEVELS, PackedConfig, PackedIndex};
+use crate::base::slots::StaticSlots;
 use crate::bytes::{Layout, Reader, TakeValues, Writer, byte_form, corrupt};
-use crate::slots::StaticSlots;
 use crate::{Aabb, Error, Scalar};
 
 byte_form!(PackedIndex);

@@ -10,7 +10,7 @@ mod query;
 mod tests;
 mod validate;
 
-use crate::slots::StaticSlots;
+use crate::base::slots::StaticSlots;
 use crate::{Aabb, Error, Handle, Scalar, StaticIndex};
 
 use build::Curve;
@@ -406,7 +406,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
     }
 }
 
-crate::index::delegate_query!(PackedIndex, elements);
+crate::contract::delegate_query!(PackedIndex, elements);
 
 /// A new index built from `items` with the same [`PackedConfig`].
 impl<S: Scalar, T> StaticIndex<S, T> for PackedIndex<S, T> {

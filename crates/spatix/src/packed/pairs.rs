@@ -3,7 +3,7 @@
 use core::ops::ControlFlow;
 
 use super::{PackedIndex, bits, overlapping};
-use crate::slots::Elements;
+use crate::base::slots::Elements;
 use crate::{Item, Scalar};
 
 impl<S: Scalar, T> PackedIndex<S, T> {
@@ -123,3 +123,8 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for PackedIndex<S, T> {
         self.pairs_of(*part, visit)
     }
 }
+
+/// Static: nothing to update ([`ParallelPairs::par_update_all`](crate::ParallelPairs::par_update_all)
+/// needs [`SpatialIndex`](crate::SpatialIndex)).
+#[cfg(feature = "rayon")]
+impl<S: Scalar, T> crate::par::UpdateParts<S, T> for PackedIndex<S, T> {}

@@ -3,11 +3,11 @@
 use core::ops::ControlFlow;
 
 use super::{MAX_LEVELS, PackedIndex, bits, overlapping};
-use crate::index::{Cast, Hits, Nearest};
-use crate::nearest::Pending;
-use crate::ray::{RaySearch, cast_tree};
-use crate::slots::Elements;
-use crate::stack::ArrayStack;
+use crate::base::slots::Elements;
+use crate::base::stack::ArrayStack;
+use crate::contract::{Cast, Hits, Nearest};
+use crate::search::nearest::Pending;
+use crate::search::ray::{RaySearch, cast_tree};
 use crate::{Aabb, Item, Neighbor, Scalar};
 
 /// Children of one node still to visit: those at `first + i` of `level` for each bit `i`

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use super::build::{CHUNK, par_order};
 use super::build::{Counts, Curve, Keys, hilbert};
 use super::{PackedConfig, PackedIndex};
-use crate::slots::StaticSlots;
+use crate::base::slots::StaticSlots;
 use crate::test_util::{found, pairs};
 use crate::{
     Aabb, BruteForce, ByteForm, ByteValue, Error, Handle, Point, Quadtree, Ray, Scalar,

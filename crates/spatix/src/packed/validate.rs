@@ -27,7 +27,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
 
     /// Checks the curve's parameters, the level sizes and that every node's box is exactly
     /// the union of its children's: the self-check but for the element store's own (which
-    /// [`StaticSlots::from_parts`](crate::slots::StaticSlots::from_parts) makes when loading).
+    /// [`StaticSlots::from_parts`](crate::base::slots::StaticSlots::from_parts) makes when loading).
     /// What is wrong, if something is.
     pub(super) fn check_tree(&self) -> Result<(), String> {
         if !self.curve.is_valid() {

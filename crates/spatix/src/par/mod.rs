@@ -1,10 +1,13 @@
-//! The parallel layer (feature `rayon`): pair finding and the bulk update, written once over
-//! each structure's split of its pair pass ([`PairParts`], implemented in its `pairs.rs`), and
-//! batch queries, written once over the per-query methods (`batch.rs`).
+//! The parallel layer (feature `rayon`): pair finding, written once over each structure's
+//! split of its pair pass ([`PairParts`], implemented in its `pairs.rs`); the bulk update,
+//! over each structure's parallel frame pass ([`UpdateParts`], in its `mutate.rs`,
+//! `update.rs` here); and batch queries, written once over the per-query methods (`batch.rs`).
 
 mod batch;
+mod update;
 
 pub use batch::{BatchAnswers, BatchBuffers, ParallelQuery};
+pub(crate) use update::UpdateParts;
 
 use core::any::Any;
 use core::fmt;
@@ -41,17 +44,6 @@ pub(crate) trait PairParts<S: Scalar, T>: SpatialQuery<S, T> {
     fn pairs_of_part<F>(&self, part: &Self::Part, visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>;
-
-    /// [`ParallelPairs::par_update_all`]: [`SpatialIndex::update_all`] on the calling thread
-    /// unless the structure walks its storage in parallel parts.
-    fn update_in_parts<F>(&mut self, f: F) -> Result<(), Error>
-    where
-        Self: SpatialIndex<S, T>,
-        F: Fn(Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
-        T: Send,
-    {
-        self.update_all(f)
-    }
 }
 
 /// `0..count` cut into at most `parts` consecutive ranges of about equal length (rows of a
@@ -436,8 +428,8 @@ pub trait ParallelPairs<S: Scalar, T: Sync>: SpatialQuery<S, T> + Sync {
         T: Send;
 }
 
-/// The one implementation, over each structure's `PairParts`.
-impl<S: Scalar, T: Sync, I: PairParts<S, T> + Sync> ParallelPairs<S, T> for I {
+/// The one implementation, over each structure's `PairParts` (and `UpdateParts`).
+impl<S: Scalar, T: Sync, I: PairParts<S, T> + UpdateParts<S, T> + Sync> ParallelPairs<S, T> for I {
     fn par_for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
     where
         F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,

@@ -3,9 +3,9 @@
 //! element in its band again, in slot order, and lays the bands out.
 
 use super::SweepGrid;
+use crate::base::handle::NIL;
+use crate::base::slots::{Slots, write_section};
 use crate::bytes::{Layout, Reader, TakeValues, Writer, byte_form, corrupt};
-use crate::handle::NIL;
-use crate::slots::{Slots, write_section};
 use crate::{Error, Scalar};
 
 byte_form!(SweepGrid);

@@ -2,8 +2,8 @@
 //! keeping a band sorted after a box changed, laying everything out again with fresh gaps,
 //! and the bands' reach and width.
 
-use super::{Band, Rows, SweepGrid, gap};
-use crate::handle::NIL;
+use super::{Band, Rows, SweepGrid, gap_box};
+use crate::base::handle::NIL;
 use crate::{Aabb, Scalar};
 
 /// A layout leaves one gap per this many elements of a band (and at least one per band).
@@ -313,7 +313,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             .map(|b| self.new_size(b, crowded, every))
             .sum::<usize>();
         if self.owners.len() < total {
-            self.boxes.resize(total, gap(-S::INFINITY));
+            self.boxes.resize(total, gap_box(-S::INFINITY));
             self.values.resize_with(total, || None);
             self.owners.resize(total, NIL);
         }
@@ -340,7 +340,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                 let q = start + i + i * gaps / live;
                 let key = self.boxes[s + i].min.x;
                 for g in q + 1..above {
-                    self.boxes[g] = gap(key);
+                    self.boxes[g] = gap_box(key);
                     self.owners[g] = NIL;
                 }
                 if q != s + i {
@@ -351,7 +351,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                 above = q;
             }
             for g in start..above {
-                self.boxes[g] = gap(-S::INFINITY);
+                self.boxes[g] = gap_box(-S::INFINITY);
                 self.owners[g] = NIL;
             }
             self.starts[b + 1] = end as u32;

@@ -2,9 +2,9 @@
 //! band by band, sorted by the left of their box inside each band, so that a frame (move every
 //! element, find every pair) streams through memory in one order.
 
+use crate::base::handle::{NIL, next_salt};
+use crate::base::slots::Elements;
 use crate::grid::lattice::{auto_world, bulk_extent, extent_of};
-use crate::handle::{NIL, next_salt};
-use crate::slots::Elements;
 use crate::{Aabb, Error, Handle, Item, Iter, Point, Scalar};
 
 mod bytes;
@@ -81,7 +81,7 @@ struct Mover<S, T> {
 /// in the band's order, and a box that intersects nothing (so the pair sweep and the queries
 /// pass over it without a test of their own).
 #[inline]
-fn gap<S: Scalar>(key: S) -> Aabb<S> {
+fn gap_box<S: Scalar>(key: S) -> Aabb<S> {
     Aabb {
         min: Point::new(key, S::INFINITY),
         max: Point::new(-S::INFINITY, -S::INFINITY),
@@ -183,7 +183,7 @@ pub struct SweepGrid<S, T> {
     starts: Vec<u32>,
     /// The largest `reach` of any band (an upper bound).
     max_reach: u32,
-    /// By position: the element's box, or a [`gap`].
+    /// By position: the element's box, or a [`gap_box`].
     boxes: Vec<Aabb<S>>,
     /// By position: the element's value (`None` in a gap).
     values: Vec<Option<T>>,
@@ -556,7 +556,7 @@ impl<S: Scalar, T> Elements<S, T> for SweepGrid<S, T> {
     }
 }
 
-crate::index::dynamic_index!(SweepGrid, own {
+crate::contract::dynamic_index!(SweepGrid, own {
     /// Walks the bands in storage order: an element that stays in its band is written in
     /// place and moved left past the elements it overtook; one that changes band is placed in
     /// its new band once that band has been walked. Measures every band's reach and width on

@@ -2,8 +2,8 @@
 //! the bulk constructors.
 
 use super::layout::{GAP_EVERY, Span, cover};
-use super::{Band, Mover, SweepGrid, auto_layout, gap};
-use crate::handle::NIL;
+use super::{Band, Mover, SweepGrid, auto_layout, gap_box};
+use crate::base::handle::NIL;
 use crate::{Aabb, Error, Handle, Scalar};
 
 impl<S: Scalar, T> SweepGrid<S, T> {
@@ -47,7 +47,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     fn vacate(&mut self, p: usize) -> T {
         let old = self.boxes[p];
         self.uncover(self.band_of(old.min.y), &old);
-        self.boxes[p] = gap(old.min.x);
+        self.boxes[p] = gap_box(old.min.x);
         self.owners[p] = NIL;
         self.values[p].take().expect("live positions hold a value")
     }
@@ -438,7 +438,7 @@ fn walk<S: Scalar, T, P: FnMut(u32, usize)>(
                 span.boxes[p] = new;
                 span.sift_left(range.start, p);
             } else {
-                span.boxes[p] = gap(left_key);
+                span.boxes[p] = gap_box(left_key);
                 span.owners[p] = NIL;
                 let value = span.values[p].take().expect("live positions hold a value");
                 let mover = Mover {
@@ -600,5 +600,19 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         }
         self.max_reach = self.bands.iter().map(|b| b.reach).max().unwrap_or(0);
         Ok(())
+    }
+}
+
+/// The frame update in parallel parts ([`ParallelPairs::par_update_all`](crate::ParallelPairs::par_update_all)).
+#[cfg(feature = "rayon")]
+impl<S: Scalar, T> crate::par::UpdateParts<S, T> for SweepGrid<S, T> {
+    /// The bands cut into runs, as for the pair pass, walked in parallel; the few elements
+    /// that leave their run are placed afterwards.
+    fn update_in_parts<F>(&mut self, f: F) -> Result<(), crate::Error>
+    where
+        F: Fn(crate::Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
+        T: Send,
+    {
+        self.par_update_all_impl(f)
     }
 }

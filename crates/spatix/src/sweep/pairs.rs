@@ -6,10 +6,10 @@
 use core::ops::ControlFlow;
 
 use super::SweepGrid;
-use crate::handle::NIL;
+use crate::base::handle::NIL;
 use crate::{Aabb, Item, Scalar};
 
-/// Whether two boxes known to overlap along `x` overlap along `y` (a [`gap`](super::gap)
+/// Whether two boxes known to overlap along `x` overlap along `y` (a [`gap_box`](super::gap_box)
 /// overlaps nothing: its `min.y` is infinite and its `max.y` minus infinity).
 #[inline(always)]
 fn meet_y<S: Scalar>(a: &Aabb<S>, b: &Aabb<S>) -> bool {
@@ -40,7 +40,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
-        let mut hits = Hits::new();
+        let mut hits = PendingHits::new();
         for b in bands {
             let range = self.range(b);
             self.sweep_within(range.start, range.end, &mut hits, visit)?;
@@ -60,7 +60,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// that may overlap it along `x` (found as a query would). Sweeping whole bands against
     /// each other instead would walk every band a tall element reaches, for each band that
     /// holds one.
-    fn pairs_of_tall<F>(&self, b: usize, hits: &mut Hits, visit: &mut F) -> ControlFlow<()>
+    fn pairs_of_tall<F>(&self, b: usize, hits: &mut PendingHits, visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
@@ -93,7 +93,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         &self,
         start: usize,
         end: usize,
-        hits: &mut Hits,
+        hits: &mut PendingHits,
         visit: &mut F,
     ) -> ControlFlow<()>
     where
@@ -114,7 +114,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         &self,
         lower: core::ops::Range<usize>,
         upper: core::ops::Range<usize>,
-        hits: &mut Hits,
+        hits: &mut PendingHits,
         visit: &mut F,
     ) -> ControlFlow<()>
     where
@@ -146,7 +146,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         at: usize,
         from: usize,
         end: usize,
-        hits: &mut Hits,
+        hits: &mut PendingHits,
         visit: &mut F,
     ) -> ControlFlow<()>
     where
@@ -183,14 +183,14 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     }
 }
 
-/// Hits found but not yet reported (positions), so that the tests record them without a
+/// PendingHits found but not yet reported (positions), so that the tests record them without a
 /// branch, and their elements are looked up together.
-struct Hits {
+struct PendingHits {
     pending: [(u32, u32); PENDING],
     len: usize,
 }
 
-impl Hits {
+impl PendingHits {
     fn new() -> Self {
         Self {
             pending: [(0, 0); PENDING],
@@ -255,16 +255,6 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for SweepGrid<S, T> {
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
         self.pairs_of_bands(run.clone(), visit)
-    }
-
-    /// The bands cut into runs, as for the pair pass, walked in parallel; the few elements
-    /// that leave their run are placed afterwards.
-    fn update_in_parts<F>(&mut self, f: F) -> Result<(), crate::Error>
-    where
-        F: Fn(crate::Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
-        T: Send,
-    {
-        self.par_update_all_impl(f)
     }
 }
 

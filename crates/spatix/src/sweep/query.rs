@@ -6,10 +6,10 @@
 use core::ops::ControlFlow;
 
 use super::SweepGrid;
-use crate::handle::NIL;
-use crate::index::{Cast, Hits, Nearest};
-use crate::nearest::{Pending, Search};
-use crate::ray::{RaySearch, cast_tree};
+use crate::base::handle::NIL;
+use crate::contract::{Cast, Hits, Nearest};
+use crate::search::nearest::{Pending, Search};
+use crate::search::ray::{RaySearch, cast_tree};
 use crate::{Aabb, Handle, Item, Neighbor, Point, Scalar};
 
 impl<S: Scalar, T> SweepGrid<S, T> {
@@ -88,7 +88,8 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             let (mut up_done, mut down_done) = (false, home == 0);
             while !((up_done && down_done) || search.has_all(self.len)) {
                 if !up_done {
-                    if up >= count || (up > home && gap(point.y, self.floor_y(up)) > search.bound())
+                    if up >= count
+                        || (up > home && gap_key(point.y, self.floor_y(up)) > search.bound())
                     {
                         up_done = true;
                     } else {
@@ -99,10 +100,10 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                 if !down_done {
                     let c = down - 1;
                     let top = |reach: u32| self.ceil_y(c + reach as usize);
-                    if gap(top(self.max_reach), point.y) > search.bound() {
+                    if gap_key(top(self.max_reach), point.y) > search.bound() {
                         down_done = true;
                     } else {
-                        if gap(top(self.bands[c].reach), point.y) <= search.bound() {
+                        if gap_key(top(self.bands[c].reach), point.y) <= search.bound() {
                             self.nearest_in(c, point, &mut search);
                         }
                         down = c;
@@ -122,7 +123,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         let split = range.start + boxes.partition_point(|e| e.min.x < point.x);
         for p in split..range.end {
             let e = &self.boxes[p];
-            if gap(point.x, e.min.x) > search.bound() {
+            if gap_key(point.x, e.min.x) > search.bound() {
                 break;
             }
             if self.owners[p] != NIL {
@@ -136,7 +137,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         for p in (range.start..split).rev() {
             let e = &self.boxes[p];
             let reach = e.min.x + w + (point.x.abs_s() + e.min.x.abs_s() + w) * S::RELATIVE_SLACK;
-            if gap(reach, point.x) > search.bound() {
+            if gap_key(reach, point.x) > search.bound() {
                 break;
             }
             if self.owners[p] != NIL {
@@ -208,7 +209,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
 /// from `from`. Taken from the coordinates themselves, clamped to the finite range, so that
 /// a difference beyond the type's maximum never reads as infinite.
 #[inline]
-fn gap<S: Scalar>(from: S, to: S) -> S {
+fn gap_key<S: Scalar>(from: S, to: S) -> S {
     if to <= from {
         return S::ZERO;
     }

@@ -2,7 +2,7 @@
 //! the positions.
 
 use super::SweepGrid;
-use crate::handle::NIL;
+use crate::base::handle::NIL;
 use crate::{Error, Scalar};
 
 /// An [`Error::InvariantViolated`] with a message.

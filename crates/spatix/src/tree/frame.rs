@@ -2,8 +2,8 @@
 //! and carried by traversals in a [`Frame`].
 
 use super::MAX_DEPTH;
-use crate::nearest::Pending;
-use crate::stack::ArrayStack;
+use crate::base::stack::ArrayStack;
+use crate::search::nearest::Pending;
 use crate::{Aabb, Point, Scalar};
 
 /// Sides of a node's box that lie on the world's border.

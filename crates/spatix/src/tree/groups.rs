@@ -2,8 +2,8 @@
 
 use super::{BRANCH, EMPTY_LEAF, Node, NodeStack};
 use crate::Error;
-use crate::handle::NIL;
-use crate::pool::ListPool;
+use crate::base::handle::NIL;
+use crate::base::pool::ListPool;
 
 /// Marks the nodes of a freed child group (its first node links to the next free group).
 pub(crate) const FREE: u32 = u32::MAX - 1;
@@ -17,7 +17,7 @@ pub(crate) fn take_group<N: Copy>(
     empty: N,
     next_free: impl Fn(&N) -> u32,
 ) -> u32 {
-    if *free != crate::handle::NIL {
+    if *free != crate::base::handle::NIL {
         let group = *free;
         let g = group as usize;
         *free = next_free(&nodes[g]);
@@ -45,7 +45,7 @@ pub(crate) fn check_free_groups(
     let groups = (n_nodes - 1) / 4;
     let mut free = 0;
     let mut g = head;
-    while g != crate::handle::NIL {
+    while g != crate::base::handle::NIL {
         let at = g as usize;
         free += 1;
         if free > groups || at == 0 || (at - 1) % 4 != 0 || at + 4 > n_nodes {

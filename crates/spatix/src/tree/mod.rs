@@ -9,6 +9,10 @@ mod groups;
 mod search;
 mod validate;
 
+pub(crate) mod loose;
+pub(crate) mod mxcif;
+pub(crate) mod quadtree;
+
 pub use config::TreeConfig;
 pub(crate) use config::{MAX_DEPTH, read_tree_config, write_tree_config};
 pub(crate) use frame::{Frame, MAX_PENDING, NodeStack, RIGHT, Stack, TOP};
@@ -16,7 +20,7 @@ pub(crate) use groups::{FREE, check_free_groups, compact_leaf_lists, release_gro
 pub(crate) use search::{cast_frames, nearest_in_frames};
 pub(crate) use validate::{check_tree, fail};
 
-use crate::handle::NIL;
+use crate::base::handle::NIL;
 use crate::{Aabb, Scalar};
 
 /// What [`Quadtree::traverse`](crate::Quadtree::traverse) says about a node.

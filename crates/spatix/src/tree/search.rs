@@ -3,9 +3,9 @@
 use core::ops::ControlFlow;
 
 use super::Frame;
-use crate::nearest::{Pending, Search};
-use crate::ray::{RaySearch, cast_tree};
-use crate::slots::Slots;
+use crate::base::slots::Slots;
+use crate::search::nearest::{Pending, Search};
+use crate::search::ray::{RaySearch, cast_tree};
 use crate::{Aabb, Item, Neighbor, Point, Ray, Scalar, Workspace};
 
 /// Best-first k-nearest search over a tree's frames: nodes come off a min-queue by the distance

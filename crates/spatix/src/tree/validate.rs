@@ -1,8 +1,8 @@
 //! The structural checks every quadtree shares.
 
 use super::{BRANCH, FREE, Frame, Node, TreeBase, check_free_groups};
-use crate::handle::NIL;
-use crate::pool::{Link, ListPool};
+use crate::base::handle::NIL;
+use crate::base::pool::{Link, ListPool};
 use crate::{Error, Scalar};
 
 /// An invariant violation, described.

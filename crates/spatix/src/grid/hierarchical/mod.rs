@@ -4,8 +4,8 @@
 
 use super::lattice::{Lattice, auto_world, extent_of, within_quarter};
 use super::leveled::{Level, Leveled, MAX_LEVELS, leveled_index};
+use crate::base::slots::Slots;
 use crate::bytes::{Reader, Refile, Writer};
-use crate::slots::Slots;
 use crate::{Aabb, Error, Handle, Scalar};
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 use core::ops::ControlFlow;
 
 use super::Lattice;
-use crate::ray::RaySearch;
-use crate::slots::Slots;
+use crate::base::slots::Slots;
+use crate::search::ray::RaySearch;
 use crate::{Aabb, Item, Point, Ray, Scalar, Workspace};
 
 impl<S: Scalar> Lattice<S> {

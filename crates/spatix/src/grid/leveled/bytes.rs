@@ -4,9 +4,9 @@
 //! element in the cell of its corner on the level of its size again.
 
 use super::{Level, Leveled, MAX_LEVELS};
+use crate::base::slots::Slots;
 use crate::bytes::{Reader, Writer, corrupt};
 use crate::grid::lattice::{Lattice, within_quarter};
-use crate::slots::Slots;
 use crate::{Error, Scalar};
 
 impl<S: Scalar, T> Leveled<S, T> {
@@ -59,8 +59,8 @@ impl<S: Scalar, T> Leveled<S, T> {
             .map(|&(level, _)| f64::from(self.levels[level].lattice.cols))
             .sum();
         r.allow(heads, "the rows of cells")?;
-        self.node_of = vec![crate::handle::NIL; slots.capacity()];
-        self.home = vec![crate::handle::NIL; slots.capacity()];
+        self.node_of = vec![crate::base::handle::NIL; slots.capacity()];
+        self.home = vec![crate::base::handle::NIL; slots.capacity()];
         self.slots = slots;
         for (slot, place) in places {
             let corner = self.slots.aabb(slot).min;

@@ -20,9 +20,9 @@
 
 use core::cmp::Ordering;
 
-use crate::handle::NIL;
-use crate::pool::{Link, ListPool};
-use crate::slots::Slots;
+use crate::base::handle::NIL;
+use crate::base::pool::{Link, ListPool};
+use crate::base::slots::Slots;
 use crate::{Aabb, Error, Point, Scalar};
 
 use super::lattice::{Lattice, bulk_extent, cell_for_count, extent_of, magnitude, within_quarter};
@@ -408,11 +408,11 @@ impl<S: Scalar, T> Leveled<S, T> {
 }
 
 /// Implements [`SpatialQuery`](crate::SpatialQuery) and [`SpatialIndex`](crate::SpatialIndex)
-/// (through [`dynamic_index!`](crate::index::dynamic_index)) and `ParallelPairs` for a
+/// (through [`dynamic_index!`](crate::contract::dynamic_index)) and `ParallelPairs` for a
 /// structure whose field `inner` is a [`Leveled`].
 macro_rules! leveled_index {
     ($structure:ident) => {
-        $crate::index::dynamic_index!($structure => inner, slots {
+        $crate::contract::dynamic_index!($structure => inner, slots {
             /// Releases the rows of cells left empty and, if any list changed since the last
             /// pack, lays the lists out in memory in level, row and cell order (O(entries), in
             /// place, no allocation), so that the next
@@ -438,7 +438,11 @@ macro_rules! leveled_index {
             {
                 self.inner.pairs_in_rows(*i, rows.clone(), visit)
             }
+        }
 
+        /// The frame update in parallel parts: [`Leveled::par_update_all`].
+        #[cfg(feature = "rayon")]
+        impl<S: Scalar, T> $crate::par::UpdateParts<S, T> for $structure<S, T> {
             fn update_in_parts<F>(&mut self, f: F) -> Result<(), $crate::Error>
             where
                 F: Fn($crate::Handle, &mut T, &$crate::Aabb<S>) -> $crate::Aabb<S> + Sync,

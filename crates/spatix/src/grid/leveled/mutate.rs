@@ -1,7 +1,7 @@
 //! Insert, remove and update.
 
 use super::{Level, Leveled, Place};
-use crate::handle::NIL;
+use crate::base::handle::NIL;
 use crate::{Aabb, Error, Handle, Point, Scalar};
 
 /// What `update` does with an element of cell `home` whose box moves from `old` to `new`.

@@ -13,7 +13,7 @@
 use core::ops::{ControlFlow, Range};
 
 use super::{Level, Leveled};
-use crate::handle::NIL;
+use crate::base::handle::NIL;
 use crate::{Item, Point, Scalar};
 
 /// Entries of a cell gathered on the stack at once; a more crowded cell is paired in blocks.
@@ -229,7 +229,7 @@ impl<S: Scalar, T> Leveled<S, T> {
     }
 
     /// [`ParallelPairs::par_update_all`](crate::ParallelPairs::par_update_all): in parallel
-    /// chunks of slots ([`Slots::par_update`](crate::slots::Slots::par_update)), each element
+    /// chunks of slots ([`Slots::par_update`](crate::base::slots::Slots::par_update)), each element
     /// that stays in its cell (or drifts within its level's `max_overhang`) is moved in place
     /// and the chunks' largest drifts per level are combined; then, on the calling thread,
     /// the rest are re-filed in slot order; last, in parallel, every list node takes its

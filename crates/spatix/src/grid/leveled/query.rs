@@ -6,8 +6,8 @@
 use core::ops::ControlFlow;
 
 use super::{Corner, Level, Leveled, MAX_LEVELS};
-use crate::handle::NIL;
-use crate::index::{Cast, Hits, Nearest};
+use crate::base::handle::NIL;
+use crate::contract::{Cast, Hits, Nearest};
 use crate::{Aabb, Item, Neighbor, Point, Scalar};
 
 use crate::grid::lattice::{RayWalk, Rings, settled};

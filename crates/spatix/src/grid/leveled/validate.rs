@@ -1,7 +1,7 @@
 //! The structural self-check.
 
 use super::{Level, Leveled, Place};
-use crate::handle::NIL;
+use crate::base::handle::NIL;
 use crate::{Error, Scalar};
 
 fn fail<R>(why: String) -> Result<R, Error> {

@@ -3,9 +3,9 @@
 //! leaves it), growing the cells' boxes and listing them in the tight grid.
 
 use super::{LooseGrid, LooseGridConfig};
+use crate::base::slots::Slots;
 use crate::bytes::{Reader, Refile, Writer, byte_form, corrupt};
 use crate::grid::lattice::Lattice;
-use crate::slots::Slots;
 use crate::{Error, Scalar};
 
 byte_form!(LooseGrid);

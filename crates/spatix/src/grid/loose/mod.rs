@@ -6,9 +6,9 @@
 use core::ops::ControlFlow;
 
 use super::lattice::{CellRange, Lattice, auto_cell, magnitude};
-use crate::handle::NIL;
-use crate::pool::ListPool;
-use crate::slots::Slots;
+use crate::base::handle::NIL;
+use crate::base::pool::ListPool;
+use crate::base::slots::Slots;
 use crate::{Aabb, Error, Item, Point, Scalar};
 use tight::Tight;
 
@@ -647,7 +647,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     }
 }
 
-crate::index::dynamic_index!(LooseGrid, slots {
+crate::contract::dynamic_index!(LooseGrid, slots {
     /// Re-files every element in the loose cell of its centre, shrinks every loose box to its
     /// elements (delisting it from the tight cells it no longer reaches), forgets the
     /// overhang, and, once enough elements changed cells, lays the element lists out in

@@ -1,8 +1,8 @@
 //! Insert, remove, update, and `maintain`'s re-filing and shrinking.
 
 use super::{LooseGrid, empty};
+use crate::base::handle::NIL;
 use crate::grid::lattice::Lattice;
-use crate::handle::NIL;
 use crate::{Aabb, Error, Handle, Scalar};
 
 /// `maintain` lays the element lists out in cell order once at least one element in this
@@ -188,5 +188,41 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             self.pack();
         }
         self.tight.pack_if_scattered();
+    }
+}
+
+/// The frame update in parallel parts ([`ParallelPairs::par_update_all`](crate::ParallelPairs::par_update_all)).
+#[cfg(feature = "rayon")]
+impl<S: Scalar, T> crate::par::UpdateParts<S, T> for LooseGrid<S, T> {
+    /// In parallel chunks of slots ([`Slots::par_update`](crate::base::slots::Slots::par_update)),
+    /// each element that takes `update`'s fast path is moved in place and the chunks' largest
+    /// overhangs are combined; then, on the calling thread, the rest grow their cells' boxes
+    /// in slot order; last, in parallel, every list node takes its element's new box.
+    fn update_in_parts<F>(&mut self, f: F) -> Result<(), crate::Error>
+    where
+        F: Fn(crate::Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
+        T: Send,
+    {
+        let (loose, limit, home) = (&self.loose, self.reach, &self.home[..]);
+        let (moved, overhang) = self.slots.par_update(
+            &f,
+            |slot, _, new, overhang: &mut S| {
+                let fast = super::mutate::fast_reach(loose, limit, home[slot as usize], new);
+                if let Some(reach) = fast {
+                    *overhang = overhang.max_s(reach);
+                }
+                Ok(fast.is_some())
+            },
+            self.overhang,
+            Scalar::max_s,
+        );
+        self.overhang = overhang;
+        for (slot, aabb) in moved.iter() {
+            self.update_impl(slot, aabb)?;
+        }
+        let boxes = self.slots.boxes();
+        self.elements
+            .par_set_data(|slot| boxes.get(slot as usize).copied());
+        self.slots.moved_applied(moved)
     }
 }

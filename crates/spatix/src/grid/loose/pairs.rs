@@ -26,8 +26,8 @@ use core::ops::ControlFlow;
 
 use super::LooseGrid;
 use super::bands::{Band, Bands, CAP, Entry};
-use crate::handle::NIL;
-use crate::slots::Slots;
+use crate::base::handle::NIL;
+use crate::base::slots::Slots;
 use crate::{Aabb, Item, Point, Scalar};
 
 /// Partner cells gathered before their elements are tested; more are taken in several
@@ -588,37 +588,5 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for LooseGrid<S, T> {
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
         self.pairs_in_band(part, parts, visit)
-    }
-
-    /// In parallel chunks of slots ([`Slots::par_update`](crate::slots::Slots::par_update)),
-    /// each element that takes `update`'s fast path is moved in place and the chunks' largest
-    /// overhangs are combined; then, on the calling thread, the rest grow their cells' boxes
-    /// in slot order; last, in parallel, every list node takes its element's new box.
-    fn update_in_parts<F>(&mut self, f: F) -> Result<(), crate::Error>
-    where
-        F: Fn(crate::Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
-        T: Send,
-    {
-        let (loose, limit, home) = (&self.loose, self.reach, &self.home[..]);
-        let (moved, overhang) = self.slots.par_update(
-            &f,
-            |slot, _, new, overhang: &mut S| {
-                let fast = super::mutate::fast_reach(loose, limit, home[slot as usize], new);
-                if let Some(reach) = fast {
-                    *overhang = overhang.max_s(reach);
-                }
-                Ok(fast.is_some())
-            },
-            self.overhang,
-            Scalar::max_s,
-        );
-        self.overhang = overhang;
-        for (slot, aabb) in moved.iter() {
-            self.update_impl(slot, aabb)?;
-        }
-        let boxes = self.slots.boxes();
-        self.elements
-            .par_set_data(|slot| boxes.get(slot as usize).copied());
-        self.slots.moved_applied(moved)
     }
 }

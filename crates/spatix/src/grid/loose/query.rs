@@ -7,8 +7,8 @@
 use core::ops::ControlFlow;
 
 use super::LooseGrid;
-use crate::handle::NIL;
-use crate::index::{Cast, Hits, Nearest};
+use crate::base::handle::NIL;
+use crate::contract::{Cast, Hits, Nearest};
 use crate::{Aabb, Item, Neighbor, Scalar};
 
 impl<S: Scalar, T> LooseGrid<S, T> {

@@ -2,7 +2,7 @@
 //! and shrink, re-filing and packing in `maintain`, irregular cells in the tight grid.
 
 use super::{LooseGrid, LooseGridConfig, is_empty};
-use crate::handle::NIL;
+use crate::base::handle::NIL;
 use crate::test_util::{bx, found, pairs};
 use crate::{Aabb, BruteForce, Handle, Point, SpatialIndex, SpatialQuery};
 use spatix_workload::{Agents, Layout, Sizes};

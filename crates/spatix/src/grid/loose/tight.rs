@@ -1,9 +1,9 @@
 //! The tight grid: a coarser lattice whose cells list the irregular loose cells reaching them.
 
 use crate::Scalar;
+use crate::base::handle::NIL;
+use crate::base::pool::{Items, ListPool};
 use crate::grid::lattice::{CellRange, Lattice};
-use crate::handle::NIL;
-use crate::pool::{Items, ListPool};
 
 /// `maintain` lays the tight lists out in order once the loose cells listed or delisted since
 /// the last time reach this fraction of the entries.

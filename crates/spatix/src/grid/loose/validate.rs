@@ -1,7 +1,7 @@
 //! The structural self-check.
 
 use super::{LooseGrid, empty};
-use crate::handle::NIL;
+use crate::base::handle::NIL;
 use crate::{Error, Scalar};
 
 impl<S: Scalar, T> LooseGrid<S, T> {

@@ -3,8 +3,8 @@
 
 use super::lattice::{auto_world, magnitude};
 use super::leveled::{Level, Leveled, leveled_index};
+use crate::base::slots::Slots;
 use crate::bytes::{Reader, Refile, Writer, corrupt};
-use crate::slots::Slots;
 use crate::{Aabb, Error, Scalar};
 
 #[cfg(test)]

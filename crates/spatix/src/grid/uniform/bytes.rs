@@ -2,9 +2,9 @@
 //! live element into the cells its box covers again.
 
 use super::UniformGrid;
+use crate::base::slots::Slots;
 use crate::bytes::{Reader, Refile, Writer, byte_form, corrupt};
 use crate::grid::lattice::Lattice;
-use crate::slots::Slots;
 use crate::{Error, Scalar};
 
 byte_form!(UniformGrid);

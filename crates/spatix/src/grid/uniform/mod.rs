@@ -3,10 +3,10 @@
 
 use core::ops::ControlFlow;
 
+use crate::base::handle::NIL;
+use crate::base::pool::ListPool;
+use crate::base::slots::Slots;
 use crate::grid::lattice::{AutoCells, Lattice, auto_cell};
-use crate::handle::NIL;
-use crate::pool::ListPool;
-use crate::slots::Slots;
 use crate::{Aabb, Error, Item, Scalar};
 
 mod bytes;
@@ -347,7 +347,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     }
 }
 
-crate::index::dynamic_index!(UniformGrid, slots {
+crate::contract::dynamic_index!(UniformGrid, slots {
     /// Re-packs the cells' lists in memory in cell order (O(list entries), in place, no
     /// allocation), so that the next [`for_each_pair`](crate::SpatialQuery::for_each_pair) and
     /// updates read them sequentially; does nothing if no list changed since the last pack.

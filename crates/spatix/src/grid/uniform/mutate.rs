@@ -1,8 +1,8 @@
 //! Insert, remove and update.
 
 use super::UniformGrid;
+use crate::base::handle::NIL;
 use crate::grid::lattice::CellRange;
-use crate::handle::NIL;
 use crate::{Aabb, Error, Handle, Scalar};
 
 impl<S: Scalar, T> UniformGrid<S, T> {
@@ -42,7 +42,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// Packs the lists once they are scattered ([`ListPool::scattered`]), so that they stay
     /// close to cell order even if `maintain` is never called.
     ///
-    /// [`ListPool::scattered`]: crate::pool::ListPool::scattered
+    /// [`ListPool::scattered`]: crate::base::pool::ListPool::scattered
     #[inline]
     fn pack_if_scattered(&mut self) {
         if self.pool.scattered() {
@@ -75,5 +75,30 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                 }
             }
         }
+    }
+}
+
+/// The frame update in parallel parts ([`ParallelPairs::par_update_all`](crate::ParallelPairs::par_update_all)).
+#[cfg(feature = "rayon")]
+impl<S: Scalar, T> crate::par::UpdateParts<S, T> for UniformGrid<S, T> {
+    /// In parallel chunks of slots ([`Slots::par_update`](crate::base::slots::Slots::par_update)),
+    /// each element whose box keeps its range of cells is moved in place; then, on the
+    /// calling thread, the elements that change cells are re-filed in slot order.
+    fn update_in_parts<F>(&mut self, f: F) -> Result<(), crate::Error>
+    where
+        F: Fn(crate::Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
+        T: Send,
+    {
+        let lattice = &self.lattice;
+        let (moved, ()) = self.slots.par_update(
+            &f,
+            |_, old, new, ()| Ok(lattice.range(old) == lattice.range(new)),
+            (),
+            |(), ()| (),
+        );
+        for (slot, aabb) in moved.iter() {
+            self.update_impl(slot, aabb)?;
+        }
+        self.slots.moved_applied(moved)
     }
 }

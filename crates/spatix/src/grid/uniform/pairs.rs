@@ -3,7 +3,7 @@
 use core::ops::{ControlFlow, Range};
 
 use super::UniformGrid;
-use crate::handle::NIL;
+use crate::base::handle::NIL;
 use crate::{Aabb, Item, Scalar};
 
 /// Entries gathered on the stack at once, from as many consecutive cells of a row as fit: the
@@ -205,26 +205,5 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for UniformGrid<S, T> {
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
         self.pairs_in_rows(rows.clone(), visit)
-    }
-
-    /// In parallel chunks of slots ([`Slots::par_update`](crate::slots::Slots::par_update)),
-    /// each element whose box keeps its range of cells is moved in place; then, on the
-    /// calling thread, the elements that change cells are re-filed in slot order.
-    fn update_in_parts<F>(&mut self, f: F) -> Result<(), crate::Error>
-    where
-        F: Fn(crate::Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
-        T: Send,
-    {
-        let lattice = &self.lattice;
-        let (moved, ()) = self.slots.par_update(
-            &f,
-            |_, old, new, ()| Ok(lattice.range(old) == lattice.range(new)),
-            (),
-            |(), ()| (),
-        );
-        for (slot, aabb) in moved.iter() {
-            self.update_impl(slot, aabb)?;
-        }
-        self.slots.moved_applied(moved)
     }
 }

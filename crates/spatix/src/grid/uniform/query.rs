@@ -3,8 +3,8 @@
 use core::ops::ControlFlow;
 
 use super::UniformGrid;
-use crate::handle::NIL;
-use crate::index::{Cast, Hits, Nearest};
+use crate::base::handle::NIL;
+use crate::contract::{Cast, Hits, Nearest};
 use crate::{Aabb, Item, Neighbor, Scalar};
 
 impl<S: Scalar, T> UniformGrid<S, T> {

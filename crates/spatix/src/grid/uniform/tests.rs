@@ -661,7 +661,7 @@ fn assert_packed(grid: &UniformGrid<f64, u32>) {
     let mut expected = 0;
     for &head in &grid.cells {
         let mut at = head;
-        while at != crate::handle::NIL {
+        while at != crate::base::handle::NIL {
             assert_eq!(at, expected);
             expected += 1;
             at = grid.pool.link(at).next;

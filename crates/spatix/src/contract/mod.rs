@@ -1,0 +1,562 @@
+//! The contract every structure keeps, and the oracle every structure is tested against.
+
+pub(crate) mod brute;
+
+use core::ops::ControlFlow;
+
+use crate::{Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, RayHit, Scalar, Workspace};
+
+/// The read half of the contract: every query, on every structure, static or dynamic.
+///
+/// * Boxes are closed ([`Aabb::intersects`]).
+/// * Every query reports each matching element exactly once; [`for_each_pair`] reports each
+///   intersecting unordered pair exactly once.
+/// * Queries take `&self` (many threads may query at once) and do not allocate once warm
+///   (those that need scratch memory take a caller-owned [`Workspace`]).
+/// * Visitors return [`ControlFlow::Break`] to stop early; queries then return `Break` too.
+///
+/// Static structures (built once) implement this trait; dynamic ones implement
+/// [`SpatialIndex`] on top of it.
+///
+/// [`for_each_pair`]: SpatialQuery::for_each_pair
+///
+/// # Example
+/// ```
+/// use core::ops::ControlFlow;
+/// use spatix::{Aabb, Point, Quadtree, SpatialIndex, SpatialQuery};
+///
+/// fn colliding<I: SpatialQuery<f32, u32>>(index: &I) -> usize {
+///     let mut n = 0;
+///     let _ = index.for_each_pair(|_, _| { n += 1; ControlFlow::Continue(()) });
+///     n
+/// }
+/// let world = Aabb::new(Point::new(0.0, 0.0), Point::new(100.0, 100.0))?;
+/// let mut tree = Quadtree::new(world)?;
+/// tree.insert(Aabb::new(Point::new(1.0, 1.0), Point::new(3.0, 3.0))?, 1)?;
+/// tree.insert(Aabb::new(Point::new(2.0, 2.0), Point::new(4.0, 4.0))?, 2)?;
+/// assert_eq!(colliding(&tree), 1);
+/// # Ok::<(), spatix::Error>(())
+/// ```
+pub trait SpatialQuery<S: Scalar, T> {
+    /// The element a handle names, or `None` if the handle is stale.
+    fn get(&self, handle: Handle) -> Option<Item<'_, S, T>>;
+
+    /// Number of elements stored.
+    fn len(&self) -> usize;
+
+    /// Whether no element is stored.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every element, in slot order.
+    fn iter(&self) -> Iter<'_, S, T>;
+
+    /// Visits every element whose box intersects `area`, each exactly once. An invalid `area`
+    /// matches nothing.
+    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>;
+
+    /// Visits every unordered pair of distinct elements whose boxes intersect, each exactly
+    /// once, in no particular order (the broad phase of a collision pass).
+    fn for_each_pair<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>;
+
+    /// The `k` elements nearest to `point` (distance to the nearest point of their box),
+    /// ascending; fewer when the structure holds fewer, none for a non-finite point. Ties at
+    /// the k-th distance are broken arbitrarily. The result lives in `workspace`, which keeps
+    /// its memory for the next call.
+    fn nearest<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+    ) -> &'w [Neighbor<S>];
+
+    /// Visits every element at distance `<= radius` from `point`, each exactly once. A
+    /// negative or NaN radius, or a non-finite point, matches nothing; an infinite radius
+    /// matches everything.
+    fn within<F>(&self, point: Point<S>, radius: S, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        if !(point.is_finite() && radius >= S::ZERO) {
+            return ControlFlow::Continue(());
+        }
+        self.query(&Aabb::around(point, radius), |item| {
+            if item.aabb.within_distance(point, radius) {
+                visit(item)
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+    }
+
+    /// Visits every element the ray hits ([`Aabb::ray_entry`] is `Some`), each exactly once,
+    /// in ascending order of its entry parameter `t` (ties in any order), with that `t`. An
+    /// invalid ray hits nothing. The search's scratch memory lives in `workspace`.
+    ///
+    /// ```
+    /// use core::ops::ControlFlow;
+    /// use spatix::{Aabb, Point, Ray, SpatialIndex, SpatialQuery, UniformGrid, Workspace};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// let mut grid = UniformGrid::new(world, 10.0)?;
+    /// for x in [70.0, 30.0, 50.0] {
+    ///     grid.insert(Aabb::new(Point::new(x, 0.0), Point::new(x + 1.0, 100.0))?, x)?;
+    /// }
+    /// let ray = Ray::new(Point::new(0.0, 50.0), Point::new(1.0, 0.0), 60.0)?;
+    /// let mut walls = Vec::new();
+    /// let _ = grid.raycast_all(&ray, &mut Workspace::new(), |item, t| {
+    ///     walls.push((*item.value, t));
+    ///     ControlFlow::Continue(())
+    /// });
+    /// assert_eq!(walls, [(30.0, 30.0), (50.0, 50.0)]);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    fn raycast_all<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>;
+
+    /// The first element the ray hits (smallest entry parameter; ties broken arbitrarily), or
+    /// `None`.
+    fn raycast(&self, ray: &Ray<S>, workspace: &mut Workspace<S>) -> Option<RayHit<S>> {
+        let mut first = None;
+        let _ = self.raycast_all(ray, workspace, |item, t| {
+            first = Some(RayHit {
+                handle: item.handle,
+                t,
+            });
+            ControlFlow::Break(())
+        });
+        first
+    }
+
+    /// Bytes of heap memory the structure holds (capacity, not length), values included.
+    fn memory_bytes(&self) -> usize;
+
+    /// Checks every structural invariant; used by the tests after every mutation.
+    ///
+    /// # Errors
+    /// [`Error::InvariantViolated`] naming the first inconsistency found.
+    fn check_invariants(&self) -> Result<(), Error>;
+}
+
+/// A dynamic 2D spatial index of boxes with values: the contract every dynamic structure in
+/// spatix keeps, so that they can be swapped for one another and all be checked against
+/// [`BruteForce`](crate::BruteForce). Its queries are those of [`SpatialQuery`].
+///
+/// * A NaN, infinite or inverted box is rejected with [`Error::InvalidAabb`] and nothing
+///   changes; a stale handle is rejected with `None` or [`Error::StaleHandle`].
+/// * Elements outside a structure's declared world are still stored and found.
+///
+/// # Example
+/// ```
+/// use spatix::{Aabb, Point, SpatialIndex, SpatialQuery, UniformGrid};
+///
+/// fn spawn<I: SpatialIndex<f32, &'static str>>(index: &mut I) -> Result<(), spatix::Error> {
+///     let h = index.insert(Aabb::point(Point::new(5.0, 5.0))?, "orc")?;
+///     index.update(h, Aabb::point(Point::new(6.0, 5.0))?)?;
+///     assert_eq!(index.remove(h), Some("orc"));
+///     assert_eq!(index.remove(h), None);
+///     Ok(())
+/// }
+/// let world = Aabb::new(Point::new(0.0, 0.0), Point::new(100.0, 100.0))?;
+/// let mut grid = UniformGrid::new(world, 10.0)?;
+/// spawn(&mut grid)?;
+/// assert!(grid.is_empty());
+/// # Ok::<(), spatix::Error>(())
+/// ```
+pub trait SpatialIndex<S: Scalar, T>: SpatialQuery<S, T> {
+    /// Stores `value` with box `aabb` and returns its handle.
+    ///
+    /// # Errors
+    /// [`Error::InvalidAabb`] for an invalid box; [`Error::CapacityExceeded`] past 2^32 - 2
+    /// elements. Nothing changes on error.
+    fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error>;
+
+    /// Removes an element and returns its value; `None` (and no change) for a stale handle.
+    fn remove(&mut self, handle: Handle) -> Option<T>;
+
+    /// Moves an element to a new box. When it stays in its cell or leaf this touches nothing
+    /// but the element's own box.
+    ///
+    /// # Errors
+    /// [`Error::InvalidAabb`] for an invalid box, [`Error::StaleHandle`] for a stale handle;
+    /// nothing changes on error.
+    fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error>;
+
+    /// The value of the element a handle names, for changing it in place; `None` for a stale
+    /// handle.
+    ///
+    /// ```
+    /// use spatix::{Aabb, LooseGrid, Point, SpatialIndex, SpatialQuery};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// let mut grid = LooseGrid::new(world, 10.0)?;
+    /// let h = grid.insert(Aabb::point(Point::new(5.0, 5.0))?, 1u32)?;
+    /// *grid.value_mut(h).unwrap() += 1;
+    /// assert_eq!(*grid.get(h).unwrap().value, 2);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    fn value_mut(&mut self, handle: Handle) -> Option<&mut T>;
+
+    /// The frame pass: calls `f(handle, &mut value, &box)` once for every element, in the
+    /// order the structure stores them, and moves the element to the box `f` returns (as
+    /// [`update`](Self::update) would). Walking the structure's own memory in order, rather
+    /// than visiting elements by handle in the caller's order, is what makes a frame of many
+    /// moving agents cheap: keep each agent's state (position, velocity) as its value, and
+    /// step it inside `f`.
+    ///
+    /// `f` may change the value; it must not assume any particular order between elements,
+    /// and it sees every element exactly once, with the box it had before this call.
+    ///
+    /// # Errors
+    /// When `f` returns a box the structure refuses ([`Error::InvalidAabb`] for a NaN,
+    /// infinite or inverted box; [`Error::BoxTooLarge`] where a structure bounds the size),
+    /// that element keeps its previous box (its value keeps what `f` wrote), the pass goes on
+    /// with the other elements, and the call returns the error of the first refusal. To know
+    /// which elements were refused, compare the returned box inside `f` yourself (for
+    /// example with [`Aabb::is_valid`]) or read [`get`](SpatialQuery::get) afterwards:
+    /// a refused element still has the box `f` was given.
+    ///
+    /// # Example
+    /// ```
+    /// use core::ops::ControlFlow;
+    /// use spatix::{Aabb, LooseGrid, Point, SpatialIndex, SpatialQuery};
+    ///
+    /// struct Agent { velocity: Point<f32> }
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// let mut grid = LooseGrid::new(world, 10.0)?;
+    /// for x in [10.0, 20.0] {
+    ///     let b = Aabb::new(Point::new(x, 10.0), Point::new(x + 2.0, 12.0))?;
+    ///     grid.insert(b, Agent { velocity: Point::new(4.0, 0.0) })?;
+    /// }
+    /// // One frame: every agent moves by its velocity, then the colliding pairs.
+    /// grid.update_all(|_, agent, b| {
+    ///     let v = agent.velocity;
+    ///     Aabb { min: Point::new(b.min.x + v.x, b.min.y), max: Point::new(b.max.x + v.x, b.max.y) }
+    /// })?;
+    /// let mut pairs = 0;
+    /// let _ = grid.for_each_pair(|_, _| { pairs += 1; ControlFlow::Continue(()) });
+    /// assert_eq!(pairs, 0);
+    /// assert_eq!(grid.iter().filter(|item| item.aabb.min.x == 24.0).count(), 1);
+    ///
+    /// // A refused box leaves its element where it was; the others still move.
+    /// let result = grid.update_all(|_, _, b| {
+    ///     if b.min.x < 20.0 { Aabb { min: b.max, max: b.min } } else { *b }
+    /// });
+    /// assert_eq!(result, Err(spatix::Error::InvalidAabb));
+    /// assert_eq!(grid.len(), 2);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    fn update_all<F>(&mut self, mut f: F) -> Result<(), Error>
+    where
+        F: FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,
+    {
+        let mut outcome = Ok(());
+        let mut cursor = 0;
+        while let Some((handle, old)) = self.iter().element_from(&mut cursor) {
+            let Some(value) = self.value_mut(handle) else {
+                continue;
+            };
+            let new = f(handle, value, &old);
+            if new != old {
+                if let Err(e) = self.update(handle, new) {
+                    outcome = outcome.and(Err(e));
+                }
+            }
+        }
+        outcome
+    }
+
+    /// Removes every element; every handle given out so far becomes stale. Keeps the
+    /// allocated memory for reuse.
+    fn clear(&mut self);
+
+    /// Deferred tidying, once per frame (collapse empty branches, shrink loose boxes).
+    /// Results are correct whether or not it is called.
+    fn maintain(&mut self) {}
+}
+
+/// A nearest search as a structure's `nearest_impl` receives it from [`delegate_query!`],
+/// only once the contract's checks passed: a finite point, `k > 0`, and a structure holding
+/// at least one element.
+/// Its parts: the point, `k`, and the caller's workspace.
+pub(crate) struct Nearest<'w, S>(
+    pub(crate) Point<S>,
+    pub(crate) usize,
+    pub(crate) &'w mut Workspace<S>,
+);
+
+/// A ray cast as a structure's `raycast_impl` receives it from [`delegate_query!`], only once
+/// the contract's checks passed: a valid ray, and a structure holding at least one element.
+/// Its parts: the ray, the caller's workspace, and the visitor.
+pub(crate) struct Cast<'a, S, F>(
+    pub(crate) &'a Ray<S>,
+    pub(crate) &'a mut Workspace<S>,
+    pub(crate) F,
+);
+
+/// A visitor of ray hits: an element and the ray's entry parameter into it.
+pub(crate) trait Hits<S, T>: FnMut(Item<'_, S, T>, S) -> ControlFlow<()> {}
+
+impl<S, T, F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>> Hits<S, T> for F {}
+
+/// Implements [`SpatialQuery`] for `$structure<S, T>`: the contract's input checks happen
+/// here, once, and each query goes to the structure's own `query_impl`, `pairs_impl`,
+/// `nearest_impl`, `raycast_impl`, `memory_impl` and `validate` (and `within_impl` when
+/// `within` is given; the trait's default otherwise) only with input it must answer:
+///
+/// * `query`: an invalid area matches nothing;
+/// * `nearest`: `k == 0`, a non-finite point or an empty structure find nothing;
+/// * `within`: a non-finite point, a negative or NaN radius, or an empty structure match
+///   nothing;
+/// * `raycast_all`: an invalid ray, or an empty structure, hit nothing.
+///
+/// `get`, `len` and `iter` go to the element table in the field `$elements` (a [`Slots`] or
+/// [`StaticSlots`]), or, when `$elements` is `own`, to the structure's `get_impl`, `len_impl`
+/// and `iter_impl`.
+///
+/// Two optional parts: `impl[A: Bound, ...] Structure<S, T, A, ...>` for a structure with
+/// more type parameters than `S` and `T`, and `=> field` to delegate everything to the
+/// structure's field `field` (its element table is then `self.field.$elements`).
+///
+/// [`Slots`]: crate::base::slots::Slots
+/// [`StaticSlots`]: crate::base::slots::StaticSlots
+macro_rules! delegate_query {
+    ($structure:ident $(=> $to:ident)?, $elements:ident $(, $within:ident)?) => {
+        $crate::contract::delegate_query!(
+            impl[] $structure<S, T> $(=> $to)?, $elements $(, $within)?
+        );
+    };
+    (
+        impl[$($generic:tt)*] $structure:ty $(=> $to:ident)?,
+        $elements:ident $(, $within:ident)?
+    ) => {
+        $crate::contract::delegate_query!(
+            @expand [$($generic)*] $structure, self (self $(.$to)?), $elements $(, $within)?
+        );
+    };
+    // `$this` is the `self` of every method and `$target` what they delegate to: both are
+    // written above, in one expansion, so that `$target` may name `self` (a `self` written in
+    // another expansion would not resolve) and `within` may use the optional field.
+    (
+        @expand [$($generic:tt)*] $structure:ty, $this:tt $target:tt,
+        $elements:ident $(, $within:ident)?
+    ) => {
+        impl<S: $crate::Scalar, T, $($generic)*> $crate::SpatialQuery<S, T> for $structure {
+            fn get(&$this, handle: $crate::Handle) -> Option<$crate::Item<'_, S, T>> {
+                $crate::contract::delegate_query!(@get $target, $elements, handle)
+            }
+
+            fn len(&$this) -> usize {
+                $crate::contract::delegate_query!(@len $target, $elements)
+            }
+
+            fn iter(&$this) -> $crate::Iter<'_, S, T> {
+                $crate::contract::delegate_query!(@iter $target, $elements)
+            }
+
+            fn query<F>(&$this, area: &$crate::Aabb<S>, visit: F) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
+            {
+                if !area.is_valid() {
+                    return core::ops::ControlFlow::Continue(());
+                }
+                $target.query_impl(area, visit)
+            }
+
+            fn for_each_pair<F>(&$this, visit: F) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Item<'_, S, T>, $crate::Item<'_, S, T>)
+                    -> core::ops::ControlFlow<()>,
+            {
+                $target.pairs_impl(visit)
+            }
+
+            fn nearest<'w>(
+                &$this,
+                point: $crate::Point<S>,
+                k: usize,
+                workspace: &'w mut $crate::Workspace<S>,
+            ) -> &'w [$crate::Neighbor<S>] {
+                if k == 0 || !point.is_finite() || $crate::SpatialQuery::is_empty($this) {
+                    return workspace.none();
+                }
+                $target.nearest_impl($crate::contract::Nearest(point, k, workspace))
+            }
+
+            $(
+            fn $within<F>(
+                &$this,
+                point: $crate::Point<S>,
+                radius: S,
+                visit: F,
+            ) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
+            {
+                if !(point.is_finite() && radius >= S::ZERO)
+                    || $crate::SpatialQuery::is_empty($this)
+                {
+                    return core::ops::ControlFlow::Continue(());
+                }
+                $target.within_impl(point, radius, visit)
+            }
+            )?
+
+            fn raycast_all<F>(
+                &$this,
+                ray: &$crate::Ray<S>,
+                workspace: &mut $crate::Workspace<S>,
+                visit: F,
+            ) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Item<'_, S, T>, S) -> core::ops::ControlFlow<()>,
+            {
+                if !ray.is_valid() || $crate::SpatialQuery::is_empty($this) {
+                    return core::ops::ControlFlow::Continue(());
+                }
+                $target.raycast_impl($crate::contract::Cast(ray, workspace, visit))
+            }
+
+            fn memory_bytes(&$this) -> usize {
+                $target.memory_impl()
+            }
+
+            fn check_invariants(&$this) -> Result<(), $crate::Error> {
+                $target.validate()
+            }
+        }
+    };
+    (@get $target:tt, own, $handle:ident) => { $target.get_impl($handle) };
+    (@get $target:tt, $elements:ident, $handle:ident) => { $target.$elements.get($handle) };
+    (@len $target:tt, own) => { $target.len_impl() };
+    (@len $target:tt, $elements:ident) => { $target.$elements.len() };
+    (@iter $target:tt, own) => { $target.iter_impl() };
+    (@iter $target:tt, $elements:ident) => { $target.$elements.iter() };
+}
+pub(crate) use delegate_query;
+
+/// Implements [`SpatialQuery`] (through [`delegate_query!`], with the same arguments) and
+/// [`SpatialIndex`] for a dynamic structure. The contract's input checks and handle
+/// resolution happen here, once: a structure's own functions see only valid boxes and live
+/// elements.
+///
+/// * `insert` validates the box ([`Error::InvalidAabb`]) and calls
+///   `insert_impl(aabb, value) -> Result<Handle, Error>`;
+/// * `remove` resolves the handle (`None` for a stale one) and calls `remove_impl(at) -> T`;
+/// * `update` validates the box, resolves the handle ([`Error::StaleHandle`]) and calls
+///   `update_impl(at, aabb) -> Result<(), Error>`;
+/// * `value_mut` resolves the handle;
+/// * `clear` calls `clear_impl()`.
+///
+/// `at` is the element's slot in the element table `$elements` (its `slot_of`), or, when
+/// `$elements` is `own`, what the structure's `resolve_impl(handle) -> Option<_>` returns (and
+/// `value_mut` goes to its `value_impl(at) -> &mut T`). The braces hold the structure's own
+/// items of the trait (`maintain`, an `update_all` of its own), written out with their docs.
+macro_rules! dynamic_index {
+    (
+        $structure:ident $(=> $to:ident)?, $elements:ident $(, $within:ident)?
+        { $($own:tt)* }
+    ) => {
+        $crate::contract::dynamic_index!(
+            impl[] $structure<S, T> $(=> $to)?, $elements $(, $within)? { $($own)* }
+        );
+    };
+    (
+        impl[$($generic:tt)*] $structure:ty $(=> $to:ident)?,
+        $elements:ident $(, $within:ident)? { $($own:tt)* }
+    ) => {
+        $crate::contract::delegate_query!(
+            impl[$($generic)*] $structure $(=> $to)?, $elements $(, $within)?
+        );
+        $crate::contract::dynamic_index!(
+            @expand [$($generic)*] $structure, self (self $(.$to)?), $elements { $($own)* }
+        );
+    };
+    (
+        @expand [$($generic:tt)*] $structure:ty, $this:tt $target:tt, $elements:ident
+        { $($own:tt)* }
+    ) => {
+        impl<S: $crate::Scalar, T, $($generic)*> $crate::SpatialIndex<S, T> for $structure {
+            fn insert(
+                &mut $this,
+                aabb: $crate::Aabb<S>,
+                value: T,
+            ) -> Result<$crate::Handle, $crate::Error> {
+                let aabb = aabb.validated()?;
+                $target.insert_impl(aabb, value)
+            }
+
+            fn remove(&mut $this, handle: $crate::Handle) -> Option<T> {
+                let at = $crate::contract::dynamic_index!(@resolve $target, $elements, handle)?;
+                Some($target.remove_impl(at))
+            }
+
+            #[inline]
+            fn update(
+                &mut $this,
+                handle: $crate::Handle,
+                aabb: $crate::Aabb<S>,
+            ) -> Result<(), $crate::Error> {
+                let aabb = aabb.validated()?;
+                let at = $crate::contract::dynamic_index!(@resolve $target, $elements, handle)
+                    .ok_or($crate::Error::StaleHandle)?;
+                $target.update_impl(at, aabb)
+            }
+
+            fn value_mut(&mut $this, handle: $crate::Handle) -> Option<&mut T> {
+                $crate::contract::dynamic_index!(@value $target, $elements, handle)
+            }
+
+            fn clear(&mut $this) {
+                $target.clear_impl();
+            }
+
+            $($own)*
+        }
+    };
+    (@resolve $target:tt, own, $handle:ident) => { $target.resolve_impl($handle) };
+    (@resolve $target:tt, $elements:ident, $handle:ident) => {
+        $target.$elements.slot_of($handle)
+    };
+    (@value $target:tt, own, $handle:ident) => {
+        $target.resolve_impl($handle).map(|at| $target.value_impl(at))
+    };
+    (@value $target:tt, $elements:ident, $handle:ident) => {
+        $target.$elements.value_mut($handle)
+    };
+}
+pub(crate) use dynamic_index;
+
+/// A static structure (built once from all its elements, [`SpatialQuery`] only) that can be
+/// built again from a new set: what [`Layered`](crate::Layered) needs of its static part.
+/// [`PackedIndex`](crate::PackedIndex) implements it.
+///
+/// # Example
+/// ```
+/// use spatix::{Aabb, PackedIndex, Point, SpatialQuery, StaticIndex};
+/// let mut index = PackedIndex::<f32, char>::build([])?;
+/// index.rebuild([(Aabb::point(Point::new(1.0, 2.0))?, 'a')])?;
+/// assert_eq!(index.iter().map(|item| *item.value).collect::<Vec<_>>(), ['a']);
+/// # Ok::<(), spatix::Error>(())
+/// ```
+pub trait StaticIndex<S: Scalar, T>: SpatialQuery<S, T> {
+    /// Replaces every element with `items`, keeping the structure's parameters. Every handle
+    /// given out before becomes stale; [`iter`](SpatialQuery::iter) gives the new ones.
+    ///
+    /// # Errors
+    /// What the structure's build returns ([`Error::InvalidAabb`] for an invalid box,
+    /// [`Error::CapacityExceeded`] past its capacity); nothing changes on error.
+    fn rebuild<I>(&mut self, items: I) -> Result<(), Error>
+    where
+        I: IntoIterator<Item = (Aabb<S>, T)>;
+}

@@ -1,0 +1,125 @@
+//! Rectangle, nearest-neighbour and ray queries: descents into the children whose loose box
+//! meets the search. Each element is listed in one leaf, so each is met once.
+
+use core::ops::ControlFlow;
+
+use super::{LooseQuadtree, is_something};
+use crate::contract::{Cast, Hits, Nearest};
+use crate::search::nearest::Pending;
+use crate::search::ray::{RaySearch, cast_tree};
+use crate::tree::BRANCH;
+use crate::tree::NodeStack;
+use crate::{Aabb, Item, Neighbor, Scalar};
+
+impl<S: Scalar, T> LooseQuadtree<S, T> {
+    /// Depth-first descent with an explicit stack into every node whose loose box meets
+    /// `area`; the elements of the leaves reached are tested exactly.
+    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        if !self.loose[0].intersects(area) {
+            return ControlFlow::Continue(());
+        }
+        let mut stack = NodeStack::new();
+        stack.push(0);
+        while let Some(n) = stack.pop() {
+            let node = self.base.nodes[n as usize];
+            if node.count == BRANCH {
+                let g = node.first_child;
+                for i in 0..4 {
+                    if self.loose[(g + i) as usize].intersects(area) {
+                        stack.push(g + i);
+                    }
+                }
+                continue;
+            }
+            for (_, e) in self.walk(node.first_child) {
+                if e.data.intersects(area) {
+                    visit(self.slots.item(e.item))?;
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The node `n` waiting in a best-first search with `key`.
+    #[inline]
+    fn pending(&self, n: u32, key: S) -> Pending<S> {
+        Pending {
+            key,
+            node: n,
+            aux: 0,
+            aabb: self.loose[n as usize],
+        }
+    }
+
+    /// Best-first search: nodes come off a min-queue by the distance to their loose box (a
+    /// lower bound for every element below them), and the search stops when the nearest
+    /// pending node is farther than the k-th best so far.
+    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        let Nearest(point, k, workspace) = nearest;
+        let mut search = workspace.begin_exact(k);
+        search.push(self.pending(0, self.loose[0].distance_key(point)));
+        while let Some(p) = search.pop() {
+            if p.key > search.bound() {
+                break;
+            }
+            let node = self.base.nodes[p.node as usize];
+            if node.count == BRANCH {
+                for c in node.first_child..node.first_child + 4 {
+                    let b = &self.loose[c as usize];
+                    if is_something(b) {
+                        let key = b.distance_key(point);
+                        if key <= search.bound() {
+                            search.push(self.pending(c, key));
+                        }
+                    }
+                }
+                continue;
+            }
+            for (_, e) in self.walk(node.first_child) {
+                let d = e.data.distance_key(point);
+                if d <= search.bound() {
+                    search.offer(self.slots.handle(e.item), d);
+                }
+            }
+        }
+        workspace.finish()
+    }
+
+    /// Ordered traversal ([`cast_tree`]): nodes come off a min-queue by where the ray enters
+    /// their loose box (widened for rounding, so never later than it enters any element
+    /// below), and a hit is reported once no waiting node could hold an earlier one.
+    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        let Cast(ray, workspace, visit) = cast;
+        let mut search = workspace.begin_ray();
+        let pending = |n: u32| {
+            let b = &self.loose[n as usize];
+            is_something(b)
+                .then(|| b.ray_entry_conservative(ray))
+                .flatten()
+                .map(|t| self.pending(n, t))
+        };
+        if let Some(root) = pending(0) {
+            search.push_region(root);
+        }
+        let expand = |p: Pending<S>, search: &mut RaySearch<'_, S>| {
+            let node = self.base.nodes[p.node as usize];
+            if node.count == BRANCH {
+                for c in node.first_child..node.first_child + 4 {
+                    if let Some(next) = pending(c) {
+                        search.push_region(next);
+                    }
+                }
+                return;
+            }
+            for (_, e) in self.walk(node.first_child) {
+                if let Some(t) = e.data.entry_unchecked(ray) {
+                    search.push_hit(t, e.item);
+                }
+            }
+        };
+        cast_tree(&mut search, &self.slots, expand, visit)
+    }
+}

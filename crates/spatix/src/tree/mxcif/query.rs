@@ -1,0 +1,80 @@
+//! Rectangle, nearest-neighbour and ray queries.
+
+use core::ops::ControlFlow;
+
+use super::MxCifQuadtree;
+use crate::contract::{Cast, Hits, Nearest};
+use crate::search::ray::RaySearch;
+use crate::tree::{Frame, Stack, cast_frames, nearest_in_frames};
+use crate::{Aabb, Item, Neighbor, Scalar};
+
+impl<S: Scalar, T> MxCifQuadtree<S, T> {
+    /// The query, with an explicit stack: every node on the way down tests its own
+    /// elements against the area, and only the children whose box the (clamped) area
+    /// overlaps are visited. Each element is stored once, so each is reported once.
+    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        if self.slots.len() == 0 {
+            return ControlFlow::Continue(());
+        }
+        let qa = self.filed_box(area);
+        let mut stack = Stack::new();
+        stack.push(Frame::root(self.base.world));
+        while let Some(f) = stack.pop() {
+            let node = self.base.nodes[f.node as usize];
+            let (boxes, slots) = self.elements(&node);
+            for (b, &slot) in boxes.iter().zip(slots) {
+                if b.intersects(area) {
+                    visit(self.slots.item(slot))?;
+                }
+            }
+            if node.is_branch() {
+                let mid = f.mid();
+                let mask = Frame::quadrants(mid, &qa);
+                for i in 0..4 {
+                    if mask & (1 << i) != 0 {
+                        stack.push(f.child(node.first_child, i, mid));
+                    }
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Best-first search ([`nearest_in_frames`]): every element filed in a node lies in the
+    /// node's box grown to infinity across world borders, so its distance bounds theirs;
+    /// each node offers its own elements.
+    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        let Nearest(point, k, workspace) = nearest;
+        nearest_in_frames(self.base.world, point, k, workspace, |f, search| {
+            let node = self.base.nodes[f.node as usize];
+            let (boxes, slots) = self.elements(&node);
+            for (b, &slot) in boxes.iter().zip(slots) {
+                let d = b.distance_key(point);
+                if d <= search.bound() {
+                    search.offer(self.slots.handle(slot), d);
+                }
+            }
+            node.is_branch().then_some(node.first_child)
+        })
+    }
+
+    /// Ordered traversal ([`cast_frames`]): each node records the hits of its own elements,
+    /// and a hit is reported once no waiting node could hold an earlier one.
+    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        let Cast(ray, workspace, visit) = cast;
+        let node = |f: &Frame<S>, search: &mut RaySearch<'_, S>| {
+            let node = self.base.nodes[f.node as usize];
+            let (boxes, slots) = self.elements(&node);
+            for (b, &slot) in boxes.iter().zip(slots) {
+                if let Some(t) = b.entry_unchecked(ray) {
+                    search.push_hit(t, slot);
+                }
+            }
+            node.is_branch().then_some(node.first_child)
+        };
+        cast_frames(self.base.world, ray, workspace, &self.slots, node, visit)
+    }
+}
