@@ -7,7 +7,7 @@ mod batch;
 mod update;
 
 pub use batch::{BatchAnswers, BatchBuffers, ParallelQuery};
-pub(crate) use update::UpdateParts;
+pub(crate) use update::{MoveFn, UpdateParts};
 
 use core::any::Any;
 use core::fmt;

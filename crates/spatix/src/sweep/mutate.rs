@@ -608,9 +608,8 @@ impl<S: Scalar, T> SweepGrid<S, T> {
 impl<S: Scalar, T> crate::par::UpdateParts<S, T> for SweepGrid<S, T> {
     /// The bands cut into runs, as for the pair pass, walked in parallel; the few elements
     /// that leave their run are placed afterwards.
-    fn update_in_parts<F>(&mut self, f: F) -> Result<(), crate::Error>
+    fn update_in_parts<F: crate::par::MoveFn<S, T>>(&mut self, f: F) -> Result<(), crate::Error>
     where
-        F: Fn(crate::Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
         T: Send,
     {
         self.par_update_all_impl(f)

@@ -443,9 +443,8 @@ macro_rules! leveled_index {
         /// The frame update in parallel parts: [`Leveled::par_update_all`].
         #[cfg(feature = "rayon")]
         impl<S: Scalar, T> $crate::par::UpdateParts<S, T> for $structure<S, T> {
-            fn update_in_parts<F>(&mut self, f: F) -> Result<(), $crate::Error>
+            fn update_in_parts<F: $crate::par::MoveFn<S, T>>(&mut self, f: F) -> Result<(), $crate::Error>
             where
-                F: Fn($crate::Handle, &mut T, &$crate::Aabb<S>) -> $crate::Aabb<S> + Sync,
                 T: Send,
             {
                 self.inner.par_update_all(f)

@@ -216,3 +216,55 @@ impl<S: Scalar, T> Leveled<S, T> {
         }
     }
 }
+
+#[cfg(feature = "rayon")]
+impl<S: Scalar, T> Leveled<S, T> {
+    /// [`ParallelPairs::par_update_all`](crate::ParallelPairs::par_update_all): in parallel
+    /// chunks of slots ([`Slots::par_update`](crate::base::slots::Slots::par_update)), each element
+    /// that stays in its cell (or drifts within its level's `max_overhang`) is moved in place
+    /// and the chunks' largest drifts per level are combined; then, on the calling thread,
+    /// the rest are re-filed in slot order; last, in parallel, every list node takes its
+    /// element's new corner.
+    pub(crate) fn par_update_all<F: crate::par::MoveFn<S, T>>(&mut self, f: F) -> Result<(), Error>
+    where
+        T: Send,
+    {
+        use super::MAX_LEVELS;
+
+        let mut overhangs = [S::ZERO; MAX_LEVELS];
+        for (o, level) in overhangs.iter_mut().zip(&self.levels) {
+            *o = level.overhang;
+        }
+        let (levels, home) = (&self.levels[..], &self.home[..]);
+        let (moved, overhangs) = self.slots.par_update(
+            &f,
+            |slot, old, new, overhangs: &mut [S; MAX_LEVELS]| {
+                Ok(match stay(levels, old, new, home[slot as usize])? {
+                    Stay::InCell => true,
+                    Stay::Drifted(level, drift) => {
+                        overhangs[level] = overhangs[level].max_s(drift);
+                        true
+                    }
+                    Stay::Refile(..) => false,
+                })
+            },
+            overhangs,
+            |mut a, b| {
+                for (a, b) in a.iter_mut().zip(b) {
+                    *a = a.max_s(b);
+                }
+                a
+            },
+        );
+        for (level, o) in self.levels.iter_mut().zip(overhangs) {
+            level.overhang = o;
+        }
+        for (slot, aabb) in moved.iter() {
+            self.update_impl(slot, aabb)?;
+        }
+        let boxes = self.slots.boxes();
+        self.pool
+            .par_set_data(|slot| boxes.get(slot as usize).map(|b| b.min));
+        self.slots.moved_applied(moved)
+    }
+}

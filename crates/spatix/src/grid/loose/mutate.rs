@@ -198,9 +198,8 @@ impl<S: Scalar, T> crate::par::UpdateParts<S, T> for LooseGrid<S, T> {
     /// each element that takes `update`'s fast path is moved in place and the chunks' largest
     /// overhangs are combined; then, on the calling thread, the rest grow their cells' boxes
     /// in slot order; last, in parallel, every list node takes its element's new box.
-    fn update_in_parts<F>(&mut self, f: F) -> Result<(), crate::Error>
+    fn update_in_parts<F: crate::par::MoveFn<S, T>>(&mut self, f: F) -> Result<(), crate::Error>
     where
-        F: Fn(crate::Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
         T: Send,
     {
         let (loose, limit, home) = (&self.loose, self.reach, &self.home[..]);

@@ -84,9 +84,8 @@ impl<S: Scalar, T> crate::par::UpdateParts<S, T> for UniformGrid<S, T> {
     /// In parallel chunks of slots ([`Slots::par_update`](crate::base::slots::Slots::par_update)),
     /// each element whose box keeps its range of cells is moved in place; then, on the
     /// calling thread, the elements that change cells are re-filed in slot order.
-    fn update_in_parts<F>(&mut self, f: F) -> Result<(), crate::Error>
+    fn update_in_parts<F: crate::par::MoveFn<S, T>>(&mut self, f: F) -> Result<(), crate::Error>
     where
-        F: Fn(crate::Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
         T: Send,
     {
         let lattice = &self.lattice;
