@@ -4,6 +4,8 @@
     cargo bench -p spatix-bench --bench structures | tee bench.txt
     python3 scripts/criterion-table.py < bench.txt            # the tables, on standard output
     python3 scripts/criterion-table.py --write < bench.txt    # README's structures block
+    python3 scripts/criterion-table.py --write --args "ARGS" < bench.txt   # ... naming the
+                                                              # bench's arguments in its header
 
 
 Criterion prints each benchmark's id (`<group>/<structure>/<mix>/<N>`) and then its estimate
@@ -13,7 +15,6 @@ of each benchmark (frame at every N; pairs, queries and build at the largest N) 
 per element at the largest N. A benchmark that did not run shows as an empty cell.
 """
 
-import datetime
 import os
 import pathlib
 import re
@@ -22,7 +23,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "crates" / "spatix-py"))
-from benchdoc import cpu, replace_block  # noqa: E402  (the generated-block writer the benches share)
+from benchdoc import replace_block, stamp  # noqa: E402  (the generated-block writer the benches share)
 
 BEGIN = "<!-- structures:begin -->"
 END = "<!-- structures:end -->"
@@ -87,23 +88,27 @@ def tables(times, memory):
     return "\n".join(out)
 
 
-def header():
-    """Date, machine, compiler and load of this run (the bench ran just before, here)."""
+def header(args=""):
+    """Date, machine, compiler and load of this run (the bench ran just before, here); `args`
+    are the arguments the bench was given (after `--`), if the caller says."""
     rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
-    return (f"One run of `cargo bench -p spatix-bench --bench structures` on {datetime.date.today()} "
-            f"({cpu()}, {os.cpu_count()} cores; {rustc}; load average (1 min) {os.getloadavg()[0]:.1f} "
-            "when the tables were written); single thread; criterion's median estimates.")
+    command = "cargo bench -p spatix-bench --bench structures" + (f" -- {args}" if args else "")
+    return (f"One run of `{command}` on {stamp()}; {rustc}; "
+            f"load average (1 min) {os.getloadavg()[0]:.1f} when the tables were written); single "
+            "thread; criterion's median estimates.")
 
 
 def main():
     times, memory = parse(sys.stdin)
     if not times:
         sys.exit("no criterion estimates in the input")
-    if sys.argv[1:] == ["--write"]:
-        replace_block(ROOT / "README.md", BEGIN, END, header() + "\n" + tables(times, memory))
+    argv = sys.argv[1:]
+    if argv[:1] == ["--write"] and (len(argv) == 1 or (len(argv) == 3 and argv[1] == "--args")):
+        args = argv[2] if len(argv) == 3 else ""
+        replace_block(ROOT / "README.md", BEGIN, END, header(args) + "\n" + tables(times, memory))
         print(f"wrote README.md's {BEGIN} block", file=sys.stderr)
     elif sys.argv[1:]:
-        sys.exit("usage: criterion-table.py [--write] < criterion-output")
+        sys.exit('usage: criterion-table.py [--write [--args "BENCH ARGS"]] < criterion-output')
     else:
         print(tables(times, memory))
 

@@ -8,7 +8,6 @@ Extra arguments go to `spatix sim` (e.g. `--frames 60` for a quick look; the blo
 which arguments were given). Python 3 standard library only.
 """
 
-import datetime
 import os
 import pathlib
 import subprocess
@@ -16,7 +15,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "crates" / "spatix-py"))
-from benchdoc import cpu, replace_block  # noqa: E402  (the generated-block writer the benches share)
+from benchdoc import replace_block, stamp  # noqa: E402  (the generated-block writer the benches share)
 
 BEGIN = "<!-- sim:begin -->"
 END = "<!-- sim:end -->"
@@ -30,9 +29,9 @@ def main():
     if run.returncode != 0:
         sys.exit(f"`{' '.join(command)}` failed with exit code {run.returncode}; README.md unchanged")
     given = f" `{' '.join(args)}`" if args else " its defaults"
-    text = (f"This is what `spatix sim` printed with{given} (release build, {datetime.date.today()}, "
-            f"{cpu()}, {os.cpu_count()} cores, load average (1 min) {load:.1f} at the start; written "
-            "by `python3 scripts/sim-block.py`):\n\n```text\n" + run.stdout.rstrip() + "\n```")
+    text = (f"One run of `spatix sim` with{given} on {stamp()}; release build; load average "
+            f"(1 min) {load:.1f} at the start; written by `python3 scripts/sim-block.py`). This is "
+            "what it printed:\n\n```text\n" + run.stdout.rstrip() + "\n```")
     replace_block(ROOT / "README.md", BEGIN, END, text)
     print(f"wrote README.md's {BEGIN} block", file=sys.stderr)
 

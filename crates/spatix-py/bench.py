@@ -25,6 +25,7 @@ import argparse  # noqa: E402
 import datetime  # noqa: E402
 import importlib.metadata  # noqa: E402
 import pathlib  # noqa: E402
+import platform  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 
@@ -35,7 +36,7 @@ import shapely  # noqa: E402
 from geoindex_rs import rtree as gi  # noqa: E402
 
 import spatix  # noqa: E402
-from benchdoc import machine, replace_block  # noqa: E402
+from benchdoc import machine, replace_block, stamp  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BEGIN = "<!-- python-bench:begin -->"
@@ -378,8 +379,9 @@ def main():
             ROOT / "README.md",
             HEAD_BEGIN,
             HEAD_END,
-            f"One run on {date}, {args.n:,} elements, one thread "
-            f"(load {load_start:.1f}; full table: [docs/BENCHMARKS.md](docs/BENCHMARKS.md#from-python)).\n\n"
+            f"One run of `python crates/spatix-py/bench.py` on {stamp(f'Python {platform.python_version()}')}; "
+            f"load average (1 min) {load_start:.1f} at the start), {args.n:,} elements, one thread "
+            f"(full table: [docs/BENCHMARKS.md](docs/BENCHMARKS.md#from-python)).\n\n"
             "| workload | spatix | fastest Python peer | spatix ÷ peer |\n"
             "| --- | --- | --- | ---: |\n" + headline,
         )

@@ -1,6 +1,8 @@
-"""What the Python benchmark scripts (bench.py, bench_dask.py) share: the machine line
-of their headers, and rewriting a generated block of a Markdown file."""
+"""What the benchmark scripts (bench.py, bench_dask.py, bench_strays.py, and scripts/'s
+criterion-table.py, sim-block.py, fuzz-table.py) share: the machine line of their headers, the
+stamp README's blocks open with, and rewriting a generated block of a Markdown file."""
 
+import datetime
 import os
 import pathlib
 import platform
@@ -21,6 +23,13 @@ def cpu():
 def machine():
     """``CPU, cores, Python version`` of this machine."""
     return f"{cpu()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def stamp(extra=""):
+    """``DATE (CPU, N cores[, extra]``: how every measured block of README.md names its day and
+    machine, after ``One run ... on``; the caller closes the parenthesis.
+    scripts/regenerate-readme.sh checks that all of them name the same day and CPU."""
+    return f"{datetime.date.today().isoformat()} ({cpu()}, {os.cpu_count()} cores" + (f", {extra}" if extra else "")
 
 
 def replace_block(path, begin, end, text):
