@@ -34,7 +34,7 @@ else
 fi
 
 # One row of fuzz/runs.csv (with --write): DRIVER TARGET SECONDS EXECUTIONS FINDINGS LOAD.
-commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates fuzz || echo "-dirty")
+commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates fuzz ':!fuzz/runs.csv' || echo "-dirty")
 record() {
     [[ $write == 1 ]] || return 0
     local cpu
