@@ -13,9 +13,14 @@
 #   5. python-test-deps       python3 scripts/check-docs.py --write (not measured: the
 #                             packages scripts/test-python.sh installs), then the full check
 #
-# Expect roughly an hour on a 2-core machine with nothing else running (most of it the
-# criterion suite and the comparison; builds included when target/ is cold). Run it on an
-# otherwise idle machine: every block records the load average it saw. Each step's output goes
+# Estimated on a 2-core machine with nothing else running, from the bench settings and the
+# last tables (not timed as a whole): 1. about 16 minutes of criterion (some 250 benchmarks,
+# 0.5 s warm-up plus at least 1 s or 55 iterations each) plus a few of setup; 2. about 10
+# minutes (6 runs of every entry, about 4 minutes of them timed, plus builds and checks);
+# 3. under a minute; 4. 4-8 minutes (scripts/test-python.sh runs the pytest suite first, then
+# bench.py at 1M, 3 repeats). Add 5-15 minutes of compiling when target/ is cold: about 35-50
+# minutes in all. Run it on an otherwise idle machine: every block records the load average
+# it saw. Each step's output goes
 # to target/regenerate-readme/ as well as the terminal. Usage:
 #
 #   bash scripts/regenerate-readme.sh
