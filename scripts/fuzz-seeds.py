@@ -9,9 +9,25 @@ import glob, os, random, re
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 OUT = os.path.join(ROOT, "fuzz", "corpus", "ops")
 LIB = os.path.join(ROOT, "crates", "spatix-fuzz", "src", "lib.rs")
-INSERT, REMOVE, UPDATE, MAINTAIN, CLEAR, QUERY, NEAREST, WITHIN, RAY, STALE, PAIRS = 0, 4, 5, 7, 8, 9, 10, 11, 12, 14, 15
-# Set on a read (QUERY to RAY): a batch of such reads (spatix_fuzz's judge, BATCH).
-BATCH = 0x80
+OPS = os.path.join(ROOT, "crates", "spatix-fuzz", "src", "op.rs")
+
+
+def ops():
+    """spatix_fuzz's `enum Op` (each name in upper snake case: `UpdateAll` as UPDATE_ALL) and
+    its `BATCH` flag, read from its source."""
+    source = open(OPS).read()
+    body = re.search(r"pub\(crate\) enum Op \{(.*?)\n\}", source, re.S).group(1)
+    numbers = {re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper(): int(value)
+               for name, value in re.findall(r"^\s*(\w+) = (\d+),", body, re.M)}
+    numbers["BATCH"] = int(re.search(r"pub\(crate\) const BATCH: u8 = (\w+);", source).group(1), 0)
+    return numbers
+
+
+OP = ops()
+INSERT, REMOVE, UPDATE, MAINTAIN, CLEAR = OP["INSERT"], OP["REMOVE"], OP["UPDATE"], OP["MAINTAIN"], OP["CLEAR"]
+QUERY, NEAREST, WITHIN, RAY, STALE, PAIRS = OP["QUERY"], OP["NEAREST"], OP["WITHIN"], OP["RAY"], OP["STALE"], OP["PAIRS"]
+# Set on a read (QUERY to RAY): a batch of such reads.
+BATCH = OP["BATCH"]
 
 
 def targets():
@@ -82,8 +98,8 @@ def seq(seed, first, n_ops, weights, points=False):
     for _ in range(n_ops):
         op = r.choices(ops, [weights[o] for o in ops])[0]
         if op == INSERT:
-            # Ops 0 - 3 all insert (3: the layered index's insert_static).
-            out.append(r.randrange(4))
+            # Ops INSERT to INSERT_OWN all insert (INSERT_OWN: the layered index's insert_static).
+            out.append(INSERT + r.randrange(OP["INSERT_OWN"] - INSERT + 1))
             out += element(r, points, r.random() < 0.9)
             continue
         if op in (QUERY, NEAREST, WITHIN, RAY) and r.random() < 0.1:

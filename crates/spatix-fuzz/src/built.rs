@@ -13,6 +13,7 @@ use spatix::prelude::*;
 use spatix::{Aabb, BruteForce, Error, Handle, Scalar};
 
 use crate::decode::Bytes;
+use crate::op::Op;
 use crate::judge::{Judge, Live, fail};
 
 /// What the driver knows of one static target.
@@ -76,38 +77,38 @@ where
     B: Fn(&[(Aabb<S>, u64)]) -> Result<Q, Error>,
 {
     fn apply(&mut self, op: u8, input: &mut Bytes<'_>, step: usize) {
-        match op % 16 {
-            0..=3 => {
+        match Op::of(op) {
+            Op::Insert | Op::InsertOwn => {
                 let b = input.element(self.points);
                 self.elements.push((b, self.next_id));
                 self.next_id += 1;
                 self.dirty = true;
             }
-            4 => {
+            Op::Remove => {
                 if let Some(i) = input.pick(self.elements.len()) {
                     self.elements.swap_remove(i);
                     self.dirty = true;
                 }
             }
-            5 | 6 => {
+            Op::Update | Op::UpdateAll => {
                 let b = input.element(self.points);
                 if let Some(i) = input.pick(self.elements.len()) {
                     self.elements[i].0 = b;
                     self.dirty = true;
                 }
             }
-            7 => self.rebuild(step),
-            8 => {
+            Op::Maintain => self.rebuild(step),
+            Op::Clear => {
                 if input.u8() < 16 {
                     self.elements.clear();
                     self.dirty = true;
                 }
             }
-            14 => {
+            Op::Stale => {
                 self.rebuild(step);
                 self.misuse(input, step);
             }
-            _ => {
+            Op::Query | Op::Nearest | Op::Within | Op::Ray | Op::Pairs => {
                 self.rebuild(step);
                 let sut = self.sut.as_ref().expect("built");
                 self.judge.read(sut, op, input, step);

@@ -10,6 +10,7 @@ use spatix::{Aabb, Error, Handle, Point, Scalar};
 
 use crate::decode::Bytes;
 use crate::judge::{Judge, Live, fail};
+use crate::op::Op;
 
 /// An insert of another kind (the layered index's `insert_static`).
 pub(crate) type Insert<S, I> = fn(&mut I, Aabb<S>, u64) -> Result<Handle, Error>;
@@ -137,12 +138,12 @@ impl<S: Scalar, I: SpatialIndex<S, u64> + Sync> Pair<S, I> {
     }
 
     fn apply(&mut self, op: u8, input: &mut Bytes<'_>, step: usize) {
-        match op % 16 {
-            0..=3 => {
+        match Op::of(op) {
+            Op::Insert | Op::InsertOwn => {
                 let b: Aabb<S> = input.aabb();
                 let id = self.next_id;
                 let got = match self.options.insert_3 {
-                    Some(insert) if op % 16 == 3 => insert(&mut self.sut, b, id),
+                    Some(insert) if Op::of(op) == Op::InsertOwn => insert(&mut self.sut, b, id),
                     _ => self.sut.insert(b, id),
                 };
                 if self.refused(step, "insert", &b, &got) {
@@ -158,7 +159,7 @@ impl<S: Scalar, I: SpatialIndex<S, u64> + Sync> Pair<S, I> {
                     (got, want) => fail(step, "insert", &b, &got, &want),
                 }
             }
-            4 => {
+            Op::Remove => {
                 if let Some(i) = input.pick(self.live.len()) {
                     let e = self.live.swap_remove(i);
                     let (got, want) = (self.sut.remove(e.sut), self.judge.oracle.remove(e.oracle));
@@ -168,8 +169,8 @@ impl<S: Scalar, I: SpatialIndex<S, u64> + Sync> Pair<S, I> {
                     self.stale.push(e);
                 }
             }
-            6 => self.update_all(input, step),
-            5 => {
+            Op::UpdateAll => self.update_all(input, step),
+            Op::Update => {
                 let b: Aabb<S> = input.aabb();
                 if let Some(i) = input.pick(self.live.len()) {
                     let e = self.live[i];
@@ -183,19 +184,19 @@ impl<S: Scalar, I: SpatialIndex<S, u64> + Sync> Pair<S, I> {
                     }
                 }
             }
-            7 => {
+            Op::Maintain => {
                 self.sut.maintain();
                 self.judge.oracle.maintain();
             }
-            8 => {
+            Op::Clear => {
                 if input.u8() < 16 {
                     self.sut.clear();
                     self.judge.oracle.clear();
                     self.stale.append(&mut self.live);
                 }
             }
-            14 => self.misuse_stale(input, step),
-            _ => {
+            Op::Stale => self.misuse_stale(input, step),
+            Op::Query | Op::Nearest | Op::Within | Op::Ray | Op::Pairs => {
                 self.judge.read(&self.sut, op, input, step);
             }
         }

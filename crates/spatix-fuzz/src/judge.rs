@@ -10,6 +10,7 @@ use spatix::{
 };
 
 use crate::decode::Bytes;
+use crate::op::{BATCH, Op};
 use crate::exact;
 
 /// One element as a driver tracks it: its handle in the structure and in the oracle.
@@ -33,9 +34,9 @@ impl<S: Scalar> Judge<S> {
         }
     }
 
-    /// Decodes and compares one read-only operation: query (op 9), nearest (10), within (11),
-    /// raycast (12, 13), pairs (15). Ops 9 to 13 with [`BATCH`] set are a batch of such
-    /// reads instead ([`Judge::batch`]). Returns `false`, having read nothing, for any other op.
+    /// Decodes and compares one read-only operation: [`Op::Query`], [`Op::Nearest`],
+    /// [`Op::Within`], [`Op::Ray`], [`Op::Pairs`]. The first four with [`BATCH`] set are a
+    /// batch of such reads instead ([`Judge::batch`]). Returns `false`, having read nothing, for any other op.
     pub(crate) fn read<Q: SpatialQuery<S, u64> + Sync>(
         &mut self,
         sut: &Q,
@@ -43,28 +44,28 @@ impl<S: Scalar> Judge<S> {
         input: &mut Bytes<'_>,
         step: usize,
     ) -> bool {
-        if op & BATCH != 0 && matches!(op % 16, 9..=13) {
+        if op & BATCH != 0 && Op::of(op).batches() {
             self.batch(sut, op, input, step);
             return true;
         }
-        match op % 16 {
-            9 => self.query(sut, step, &input.aabb()),
-            10 => {
+        match Op::of(op) {
+            Op::Query => self.query(sut, step, &input.aabb()),
+            Op::Nearest => {
                 let (point, k) = (input.point::<S>(), usize::from(input.u8() % 80));
                 self.nearest(sut, step, point, k);
             }
-            11 => {
+            Op::Within => {
                 let (point, radius) = (input.point::<S>(), input.coord::<S>());
                 self.within(sut, step, point, radius);
             }
-            12 | 13 => self.raycast(sut, step, &ray(input)),
-            15 => self.pairs(sut, step),
+            Op::Ray => self.raycast(sut, step, &ray(input)),
+            Op::Pairs => self.pairs(sut, step),
             _ => return false,
         }
         true
     }
 
-    /// A batch of up to 100 reads of one kind (op 9 to 13, with [`BATCH`] set): a count, then
+    /// A batch of up to 100 reads of one kind (a read with [`BATCH`] set): a count, then
     /// the queries as the single op decodes them (nearest: one `k` first, then the points;
     /// within: one radius first, then the points). Each query's batch answer
     /// ([`ParallelQuery`]) must be the structure's own single-query answer, element for
@@ -79,8 +80,8 @@ impl<S: Scalar> Judge<S> {
     ) {
         let count = 1 + usize::from(input.u8() % 100);
         let mut buffers = BatchBuffers::new();
-        match op % 16 {
-            9 => {
+        match Op::of(op) {
+            Op::Query => {
                 let areas: Vec<Aabb<S>> = (0..count).map(|_| input.aabb()).collect();
                 let found = sut.query_batch(&areas, &mut buffers);
                 for (i, area) in areas.iter().enumerate() {
@@ -93,7 +94,7 @@ impl<S: Scalar> Judge<S> {
                     self.query(sut, step, area);
                 }
             }
-            10 => {
+            Op::Nearest => {
                 let k = usize::from(input.u8() % 80);
                 let points: Vec<Point<S>> = (0..count).map(|_| input.point()).collect();
                 let found = sut.nearest_batch(&points, k, &mut buffers);
@@ -107,7 +108,7 @@ impl<S: Scalar> Judge<S> {
                     self.nearest(sut, step, point, k);
                 }
             }
-            11 => {
+            Op::Within => {
                 let radius = input.coord::<S>();
                 let points: Vec<Point<S>> = (0..count).map(|_| input.point()).collect();
                 let found = sut.within_batch(&points, radius, &mut buffers);
@@ -325,9 +326,6 @@ impl<S: Scalar> Judge<S> {
         }
     }
 }
-
-/// The flag that turns a read (ops 9 to 13) into a batch of such reads.
-pub(crate) const BATCH: u8 = 0x80;
 
 /// A ray as the raycast ops decode it: origin, direction, reach (any of them may be invalid).
 fn ray<S: Scalar>(input: &mut Bytes<'_>) -> Ray<S> {

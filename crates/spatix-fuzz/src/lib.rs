@@ -38,6 +38,7 @@ mod dynamic;
 #[path = "../../spatix/tests/conformance/exact.rs"]
 mod exact;
 mod judge;
+mod op;
 #[cfg(test)]
 mod tests;
 

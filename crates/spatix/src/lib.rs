@@ -65,6 +65,7 @@ mod packed;
 #[cfg(feature = "rayon")]
 mod par;
 mod search;
+mod structures;
 mod sweep;
 #[cfg(test)]
 mod test_util;
