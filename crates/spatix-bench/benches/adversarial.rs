@@ -17,10 +17,7 @@
 use core::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, SamplingMode};
-use spatix::{
-    Aabb, Handle, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree,
-    PackedIndex, PointGrid, Quadtree, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid,
-};
+use spatix::{Aabb, Handle, SpatialIndex, SpatialQuery};
 use spatix_workload::Adversary;
 
 /// Query squares per `query` benchmark.
@@ -161,44 +158,65 @@ fn mean_extent(boxes: &[Aabb<f32>]) -> f32 {
     (sum / boxes.len().max(1) as f64) as f32
 }
 
+/// Each structure of `spatix::for_each_structure!` as a user would set it up from the data,
+/// sizes from the boxes (not the quadratic oracle); a static structure of points only on the
+/// sets of points (the coincident set).
+macro_rules! benches {
+    (
+        $c:ident, $sets:ident;
+        oracle { $($oracle:tt)* }
+        dynamic { $(
+            $ty:ident {
+                name: $name:ident,
+                cli: $cli:ident,
+                make: $make:ident,
+                pairs: $pairs:ident,
+                holds: $holds:ident,
+                bulk: $bulk:ident,
+                about: $about:literal
+            }
+        )* }
+        fixed { $(
+            $fixed:ident {
+                name: $fixed_name:ident,
+                cli: $fixed_cli:ident,
+                holds: $fixed_holds:ident,
+                about: $fixed_about:literal
+            }
+        )* }
+    ) => {
+        $($sets.dynamic(&mut $c, stringify!($name), |world, boxes| made!($make, $ty, world, boxes));)*
+        $($sets.fixed(&mut $c, stringify!($fixed_name), |boxes| built!($fixed_holds, $fixed, boxes));)*
+    };
+}
+
+/// An empty dynamic structure for `$boxes` in `$world`.
+macro_rules! made {
+    (element_size, $ty:ident, $world:ident, $boxes:ident) => {
+        spatix::$ty::for_element_size($world, mean_extent($boxes)).unwrap()
+    };
+    (sample, $ty:ident, $world:ident, $boxes:ident) => {
+        spatix::$ty::auto($world, $boxes).unwrap()
+    };
+    (threshold, $ty:ident, $world:ident, $boxes:ident) => {
+        spatix::$ty::new($world, mean_extent($boxes)).unwrap()
+    };
+}
+
+/// A static structure of `$boxes` (`None` where it cannot hold them).
+macro_rules! built {
+    (boxes, $ty:ident, $boxes:ident) => {
+        spatix::$ty::build($boxes.iter().copied().zip(0u32..)).ok()
+    };
+    (points, $ty:ident, $boxes:ident) => {{
+        let points = $boxes.iter().all(|b| b.min == b.max);
+        points.then(|| spatix::$ty::build($boxes.iter().map(|b| b.min).zip(0u32..)).unwrap())
+    }};
+}
+
 fn main() {
     let mut c = spatix_bench::criterion().configure_from_args();
     let sets = Sets::new();
-    // Each structure as a user would set it up from the data: sizes from the boxes.
-    sets.dynamic(&mut c, "quadtree", |world, boxes| {
-        Quadtree::for_element_size(world, mean_extent(boxes)).unwrap()
-    });
-    sets.dynamic(&mut c, "mxcif", |world, boxes| {
-        MxCifQuadtree::for_element_size(world, mean_extent(boxes)).unwrap()
-    });
-    sets.dynamic(&mut c, "loose_quadtree", |world, boxes| {
-        LooseQuadtree::for_element_size(world, mean_extent(boxes)).unwrap()
-    });
-    sets.dynamic(&mut c, "grid", |world, boxes| {
-        UniformGrid::auto(world, boxes).unwrap()
-    });
-    sets.dynamic(&mut c, "loose_grid", |world, boxes| {
-        LooseGrid::auto(world, boxes).unwrap()
-    });
-    sets.dynamic(&mut c, "points", |world, boxes| {
-        PointGrid::auto(world, boxes).unwrap()
-    });
-    sets.dynamic(&mut c, "hierarchical", |world, boxes| {
-        HierarchicalGrid::auto(world, boxes).unwrap()
-    });
-    sets.dynamic(&mut c, "sweep", |world, boxes| {
-        SweepGrid::auto(world, boxes).unwrap()
-    });
-    sets.dynamic(&mut c, "layered", |world, boxes| {
-        Layered::new(world, mean_extent(boxes)).unwrap()
-    });
-    sets.fixed(&mut c, "packed", |boxes| {
-        PackedIndex::build(boxes.iter().copied().zip(0u32..)).ok()
-    });
-    // Points only: the coincident set.
-    sets.fixed(&mut c, "kdtree", |boxes| {
-        let points = boxes.iter().all(|b| b.min == b.max);
-        points.then(|| KdTree::build(boxes.iter().map(|b| b.min).zip(0u32..)).unwrap())
-    });
+    spatix::for_each_structure!(benches, c, sets;);
     c.final_summary();
 }

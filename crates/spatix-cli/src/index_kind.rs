@@ -3,11 +3,11 @@
 //!
 //! The trait has generic methods, so structures are dispatched with an enum and a generic
 //! function rather than `dyn`: [`IndexKind::with_index`] builds the chosen structure and hands
-//! it to a [`UseIndex`], whose `run` is generic over the structure. A new structure joins the
-//! command with one variant of [`IndexKind`], one arm in `with_index`, and an impl of
-//! [`Structure`] (what it draws, how it describes itself, whether its pair pass runs on
-//! several threads). [`BatchIndex::with_type`] names the type of each structure that has a
-//! byte form, so that `spatix build` saves it and the batch commands load it.
+//! it to a [`UseIndex`], whose `run` is generic over the structure. The enums, `with_index`,
+//! `with_items`, [`BatchIndex::with_type`] (the type of each structure, so that `spatix
+//! build` saves it and the batch commands load it) and the [`Structure`] impls are made from
+//! `spatix::for_each_structure!`: a new structure joins the command with its entry there and
+//! an impl of [`Summary`] here (how it describes itself, what it draws).
 
 use core::ops::ControlFlow;
 use std::sync::OnceLock;
@@ -22,46 +22,163 @@ use spatix::{
     Scalar, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid,
 };
 
-/// A structure `--index` can name.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub(crate) enum IndexKind {
-    /// `BruteForce`: one array, every pair tested (O(n²) pairs: for small inputs).
-    BruteForce,
-    /// `Quadtree`: tight quadtree, depth from the elements' size.
-    Quadtree,
-    /// `LooseQuadtree`: each element in one leaf by its centre, loose node boxes; depth from
-    /// the elements' size.
-    LooseQuadtree,
-    /// `MxCifQuadtree`: each element in the smallest node that contains it; depth from the
-    /// elements' size.
-    Mxcif,
-    /// `UniformGrid`: cells from the elements' size and count.
-    Grid,
-    /// `LooseGrid`: the loose/tight double grid, each element in one loose cell by its centre.
-    LooseGrid,
-    /// `PointGrid`: each element as one point, under the largest half extent of the initial
-    /// boxes (larger boxes are refused).
-    PointGrid,
-    /// `HierarchicalGrid`: levels of grids, each element in the level that fits its size.
-    Hierarchical,
-    /// `Layered`: agents up to the typical size in a point grid, larger ones in a loose grid.
-    Layered,
-    /// `SweepGrid`: horizontal bands by the bottom of each box, each band sorted by the left;
-    /// pairs by sweep-and-prune. Made for many similar agents moved every frame: the fastest
-    /// frames of `sim`, hence its default.
-    #[default]
-    Sweep,
+/// The structures `--index` can name ([`IndexKind`], [`StaticKind`]), the types they name
+/// ([`BatchIndex::with_type`]), how each is made ([`IndexKind::with_index`],
+/// [`IndexKind::with_items`]) and its [`Structure`] impl, from `spatix::for_each_structure!`.
+macro_rules! structures {
+    (
+        oracle { $(
+            $oracle:ident {
+                name: $oracle_name:ident,
+                cli: $oracle_cli:ident,
+                about: $oracle_about:literal
+            }
+        )* }
+        dynamic { $(
+            $ty:ident {
+                name: $name:ident,
+                cli: $cli:ident,
+                make: $make:ident,
+                pairs: $pairs:ident,
+                holds: $holds:ident,
+                bulk: $bulk:ident,
+                about: $about:literal
+            }
+        )* }
+        fixed { $(
+            $fixed:ident {
+                name: $fixed_name:ident,
+                cli: $fixed_cli:ident,
+                holds: $fixed_holds:ident,
+                about: $fixed_about:literal
+            }
+        )* }
+    ) => {
+        /// A structure `--index` can name.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+        pub(crate) enum IndexKind {
+            $(#[doc = $oracle_about] $oracle_cli,)*
+            $(#[doc = $about] $cli,)*
+        }
+
+        /// A static structure the batch commands can name: built once from all the elements.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+        pub(crate) enum StaticKind {
+            $(#[doc = $fixed_about] $fixed_cli,)*
+        }
+
+        impl BatchIndex {
+            /// Runs `user` with this structure's type (ids as values): the one list of the
+            /// structures that `spatix build` saves and the batch commands load.
+            pub(crate) fn with_type<S: Scalar, U: UseType<S>>(self, user: U) -> U::Output {
+                match self {
+                    $(Self::Static(StaticKind::$fixed_cli) => user.run::<spatix::$fixed<S, u64>>(),)*
+                    $(Self::Dynamic(IndexKind::$oracle_cli) => user.run::<spatix::$oracle<S, u64>>(),)*
+                    $(Self::Dynamic(IndexKind::$cli) => user.run::<spatix::$ty<S, u64>>(),)*
+                }
+            }
+        }
+
+        impl IndexKind {
+            /// Builds this structure for `plan` (empty, memory reserved), frees the plan's
+            /// sample and runs `user` on the structure: a quadtree with the plan's typical
+            /// size as element size, a layered index with it as threshold, the others from
+            /// the plan's sample and count.
+            pub(crate) fn with_index<S, T, U>(self, plan: Plan<S>, user: U) -> Result<U::Output, Error>
+            where
+                S: Scalar,
+                T: Send + Sync,
+                U: UseIndex<S, T>,
+            {
+                fn start<S: Scalar, T, U: UseIndex<S, T>>(
+                    index: impl Structure<S, T> + SpatialIndex<S, T>,
+                    plan: Plan<S>,
+                    user: U,
+                ) -> U::Output {
+                    drop(plan);
+                    user.run(index)
+                }
+                Ok(match self {
+                    $(Self::$oracle_cli => start(spatix::$oracle::new(), plan, user),)*
+                    $(Self::$cli => start(made!($make, $ty, plan), plan, user),)*
+                })
+            }
+
+            /// Builds this structure holding `items` and runs `user` on it: in one go where
+            /// it has a bulk build (the sweep grid's `build_auto`, which numbers its slots in
+            /// storage order, so that walking its storage reads the slot table in order), the
+            /// others by inserting each item, in order, into what
+            /// [`with_index`](Self::with_index) makes for `plan`.
+            pub(crate) fn with_items<S, T, U>(
+                self,
+                plan: Plan<S>,
+                items: Vec<(Aabb<S>, T)>,
+                user: U,
+            ) -> Result<U::Output, Error>
+            where
+                S: Scalar,
+                T: Send + Sync,
+                U: UseIndex<S, T>,
+            {
+                match self {
+                    $(Self::$oracle_cli => with_items!(none, $oracle, self, plan, items, user),)*
+                    $(Self::$cli => with_items!($bulk, $ty, self, plan, items, user),)*
+                }
+            }
+        }
+
+        $(impl<S: Scalar, T: Sync> Structure<S, T> for spatix::$oracle<S, T> {
+            byte_form!();
+        })*
+        $(impl<S: Scalar, T: Sync> Structure<S, T> for spatix::$ty<S, T> {
+            byte_form!();
+
+            parallel_pairs!($pairs);
+        })*
+        $(impl<S: Scalar, T: Sync> Structure<S, T> for spatix::$fixed<S, T> {
+            byte_form!();
+        })*
+    };
 }
 
-/// A static structure the batch commands can name: built once from all the elements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum StaticKind {
-    /// `KdTree`: points only, built once; the default of `knn` (the fastest k-nearest).
-    KdTree,
-    /// `PackedIndex`: boxes (or points) built once into one Hilbert-sorted packed tree; the
-    /// default of `pairs` and `query` (the fastest pairs and rectangle queries on static
-    /// data).
-    Packed,
+/// An empty structure for `$plan`.
+macro_rules! made {
+    (element_size, $ty:ident, $plan:ident) => {{
+        let mut tree = spatix::$ty::for_element_size($plan.world, $plan.typical_size())?;
+        tree.reserve($plan.count);
+        tree
+    }};
+    (sample, $ty:ident, $plan:ident) => {
+        spatix::$ty::auto_sampled($plan.world, &$plan.sample, $plan.count)?
+    };
+    (threshold, $ty:ident, $plan:ident) => {
+        spatix::$ty::new($plan.world, $plan.typical_size())?
+    };
+}
+
+/// `with_items` of one structure: built in one go, or by inserting.
+macro_rules! with_items {
+    (none, $ty:ident, $kind:ident, $plan:ident, $items:ident, $user:ident) => {
+        $kind.with_index(
+            $plan,
+            Inserting {
+                items: $items,
+                user: $user,
+            },
+        )?
+    };
+    (build_auto, $ty:ident, $kind:ident, $plan:ident, $items:ident, $user:ident) => {{
+        let world = $plan.world;
+        drop($plan);
+        Ok($user.run(spatix::$ty::build_auto(world, $items)?))
+    }};
+}
+
+impl Default for IndexKind {
+    /// The sweep grid: the fastest frames of `sim`.
+    fn default() -> Self {
+        Self::Sweep
+    }
 }
 
 /// What `--index` of a batch command names: a static structure, built once from the whole
@@ -77,25 +194,6 @@ impl BatchIndex {
     pub(crate) fn name(self) -> String {
         self.to_possible_value()
             .map_or_else(String::new, |v| v.get_name().to_owned())
-    }
-
-    /// Runs `user` with this structure's type (ids as values): the one list of the
-    /// structures that `spatix build` saves and the batch commands load.
-    pub(crate) fn with_type<S: Scalar, U: UseType<S>>(self, user: U) -> U::Output {
-        match self {
-            Self::Static(StaticKind::KdTree) => user.run::<KdTree<S, u64>>(),
-            Self::Dynamic(IndexKind::BruteForce) => user.run::<BruteForce<S, u64>>(),
-            Self::Dynamic(IndexKind::Grid) => user.run::<UniformGrid<S, u64>>(),
-            Self::Dynamic(IndexKind::LooseGrid) => user.run::<LooseGrid<S, u64>>(),
-            Self::Dynamic(IndexKind::PointGrid) => user.run::<PointGrid<S, u64>>(),
-            Self::Dynamic(IndexKind::Hierarchical) => user.run::<HierarchicalGrid<S, u64>>(),
-            Self::Static(StaticKind::Packed) => user.run::<PackedIndex<S, u64>>(),
-            Self::Dynamic(IndexKind::Quadtree) => user.run::<Quadtree<S, u64>>(),
-            Self::Dynamic(IndexKind::LooseQuadtree) => user.run::<LooseQuadtree<S, u64>>(),
-            Self::Dynamic(IndexKind::Mxcif) => user.run::<MxCifQuadtree<S, u64>>(),
-            Self::Dynamic(IndexKind::Layered) => user.run::<Layered<S, u64>>(),
-            Self::Dynamic(IndexKind::Sweep) => user.run::<SweepGrid<S, u64>>(),
-        }
     }
 }
 
@@ -194,15 +292,19 @@ impl<S: Scalar> Plan<S> {
     }
 }
 
-/// What the command needs from a structure beyond [`SpatialQuery`].
-pub(crate) trait Structure<S: Scalar, T>: SpatialQuery<S, T> + Sync {
+/// How a structure shows itself: its own code, for each structure.
+pub(crate) trait Summary<S: Scalar> {
     /// One line for the summary: the structure and its parameters.
     fn describe(&self) -> String;
 
     /// Visits the boxes to outline when drawing the structure (cells, leaves, loose
     /// boxes). Structures with nothing to draw visit none.
     fn outlines(&self, _visit: &mut dyn FnMut(&Aabb<S>)) {}
+}
 
+/// What the command needs from a structure beyond [`SpatialQuery`] (an impl for each
+/// structure of the list, [`structures!`]).
+pub(crate) trait Structure<S: Scalar, T>: SpatialQuery<S, T> + Sync + Summary<S> {
     /// The structure's byte form ([`ByteForm::to_bytes`]).
     fn to_bytes(&self) -> Vec<u8>
     where
@@ -246,9 +348,10 @@ pub(crate) trait Structure<S: Scalar, T>: SpatialQuery<S, T> + Sync {
 }
 
 /// `fold_pairs` and `update_on_threads` for a structure that implements [`ParallelPairs`]
-/// (pairs by [`ParallelPairs::par_fold_pairs`]).
+/// (pairs by [`ParallelPairs::par_fold_pairs`]); the defaults for a serial one.
 macro_rules! parallel_pairs {
-    () => {
+    (serial) => {};
+    (parallel) => {
         const PARALLEL: bool = true;
 
         fn fold_pairs<A: Send>(
@@ -325,17 +428,13 @@ fn leaves<S: Scalar>(
     }
 }
 
-impl<S: Scalar, T: Sync> Structure<S, T> for BruteForce<S, T> {
-    byte_form!();
-
+impl<S: Scalar, T> Summary<S> for BruteForce<S, T> {
     fn describe(&self) -> String {
         "brute-force (one array)".to_owned()
     }
 }
 
-impl<S: Scalar, T: Sync> Structure<S, T> for Quadtree<S, T> {
-    byte_form!();
-
+impl<S: Scalar, T> Summary<S> for Quadtree<S, T> {
     fn describe(&self) -> String {
         let config = self.config();
         let parameters = tree_parameters(config.max_depth, "above", config.max_elements, "leaf");
@@ -345,13 +444,9 @@ impl<S: Scalar, T: Sync> Structure<S, T> for Quadtree<S, T> {
     fn outlines(&self, visit: &mut dyn FnMut(&Aabb<S>)) {
         self.traverse(leaves(visit));
     }
-
-    parallel_pairs!();
 }
 
-impl<S: Scalar, T: Sync> Structure<S, T> for LooseQuadtree<S, T> {
-    byte_form!();
-
+impl<S: Scalar, T> Summary<S> for LooseQuadtree<S, T> {
     fn describe(&self) -> String {
         let config = self.config();
         let parameters = tree_parameters(config.max_depth, "above", config.max_elements, "leaf");
@@ -366,13 +461,9 @@ impl<S: Scalar, T: Sync> Structure<S, T> for LooseQuadtree<S, T> {
             }
         });
     }
-
-    parallel_pairs!();
 }
 
-impl<S: Scalar, T: Sync> Structure<S, T> for UniformGrid<S, T> {
-    byte_form!();
-
+impl<S: Scalar, T> Summary<S> for UniformGrid<S, T> {
     fn describe(&self) -> String {
         format!(
             "grid ({})",
@@ -383,13 +474,9 @@ impl<S: Scalar, T: Sync> Structure<S, T> for UniformGrid<S, T> {
     fn outlines(&self, visit: &mut dyn FnMut(&Aabb<S>)) {
         self.for_each_cell(|cell, _| visit(&cell));
     }
-
-    parallel_pairs!();
 }
 
-impl<S: Scalar, T: Sync> Structure<S, T> for MxCifQuadtree<S, T> {
-    byte_form!();
-
+impl<S: Scalar, T> Summary<S> for MxCifQuadtree<S, T> {
     fn describe(&self) -> String {
         let config = self.config();
         let parameters = tree_parameters(config.max_depth, "at", config.max_elements, "node");
@@ -399,13 +486,9 @@ impl<S: Scalar, T: Sync> Structure<S, T> for MxCifQuadtree<S, T> {
     fn outlines(&self, visit: &mut dyn FnMut(&Aabb<S>)) {
         self.traverse(leaves(visit));
     }
-
-    parallel_pairs!();
 }
 
-impl<S: Scalar, T: Sync> Structure<S, T> for LooseGrid<S, T> {
-    byte_form!();
-
+impl<S: Scalar, T> Summary<S> for LooseGrid<S, T> {
     fn describe(&self) -> String {
         let parameters = grid_parameters(self.dims(), "loose cells", self.cell_size());
         format!("loose-grid ({parameters})")
@@ -415,13 +498,9 @@ impl<S: Scalar, T: Sync> Structure<S, T> for LooseGrid<S, T> {
     fn outlines(&self, visit: &mut dyn FnMut(&Aabb<S>)) {
         self.for_each_cell(|cell, _| visit(&cell));
     }
-
-    parallel_pairs!();
 }
 
-impl<S: Scalar, T: Sync> Structure<S, T> for PointGrid<S, T> {
-    byte_form!();
-
+impl<S: Scalar, T> Summary<S> for PointGrid<S, T> {
     fn describe(&self) -> String {
         format!(
             "point-grid ({}, half extents up to {})",
@@ -429,13 +508,9 @@ impl<S: Scalar, T: Sync> Structure<S, T> for PointGrid<S, T> {
             decimal(self.max_half_extent().to_f64())
         )
     }
-
-    parallel_pairs!();
 }
 
-impl<S: Scalar, T: Sync> Structure<S, T> for HierarchicalGrid<S, T> {
-    byte_form!();
-
+impl<S: Scalar, T> Summary<S> for HierarchicalGrid<S, T> {
     fn describe(&self) -> String {
         let finest = self.cell_size(0).map_or(0.0, |c| c.to_f64());
         format!(
@@ -444,13 +519,9 @@ impl<S: Scalar, T: Sync> Structure<S, T> for HierarchicalGrid<S, T> {
             decimal(finest)
         )
     }
-
-    parallel_pairs!();
 }
 
-impl<S: Scalar, T: Sync> Structure<S, T> for SweepGrid<S, T> {
-    byte_form!();
-
+impl<S: Scalar, T> Summary<S> for SweepGrid<S, T> {
     fn describe(&self) -> String {
         format!(
             "sweep ({} bands of height {})",
@@ -458,13 +529,9 @@ impl<S: Scalar, T: Sync> Structure<S, T> for SweepGrid<S, T> {
             decimal(self.band_height().to_f64())
         )
     }
-
-    parallel_pairs!();
 }
 
-impl<S: Scalar, T: Sync> Structure<S, T> for Layered<S, T> {
-    byte_form!();
-
+impl<S: Scalar, T> Summary<S> for Layered<S, T> {
     fn describe(&self) -> String {
         format!(
             "layered (agents up to half extent {} apart from larger elements)",
@@ -473,9 +540,7 @@ impl<S: Scalar, T: Sync> Structure<S, T> for Layered<S, T> {
     }
 }
 
-impl<S: Scalar, T: Sync> Structure<S, T> for KdTree<S, T> {
-    byte_form!();
-
+impl<S: Scalar, T> Summary<S> for KdTree<S, T> {
     fn describe(&self) -> String {
         let config = self.config();
         format!(
@@ -486,9 +551,7 @@ impl<S: Scalar, T: Sync> Structure<S, T> for KdTree<S, T> {
     }
 }
 
-impl<S: Scalar, T: Sync> Structure<S, T> for PackedIndex<S, T> {
-    byte_form!();
-
+impl<S: Scalar, T> Summary<S> for PackedIndex<S, T> {
     fn describe(&self) -> String {
         format!(
             "packed (Hilbert-packed tree, {} children per node)",
@@ -504,93 +567,6 @@ pub(crate) trait UseIndex<S: Scalar, T> {
 
     /// Runs the command on `index`, empty and with room reserved for the plan's elements.
     fn run<I: Structure<S, T> + SpatialIndex<S, T>>(self, index: I) -> Self::Output;
-}
-
-impl IndexKind {
-    /// Builds this structure for `plan` (empty, memory reserved), frees the plan's sample and
-    /// runs `user` on the structure.
-    pub(crate) fn with_index<S, T, U>(self, plan: Plan<S>, user: U) -> Result<U::Output, Error>
-    where
-        S: Scalar,
-        T: Send + Sync,
-        U: UseIndex<S, T>,
-    {
-        fn start<S: Scalar, T, U: UseIndex<S, T>>(
-            index: impl Structure<S, T> + SpatialIndex<S, T>,
-            plan: Plan<S>,
-            user: U,
-        ) -> U::Output {
-            drop(plan);
-            user.run(index)
-        }
-        Ok(match self {
-            Self::BruteForce => start(BruteForce::new(), plan, user),
-            Self::Quadtree => {
-                let mut tree = Quadtree::for_element_size(plan.world, plan.typical_size())?;
-                tree.reserve(plan.count);
-                start(tree, plan, user)
-            }
-            Self::LooseQuadtree => {
-                let size = plan.typical_size();
-                let mut tree = LooseQuadtree::for_element_size(plan.world, size)?;
-                tree.reserve(plan.count);
-                start(tree, plan, user)
-            }
-            Self::Mxcif => {
-                let size = plan.typical_size();
-                let mut tree = MxCifQuadtree::for_element_size(plan.world, size)?;
-                tree.reserve(plan.count);
-                start(tree, plan, user)
-            }
-            Self::Grid => {
-                let grid = UniformGrid::auto_sampled(plan.world, &plan.sample, plan.count)?;
-                start(grid, plan, user)
-            }
-            Self::LooseGrid => {
-                let grid = LooseGrid::auto_sampled(plan.world, &plan.sample, plan.count)?;
-                start(grid, plan, user)
-            }
-            Self::PointGrid => {
-                let grid = PointGrid::auto_sampled(plan.world, &plan.sample, plan.count)?;
-                start(grid, plan, user)
-            }
-            Self::Hierarchical => {
-                let grid = HierarchicalGrid::auto_sampled(plan.world, &plan.sample, plan.count)?;
-                start(grid, plan, user)
-            }
-            Self::Layered => {
-                let index = Layered::new(plan.world, plan.typical_size())?;
-                start(index, plan, user)
-            }
-            Self::Sweep => {
-                let grid = SweepGrid::auto_sampled(plan.world, &plan.sample, plan.count)?;
-                start(grid, plan, user)
-            }
-        })
-    }
-
-    /// Builds this structure holding `items` and runs `user` on it: the sweep grid in one go
-    /// (`SweepGrid::build_auto`, which numbers its slots in storage order, so that walking
-    /// its storage reads the slot table in order), the others by inserting each item, in
-    /// order, into what [`with_index`](Self::with_index) makes for `plan`.
-    pub(crate) fn with_items<S, T, U>(
-        self,
-        plan: Plan<S>,
-        items: Vec<(Aabb<S>, T)>,
-        user: U,
-    ) -> Result<U::Output, Error>
-    where
-        S: Scalar,
-        T: Send + Sync,
-        U: UseIndex<S, T>,
-    {
-        if self == Self::Sweep {
-            let world = plan.world;
-            drop(plan);
-            return Ok(user.run(SweepGrid::build_auto(world, items)?));
-        }
-        self.with_index(plan, Inserting { items, user })?
-    }
 }
 
 /// Inserts its items, in order, into the structure it is given, then runs its user on it.
@@ -609,3 +585,5 @@ impl<S: Scalar, T, U: UseIndex<S, T>> UseIndex<S, T> for Inserting<S, T, U> {
         Ok(self.user.run(index))
     }
 }
+
+spatix::for_each_structure!(structures);

@@ -13,8 +13,8 @@ use spatix::prelude::*;
 use spatix::{Aabb, BruteForce, Error, Handle, Scalar};
 
 use crate::decode::Bytes;
-use crate::op::Op;
 use crate::judge::{Judge, Live, fail};
+use crate::op::Op;
 
 /// What the driver knows of one static target.
 struct Rebuilt<S: Scalar, Q, B> {

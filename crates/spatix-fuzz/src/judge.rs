@@ -10,8 +10,8 @@ use spatix::{
 };
 
 use crate::decode::Bytes;
-use crate::op::{BATCH, Op};
 use crate::exact;
+use crate::op::{BATCH, Op};
 
 /// One element as a driver tracks it: its handle in the structure and in the oracle.
 #[derive(Clone, Copy, Debug)]

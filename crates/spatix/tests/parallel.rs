@@ -7,8 +7,7 @@ use core::ops::ControlFlow;
 use std::sync::Mutex;
 
 use spatix::{
-    Aabb, Handle, HierarchicalGrid, LooseGrid, LooseQuadtree, MxCifQuadtree, PackedConfig,
-    PackedIndex, PairBuffers, ParallelPairs, PointGrid, Quadtree, SpatialIndex, SweepGrid,
+    Aabb, Handle, PackedConfig, PackedIndex, PairBuffers, ParallelPairs, Quadtree, SpatialIndex,
     UniformGrid,
 };
 use spatix_workload::{Agents, Layout, Sizes};
@@ -174,69 +173,54 @@ impl<I: ParallelPairs<f64, u32>> Collect for I {
     }
 }
 
-#[test]
-fn quadtree_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a, items| inserted(Quadtree::for_element_size(a.world, 4.0).unwrap(), items));
+/// One test per structure of `spatix::for_each_structure!` with a parallel pair pass, named
+/// by its short name: the quadtrees sized for elements of 4, the others from the agents.
+macro_rules! parallel_pairs_tests {
+    (
+        oracle { $($oracle:tt)* }
+        dynamic { $(
+            $ty:ident {
+                name: $name:ident,
+                cli: $cli:ident,
+                make: $make:ident,
+                pairs: $pairs:ident,
+                holds: $holds:ident,
+                bulk: $bulk:ident,
+                about: $about:literal
+            }
+        )* }
+        fixed { $($fixed:tt)* }
+    ) => {
+        $(parallel_pairs_test!($pairs, $make, $name, $ty);)*
+    };
 }
 
-#[test]
-fn grid_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a, items| {
-        let sample: Vec<Aabb<f64>> = a.boxes().collect();
-        inserted(UniformGrid::auto(a.world, &sample).unwrap(), items)
-    });
+/// The test of one structure (none for a serial one).
+macro_rules! parallel_pairs_test {
+    (serial, $($ignored:tt)*) => {};
+    (parallel, element_size, $name:ident, $ty:ident) => {
+        #[test]
+        fn $name() {
+            same_pairs(|a, items| {
+                inserted(spatix::$ty::for_element_size(a.world, 4.0).unwrap(), items)
+            });
+        }
+    };
+    (parallel, sample, $name:ident, $ty:ident) => {
+        #[test]
+        fn $name() {
+            same_pairs(|a, items| {
+                let sample: Vec<Aabb<f64>> = a.boxes().collect();
+                inserted(spatix::$ty::auto(a.world, &sample).unwrap(), items)
+            });
+        }
+    };
 }
 
-#[test]
-fn point_grid_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a, items| {
-        let sample: Vec<Aabb<f64>> = a.boxes().collect();
-        inserted(PointGrid::auto(a.world, &sample).unwrap(), items)
-    });
-}
+mod parallel_pairs_equal_serial_pairs {
+    use super::*;
 
-#[test]
-fn hierarchical_grid_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a, items| {
-        let sample: Vec<Aabb<f64>> = a.boxes().collect();
-        inserted(HierarchicalGrid::auto(a.world, &sample).unwrap(), items)
-    });
-}
-
-#[test]
-fn loose_grid_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a, items| {
-        let sample: Vec<Aabb<f64>> = a.boxes().collect();
-        inserted(LooseGrid::auto(a.world, &sample).unwrap(), items)
-    });
-}
-
-#[test]
-fn mxcif_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a, items| {
-        inserted(
-            MxCifQuadtree::for_element_size(a.world, 4.0).unwrap(),
-            items,
-        )
-    });
-}
-
-#[test]
-fn loose_quadtree_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a, items| {
-        inserted(
-            LooseQuadtree::for_element_size(a.world, 4.0).unwrap(),
-            items,
-        )
-    });
-}
-
-#[test]
-fn sweep_grid_parallel_pairs_equal_serial_pairs() {
-    same_pairs(|a, items| {
-        let sample: Vec<Aabb<f64>> = a.boxes().collect();
-        inserted(SweepGrid::auto(a.world, &sample).unwrap(), items)
-    });
+    spatix::for_each_structure!(parallel_pairs_tests);
 }
 
 /// The packed index's parts unroll its recursion from the root down: with the default

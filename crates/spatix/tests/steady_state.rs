@@ -10,11 +10,7 @@
 use core::ops::ControlFlow;
 use std::alloc::System;
 
-use spatix::{
-    Aabb, Handle, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree,
-    PackedIndex, Point, PointGrid, Quadtree, Ray, SpatialIndex, SpatialQuery, SweepGrid,
-    UniformGrid, Workspace,
-};
+use spatix::{Aabb, Handle, Layered, Point, Ray, SpatialIndex, SpatialQuery, Workspace};
 use spatix_workload::{Agents, Layout, Sizes};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -247,159 +243,109 @@ fn with_walls(mut index: Layered<f32, u32>, world: &Aabb<f32>) -> Layered<f32, u
     index
 }
 
+/// The checks of every structure of `spatix::for_each_structure!` on `$agents` (of `$sizes`,
+/// with `$sample` their boxes): the quadtrees sized for elements of 4, the layered index
+/// with a threshold of 3 (the agents of the mixed sizes in one part, their dragons in
+/// another) and walls in its static part (built once; the frames' `maintain` must not
+/// rebuild it), the others from the sample; a bounded structure (the point grid) on
+/// same-size agents only (with the dragons its bound would be theirs). The static
+/// structures of points get the agents' positions, coinciding in pairs so that the pair
+/// pass reports something.
+macro_rules! checks {
+    (
+        $agents:ident, $sample:ident, $sizes:ident;
+        oracle { $($oracle:tt)* }
+        dynamic { $(
+            $ty:ident {
+                name: $name:ident,
+                cli: $cli:ident,
+                make: $make:ident,
+                pairs: $pairs:ident,
+                holds: $holds:ident,
+                bulk: $bulk:ident,
+                about: $about:literal
+            }
+        )* }
+        fixed { $(
+            $fixed:ident {
+                name: $fixed_name:ident,
+                cli: $fixed_cli:ident,
+                holds: $fixed_holds:ident,
+                about: $fixed_about:literal
+            }
+        )* }
+    ) => {
+        $(check!($holds, $sizes, {
+            let index = made!($make, $ty, $agents, $sample);
+            let name = stringify!($name);
+            assert_eq!(allocations(index, $agents.clone()), 0, "{name}, {:?} sizes", $sizes);
+            #[cfg(feature = "rayon")]
+            collect_check!($pairs, {
+                let index = made!($make, $ty, $agents, $sample);
+                let made = collect_allocations(pool(), index, $agents.clone());
+                assert_eq!(made, 0, "par_collect_pairs, {name}, {:?} sizes", $sizes);
+            });
+        });)*
+        $({
+            let index = built!($fixed_holds, $fixed, $agents);
+            let name = stringify!($fixed_name);
+            assert_eq!(static_allocations(&index, &$agents), 0, "{name}, {:?} sizes", $sizes);
+        })*
+    };
+}
+
+/// `$check`, for a bounded structure only on agents of the same size.
+macro_rules! check {
+    (boxes, $sizes:ident, $check:block) => {
+        $check
+    };
+    (bounded, $sizes:ident, $check:block) => {
+        if $sizes == Sizes::Uniform $check
+    };
+}
+
+/// `$check` for a structure with a parallel pair pass.
+#[cfg(feature = "rayon")]
+macro_rules! collect_check {
+    (parallel, $check:block) => {
+        $check
+    };
+    (serial, $check:block) => {};
+}
+
+/// An empty dynamic structure for the agents (the layered index with its walls).
+macro_rules! made {
+    (element_size, $ty:ident, $agents:ident, $sample:ident) => {
+        spatix::$ty::for_element_size($agents.world, 4.0).unwrap()
+    };
+    (sample, $ty:ident, $agents:ident, $sample:ident) => {
+        spatix::$ty::auto($agents.world, &$sample).unwrap()
+    };
+    (threshold, $ty:ident, $agents:ident, $sample:ident) => {
+        with_walls(
+            spatix::$ty::new($agents.world, 3.0).unwrap(),
+            &$agents.world,
+        )
+    };
+}
+
+/// A static structure built from the agents (their positions, in coinciding pairs, for a
+/// structure of points).
+macro_rules! built {
+    (boxes, $ty:ident, $agents:ident) => {
+        spatix::$ty::build($agents.boxes().zip(0..)).unwrap()
+    };
+    (points, $ty:ident, $agents:ident) => {
+        spatix::$ty::build((0..$agents.len()).map(|i| ($agents.positions[i / 2 * 2], i as u32)))
+            .unwrap()
+    };
+}
+
 #[test]
 fn warm_frames_allocate_nothing() {
-    #[cfg(feature = "rayon")]
-    let pool = pool();
-    // Points that coincide in pairs, so that the pair pass reports something.
-    let agents = Agents::<f32>::new(20_000, Layout::Uniform, Sizes::Uniform, 12);
-    let points = (0..agents.len()).map(|i| (agents.positions[i / 2 * 2], i as u32));
-    let tree = KdTree::build(points).unwrap();
-    assert_eq!(static_allocations(&tree, &agents), 0, "kd-tree");
-
     for sizes in [Sizes::Uniform, Sizes::Mixed] {
         let agents = Agents::<f32>::new(20_000, Layout::Uniform, sizes, 11);
         let sample: Vec<Aabb<f32>> = agents.boxes().collect();
-        let loose = LooseGrid::auto(agents.world, &sample).unwrap();
-        assert_eq!(
-            allocations(loose, agents.clone()),
-            0,
-            "loose grid, {sizes:?} sizes"
-        );
-        let sweep = SweepGrid::auto(agents.world, &sample).unwrap();
-        assert_eq!(
-            allocations(sweep, agents.clone()),
-            0,
-            "sweep grid, {sizes:?} sizes"
-        );
-        // Agents of half-size up to 3 in one part, the dragons of mixed sizes in another, walls
-        // in the static part (built once; the frames' `maintain` must not rebuild it).
-        let layered = with_walls(Layered::new(agents.world, 3.0).unwrap(), &agents.world);
-        assert_eq!(
-            allocations(layered, agents.clone()),
-            0,
-            "layered, {sizes:?} sizes"
-        );
-        let grid = UniformGrid::auto(agents.world, &sample).unwrap();
-        assert_eq!(
-            allocations(grid, agents.clone()),
-            0,
-            "grid, {sizes:?} sizes"
-        );
-        let hierarchy = HierarchicalGrid::auto(agents.world, &sample).unwrap();
-        assert_eq!(
-            allocations(hierarchy, agents.clone()),
-            0,
-            "hierarchical grid, {sizes:?} sizes"
-        );
-        if sizes == Sizes::Uniform {
-            // A point grid holds one size class (with the dragons its bound would be theirs).
-            let points = PointGrid::auto(agents.world, &sample).unwrap();
-            assert_eq!(
-                allocations(points, agents.clone()),
-                0,
-                "point grid, {sizes:?} sizes"
-            );
-        }
-        let tree = Quadtree::for_element_size(agents.world, 4.0).unwrap();
-        assert_eq!(
-            allocations(tree, agents.clone()),
-            0,
-            "quadtree, {sizes:?} sizes"
-        );
-
-        let packed = PackedIndex::build(agents.boxes().zip(0..)).unwrap();
-        assert_eq!(
-            static_allocations(&packed, &agents),
-            0,
-            "packed, {sizes:?} sizes"
-        );
-
-        let mxcif = MxCifQuadtree::for_element_size(agents.world, 4.0).unwrap();
-        assert_eq!(
-            allocations(mxcif, agents.clone()),
-            0,
-            "mxcif, {sizes:?} sizes"
-        );
-
-        let tree = LooseQuadtree::for_element_size(agents.world, 4.0).unwrap();
-        assert_eq!(
-            allocations(tree, agents.clone()),
-            0,
-            "loose quadtree, {sizes:?} sizes"
-        );
-
-        #[cfg(feature = "rayon")]
-        {
-            let collected = [
-                (
-                    "loose grid",
-                    collect_allocations(
-                        pool,
-                        LooseGrid::auto(agents.world, &sample).unwrap(),
-                        agents.clone(),
-                    ),
-                ),
-                (
-                    "sweep grid",
-                    collect_allocations(
-                        pool,
-                        SweepGrid::auto(agents.world, &sample).unwrap(),
-                        agents.clone(),
-                    ),
-                ),
-                (
-                    "grid",
-                    collect_allocations(
-                        pool,
-                        UniformGrid::auto(agents.world, &sample).unwrap(),
-                        agents.clone(),
-                    ),
-                ),
-                (
-                    "hierarchical grid",
-                    collect_allocations(
-                        pool,
-                        HierarchicalGrid::auto(agents.world, &sample).unwrap(),
-                        agents.clone(),
-                    ),
-                ),
-                (
-                    "quadtree",
-                    collect_allocations(
-                        pool,
-                        Quadtree::for_element_size(agents.world, 4.0).unwrap(),
-                        agents.clone(),
-                    ),
-                ),
-                (
-                    "mxcif",
-                    collect_allocations(
-                        pool,
-                        MxCifQuadtree::for_element_size(agents.world, 4.0).unwrap(),
-                        agents.clone(),
-                    ),
-                ),
-                (
-                    "loose quadtree",
-                    collect_allocations(
-                        pool,
-                        LooseQuadtree::for_element_size(agents.world, 4.0).unwrap(),
-                        agents.clone(),
-                    ),
-                ),
-            ];
-            for (name, made) in collected {
-                assert_eq!(made, 0, "par_collect_pairs, {name}, {sizes:?} sizes");
-            }
-            if sizes == Sizes::Uniform {
-                let points = PointGrid::auto(agents.world, &sample).unwrap();
-                assert_eq!(
-                    collect_allocations(pool, points, agents.clone()),
-                    0,
-                    "par_collect_pairs, point grid, {sizes:?} sizes"
-                );
-            }
-        }
+        spatix::for_each_structure!(checks, agents, sample, sizes;);
     }
 }

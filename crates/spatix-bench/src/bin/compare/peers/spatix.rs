@@ -1,5 +1,5 @@
-//! spatix's own structures, through the `SpatialIndex` contract: one generic adapter, and one
-//! line per structure in [`box_indexes`] and [`point_indexes`].
+//! spatix's own structures, through the `SpatialIndex` contract: one generic adapter, and
+//! [`box_indexes`] and [`point_indexes`] driven by `spatix::for_each_structure!`.
 //!
 //! Points are zero-size boxes. A static structure gets a small adapter of its own here (as
 //! [`Packed`] and [`KdPoints`]), implementing [`BoxIndex`] (its `moved` rebuilds) and/or
@@ -9,9 +9,8 @@ use core::ops::ControlFlow;
 
 use rayon::prelude::*;
 use spatix::{
-    Aabb, BatchBuffers, BruteForce, Handle, HierarchicalGrid, KdTree, KdTreeConfig, Layered,
-    LooseGrid, LooseQuadtree, MxCifQuadtree, PackedIndex, ParallelPairs, ParallelQuery, Point,
-    PointGrid, Quadtree, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid, Workspace,
+    Aabb, BatchBuffers, Handle, KdTree, KdTreeConfig, PackedIndex, ParallelPairs, ParallelQuery,
+    Point, SpatialIndex, SpatialQuery, Workspace,
 };
 
 use spatix_workload::{Agent, Agents};
@@ -48,53 +47,127 @@ pub(crate) const CRATE: Crate = Crate {
 /// Above this N the brute-force oracle is not measured (it is quadratic).
 const BRUTE_MAX_N: usize = 10_000;
 
-/// Every spatix structure of boxes.
+/// Every spatix structure of boxes: each dynamic one of `spatix::for_each_structure!` but
+/// the bounded ones (built by inserting, or in one go where it has a bulk build, and moved
+/// by `update`), the same moved by `update_all` ([`Stepped`]), the packed index, and the
+/// oracle.
 pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
-    vec![
-        Box::new(Dynamic::new("Quadtree", quadtree, threads).parallel()),
-        Box::new(Dynamic::new("UniformGrid", grid, threads).parallel()),
-        Box::new(Dynamic::new("MxCifQuadtree", mxcif, threads).parallel()),
-        Box::new(Dynamic::new("LooseQuadtree", loose_quadtree, threads).parallel()),
-        Box::new(Dynamic::new("LooseGrid", loose_grid, threads).parallel()),
-        Box::new(Dynamic::new("HierarchicalGrid", hierarchical, threads).parallel()),
-        Box::new(Dynamic::new("Layered", layered, threads)),
-        Box::new(Stepped::new("Quadtree", quadtree, threads).parallel()),
-        Box::new(Stepped::new("UniformGrid", grid, threads).parallel()),
-        Box::new(Stepped::new("MxCifQuadtree", mxcif, threads).parallel()),
-        Box::new(Stepped::new("LooseQuadtree", loose_quadtree, threads).parallel()),
-        Box::new(Stepped::new("LooseGrid", loose_grid, threads).parallel()),
-        Box::new(Stepped::new("HierarchicalGrid", hierarchical, threads).parallel()),
-        Box::new(Stepped::new("Layered", layered, threads)),
-        Box::new(
-            Dynamic::new("SweepGrid", sweep, threads)
-                .bulk(sweep_built)
-                .parallel(),
-        ),
-        Box::new(
-            Stepped::new("SweepGrid", sweep, threads)
-                .bulk(sweep_built)
-                .parallel(),
-        ),
-        Box::new(Packed::new(threads)),
-        Box::new(Dynamic::new("BruteForce", brute, threads).up_to(BRUTE_MAX_N)),
-    ]
+    let mut all: Vec<Box<dyn BoxIndex>> = Vec::new();
+    spatix::for_each_structure!(dynamic_indexes, all, threads, Dynamic, boxes;);
+    spatix::for_each_structure!(dynamic_indexes, all, threads, Stepped, boxes;);
+    all.push(Box::new(Packed::new(threads)));
+    spatix::for_each_structure!(oracle_index, all, threads;);
+    all
 }
 
-/// Every spatix structure of points.
+/// Every spatix structure of points: the kd-tree, every dynamic one of
+/// `spatix::for_each_structure!` (built by inserting), the packed index, and the oracle.
 pub(crate) fn point_indexes(threads: usize) -> Vec<Box<dyn PointIndex>> {
-    vec![
-        Box::new(KdPoints::new(threads)),
-        Box::new(Dynamic::new("Quadtree", quadtree, threads)),
-        Box::new(Dynamic::new("UniformGrid", grid, threads)),
-        Box::new(Dynamic::new("MxCifQuadtree", mxcif, threads)),
-        Box::new(Dynamic::new("LooseQuadtree", loose_quadtree, threads)),
-        Box::new(Dynamic::new("LooseGrid", loose_grid, threads)),
-        Box::new(Dynamic::new("PointGrid", point_grid, threads)),
-        Box::new(Dynamic::new("HierarchicalGrid", hierarchical, threads)),
-        Box::new(Packed::new(threads)),
-        Box::new(Dynamic::new("BruteForce", brute, threads).up_to(BRUTE_MAX_N)),
-    ]
+    let mut all: Vec<Box<dyn PointIndex>> = vec![Box::new(KdPoints::new(threads))];
+    spatix::for_each_structure!(dynamic_indexes, all, threads, Dynamic, points;);
+    all.push(Box::new(Packed::new(threads)));
+    spatix::for_each_structure!(oracle_index, all, threads;);
+    all
 }
+
+/// Pushes onto `$all` an `$adapter` of each dynamic structure (of boxes: not the bounded
+/// ones; of points: each inserted, its pair pass on the calling thread).
+macro_rules! dynamic_indexes {
+    (
+        $all:ident, $threads:ident, $adapter:ident, $of:ident;
+        oracle { $($oracle:tt)* }
+        dynamic { $(
+            $ty:ident {
+                name: $name:ident,
+                cli: $cli:ident,
+                make: $make:ident,
+                pairs: $pairs:ident,
+                holds: $holds:ident,
+                bulk: $bulk:ident,
+                about: $about:literal
+            }
+        )* }
+        fixed { $($fixed:tt)* }
+    ) => {
+        $(dynamic_index!(
+            $of,
+            $holds,
+            $all,
+            $adapter::new(stringify!($ty), |world, sample| made!($make, $ty, world, sample), $threads),
+            $pairs,
+            $bulk,
+            $ty
+        );)*
+    };
+}
+
+/// Pushes one adapter (with its bulk build and parallel pair pass, for boxes).
+macro_rules! dynamic_index {
+    (boxes, bounded, $($ignored:tt)*) => {};
+    (boxes, boxes, $all:ident, $adapter:expr, $pairs:ident, $bulk:ident, $ty:ident) => {
+        $all.push(Box::new(parallel!($pairs, bulk!($bulk, $ty, $adapter))))
+    };
+    (points, $holds:ident, $all:ident, $adapter:expr, $($ignored:tt)*) => {
+        $all.push(Box::new($adapter))
+    };
+}
+
+/// `$adapter` built in one go where the structure has a bulk build.
+macro_rules! bulk {
+    (none, $ty:ident, $adapter:expr) => {
+        $adapter
+    };
+    (build_auto, $ty:ident, $adapter:expr) => {
+        $adapter.bulk(|world, items| {
+            spatix::$ty::build_auto(*world, items).expect("workload boxes are valid")
+        })
+    };
+}
+
+/// `$adapter` with its pair pass on rayon's pool where the structure has one.
+macro_rules! parallel {
+    (serial, $adapter:expr) => {
+        $adapter
+    };
+    (parallel, $adapter:expr) => {
+        $adapter.parallel()
+    };
+}
+
+/// An empty structure for `$world` and the boxes `$sample` it will hold: a quadtree by
+/// `for_element_size` with their mean extent (at least 1, for points), room reserved; a
+/// layered index with the 95th percentile of their half-sizes as threshold; the others by
+/// `auto` over the sample.
+macro_rules! made {
+    (element_size, $ty:ident, $world:ident, $sample:ident) => {{
+        let mut tree = spatix::$ty::for_element_size(*$world, typical_size($sample))
+            .expect("the agents' world is valid");
+        tree.reserve($sample.len());
+        tree
+    }};
+    (sample, $ty:ident, $world:ident, $sample:ident) => {
+        spatix::$ty::auto(*$world, $sample).expect("the agents' world is valid")
+    };
+    (threshold, $ty:ident, $world:ident, $sample:ident) => {
+        spatix::$ty::new(*$world, threshold($sample)).expect("the agents' world is valid")
+    };
+}
+
+/// Pushes the oracle onto `$all`, measured up to [`BRUTE_MAX_N`] only.
+macro_rules! oracle_index {
+    (
+        $all:ident, $threads:ident;
+        oracle { $($oracle:ident { $($field:ident: $value:tt),* })* }
+        dynamic { $($dynamic:tt)* }
+        fixed { $($fixed:tt)* }
+    ) => {
+        $($all.push(Box::new(
+            Dynamic::new(stringify!($oracle), |_, _| spatix::$oracle::new(), $threads)
+                .up_to(BRUTE_MAX_N),
+        ));)*
+    };
+}
+use {bulk, dynamic_index, dynamic_indexes, made, oracle_index, parallel};
 
 /// The mean of the boxes' extents (mean of width and height), at least 1 (for points).
 fn typical_size(sample: &[Aabb<f32>]) -> f32 {
@@ -105,71 +178,16 @@ fn typical_size(sample: &[Aabb<f32>]) -> f32 {
     (sum / sample.len().max(1) as f64).max(1.0) as f32
 }
 
-/// `Quadtree::for_element_size` with the sample's mean box extent (at least 1, for
-/// points), room reserved for the sample.
-fn quadtree<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> Quadtree<f32, T> {
-    let mut tree = Quadtree::for_element_size(*world, typical_size(sample))
-        .expect("the agents' world is valid");
-    tree.reserve(sample.len());
-    tree
-}
-
-/// `LooseQuadtree::for_element_size` with the sample's mean box extent, room reserved.
-fn loose_quadtree<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> LooseQuadtree<f32, T> {
-    let mut tree = LooseQuadtree::for_element_size(*world, typical_size(sample))
-        .expect("the agents' world is valid");
-    tree.reserve(sample.len());
-    tree
-}
-
-/// `MxCifQuadtree::for_element_size` with the sample's mean box extent, room reserved.
-fn mxcif<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> MxCifQuadtree<f32, T> {
-    let mut tree = MxCifQuadtree::for_element_size(*world, typical_size(sample))
-        .expect("the agents' world is valid");
-    tree.reserve(sample.len());
-    tree
-}
-
-/// `UniformGrid::auto` over the sample.
-fn grid<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> UniformGrid<f32, T> {
-    UniformGrid::auto(*world, sample).expect("the agents' world is valid")
-}
-
-/// `SweepGrid::auto` over the sample.
-fn sweep<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> SweepGrid<f32, T> {
-    SweepGrid::auto(*world, sample).expect("the agents' world is valid")
-}
-
-/// `LooseGrid::auto` over the sample.
-fn loose_grid<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> LooseGrid<f32, T> {
-    LooseGrid::auto(*world, sample).expect("the agents' world is valid")
-}
-
-/// `PointGrid::auto` over the sample (points: every box has size zero).
-fn point_grid<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> PointGrid<f32, T> {
-    PointGrid::auto(*world, sample).expect("the agents' world is valid")
-}
-
-/// `HierarchicalGrid::auto` over the sample.
-fn hierarchical<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> HierarchicalGrid<f32, T> {
-    HierarchicalGrid::auto(*world, sample).expect("the agents' world is valid")
-}
-
-/// `Layered::new` with the 95th percentile of the sample's half-sizes (the larger of each
-/// box's two) as threshold: the common agents in its point grid, the rare large ones in its
-/// loose grid.
-fn layered<T>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> Layered<f32, T> {
+/// The 95th percentile of the sample's half-sizes (the larger of each box's two): the
+/// layered index's threshold, the common agents in its point grid, the rare large ones in
+/// its loose grid.
+fn threshold(sample: &[Aabb<f32>]) -> f32 {
     let mut halves: Vec<f32> = sample
         .iter()
         .map(|b| b.size().x.max(b.size().y) * 0.5)
         .collect();
     halves.sort_unstable_by(f32::total_cmp);
-    let threshold = halves.get(halves.len() * 95 / 100).copied().unwrap_or(0.0);
-    Layered::new(*world, threshold).expect("the agents' world is valid")
-}
-
-fn brute(_: &Aabb<f32>, _: &[Aabb<f32>]) -> BruteForce<f32, u32> {
-    BruteForce::new()
+    halves.get(halves.len() * 95 / 100).copied().unwrap_or(0.0)
 }
 
 /// Makes an empty structure for a world and the boxes it will hold (never timed).
@@ -178,11 +196,6 @@ type Make<I> = fn(&Aabb<f32>, &[Aabb<f32>]) -> I;
 /// How a structure with a bulk constructor is built from every element at once (values in
 /// the elements' order).
 type Bulk<I, V> = fn(&Aabb<f32>, Vec<(Aabb<f32>, V)>) -> I;
-
-/// `SweepGrid::build_auto`: the sweep grid built in one go.
-fn sweep_built<T>(world: &Aabb<f32>, items: Vec<(Aabb<f32>, T)>) -> SweepGrid<f32, T> {
-    SweepGrid::build_auto(*world, items).expect("workload boxes are valid")
-}
 
 /// A dynamic spatix structure: built by inserting every element, updated in place.
 struct Dynamic<I> {
