@@ -16,9 +16,10 @@
 //! Criterion cannot report memory, so the harness prints one [`memory_line`] per structure
 //! and N, the first time one of its benchmarks runs.
 //!
-//! Adding a structure is one call of [`Suite::bench`] in `benches/structures.rs`; a static
-//! structure (built once, [`SpatialQuery`] only) is one call of [`Suite::bench_static`], which
-//! measures `build` (the whole bulk build from the agents' boxes), `query` and `pairs`.
+//! `benches/structures.rs` calls [`Suite::bench`] for every dynamic structure of
+//! `spatix::for_each_structure!`, and [`Suite::bench_static`] for every static one (built
+//! once, [`SpatialQuery`] only), which measures `build` (the whole bulk build from the
+//! agents' boxes), `query` and `pairs`: a new structure is benchmarked from its entry there.
 
 use core::ops::ControlFlow;
 use std::hint::black_box;

@@ -16,6 +16,29 @@ fn every_target_runs() {
     }
 }
 
+/// Every structure of `spatix::for_each_structure!` but the oracle has a target, named by its
+/// short name (`-` for `_`) and its set-up. (The table is not made from the list: a target's
+/// position is what the first byte of every corpus file picks.)
+#[test]
+fn every_structure_is_a_target() {
+    macro_rules! names {
+        (
+            oracle { $($oracle:tt)* }
+            dynamic { $($ty:ident { name: $name:ident, $($field:ident: $value:tt),* })* }
+            fixed { $($fixed:ident { name: $fixed_name:ident, $($f:ident: $v:tt),* })* }
+        ) => {
+            [$(stringify!($name),)* $(stringify!($fixed_name),)*]
+        };
+    }
+    for name in spatix::for_each_structure!(names) {
+        let prefix = format!("{}-", name.replace('_', "-"));
+        assert!(
+            TARGETS.iter().any(|t| t.starts_with(&prefix)),
+            "{name}: no fuzz target"
+        );
+    }
+}
+
 /// The static driver catches a structure that loses an element at build time.
 #[test]
 #[should_panic(expected = "iter after build")]

@@ -38,6 +38,90 @@ mod ops;
 mod scenarios;
 mod strays;
 
+// Every structure of `spatix::for_each_structure!` set up as its entry says, for elements a
+// 64th of the world wide, a bounded one for half extents up to 4 (module `listed`): a new
+// structure gets the whole suite from its entry there. The instances below add
+// configurations of each (the oracle is `brute_*`).
+mod listed {
+    /// One instance per structure.
+    macro_rules! instances {
+        (
+            oracle { $($oracle:tt)* }
+            dynamic { $(
+                $ty:ident {
+                    name: $name:ident,
+                    cli: $cli:ident,
+                    make: $make:ident,
+                    pairs: $pairs:ident,
+                    holds: $holds:ident,
+                    bulk: $bulk:ident,
+                    about: $about:literal
+                }
+            )* }
+            fixed { $(
+                $fixed:ident {
+                    name: $fixed_name:ident,
+                    cli: $fixed_cli:ident,
+                    holds: $fixed_holds:ident,
+                    about: $fixed_about:literal
+                }
+            )* }
+        ) => {
+            $(instance!($holds, $name, $make, $ty);)*
+            $(conformance_static!($fixed_name, f64, $fixed_holds, |data| {
+                built!($fixed_holds, $fixed, data)
+            });)*
+        };
+    }
+
+    /// The suite for a structure of any box, set up for elements a 64th of the world wide; or
+    /// of boxes up to a half extent of 4, set up for elements 8 wide.
+    macro_rules! instance {
+        (boxes, $name:ident, $make:ident, $ty:ident) => {
+            conformance!($name, f64, |world| {
+                let side = (world.size().x.max(world.size().y) / 64.0).max(1.0);
+                made!($make, $ty, world, side)
+            });
+        };
+        (bounded, $name:ident, $make:ident, $ty:ident) => {
+            conformance!(
+                $name,
+                f64,
+                |world| made!($make, $ty, world, 8.0),
+                max_half_extent = 4.0
+            );
+        };
+    }
+
+    /// An empty structure for `$world` and elements `$side` wide: from a sample of one such
+    /// element, or with agents up to a half extent of half that.
+    macro_rules! made {
+        (element_size, $ty:ident, $world:ident, $side:expr) => {
+            spatix::$ty::for_element_size($world, $side).unwrap()
+        };
+        (sample, $ty:ident, $world:ident, $side:expr) => {{
+            let corner = $world.min;
+            let far = spatix::Point::new(corner.x + $side, corner.y + $side);
+            spatix::$ty::auto($world, &[spatix::Aabb::new(corner, far).unwrap()]).unwrap()
+        }};
+        (threshold, $ty:ident, $world:ident, $side:expr) => {
+            spatix::$ty::new($world, $side / 2.0).unwrap()
+        };
+    }
+
+    /// A static structure of the data set (its boxes' corners, for one of points).
+    macro_rules! built {
+        (boxes, $ty:ident, $data:ident) => {
+            spatix::$ty::build($data.iter().copied())
+        };
+        (points, $ty:ident, $data:ident) => {
+            spatix::$ty::build($data.iter().map(|&(b, id)| (b.min, id)))
+        };
+    }
+
+    spatix::for_each_structure!(instances);
+}
+
 // BruteForce's for_each_pair is quadratic: its largest bulk test is capped at 10^4 agents.
 conformance!(
     brute_f32,
