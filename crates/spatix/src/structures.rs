@@ -25,7 +25,8 @@
 ///   * `pairs`: `parallel` where it implements [`ParallelPairs`](crate::ParallelPairs)
 ///     (with `par_update_all`), else `serial`;
 ///   * `holds`: `boxes`, or `bounded` where it refuses boxes larger than a bound taken from
-///     its sample (`Error::BoxTooLarge`: for same-size agents only);
+///     its sample (`Error::BoxTooLarge`: for same-size agents only; `new(world, bound)`
+///     makes one with that bound);
 ///   * `bulk`: `build_auto` where `build_auto(world, items)` builds it in one go, else
 ///     `none`;
 ///   * `about`: one line on what it is, for help texts.

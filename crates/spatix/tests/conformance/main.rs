@@ -75,7 +75,8 @@ mod listed {
     }
 
     /// The suite for a structure of any box, set up for elements a 64th of the world wide; or
-    /// of boxes up to a half extent of 4, set up for elements 8 wide.
+    /// of boxes up to a half extent of 4, made with that bound (`new(world, 4.0)`: `auto`
+    /// leaves a margin above the sample's half extents).
     macro_rules! instance {
         (boxes, $name:ident, $make:ident, $ty:ident) => {
             conformance!($name, f64, |world| {
@@ -87,7 +88,7 @@ mod listed {
             conformance!(
                 $name,
                 f64,
-                |world| made!($make, $ty, world, 8.0),
+                |world| spatix::$ty::new(world, 4.0).unwrap(),
                 max_half_extent = 4.0
             );
         };
