@@ -2,7 +2,14 @@
 
 pub(crate) mod brute;
 
+pub(crate) mod engine;
+
 use core::ops::ControlFlow;
+
+pub(crate) use engine::{
+    Cast, Hits, IndexEngine, Nearest, QueryEngine, Table, TableMut, Visits, VisitsPairs,
+    spatial_index, spatial_query,
+};
 
 use crate::{Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, RayHit, Scalar, Workspace};
 
@@ -78,20 +85,17 @@ pub trait SpatialQuery<S: Scalar, T> {
     /// Visits every element at distance `<= radius` from `point`, each exactly once. A
     /// negative or NaN radius, or a non-finite point, matches nothing; an infinite radius
     /// matches everything.
-    fn within<F>(&self, point: Point<S>, radius: S, mut visit: F) -> ControlFlow<()>
+    fn within<F>(&self, point: Point<S>, radius: S, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
         if !(point.is_finite() && radius >= S::ZERO) {
             return ControlFlow::Continue(());
         }
-        self.query(&Aabb::around(point, radius), |item| {
-            if item.aabb.within_distance(point, radius) {
-                visit(item)
-            } else {
-                ControlFlow::Continue(())
-            }
-        })
+        self.query(
+            &Aabb::around(point, radius),
+            engine::within_filter(point, radius, visit),
+        )
     }
 
     /// Visits every element the ray hits ([`Aabb::ray_entry`] is `Some`), each exactly once,
@@ -255,24 +259,11 @@ pub trait SpatialIndex<S: Scalar, T>: SpatialQuery<S, T> {
     /// assert_eq!(grid.len(), 2);
     /// # Ok::<(), spatix::Error>(())
     /// ```
-    fn update_all<F>(&mut self, mut f: F) -> Result<(), Error>
+    fn update_all<F>(&mut self, f: F) -> Result<(), Error>
     where
         F: FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,
     {
-        let mut outcome = Ok(());
-        let mut cursor = 0;
-        while let Some((handle, old)) = self.iter().element_from(&mut cursor) {
-            let Some(value) = self.value_mut(handle) else {
-                continue;
-            };
-            let new = f(handle, value, &old);
-            if new != old {
-                if let Err(e) = self.update(handle, new) {
-                    outcome = outcome.and(Err(e));
-                }
-            }
-        }
-        outcome
+        update_by_walk(self, f)
     }
 
     /// Removes every element; every handle given out so far becomes stale. Keeps the
@@ -284,258 +275,28 @@ pub trait SpatialIndex<S: Scalar, T>: SpatialQuery<S, T> {
     fn maintain(&mut self) {}
 }
 
-/// A nearest search as a structure's `nearest_impl` receives it from [`delegate_query!`],
-/// only once the contract's checks passed: a finite point, `k > 0`, and a structure holding
-/// at least one element.
-/// Its parts: the point, `k`, and the caller's workspace.
-pub(crate) struct Nearest<'w, S>(
-    pub(crate) Point<S>,
-    pub(crate) usize,
-    pub(crate) &'w mut Workspace<S>,
-);
-
-/// A ray cast as a structure's `raycast_impl` receives it from [`delegate_query!`], only once
-/// the contract's checks passed: a valid ray, and a structure holding at least one element.
-/// Its parts: the ray, the caller's workspace, and the visitor.
-pub(crate) struct Cast<'a, S, F>(
-    pub(crate) &'a Ray<S>,
-    pub(crate) &'a mut Workspace<S>,
-    pub(crate) F,
-);
-
-/// A visitor of ray hits: an element and the ray's entry parameter into it.
-pub(crate) trait Hits<S, T>: FnMut(Item<'_, S, T>, S) -> ControlFlow<()> {}
-
-impl<S, T, F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>> Hits<S, T> for F {}
-
-/// Implements [`SpatialQuery`] for `$structure<S, T>`: the contract's input checks happen
-/// here, once, and each query goes to the structure's own `query_impl`, `pairs_impl`,
-/// `nearest_impl`, `raycast_impl`, `memory_impl` and `validate` (and `within_impl` when
-/// `within` is given; the trait's default otherwise) only with input it must answer:
-///
-/// * `query`: an invalid area matches nothing;
-/// * `nearest`: `k == 0`, a non-finite point or an empty structure find nothing;
-/// * `within`: a non-finite point, a negative or NaN radius, or an empty structure match
-///   nothing;
-/// * `raycast_all`: an invalid ray, or an empty structure, hit nothing.
-///
-/// `get`, `len` and `iter` go to the element table in the field `$elements` (a [`Slots`] or
-/// [`StaticSlots`]), or, when `$elements` is `own`, to the structure's `get_impl`, `len_impl`
-/// and `iter_impl`.
-///
-/// Two optional parts: `impl[A: Bound, ...] Structure<S, T, A, ...>` for a structure with
-/// more type parameters than `S` and `T`, and `=> field` to delegate everything to the
-/// structure's field `field` (its element table is then `self.field.$elements`).
-///
-/// [`Slots`]: crate::base::slots::Slots
-/// [`StaticSlots`]: crate::base::slots::StaticSlots
-macro_rules! delegate_query {
-    ($structure:ident $(=> $to:ident)?, $elements:ident $(, $within:ident)?) => {
-        $crate::contract::delegate_query!(
-            impl[] $structure<S, T> $(=> $to)?, $elements $(, $within)?
-        );
-    };
-    (
-        impl[$($generic:tt)*] $structure:ty $(=> $to:ident)?,
-        $elements:ident $(, $within:ident)?
-    ) => {
-        $crate::contract::delegate_query!(
-            @expand [$($generic)*] $structure, self (self $(.$to)?), $elements $(, $within)?
-        );
-    };
-    // `$this` is the `self` of every method and `$target` what they delegate to: both are
-    // written above, in one expansion, so that `$target` may name `self` (a `self` written in
-    // another expansion would not resolve) and `within` may use the optional field.
-    (
-        @expand [$($generic:tt)*] $structure:ty, $this:tt $target:tt,
-        $elements:ident $(, $within:ident)?
-    ) => {
-        impl<S: $crate::Scalar, T, $($generic)*> $crate::SpatialQuery<S, T> for $structure {
-            fn get(&$this, handle: $crate::Handle) -> Option<$crate::Item<'_, S, T>> {
-                $crate::contract::delegate_query!(@get $target, $elements, handle)
-            }
-
-            fn len(&$this) -> usize {
-                $crate::contract::delegate_query!(@len $target, $elements)
-            }
-
-            fn iter(&$this) -> $crate::Iter<'_, S, T> {
-                $crate::contract::delegate_query!(@iter $target, $elements)
-            }
-
-            fn query<F>(&$this, area: &$crate::Aabb<S>, visit: F) -> core::ops::ControlFlow<()>
-            where
-                F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
-            {
-                if !area.is_valid() {
-                    return core::ops::ControlFlow::Continue(());
-                }
-                $target.query_impl(area, visit)
-            }
-
-            fn for_each_pair<F>(&$this, visit: F) -> core::ops::ControlFlow<()>
-            where
-                F: FnMut($crate::Item<'_, S, T>, $crate::Item<'_, S, T>)
-                    -> core::ops::ControlFlow<()>,
-            {
-                $target.pairs_impl(visit)
-            }
-
-            fn nearest<'w>(
-                &$this,
-                point: $crate::Point<S>,
-                k: usize,
-                workspace: &'w mut $crate::Workspace<S>,
-            ) -> &'w [$crate::Neighbor<S>] {
-                if k == 0 || !point.is_finite() || $crate::SpatialQuery::is_empty($this) {
-                    return workspace.none();
-                }
-                $target.nearest_impl($crate::contract::Nearest(point, k, workspace))
-            }
-
-            $(
-            fn $within<F>(
-                &$this,
-                point: $crate::Point<S>,
-                radius: S,
-                visit: F,
-            ) -> core::ops::ControlFlow<()>
-            where
-                F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
-            {
-                if !(point.is_finite() && radius >= S::ZERO)
-                    || $crate::SpatialQuery::is_empty($this)
-                {
-                    return core::ops::ControlFlow::Continue(());
-                }
-                $target.within_impl(point, radius, visit)
-            }
-            )?
-
-            fn raycast_all<F>(
-                &$this,
-                ray: &$crate::Ray<S>,
-                workspace: &mut $crate::Workspace<S>,
-                visit: F,
-            ) -> core::ops::ControlFlow<()>
-            where
-                F: FnMut($crate::Item<'_, S, T>, S) -> core::ops::ControlFlow<()>,
-            {
-                if !ray.is_valid() || $crate::SpatialQuery::is_empty($this) {
-                    return core::ops::ControlFlow::Continue(());
-                }
-                $target.raycast_impl($crate::contract::Cast(ray, workspace, visit))
-            }
-
-            fn memory_bytes(&$this) -> usize {
-                $target.memory_impl()
-            }
-
-            fn check_invariants(&$this) -> Result<(), $crate::Error> {
-                $target.validate()
+/// [`SpatialIndex::update_all`] element by element: the elements in table order, each moved
+/// with [`SpatialIndex::update`] when `f` changes its box.
+fn update_by_walk<S: Scalar, T, I, F>(index: &mut I, mut f: F) -> Result<(), Error>
+where
+    I: SpatialIndex<S, T> + ?Sized,
+    F: FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,
+{
+    let mut outcome = Ok(());
+    let mut cursor = 0;
+    while let Some((handle, old)) = index.iter().element_from(&mut cursor) {
+        let Some(value) = index.value_mut(handle) else {
+            continue;
+        };
+        let new = f(handle, value, &old);
+        if new != old {
+            if let Err(e) = index.update(handle, new) {
+                outcome = outcome.and(Err(e));
             }
         }
-    };
-    (@get $target:tt, own, $handle:ident) => { $target.get_impl($handle) };
-    (@get $target:tt, $elements:ident, $handle:ident) => { $target.$elements.get($handle) };
-    (@len $target:tt, own) => { $target.len_impl() };
-    (@len $target:tt, $elements:ident) => { $target.$elements.len() };
-    (@iter $target:tt, own) => { $target.iter_impl() };
-    (@iter $target:tt, $elements:ident) => { $target.$elements.iter() };
+    }
+    outcome
 }
-pub(crate) use delegate_query;
-
-/// Implements [`SpatialQuery`] (through [`delegate_query!`], with the same arguments) and
-/// [`SpatialIndex`] for a dynamic structure. The contract's input checks and handle
-/// resolution happen here, once: a structure's own functions see only valid boxes and live
-/// elements.
-///
-/// * `insert` validates the box ([`Error::InvalidAabb`]) and calls
-///   `insert_impl(aabb, value) -> Result<Handle, Error>`;
-/// * `remove` resolves the handle (`None` for a stale one) and calls `remove_impl(at) -> T`;
-/// * `update` validates the box, resolves the handle ([`Error::StaleHandle`]) and calls
-///   `update_impl(at, aabb) -> Result<(), Error>`;
-/// * `value_mut` resolves the handle;
-/// * `clear` calls `clear_impl()`.
-///
-/// `at` is the element's slot in the element table `$elements` (its `slot_of`), or, when
-/// `$elements` is `own`, what the structure's `resolve_impl(handle) -> Option<_>` returns (and
-/// `value_mut` goes to its `value_impl(at) -> &mut T`). The braces hold the structure's own
-/// items of the trait (`maintain`, an `update_all` of its own), written out with their docs.
-macro_rules! dynamic_index {
-    (
-        $structure:ident $(=> $to:ident)?, $elements:ident $(, $within:ident)?
-        { $($own:tt)* }
-    ) => {
-        $crate::contract::dynamic_index!(
-            impl[] $structure<S, T> $(=> $to)?, $elements $(, $within)? { $($own)* }
-        );
-    };
-    (
-        impl[$($generic:tt)*] $structure:ty $(=> $to:ident)?,
-        $elements:ident $(, $within:ident)? { $($own:tt)* }
-    ) => {
-        $crate::contract::delegate_query!(
-            impl[$($generic)*] $structure $(=> $to)?, $elements $(, $within)?
-        );
-        $crate::contract::dynamic_index!(
-            @expand [$($generic)*] $structure, self (self $(.$to)?), $elements { $($own)* }
-        );
-    };
-    (
-        @expand [$($generic:tt)*] $structure:ty, $this:tt $target:tt, $elements:ident
-        { $($own:tt)* }
-    ) => {
-        impl<S: $crate::Scalar, T, $($generic)*> $crate::SpatialIndex<S, T> for $structure {
-            fn insert(
-                &mut $this,
-                aabb: $crate::Aabb<S>,
-                value: T,
-            ) -> Result<$crate::Handle, $crate::Error> {
-                let aabb = aabb.validated()?;
-                $target.insert_impl(aabb, value)
-            }
-
-            fn remove(&mut $this, handle: $crate::Handle) -> Option<T> {
-                let at = $crate::contract::dynamic_index!(@resolve $target, $elements, handle)?;
-                Some($target.remove_impl(at))
-            }
-
-            #[inline]
-            fn update(
-                &mut $this,
-                handle: $crate::Handle,
-                aabb: $crate::Aabb<S>,
-            ) -> Result<(), $crate::Error> {
-                let aabb = aabb.validated()?;
-                let at = $crate::contract::dynamic_index!(@resolve $target, $elements, handle)
-                    .ok_or($crate::Error::StaleHandle)?;
-                $target.update_impl(at, aabb)
-            }
-
-            fn value_mut(&mut $this, handle: $crate::Handle) -> Option<&mut T> {
-                $crate::contract::dynamic_index!(@value $target, $elements, handle)
-            }
-
-            fn clear(&mut $this) {
-                $target.clear_impl();
-            }
-
-            $($own)*
-        }
-    };
-    (@resolve $target:tt, own, $handle:ident) => { $target.resolve_impl($handle) };
-    (@resolve $target:tt, $elements:ident, $handle:ident) => {
-        $target.$elements.slot_of($handle)
-    };
-    (@value $target:tt, own, $handle:ident) => {
-        $target.resolve_impl($handle).map(|at| $target.value_impl(at))
-    };
-    (@value $target:tt, $elements:ident, $handle:ident) => {
-        $target.$elements.value_mut($handle)
-    };
-}
-pub(crate) use dynamic_index;
 
 /// A static structure (built once from all its elements, [`SpatialQuery`] only) that can be
 /// built again from a new set: what [`Layered`](crate::Layered) needs of its static part.

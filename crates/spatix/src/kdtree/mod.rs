@@ -17,7 +17,8 @@ use core::ops::ControlFlow;
 use self::metric::Magnitudes;
 use self::splits::Splits;
 use crate::base::slots::Iter;
-use crate::{Aabb, Error, Handle, Item, Point, Scalar};
+use crate::contract::{Cast, Hits, Nearest, QueryEngine, Table, Visits, VisitsPairs};
+use crate::{Aabb, Error, Handle, Item, Neighbor, Point, Scalar};
 
 /// How a node of a [`KdTree`] chooses the axis it splits.
 ///
@@ -364,31 +365,75 @@ impl<S: Scalar, T> KdTree<S, T> {
     }
 }
 
-/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
-impl<S: Scalar, T> KdTree<S, T> {
+/// The tree keeps its elements itself, in tree order.
+impl<S: Scalar, T> Table<S, T> for KdTree<S, T> {
     /// The element a handle names: the one at its slot's tree position, if the generation
     /// is this tree's.
-    fn get_impl(&self, handle: Handle) -> Option<Item<'_, S, T>> {
+    #[inline]
+    fn item_of(&self, handle: Handle) -> Option<Item<'_, S, T>> {
         let i = handle.slot() as usize;
         (i < self.points.len() && handle == self.handle(i)).then(|| self.item(i))
     }
 
-    /// Every element, in tree order (the order of the handles' slots).
-    fn iter_impl(&self) -> Iter<'_, S, T> {
-        Iter::points(&self.points, &self.values, self.generation)
-    }
-
-    /// `len`.
-    fn len_impl(&self) -> usize {
+    #[inline]
+    fn count(&self) -> usize {
         self.points.len()
     }
 
-    /// Heap bytes held (`memory_bytes`).
-    fn memory_impl(&self) -> usize {
+    /// Every element, in tree order (the order of the handles' slots).
+    #[inline]
+    fn items(&self) -> Iter<'_, S, T> {
+        Iter::points(&self.points, &self.values, self.generation)
+    }
+}
+
+impl<S: Scalar, T> QueryEngine<S, T> for KdTree<S, T> {
+    type Table = Self;
+
+    #[inline]
+    fn table(&self) -> &Self {
+        self
+    }
+
+    #[inline]
+    fn query_valid<F: Visits<S, T>>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()> {
+        self.query_impl(area, visit)
+    }
+
+    #[inline]
+    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
+        self.pairs_impl(visit)
+    }
+
+    #[inline]
+    fn nearest_k<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        self.nearest_impl(nearest)
+    }
+
+    #[inline]
+    fn within_valid<F: Visits<S, T>>(
+        &self,
+        point: Point<S>,
+        radius: S,
+        visit: F,
+    ) -> ControlFlow<()> {
+        self.within_impl(point, radius, visit)
+    }
+
+    #[inline]
+    fn raycast_valid<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        self.raycast_impl(cast)
+    }
+
+    fn heap_bytes(&self) -> usize {
         self.splits.memory_bytes()
             + self.points.capacity() * size_of::<[S; 2]>()
             + self.values.capacity() * size_of::<T>()
     }
+
+    fn check(&self) -> Result<(), Error> {
+        self.validate()
+    }
 }
 
-crate::contract::delegate_query!(KdTree, own, within);
+crate::contract::spatial_query!(KdTree);

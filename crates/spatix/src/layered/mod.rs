@@ -1,10 +1,14 @@
 //! Three sets as one index: common-size agents, oversized agents and static
 //! scenery, each in the structure that suits it, behind one handle space.
 
+use core::ops::ControlFlow;
+
 use crate::base::slots::Slots;
+use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
 use crate::grid::lattice::within_quarter;
 use crate::{
-    Aabb, Error, Handle, Item, LooseGrid, PackedIndex, PointGrid, Scalar, SpatialIndex, StaticIndex,
+    Aabb, Error, Handle, Item, LooseGrid, Neighbor, PackedIndex, PointGrid, Scalar, SpatialIndex,
+    StaticIndex,
 };
 
 mod bytes;
@@ -369,32 +373,88 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
     }
 }
 
-/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
 impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
-    Layered<S, T, A, L, St>
+    QueryEngine<S, T> for Layered<S, T, A, L, St>
 {
-    /// Heap bytes held (`memory_bytes`).
-    fn memory_impl(&self) -> usize {
+    type Table = Slots<S, T>;
+
+    #[inline]
+    fn table(&self) -> &Slots<S, T> {
+        &self.slots
+    }
+
+    #[inline]
+    fn query_valid<F: Visits<S, T>>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()> {
+        self.query_impl(area, visit)
+    }
+
+    #[inline]
+    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
+        self.pairs_impl(visit)
+    }
+
+    #[inline]
+    fn nearest_k<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        self.nearest_impl(nearest)
+    }
+
+    #[inline]
+    fn raycast_valid<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        self.raycast_impl(cast)
+    }
+
+    fn heap_bytes(&self) -> usize {
         self.slots.memory_bytes()
             + self.routes.capacity() * size_of::<Route>()
             + self.agents.memory_bytes()
             + self.large.memory_bytes()
             + self.statics.memory_bytes()
     }
+
+    fn check(&self) -> Result<(), Error> {
+        self.validate()
+    }
 }
 
-crate::contract::dynamic_index!(
-    impl[A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>]
-    Layered<S, T, A, L, St>,
-    slots {
-    /// Rebuilds the static part if the static set changed since its last build (moving the
-    /// waiting static elements into it), then runs the moving parts' `maintain`.
-    fn maintain(&mut self) {
+impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
+    IndexEngine<S, T> for Layered<S, T, A, L, St>
+{
+    #[inline]
+    fn table_mut(&mut self) -> &mut Slots<S, T> {
+        &mut self.slots
+    }
+
+    fn insert_valid(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        self.insert_impl(aabb, value)
+    }
+
+    fn remove_at(&mut self, at: u32) -> T {
+        self.remove_impl(at)
+    }
+
+    #[inline]
+    fn update_at(&mut self, at: u32, aabb: Aabb<S>) -> Result<(), Error> {
+        self.update_impl(at, aabb)
+    }
+
+    fn remove_all(&mut self) {
+        self.clear_impl();
+    }
+
+    fn tidy(&mut self) {
         if self.pending > 0 || self.dead > 0 {
             self.rebuild_static();
         }
         self.agents.maintain();
         self.large.maintain();
     }
+}
+
+crate::contract::spatial_index!(
+    impl[A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>]
+    Layered<S, T, A, L, St>,
+    maintain {
+        /// Rebuilds the static part if the static set changed since its last build (moving the
+        /// waiting static elements into it), then runs the moving parts' `maintain`.
     }
 );

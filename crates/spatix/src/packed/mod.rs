@@ -10,8 +10,11 @@ mod query;
 mod tests;
 mod validate;
 
+use core::ops::ControlFlow;
+
 use crate::base::slots::StaticSlots;
-use crate::{Aabb, Error, Handle, Scalar, StaticIndex};
+use crate::contract::{Cast, Hits, Nearest, QueryEngine, Visits, VisitsPairs};
+use crate::{Aabb, Error, Handle, Neighbor, Scalar, StaticIndex};
 
 use build::Curve;
 
@@ -396,17 +399,46 @@ fn bits(mut mask: u64) -> impl Iterator<Item = u32> {
     })
 }
 
-/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
-impl<S: Scalar, T> PackedIndex<S, T> {
-    /// Heap bytes held (`memory_bytes`).
-    fn memory_impl(&self) -> usize {
+impl<S: Scalar, T> QueryEngine<S, T> for PackedIndex<S, T> {
+    type Table = StaticSlots<S, T>;
+
+    #[inline]
+    fn table(&self) -> &StaticSlots<S, T> {
+        &self.elements
+    }
+
+    #[inline]
+    fn query_valid<F: Visits<S, T>>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()> {
+        self.query_impl(area, visit)
+    }
+
+    #[inline]
+    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
+        self.pairs_impl(visit)
+    }
+
+    #[inline]
+    fn nearest_k<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        self.nearest_impl(nearest)
+    }
+
+    #[inline]
+    fn raycast_valid<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        self.raycast_impl(cast)
+    }
+
+    fn heap_bytes(&self) -> usize {
         self.elements.memory_bytes()
             + self.nodes.capacity() * size_of::<Aabb<S>>()
             + self.levels.capacity() * size_of::<u32>()
     }
+
+    fn check(&self) -> Result<(), Error> {
+        self.validate()
+    }
 }
 
-crate::contract::delegate_query!(PackedIndex, elements);
+crate::contract::spatial_query!(PackedIndex);
 
 /// A new index built from `items` with the same [`PackedConfig`].
 impl<S: Scalar, T> StaticIndex<S, T> for PackedIndex<S, T> {

@@ -2,10 +2,15 @@
 //! band by band, sorted by the left of their box inside each band, so that a frame (move every
 //! element, find every pair) streams through memory in one order.
 
+use core::ops::ControlFlow;
+
 use crate::base::handle::{NIL, next_salt};
 use crate::base::slots::Elements;
+use crate::contract::{
+    Cast, Hits, IndexEngine, Nearest, QueryEngine, Table, TableMut, Visits, VisitsPairs,
+};
 use crate::grid::lattice::{auto_world, bulk_extent, extent_of};
-use crate::{Aabb, Error, Handle, Item, Iter, Point, Scalar};
+use crate::{Aabb, Error, Handle, Item, Iter, Neighbor, Point, Scalar};
 
 mod bytes;
 mod layout;
@@ -442,64 +447,47 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                 .expect("live positions hold a value"),
         }
     }
+}
+
+/// The grid keeps its elements itself, by position in band order.
+impl<S: Scalar, T> Table<S, T> for SweepGrid<S, T> {
+    #[inline]
+    fn item_of(&self, handle: Handle) -> Option<Item<'_, S, T>> {
+        self.resolve(handle).map(|p| self.item(p))
+    }
+
+    #[inline]
+    fn count(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    fn items(&self) -> Iter<'_, S, T> {
+        Iter::placed(&self.positions, self, self.len)
+    }
+}
+
+impl<S: Scalar, T> TableMut<S, T> for SweepGrid<S, T> {
+    /// A position.
+    type At = usize;
 
     /// The position of a live handle's element.
     #[inline]
-    pub(super) fn resolve_impl(&self, handle: Handle) -> Option<usize> {
+    fn resolve(&self, handle: Handle) -> Option<usize> {
         let slot = handle.slot() as usize;
         let p = *self.positions.get(slot)?;
         (p != NIL && Handle::new(handle.slot(), self.generations[slot]) == handle)
             .then_some(p as usize)
     }
 
-    /// Heap bytes held (`memory_bytes`).
-    fn memory_impl(&self) -> usize {
-        let movers = self.movers.capacity()
-            + self
-                .run_scratch
-                .iter()
-                .map(|(movers, _)| movers.capacity())
-                .sum::<usize>();
-        let placed = self
-            .run_scratch
-            .iter()
-            .map(|(_, placed)| placed.capacity())
-            .sum::<usize>();
-        self.boxes.capacity() * size_of::<Aabb<S>>()
-            + self.values.capacity() * size_of::<Option<T>>()
-            + (self.owners.capacity()
-                + self.positions.capacity()
-                + self.generations.capacity()
-                + self.free.capacity()
-                + self.starts.capacity())
-                * size_of::<u32>()
-            + self.bands.capacity() * size_of::<Band<S>>()
-            + movers * size_of::<Mover<S, T>>()
-            + placed * size_of::<(u32, u32)>()
-            + self.run_scratch.capacity() * size_of::<mutate::RunScratch<S, T>>()
-            + self.runs.capacity() * size_of::<core::ops::Range<usize>>()
-    }
-
-    /// `get`.
-    fn get_impl(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        self.resolve_impl(handle).map(|p| self.item(p))
-    }
-
-    /// `iter`.
-    fn iter_impl(&self) -> Iter<'_, S, T> {
-        Iter::placed(&self.positions, self, self.len)
-    }
-
-    /// `len`.
-    fn len_impl(&self) -> usize {
-        self.len
-    }
-
-    /// `value_mut`: the value at live position `p`.
-    fn value_impl(&mut self, p: usize) -> &mut T {
-        self.values[p]
-            .as_mut()
-            .expect("live positions hold a value")
+    #[inline]
+    fn value_of_mut(&mut self, handle: Handle) -> Option<&mut T> {
+        let p = self.resolve(handle)?;
+        Some(
+            self.values[p]
+                .as_mut()
+                .expect("live positions hold a value"),
+        )
     }
 }
 
@@ -556,21 +544,111 @@ impl<S: Scalar, T> Elements<S, T> for SweepGrid<S, T> {
     }
 }
 
-crate::contract::dynamic_index!(SweepGrid, own {
-    /// Walks the bands in storage order: an element that stays in its band is written in
-    /// place and moved left past the elements it overtook; one that changes band is placed in
-    /// its new band once that band has been walked. Measures every band's reach and width on
-    /// the way. No allocation once warm.
-    fn update_all<F>(&mut self, f: F) -> Result<(), Error>
+impl<S: Scalar, T> QueryEngine<S, T> for SweepGrid<S, T> {
+    type Table = Self;
+
+    #[inline]
+    fn table(&self) -> &Self {
+        self
+    }
+
+    #[inline]
+    fn query_valid<F: Visits<S, T>>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()> {
+        self.query_impl(area, visit)
+    }
+
+    #[inline]
+    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
+        self.pairs_impl(visit)
+    }
+
+    #[inline]
+    fn nearest_k<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        self.nearest_impl(nearest)
+    }
+
+    #[inline]
+    fn raycast_valid<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        self.raycast_impl(cast)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        let movers = self.movers.capacity()
+            + self
+                .run_scratch
+                .iter()
+                .map(|(movers, _)| movers.capacity())
+                .sum::<usize>();
+        let placed = self
+            .run_scratch
+            .iter()
+            .map(|(_, placed)| placed.capacity())
+            .sum::<usize>();
+        self.boxes.capacity() * size_of::<Aabb<S>>()
+            + self.values.capacity() * size_of::<Option<T>>()
+            + (self.owners.capacity()
+                + self.positions.capacity()
+                + self.generations.capacity()
+                + self.free.capacity()
+                + self.starts.capacity())
+                * size_of::<u32>()
+            + self.bands.capacity() * size_of::<Band<S>>()
+            + movers * size_of::<Mover<S, T>>()
+            + placed * size_of::<(u32, u32)>()
+            + self.run_scratch.capacity() * size_of::<mutate::RunScratch<S, T>>()
+            + self.runs.capacity() * size_of::<core::ops::Range<usize>>()
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        self.validate()
+    }
+}
+
+impl<S: Scalar, T> IndexEngine<S, T> for SweepGrid<S, T> {
+    #[inline]
+    fn table_mut(&mut self) -> &mut Self {
+        self
+    }
+
+    fn insert_valid(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        self.insert_impl(aabb, value)
+    }
+
+    fn remove_at(&mut self, at: usize) -> T {
+        self.remove_impl(at)
+    }
+
+    #[inline]
+    fn update_at(&mut self, at: usize, aabb: Aabb<S>) -> Result<(), Error> {
+        self.update_impl(at, aabb)
+    }
+
+    fn remove_all(&mut self) {
+        self.clear_impl();
+    }
+
+    fn update_each<F>(&mut self, f: F) -> Result<(), Error>
     where
         F: FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,
     {
         self.update_all_impl(f)
     }
 
-    /// Tightens the reach and width of every band an element shrank in or left since they
-    /// were last computed. O(bands + elements of those bands), no allocation.
-    fn maintain(&mut self) {
+    fn tidy(&mut self) {
         self.tighten();
     }
-});
+}
+
+crate::contract::spatial_index!(
+    SweepGrid,
+    maintain {
+        /// Tightens the reach and width of every band an element shrank in or left since they
+        /// were last computed. O(bands + elements of those bands), no allocation.
+    },
+    update_all {
+        /// Walks the bands in storage order: an element that stays in its band is written in
+        /// place and moved left past the elements it overtook; one that changes band is placed in
+        /// its new band once that band has been walked. Measures every band's reach and width on
+        /// the way. No allocation once warm.
+    }
+);

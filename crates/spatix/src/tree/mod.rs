@@ -193,6 +193,27 @@ impl<S, N> TreeBase<S, N> {
     }
 }
 
+/// What the trees' `auto` builds a tree from: `world` cut to where the bulk of `sample` lies
+/// ([`Aabb::bulk_of`], kept only if it leaves an area), and the mean extent (mean of width
+/// and height) of the sample's valid boxes, or `None` when no valid box has any size.
+pub(crate) fn sized_from_sample<S: Scalar>(
+    world: Aabb<S>,
+    sample: &[Aabb<S>],
+) -> (Aabb<S>, Option<S>) {
+    let (mut total, mut n) = (0.0f64, 0usize);
+    for b in sample.iter().filter(|b| b.is_valid()) {
+        let size = b.size();
+        total += size.x.to_f64() + size.y.to_f64();
+        n += 1;
+    }
+    let world = Aabb::bulk_of(sample)
+        .map(|bulk| bulk.clamped_to(&world))
+        .filter(|w| w.size().x > S::ZERO && w.size().y > S::ZERO)
+        .unwrap_or(world);
+    let typical_size = (total != 0.0).then(|| S::from_f64(total / (2 * n) as f64));
+    (world, typical_size)
+}
+
 /// Writes what the three quadtrees have alike: `new`, `for_element_size`, `auto`,
 /// `with_config`, `world` and `config`. The tree provides `DEFAULT_CONFIG`, a private
 /// `fn empty(world, config) -> Self` (the empty tree, parameters already checked) and its
@@ -272,20 +293,10 @@ macro_rules! tree_constructors {
             /// # Ok::<(), spatix::Error>(())
             /// ```
             pub fn auto(world: $crate::Aabb<S>, sample: &[$crate::Aabb<S>]) -> Result<Self, $crate::Error> {
-                let (mut total, mut n) = (0.0f64, 0usize);
-                for b in sample.iter().filter(|b| b.is_valid()) {
-                    let size = b.size();
-                    total += size.x.to_f64() + size.y.to_f64();
-                    n += 1;
+                match $crate::tree::sized_from_sample(world, sample) {
+                    (world, Some(typical_size)) => Self::for_element_size(world, typical_size),
+                    (world, None) => Self::new(world),
                 }
-                let world = $crate::Aabb::bulk_of(sample)
-                    .map(|bulk| bulk.clamped_to(&world))
-                    .filter(|w| w.size().x > S::ZERO && w.size().y > S::ZERO)
-                    .unwrap_or(world);
-                if total == 0.0 {
-                    return Self::new(world);
-                }
-                Self::for_element_size(world, S::from_f64(total / (2 * n) as f64))
             }
 
             /// An empty tree over `world` with the given parameters.

@@ -19,11 +19,13 @@
 //! `maintain` once empty, so empty rows cost one table entry.
 
 use core::cmp::Ordering;
+use core::ops::ControlFlow;
 
 use crate::base::handle::NIL;
 use crate::base::pool::{Link, ListPool};
 use crate::base::slots::Slots;
-use crate::{Aabb, Error, Point, Scalar};
+use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
+use crate::{Aabb, Error, Handle, Neighbor, Point, Scalar};
 
 use super::lattice::{Lattice, bulk_extent, cell_for_count, extent_of, magnitude, within_quarter};
 
@@ -407,49 +409,112 @@ impl<S: Scalar, T> Leveled<S, T> {
     }
 }
 
-/// Implements [`SpatialQuery`](crate::SpatialQuery) and [`SpatialIndex`](crate::SpatialIndex)
-/// (through [`dynamic_index!`](crate::contract::dynamic_index)) and `ParallelPairs` for a
-/// structure whose field `inner` is a [`Leveled`].
-macro_rules! leveled_index {
-    ($structure:ident) => {
-        $crate::contract::dynamic_index!($structure => inner, slots {
-            /// Releases the rows of cells left empty and, if any list changed since the last
-            /// pack, lays the lists out in memory in level, row and cell order (O(entries), in
-            /// place, no allocation), so that the next
-            /// [`for_each_pair`](crate::SpatialQuery::for_each_pair) and updates read them
-            /// sequentially.
-            fn maintain(&mut self) {
-                self.inner.maintain();
-            }
-        });
+/// A grid that is a [`Leveled`] engine under a name of its own
+/// ([`PointGrid`](crate::PointGrid), [`HierarchicalGrid`](crate::HierarchicalGrid)): it keeps
+/// the contract, and runs the parallel pair pass, as its engine does.
+pub(crate) trait OnLeveled {
+    type S: Scalar;
+    type T;
 
-        /// Parts: bands of each level's rows ([`Leveled::pair_parts`]).
-        #[cfg(feature = "rayon")]
-        impl<S: Scalar, T> $crate::par::PairParts<S, T> for $structure<S, T> {
-            type Part = (usize, core::ops::Range<u32>);
+    /// The engine.
+    fn leveled(&self) -> &Leveled<Self::S, Self::T>;
 
-            fn pair_parts(&self, target: usize, parts: &mut Vec<Self::Part>) {
-                self.inner.pair_parts(target, parts);
-            }
-
-            fn pairs_of_part<F>(&self, (i, rows): &Self::Part, visit: &mut F) -> core::ops::ControlFlow<()>
-            where
-                F: FnMut($crate::Item<'_, S, T>, $crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
-            {
-                self.inner.pairs_in_rows(*i, rows.clone(), visit)
-            }
-        }
-
-        /// The frame update in parallel parts: [`Leveled::par_update_all`].
-        #[cfg(feature = "rayon")]
-        impl<S: Scalar, T> $crate::par::UpdateParts<S, T> for $structure<S, T> {
-            fn update_in_parts<F: $crate::par::MoveFn<S, T>>(&mut self, f: F) -> Result<(), $crate::Error>
-            where
-                T: Send,
-            {
-                self.inner.par_update_all(f)
-            }
-        }
-    };
+    /// The engine, mutably.
+    fn leveled_mut(&mut self) -> &mut Leveled<Self::S, Self::T>;
 }
-pub(crate) use leveled_index;
+
+impl<G: OnLeveled> QueryEngine<G::S, G::T> for G {
+    type Table = Slots<G::S, G::T>;
+
+    #[inline]
+    fn table(&self) -> &Self::Table {
+        &self.leveled().slots
+    }
+
+    #[inline]
+    fn query_valid<F: Visits<G::S, G::T>>(&self, area: &Aabb<G::S>, visit: F) -> ControlFlow<()> {
+        self.leveled().query_impl(area, visit)
+    }
+
+    #[inline]
+    fn pairs<F: VisitsPairs<G::S, G::T>>(&self, visit: F) -> ControlFlow<()> {
+        self.leveled().pairs_impl(visit)
+    }
+
+    #[inline]
+    fn nearest_k<'w>(&self, nearest: Nearest<'w, G::S>) -> &'w [Neighbor<G::S>] {
+        self.leveled().nearest_impl(nearest)
+    }
+
+    #[inline]
+    fn raycast_valid<F: Hits<G::S, G::T>>(&self, cast: Cast<'_, G::S, F>) -> ControlFlow<()> {
+        self.leveled().raycast_impl(cast)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.leveled().memory_impl()
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        self.leveled().validate()
+    }
+}
+
+impl<G: OnLeveled> IndexEngine<G::S, G::T> for G {
+    #[inline]
+    fn table_mut(&mut self) -> &mut Self::Table {
+        &mut self.leveled_mut().slots
+    }
+
+    fn insert_valid(&mut self, aabb: Aabb<G::S>, value: G::T) -> Result<Handle, Error> {
+        self.leveled_mut().insert_impl(aabb, value)
+    }
+
+    fn remove_at(&mut self, slot: u32) -> G::T {
+        self.leveled_mut().remove_impl(slot)
+    }
+
+    #[inline]
+    fn update_at(&mut self, slot: u32, aabb: Aabb<G::S>) -> Result<(), Error> {
+        self.leveled_mut().update_impl(slot, aabb)
+    }
+
+    fn remove_all(&mut self) {
+        self.leveled_mut().clear_impl();
+    }
+
+    fn tidy(&mut self) {
+        self.leveled_mut().maintain();
+    }
+}
+
+/// Parts: bands of each level's rows ([`Leveled::pair_parts`]).
+#[cfg(feature = "rayon")]
+impl<G> crate::par::PairParts<G::S, G::T> for G
+where
+    G: OnLeveled + crate::SpatialQuery<G::S, G::T>,
+{
+    type Part = (usize, core::ops::Range<u32>);
+
+    fn pair_parts(&self, target: usize, parts: &mut Vec<Self::Part>) {
+        self.leveled().pair_parts(target, parts);
+    }
+
+    fn pairs_of_part<F>(&self, (i, rows): &Self::Part, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(crate::Item<'_, G::S, G::T>, crate::Item<'_, G::S, G::T>) -> ControlFlow<()>,
+    {
+        self.leveled().pairs_in_rows(*i, rows.clone(), visit)
+    }
+}
+
+/// The frame update in parallel parts: [`Leveled::par_update_all`].
+#[cfg(feature = "rayon")]
+impl<G: OnLeveled> crate::par::UpdateParts<G::S, G::T> for G {
+    fn update_in_parts<F: crate::par::MoveFn<G::S, G::T>>(&mut self, f: F) -> Result<(), Error>
+    where
+        G::T: Send,
+    {
+        self.leveled_mut().par_update_all(f)
+    }
+}

@@ -9,7 +9,8 @@ use super::lattice::{CellRange, Lattice, auto_cell, magnitude};
 use crate::base::handle::NIL;
 use crate::base::pool::ListPool;
 use crate::base::slots::Slots;
-use crate::{Aabb, Error, Item, Point, Scalar};
+use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
+use crate::{Aabb, Error, Handle, Neighbor, Point, Scalar};
 use tight::Tight;
 
 mod bands;
@@ -626,18 +627,35 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     }
 }
 
-/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
-impl<S: Scalar, T> LooseGrid<S, T> {
-    /// Every intersecting pair once (`for_each_pair`).
-    fn pairs_impl<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
+impl<S: Scalar, T> QueryEngine<S, T> for LooseGrid<S, T> {
+    type Table = Slots<S, T>;
+
+    #[inline]
+    fn table(&self) -> &Slots<S, T> {
+        &self.slots
+    }
+
+    #[inline]
+    fn query_valid<F: Visits<S, T>>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()> {
+        self.query_impl(area, visit)
+    }
+
+    #[inline]
+    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
         self.pairs_in_band(0, 1, visit)
     }
 
-    /// Heap bytes held (`memory_bytes`).
-    fn memory_impl(&self) -> usize {
+    #[inline]
+    fn nearest_k<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        self.nearest_impl(nearest)
+    }
+
+    #[inline]
+    fn raycast_valid<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        self.raycast_impl(cast)
+    }
+
+    fn heap_bytes(&self) -> usize {
         self.slots.memory_bytes()
             + self.boxes.capacity() * size_of::<Aabb<S>>()
             + self.heads.capacity() * size_of::<u32>()
@@ -645,14 +663,46 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             + (self.node_of.capacity() + self.home.capacity()) * size_of::<u32>()
             + self.tight.memory_bytes()
     }
+
+    fn check(&self) -> Result<(), Error> {
+        self.validate()
+    }
 }
 
-crate::contract::dynamic_index!(LooseGrid, slots {
-    /// Re-files every element in the loose cell of its centre, shrinks every loose box to its
-    /// elements (delisting it from the tight cells it no longer reaches), forgets the
-    /// overhang, and, once enough elements changed cells, lays the element lists out in
-    /// memory cell by cell. O(cells + elements), in place, no allocation.
-    fn maintain(&mut self) {
+impl<S: Scalar, T> IndexEngine<S, T> for LooseGrid<S, T> {
+    #[inline]
+    fn table_mut(&mut self) -> &mut Slots<S, T> {
+        &mut self.slots
+    }
+
+    fn insert_valid(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        self.insert_impl(aabb, value)
+    }
+
+    fn remove_at(&mut self, at: u32) -> T {
+        self.remove_impl(at)
+    }
+
+    #[inline]
+    fn update_at(&mut self, at: u32, aabb: Aabb<S>) -> Result<(), Error> {
+        self.update_impl(at, aabb)
+    }
+
+    fn remove_all(&mut self) {
+        self.clear_impl();
+    }
+
+    fn tidy(&mut self) {
         self.tidy();
     }
-});
+}
+
+crate::contract::spatial_index!(
+    LooseGrid,
+    maintain {
+        /// Re-files every element in the loose cell of its centre, shrinks every loose box to its
+        /// elements (delisting it from the tight cells it no longer reaches), forgets the
+        /// overhang, and, once enough elements changed cells, lays the element lists out in
+        /// memory cell by cell. O(cells + elements), in place, no allocation.
+    }
+);

@@ -6,8 +6,9 @@ use core::ops::ControlFlow;
 use crate::base::handle::NIL;
 use crate::base::pool::ListPool;
 use crate::base::slots::Slots;
+use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
 use crate::grid::lattice::{AutoCells, Lattice, auto_cell};
-use crate::{Aabb, Error, Item, Scalar};
+use crate::{Aabb, Error, Handle, Neighbor, Scalar};
 
 mod bytes;
 mod mutate;
@@ -329,31 +330,80 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     }
 }
 
-/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
-impl<S: Scalar, T> UniformGrid<S, T> {
-    /// Every intersecting pair once (`for_each_pair`).
-    fn pairs_impl<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
+impl<S: Scalar, T> QueryEngine<S, T> for UniformGrid<S, T> {
+    type Table = Slots<S, T>;
+
+    #[inline]
+    fn table(&self) -> &Slots<S, T> {
+        &self.slots
+    }
+
+    #[inline]
+    fn query_valid<F: Visits<S, T>>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()> {
+        self.query_impl(area, visit)
+    }
+
+    #[inline]
+    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
         self.pairs_in_rows(0..self.lattice.rows, visit)
     }
 
-    /// Heap bytes held (`memory_bytes`).
-    fn memory_impl(&self) -> usize {
+    #[inline]
+    fn nearest_k<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        self.nearest_impl(nearest)
+    }
+
+    #[inline]
+    fn raycast_valid<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        self.raycast_impl(cast)
+    }
+
+    fn heap_bytes(&self) -> usize {
         self.slots.memory_bytes()
             + self.cells.capacity() * size_of::<u32>()
             + self.pool.memory_bytes()
     }
+
+    fn check(&self) -> Result<(), Error> {
+        self.validate()
+    }
 }
 
-crate::contract::dynamic_index!(UniformGrid, slots {
-    /// Re-packs the cells' lists in memory in cell order (O(list entries), in place, no
-    /// allocation), so that the next [`for_each_pair`](crate::SpatialQuery::for_each_pair) and
-    /// updates read them sequentially; does nothing if no list changed since the last pack.
-    fn maintain(&mut self) {
+impl<S: Scalar, T> IndexEngine<S, T> for UniformGrid<S, T> {
+    #[inline]
+    fn table_mut(&mut self) -> &mut Slots<S, T> {
+        &mut self.slots
+    }
+
+    fn insert_valid(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        self.insert_impl(aabb, value)
+    }
+
+    fn remove_at(&mut self, at: u32) -> T {
+        self.remove_impl(at)
+    }
+
+    #[inline]
+    fn update_at(&mut self, at: u32, aabb: Aabb<S>) -> Result<(), Error> {
+        self.update_impl(at, aabb)
+    }
+
+    fn remove_all(&mut self) {
+        self.clear_impl();
+    }
+
+    fn tidy(&mut self) {
         if self.pool.relinked() > 0 {
             self.pack();
         }
     }
-});
+}
+
+crate::contract::spatial_index!(
+    UniformGrid,
+    maintain {
+        /// Re-packs the cells' lists in memory in cell order (O(list entries), in place, no
+        /// allocation), so that the next [`for_each_pair`](crate::SpatialQuery::for_each_pair) and
+        /// updates read them sequentially; does nothing if no list changed since the last pack.
+    }
+);

@@ -14,9 +14,10 @@ use core::ops::ControlFlow;
 use crate::base::handle::NIL;
 use crate::base::pool::{Link, ListPool};
 use crate::base::slots::Slots;
+use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
 use crate::tree::{BRANCH, EMPTY_LEAF, Node};
 use crate::tree::{Frame, Stack, TreeBase, TreeConfig};
-use crate::{Aabb, Item, NodeKind, Point, Scalar};
+use crate::{Aabb, Error, Handle, Neighbor, NodeKind, Point, Scalar};
 
 /// `maintain` lays the element lists out in tree order again once the nodes linked or
 /// unlinked since the last time reach this fraction of the entries. Measured on 1M agents:
@@ -311,18 +312,35 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     }
 }
 
-/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
-impl<S: Scalar, T> LooseQuadtree<S, T> {
-    /// Every intersecting pair once (`for_each_pair`).
-    fn pairs_impl<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
+impl<S: Scalar, T> QueryEngine<S, T> for LooseQuadtree<S, T> {
+    type Table = Slots<S, T>;
+
+    #[inline]
+    fn table(&self) -> &Slots<S, T> {
+        &self.slots
+    }
+
+    #[inline]
+    fn query_valid<F: Visits<S, T>>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()> {
+        self.query_impl(area, visit)
+    }
+
+    #[inline]
+    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
         pairs::PairPass::run(self, visit, |pass| pass.within(0))
     }
 
-    /// Heap bytes held (`memory_bytes`).
-    fn memory_impl(&self) -> usize {
+    #[inline]
+    fn nearest_k<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        self.nearest_impl(nearest)
+    }
+
+    #[inline]
+    fn raycast_valid<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        self.raycast_impl(cast)
+    }
+
+    fn heap_bytes(&self) -> usize {
         self.base.nodes.capacity() * size_of::<Node>()
             + (self.loose.capacity() + self.regions.capacity()) * size_of::<Aabb<S>>()
             + self.groups.capacity() * size_of::<Group>()
@@ -330,14 +348,42 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             + self.links.memory_bytes()
             + self.slots.memory_bytes()
     }
+
+    fn check(&self) -> Result<(), Error> {
+        self.validate()
+    }
 }
 
-crate::contract::dynamic_index!(LooseQuadtree, slots {
-    fn maintain(&mut self) {
+impl<S: Scalar, T> IndexEngine<S, T> for LooseQuadtree<S, T> {
+    #[inline]
+    fn table_mut(&mut self) -> &mut Slots<S, T> {
+        &mut self.slots
+    }
+
+    fn insert_valid(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        self.insert_impl(aabb, value)
+    }
+
+    fn remove_at(&mut self, at: u32) -> T {
+        self.remove_impl(at)
+    }
+
+    #[inline]
+    fn update_at(&mut self, at: u32, aabb: Aabb<S>) -> Result<(), Error> {
+        self.update_impl(at, aabb)
+    }
+
+    fn remove_all(&mut self) {
+        self.clear_impl();
+    }
+
+    fn tidy(&mut self) {
         let compacted = self.links.relinked() * COMPACT_ONE_IN >= self.links.in_use().max(1);
         if compacted {
             self.compact_lists();
         }
         self.refit(0, compacted);
     }
-});
+}
+
+crate::contract::spatial_index!(LooseQuadtree);

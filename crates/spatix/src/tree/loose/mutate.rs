@@ -7,7 +7,7 @@ use crate::tree::{BRANCH, EMPTY_LEAF, Node, compact_leaf_lists, release_group};
 use crate::tree::{Frame, take_group};
 use crate::{Aabb, Error, Handle, Point, Scalar};
 
-/// The contract's operations, called by [`dynamic_index!`](crate::contract::dynamic_index) with a
+/// The contract's operations, called by the [`IndexEngine`](crate::contract::IndexEngine) impl with a
 /// valid box and a live slot.
 impl<S: Scalar, T> LooseQuadtree<S, T> {
     pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {

@@ -10,11 +10,14 @@ mod runs;
 mod tests;
 mod validate;
 
+use core::ops::ControlFlow;
+
 use self::runs::Runs;
 use crate::base::handle::NIL;
 use crate::base::slots::Slots;
+use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
 use crate::tree::{Frame, TreeBase, TreeConfig};
-use crate::{Aabb, NodeKind, Point, Scalar};
+use crate::{Aabb, Error, Handle, Neighbor, NodeKind, Point, Scalar};
 
 /// A node: 16 bytes, no box (boxes are computed on the way down from the world's). Its
 /// elements are the run `start .. start + len` of the tree's shared element arrays, of which
@@ -261,28 +264,85 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     }
 }
 
-/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
-impl<S: Scalar, T> MxCifQuadtree<S, T> {
-    /// Heap bytes held (`memory_bytes`).
-    fn memory_impl(&self) -> usize {
+impl<S: Scalar, T> QueryEngine<S, T> for MxCifQuadtree<S, T> {
+    type Table = Slots<S, T>;
+
+    #[inline]
+    fn table(&self) -> &Slots<S, T> {
+        &self.slots
+    }
+
+    #[inline]
+    fn query_valid<F: Visits<S, T>>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()> {
+        self.query_impl(area, visit)
+    }
+
+    #[inline]
+    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
+        self.pairs_impl(visit)
+    }
+
+    #[inline]
+    fn nearest_k<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        self.nearest_impl(nearest)
+    }
+
+    #[inline]
+    fn raycast_valid<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        self.raycast_impl(cast)
+    }
+
+    fn heap_bytes(&self) -> usize {
         self.base.nodes.capacity() * size_of::<Node>()
             + self.runs.memory_bytes()
             + self.slots.memory_bytes()
             + self.places.capacity() * size_of::<Place>()
             + self.frames.capacity() * size_of::<Frame<S>>()
     }
+
+    fn check(&self) -> Result<(), Error> {
+        self.validate()
+    }
 }
 
-crate::contract::dynamic_index!(MxCifQuadtree, slots {
-    /// Merges every branch whose four children are leaves holding, with it, no more than
-    /// `max_elements` into one leaf, bottom-up, so a whole emptied subtree folds in one call.
-    /// Deferred to here rather than done on every removal: moving
-    /// agents leave and re-enter the same nodes within a frame, and merging eagerly would
-    /// split and merge them over and over.
-    fn maintain(&mut self) {
+impl<S: Scalar, T> IndexEngine<S, T> for MxCifQuadtree<S, T> {
+    #[inline]
+    fn table_mut(&mut self) -> &mut Slots<S, T> {
+        &mut self.slots
+    }
+
+    fn insert_valid(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        self.insert_impl(aabb, value)
+    }
+
+    fn remove_at(&mut self, at: u32) -> T {
+        self.remove_impl(at)
+    }
+
+    #[inline]
+    fn update_at(&mut self, at: u32, aabb: Aabb<S>) -> Result<(), Error> {
+        self.update_impl(at, aabb)
+    }
+
+    fn remove_all(&mut self) {
+        self.clear_impl();
+    }
+
+    fn tidy(&mut self) {
         if core::mem::take(&mut self.removed) {
             self.merge_below(Frame::root(self.base.world));
         }
         self.compact_if_fragmented();
     }
-});
+}
+
+crate::contract::spatial_index!(
+    MxCifQuadtree,
+    maintain {
+        /// Merges every branch whose four children are leaves holding, with it, no more than
+        /// `max_elements` into one leaf, bottom-up, so a whole emptied subtree folds in one call.
+        /// Deferred to here rather than done on every removal: moving
+        /// agents leave and re-enter the same nodes within a frame, and merging eagerly would
+        /// split and merge them over and over.
+    }
+);

@@ -13,7 +13,7 @@ fn roomy(len: u32) -> u32 {
     cap_for(len + len / 4 + 1)
 }
 
-/// The contract's operations, called by [`dynamic_index!`](crate::contract::dynamic_index) with a
+/// The contract's operations, called by the [`IndexEngine`](crate::contract::IndexEngine) impl with a
 /// valid box and a live slot.
 impl<S: Scalar, T> MxCifQuadtree<S, T> {
     pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {

@@ -12,8 +12,9 @@ use core::ops::ControlFlow;
 
 use crate::base::pool::ListPool;
 use crate::base::slots::Slots;
+use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
 use crate::tree::{BRANCH, EMPTY_LEAF, Frame, MAX_PENDING, Node, NodeKind, TreeBase, TreeConfig};
-use crate::{Aabb, Item, Scalar};
+use crate::{Aabb, Error, Handle, Neighbor, Scalar};
 
 /// The tight quadtree: each element is stored once, and listed in every leaf
 /// its box overlaps.
@@ -170,30 +171,75 @@ impl<S: Scalar, T> Quadtree<S, T> {
     }
 }
 
-/// What the [`SpatialQuery`](crate::SpatialQuery) impl delegates to.
-impl<S: Scalar, T> Quadtree<S, T> {
-    /// Every intersecting pair once (`for_each_pair`).
-    fn pairs_impl<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
+impl<S: Scalar, T> QueryEngine<S, T> for Quadtree<S, T> {
+    type Table = Slots<S, T>;
+
+    #[inline]
+    fn table(&self) -> &Slots<S, T> {
+        &self.slots
+    }
+
+    #[inline]
+    fn query_valid<F: Visits<S, T>>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()> {
+        self.query_impl(area, visit)
+    }
+
+    #[inline]
+    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
         self.pairs_below(Frame::root(self.base.world), visit)
     }
 
-    /// Heap bytes held (`memory_bytes`).
-    fn memory_impl(&self) -> usize {
+    #[inline]
+    fn nearest_k<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+        self.nearest_impl(nearest)
+    }
+
+    #[inline]
+    fn raycast_valid<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+        self.raycast_impl(cast)
+    }
+
+    fn heap_bytes(&self) -> usize {
         self.base.nodes.capacity() * size_of::<Node>()
             + self.links.memory_bytes()
             + self.slots.memory_bytes()
             + (self.homes.capacity() + self.stack.capacity()) * size_of::<Frame<S>>()
     }
+
+    fn check(&self) -> Result<(), Error> {
+        self.validate()
+    }
 }
 
-crate::contract::dynamic_index!(Quadtree, slots {
-    fn maintain(&mut self) {
+impl<S: Scalar, T> IndexEngine<S, T> for Quadtree<S, T> {
+    #[inline]
+    fn table_mut(&mut self) -> &mut Slots<S, T> {
+        &mut self.slots
+    }
+
+    fn insert_valid(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        self.insert_impl(aabb, value)
+    }
+
+    fn remove_at(&mut self, at: u32) -> T {
+        self.remove_impl(at)
+    }
+
+    #[inline]
+    fn update_at(&mut self, at: u32, aabb: Aabb<S>) -> Result<(), Error> {
+        self.update_impl(at, aabb)
+    }
+
+    fn remove_all(&mut self) {
+        self.clear_impl();
+    }
+
+    fn tidy(&mut self) {
         self.collapse_empty_branches();
         if self.links.relinked() > 0 {
             self.compact_lists();
         }
     }
-});
+}
+
+crate::contract::spatial_index!(Quadtree);

@@ -7,7 +7,7 @@ use crate::tree::{
 };
 use crate::{Aabb, Error, Handle, Scalar};
 
-/// The contract's operations, called by [`dynamic_index!`](crate::contract::dynamic_index) with a
+/// The contract's operations, called by the [`IndexEngine`](crate::contract::IndexEngine) impl with a
 /// valid box and a live slot.
 impl<S: Scalar, T> Quadtree<S, T> {
     pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
