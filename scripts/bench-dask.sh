@@ -6,5 +6,5 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bash scripts/test-python.sh dask-geopandas geopandas >/dev/null
+SPATIX_PY_PROFILE=release bash scripts/test-python.sh dask-geopandas geopandas >/dev/null
 exec target/python-venv/bin/python crates/spatix-py/bench_dask.py "$@"

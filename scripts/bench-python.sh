@@ -5,5 +5,5 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bash scripts/test-python.sh scipy pykdtree shapely geoindex-rs >/dev/null
+SPATIX_PY_PROFILE=release bash scripts/test-python.sh scipy pykdtree shapely geoindex-rs >/dev/null
 exec target/python-venv/bin/python crates/spatix-py/bench.py "$@"

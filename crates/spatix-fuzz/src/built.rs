@@ -36,8 +36,20 @@ struct Rebuilt<S: Scalar, Q, B> {
 
 /// Decodes `data` into edits of a data set and reads of the structure `build` makes from it,
 /// and checks each read against the oracle. `points`: the structure stores points (its
-/// elements are decoded as points, zero-size boxes, and `build` takes `aabb.min`).
-pub(crate) fn drive<S, Q, B>(data: &[u8], points: bool, build: B)
+/// elements are decoded as points, zero-size boxes, and `build` takes `aabb.min`). Exported as
+/// `drive_built`, for the regression tests' deliberately broken builds.
+///
+/// # Panics
+/// On any difference from the oracle, as [`crate::run`] does.
+///
+/// ```
+/// // Three boxes, then reads: the packed index built from them answers as the oracle does.
+/// let input = [0, 10, 10, 20, 20, 0, 30, 30, 40, 40, 9, 0, 0, 99, 99];
+/// spatix_fuzz::drive_built::<f32, _, _>(&input, false, |data| {
+///     spatix::PackedIndex::build(data.iter().copied())
+/// });
+/// ```
+pub fn drive<S, Q, B>(data: &[u8], points: bool, build: B)
 where
     S: Scalar,
     Q: SpatialQuery<S, u64> + Sync,

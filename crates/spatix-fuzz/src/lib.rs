@@ -39,8 +39,8 @@ mod dynamic;
 mod exact;
 mod judge;
 mod op;
-#[cfg(test)]
-mod tests;
+
+pub use built::drive as drive_built;
 
 use std::ops::ControlFlow;
 use std::sync::OnceLock;

@@ -457,7 +457,7 @@ impl<S: Scalar> Agents<S> {
 #[derive(Clone, Debug)]
 pub struct Adversary<S> {
     /// What it is.
-    pub name: &'static str,
+    pub name: String,
     /// The world to declare to a structure.
     pub world: Aabb<S>,
     /// The elements' boxes.
@@ -469,24 +469,45 @@ pub struct Adversary<S> {
 }
 
 impl<S: Scalar> Adversary<S> {
-    /// Every set: 100k coincident points; a world-sized box among 100k tiny boxes; 20k boxes
-    /// with corners and edges on the 1/2^k lattice of the world (every quadtree node boundary
-    /// and power-of-two grid line); 20k boxes around 1e7 with half-unit edges (f32's spacing
-    /// there is 1.0); 10k extremely thin boxes half a world long; 10k agents jumping across
-    /// the world's centre line every frame for 6 frames; 100k uniform boxes clean, the same
-    /// with one stray box at 1e9, and with strays at -1e12, 1e30 and ±MAX (see [`Stray`]),
-    /// each declared over the bulk of its data.
+    /// Every set at its full size ([`Adversary::sized`] with 100k).
     pub fn all() -> Vec<Self> {
+        Self::sized(100_000)
+    }
+
+    /// Every set, `n` standing for 100k: `n` coincident points; a world-sized box among `n`
+    /// tiny boxes; `n / 5` boxes with corners and edges on the 1/2^k lattice of the world
+    /// (every quadtree node boundary and power-of-two grid line); `n / 5` boxes around 1e7
+    /// with half-unit edges (f32's spacing there is 1.0); `n / 10` extremely thin boxes half
+    /// a world long; `n / 10` agents jumping across the world's centre line every frame for
+    /// 6 frames; `n` uniform boxes clean, the same with one stray box at 1e9, and with strays
+    /// at -1e12, 1e30 and ±MAX (see [`Stray`]), each declared over the bulk of its data.
+    /// The tests' fast tier runs them at a tenth of the full size ([`Tier`]).
+    ///
+    /// ```
+    /// use spatix_workload::Adversary;
+    /// let sets = Adversary::<f32>::sized(1000);
+    /// assert_eq!(sets[0].boxes.len(), 1000);
+    /// assert!(sets.iter().all(|s| s.boxes.len() >= 100));
+    /// ```
+    pub fn sized(n: usize) -> Vec<Self> {
         vec![
-            coincident(),
-            world_box_and_dust(),
-            on_boundaries(),
-            near_precision_limit(),
-            thin(),
-            crossing(),
-            strays("100k boxes, clean", &[]),
-            strays("the same and one stray at 1e9", &[Stray::At1e9]),
-            strays("the same and strays at -1e12, 1e30, ±MAX", &Stray::FAR),
+            coincident(n),
+            world_box_and_dust(n),
+            on_boundaries(n / 5),
+            near_precision_limit(n / 5),
+            thin(n / 10),
+            crossing(n / 10),
+            strays(format!("{n} boxes, clean"), n, &[]),
+            strays(
+                format!("{n} boxes and one stray at 1e9"),
+                n,
+                &[Stray::At1e9],
+            ),
+            strays(
+                format!("{n} boxes and strays at -1e12, 1e30, ±MAX"),
+                n,
+                &Stray::FAR,
+            ),
         ]
     }
 }
@@ -571,8 +592,8 @@ pub fn with_strays<S: Scalar>(base: &[Aabb<S>], strays: &[Stray]) -> Vec<Aabb<S>
 /// 100k uniform agents' boxes (half-size 1 to 3 over a world of side 3162) and the given
 /// strays, declared over the bulk of the data ([`Aabb::bulk_of`]), as a user would size a
 /// structure from a file.
-fn strays<S: Scalar>(name: &'static str, spots: &[Stray]) -> Adversary<S> {
-    let agents = Agents::<S>::new(100_000, Layout::Uniform, Sizes::Uniform, 16);
+fn strays<S: Scalar>(name: String, n: usize, spots: &[Stray]) -> Adversary<S> {
+    let agents = Agents::<S>::new(n, Layout::Uniform, Sizes::Uniform, 16);
     let base: Vec<Aabb<S>> = agents.boxes().collect();
     let boxes = with_strays(&base, spots);
     let world = Aabb::bulk_of(&boxes).expect("valid boxes");
@@ -587,7 +608,7 @@ fn sq<S: Scalar>(x0: f64, y0: f64, x1: f64, y1: f64) -> Aabb<S> {
 }
 
 /// A set that does not move, whose pairs are few enough to list.
-fn still<S>(name: &'static str, world: Aabb<S>, boxes: Vec<Aabb<S>>) -> Adversary<S> {
+fn still<S>(name: String, world: Aabb<S>, boxes: Vec<Aabb<S>>) -> Adversary<S> {
     Adversary {
         name,
         world,
@@ -597,22 +618,22 @@ fn still<S>(name: &'static str, world: Aabb<S>, boxes: Vec<Aabb<S>>) -> Adversar
     }
 }
 
-fn coincident<S: Scalar>() -> Adversary<S> {
-    let name = "100k coincident points";
+fn coincident<S: Scalar>(n: usize) -> Adversary<S> {
+    let name = format!("{n} coincident points");
     Adversary {
         name,
         world: sq(0.0, 0.0, 1000.0, 1000.0),
-        boxes: vec![sq(500.0, 500.0, 500.0, 500.0); 100_000],
+        boxes: vec![sq(500.0, 500.0, 500.0, 500.0); n],
         frames: Vec::new(),
         quadratic: true,
     }
 }
 
-fn world_box_and_dust<S: Scalar>() -> Adversary<S> {
-    let name = "a world-sized box among 100k tiny boxes";
+fn world_box_and_dust<S: Scalar>(n: usize) -> Adversary<S> {
+    let name = format!("a world-sized box among {n} tiny boxes");
     let mut rng = Rng::new(11);
     let mut boxes = vec![sq(0.0, 0.0, 1000.0, 1000.0)];
-    boxes.extend((0..100_000).map(|_| {
+    boxes.extend((0..n).map(|_| {
         let (x, y) = (rng.range(0.0, 1000.0), rng.range(0.0, 1000.0));
         sq(x, y, x + 0.01, y + 0.01)
     }));
@@ -621,11 +642,11 @@ fn world_box_and_dust<S: Scalar>() -> Adversary<S> {
 
 /// Corners and edges on the lattice of 1/2^k of the world for k up to 10: every quadtree node
 /// boundary and every cell boundary of power-of-two grids.
-fn on_boundaries<S: Scalar>() -> Adversary<S> {
-    let name = "boxes on cell and node boundaries";
+fn on_boundaries<S: Scalar>(n: usize) -> Adversary<S> {
+    let name = format!("{n} boxes on cell and node boundaries");
     let mut rng = Rng::new(12);
     let side = 1024.0;
-    let boxes = (0..20_000)
+    let boxes = (0..n)
         .map(|_| {
             let step = side / f64::from(1u32 << (1 + rng.below(10)));
             let cells = (side / step) as usize;
@@ -640,11 +661,11 @@ fn on_boundaries<S: Scalar>() -> Adversary<S> {
 
 /// Boxes around 1e7 whose edges fall on half units: in f32 (24-bit mantissa) the spacing there
 /// is 1.0, so every edge rounds, and cells of one unit are at the precision limit.
-fn near_precision_limit<S: Scalar>() -> Adversary<S> {
-    let name = "coordinates near 1e7 (the limit of f32's precision)";
+fn near_precision_limit<S: Scalar>(n: usize) -> Adversary<S> {
+    let name = format!("{n} boxes near 1e7 (the limit of f32's precision)");
     let mut rng = Rng::new(13);
     let base = 1e7;
-    let boxes = (0..20_000)
+    let boxes = (0..n)
         .map(|_| {
             let x = base + rng.below(1000) as f64 + [0.0, 0.5, -0.5][rng.below(3)];
             let y = base + rng.below(1000) as f64 + [0.0, 0.5, -0.5][rng.below(3)];
@@ -660,10 +681,10 @@ fn near_precision_limit<S: Scalar>() -> Adversary<S> {
 }
 
 /// Zero-width and 1e-9-wide boxes half a world long, horizontal and vertical.
-fn thin<S: Scalar>() -> Adversary<S> {
-    let name = "extremely thin boxes";
+fn thin<S: Scalar>(n: usize) -> Adversary<S> {
+    let name = format!("{n} extremely thin boxes");
     let mut rng = Rng::new(14);
-    let boxes = (0..10_000)
+    let boxes = (0..n)
         .map(|i| {
             let (a, b) = (rng.range(0.0, 1000.0), rng.range(0.0, 500.0));
             let width = if i % 2 == 0 { 0.0 } else { 1e-9 * a };
@@ -679,10 +700,10 @@ fn thin<S: Scalar>() -> Adversary<S> {
 
 /// 10k agents on either side of the world's centre line (the root split of every quadtree, a
 /// cell boundary of every even grid), all jumping across it every frame.
-fn crossing<S: Scalar>() -> Adversary<S> {
-    let name = "agents crossing one boundary every frame";
+fn crossing<S: Scalar>(n: usize) -> Adversary<S> {
+    let name = format!("{n} agents crossing one boundary every frame");
     let mut rng = Rng::new(15);
-    let spots: Vec<(f64, f64)> = (0..10_000)
+    let spots: Vec<(f64, f64)> = (0..n)
         .map(|_| (rng.range(0.5, 4.0), rng.range(0.0, 1000.0)))
         .collect();
     let at = |flip: bool| -> Vec<Aabb<S>> {
@@ -702,5 +723,45 @@ fn crossing<S: Scalar>() -> Adversary<S> {
         boxes: at(false),
         frames: (1..=6).map(|f| at(f % 2 == 1)).collect(),
         quadratic: false,
+    }
+}
+
+/// How thorough a test run is: the fast tier (README's test command, and CI's) or the deep
+/// tier (`scripts/test-deep.sh`, which sets `SPATIX_TESTS=deep`): more random cases per
+/// property, the adversarial and bulk sets at full size. Both run every structure through
+/// every property; the tiers differ only in how much data each test sees.
+///
+/// ```
+/// use spatix_workload::Tier;
+/// assert_eq!(Tier::Fast.pick(10, 100), 10);
+/// assert_eq!(Tier::Deep.pick(10, 100), 100);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    /// Every structure and property, with fewer cases and smaller sets: minutes.
+    Fast,
+    /// The same with more cases and the full-size sets: what a change to a structure quotes.
+    Deep,
+}
+
+impl Tier {
+    /// The tier that `SPATIX_TESTS` names (`fast`, the default, or `deep`).
+    ///
+    /// # Panics
+    /// On any other value, so that a misspelt deep run cannot pass as a fast one.
+    pub fn current() -> Self {
+        match std::env::var("SPATIX_TESTS").as_deref() {
+            Err(_) | Ok("" | "fast") => Self::Fast,
+            Ok("deep") => Self::Deep,
+            Ok(other) => panic!("SPATIX_TESTS={other:?}: expected \"fast\" or \"deep\""),
+        }
+    }
+
+    /// `fast` in the fast tier, `deep` in the deep one.
+    pub fn pick<T>(self, fast: T, deep: T) -> T {
+        match self {
+            Self::Fast => fast,
+            Self::Deep => deep,
+        }
     }
 }

@@ -1,5 +1,6 @@
-//! Adversarial data sets, the worst cases of one structure or another: 100k coincident points,
-//! one box covering the world among 100k tiny ones, boxes exactly on cell and node boundaries,
+//! Adversarial data sets, the worst cases of one structure or another (at a tenth of their full
+//! size in the fast tier, see [`Tier`]): 100k coincident points, one box covering the world
+//! among 100k tiny ones, boxes exactly on cell and node boundaries,
 //! coordinates at the limit of f32's precision (1e7 ± 0.5), extremely thin boxes, and agents
 //! that all cross one boundary every frame. On each, everything is compared with `BruteForce`
 //! (queries, within, nearest, rays) and with an independent sweep (pairs).
@@ -9,27 +10,28 @@ use std::collections::HashMap;
 use spatix::{
     Aabb, BruteForce, Error, Handle, Point, Ray, Scalar, SpatialIndex, SpatialQuery, Workspace,
 };
-use spatix_workload::{Adversary, Rng};
+use spatix_workload::{Adversary, Rng, Tier};
 
 use crate::bulk::sweep_pairs;
 use crate::check::{self, B, P, R};
 use crate::harness::too_large;
+use crate::suite::Make;
 
 /// Runs every data set; panics naming the set and the first difference. A structure with a
 /// declared bound on half extents (see `conformance!`) must refuse the elements over it, and
 /// runs each set without them.
 pub(crate) fn run<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
-    make: impl Fn(Aabb<S>) -> I,
+    make: Make<'_, S, I>,
     bound: Option<f64>,
 ) {
-    for set in Adversary::<S>::all() {
-        let fitting = refused(&set, &make, bound);
+    for set in Adversary::<S>::sized(Tier::current().pick(10_000, 100_000)) {
+        let fitting = refused(&set, make, bound);
         if let Err(e) = fitting.and_then(|set| {
             // A set whose every element is over the bound has nothing more to compare.
             if set.boxes.is_empty() {
                 Ok(())
             } else {
-                check(&set, &make)
+                check(&set, make)
             }
         }) {
             panic!("adversarial set '{}': {e}", set.name);
@@ -41,7 +43,7 @@ pub(crate) fn run<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
 /// checking that a fresh structure refuses the first of them and changes nothing.
 fn refused<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     set: &Adversary<S>,
-    make: &impl Fn(Aabb<S>) -> I,
+    make: Make<'_, S, I>,
     bound: Option<f64>,
 ) -> Result<Adversary<S>, String> {
     let fits = |i: usize| {
@@ -73,7 +75,7 @@ const QUADRATIC_PAIRS_OF: usize = 2000;
 /// after each, then removes everything.
 fn check<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     set: &Adversary<S>,
-    make: &impl Fn(Aabb<S>) -> I,
+    make: Make<'_, S, I>,
 ) -> Result<(), String> {
     let mut sut = make(set.world);
     let mut oracle = BruteForce::new();

@@ -1,6 +1,8 @@
 //! The suite must be able to fail: `BruteForce` wrapped in adapters with one deliberate fault
 //! each, run through the same random sequences, must be caught, and shrunk to a short sequence.
-//! A fault-free adapter must pass, so that the failures are the faults' doing.
+//! A fault-free adapter must pass, so that the failures are the faults' doing. Every test here
+//! runs the fast tier's number of cases (`suite::FAST_CASES`), whatever the tier: the fast
+//! tier catches every fault.
 
 use core::ops::ControlFlow;
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -268,8 +270,9 @@ impl<S: Scalar> SpatialIndex<S, u64> for Broken<S, u64> {
 fn failure(fault: Fault, variant: Variant) -> Option<(String, usize)> {
     let make = |world: Aabb<f64>| Broken::<f64, u64>::new(fault, world);
     let mut config = suite::config(2048);
-    // a fault is caught within a few cases; never let a small PROPTEST_CASES hide it
-    config.cases = config.cases.max(256);
+    // The fast tier's count, whatever PROPTEST_CASES or the tier says: README's test command
+    // catches every fault.
+    config.cases = suite::FAST_CASES;
     match suite::run_cases(variant, &make, config, None) {
         Ok(_) => None,
         Err(e) => {
@@ -419,7 +422,8 @@ fn built(fault: Fault, data: &[(Aabb<f64>, u64)]) -> Result<Broken<f64, u64>, Er
 #[test]
 fn static_suite_catches_faults() {
     let mut config = suite::config(1024);
-    config.cases = config.cases.max(128);
+    // The fast tier's count: README's test command catches every fault.
+    config.cases = suite::FAST_CASES;
     for kind in [Kind::Boxes, Kind::Points] {
         let make = |data: &[(Aabb<f64>, u64)]| built(Fault::None, data);
         if let Err(e) = static_suite::run_cases(
@@ -500,7 +504,7 @@ fn static_suite_catches_faults() {
 #[test]
 #[should_panic(expected = "InvalidAabb")]
 fn static_suite_catches_invalid_data_accepted() {
-    static_suite::invalid_data(Kind::Boxes, |data: &[(Aabb<f64>, u64)]| {
+    static_suite::invalid_data(Kind::Boxes, &|data: &[(Aabb<f64>, u64)]| {
         built(Fault::AcceptInvalidBox, data)
     });
 }
@@ -511,7 +515,7 @@ fn static_suite_catches_invalid_data_accepted() {
 fn catches_boxes_over_the_bound_accepted() {
     let make = |world: Aabb<f64>| Broken::<f64, u64>::new(Fault::None, world);
     let mut config = suite::config(2048);
-    config.cases = config.cases.max(256);
+    config.cases = suite::FAST_CASES;
     match suite::run_cases(Variant::MixedSizes, &make, config, Some(2.0)) {
         Err(TestError::Fail(reason, _)) => assert!(
             reason

@@ -1,4 +1,5 @@
-//! Seeded bulk tests with the standard moving-agents workload, from 0 to 10^5 elements: insert
+//! Seeded bulk tests with the standard moving-agents workload, from 0 to 10^5 elements (2·10^4
+//! in the fast tier): insert
 //! everything, compare; move every agent a few steps with `update` and `maintain`, compare;
 //! remove every third agent, compare. "Compare" is: `check_invariants`, `len`, `iter` and `get`,
 //! the full pair set against an independent sweep-and-prune, and a few hundred queries,
@@ -9,10 +10,11 @@ use std::collections::HashMap;
 use spatix::{
     Aabb, BruteForce, Error, Handle, Point, Scalar, SpatialIndex, SpatialQuery, Workspace,
 };
-use spatix_workload::{Agents, Layout, Rng, Sizes};
+use spatix_workload::{Agents, Layout, Rng, Sizes, Tier};
 
 use crate::check::{self, B, P, Seen};
 use crate::harness;
+use crate::suite::Make;
 
 /// Up to this many agents the sweep itself is checked against the oracle's (quadratic) pairs.
 const ORACLE_PAIRS_MAX: usize = 2000;
@@ -46,12 +48,17 @@ pub(crate) fn sweep_pairs<S: Scalar>(boxes: &[(u64, Aabb<S>)]) -> Vec<(u64, u64)
     out
 }
 
+/// Agents of the largest bulk test: 20k in the fast tier, 100k in the deep one.
+pub(crate) fn large() -> usize {
+    Tier::current().pick(20_000, 100_000)
+}
+
 /// Runs the bulk test with `min(n, max)` agents for every layout that is affordable at that
 /// size (coincident and out-of-world only up to 1000: their pair counts are quadratic).
 pub(crate) fn run<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     n: usize,
     max: usize,
-    make: impl Fn(Aabb<S>) -> I,
+    make: Make<'_, S, I>,
     bound: Option<f64>,
 ) {
     let n = n.min(max);
@@ -65,7 +72,7 @@ pub(crate) fn run<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     let sets = if n <= 1000 { &small[..] } else { &small[..3] };
     for (k, &(layout, sizes)) in sets.iter().enumerate() {
         let seed = 0xB01C_0000 + (n as u64) * 16 + k as u64;
-        if let Err(e) = one(n, layout, sizes, seed, &make, bound) {
+        if let Err(e) = one(n, layout, sizes, seed, make, bound) {
             panic!(
                 "bulk test, {n} agents, {layout:?} layout, {sizes:?} sizes, seed {seed:#x}: {e}"
             );
@@ -79,7 +86,7 @@ pub(crate) fn one<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     layout: Layout,
     sizes: Sizes,
     seed: u64,
-    make: &impl Fn(Aabb<S>) -> I,
+    make: Make<'_, S, I>,
     bound: Option<f64>,
 ) -> Result<(), String> {
     let agents = Agents::<S>::new(n, layout, sizes, seed);

@@ -59,7 +59,7 @@ pub(crate) fn run<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     bound: Option<f64>,
 ) {
     for variant in [Variant::Uniform, Variant::Extreme] {
-        suite::random_ops(variant, |_| make(), bound);
+        suite::random_ops(variant, &|_| make(), bound);
     }
 }
 

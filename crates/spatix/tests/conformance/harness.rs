@@ -15,6 +15,7 @@ use crate::check::{
 };
 use crate::data::{Bx, World};
 use crate::ops::{Move, Op, Pick, StaleOp, StaleSrc, Stop};
+use crate::suite::Make;
 
 /// What a batch of sequences exercised, to assert that the generators are not too weak.
 #[derive(Clone, Copy, Debug, Default)]
@@ -823,7 +824,7 @@ impl<S: Scalar, I: SpatialIndex<S, u64> + Sync> Harness<S, I> {
     /// A fresh structure from `make`, a fresh oracle, and a few handles from a second instance
     /// of each (foreign handles: live there, stale here).
     pub(crate) fn new(
-        make: &impl Fn(Aabb<S>) -> I,
+        make: Make<'_, S, I>,
         world: Aabb<S>,
         bound: Option<f64>,
     ) -> Result<Self, String> {
@@ -1159,7 +1160,7 @@ impl<S: Scalar, I: SpatialIndex<S, u64> + Sync> Harness<S, I> {
 /// to both and compared, `check_invariants` and `len` after every step, and a full comparison
 /// at the end. The error names the step and the operation.
 pub(crate) fn run_ops<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
-    make: &impl Fn(Aabb<S>) -> I,
+    make: Make<'_, S, I>,
     world: World,
     ops: &[Op],
     bound: Option<f64>,

@@ -3,13 +3,14 @@
 //!
 //! Per instantiation: random operation sequences over six data variants (`ops_*`, proptest,
 //! fixed seed, shrinking), hand-written edge-case sequences (`scenarios`), and seeded bulk tests
-//! with the moving-agents workload at 0, 1, 1000 and 100_000 elements (`bulk_*`). Every result
+//! with the moving-agents workload at 0, 1, 1000 and 20_000 elements (`bulk_*`; 100_000 in the
+//! deep tier, `SPATIX_TESTS=deep`, which also runs four times the random cases). Every result
 //! is compared with `BruteForce`, and `check_invariants` runs after every step. `broken.rs`
 //! shows that the checks catch deliberately broken structures.
 //!
 //! Static structures (built once, then only read) get the query half instead, one line of
 //! `conformance_static!` each (see `static_suite.rs`): random data sets of every variant,
-//! read-only probes, bulk sets of 10^4 elements, and invalid data.
+//! read-only probes, bulk sets of 2·10^3 elements (10^4 in the deep tier), and invalid data.
 //!
 //! `PROPTEST_CASES` and `PROPTEST_RNG_SEED` override the number of cases and the seed.
 
@@ -41,7 +42,11 @@ mod strays;
 // Every structure of `spatix::for_each_structure!` set up as its entry says, for elements a
 // 64th of the world wide, a bounded one for half extents up to 4 (module `listed`): a new
 // structure gets the whole suite from its entry there. The instances below add
-// configurations of each (the oracle is `brute_*`).
+// configurations of each (the oracle is `brute_*`). The fast tier runs, besides `listed`,
+// each structure once in f32 (its arithmetic in the other scalar), the configurations at an
+// edge (depth limits, the smallest cells and bands, a bound), and every wrapper (parallel
+// frames, byte forms, static elements) on each structure that has it; module `deep` (at the
+// end) holds the rest.
 mod listed {
     /// One instance per structure.
     macro_rules! instances {
@@ -130,20 +135,11 @@ conformance!(
     |world| spatix::BruteForce::new(),
     bulk_max = 10_000
 );
-conformance!(
-    brute_f64,
-    f64,
-    |world| spatix::BruteForce::new(),
-    bulk_max = 10_000
-);
 // Quadtrees are configured as the seed recommends (deepest leaves a few element sizes wide),
 // for two element sizes, so the ops tests see shallow and deep trees; the third instance
 // splits eagerly, so leaves overflow at the depth limit and elements straddle many leaves.
 conformance!(quadtree_f32, f32, |world| {
     spatix::Quadtree::for_element_size(world, 1.0).unwrap()
-});
-conformance!(quadtree_f64, f64, |world| {
-    spatix::Quadtree::for_element_size(world, 0.25).unwrap()
 });
 conformance!(quadtree_small_leaves_f64, f64, |world| {
     spatix::Quadtree::with_config(
@@ -161,29 +157,10 @@ conformance!(quadtree_small_leaves_f64, f64, |world| {
 conformance!(loose_quadtree_f32, f32, |world| {
     spatix::LooseQuadtree::for_element_size(world, 1.0).unwrap()
 });
-conformance!(loose_quadtree_f64, f64, |world| {
-    spatix::LooseQuadtree::for_element_size(world, 0.25).unwrap()
-});
-conformance!(loose_quadtree_small_leaves_f64, f64, |world| {
-    spatix::LooseQuadtree::with_config(
-        world,
-        spatix::TreeConfig {
-            max_elements: 1,
-            max_depth: 4,
-        },
-    )
-    .unwrap()
-});
 // Grids with cells about an element wide, and with cells far smaller than the elements
 // (every element spans many cells; the reference-cell rule does all the de-duplication).
 conformance!(grid_f32, f32, |world| {
     spatix::UniformGrid::new(world, world.size().x / 16.0).unwrap()
-});
-conformance!(grid_f64, f64, |world| {
-    spatix::UniformGrid::new(world, world.size().x / 16.0).unwrap()
-});
-conformance!(grid_fine_f64, f64, |world| {
-    spatix::UniformGrid::new(world, world.size().x / 128.0).unwrap()
 });
 // Loose grids: loose cells about an element wide with the default tight cells and reach;
 // tiny loose cells, tight cells finer still and no reach (nearly every loose cell is
@@ -192,18 +169,6 @@ conformance!(grid_fine_f64, f64, |world| {
 // regular cells meet cells several apart).
 conformance!(loose_grid_f32, f32, |world| {
     spatix::LooseGrid::new(world, world.size().x / 16.0).unwrap()
-});
-conformance!(loose_grid_f64, f64, |world| {
-    spatix::LooseGrid::new(world, world.size().x / 16.0).unwrap()
-});
-conformance!(loose_grid_fine_f64, f64, |world| {
-    let cell = world.size().x / 64.0;
-    let config = spatix::LooseGridConfig {
-        cell_size: cell,
-        tight_cell_size: cell / 2.0,
-        reach: 0.0,
-    };
-    spatix::LooseGrid::with_config(world, config).unwrap()
 });
 conformance!(loose_grid_far_reach_f32, f32, |world| {
     let cell = world.size().x / 16.0;
@@ -222,9 +187,6 @@ conformance!(loose_grid_far_reach_f32, f32, |world| {
 conformance!(layered_f32, f32, |world| {
     spatix::Layered::new(world, world.size().x / 64.0).unwrap()
 });
-conformance!(layered_f64, f64, |world| {
-    spatix::Layered::new(world, world.size().x / 64.0).unwrap()
-});
 conformance!(layered_points_f64, f64, |world| {
     // Cells of a 64th of the world (`Layered::new` would make them as fine as it allows).
     let cell = world.size().x.max(world.size().y) / 64.0;
@@ -239,24 +201,11 @@ conformance!(layered_points_f64, f64, |world| {
 conformance!(layered_static_f32, f32, |world| {
     crate::layered::ThirdStatic(spatix::Layered::new(world, world.size().x / 64.0).unwrap())
 });
-conformance!(layered_static_f64, f64, |world| {
-    crate::layered::ThirdStatic(spatix::Layered::new(world, world.size().x / 64.0).unwrap())
-});
 // MX-CIF quadtrees: the seed's parameters; a small threshold (deep trees, elements high up
 // above many descendants); and a threshold of 1 with a shallow depth limit (leaves crowded
 // at the limit, splits and merges on almost every operation).
 conformance!(mxcif_f32, f32, |world| spatix::MxCifQuadtree::new(world)
     .unwrap());
-conformance!(mxcif_f64, f64, |world| {
-    spatix::MxCifQuadtree::with_config(
-        world,
-        spatix::TreeConfig {
-            max_elements: 4,
-            max_depth: 10,
-        },
-    )
-    .unwrap()
-});
 conformance!(mxcif_threshold_one_f64, f64, |world| {
     spatix::MxCifQuadtree::with_config(
         world,
@@ -273,9 +222,6 @@ conformance!(mxcif_threshold_one_f64, f64, |world| {
 conformance_static!(kdtree_f32, f32, points, |data| {
     spatix::KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))
 });
-conformance_static!(kdtree_f64, f64, points, |data| {
-    spatix::KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))
-});
 conformance_static!(kdtree_small_buckets_f64, f64, points, |data| {
     let config = spatix::KdTreeConfig {
         bucket_size: 2,
@@ -289,19 +235,8 @@ conformance_static!(kdtree_from_bytes_f32, f32, points, |data| {
     let built = spatix::KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))?;
     <spatix::KdTree<f32, u64> as spatix::ByteForm>::from_bytes(&spatix::ByteForm::to_bytes(&built))
 });
-conformance_static!(kdtree_from_bytes_small_buckets_f64, f64, points, |data| {
-    let config = spatix::KdTreeConfig {
-        bucket_size: 2,
-        split: spatix::SplitRule::Variance,
-    };
-    let built = spatix::KdTree::with_config(data.iter().map(|&(b, id)| (b.min, id)), config)?;
-    <spatix::KdTree<f64, u64> as spatix::ByteForm>::from_bytes(&spatix::ByteForm::to_bytes(&built))
-});
 // The packed index of static boxes: the default fan-out, and nodes of two (the deepest tree).
 conformance_static!(packed_f32, f32, boxes, |data| {
-    spatix::PackedIndex::build(data.iter().copied())
-});
-conformance_static!(packed_f64, f64, boxes, |data| {
     spatix::PackedIndex::build(data.iter().copied())
 });
 conformance_static!(packed_small_nodes_f64, f64, boxes, |data| {
@@ -315,26 +250,12 @@ conformance_static!(packed_from_bytes_f32, f32, boxes, |data| {
         &built,
     ))
 });
-conformance_static!(packed_from_bytes_small_nodes_f64, f64, boxes, |data| {
-    let config = spatix::PackedConfig { node_size: 2 };
-    let built = spatix::PackedIndex::with_config(data.iter().copied(), config)?;
-    <spatix::PackedIndex<f64, u64> as spatix::ByteForm>::from_bytes(&spatix::ByteForm::to_bytes(
-        &built,
-    ))
-});
 // The uniform grid built in one go (`UniformGrid::build`) over the data's usual world: its
 // reads, as a static structure; its updates after a bulk build are in the grid's unit tests.
 conformance_static!(grid_built_f32, f32, boxes, |data| {
     let world = spatix::Aabb::new(
         spatix::Point::new(0.0, 0.0),
         spatix::Point::new(100.0, 100.0),
-    )?;
-    spatix::UniformGrid::build(world, data.iter().copied())
-});
-conformance_static!(grid_built_f64, f64, points, |data| {
-    let world = spatix::Aabb::new(
-        spatix::Point::new(-64.0, -64.0),
-        spatix::Point::new(64.0, 64.0),
     )?;
     spatix::UniformGrid::build(world, data.iter().copied())
 });
@@ -349,12 +270,6 @@ conformance!(
     max_half_extent = 4.0
 );
 conformance!(
-    points_f64,
-    f64,
-    |world| spatix::PointGrid::new(world, 4.0).unwrap(),
-    max_half_extent = 4.0
-);
-conformance!(
     points_tight_f64,
     f64,
     |world| spatix::PointGrid::with_cell_size(world, 4.0, 8.01).unwrap(),
@@ -365,9 +280,6 @@ conformance!(
 conformance!(hierarchical_f32, f32, |world| {
     spatix::HierarchicalGrid::new(world, world.size().x / 64.0).unwrap()
 });
-conformance!(hierarchical_f64, f64, |world| {
-    spatix::HierarchicalGrid::new(world, 4.0).unwrap()
-});
 conformance!(hierarchical_factor2_f64, f64, |world| {
     spatix::HierarchicalGrid::with_factor(world, 0.5, 2).unwrap()
 });
@@ -377,14 +289,8 @@ conformance!(hierarchical_factor2_f64, f64, |world| {
 conformance!(sweep_f32, f32, |world| {
     spatix::SweepGrid::new(world, world.size().y / 16.0).unwrap()
 });
-conformance!(sweep_f64, f64, |world| {
-    spatix::SweepGrid::new(world, world.size().y / 16.0).unwrap()
-});
 conformance!(sweep_thin_f64, f64, |world| {
     spatix::SweepGrid::new(world, world.size().y / 256.0).unwrap()
-});
-conformance!(sweep_one_band_f32, f32, |world| {
-    spatix::SweepGrid::new(world, world.size().y.max(1.0)).unwrap()
 });
 // Frames on rayon's threads (`par_update_all`), with bands or cells fine enough that many
 // elements change band or cell in a frame (re-filed after the parallel pass), and for the
@@ -520,3 +426,112 @@ conformance!(
     },
     no_adversarial
 );
+
+// The deep tier only (`scripts/test-deep.sh`; nextest's default filter leaves `deep::` out of
+// README's test command, see `.config/nextest.toml`): the f64 twins of configurations the fast
+// tier runs in f32 or through `listed`, and more settings of each structure, described with
+// their groups above. A new instance goes here unless it covers a structure, a wrapper or an
+// edge (a depth limit, a bound, the thinnest bands) that the fast tier does not, and says so.
+mod deep {
+    conformance!(
+        brute_f64,
+        f64,
+        |world| spatix::BruteForce::new(),
+        bulk_max = 10_000
+    );
+    conformance!(quadtree_f64, f64, |world| {
+        spatix::Quadtree::for_element_size(world, 0.25).unwrap()
+    });
+    conformance!(loose_quadtree_f64, f64, |world| {
+        spatix::LooseQuadtree::for_element_size(world, 0.25).unwrap()
+    });
+    conformance!(loose_quadtree_small_leaves_f64, f64, |world| {
+        spatix::LooseQuadtree::with_config(
+            world,
+            spatix::TreeConfig {
+                max_elements: 1,
+                max_depth: 4,
+            },
+        )
+        .unwrap()
+    });
+    conformance!(grid_f64, f64, |world| {
+        spatix::UniformGrid::new(world, world.size().x / 16.0).unwrap()
+    });
+    conformance!(grid_fine_f64, f64, |world| {
+        spatix::UniformGrid::new(world, world.size().x / 128.0).unwrap()
+    });
+    conformance!(loose_grid_f64, f64, |world| {
+        spatix::LooseGrid::new(world, world.size().x / 16.0).unwrap()
+    });
+    conformance!(loose_grid_fine_f64, f64, |world| {
+        let cell = world.size().x / 64.0;
+        let config = spatix::LooseGridConfig {
+            cell_size: cell,
+            tight_cell_size: cell / 2.0,
+            reach: 0.0,
+        };
+        spatix::LooseGrid::with_config(world, config).unwrap()
+    });
+    conformance!(layered_f64, f64, |world| {
+        spatix::Layered::new(world, world.size().x / 64.0).unwrap()
+    });
+    conformance!(layered_static_f64, f64, |world| {
+        crate::layered::ThirdStatic(spatix::Layered::new(world, world.size().x / 64.0).unwrap())
+    });
+    conformance!(mxcif_f64, f64, |world| {
+        spatix::MxCifQuadtree::with_config(
+            world,
+            spatix::TreeConfig {
+                max_elements: 4,
+                max_depth: 10,
+            },
+        )
+        .unwrap()
+    });
+    conformance_static!(kdtree_f64, f64, points, |data| {
+        spatix::KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))
+    });
+    conformance_static!(kdtree_from_bytes_small_buckets_f64, f64, points, |data| {
+        let config = spatix::KdTreeConfig {
+            bucket_size: 2,
+            split: spatix::SplitRule::Variance,
+        };
+        let built = spatix::KdTree::with_config(data.iter().map(|&(b, id)| (b.min, id)), config)?;
+        <spatix::KdTree<f64, u64> as spatix::ByteForm>::from_bytes(&spatix::ByteForm::to_bytes(
+            &built,
+        ))
+    });
+    conformance_static!(packed_f64, f64, boxes, |data| {
+        spatix::PackedIndex::build(data.iter().copied())
+    });
+    conformance_static!(packed_from_bytes_small_nodes_f64, f64, boxes, |data| {
+        let config = spatix::PackedConfig { node_size: 2 };
+        let built = spatix::PackedIndex::with_config(data.iter().copied(), config)?;
+        <spatix::PackedIndex<f64, u64> as spatix::ByteForm>::from_bytes(
+            &spatix::ByteForm::to_bytes(&built),
+        )
+    });
+    conformance_static!(grid_built_f64, f64, points, |data| {
+        let world = spatix::Aabb::new(
+            spatix::Point::new(-64.0, -64.0),
+            spatix::Point::new(64.0, 64.0),
+        )?;
+        spatix::UniformGrid::build(world, data.iter().copied())
+    });
+    conformance!(
+        points_f64,
+        f64,
+        |world| spatix::PointGrid::new(world, 4.0).unwrap(),
+        max_half_extent = 4.0
+    );
+    conformance!(hierarchical_f64, f64, |world| {
+        spatix::HierarchicalGrid::new(world, 4.0).unwrap()
+    });
+    conformance!(sweep_f64, f64, |world| {
+        spatix::SweepGrid::new(world, world.size().y / 16.0).unwrap()
+    });
+    conformance!(sweep_one_band_f32, f32, |world| {
+        spatix::SweepGrid::new(world, world.size().y.max(1.0)).unwrap()
+    });
+}

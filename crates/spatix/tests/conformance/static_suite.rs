@@ -39,6 +39,7 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 use spatix::{Aabb, BruteForce, Error, Handle, Scalar, SpatialIndex, SpatialQuery};
+use spatix_workload::Tier;
 
 use crate::check::B;
 use crate::data::{self, Bx, World};
@@ -74,54 +75,54 @@ macro_rules! conformance_static {
 
             #[test]
             fn random_uniform() {
-                static_suite::random(Source::Variant(Variant::Uniform), KIND, make);
+                static_suite::random(Source::Variant(Variant::Uniform), KIND, &make);
             }
 
             #[test]
             fn random_clustered() {
-                static_suite::random(Source::Variant(Variant::Clustered), KIND, make);
+                static_suite::random(Source::Variant(Variant::Clustered), KIND, &make);
             }
 
             #[test]
             fn random_mixed_sizes() {
-                static_suite::random(Source::Variant(Variant::MixedSizes), KIND, make);
+                static_suite::random(Source::Variant(Variant::MixedSizes), KIND, &make);
             }
 
             #[test]
             fn random_coincident() {
-                static_suite::random(Source::Variant(Variant::Coincident), KIND, make);
+                static_suite::random(Source::Variant(Variant::Coincident), KIND, &make);
             }
 
             #[test]
             fn random_out_of_world() {
-                static_suite::random(Source::Variant(Variant::OutOfWorld), KIND, make);
+                static_suite::random(Source::Variant(Variant::OutOfWorld), KIND, &make);
             }
 
             #[test]
             fn random_degenerate() {
-                static_suite::random(Source::Variant(Variant::Degenerate), KIND, make);
+                static_suite::random(Source::Variant(Variant::Degenerate), KIND, &make);
             }
 
             $(
                 #[test]
                 fn $extreme() {
-                    static_suite::random(Source::Variant(Variant::Extreme), KIND, make);
+                    static_suite::random(Source::Variant(Variant::Extreme), KIND, &make);
                 }
             )?
 
             #[test]
             fn random_identical() {
-                static_suite::random(Source::Identical, KIND, make);
+                static_suite::random(Source::Identical, KIND, &make);
             }
 
             #[test]
             fn invalid_data() {
-                static_suite::invalid_data::<$scalar, _, _>(KIND, make);
+                static_suite::invalid_data::<$scalar, _>(KIND, &make);
             }
 
             #[test]
             fn bulk() {
-                static_suite::bulk(KIND, make);
+                static_suite::bulk(KIND, &make);
             }
         }
     };
@@ -180,8 +181,10 @@ impl fmt::Debug for Case {
 /// Longest generated list of reads.
 const MAX_PROBES: usize = 48;
 
-/// Elements of the bulk data sets.
-const BULK: usize = 10_000;
+/// Elements of the bulk data sets: 2k in the fast tier, 10k in the deep one.
+fn bulk_size() -> usize {
+    Tier::current().pick(2_000, 10_000)
+}
 
 /// The bulk data sets' world: ten times the side of the random cases' worlds, so that the
 /// elements (whose sizes do not scale with the world) are about as dense as there.
@@ -195,6 +198,10 @@ const BULK_PROBES: usize = 300;
 
 /// The bulk tests compare `for_each_pair` only where at most this many pairs intersect.
 const BULK_PAIRS_MAX: usize = 2_000_000;
+
+/// How the static suite builds a structure from a data set: a `dyn` closure, so that the
+/// drivers are instantiated once per structure type, not once per instance of the suite.
+pub(crate) type Build<'a, S, I> = &'a dyn Fn(&[(Aabb<S>, u64)]) -> Result<I, Error>;
 
 /// Calls the closure of `conformance_static!` (here so that its argument type is known).
 pub(crate) fn build<S, I>(
@@ -268,11 +275,10 @@ fn cases(source: Source, kind: Kind) -> impl Strategy<Value = Case> {
 
 /// Handles of a second instance (and of a second oracle) built from four points: foreign
 /// handles, which must name nothing here.
-fn foreign<S, I, F>(make: &F, world: Aabb<S>) -> Result<Vec<(Handle, Handle)>, String>
+fn foreign<S, I>(make: Build<'_, S, I>, world: Aabb<S>) -> Result<Vec<(Handle, Handle)>, String>
 where
     S: Scalar,
     I: SpatialQuery<S, u64> + Sync,
-    F: Fn(&[(Aabb<S>, u64)]) -> Result<I, Error>,
 {
     let c = world.center();
     let data: Vec<(Aabb<S>, u64)> = [c, world.min, world.max, c]
@@ -299,8 +305,8 @@ where
 
 /// Builds the structure and the oracle from `data` and runs `probes`, then the full check;
 /// `check_invariants` after every read unless `bulk` (then once before and once after).
-fn run<S, I, F>(
-    make: &F,
+fn run<S, I>(
+    make: Build<'_, S, I>,
     world: World,
     data: &[Bx],
     probes: &[Op],
@@ -309,7 +315,6 @@ fn run<S, I, F>(
 where
     S: Scalar,
     I: SpatialQuery<S, u64> + Sync,
-    F: Fn(&[(Aabb<S>, u64)]) -> Result<I, Error>,
 {
     let world = world.aabb::<S>();
     let data: Vec<(Aabb<S>, u64)> = data
@@ -337,22 +342,33 @@ where
 }
 
 /// Runs the random cases of one source; the failure (if any) is the shrunk one.
-pub(crate) fn run_cases<S, I, F>(
+pub(crate) fn run_cases<S, I>(
     source: Source,
     kind: Kind,
-    make: &F,
+    make: Build<'_, S, I>,
     config: Config,
 ) -> Result<Stats, TestError<Case>>
 where
     S: Scalar,
     I: SpatialQuery<S, u64> + Sync,
-    F: Fn(&[(Aabb<S>, u64)]) -> Result<I, Error>,
 {
+    run_strategy(source, kind, config, &|case| {
+        run(make, case.world, &case.data, &case.probes, false)
+    })
+}
+
+/// Runs `test` on the random cases of one source and sums their statistics: the one place
+/// proptest's runner is instantiated for the static suite (see `suite::run_strategy`).
+fn run_strategy(
+    source: Source,
+    kind: Kind,
+    config: Config,
+    test: &dyn Fn(&Case) -> Result<Stats, String>,
+) -> Result<Stats, TestError<Case>> {
     let stats = std::cell::RefCell::new(Stats::default());
     let mut runner = TestRunner::new(config);
     runner.run(&cases(source, kind), |case| {
-        let s =
-            run(make, case.world, &case.data, &case.probes, false).map_err(TestCaseError::fail)?;
+        let s = test(&case).map_err(TestCaseError::fail)?;
         stats.borrow_mut().add(&s);
         Ok(())
     })?;
@@ -361,15 +377,14 @@ where
 
 /// The random cases of one source: panics with the shrunk failure, then checks that the
 /// cases exercised every kind of read and outcome.
-pub(crate) fn random<S, I, F>(source: Source, kind: Kind, make: F)
+pub(crate) fn random<S, I>(source: Source, kind: Kind, make: Build<'_, S, I>)
 where
     S: Scalar,
     I: SpatialQuery<S, u64> + Sync,
-    F: Fn(&[(Aabb<S>, u64)]) -> Result<I, Error>,
 {
     let config = suite::config(4096);
     let count = config.cases;
-    let s = run_cases(source, kind, &make, config)
+    let s = run_cases(source, kind, make, config)
         .unwrap_or_else(|e| panic!("static conformance failure, {source:?} {kind:?} data: {e}"));
     if count >= suite::COVERAGE_MIN_CASES {
         let reached = [
@@ -386,11 +401,10 @@ where
 
 /// A data set with one invalid element is rejected with `InvalidAabb`, wherever it is and
 /// however it is invalid; the same data without it builds.
-pub(crate) fn invalid_data<S, I, F>(kind: Kind, make: F)
+pub(crate) fn invalid_data<S, I>(kind: Kind, make: Build<'_, S, I>)
 where
     S: Scalar,
     I: SpatialQuery<S, u64> + Sync,
-    F: Fn(&[(Aabb<S>, u64)]) -> Result<I, Error>,
 {
     let (nan, inf) = (f64::NAN, f64::INFINITY);
     let mut bad = vec![
@@ -436,13 +450,12 @@ where
     }
 }
 
-/// Seeded data sets of [`BULK`] elements from every source, with [`BULK_PROBES`] random reads
+/// Seeded data sets of [`bulk_size`] elements from every source, with [`BULK_PROBES`] random reads
 /// and the full check each.
-pub(crate) fn bulk<S, I, F>(kind: Kind, make: F)
+pub(crate) fn bulk<S, I>(kind: Kind, make: Build<'_, S, I>)
 where
     S: Scalar,
     I: SpatialQuery<S, u64> + Sync,
-    F: Fn(&[(Aabb<S>, u64)]) -> Result<I, Error>,
 {
     // The kd-tree is not yet exact on extreme data (see `conformance_static!`).
     let mut sources: Vec<Source> = data::Variant::ALL
@@ -457,7 +470,8 @@ where
             Config::default(),
             TestRng::from_seed(RngAlgorithm::ChaCha, &[k as u8 + 1; 32]),
         );
-        let data = draw(&mut runner, data_set(source, kind, BULK_WORLD, BULK..=BULK));
+        let n = bulk_size();
+        let data = draw(&mut runner, data_set(source, kind, BULK_WORLD, n..=n));
         let reads = vec(
             ops::probe(source.variant(), BULK_WORLD),
             BULK_PROBES..=BULK_PROBES,
@@ -467,7 +481,7 @@ where
             .into_iter()
             .filter(|op| !matches!(op, Op::Pairs | Op::Stop(Stop::Pairs)))
             .collect();
-        let stats = run(&make, BULK_WORLD, &data, &probes, true).unwrap_or_else(|e| {
+        let stats = run(make, BULK_WORLD, &data, &probes, true).unwrap_or_else(|e| {
             panic!(
                 "bulk static test, {source:?} {kind:?} data, {} elements: {e}",
                 data.len()

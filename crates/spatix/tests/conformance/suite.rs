@@ -12,6 +12,7 @@ use crate::data::Variant;
 use crate::harness::{self, Stats};
 use crate::ops::{self, Case};
 use crate::scenarios;
+use spatix_workload::Tier;
 
 /// Instantiates the whole suite for one structure: one module of tests named `$name`.
 ///
@@ -71,78 +72,84 @@ macro_rules! conformance {
 
             #[test]
             fn ops_uniform() {
-                suite::random_ops(Variant::Uniform, make, BOUND);
+                suite::random_ops(Variant::Uniform, &make, BOUND);
             }
 
             #[test]
             fn ops_clustered() {
-                suite::random_ops(Variant::Clustered, make, BOUND);
+                suite::random_ops(Variant::Clustered, &make, BOUND);
             }
 
             #[test]
             fn ops_mixed_sizes() {
-                suite::random_ops(Variant::MixedSizes, make, BOUND);
+                suite::random_ops(Variant::MixedSizes, &make, BOUND);
             }
 
             #[test]
             fn ops_coincident() {
-                suite::random_ops(Variant::Coincident, make, BOUND);
+                suite::random_ops(Variant::Coincident, &make, BOUND);
             }
 
             #[test]
             fn ops_out_of_world() {
-                suite::random_ops(Variant::OutOfWorld, make, BOUND);
+                suite::random_ops(Variant::OutOfWorld, &make, BOUND);
             }
 
             #[test]
             fn ops_degenerate() {
-                suite::random_ops(Variant::Degenerate, make, BOUND);
+                suite::random_ops(Variant::Degenerate, &make, BOUND);
             }
 
             #[test]
             fn ops_extreme() {
-                suite::random_ops(Variant::Extreme, make, BOUND);
+                suite::random_ops(Variant::Extreme, &make, BOUND);
             }
 
             #[test]
             fn scenarios() {
-                suite::scenarios(make, BOUND);
+                suite::scenarios(&make, BOUND);
             }
 
             #[test]
             fn bulk_empty() {
-                bulk::run(0, BULK_MAX, make, BOUND);
+                bulk::run(0, BULK_MAX, &make, BOUND);
             }
 
             #[test]
             fn bulk_one() {
-                bulk::run(1, BULK_MAX, make, BOUND);
+                bulk::run(1, BULK_MAX, &make, BOUND);
             }
 
             #[test]
             fn bulk_thousand() {
-                bulk::run(1000, BULK_MAX, make, BOUND);
+                bulk::run(1000, BULK_MAX, &make, BOUND);
             }
 
             #[test]
             fn bulk_large() {
-                bulk::run(100_000, BULK_MAX, make, BOUND);
+                bulk::run(bulk::large(), BULK_MAX, &make, BOUND);
             }
 
             $(
                 #[test]
                 fn $adversarial() {
-                    $crate::adversarial::run(make, BOUND);
+                    $crate::adversarial::run(&make, BOUND);
                 }
             )?
         }
     };
 }
 
-/// Cases per variant unless `PROPTEST_CASES` says otherwise: enough for every coverage
-/// assertion, few enough that the whole suite runs in CI's budget (deeper runs:
-/// `PROPTEST_CASES=1024`, other seeds: `PROPTEST_RNG_SEED`, and the fuzz targets).
-const DEFAULT_CASES: u32 = 128;
+/// Cases per variant unless `PROPTEST_CASES` says otherwise: in the fast tier enough for every
+/// coverage assertion and to catch every fault of `broken.rs` (which runs at this count and
+/// says so); in the deep tier (`SPATIX_TESTS=deep`, `scripts/test-deep.sh`) four times as
+/// many, the count the whole suite ran before it had tiers. Other seeds: `PROPTEST_RNG_SEED`,
+/// and the fuzz targets.
+pub(crate) fn default_cases() -> u32 {
+    Tier::current().pick(FAST_CASES, 4 * FAST_CASES)
+}
+/// The fast tier's cases per variant.
+pub(crate) const FAST_CASES: u32 = 32;
 /// The fixed seed (override with `PROPTEST_RNG_SEED` to explore further).
 const SEED: u64 = 0x5EED_2DC0_111D_E5A5;
 /// Coverage is asserted only when at least this many cases ran.
@@ -157,7 +164,7 @@ pub(crate) fn build<S, I>(world: Aabb<S>, make: impl FnOnce(Aabb<S>) -> I) -> I 
 /// The proptest configuration: fixed seed, no failure files, `PROPTEST_*` variables honoured.
 pub(crate) fn config(max_shrink_iters: u32) -> Config {
     contextualize_config(Config {
-        cases: DEFAULT_CASES,
+        cases: default_cases(),
         rng_seed: RngSeed::Fixed(SEED),
         failure_persistence: None,
         max_shrink_iters,
@@ -168,20 +175,36 @@ pub(crate) fn config(max_shrink_iters: u32) -> Config {
 /// Runs the random sequences of one variant; the failure (if any) is the shrunk one.
 pub(crate) fn run_cases<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     variant: Variant,
-    make: &impl Fn(Aabb<S>) -> I,
+    make: Make<'_, S, I>,
     config: Config,
     bound: Option<f64>,
+) -> Result<Stats, TestError<Case>> {
+    run_strategy(variant, config, &|case| {
+        harness::run_ops(make, case.world, &case.ops, bound)
+    })
+}
+
+/// Runs `test` on the random cases of `variant` and sums their statistics: the one place
+/// proptest's runner is instantiated (a `dyn` test, not one per structure, keeps the suite's
+/// build time down).
+fn run_strategy(
+    variant: Variant,
+    config: Config,
+    test: &dyn Fn(&Case) -> Result<Stats, String>,
 ) -> Result<Stats, TestError<Case>> {
     let stats = RefCell::new(Stats::default());
     let mut runner = TestRunner::new(config);
     runner.run(&ops::cases(variant), |case| {
-        let s =
-            harness::run_ops(make, case.world, &case.ops, bound).map_err(TestCaseError::fail)?;
+        let s = test(&case).map_err(TestCaseError::fail)?;
         stats.borrow_mut().add(&s);
         Ok(())
     })?;
     Ok(stats.into_inner())
 }
+
+/// How the suite makes an empty structure for a world: a `dyn` closure, so that the drivers
+/// are instantiated once per structure type, not once per instance of the suite.
+pub(crate) type Make<'a, S, I> = &'a dyn Fn(Aabb<S>) -> I;
 
 /// Describes a proptest failure: the reason, then the minimal sequence step by step.
 pub(crate) fn describe(variant: Variant, error: &TestError<Case>) -> String {
@@ -197,12 +220,12 @@ pub(crate) fn describe(variant: Variant, error: &TestError<Case>) -> String {
 /// the sequences exercised every kind of operation and outcome.
 pub(crate) fn random_ops<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
     variant: Variant,
-    make: impl Fn(Aabb<S>) -> I,
+    make: Make<'_, S, I>,
     bound: Option<f64>,
 ) {
     let config = config(8192);
     let cases = config.cases;
-    let stats = run_cases(variant, &make, config, bound)
+    let stats = run_cases(variant, make, config, bound)
         .unwrap_or_else(|e| panic!("{}", describe(variant, &e)));
     if cases >= COVERAGE_MIN_CASES {
         coverage(variant, &stats);
@@ -238,11 +261,11 @@ pub(crate) fn assert_reached(what: impl Debug, reached: &[(&str, usize)], s: &St
 
 /// The hand-written scenarios.
 pub(crate) fn scenarios<S: Scalar, I: SpatialIndex<S, u64> + Sync>(
-    make: impl Fn(Aabb<S>) -> I,
+    make: Make<'_, S, I>,
     bound: Option<f64>,
 ) {
     for (name, case) in scenarios::all() {
-        if let Err(e) = harness::run_ops(&make, case.world, &case.ops, bound) {
+        if let Err(e) = harness::run_ops(make, case.world, &case.ops, bound) {
             panic!("scenario \"{name}\": {e}\nsequence, {case:?}");
         }
     }

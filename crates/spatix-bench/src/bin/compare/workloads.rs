@@ -671,117 +671,125 @@ mod tests {
         assert!(short.compare(&answer).is_err());
     }
 
-    #[test]
-    fn parallel_modes_agree_and_one_thread_runs_beside_them() {
-        let settings = Settings {
-            sizes: vec![3000],
-            runs: 1,
-            threads: 2,
-            serial_fraction: true,
-            structures: String::new(),
-        };
-        let mut mismatches = Vec::new();
-        for workload in all() {
-            if matches!(workload.kind, Kind::BuildBoxes | Kind::BuildPoints) {
-                continue;
-            }
-            let table = run(&workload, &settings, &mut mismatches);
-            for e in &table.entries {
-                if let Kind::Frame(_) = workload.kind {
-                    let frame = e.frame.as_ref().expect("a frame entry has phases");
-                    assert!(frame.one_thread.is_some(), "{}", e.structure);
-                    assert_eq!(frame.phases.len(), e.runs.len(), "{}", e.structure);
-                } else {
-                    let one = e
-                        .one_thread
-                        .as_ref()
-                        .expect("a query entry ran on one thread");
-                    assert_eq!(one.len(), e.runs.len(), "{}", e.structure);
-                    assert!(e.query_scaling(2).is_some(), "{}", e.structure);
-                }
-            }
-        }
-        assert!(
-            mismatches.is_empty(),
-            "{}",
-            mismatches
-                .iter()
-                .map(|m| m.to_string())
-                .collect::<Vec<_>>()
-                .join("\n")
-        );
-    }
+    /// Every peer on every workload, in its parallel and serial modes: each runs every
+    /// workload's full query set, minutes on two cores, so they are the deep tier's
+    /// (`scripts/test-deep.sh`); every run of `compare` checks each answer against the
+    /// reference anyway.
+    mod deep {
+        use super::*;
 
-    #[test]
-    fn parallel_queries_answer_exactly_as_the_serial_path() {
-        let serial = Settings {
-            sizes: vec![2000],
-            runs: 1,
-            threads: 1,
-            serial_fraction: false,
-            structures: String::new(),
-        };
-        let parallel = Settings {
-            threads: 2,
-            serial_fraction: true,
-            ..serial.clone()
-        };
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .expect("a pool of two threads starts");
-        for workload in all() {
-            let count = match workload.kind {
-                Kind::Query => peers::box_indexes(1).len(),
-                Kind::Nearest(..) | Kind::Within(_) => peers::point_indexes(1).len(),
-                _ => continue,
+        #[test]
+        fn parallel_modes_agree_and_one_thread_runs_beside_them() {
+            let settings = Settings {
+                sizes: vec![3000],
+                runs: 1,
+                threads: 2,
+                serial_fraction: true,
+                structures: String::new(),
             };
-            for j in 0..count {
-                let Some((name, _, alone)) = run_one(workload.kind, j, 2000, &serial) else {
+            let mut mismatches = Vec::new();
+            for workload in all() {
+                if matches!(workload.kind, Kind::BuildBoxes | Kind::BuildPoints) {
                     continue;
-                };
-                let (_, _, together) = pool
-                    .install(|| run_one(workload.kind, j, 2000, &parallel))
-                    .expect("a structure that answers on one thread answers on two");
-                let (_, on_one) = together.one_thread.expect("one thread ran too");
-                for (mode, answer) in [("2 threads", &together.answer), ("1 of 2", &on_one)] {
-                    assert!(
-                        *answer == alone.answer,
-                        "{} {name} on {mode}: {:?}",
-                        workload.slug,
-                        answer.compare(&alone.answer)
-                    );
+                }
+                let table = run(&workload, &settings, &mut mismatches);
+                for e in &table.entries {
+                    if let Kind::Frame(_) = workload.kind {
+                        let frame = e.frame.as_ref().expect("a frame entry has phases");
+                        assert!(frame.one_thread.is_some(), "{}", e.structure);
+                        assert_eq!(frame.phases.len(), e.runs.len(), "{}", e.structure);
+                    } else {
+                        let one = e
+                            .one_thread
+                            .as_ref()
+                            .expect("a query entry ran on one thread");
+                        assert_eq!(one.len(), e.runs.len(), "{}", e.structure);
+                        assert!(e.query_scaling(2).is_some(), "{}", e.structure);
+                    }
                 }
             }
-        }
-    }
-
-    #[test]
-    fn every_structure_agrees_on_every_workload_at_small_n() {
-        let settings = Settings {
-            sizes: vec![600],
-            runs: 1,
-            threads: 1,
-            serial_fraction: false,
-            structures: String::new(),
-        };
-        let mut mismatches = Vec::new();
-        for workload in all() {
-            let table = run(&workload, &settings, &mut mismatches);
             assert!(
-                table.entries.len() >= 3,
-                "{}: too few structures",
-                workload.slug
+                mismatches.is_empty(),
+                "{}",
+                mismatches
+                    .iter()
+                    .map(|m| m.to_string())
+                    .collect::<Vec<_>>()
+                    .join("\n")
             );
         }
-        assert!(
-            mismatches.is_empty(),
-            "{}",
-            mismatches
-                .iter()
-                .map(|m| m.to_string())
-                .collect::<Vec<_>>()
-                .join("\n")
-        );
+
+        #[test]
+        fn parallel_queries_answer_exactly_as_the_serial_path() {
+            let serial = Settings {
+                sizes: vec![2000],
+                runs: 1,
+                threads: 1,
+                serial_fraction: false,
+                structures: String::new(),
+            };
+            let parallel = Settings {
+                threads: 2,
+                serial_fraction: true,
+                ..serial.clone()
+            };
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .expect("a pool of two threads starts");
+            for workload in all() {
+                let count = match workload.kind {
+                    Kind::Query => peers::box_indexes(1).len(),
+                    Kind::Nearest(..) | Kind::Within(_) => peers::point_indexes(1).len(),
+                    _ => continue,
+                };
+                for j in 0..count {
+                    let Some((name, _, alone)) = run_one(workload.kind, j, 2000, &serial) else {
+                        continue;
+                    };
+                    let (_, _, together) = pool
+                        .install(|| run_one(workload.kind, j, 2000, &parallel))
+                        .expect("a structure that answers on one thread answers on two");
+                    let (_, on_one) = together.one_thread.expect("one thread ran too");
+                    for (mode, answer) in [("2 threads", &together.answer), ("1 of 2", &on_one)] {
+                        assert!(
+                            *answer == alone.answer,
+                            "{} {name} on {mode}: {:?}",
+                            workload.slug,
+                            answer.compare(&alone.answer)
+                        );
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn every_structure_agrees_on_every_workload_at_small_n() {
+            let settings = Settings {
+                sizes: vec![600],
+                runs: 1,
+                threads: 1,
+                serial_fraction: false,
+                structures: String::new(),
+            };
+            let mut mismatches = Vec::new();
+            for workload in all() {
+                let table = run(&workload, &settings, &mut mismatches);
+                assert!(
+                    table.entries.len() >= 3,
+                    "{}: too few structures",
+                    workload.slug
+                );
+            }
+            assert!(
+                mismatches.is_empty(),
+                "{}",
+                mismatches
+                    .iter()
+                    .map(|m| m.to_string())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+        }
     }
 }

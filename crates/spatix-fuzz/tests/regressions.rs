@@ -1,6 +1,13 @@
-//! Regression inputs: each was a fuzzer finding, kept so that it stays fixed.
+//! Regression inputs: each was a fuzzer finding, kept so that it stays fixed. (An integration
+//! test, not the library's unit tests: those would compile every driver a second time.)
 
-use crate::{TARGETS, run_target};
+use spatix_fuzz::{TARGETS, drive_built, run};
+
+/// Runs target number `target` on `ops` (the first byte of an input picks the target).
+fn run_target(target: usize, ops: &[u8]) {
+    let pick = u8::try_from(target).expect("fewer than 256 targets");
+    run(&[&[pick], ops].concat());
+}
 
 /// Every target runs the empty input and a short mixed one.
 #[test]
@@ -43,7 +50,7 @@ fn every_structure_is_a_target() {
 #[test]
 #[should_panic(expected = "iter after build")]
 fn static_driver_catches_a_lost_element() {
-    crate::built::drive::<f32, _, _>(
+    drive_built::<f32, _, _>(
         &[0, 10, 10, 20, 20, 0, 30, 30, 40, 40, 9, 0, 0, 99, 99],
         false,
         |data| spatix::PackedIndex::build(data.iter().skip(1).copied()),
@@ -55,7 +62,7 @@ fn static_driver_catches_a_lost_element() {
 #[should_panic(expected = "got Ok(()), the oracle Err(InvalidAabb)")]
 fn static_driver_catches_invalid_data_accepted() {
     // The second element's first coordinate is NaN (hard value 0).
-    crate::built::drive::<f64, _, _>(&[0, 10, 10, 20, 20, 0, 200, 10, 20, 20, 7], false, |data| {
+    drive_built::<f64, _, _>(&[0, 10, 10, 20, 20, 0, 200, 10, 20, 20, 7], false, |data| {
         spatix::PackedIndex::build(data.iter().filter(|(b, _)| b.is_valid()).copied())
     });
 }
