@@ -1,72 +1,91 @@
 #!/usr/bin/env bash
-# Times the tests as a new user meets them, and writes README's `test-times` block with --write:
-# a fresh clone of HEAD into a temporary directory (nothing built, the Python venv made anew),
-# then in it
-#   1. README's test command, the fast tier, its build apart from its run: the Rust test
-#      build (`cargo nextest run ... --no-run`), then the whole command (what is left of its
-#      build, the tests, the doctests, the Python package's build and tests);
-#   2. unless --fast-only, the deep tier (`scripts/test-deep.sh`) in the same clone.
-# One run each, on this machine; the block records the date, the CPU, its cores and the load
-# average when the run began (a loaded machine takes longer).
+# Times the tests as a new user meets them, and with --write puts the figures into README's
+# `test-times` block: a fresh clone of HEAD into a temporary directory (nothing built, the
+# Python venv made anew), then in it
+#   --fast: README's test command (the fast tier), its Rust test build timed apart from the rest
+#           (`cargo nextest run ... --no-run`, then the whole command: the tests, the doctests,
+#           the Python package's build and tests);
+#   --deep: the deep tier, `scripts/test-deep.sh`, from its own fresh clone.
+# Both when neither is given. One run each, on this machine; each line of the block records
+# its date, commit, CPU, cores and the load average when its run began (a loaded machine takes
+# longer). --write replaces only the lines of the tiers it measured.
 #
-#   bash scripts/test-times.sh [--write] [--fast-only]
+#   bash scripts/test-times.sh [--write] [--fast] [--deep]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
 write=0
-deep=1
+fast=0
+deep=0
 for arg in "$@"; do
     case $arg in
         --write) write=1 ;;
-        --fast-only) deep=0 ;;
-        *) echo "usage: scripts/test-times.sh [--write] [--fast-only]" >&2; exit 2 ;;
+        --fast) fast=1 ;;
+        --deep) deep=1 ;;
+        *) echo "usage: scripts/test-times.sh [--write] [--fast] [--deep]" >&2; exit 2 ;;
     esac
 done
+if ((!fast && !deep)); then
+    fast=1
+    deep=1
+fi
 test_command=$(sed -n "s/^readonly TEST_COMMAND='\(.*\)'$/\1/p" .ci/run)
 [[ -n $test_command ]] || { echo "no TEST_COMMAND in .ci/run" >&2; exit 1; }
-
-clone=$(mktemp -d)
-trap 'rm -rf "$clone"' EXIT
-git clone --quiet "$root" "$clone"
-commit=$(git -C "$clone" rev-parse --short HEAD)
-load=$(cut -d' ' -f1 /proc/loadavg)
+commit=$(git rev-parse --short HEAD)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-cores=$(nproc)
-cd "$clone"
+machine="${cpu}, $(nproc) cores"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
 
-started=$SECONDS
-cargo nextest run --workspace --all-features --no-run
-build=$((SECONDS - started))
-bash -c "$test_command"
-fast=$((SECONDS - started))
-echo "fast tier (README's test command) from a fresh clone: ${fast} s (Rust test build ${build} s)"
-deep_line=""
+# Clones HEAD into $work/$1 and enters it.
+fresh() {
+    git clone --quiet "$root" "$work/$1"
+    cd "$work/$1"
+}
+
+# "M min S s"
+minutes() {
+    echo "$(($1 / 60)) min $(($1 % 60)) s"
+}
+
+lines=()
+if ((fast)); then
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    fresh fast
+    started=$SECONDS
+    cargo nextest run --workspace --all-features --no-run
+    build=$((SECONDS - started))
+    bash -c "$test_command"
+    took=$((SECONDS - started))
+    echo "fast tier from a fresh clone: ${took} s, of which the Rust test build ${build} s"
+    lines+=("- fast: README's test command on a fresh clone, $(minutes "$took") in all, of which the Rust test build $(minutes "$build") (the Python package's build is in the rest); $(date -u +%Y-%m-%d), commit ${commit}, ${machine}, load average ${load} at the start")
+    cd "$root"
+fi
 if ((deep)); then
-    deep_started=$SECONDS
+    load=$(cut -d' ' -f1 /proc/loadavg)
+    fresh deep
+    started=$SECONDS
     bash scripts/test-deep.sh
-    deep_took=$((SECONDS - deep_started))
-    echo "deep tier (scripts/test-deep.sh) after it: ${deep_took} s"
-    deep_line="- the deep tier, \`bash scripts/test-deep.sh\`, in the same clone after it: $((deep_took / 60)) min $((deep_took % 60)) s"
+    took=$((SECONDS - started))
+    echo "deep tier from a fresh clone: ${took} s"
+    lines+=("- deep: \`bash scripts/test-deep.sh\` on a fresh clone, build included, $(minutes "$took"); $(date -u +%Y-%m-%d), commit ${commit}, ${machine}, load average ${load} at the start")
+    cd "$root"
 fi
 
 if ((write)); then
-    cd "$root"
-    block=$(cat <<EOF
-<!-- test-times:begin -->
-Measured by \`bash scripts/test-times.sh --write\` on $(date -u +%Y-%m-%d) at commit ${commit}, one run each, on ${cpu} (${cores} cores; load average ${load} when it began):
-- README's test command on a fresh clone: $((fast / 60)) min $((fast % 60)) s in all, of which the Rust test build $((build / 60)) min $((build % 60)) s (the Python package's build is in the rest)
-${deep_line}
-<!-- test-times:end -->
-EOF
-)
-    python3 - "$block" <<'PY'
+    python3 - "${lines[@]}" <<'PY'
 import re, sys
-block = sys.argv[1].replace("\n\n", "\n")
 readme = open("README.md", encoding="utf-8").read()
-pattern = re.compile(r"<!-- test-times:begin -->.*?<!-- test-times:end -->", re.S)
-if not pattern.search(readme):
+pattern = re.compile(r"(<!-- test-times:begin -->\n)(.*?)(<!-- test-times:end -->)", re.S)
+m = pattern.search(readme)
+if not m:
     sys.exit("README.md has no test-times block")
-open("README.md", "w", encoding="utf-8").write(pattern.sub(lambda _: block, readme))
+kept = {line.split(":", 1)[0]: line for line in m.group(2).splitlines() if line.startswith("- ")}
+for line in sys.argv[1:]:
+    kept[line.split(":", 1)[0]] = line
+head = "Measured by `bash scripts/test-times.sh --write`, one run each:\n"
+body = head + "".join(kept[k] + "\n" for k in ("- fast", "- deep") if k in kept)
+open("README.md", "w", encoding="utf-8").write(readme[: m.start(2)] + body + readme[m.end(2):])
 PY
     echo "README.md's test-times block rewritten"
 fi
