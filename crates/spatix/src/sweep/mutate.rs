@@ -572,8 +572,10 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                     .unwrap_or(core::cmp::Ordering::Equal)
             });
         }
-        // The compacted layout, then gaps spread by `relay`.
-        let total = n + n / GAP_EVERY + count;
+        // The compacted layout, then gaps spread by `relay`. The arrays get room for twice
+        // its gaps (the layout of a growing grid), so that a band running out of room later
+        // is laid out again in them rather than doubling them.
+        let total = n + n / (GAP_EVERY / 2) + count;
         self.boxes = Vec::with_capacity(total);
         self.owners = Vec::with_capacity(total);
         self.values = Vec::with_capacity(total);
