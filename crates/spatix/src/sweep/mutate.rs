@@ -597,6 +597,12 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         self.len = n;
         self.laid_len = n;
         self.relay(None);
+        // The room reserved above, written once now: resident from the build on, as
+        // `memory_bytes` counts it, rather than taken from the system page by page when a
+        // later layout first reaches into it.
+        touch_spare(&mut self.boxes, || gap_box(-S::INFINITY));
+        touch_spare(&mut self.owners, || NIL);
+        touch_spare(&mut self.values, || None);
         for b in 0..count {
             self.bands[b] = self.measure(b);
         }
@@ -615,5 +621,13 @@ impl<S: Scalar, T> crate::par::UpdateParts<S, T> for SweepGrid<S, T> {
         T: Send,
     {
         self.par_update_all_impl(f)
+    }
+}
+
+/// Writes `gap()` into every position of `v`'s capacity beyond its length, leaving its length
+/// as it is (the values written are gaps, which own nothing, so none needs dropping).
+fn touch_spare<E>(v: &mut Vec<E>, gap: impl Fn() -> E) {
+    for position in v.spare_capacity_mut() {
+        position.write(gap());
     }
 }
