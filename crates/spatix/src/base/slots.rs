@@ -825,7 +825,10 @@ impl<S: Scalar, T> Iter<'_, S, T> {
     /// underlying store, moving the cursor past it: a walk in storage order that lets the
     /// caller change the structure between steps ([`SpatialIndex::update_all`]'s default).
     ///
+    /// Always inlined into that walk, its one caller, which calls it once per element.
+    ///
     /// [`SpatialIndex::update_all`]: crate::SpatialIndex::update_all
+    #[inline(always)]
     pub(crate) fn element_from(&self, cursor: &mut usize) -> Option<(Handle, Aabb<S>)> {
         let position = *cursor;
         *cursor += 1;

@@ -113,6 +113,7 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
     /// in (inserted there first, so that nothing changes if that fails). An agents part that
     /// refuses the new box sends the element to the large part. A static element in the
     /// static part that changes its box is marked gone there and waits in a moving part.
+    #[inline]
     pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
         let route = self.routes[slot as usize];
         let Some(current) = route.moving() else {

@@ -122,9 +122,20 @@ impl<S: Scalar, T, P: FnMut(u32, usize)> Span<'_, S, T, P> {
 
     /// Moves the element at local position `p` left past the keys (`min.x`) above its own,
     /// down to `start` at most, reporting the positions that changed once it is in place;
-    /// returns its new position.
+    /// returns its new position. The test whether it moves at all is inlined into the frame's
+    /// loop; the move is not (most elements keep their place).
     #[inline]
     pub(super) fn sift_left(&mut self, start: usize, p: usize) -> usize {
+        if p > start && self.boxes[p - 1].min.x > self.boxes[p].min.x {
+            self.sift_left_past(start, p)
+        } else {
+            p
+        }
+    }
+
+    /// [`sift_left`](Self::sift_left) for an element that moves.
+    #[inline(never)]
+    fn sift_left_past(&mut self, start: usize, p: usize) -> usize {
         let key = self.boxes[p].min.x;
         let mut q = p;
         while q > start && self.boxes[q - 1].min.x > key {

@@ -572,8 +572,10 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                     .unwrap_or(core::cmp::Ordering::Equal)
             });
         }
-        // The compacted layout, then gaps spread by `relay`.
-        let total = n + n / GAP_EVERY + count;
+        // The compacted layout, then gaps spread by `relay`. The arrays get room for twice
+        // its gaps (the layout of a growing grid), so that a band running out of room later
+        // is laid out again in them rather than doubling them.
+        let total = n + n / (GAP_EVERY / 2) + count;
         self.boxes = Vec::with_capacity(total);
         self.owners = Vec::with_capacity(total);
         self.values = Vec::with_capacity(total);
@@ -595,6 +597,12 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         self.len = n;
         self.laid_len = n;
         self.relay(None);
+        // The room reserved above, written once now: resident from the build on, as
+        // `memory_bytes` counts it, rather than taken from the system page by page when a
+        // later layout first reaches into it.
+        touch_spare(&mut self.boxes, || gap_box(-S::INFINITY));
+        touch_spare(&mut self.owners, || NIL);
+        touch_spare(&mut self.values, || None);
         for b in 0..count {
             self.bands[b] = self.measure(b);
         }
@@ -613,5 +621,13 @@ impl<S: Scalar, T> crate::par::UpdateParts<S, T> for SweepGrid<S, T> {
         T: Send,
     {
         self.par_update_all_impl(f)
+    }
+}
+
+/// Writes `gap()` into every position of `v`'s capacity beyond its length, leaving its length
+/// as it is (the values written are gaps, which own nothing, so none needs dropping).
+fn touch_spare<E>(v: &mut Vec<E>, gap: impl Fn() -> E) {
+    for position in v.spare_capacity_mut() {
+        position.write(gap());
     }
 }

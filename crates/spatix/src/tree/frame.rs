@@ -87,7 +87,14 @@ impl<S: Scalar> Frame<S> {
     #[inline]
     pub(crate) fn children(&self, first_child: u32) -> [Self; 4] {
         let mid = self.mid();
-        [0, 1, 2, 3].map(|i| self.child(first_child, i, mid))
+        // Spelled out, not `[0, 1, 2, 3].map(..)`: `array::map` is a generic of `core` that a
+        // caller's codegen unit may call out of line, once per node of every traversal.
+        [
+            self.child(first_child, 0, mid),
+            self.child(first_child, 1, mid),
+            self.child(first_child, 2, mid),
+            self.child(first_child, 3, mid),
+        ]
     }
 
     /// Bit `i` set for each child `i` that a box overlapping this node overlaps (closed),

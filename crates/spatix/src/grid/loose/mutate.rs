@@ -79,6 +79,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// written, even when the centre has drifted into a neighbouring cell (`maintain`
     /// re-files it). Otherwise the cell's box grows to enclose it, which may make the cell
     /// irregular (listed in the tight grid) until `maintain`.
+    #[inline]
     pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
         let home = self.home[slot as usize];
         let fast = fast_reach(&self.loose, self.reach, home, &aabb);

@@ -21,16 +21,25 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         self.slots.remove(slot)
     }
 
+    /// Inlined into the caller's loop: an element that stays in its cells costs two cell
+    /// ranges and a store; one that changes cells is re-linked out of line.
+    #[inline]
     pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
         let old = self.lattice.range(self.slots.aabb(slot));
         let new = self.lattice.range(&aabb);
         self.slots.set_aabb(slot, aabb);
         if old != new {
-            self.unlink_block(old, Some(new), slot);
-            self.link_block(new, Some(old), slot);
-            self.pack_if_scattered();
+            self.relink(slot, old, new);
         }
         Ok(())
+    }
+
+    /// Moves `slot` from the cells of `old` to those of `new`.
+    #[inline(never)]
+    fn relink(&mut self, slot: u32, old: CellRange, new: CellRange) {
+        self.unlink_block(old, Some(new), slot);
+        self.link_block(new, Some(old), slot);
+        self.pack_if_scattered();
     }
 
     pub(super) fn clear_impl(&mut self) {

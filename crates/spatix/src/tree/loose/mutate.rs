@@ -26,6 +26,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         self.slots.remove(slot)
     }
 
+    #[inline]
     pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
         let leaf = self.leaves[slot as usize];
         // The new box goes in first: a leaf split during the refiling reads it.
@@ -128,6 +129,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
 
     /// Grows the loose box of `node` and of its ancestors to enclose `aabb`, stopping at the
     /// first that already does (its own ancestors enclose it too).
+    #[inline]
     pub(super) fn grow_from(&mut self, mut node: u32, aabb: &Aabb<S>) {
         loop {
             let b = &mut self.loose[node as usize];

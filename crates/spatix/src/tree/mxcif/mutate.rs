@@ -32,6 +32,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         self.slots.remove(slot)
     }
 
+    #[inline]
     pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
         let c = self.filed_box(&aabb);
         let Place { node, at } = self.places[slot as usize];

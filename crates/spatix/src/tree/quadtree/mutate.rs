@@ -27,6 +27,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
         self.slots.remove(slot)
     }
 
+    #[inline]
     pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
         let new = self.filed_box(&aabb);
         let home = self.homes[slot as usize];

@@ -140,7 +140,7 @@ macro_rules! parallel {
 /// `auto` over the sample.
 macro_rules! made {
     (element_size, $ty:ident, $world:ident, $sample:ident) => {{
-        let mut tree = spatix::$ty::for_element_size(*$world, typical_size($sample))
+        let mut tree = spatix::$ty::for_element_size(*$world, spatix_bench::typical_size($sample))
             .expect("the agents' world is valid");
         tree.reserve($sample.len());
         tree
@@ -149,7 +149,8 @@ macro_rules! made {
         spatix::$ty::auto(*$world, $sample).expect("the agents' world is valid")
     };
     (threshold, $ty:ident, $world:ident, $sample:ident) => {
-        spatix::$ty::new(*$world, threshold($sample)).expect("the agents' world is valid")
+        spatix::$ty::new(*$world, spatix_bench::layered_threshold($sample))
+            .expect("the agents' world is valid")
     };
 }
 
@@ -168,27 +169,6 @@ macro_rules! oracle_index {
     };
 }
 use {bulk, dynamic_index, dynamic_indexes, made, oracle_index, parallel};
-
-/// The mean of the boxes' extents (mean of width and height), at least 1 (for points).
-fn typical_size(sample: &[Aabb<f32>]) -> f32 {
-    let sum: f64 = sample
-        .iter()
-        .map(|b| f64::from(b.size().x + b.size().y) * 0.5)
-        .sum();
-    (sum / sample.len().max(1) as f64).max(1.0) as f32
-}
-
-/// The 95th percentile of the sample's half-sizes (the larger of each box's two): the
-/// layered index's threshold, the common agents in its point grid, the rare large ones in
-/// its loose grid.
-fn threshold(sample: &[Aabb<f32>]) -> f32 {
-    let mut halves: Vec<f32> = sample
-        .iter()
-        .map(|b| b.size().x.max(b.size().y) * 0.5)
-        .collect();
-    halves.sort_unstable_by(f32::total_cmp);
-    halves.get(halves.len() * 95 / 100).copied().unwrap_or(0.0)
-}
 
 /// Makes an empty structure for a world and the boxes it will hold (never timed).
 type Make<I> = fn(&Aabb<f32>, &[Aabb<f32>]) -> I;

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# An A/B guard to run before landing a change: `compare` built at BASE and at the working tree,
+# each under the workspace's release profile (thin LTO, one codegen unit) and under cargo's
+# default one (no LTO, 16 codegen units: what a user's `cargo build --release` does to a
+# dependency), run interleaved (old, new, old, new, ...), and per profile, workload, size and
+# structure the median of the pairs' ratios new/old with their spread (min-max). A row is marked
+# SLOWER when its median ratio is above 1.05 and the two builds' medians do not overlap (the
+# fastest of the new build's is slower than the slowest of the old's).
+#
+#   scripts/perf-ab.sh [--sizes N,N] [--only A,B] [--structures TEXT] [--pairs N] [--runs N]
+#                      [--profiles workspace,default] BASE
+#
+#   --sizes       compare's element counts (default 100000)
+#   --only        workloads, each a substring of compare's names, run as one compare call
+#                 each (default: frame,query,nearest-uniform-k8,radius-uniform)
+#   --structures  compare's structure filter (default: every structure; the peers' ratios show
+#                 the sitting's noise)
+#   --pairs       old/new pairs per profile (at least 5, the default)
+#   --runs        compare's measured runs per structure (at least 5, the default)
+#   --profiles    which builds (default both)
+#
+# The builds are kept under target/perf-ab/ (BASE is checked out in a temporary git worktree),
+# so a second run against the same BASE only rebuilds what changed. The JSON of every run is
+# left in the temporary directory printed at the start.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+
+sizes=100000
+only=frame,query,nearest-uniform-k8,radius-uniform
+structures=
+pairs=5
+runs=5
+profiles=workspace,default
+base=
+usage() {
+    sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+    exit 2
+}
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --sizes) sizes=$2; shift 2 ;;
+        --only) only=$2; shift 2 ;;
+        --structures) structures=$2; shift 2 ;;
+        --pairs) pairs=$2; shift 2 ;;
+        --runs) runs=$2; shift 2 ;;
+        --profiles) profiles=$2; shift 2 ;;
+        -h | --help) usage ;;
+        -*) echo "unknown option $1" >&2; usage ;;
+        *) [[ -z $base ]] || usage; base=$1; shift ;;
+    esac
+done
+[[ -n $base ]] || usage
+if ((pairs < 5)); then
+    echo "--pairs needs at least 5" >&2
+    exit 2
+fi
+base_commit=$(git rev-parse --verify "$base^{commit}")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/perf-ab.XXXXXX")
+cleanup() {
+    git -C "$root" worktree remove --force "$work/base" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+echo "perf-ab: BASE $base ($(git rev-parse --short "$base_commit")) against the working tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- || echo ', with changes')); runs in $work"
+git worktree add --detach --quiet "$work/base" "$base_commit"
+
+# Builds compare from the tree at $1 into target/perf-ab/$2-$3 (profile $3) and copies it
+# to $work/$2-$3.
+build() {
+    local tree=$1 side=$2 profile=$3
+    local config=()
+    if [[ $profile == default ]]; then
+        config=(--config profile.release.lto=false --config profile.release.codegen-units=16)
+    fi
+    echo "perf-ab: building $side ($profile profile)"
+    (cd "$tree" && cargo build --quiet --release -p spatix-bench --bin compare \
+        "${config[@]}" --target-dir "$root/target/perf-ab/$side-$profile")
+    cp "$root/target/perf-ab/$side-$profile/release/compare" "$work/$side-$profile"
+}
+
+IFS=, read -r -a profile_list <<<"$profiles"
+IFS=, read -r -a only_list <<<"$only"
+for profile in "${profile_list[@]}"; do
+    case $profile in workspace | default) ;; *) echo "unknown profile $profile" >&2; exit 2 ;; esac
+    build "$work/base" old "$profile"
+    build "$root" new "$profile"
+done
+
+for ((pair = 1; pair <= pairs; pair++)); do
+    for profile in "${profile_list[@]}"; do
+        for workload in "${only_list[@]}"; do
+            for side in old new; do
+                echo "perf-ab: pair $pair/$pairs, $profile, $side, $workload"
+                "$work/$side-$profile" --sizes "$sizes" --only "$workload" \
+                    --structures "$structures" --runs "$runs" \
+                    --json "$work/$profile-$side-$pair-$workload.json" >/dev/null
+            done
+        done
+    done
+done
+
+python3 - "$work" "$pairs" "$profiles" <<'EOF'
+import json, pathlib, statistics, sys
+from collections import defaultdict
+
+work, pairs, profiles = pathlib.Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3].split(",")
+# medians[(profile, workload, n, structure)][side] = [median of pair 1, pair 2, ...]
+medians = defaultdict(lambda: {"old": {}, "new": {}})
+for path in work.glob("*.json"):
+    profile, side, pair, _ = path.stem.split("-", 3)
+    for w in json.loads(path.read_text())["workloads"]:
+        for r in w["results"]:
+            if r["median_seconds"] is not None:
+                key = (profile, w["slug"], r["n"], r["structure"])
+                medians[key][side][int(pair)] = r["median_seconds"]
+
+rows = []
+for key in sorted(medians, key=lambda k: (profiles.index(k[0]), k[1], k[2], k[3])):
+    old, new = medians[key]["old"], medians[key]["new"]
+    both = sorted(set(old) & set(new))
+    if not both:
+        continue
+    ratios = [new[p] / old[p] for p in both]
+    ratio = statistics.median(ratios)
+    slower = ratio > 1.05 and min(new[p] for p in both) > max(old[p] for p in both)
+    rows.append((*key, ratio, min(ratios), max(ratios), statistics.median(old[p] for p in both),
+                 statistics.median(new[p] for p in both), slower))
+
+width = max((len(r[3]) for r in rows), default=9)
+print()
+print(f"new/old: median of {pairs} interleaved pairs (min-max); SLOWER: above 1.05 and the medians' ranges apart")
+print(f"{'profile':9} {'workload':22} {'n':>8}  {'structure':{width}}  {'old ms':>9} {'new ms':>9}  {'new/old':>7}  spread")
+for profile, slug, n, structure, ratio, lo, hi, old, new, slower in rows:
+    mark = "  SLOWER" if slower else ""
+    print(f"{profile:9} {slug:22} {n:>8}  {structure:{width}}  {old * 1e3:9.3f} {new * 1e3:9.3f}  {ratio:7.3f}  {lo:.3f}-{hi:.3f}{mark}")
+slow = sum(r[-1] for r in rows)
+print(f"\n{len(rows)} rows, {slow} marked SLOWER")
+EOF
