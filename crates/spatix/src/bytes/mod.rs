@@ -1,24 +1,34 @@
 //! The byte form of a structure: a header that names the format's version, the structure,
-//! the scalar and the value type, then the structure's own sections, all little-endian; the
-//! writer, the bounds-checked reader, and [`ByteValue`], how a value becomes bytes.
+//! the scalar and the value type, then the structure's own sections, all little-endian, then
+//! a checksum of everything before it; the writer, the bounds-checked reader, and
+//! [`ByteValue`], how a value becomes bytes.
 //!
-//! A reader never trusts a length: a count of items is refused unless that many items fit in
-//! the bytes left, so decoding allocates at most in proportion to the input's length, and
-//! every read past the end is an [`Error::Corrupt`], never a panic.
+//! A reader checks the checksum before it reads past the version, so a damaged byte form is
+//! refused as damaged. It never trusts a length either: a count of items is refused unless
+//! that many items fit in the bytes left, so decoding allocates at most in proportion to the
+//! input's length, and every read past the end is an [`Error::Corrupt`], never a panic.
 
 use crate::{Aabb, Error, Point, Scalar};
 
+mod checksum;
 mod refile;
 #[cfg(feature = "serde")]
 pub(crate) mod serde_form;
+#[cfg(test)]
+mod tests;
 
+pub use checksum::checksum;
 pub(crate) use refile::Refile;
 
 /// The first bytes of every structure's byte form.
 const MAGIC: [u8; 6] = *b"SPATIX";
 
-/// The version of the format this build writes and reads.
-pub(crate) const VERSION: u16 = 1;
+/// The version of the format this build writes and reads: 2 since byte forms end with a
+/// checksum (version 1 had none, and is refused with a word to save the index again).
+pub(crate) const VERSION: u16 = 2;
+
+/// The length of the checksum every byte form ends with ([`checksum`], little-endian).
+const CHECKSUM_LEN: usize = 8;
 
 /// A value that a structure's byte form can hold: a fixed number of bytes, little-endian.
 ///
@@ -164,8 +174,14 @@ impl ValueKind {
         size: 0,
     };
 
-    fn name(&self) -> String {
-        kind_name(&self.kind)
+    /// The kind as text, beside `other`: with its size where only the sizes differ.
+    fn describe(&self, other: &Self) -> String {
+        let name = kind_name(&self.kind);
+        if self.kind == other.kind && self.size != other.size {
+            format!("{name} ({} bytes each)", self.size)
+        } else {
+            name
+        }
     }
 }
 
@@ -177,12 +193,13 @@ fn kind_name(kind: &[u8; 8]) -> String {
         return format!("[u8; {n}]");
     }
     let end = kind.iter().position(|&b| b == 0).unwrap_or(8);
-    String::from_utf8_lossy(&kind[..end]).into_owned()
+    kind[..end].escape_ascii().to_string()
 }
 
 /// What the header of a structure's byte form says: which structure, scalar and value type
 /// the bytes hold. A tool that loads files of several kinds reads it first to pick the type
-/// to load them as.
+/// to load them as; [`ByteHeader::read`] checks the byte form's checksum first, so a
+/// damaged header is refused as damaged, not read as another structure.
 ///
 /// # Example
 /// ```
@@ -197,7 +214,7 @@ fn kind_name(kind: &[u8; 8]) -> String {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ByteHeader {
-    /// The format version (this build reads only its own).
+    /// The format version (this build reads only its own, 2).
     pub version: u16,
     /// The structure's name, as [`ByteForm::NAME`] gives it (`"kd-tree"`, `"packed"`, ...).
     pub structure: String,
@@ -210,25 +227,23 @@ pub struct ByteHeader {
 }
 
 impl ByteHeader {
-    /// Reads the header at the start of `bytes`.
+    /// Reads the header at the start of `bytes`, once the whole byte form's checksum is
+    /// checked (one pass over the bytes, about as fast as copying them).
     ///
     /// # Errors
     /// [`Error::Corrupt`] if the bytes are shorter than a header, do not start with the
-    /// format's magic, or are of another format version.
+    /// format's magic, are of another format version, or do not end with the checksum of
+    /// the bytes before it (damaged, cut short or added to since they were saved).
     pub fn read(bytes: &[u8]) -> Result<Self, Error> {
+        Self::read_unchecked(checked(bytes)?)
+    }
+
+    /// The header at the start of `bytes`, whose checksum is checked already.
+    fn read_unchecked(bytes: &[u8]) -> Result<Self, Error> {
         let mut r = Reader {
-            bytes,
+            bytes: &bytes[MAGIC.len() + 2..],
             total: bytes.len(),
         };
-        if r.take(MAGIC.len(), "the header")? != MAGIC {
-            return Err(corrupt("not spatix bytes (no SPATIX header)"));
-        }
-        let version = u16::from_le_bytes([r.u8("the version")?, r.u8("the version")?]);
-        if version != VERSION {
-            return Err(corrupt(format!(
-                "format version {version}; this build reads version {VERSION}"
-            )));
-        }
         let name = r.take(8, "the structure's name")?;
         let end = name.iter().position(|&b| b == 0).unwrap_or(8);
         if name[end..].iter().any(|&b| b != 0) {
@@ -242,7 +257,7 @@ impl ByteHeader {
             .expect("eight bytes");
         let value_size = r.u64("the value size")?;
         Ok(Self {
-            version,
+            version: VERSION,
             structure,
             scalar_bytes,
             value_kind,
@@ -254,6 +269,48 @@ impl ByteHeader {
     pub fn value_kind_name(&self) -> String {
         kind_name(&self.value_kind)
     }
+}
+
+/// `bytes` without their checksum, once the magic, the version and the checksum are checked:
+/// the checksum before anything the version does not fix, so that a damaged byte form is
+/// refused as damaged, whichever of its bytes changed.
+fn checked(bytes: &[u8]) -> Result<&[u8], Error> {
+    if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
+        return Err(corrupt("not spatix bytes (no SPATIX header)"));
+    }
+    let Some(&[low, high]) = bytes.get(MAGIC.len()..MAGIC.len() + 2) else {
+        return Err(corrupt("cut short in the version"));
+    };
+    match u16::from_le_bytes([low, high]) {
+        VERSION => {}
+        1 => {
+            return Err(corrupt(
+                "format version 1, saved by an older spatix without a checksum; this build \
+                 reads version 2: build the index again and save it",
+            ));
+        }
+        version => {
+            return Err(corrupt(format!(
+                "format version {version}; this build reads version {VERSION}"
+            )));
+        }
+    }
+    if bytes.len() < HEADER_LEN + CHECKSUM_LEN {
+        return Err(corrupt(format!(
+            "cut short: {} bytes, less than a header and a checksum",
+            bytes.len()
+        )));
+    }
+    let (body, end) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
+    let stored = u64::from_le_bytes(end.try_into().expect("eight bytes"));
+    let computed = checksum(body);
+    if stored != computed {
+        return Err(corrupt(format!(
+            "checksum mismatch: the bytes end with {stored:#018x}, their checksum is \
+             {computed:#018x} (damaged, cut short or added to since they were saved)"
+        )));
+    }
+    Ok(body)
 }
 
 /// How [`load`] and the serde form hand a structure its values: given the reader (positioned
@@ -349,7 +406,7 @@ pub(crate) fn save<X: Layout>(x: &X) -> Vec<u8>
 where
     X::T: ByteValue,
 {
-    let hint = x.size_hint() + x.value_count() * X::T::SIZE + HEADER_LEN + 8;
+    let hint = x.size_hint() + x.value_count() * X::T::SIZE + HEADER_LEN + 8 + CHECKSUM_LEN;
     let mut w = Writer::new::<X::S>(X::NAME, ValueKind::of::<X::T>(), hint);
     write_part(&mut w, x);
     w.finish()
@@ -444,6 +501,15 @@ fn scalar_tag<S: Scalar>() -> u8 {
     size_of::<S>() as u8
 }
 
+/// The coordinates a scalar tag names, as text.
+fn scalar_name(tag: u8) -> String {
+    match tag {
+        4 => "f32 coordinates".to_owned(),
+        8 => "f64 coordinates".to_owned(),
+        _ => format!("coordinates of {tag} bytes"),
+    }
+}
+
 /// Builds a structure's byte form.
 pub(crate) struct Writer {
     pub(crate) out: Vec<u8>,
@@ -499,7 +565,10 @@ impl Writer {
         }
     }
 
-    pub(crate) fn finish(self) -> Vec<u8> {
+    /// The byte form: the bytes written, then their [`checksum`].
+    pub(crate) fn finish(mut self) -> Vec<u8> {
+        let sum = checksum(&self.out);
+        self.out.extend_from_slice(&sum.to_le_bytes());
         self.out
     }
 
@@ -535,44 +604,47 @@ pub(crate) fn corrupt(what: impl Into<String>) -> Error {
 }
 
 impl<'a> Reader<'a> {
-    /// Reads and checks the header: the magic, the version, the structure's name, the scalar
-    /// and the value type.
+    /// A reader of the sections between the header and the checksum, once the checksum is
+    /// checked and the header is the one expected: a structure named `structure`, of scalar
+    /// `S` and values of kind `values`.
     ///
     /// # Errors
     /// [`Error::Corrupt`] for bytes of another format, version, structure, scalar or value
-    /// type.
-    /// A reader of the sections after the header, once the header is the one expected: a
-    /// structure named `structure`, of scalar `S` and values of kind `values`.
+    /// type, saying what was expected and what was found, or whose checksum is not theirs.
     pub(crate) fn new<S: Scalar>(
         bytes: &'a [u8],
         structure: [u8; 8],
         values: ValueKind,
     ) -> Result<Self, Error> {
-        let header = ByteHeader::read(bytes)?;
-        let expected = String::from_utf8_lossy(&structure);
-        if header.structure != expected.trim_end_matches('\0') {
+        let body = checked(bytes)?;
+        let header = ByteHeader::read_unchecked(body)?;
+        let expected = kind_name(&structure);
+        if header.structure != expected {
             return Err(corrupt(format!(
-                "the bytes hold a {}, not a {}",
-                header.structure,
-                expected.trim_end_matches('\0')
+                "expected a {expected}, found a {}",
+                header.structure.escape_debug()
             )));
         }
         if header.scalar_bytes != scalar_tag::<S>() {
             return Err(corrupt(format!(
-                "coordinates of {} bytes, read as {} bytes",
-                header.scalar_bytes,
-                scalar_tag::<S>()
+                "expected {}, found {}",
+                scalar_name(scalar_tag::<S>()),
+                scalar_name(header.scalar_bytes)
             )));
         }
-        if header.value_kind != values.kind || header.value_size != values.size {
+        let found = ValueKind {
+            kind: header.value_kind,
+            size: header.value_size,
+        };
+        if found != values {
             return Err(corrupt(format!(
-                "values of kind {:?}, read as {:?}",
-                header.value_kind_name(),
-                values.name()
+                "expected {} values, found {} values",
+                values.describe(&found),
+                found.describe(&values)
             )));
         }
         Ok(Self {
-            bytes: &bytes[HEADER_LEN..],
+            bytes: &body[HEADER_LEN..],
             total: bytes.len(),
         })
     }
@@ -734,4 +806,16 @@ impl<'a> Reader<'a> {
             .map(|c| u32::from_le_bytes(c.try_into().expect("four bytes")))
             .collect())
     }
+}
+
+/// `bytes` with their last 8 bytes made the checksum of the bytes before them: a byte form
+/// changed on purpose, so that a test reaches the checks behind the checksum.
+#[cfg(test)]
+pub(crate) fn resealed(bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    if let Some(body) = out.len().checked_sub(CHECKSUM_LEN) {
+        let sum = checksum(&out[..body]);
+        out[body..].copy_from_slice(&sum.to_le_bytes());
+    }
+    out
 }
