@@ -8,6 +8,8 @@ use std::fs;
 use std::path::Path;
 
 use crate::bad_input::assert_rejected;
+use spatix_workload::Rng;
+
 use crate::common::{
     Scratch, assert_success, boxes, boxes_csv, points, points_csv, spatix, stderr, stdout,
 };
@@ -185,10 +187,11 @@ fn assert_refused(dir: &Scratch, bytes: &[u8], reason: &str) {
 #[test]
 fn damaged_saved_indexes_are_refused() {
     let (dir, bytes) = damaged("saved-damaged");
-    // A bit flipped in the format version, and in the value type ("u64" read as "u74").
+    // A bit flipped in the format version, and in the value type ("u64" read as "u74"):
+    // the checksum is checked before the header is read past the version.
     for (at, reason) in [
         (7, "corrupt bytes: format version"),
-        (18, "corrupt bytes: values of kind"),
+        (18, "corrupt bytes: checksum mismatch"),
     ] {
         let mut flipped = bytes.clone();
         flipped[at] ^= 0x01 << (at % 7);
@@ -197,14 +200,74 @@ fn damaged_saved_indexes_are_refused() {
     assert_refused(
         &dir,
         &bytes[..10],
-        "corrupt bytes: cut short in the structure's name",
+        "corrupt bytes: cut short: 10 bytes, less than a header and a checksum",
     );
-    for cut in [40, bytes.len() / 2, bytes.len() - 1] {
-        assert_refused(&dir, &bytes[..cut], "corrupt bytes: ");
+    for cut in [50, bytes.len() / 2, bytes.len() - 1] {
+        assert_refused(&dir, &bytes[..cut], "corrupt bytes: checksum mismatch");
     }
     let mut longer = bytes.clone();
     longer.push(0);
-    assert_refused(&dir, &longer, "corrupt bytes: 1 bytes after the end");
+    assert_refused(&dir, &longer, "corrupt bytes: checksum mismatch");
+}
+
+/// How many single bits of each saved index [`every_flipped_bit_is_refused`] flips.
+const FLIPS: usize = 200;
+
+/// Every structure `build` saves, [`FLIPS`] random single bits of its file flipped one at a
+/// time (a fixed seed per structure): every damaged file is refused by the command that
+/// reads it (`knn` for the kd-tree, `query` for the others) with exit code 2, no output and
+/// `FILE: corrupt bytes: ...` saying that the checksum does not match (or, for the version's
+/// bits, which version it is; the magic's bits make a file that is read as CSV and refused
+/// at its first line).
+#[test]
+fn every_flipped_bit_is_refused() {
+    let dir = Scratch::new("saved-flipped");
+    let boxes_file = dir.write("boxes.csv", &boxes_csv(&boxes(300, 61)));
+    let points_file = dir.write("points.csv", &points_csv(&points(300, 62)));
+    let queries = dir.write("queries.csv", &boxes_csv(&boxes(5, 63)));
+    let near = dir.write("near.csv", &points_csv(&points(5, 64)));
+    let bad = dir.path("bad.spatix");
+    let mut refused = Vec::new();
+    for (seed, kind) in (0u64..).zip(saved_kinds()) {
+        let index = dir.path("index.spatix");
+        let (data, command, queries) = if kind == "kd-tree" {
+            (&points_file, "knn", &near)
+        } else {
+            (&boxes_file, "query", &queries)
+        };
+        build(data, &index, &kind, &[], None);
+        let bytes = fs::read(&index).unwrap();
+        let mut rng = Rng::new(seed);
+        let mut count = 0;
+        for _ in 0..FLIPS {
+            let bit = rng.below(bytes.len() * 8);
+            let mut flipped = bytes.clone();
+            flipped[bit / 8] ^= 1 << (bit % 8);
+            fs::write(&bad, &flipped).unwrap();
+            let output = spatix(&[OsStr::new(command), bad.as_os_str(), queries.as_os_str()]);
+            let message = stderr(&output);
+            let expected = match bit / 8 {
+                0..6 => format!("{}:1: ", bad.display()),
+                6..8 => format!("{}: corrupt bytes: format version ", bad.display()),
+                _ => format!("{}: corrupt bytes: checksum mismatch", bad.display()),
+            };
+            assert!(
+                output.status.code() == Some(2)
+                    && output.stdout.is_empty()
+                    && message.starts_with(&expected)
+                    && message.lines().count() == 1,
+                "{kind}, bit {bit} flipped: {:?} {message:?}",
+                output.status.code()
+            );
+            count += 1;
+        }
+        refused.push(count);
+    }
+    assert_eq!(
+        refused,
+        vec![FLIPS; saved_kinds().len()],
+        "refused per kind"
+    );
 }
 
 #[test]
