@@ -17,6 +17,8 @@ use crate::common::{
 /// Every structure `--index` names: `build` saves each.
 fn saved_kinds() -> Vec<String> {
     [
+        "kd-tree",
+        "packed",
         "brute-force",
         "quadtree",
         "loose-quadtree",
@@ -27,11 +29,31 @@ fn saved_kinds() -> Vec<String> {
         "hierarchical",
         "layered",
         "sweep",
-        "packed",
-        "kd-tree",
     ]
     .map(str::to_owned)
     .to_vec()
+}
+
+/// README's list of the structures `build` saves (the sentence "Every structure saves: ..."),
+/// the list above and the binary's `--index` values for the batch commands are the same
+/// structures, in the same order.
+#[test]
+fn readme_lists_every_saved_kind() {
+    let readme = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README.md");
+    let sentence = readme
+        .split("Every structure saves: ")
+        .nth(1)
+        .and_then(|rest| rest.split('.').next())
+        .expect("README's sentence \"Every structure saves: ...\"");
+    let listed: Vec<String> = sentence
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(listed, saved_kinds(), "README's saved kinds");
+    assert_eq!(crate::common::batch_index_kinds(), saved_kinds(), "the binary's");
 }
 
 /// Runs `spatix` with `args`, and `precision` (`--f32` or nothing) after them; it must succeed.
