@@ -53,7 +53,11 @@ fn readme_lists_every_saved_kind() {
         .map(str::to_owned)
         .collect();
     assert_eq!(listed, saved_kinds(), "README's saved kinds");
-    assert_eq!(crate::common::batch_index_kinds(), saved_kinds(), "the binary's");
+    assert_eq!(
+        crate::common::batch_index_kinds(),
+        saved_kinds(),
+        "the binary's"
+    );
 }
 
 /// Runs `spatix` with `args`, and `precision` (`--f32` or nothing) after them; it must succeed.
@@ -147,6 +151,66 @@ fn knn_from_a_saved_index_equals_knn_from_the_csv() {
                 assert_eq!(run(&index), expected, "{what}");
             }
         }
+    }
+}
+
+/// `knn` reads a CSV file of boxes as it reads a saved index of boxes: the same answers
+/// (distances to the boxes) under every box structure and both precisions, the packed index
+/// by default, and the summary counts boxes for both; `--index kd-tree` is refused for boxes
+/// from the CSV file as from the saved one.
+#[test]
+fn knn_reads_boxes_from_a_csv_as_from_a_saved_index() {
+    let dir = Scratch::new("saved-knn-boxes");
+    let data = dir.write("boxes.csv", &boxes_csv(&boxes(300, 71)));
+    let queries = dir.write("queries.csv", &points_csv(&points(40, 72)));
+    let index = dir.path("index.spatix");
+    for kind in saved_kinds().into_iter().filter(|k| k != "kd-tree") {
+        for precision in [None, Some("--f32")] {
+            build(&data, &index, &kind, &[], precision);
+            let run = |file: &Path, kind: Option<&str>| {
+                let mut args: Vec<&OsStr> = vec![
+                    "knn".as_ref(),
+                    file.as_os_str(),
+                    queries.as_os_str(),
+                    "-k".as_ref(),
+                    "4".as_ref(),
+                ];
+                args.extend(kind.iter().flat_map(|k| [OsStr::new("--index"), OsStr::new(k)]));
+                args.extend(precision.map(OsStr::new));
+                let output = spatix(&args);
+                assert_success(&output);
+                assert!(
+                    stderr(&output).contains("among 300 boxes"),
+                    "{}",
+                    stderr(&output)
+                );
+                stdout(&output)
+            };
+            let expected = run(&data, Some(&kind));
+            assert_eq!(expected.lines().count(), 1 + 40 * 4);
+            let what = format!("--index {kind} {precision:?}");
+            assert_eq!(run(&index, Some(&kind)), expected, "{what}");
+            assert_eq!(run(&index, None), expected, "{what}, no --index");
+            if kind == "packed" {
+                assert_eq!(
+                    run(&data, None),
+                    expected,
+                    "packed is knn's default for boxes"
+                );
+            }
+        }
+    }
+    build(&data, &index, "packed", &[], None);
+    for file in [&data, &index] {
+        let name = file.file_name().unwrap().to_str().unwrap();
+        let args = ["knn", file.to_str().unwrap(), queries.to_str().unwrap()];
+        let args = [&args[..], &["--index", "kd-tree"]].concat();
+        let reason = if file == &data {
+            "holds boxes (id,min_x,min_y,max_x,max_y): --index kd-tree holds points only"
+        } else {
+            "holds a packed index, not the --index kd-tree asked for"
+        };
+        assert_rejected(&dir, &args, name, 0, reason);
     }
 }
 
