@@ -46,58 +46,95 @@ fn u64_at(bytes: &[u8]) -> u64 {
 
 /// XXH64 of `bytes` with `seed`.
 fn xxh64(bytes: &[u8], seed: u64) -> u64 {
-    let stripes = bytes.chunks_exact(32);
-    let tail = stripes.remainder();
-    let mut h = if bytes.len() >= 32 {
-        let mut v = [
-            seed.wrapping_add(P1).wrapping_add(P2),
-            seed.wrapping_add(P2),
+    Stripes::new(seed).finish(bytes)
+}
+
+/// XXH64 computed as a reader goes: its four lanes mixed with the input's 32-byte stripes
+/// up to where the reader has taken the bytes ([`Stripes::advance`]), so that each block is
+/// hashed just before it is decoded, while it is in cache, and the checksum costs no pass
+/// of its own over the input; [`Stripes::finish`] mixes in the rest and gives the checksum.
+#[derive(Clone, Debug)]
+pub(crate) struct Stripes {
+    seed: u64,
+    lanes: [u64; 4],
+    /// How many bytes from the input's start the lanes hold (a multiple of 32).
+    done: usize,
+}
+
+impl Stripes {
+    pub(crate) fn new(seed: u64) -> Self {
+        Self {
             seed,
-            seed.wrapping_sub(P1),
-        ];
-        for stripe in stripes {
+            lanes: [
+                seed.wrapping_add(P1).wrapping_add(P2),
+                seed.wrapping_add(P2),
+                seed,
+                seed.wrapping_sub(P1),
+            ],
+            done: 0,
+        }
+    }
+
+    /// Mixes in every whole stripe of `bytes` (the whole input, each time) that ends at or
+    /// before `upto`.
+    pub(crate) fn advance(&mut self, bytes: &[u8], upto: usize) {
+        let end = upto.min(bytes.len()) / 32 * 32;
+        if end <= self.done {
+            return;
+        }
+        let v = &mut self.lanes;
+        for stripe in bytes[self.done..end].chunks_exact(32) {
             v[0] = round(v[0], u64_at(&stripe[..8]));
             v[1] = round(v[1], u64_at(&stripe[8..16]));
             v[2] = round(v[2], u64_at(&stripe[16..24]));
             v[3] = round(v[3], u64_at(&stripe[24..]));
         }
-        let h = v[0]
-            .rotate_left(1)
-            .wrapping_add(v[1].rotate_left(7))
-            .wrapping_add(v[2].rotate_left(12))
-            .wrapping_add(v[3].rotate_left(18));
-        v.iter().fold(h, |h, &lane| merge(h, lane))
-    } else {
-        seed.wrapping_add(P5)
-    };
-    h = h.wrapping_add(bytes.len() as u64);
-    let words = tail.chunks_exact(8);
-    let rest = words.remainder();
-    for word in words {
-        h = (h ^ round(0, u64_at(word)))
-            .rotate_left(27)
-            .wrapping_mul(P1)
-            .wrapping_add(P4);
+        self.done = end;
     }
-    let rest = if let Some((word, rest)) = rest.split_first_chunk::<4>() {
-        h = (h ^ u64::from(u32::from_le_bytes(*word)).wrapping_mul(P1))
-            .rotate_left(23)
-            .wrapping_mul(P2)
-            .wrapping_add(P3);
-        rest
-    } else {
-        rest
-    };
-    for &b in rest {
-        h = (h ^ u64::from(b).wrapping_mul(P5))
-            .rotate_left(11)
-            .wrapping_mul(P1);
+
+    /// The XXH64 of all of `bytes` (the input [`Stripes::advance`] was given).
+    pub(crate) fn finish(mut self, bytes: &[u8]) -> u64 {
+        self.advance(bytes, bytes.len());
+        let v = self.lanes;
+        let mut h = if bytes.len() >= 32 {
+            let h = v[0]
+                .rotate_left(1)
+                .wrapping_add(v[1].rotate_left(7))
+                .wrapping_add(v[2].rotate_left(12))
+                .wrapping_add(v[3].rotate_left(18));
+            v.iter().fold(h, |h, &lane| merge(h, lane))
+        } else {
+            self.seed.wrapping_add(P5)
+        };
+        h = h.wrapping_add(bytes.len() as u64);
+        let words = bytes[self.done..].chunks_exact(8);
+        let rest = words.remainder();
+        for word in words {
+            h = (h ^ round(0, u64_at(word)))
+                .rotate_left(27)
+                .wrapping_mul(P1)
+                .wrapping_add(P4);
+        }
+        let rest = if let Some((word, rest)) = rest.split_first_chunk::<4>() {
+            h = (h ^ u64::from(u32::from_le_bytes(*word)).wrapping_mul(P1))
+                .rotate_left(23)
+                .wrapping_mul(P2)
+                .wrapping_add(P3);
+            rest
+        } else {
+            rest
+        };
+        for &b in rest {
+            h = (h ^ u64::from(b).wrapping_mul(P5))
+                .rotate_left(11)
+                .wrapping_mul(P1);
+        }
+        h ^= h >> 33;
+        h = h.wrapping_mul(P2);
+        h ^= h >> 29;
+        h = h.wrapping_mul(P3);
+        h ^ (h >> 32)
     }
-    h ^= h >> 33;
-    h = h.wrapping_mul(P2);
-    h ^= h >> 29;
-    h = h.wrapping_mul(P3);
-    h ^ (h >> 32)
 }
 
 #[cfg(test)]
@@ -141,6 +178,27 @@ mod tests {
             checksum(b"Nobody inspects the spammish repetition"),
             0xFBCE_A83C_8A37_8BF1
         );
+    }
+
+    /// Advanced in pieces of any length (as a reader takes its input), the checksum is the
+    /// one of the whole.
+    #[test]
+    fn advancing_in_pieces_changes_nothing() {
+        let bytes: Vec<u8> = (0..300u32).map(|i| (i * 97 + 5) as u8).collect();
+        for len in [0, 5, 31, 32, 33, 100, 300] {
+            let whole = checksum(&bytes[..len]);
+            for piece in [1, 3, 8, 31, 32, 45, 64] {
+                let mut stripes = super::Stripes::new(0);
+                for upto in (0..len).step_by(piece) {
+                    stripes.advance(&bytes[..len], upto);
+                }
+                assert_eq!(
+                    stripes.finish(&bytes[..len]),
+                    whole,
+                    "{len} bytes by {piece}"
+                );
+            }
+        }
     }
 
     /// Every single-bit change of a buffer changes its checksum (lengths around the stripe
