@@ -23,8 +23,9 @@ use crate::{Precision, Reduced, dispatch};
 ///     The points. ``float32`` arrays are indexed in float32, anything else in float64
 ///     (never rounded); other dtypes and non-contiguous arrays are converted.
 /// leafsize : int, default 16
-///     Most points a leaf holds (2 to 65536), as scipy's and pykdtree's ``leafsize``:
-///     larger builds faster and answers a little slower.
+///     Most points a leaf holds (1 to 65536), as scipy's and pykdtree's ``leafsize``:
+///     larger builds faster and answers a little slower (1 builds as 2 does: the answers
+///     are the same).
 ///
 /// Raises
 /// ------
@@ -281,12 +282,14 @@ impl PyKdTree {
     #[pyo3(signature = (points, leafsize = 16))]
     fn new(py: Python<'_>, points: &Bound<'_, PyAny>, leafsize: u32) -> PyResult<Self> {
         let config = KdTreeConfig {
-            bucket_size: leafsize,
+            bucket_size: leafsize.max(2),
             ..KdTreeConfig::default()
         };
-        config
-            .validate()
-            .map_err(|e| PyValueError::new_err(format!("leafsize: {e}")))?;
+        if leafsize == 0 || config.validate().is_err() {
+            return Err(PyValueError::new_err(format!(
+                "leafsize = {leafsize}: a leaf holds 1 to 65536 points"
+            )));
+        }
         let tree = if is_float32(points) {
             Precision::F32(build(py, points, config)?)
         } else {

@@ -6,8 +6,8 @@ use pyo3::types::PyBytes;
 use spatix::{Aabb, ByteForm, PackedIndex, SpatialQuery};
 
 use crate::array::{
-    Coord, Rows, bad_row, boxes, first_bad_box, first_bad_point, is_float32, points, stale, vec1,
-    vec2,
+    Coord, Rows, bad_row, boxes, first_bad_box, first_bad_point, is_float32, not_a_position,
+    points, vec1, vec2,
 };
 use crate::batch::{self, Arrays};
 use crate::rays;
@@ -369,7 +369,7 @@ impl PyPackedIndex {
                     .ok()
                     .and_then(|p| index.handle(p))
                     .and_then(|h| SpatialQuery::<S, ()>::get(index, h))
-                    .ok_or_else(|| stale(p, at))?;
+                    .ok_or_else(|| not_a_position(p, at, n))?;
                 let b = item.aabb;
                 flat.extend([b.min.x, b.min.y, b.max.x, b.max.y]);
             }

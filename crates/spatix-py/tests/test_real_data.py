@@ -276,7 +276,7 @@ def test_every_error_names_its_reason_once():
         (ValueError, lambda: spatix.UniformGrid(WORLD, 0.0), "cell_size"),
         (ValueError, lambda: spatix.UniformGrid(WORLD, 1e-300), "cells"),
         (ValueError, lambda: spatix.HierarchicalGrid(WORLD, 0.0), "finest cell"),
-        (ValueError, lambda: spatix.KdTree(np.zeros((3, 2)), leafsize=1), "leafsize"),
+        (ValueError, lambda: spatix.KdTree(np.zeros((3, 2)), leafsize=0), "leafsize"),
         (ValueError, lambda: grid.update(ids, np.zeros((2, 4))), "1 ids but 2 boxes"),
         (ValueError, lambda: grid.remove([1.5]), "not an integer"),
         (ValueError, lambda: grid.remove([[1, 2]]), "1-D"),

@@ -44,18 +44,27 @@ def test_kdtree_query_matches_brute_force(rng, dtype, k):
         )
 
 
-@pytest.mark.parametrize("leafsize", [2, 16, 100])
+@pytest.mark.parametrize("leafsize", [1, 2, 16, 100])
 def test_kdtree_leafsize_changes_nothing_but_speed(rng, leafsize):
     points = rng.uniform(0, 100, (700, 2))
     q = rng.uniform(0, 100, (40, 2))
     d, i = spatix.KdTree(points, leafsize=leafsize).query(q, k=5)
     check_nearest(np.hstack([points, points]), q, 5, d, i, missing=len(points))
+    scipy_spatial = pytest.importorskip("scipy.spatial")
+    d0, i0 = scipy_spatial.cKDTree(points, leafsize=leafsize).query(q, k=5)
+    np.testing.assert_allclose(d, d0, rtol=1e-12)
 
 
 def test_kdtree_leafsize_out_of_range():
-    for bad in (0, 1, 70_000):
-        with pytest.raises(ValueError, match="leafsize"):
+    for bad in (0, 70_000):
+        with pytest.raises(ValueError, match=f"leafsize = {bad}: a leaf holds 1 to 65536 points"):
             spatix.KdTree(np.zeros((3, 2)), leafsize=bad)
+
+
+def test_packed_boxes_name_positions():
+    index = spatix.PackedIndex(np.array([[0.0, 0.0, 1.0, 1.0]] * 6))
+    with pytest.raises(KeyError, match=r"positions\[1\] = -1 is no position of this index \(positions are 0 to 5\)"):
+        index.boxes([5, -1])
 
 
 def test_kdtree_query_radius_matches_brute_force(rng):
