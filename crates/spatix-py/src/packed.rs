@@ -168,7 +168,8 @@ impl PyPackedIndex {
     /// Returns
     /// -------
     /// indices : ndarray of int64, shape (2, n)
-    ///     Point indices, then box indices, ordered by point, then box.
+    ///     Point indices, then box indices, ordered by point, then box; for one point, the
+    ///     box indices alone, shape (n,), as shapely's.
     /// distances : ndarray of float64, shape (n,)
     ///     Only with ``return_distance``: the distance of each pair.
     ///
@@ -179,6 +180,8 @@ impl PyPackedIndex {
     /// >>> index.query_nearest([[2.0, 0.5], [0.5, 3.0]], return_distance=True)
     /// (array([[0, 0, 1],
     ///        [0, 1, 0]]), array([1., 1., 2.]))
+    /// >>> index.query_nearest([2.0, 0.5])
+    /// array([0, 1])
     #[pyo3(signature = (geometry, max_distance = None, return_distance = false, workers = 1))]
     fn query_nearest<'py>(
         &self,
