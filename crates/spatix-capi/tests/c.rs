@@ -217,5 +217,8 @@ fn readme_link_lines_build_and_run() {
     let line = "agents 2 and 1 touch";
     assert_eq!(stdout, format!("{line}\n").repeat(2), "{lines}");
     let readme = std::fs::read_to_string(crate_dir().join("../../README.md")).expect("README.md");
-    assert!(readme.contains(&format!("prints `{line}`")), "README says what they print");
+    assert!(
+        readme.contains(&format!("prints `{line}`")),
+        "README says what they print"
+    );
 }

@@ -175,7 +175,10 @@ fn knn_reads_boxes_from_a_csv_as_from_a_saved_index() {
                     "-k".as_ref(),
                     "4".as_ref(),
                 ];
-                args.extend(kind.iter().flat_map(|k| [OsStr::new("--index"), OsStr::new(k)]));
+                args.extend(
+                    kind.iter()
+                        .flat_map(|k| [OsStr::new("--index"), OsStr::new(k)]),
+                );
                 args.extend(precision.map(OsStr::new));
                 let output = spatix(&args);
                 assert_success(&output);
