@@ -1,7 +1,8 @@
 //! The C side of the ABI: every `tests/c/*.c` is compiled with gcc (C99, every warning an
 //! error, AddressSanitizer and UndefinedBehaviorSanitizer) against the static library cargo
 //! built for this test run, and must exit 0; the frame example is compiled the same way and
-//! run on a small crowd; the header is compiled once as C++ (where g++ exists).
+//! run on a small crowd; the header is compiled once as C++ (where g++ exists); README's
+//! example is the tested one, and its link lines, run as written, build programs that run.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -148,5 +149,76 @@ fn readme_shows_the_tested_example() {
     assert!(
         readme.contains(body.join("\n").trim()),
         "README's C example differs from tests/c/readme_example.c"
+    );
+}
+
+/// The lines of the first `sh` block after README's C example, in the section `## From C and
+/// C++`.
+fn readme_link_lines() -> String {
+    let readme = std::fs::read_to_string(crate_dir().join("../../README.md")).expect("README.md");
+    let section = readme
+        .split("\n## From C and C++\n")
+        .nth(1)
+        .expect("README has a section `## From C and C++`");
+    let after_c = section
+        .split("\n```c\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```\n").nth(1))
+        .expect("a C example in README's C section");
+    after_c
+        .split("\n```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("an sh block after README's C example")
+        .to_owned()
+}
+
+/// README's link lines, pasted into a shell as written: in a directory laid out as the
+/// repository (the header where README says, `target/release` the libraries cargo built for
+/// this run, `app.c` README's example), both programs build and print their line.
+#[test]
+fn readme_link_lines_build_and_run() {
+    let lines = readme_link_lines();
+    assert!(
+        lines.contains("-Wl,-rpath,") && lines.contains("libspatix_capi.a"),
+        "README links the static and the shared library: {lines}"
+    );
+    let shared = deps_dir().join("libspatix_capi.so");
+    assert!(shared.exists(), "{} is missing", shared.display());
+    let root = scratch().join("readme");
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("crates/spatix-capi")).expect("the scratch repository");
+    std::fs::create_dir_all(root.join("target")).expect("the scratch target");
+    std::os::unix::fs::symlink(
+        crate_dir().join("include"),
+        root.join("crates/spatix-capi/include"),
+    )
+    .expect("link the header's directory");
+    std::os::unix::fs::symlink(deps_dir(), root.join("target/release"))
+        .expect("link the libraries' directory");
+    std::fs::copy(
+        crate_dir().join("tests/c/readme_example.c"),
+        root.join("app.c"),
+    )
+    .expect("README's example as app.c");
+    let output = Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &lines])
+        .current_dir(&root)
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "README's lines failed: {}\n{stdout}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let line = "agents 2 and 1 touch";
+    assert_eq!(stdout, format!("{line}\n").repeat(2), "{lines}");
+    let readme = std::fs::read_to_string(crate_dir().join("../../README.md")).expect("README.md");
+    assert!(
+        readme.contains(&format!("prints `{line}`")),
+        "README says what they print"
     );
 }

@@ -142,7 +142,9 @@ impl QueryArgs {
 /// `spatix knn`.
 #[derive(Debug, Args)]
 pub(crate) struct KnnArgs {
-    /// Points, CSV with the header id,x,y.
+    /// Points, CSV with the header id,x,y; or boxes, with the header id,min_x,min_y,max_x,max_y
+    /// (the distance to a box is to its nearest point, 0 inside), as a saved index of boxes
+    /// answers.
     points: PathBuf,
     /// Query points, CSV with the header id,x,y.
     queries: PathBuf,
@@ -150,8 +152,9 @@ pub(crate) struct KnnArgs {
     #[arg(short, value_name = "K", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..))]
     k: u32,
-    /// The structure to use [default: kd-tree]: built once from all the points, it finds
-    /// nearest neighbours in static data fastest. The dynamic structures are here to compare.
+    /// The structure to use [default: kd-tree for points, packed for boxes]: built once from
+    /// all the elements, it finds nearest neighbours in static data fastest. The dynamic
+    /// structures are here to compare.
     #[arg(long, value_enum, value_name = "INDEX")]
     index: Option<BatchIndex>,
     /// Find the nearest points on N threads, for a block of queries at a time (the results
@@ -238,7 +241,19 @@ pub(crate) fn knn(args: &KnnArgs) -> Result<(), Failure> {
         out: args.common.out.as_deref(),
         f32: args.common.precision.f32,
     };
-    run(&args.points, Shape::Points, work, &settings)
+    let shape = if input::holds_boxes(&args.points) {
+        Shape::Boxes
+    } else {
+        Shape::Points
+    };
+    if shape == Shape::Boxes && args.index == Some(BatchIndex::Static(StaticKind::KdTree)) {
+        return Err(Failure::file(
+            &args.points.display().to_string(),
+            "holds boxes (id,min_x,min_y,max_x,max_y): --index kd-tree holds points only \
+             (try --index packed)",
+        ));
+    }
+    run(&args.points, shape, work, &settings)
 }
 
 /// `spatix build DATA.csv --out INDEX`: the byte form of the index `pairs`, `query` or `knn`
@@ -327,12 +342,16 @@ fn run(data: &Path, shape: Shape, work: Work, settings: &Settings<'_>) -> Result
         pool,
     };
     let index = settings.index.unwrap_or(default_index(shape));
+    let holds = match &source {
+        Source::Saved(saved) => saved.holds(),
+        Source::Csv(_) => shape,
+    };
     let done = match source {
         Source::Saved(saved) => saved.load(job)??,
         Source::Csv(survey) if settings.f32 => job.build::<f32>(index, survey)?,
         Source::Csv(survey) => job.build::<f64>(index, survey)?,
     };
-    let among = match shape {
+    let among = match holds {
         Shape::Boxes => count(done.elements as u64, "box", "boxes"),
         Shape::Points => count(done.elements as u64, "point", "points"),
     };

@@ -53,6 +53,12 @@ impl Shape {
     }
 }
 
+/// Whether `path` is a CSV file of boxes: its header names the columns of boxes (a file of
+/// points, one that cannot be read, or a saved index is not).
+pub(crate) fn holds_boxes(path: &Path) -> bool {
+    CsvReader::open(path, Shape::Boxes.columns()).is_ok()
+}
+
 /// Streams the elements of a file: `(line, id, box)`.
 #[derive(Debug)]
 pub(crate) struct Elements {

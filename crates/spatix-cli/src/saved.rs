@@ -107,6 +107,16 @@ impl Saved {
         Ok(())
     }
 
+    /// What the index holds, for the summary: points in a kd-tree, boxes in any other
+    /// structure (points among them, as boxes of no size).
+    pub(crate) fn holds(&self) -> Shape {
+        if self.kind == Some(BatchIndex::Static(StaticKind::KdTree)) {
+            Shape::Points
+        } else {
+            Shape::Boxes
+        }
+    }
+
     /// The structure the header names, or why spatix cannot load it.
     fn kind(&self) -> Result<BatchIndex, Failure> {
         self.kind.ok_or_else(|| {

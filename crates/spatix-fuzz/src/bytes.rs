@@ -5,7 +5,7 @@
 use spatix::{
     Aabb, BruteForce, ByteForm, Error, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree,
     MxCifQuadtree, PackedConfig, PackedIndex, Point, PointGrid, Quadtree, Scalar, SpatialIndex,
-    SpatialQuery, SweepGrid, TreeConfig, UniformGrid,
+    SpatialQuery, SweepGrid, TreeConfig, UniformGrid, checksum,
 };
 
 use crate::{POINT_BOUND, WORLD};
@@ -117,7 +117,10 @@ fn filled<I: SpatialIndex<f64, u64>>(mut index: I, elements: &[u8]) -> I {
 /// odd, the byte form of the structure `build` makes from the first half of the rest, then
 /// changed as the second half's tail says (a byte position and a mask, three bytes each, up to
 /// eight), and cut short when the first byte's second bit is set, so that the decoder is
-/// reached deep as well as at its header.
+/// reached deep as well as at its header. When its third bit is set, the input's last 8 bytes
+/// are then made the checksum of the bytes before them ([`resealed`]): a checksum refuses
+/// nearly every changed byte form before its sections are read, and the resealed ones reach
+/// the checks behind it (the header's fields, the counts, the sections, the self-check).
 fn decoder<S, X>(data: &[u8], build: impl FnOnce(&[u8]) -> X)
 where
     S: Scalar,
@@ -142,6 +145,11 @@ where
         }
         bytes
     };
+    let bytes = if mode & 4 != 0 {
+        resealed(bytes)
+    } else {
+        bytes
+    };
     match X::from_bytes(&bytes) {
         Ok(loaded) => {
             if let Err(e) = loaded.check_invariants() {
@@ -156,4 +164,14 @@ where
         Err(Error::Corrupt(_)) => {}
         Err(e) => panic!("refused with {e:?}, not Error::Corrupt"),
     }
+}
+
+/// `bytes` with their last 8 bytes made the [`checksum`] of the bytes before them (as they
+/// are when shorter than 8).
+fn resealed(mut bytes: Vec<u8>) -> Vec<u8> {
+    if let Some(body) = bytes.len().checked_sub(8) {
+        let sum = checksum(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum.to_le_bytes());
+    }
+    bytes
 }

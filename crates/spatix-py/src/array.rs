@@ -275,6 +275,17 @@ pub(crate) fn stale(id: i64, position: usize) -> PyErr {
     ))
 }
 
+/// The error for `positions[at] = position`, not a position of an index of `n` boxes.
+pub(crate) fn not_a_position(position: i64, at: usize, n: usize) -> PyErr {
+    let range = match n {
+        0 => "the index is empty".to_owned(),
+        n => format!("positions are 0 to {}", n - 1),
+    };
+    PyKeyError::new_err(format!(
+        "positions[{at}] = {position} is no position of this index ({range})"
+    ))
+}
+
 /// A 1-D array owning `v`.
 pub(crate) fn vec1<T: Element>(py: Python<'_>, v: Vec<T>) -> Bound<'_, PyAny> {
     v.into_pyarray(py).into_any()

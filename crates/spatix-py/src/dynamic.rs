@@ -471,8 +471,8 @@ impl DynamicIndex {
 
     /// The nearest element to each point, every one when several are equally near, as
     /// shapely's ``STRtree.query_nearest`` returns them (``PackedIndex.query_nearest``
-    /// describes the arguments): the ``(2, n)`` array of point indices and ids, and the
-    /// distances with ``return_distance``.
+    /// describes the arguments): the ``(2, n)`` array of point indices and ids (the ids
+    /// alone for one point), and the distances with ``return_distance``.
     #[pyo3(signature = (geometry, max_distance = None, return_distance = false, workers = 1))]
     fn query_nearest<'py>(
         &self,

@@ -5,7 +5,7 @@ use core::ops::ControlFlow;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyImportError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PySet};
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PySet, PyTuple};
 use spatix::{Aabb, ByteForm, KdTree, KdTreeConfig, Point, Scalar, SpatialQuery};
 
 use crate::array::{
@@ -23,8 +23,9 @@ use crate::{Precision, Reduced, dispatch};
 ///     The points. ``float32`` arrays are indexed in float32, anything else in float64
 ///     (never rounded); other dtypes and non-contiguous arrays are converted.
 /// leafsize : int, default 16
-///     Most points a leaf holds (2 to 65536), as scipy's and pykdtree's ``leafsize``:
-///     larger builds faster and answers a little slower.
+///     Most points a leaf holds (1 to 65536), as scipy's and pykdtree's ``leafsize``:
+///     larger builds faster and answers a little slower (1 builds as 2 does: the answers
+///     are the same).
 ///
 /// Raises
 /// ------
@@ -281,12 +282,14 @@ impl PyKdTree {
     #[pyo3(signature = (points, leafsize = 16))]
     fn new(py: Python<'_>, points: &Bound<'_, PyAny>, leafsize: u32) -> PyResult<Self> {
         let config = KdTreeConfig {
-            bucket_size: leafsize,
+            bucket_size: leafsize.max(2),
             ..KdTreeConfig::default()
         };
-        config
-            .validate()
-            .map_err(|e| PyValueError::new_err(format!("leafsize: {e}")))?;
+        if leafsize == 0 || config.validate().is_err() {
+            return Err(PyValueError::new_err(format!(
+                "leafsize = {leafsize}: a leaf holds 1 to 65536 points"
+            )));
+        }
         let tree = if is_float32(points) {
             Precision::F32(build(py, points, config)?)
         } else {
@@ -300,8 +303,9 @@ impl PyKdTree {
     ///
     /// Parameters
     /// ----------
-    /// x : array_like, shape (2,) or (m, 2)
-    ///     One query point, or ``m`` of them.
+    /// x : array_like, shape (2,), (m, 2) or (..., 2)
+    ///     One query point, ``m`` of them, or an array of any number of dimensions whose last
+    ///     holds the points (the results then take its leading shape, as scipy's).
     /// k : int or sequence of int, default 1
     ///     As scipy: the ``k`` nearest neighbours, or, for a sequence, the neighbours of
     ///     those ranks (1-based: ``k=[1, 3]`` is the nearest and the third nearest).
@@ -357,6 +361,19 @@ impl PyKdTree {
         distance_upper_bound: f64,
         workers: i64,
     ) -> PyResult<Arrays<'py>> {
+        if let Some((flat, leading)) = points_of_many_dimensions(x)? {
+            let (d, i) = self.query(&flat, k, eps, p, distance_upper_bound, workers)?;
+            let shape = |a: &Bound<'py, PyAny>| -> PyResult<Bound<'py, PyTuple>> {
+                let of_rows: Vec<usize> = a.getattr("shape")?.extract()?;
+                let whole: Vec<usize> = leading.iter().chain(&of_rows[1..]).copied().collect();
+                PyTuple::new(x.py(), whole)
+            };
+            let (d_shape, i_shape) = (shape(&d)?, shape(&i)?);
+            return Ok((
+                d.call_method1("reshape", (d_shape,))?,
+                i.call_method1("reshape", (i_shape,))?,
+            ));
+        }
         euclidean(p, eps)?;
         if distance_upper_bound.is_nan() {
             return Err(PyValueError::new_err(
@@ -782,4 +799,29 @@ impl PyKdTree {
     fn __repr__(&self) -> String {
         format!("KdTree(<{} points, {}>)", self.__len__(), self.dtype())
     }
+}
+
+/// For `x` an array of more than two dimensions whose last holds points (scipy's `(..., 2)`
+/// query points): the points as an `(m, 2)` array, and the leading shape; `None` for any other
+/// `x` (one point, or `(m, 2)` points, which the caller reads and checks).
+///
+/// # Errors
+/// `ValueError` for such an array whose last dimension is not 2.
+fn points_of_many_dimensions<'py>(
+    x: &Bound<'py, PyAny>,
+) -> PyResult<Option<(Bound<'py, PyAny>, Vec<usize>)>> {
+    let Ok(array) = x.py().import("numpy")?.call_method1("asarray", (x,)) else {
+        return Ok(None);
+    };
+    let shape: Vec<usize> = array.getattr("shape")?.extract()?;
+    let Some((&last, leading)) = shape.split_last().filter(|_| shape.len() > 2) else {
+        return Ok(None);
+    };
+    if last != 2 {
+        return Err(PyValueError::new_err(format!(
+            "x: points of 2 coordinates along the last dimension, got shape {shape:?}"
+        )));
+    }
+    let flat = array.call_method1("reshape", ((-1i64, 2i64),))?;
+    Ok(Some((flat, leading.to_vec())))
 }

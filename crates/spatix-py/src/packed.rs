@@ -6,8 +6,8 @@ use pyo3::types::PyBytes;
 use spatix::{Aabb, ByteForm, PackedIndex, SpatialQuery};
 
 use crate::array::{
-    Coord, Rows, bad_row, boxes, first_bad_box, first_bad_point, is_float32, points, stale, vec1,
-    vec2,
+    Coord, Rows, bad_row, boxes, first_bad_box, first_bad_point, is_float32, not_a_position,
+    points, vec1, vec2,
 };
 use crate::batch::{self, Arrays};
 use crate::rays;
@@ -168,7 +168,8 @@ impl PyPackedIndex {
     /// Returns
     /// -------
     /// indices : ndarray of int64, shape (2, n)
-    ///     Point indices, then box indices, ordered by point, then box.
+    ///     Point indices, then box indices, ordered by point, then box; for one point, the
+    ///     box indices alone, shape (n,), as shapely's.
     /// distances : ndarray of float64, shape (n,)
     ///     Only with ``return_distance``: the distance of each pair.
     ///
@@ -179,6 +180,8 @@ impl PyPackedIndex {
     /// >>> index.query_nearest([[2.0, 0.5], [0.5, 3.0]], return_distance=True)
     /// (array([[0, 0, 1],
     ///        [0, 1, 0]]), array([1., 1., 2.]))
+    /// >>> index.query_nearest([2.0, 0.5])
+    /// array([0, 1])
     #[pyo3(signature = (geometry, max_distance = None, return_distance = false, workers = 1))]
     fn query_nearest<'py>(
         &self,
@@ -369,7 +372,7 @@ impl PyPackedIndex {
                     .ok()
                     .and_then(|p| index.handle(p))
                     .and_then(|h| SpatialQuery::<S, ()>::get(index, h))
-                    .ok_or_else(|| stale(p, at))?;
+                    .ok_or_else(|| not_a_position(p, at, n))?;
                 let b = item.aabb;
                 flat.extend([b.min.x, b.min.y, b.max.x, b.max.y]);
             }

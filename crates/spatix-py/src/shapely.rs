@@ -319,7 +319,8 @@ where
 /// shapely's `query_nearest`: for each point, every tree element at the least distance (all
 /// of them when several tie, by `ties`: see [`nearest_ties`]), within `max_distance` when
 /// given; the `(2, n)` array of point and tree indices, points in input order and tree
-/// indices ascending, and the distances too when `return_distance`.
+/// indices ascending (the tree indices alone for one point), and the distances too when
+/// `return_distance`.
 pub(crate) fn query_nearest<'py, S>(
     geometry: &Bound<'py, PyAny>,
     max_distance: Option<f64>,
@@ -363,12 +364,17 @@ where
         })
         .map_err(pool_error)?;
     let n = found.len();
-    let mut both = Vec::with_capacity(2 * n);
-    for (q, w) in offsets.windows(2).enumerate() {
-        both.extend(std::iter::repeat_n(q as i64, w[1] - w[0]));
-    }
-    both.extend(found.iter().map(|&(t, _)| t));
-    let indices = vec2(py, both, 2, n, false)?;
+    let trees = found.iter().map(|&(t, _)| t);
+    let indices = if geoms.single {
+        vec1(py, trees.collect())
+    } else {
+        let mut both = Vec::with_capacity(2 * n);
+        for (q, w) in offsets.windows(2).enumerate() {
+            both.extend(std::iter::repeat_n(q as i64, w[1] - w[0]));
+        }
+        both.extend(trees);
+        vec2(py, both, 2, n, false)?
+    };
     if return_distance {
         let distances = found.into_iter().map(|(_, d)| d).collect();
         Ok((indices, vec1(py, distances)).into_pyobject(py)?.into_any())

@@ -74,3 +74,14 @@ def test_version_is_the_packages():
     import importlib.metadata
 
     assert spatix.__version__ == importlib.metadata.version("spatix")
+
+
+def test_the_packages_readme_is_its_long_description_and_its_example_runs():
+    import importlib.metadata
+
+    readme = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    metadata = importlib.metadata.metadata("spatix")
+    description = metadata["Description"] or metadata.get_payload()
+    assert description.strip() == readme.strip()
+    code = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "crates/spatix-py/README.md", "exec"), {})

@@ -68,6 +68,23 @@ def test_query_one_point_gives_scipy_shapes(data, k):
     np.testing.assert_allclose(d, want_d, rtol=1e-12)
 
 
+@pytest.mark.parametrize("k", [1, 2, [1, 3]])
+@pytest.mark.parametrize("shape", [(3, 2, 2), (2, 1, 3, 2), (0, 4, 2)])
+def test_query_of_many_dimensions_gives_scipy_shapes(data, k, shape):
+    points, queries = data
+    n = int(np.prod(shape[:-1]))
+    x = queries[:n].reshape(shape)
+    d, i = spatix.KdTree(points).query(x, k=k)
+    want_d, want_i = cKDTree(points).query(x, k=k)
+    assert d.shape == want_d.shape and i.shape == want_i.shape
+    assert d.dtype == want_d.dtype and i.dtype == want_i.dtype
+    np.testing.assert_allclose(d, want_d, rtol=1e-12)
+    d32, _ = spatix.KdTree(points.astype(np.float32)).query(x.astype(np.float32), k=k)
+    assert d32.shape == want_d.shape
+    with pytest.raises(ValueError, match="last dimension"):
+        spatix.KdTree(points).query(np.zeros((2, 2, 3)), k=k)
+
+
 def test_query_fills_missing_neighbours_as_scipy():
     points = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0]])
     for q, k, bound in [([2.0, 0.0], 2, 1.0), ([0.0, 0.5], 5, np.inf), ([0.0, 0.5], [1, 4], 0.6)]:

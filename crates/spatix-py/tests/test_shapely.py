@@ -135,6 +135,25 @@ def test_query_nearest_is_shapelys(shapely, dtype):
             np.testing.assert_array_equal(d2, d)
 
 
+def test_query_nearest_of_one_point_gives_tree_indices_alone(shapely):
+    rng = np.random.default_rng(7)
+    boxes = tree_boxes(rng)
+    tree = shapely.STRtree(shapely.box(*boxes.T))
+    for point in [(5000.0, 5000.0), (3.0, 3.0), tuple(boxes[4, :2])]:
+        want, want_d = tree.query_nearest(shapely.Point(*point), return_distance=True)
+        for index, to_position in indexes(boxes, np.float64):
+            for geometry in [point, shapely.Point(*point)]:
+                got = index.query_nearest(geometry)
+                assert got.ndim == 1 and want.ndim == 1
+                np.testing.assert_array_equal(np.sort(to_position(got)), np.sort(want))
+                got, d = index.query_nearest(geometry, return_distance=True)
+                np.testing.assert_allclose(d, want_d)
+    # An array of one point is an array: the (2, n) result, as shapely's.
+    index = spatix.PackedIndex(boxes)
+    assert index.query_nearest(np.array([[3.0, 3.0]])).shape[0] == 2
+    assert tree.query_nearest(shapely.points([[3.0, 3.0]])).shape[0] == 2
+
+
 @pytest.mark.parametrize(
     "call, message",
     [

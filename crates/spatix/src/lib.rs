@@ -73,7 +73,7 @@ mod tree;
 
 pub use base::handle::Handle;
 pub use base::slots::{Item, Iter};
-pub use bytes::{ByteForm, ByteHeader, ByteValue};
+pub use bytes::{ByteForm, ByteHeader, ByteValue, checksum};
 pub use contract::brute::BruteForce;
 pub use contract::{SpatialIndex, SpatialQuery, StaticIndex};
 pub use error::Error;

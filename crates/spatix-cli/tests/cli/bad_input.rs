@@ -209,8 +209,8 @@ fn bad_query_files_are_rejected_before_any_output() {
         3,
         "duplicate id 1 (first on line 2)",
     );
-    // A boxes file given where points are expected.
-    let args = ["knn", boxes.to_str().unwrap(), points.to_str().unwrap()];
+    // A boxes file given where query points are expected (knn's data may be boxes).
+    let args = ["knn", points.to_str().unwrap(), boxes.to_str().unwrap()];
     assert_rejected(&dir, &args, "boxes.csv", 1, "missing column x, y");
 }
 

@@ -8,6 +8,8 @@ use std::fs;
 use std::path::Path;
 
 use crate::bad_input::assert_rejected;
+use spatix_workload::Rng;
+
 use crate::common::{
     Scratch, assert_success, boxes, boxes_csv, points, points_csv, spatix, stderr, stdout,
 };
@@ -15,6 +17,8 @@ use crate::common::{
 /// Every structure `--index` names: `build` saves each.
 fn saved_kinds() -> Vec<String> {
     [
+        "kd-tree",
+        "packed",
         "brute-force",
         "quadtree",
         "loose-quadtree",
@@ -25,11 +29,35 @@ fn saved_kinds() -> Vec<String> {
         "hierarchical",
         "layered",
         "sweep",
-        "packed",
-        "kd-tree",
     ]
     .map(str::to_owned)
     .to_vec()
+}
+
+/// README's list of the structures `build` saves (the sentence "Every structure saves: ..."),
+/// the list above and the binary's `--index` values for the batch commands are the same
+/// structures, in the same order.
+#[test]
+fn readme_lists_every_saved_kind() {
+    let readme = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README.md");
+    let sentence = readme
+        .split("Every structure saves: ")
+        .nth(1)
+        .and_then(|rest| rest.split('.').next())
+        .expect("README's sentence \"Every structure saves: ...\"");
+    let listed: Vec<String> = sentence
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(listed, saved_kinds(), "README's saved kinds");
+    assert_eq!(
+        crate::common::batch_index_kinds(),
+        saved_kinds(),
+        "the binary's"
+    );
 }
 
 /// Runs `spatix` with `args`, and `precision` (`--f32` or nothing) after them; it must succeed.
@@ -126,6 +154,69 @@ fn knn_from_a_saved_index_equals_knn_from_the_csv() {
     }
 }
 
+/// `knn` reads a CSV file of boxes as it reads a saved index of boxes: the same answers
+/// (distances to the boxes) under every box structure and both precisions, the packed index
+/// by default, and the summary counts boxes for both; `--index kd-tree` is refused for boxes
+/// from the CSV file as from the saved one.
+#[test]
+fn knn_reads_boxes_from_a_csv_as_from_a_saved_index() {
+    let dir = Scratch::new("saved-knn-boxes");
+    let data = dir.write("boxes.csv", &boxes_csv(&boxes(300, 71)));
+    let queries = dir.write("queries.csv", &points_csv(&points(40, 72)));
+    let index = dir.path("index.spatix");
+    for kind in saved_kinds().into_iter().filter(|k| k != "kd-tree") {
+        for precision in [None, Some("--f32")] {
+            build(&data, &index, &kind, &[], precision);
+            let run = |file: &Path, kind: Option<&str>| {
+                let mut args: Vec<&OsStr> = vec![
+                    "knn".as_ref(),
+                    file.as_os_str(),
+                    queries.as_os_str(),
+                    "-k".as_ref(),
+                    "4".as_ref(),
+                ];
+                args.extend(
+                    kind.iter()
+                        .flat_map(|k| [OsStr::new("--index"), OsStr::new(k)]),
+                );
+                args.extend(precision.map(OsStr::new));
+                let output = spatix(&args);
+                assert_success(&output);
+                assert!(
+                    stderr(&output).contains("among 300 boxes"),
+                    "{}",
+                    stderr(&output)
+                );
+                stdout(&output)
+            };
+            let expected = run(&data, Some(&kind));
+            assert_eq!(expected.lines().count(), 1 + 40 * 4);
+            let what = format!("--index {kind} {precision:?}");
+            assert_eq!(run(&index, Some(&kind)), expected, "{what}");
+            assert_eq!(run(&index, None), expected, "{what}, no --index");
+            if kind == "packed" {
+                assert_eq!(
+                    run(&data, None),
+                    expected,
+                    "packed is knn's default for boxes"
+                );
+            }
+        }
+    }
+    build(&data, &index, "packed", &[], None);
+    for file in [&data, &index] {
+        let name = file.file_name().unwrap().to_str().unwrap();
+        let args = ["knn", file.to_str().unwrap(), queries.to_str().unwrap()];
+        let args = [&args[..], &["--index", "kd-tree"]].concat();
+        let reason = if file == &data {
+            "holds boxes (id,min_x,min_y,max_x,max_y): --index kd-tree holds points only"
+        } else {
+            "holds a packed index, not the --index kd-tree asked for"
+        };
+        assert_rejected(&dir, &args, name, 0, reason);
+    }
+}
+
 #[test]
 fn kd_tree_indexes_are_built_from_points_by_default() {
     let dir = Scratch::new("saved-default");
@@ -185,10 +276,11 @@ fn assert_refused(dir: &Scratch, bytes: &[u8], reason: &str) {
 #[test]
 fn damaged_saved_indexes_are_refused() {
     let (dir, bytes) = damaged("saved-damaged");
-    // A bit flipped in the format version, and in the value type ("u64" read as "u74").
+    // A bit flipped in the format version, and in the value type ("u64" read as "u74"):
+    // the checksum is checked before the header is read past the version.
     for (at, reason) in [
         (7, "corrupt bytes: format version"),
-        (18, "corrupt bytes: values of kind"),
+        (18, "corrupt bytes: checksum mismatch"),
     ] {
         let mut flipped = bytes.clone();
         flipped[at] ^= 0x01 << (at % 7);
@@ -197,14 +289,74 @@ fn damaged_saved_indexes_are_refused() {
     assert_refused(
         &dir,
         &bytes[..10],
-        "corrupt bytes: cut short in the structure's name",
+        "corrupt bytes: cut short: 10 bytes, less than a header and a checksum",
     );
-    for cut in [40, bytes.len() / 2, bytes.len() - 1] {
-        assert_refused(&dir, &bytes[..cut], "corrupt bytes: ");
+    for cut in [50, bytes.len() / 2, bytes.len() - 1] {
+        assert_refused(&dir, &bytes[..cut], "corrupt bytes: checksum mismatch");
     }
     let mut longer = bytes.clone();
     longer.push(0);
-    assert_refused(&dir, &longer, "corrupt bytes: 1 bytes after the end");
+    assert_refused(&dir, &longer, "corrupt bytes: checksum mismatch");
+}
+
+/// How many single bits of each saved index [`every_flipped_bit_is_refused`] flips.
+const FLIPS: usize = 200;
+
+/// Every structure `build` saves, [`FLIPS`] random single bits of its file flipped one at a
+/// time (a fixed seed per structure): every damaged file is refused by the command that
+/// reads it (`knn` for the kd-tree, `query` for the others) with exit code 2, no output and
+/// `FILE: corrupt bytes: ...` saying that the checksum does not match (or, for the version's
+/// bits, which version it is; the magic's bits make a file that is read as CSV and refused
+/// at its first line).
+#[test]
+fn every_flipped_bit_is_refused() {
+    let dir = Scratch::new("saved-flipped");
+    let boxes_file = dir.write("boxes.csv", &boxes_csv(&boxes(300, 61)));
+    let points_file = dir.write("points.csv", &points_csv(&points(300, 62)));
+    let queries = dir.write("queries.csv", &boxes_csv(&boxes(5, 63)));
+    let near = dir.write("near.csv", &points_csv(&points(5, 64)));
+    let bad = dir.path("bad.spatix");
+    let mut refused = Vec::new();
+    for (seed, kind) in (0u64..).zip(saved_kinds()) {
+        let index = dir.path("index.spatix");
+        let (data, command, queries) = if kind == "kd-tree" {
+            (&points_file, "knn", &near)
+        } else {
+            (&boxes_file, "query", &queries)
+        };
+        build(data, &index, &kind, &[], None);
+        let bytes = fs::read(&index).unwrap();
+        let mut rng = Rng::new(seed);
+        let mut count = 0;
+        for _ in 0..FLIPS {
+            let bit = rng.below(bytes.len() * 8);
+            let mut flipped = bytes.clone();
+            flipped[bit / 8] ^= 1 << (bit % 8);
+            fs::write(&bad, &flipped).unwrap();
+            let output = spatix(&[OsStr::new(command), bad.as_os_str(), queries.as_os_str()]);
+            let message = stderr(&output);
+            let expected = match bit / 8 {
+                0..6 => format!("{}:1: ", bad.display()),
+                6..8 => format!("{}: corrupt bytes: format version ", bad.display()),
+                _ => format!("{}: corrupt bytes: checksum mismatch", bad.display()),
+            };
+            assert!(
+                output.status.code() == Some(2)
+                    && output.stdout.is_empty()
+                    && message.starts_with(&expected)
+                    && message.lines().count() == 1,
+                "{kind}, bit {bit} flipped: {:?} {message:?}",
+                output.status.code()
+            );
+            count += 1;
+        }
+        refused.push(count);
+    }
+    assert_eq!(
+        refused,
+        vec![FLIPS; saved_kinds().len()],
+        "refused per kind"
+    );
 }
 
 #[test]

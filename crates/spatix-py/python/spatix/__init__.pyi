@@ -123,7 +123,8 @@ class PackedIndex:
         workers: int = 1,
     ) -> Union[_Ids, tuple[_Ids, npt.NDArray[np.float64]]]:
         """shapely's ``STRtree.query_nearest``: ``(2, n)`` point and box indices of every
-        nearest box of each point (all ties), and the distances with ``return_distance``."""
+        nearest box of each point (all ties; box indices alone for one point), and the
+        distances with ``return_distance``."""
     def pairs(self, sort: bool = False) -> _Ids:
         """``(p, 2)`` positions ``i < j`` of every intersecting pair of boxes (rows sorted
         with ``sort``)."""
@@ -178,7 +179,8 @@ class DynamicIndex:
         workers: int = 1,
     ) -> Union[_Ids, tuple[_Ids, npt.NDArray[np.float64]]]:
         """shapely's ``STRtree.query_nearest``: ``(2, n)`` point indices and ids of every
-        nearest element of each point (all ties), as ``PackedIndex.query_nearest``."""
+        nearest element of each point (all ties; ids alone for one point), as
+        ``PackedIndex.query_nearest``."""
     def nearest(self, points: _ArrayLike, k: int = 1, workers: int = 1) -> tuple[_Floats, _Ids]:
         """``(distances, ids)`` of the ``k`` elements nearest each point (padded with -1)."""
     def maintain(self) -> None:

@@ -1,24 +1,35 @@
 //! The byte form of a structure: a header that names the format's version, the structure,
-//! the scalar and the value type, then the structure's own sections, all little-endian; the
-//! writer, the bounds-checked reader, and [`ByteValue`], how a value becomes bytes.
+//! the scalar and the value type, then the structure's own sections, all little-endian, then
+//! a checksum of everything before it; the writer, the bounds-checked reader, and
+//! [`ByteValue`], how a value becomes bytes.
 //!
-//! A reader never trusts a length: a count of items is refused unless that many items fit in
-//! the bytes left, so decoding allocates at most in proportion to the input's length, and
-//! every read past the end is an [`Error::Corrupt`], never a panic.
+//! A reader checks the checksum before it reads past the version, so a damaged byte form is
+//! refused as damaged. It never trusts a length either: a count of items is refused unless
+//! that many items fit in the bytes left, so decoding allocates at most in proportion to the
+//! input's length, and every read past the end is an [`Error::Corrupt`], never a panic.
 
 use crate::{Aabb, Error, Point, Scalar};
 
+mod checksum;
 mod refile;
 #[cfg(feature = "serde")]
 pub(crate) mod serde_form;
+#[cfg(test)]
+mod tests;
 
+use checksum::Stripes;
+pub use checksum::checksum;
 pub(crate) use refile::Refile;
 
 /// The first bytes of every structure's byte form.
 const MAGIC: [u8; 6] = *b"SPATIX";
 
-/// The version of the format this build writes and reads.
-pub(crate) const VERSION: u16 = 1;
+/// The version of the format this build writes and reads: 2 since byte forms end with a
+/// checksum (version 1 had none, and is refused with a word to save the index again).
+pub(crate) const VERSION: u16 = 2;
+
+/// The length of the checksum every byte form ends with ([`checksum`], little-endian).
+const CHECKSUM_LEN: usize = 8;
 
 /// A value that a structure's byte form can hold: a fixed number of bytes, little-endian.
 ///
@@ -164,8 +175,14 @@ impl ValueKind {
         size: 0,
     };
 
-    fn name(&self) -> String {
-        kind_name(&self.kind)
+    /// The kind as text, beside `other`: with its size where only the sizes differ.
+    fn describe(&self, other: &Self) -> String {
+        let name = kind_name(&self.kind);
+        if self.kind == other.kind && self.size != other.size {
+            format!("{name} ({} bytes each)", self.size)
+        } else {
+            name
+        }
     }
 }
 
@@ -177,12 +194,13 @@ fn kind_name(kind: &[u8; 8]) -> String {
         return format!("[u8; {n}]");
     }
     let end = kind.iter().position(|&b| b == 0).unwrap_or(8);
-    String::from_utf8_lossy(&kind[..end]).into_owned()
+    kind[..end].escape_ascii().to_string()
 }
 
 /// What the header of a structure's byte form says: which structure, scalar and value type
 /// the bytes hold. A tool that loads files of several kinds reads it first to pick the type
-/// to load them as.
+/// to load them as; [`ByteHeader::read`] checks the byte form's checksum first, so a
+/// damaged header is refused as damaged, not read as another structure.
 ///
 /// # Example
 /// ```
@@ -197,7 +215,7 @@ fn kind_name(kind: &[u8; 8]) -> String {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ByteHeader {
-    /// The format version (this build reads only its own).
+    /// The format version (this build reads only its own, 2).
     pub version: u16,
     /// The structure's name, as [`ByteForm::NAME`] gives it (`"kd-tree"`, `"packed"`, ...).
     pub structure: String,
@@ -210,25 +228,29 @@ pub struct ByteHeader {
 }
 
 impl ByteHeader {
-    /// Reads the header at the start of `bytes`.
+    /// Reads the header at the start of `bytes`, once the whole byte form's checksum is
+    /// checked (one pass over the bytes).
     ///
     /// # Errors
     /// [`Error::Corrupt`] if the bytes are shorter than a header, do not start with the
-    /// format's magic, or are of another format version.
+    /// format's magic, are of another format version, or do not end with the checksum of
+    /// the bytes before it (damaged, cut short or added to since they were saved).
     pub fn read(bytes: &[u8]) -> Result<Self, Error> {
+        let (body, stored) = framed(bytes)?;
+        let computed = checksum(body);
+        if computed != stored {
+            return Err(mismatch(stored, computed));
+        }
         let mut r = Reader {
-            bytes,
+            bytes: &body[MAGIC.len() + 2..],
             total: bytes.len(),
+            sum: None,
         };
-        if r.take(MAGIC.len(), "the header")? != MAGIC {
-            return Err(corrupt("not spatix bytes (no SPATIX header)"));
-        }
-        let version = u16::from_le_bytes([r.u8("the version")?, r.u8("the version")?]);
-        if version != VERSION {
-            return Err(corrupt(format!(
-                "format version {version}; this build reads version {VERSION}"
-            )));
-        }
+        Self::fields(&mut r)
+    }
+
+    /// The header's fields after the version.
+    fn fields(r: &mut Reader<'_>) -> Result<Self, Error> {
         let name = r.take(8, "the structure's name")?;
         let end = name.iter().position(|&b| b == 0).unwrap_or(8);
         if name[end..].iter().any(|&b| b != 0) {
@@ -242,7 +264,7 @@ impl ByteHeader {
             .expect("eight bytes");
         let value_size = r.u64("the value size")?;
         Ok(Self {
-            version,
+            version: VERSION,
             structure,
             scalar_bytes,
             value_kind,
@@ -254,6 +276,48 @@ impl ByteHeader {
     pub fn value_kind_name(&self) -> String {
         kind_name(&self.value_kind)
     }
+}
+
+/// `bytes` without their checksum, and the checksum they end with, once the magic and the
+/// version are checked and the bytes are long enough for a header and a checksum.
+fn framed(bytes: &[u8]) -> Result<(&[u8], u64), Error> {
+    if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
+        return Err(corrupt("not spatix bytes (no SPATIX header)"));
+    }
+    let Some(&[low, high]) = bytes.get(MAGIC.len()..MAGIC.len() + 2) else {
+        return Err(corrupt("cut short in the version"));
+    };
+    match u16::from_le_bytes([low, high]) {
+        VERSION => {}
+        1 => {
+            return Err(corrupt(
+                "format version 1, saved by an older spatix without a checksum; this build \
+                 reads version 2: build the index again and save it",
+            ));
+        }
+        version => {
+            return Err(corrupt(format!(
+                "format version {version}; this build reads version {VERSION}"
+            )));
+        }
+    }
+    if bytes.len() < HEADER_LEN + CHECKSUM_LEN {
+        return Err(corrupt(format!(
+            "cut short: {} bytes, less than a header and a checksum",
+            bytes.len()
+        )));
+    }
+    let (body, end) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
+    let stored = u64::from_le_bytes(end.try_into().expect("eight bytes"));
+    Ok((body, stored))
+}
+
+/// The error of bytes whose checksum is not the one they end with.
+fn mismatch(stored: u64, computed: u64) -> Error {
+    corrupt(format!(
+        "checksum mismatch: the bytes end with {stored:#018x}, their checksum is \
+         {computed:#018x} (damaged, cut short or added to since they were saved)"
+    ))
 }
 
 /// How [`load`] and the serde form hand a structure its values: given the reader (positioned
@@ -349,7 +413,7 @@ pub(crate) fn save<X: Layout>(x: &X) -> Vec<u8>
 where
     X::T: ByteValue,
 {
-    let hint = x.size_hint() + x.value_count() * X::T::SIZE + HEADER_LEN + 8;
+    let hint = x.size_hint() + x.value_count() * X::T::SIZE + HEADER_LEN + 8 + CHECKSUM_LEN;
     let mut w = Writer::new::<X::S>(X::NAME, ValueKind::of::<X::T>(), hint);
     write_part(&mut w, x);
     w.finish()
@@ -383,9 +447,8 @@ where
     X::T: ByteValue,
 {
     let mut r = Reader::new::<X::S>(bytes, X::NAME, ValueKind::of::<X::T>())?;
-    let x = read_part(&mut r)?;
-    r.finish()?;
-    Ok(x)
+    let x = read_part(&mut r);
+    r.finish(x)
 }
 
 /// Implements [`ByteForm`] (and, with the `serde` feature, `Serialize` and `Deserialize`)
@@ -444,6 +507,15 @@ fn scalar_tag<S: Scalar>() -> u8 {
     size_of::<S>() as u8
 }
 
+/// The coordinates a scalar tag names, as text.
+fn scalar_name(tag: u8) -> String {
+    match tag {
+        4 => "f32 coordinates".to_owned(),
+        8 => "f64 coordinates".to_owned(),
+        _ => format!("coordinates of {tag} bytes"),
+    }
+}
+
 /// Builds a structure's byte form.
 pub(crate) struct Writer {
     pub(crate) out: Vec<u8>,
@@ -499,7 +571,10 @@ impl Writer {
         }
     }
 
-    pub(crate) fn finish(self) -> Vec<u8> {
+    /// The byte form: the bytes written, then their [`checksum`].
+    pub(crate) fn finish(mut self) -> Vec<u8> {
+        let sum = checksum(&self.out);
+        self.out.extend_from_slice(&sum.to_le_bytes());
         self.out
     }
 
@@ -522,11 +597,26 @@ impl Writer {
     }
 }
 
+/// How many bytes of a long array [`Reader::blocks`] takes at a time: each block is hashed
+/// for the checksum, then decoded while it is in the first-level cache.
+const BLOCK: usize = 16 << 10;
+
 /// Reads a structure's byte form; every read is checked against the bytes left.
 pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     /// The whole input's length: what [`Reader::allow`] measures allocations against.
     total: usize,
+    /// The checksum, computed as the bytes are taken (none for the header alone, whose
+    /// input [`ByteHeader::read`] checks first).
+    sum: Option<Sum<'a>>,
+}
+
+/// The checksum of a byte form being read: the bytes it covers, the lanes so far, and the
+/// checksum the bytes end with.
+struct Sum<'a> {
+    body: &'a [u8],
+    stripes: Stripes,
+    stored: u64,
 }
 
 /// A corrupt-input error naming what was being read.
@@ -535,46 +625,42 @@ pub(crate) fn corrupt(what: impl Into<String>) -> Error {
 }
 
 impl<'a> Reader<'a> {
-    /// Reads and checks the header: the magic, the version, the structure's name, the scalar
-    /// and the value type.
+    /// A reader of the sections between the header and the checksum, once the header is the
+    /// one expected: a structure named `structure`, of scalar `S` and values of kind
+    /// `values`. The checksum is computed as the sections are read and checked by
+    /// [`Reader::finish`], before any other error is reported: a damaged byte form is
+    /// refused as damaged, whatever else its damage breaks.
     ///
     /// # Errors
     /// [`Error::Corrupt`] for bytes of another format, version, structure, scalar or value
-    /// type.
-    /// A reader of the sections after the header, once the header is the one expected: a
-    /// structure named `structure`, of scalar `S` and values of kind `values`.
+    /// type, saying what was expected and what was found, or whose checksum is not theirs.
     pub(crate) fn new<S: Scalar>(
         bytes: &'a [u8],
         structure: [u8; 8],
         values: ValueKind,
     ) -> Result<Self, Error> {
-        let header = ByteHeader::read(bytes)?;
-        let expected = String::from_utf8_lossy(&structure);
-        if header.structure != expected.trim_end_matches('\0') {
-            return Err(corrupt(format!(
-                "the bytes hold a {}, not a {}",
-                header.structure,
-                expected.trim_end_matches('\0')
-            )));
-        }
-        if header.scalar_bytes != scalar_tag::<S>() {
-            return Err(corrupt(format!(
-                "coordinates of {} bytes, read as {} bytes",
-                header.scalar_bytes,
-                scalar_tag::<S>()
-            )));
-        }
-        if header.value_kind != values.kind || header.value_size != values.size {
-            return Err(corrupt(format!(
-                "values of kind {:?}, read as {:?}",
-                header.value_kind_name(),
-                values.name()
-            )));
-        }
-        Ok(Self {
-            bytes: &bytes[HEADER_LEN..],
+        let (body, stored) = framed(bytes)?;
+        let mut r = Self {
+            bytes: &body[MAGIC.len() + 2..],
             total: bytes.len(),
-        })
+            sum: Some(Sum {
+                body,
+                stripes: Stripes::new(0),
+                stored,
+            }),
+        };
+        match ByteHeader::fields(&mut r).and_then(|header| expect::<S>(&header, structure, values))
+        {
+            Ok(()) => Ok(r),
+            Err(e) => Err(r.damaged().unwrap_or(e)),
+        }
+    }
+
+    /// The checksum's error when the bytes do not end with their checksum.
+    fn damaged(&self) -> Option<Error> {
+        let sum = self.sum.as_ref()?;
+        let computed = sum.stripes.clone().finish(sum.body);
+        (computed != sum.stored).then(|| mismatch(sum.stored, computed))
     }
 
     /// Refuses to allocate `items` items (cells, bands, cell entries ...) that the bytes
@@ -598,7 +684,31 @@ impl<'a> Reader<'a> {
         }
         let (head, rest) = self.bytes.split_at(n);
         self.bytes = rest;
+        if let Some(sum) = &mut self.sum {
+            sum.stripes.advance(sum.body, sum.body.len() - rest.len());
+        }
         Ok(head)
+    }
+
+    /// `n` items of `each` bytes, taken a [`BLOCK`] at a time and handed to `decode` (which
+    /// appends each block's items to the vector), so that every block is decoded right after
+    /// the checksum has read it.
+    fn blocks<U>(
+        &mut self,
+        n: usize,
+        each: usize,
+        what: &str,
+        mut decode: impl FnMut(&'a [u8], &mut Vec<U>) -> Result<(), Error>,
+    ) -> Result<Vec<U>, Error> {
+        let mut out = Vec::with_capacity(n);
+        let per_block = (BLOCK / each.max(1)).max(1);
+        let mut left = n;
+        while left > 0 {
+            let items = left.min(per_block);
+            decode(self.take(items * each, what)?, &mut out)?;
+            left -= items;
+        }
+        Ok(out)
     }
 
     pub(crate) fn u8(&mut self, what: &str) -> Result<u8, Error> {
@@ -648,29 +758,15 @@ impl<'a> Reader<'a> {
 
     /// A count of points, then their coordinates.
     pub(crate) fn points<S: Scalar>(&mut self, what: &str) -> Result<Vec<[S; 2]>, Error> {
-        let n = self.count(2 * size_of::<S>(), what)?;
-        let bytes = self.take(n * 2 * size_of::<S>(), what)?;
-        Ok(if size_of::<S>() == 4 {
-            bytes
-                .chunks_exact(8)
-                .map(|c| {
-                    let f = |i: usize| {
-                        let v = f32::from_le_bytes(c[i..i + 4].try_into().expect("4"));
-                        S::from_f64(f64::from(v))
-                    };
-                    [f(0), f(4)]
-                })
-                .collect()
-        } else {
-            bytes
-                .chunks_exact(16)
-                .map(|c| {
-                    let f = |i: usize| {
-                        S::from_f64(f64::from_le_bytes(c[i..i + 8].try_into().expect("8")))
-                    };
-                    [f(0), f(8)]
-                })
-                .collect()
+        let size = size_of::<S>();
+        let n = self.count(2 * size, what)?;
+        self.blocks(n, 2 * size, what, |bytes, out| {
+            out.extend(
+                bytes
+                    .chunks_exact(2 * size)
+                    .map(|c| [scalar::<S>(&c[..size]), scalar::<S>(&c[size..])]),
+            );
+            Ok(())
         })
     }
 
@@ -684,18 +780,28 @@ impl<'a> Reader<'a> {
         if n != expected {
             return Err(corrupt(format!("{what}: {n}, for {expected} elements")));
         }
-        let bytes = self.take(n * T::SIZE, what)?;
         let read = |c: &[u8]| T::read(c).ok_or_else(|| corrupt(format!("{what}: not a value")));
         if T::SIZE == 0 {
             return (0..n).map(|_| read(&[])).collect();
         }
-        bytes.chunks_exact(T::SIZE).map(read).collect()
+        self.blocks(n, T::SIZE, what, |bytes, out| {
+            for c in bytes.chunks_exact(T::SIZE) {
+                out.push(read(c)?);
+            }
+            Ok(())
+        })
     }
 
-    /// Checks that nothing is left over.
-    pub(crate) fn finish(self) -> Result<(), Error> {
+    /// `result`, the outcome of reading the sections, unless the bytes do not end with
+    /// their checksum (then the checksum's error, whatever the damage broke) or go on after
+    /// the structure.
+    pub(crate) fn finish<X>(self, result: Result<X, Error>) -> Result<X, Error> {
+        if let Some(damaged) = self.damaged() {
+            return Err(damaged);
+        }
+        let x = result?;
         if self.bytes.is_empty() {
-            Ok(())
+            Ok(x)
         } else {
             Err(corrupt(format!(
                 "{} bytes after the end of the structure",
@@ -703,35 +809,89 @@ impl<'a> Reader<'a> {
             )))
         }
     }
+
     /// A count of boxes, then their coordinates ([`Writer::boxes`]), read in one pass; their
     /// validity is the caller's to check.
     pub(crate) fn boxes<S: Scalar>(&mut self, what: &str) -> Result<Vec<Aabb<S>>, Error> {
         let size = size_of::<S>();
         let n = self.count(4 * size, what)?;
-        let bytes = self.take(n * 4 * size, what)?;
-        let scalar = |c: &[u8]| {
-            if size == 4 {
-                S::from_f64(f64::from(f32::from_le_bytes(c.try_into().expect("4"))))
-            } else {
-                S::from_f64(f64::from_le_bytes(c.try_into().expect("8")))
-            }
-        };
-        Ok(bytes
-            .chunks_exact(4 * size)
-            .map(|c| Aabb {
+        self.blocks(n, 4 * size, what, |bytes, out| {
+            out.extend(bytes.chunks_exact(4 * size).map(|c| Aabb {
                 min: Point::new(scalar(&c[..size]), scalar(&c[size..2 * size])),
                 max: Point::new(scalar(&c[2 * size..3 * size]), scalar(&c[3 * size..])),
-            })
-            .collect())
+            }));
+            Ok(())
+        })
     }
 
     /// A count of `u32`s, then the numbers ([`Writer::u32s`]).
     pub(crate) fn u32s(&mut self, what: &str) -> Result<Vec<u32>, Error> {
         let n = self.count(4, what)?;
-        let bytes = self.take(n * 4, what)?;
-        Ok(bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("four bytes")))
-            .collect())
+        self.blocks(n, 4, what, |bytes, out| {
+            out.extend(
+                bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().expect("four bytes"))),
+            );
+            Ok(())
+        })
     }
+}
+
+/// The coordinate of `S`'s size at the start of `bytes`.
+fn scalar<S: Scalar>(bytes: &[u8]) -> S {
+    if size_of::<S>() == 4 {
+        S::from_f64(f64::from(f32::from_le_bytes(
+            bytes[..4].try_into().expect("4"),
+        )))
+    } else {
+        S::from_f64(f64::from_le_bytes(bytes[..8].try_into().expect("8")))
+    }
+}
+
+/// Refuses a header of another structure, scalar or value type than the reader's, saying what
+/// was expected and what was found.
+fn expect<S: Scalar>(
+    header: &ByteHeader,
+    structure: [u8; 8],
+    values: ValueKind,
+) -> Result<(), Error> {
+    let expected = kind_name(&structure);
+    if header.structure != expected {
+        return Err(corrupt(format!(
+            "expected a {expected}, found a {}",
+            header.structure.escape_debug()
+        )));
+    }
+    if header.scalar_bytes != scalar_tag::<S>() {
+        return Err(corrupt(format!(
+            "expected {}, found {}",
+            scalar_name(scalar_tag::<S>()),
+            scalar_name(header.scalar_bytes)
+        )));
+    }
+    let found = ValueKind {
+        kind: header.value_kind,
+        size: header.value_size,
+    };
+    if found != values {
+        return Err(corrupt(format!(
+            "expected {} values, found {} values",
+            values.describe(&found),
+            found.describe(&values)
+        )));
+    }
+    Ok(())
+}
+
+/// `bytes` with their last 8 bytes made the checksum of the bytes before them: a byte form
+/// changed on purpose, so that a test reaches the checks behind the checksum.
+#[cfg(test)]
+pub(crate) fn resealed(bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    if let Some(body) = out.len().checked_sub(CHECKSUM_LEN) {
+        let sum = checksum(&out[..body]);
+        out[body..].copy_from_slice(&sum.to_le_bytes());
+    }
+    out
 }

@@ -110,10 +110,8 @@ impl<X: Layout> StructureVisitor<X> {
                 )));
             }
             Ok(values)
-        })
-        .map_err(E::custom)?;
-        r.finish().map_err(E::custom)?;
-        Ok(x)
+        });
+        r.finish(x).map_err(E::custom)
     }
 }
 

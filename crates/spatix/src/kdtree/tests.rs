@@ -5,6 +5,7 @@
 use core::ops::ControlFlow;
 
 use super::*;
+use crate::bytes::resealed;
 use crate::{BruteForce, ByteForm, Handle, SpatialIndex, SpatialQuery, Workspace};
 use spatix_workload::Rng;
 
@@ -851,6 +852,9 @@ fn bad_bytes_are_refused() {
     let corrupt = |r: Result<KdTree<f64, u16>, Error>| matches!(r, Err(Error::Corrupt(_)));
     for cut in 0..bytes.len() {
         assert!(corrupt(KdTree::from_bytes(&bytes[..cut])), "cut at {cut}");
+        // Cut short with the checksum made right, so that the sections' checks refuse it.
+        let resealed = resealed(&bytes[..cut]);
+        assert!(corrupt(KdTree::from_bytes(&resealed)), "cut at {cut}");
     }
     let mut longer = bytes.clone();
     longer.push(0);
@@ -859,6 +863,16 @@ fn bad_bytes_are_refused() {
         for flip in [0x01, 0xFF] {
             let mut changed = bytes.clone();
             changed[at] ^= flip;
+            // As changed, refused by the checksum (or, in the magic and the version, before
+            // it); with the checksum made right, by the checks behind it, or loaded.
+            match KdTree::<f64, u16>::from_bytes(&changed) {
+                Err(Error::Corrupt(text)) => assert!(
+                    at < 8 || text.contains("checksum mismatch"),
+                    "byte {at} ^ {flip:#x}: {text}"
+                ),
+                other => panic!("byte {at} ^ {flip:#x}: {other:?}"),
+            }
+            let changed = resealed(&changed);
             match KdTree::<f64, u16>::from_bytes(&changed) {
                 Ok(tree) => {
                     tree.check_invariants().unwrap();
@@ -881,5 +895,8 @@ fn bad_bytes_are_refused() {
     );
     let mut lying = bytes.clone();
     lying[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
-    assert!(corrupt(KdTree::from_bytes(&lying)));
+    match KdTree::<f64, u16>::from_bytes(&resealed(&lying)) {
+        Err(Error::Corrupt(text)) => assert!(text.contains("do not fit"), "{text}"),
+        other => panic!("{other:?}"),
+    }
 }

@@ -9,6 +9,7 @@ use super::build::{CHUNK, par_order};
 use super::build::{Counts, Curve, Keys, hilbert};
 use super::{PackedConfig, PackedIndex};
 use crate::base::slots::StaticSlots;
+use crate::bytes::resealed;
 use crate::test_util::{found, pairs};
 use crate::{
     Aabb, BruteForce, ByteForm, ByteValue, Error, Handle, Point, Quadtree, Ray, Scalar,
@@ -1013,7 +1014,7 @@ fn every_check_of_loading_can_fail() {
         assert_eq!(bytes[at..at + 8], parts[part].to_le_bytes());
         let mut changed = bytes.clone();
         changed[at..at + 8].copy_from_slice(&bad.to_le_bytes());
-        match PackedIndex::<f64, u32>::from_bytes(&changed) {
+        match PackedIndex::<f64, u32>::from_bytes(&resealed(&changed)) {
             Err(Error::Corrupt(text)) => assert!(text.contains("the curve"), "{text}"),
             other => panic!("curve part {part} = {bad}: {other:?}"),
         }
@@ -1037,6 +1038,9 @@ fn bad_bytes_are_refused() {
             corrupt(PackedIndex::from_bytes(&bytes[..cut])),
             "cut at {cut}"
         );
+        // Cut short with the checksum made right, so that the sections' checks refuse it.
+        let resealed = resealed(&bytes[..cut]);
+        assert!(corrupt(PackedIndex::from_bytes(&resealed)), "cut at {cut}");
     }
     let mut longer = bytes.clone();
     longer.push(0);
@@ -1045,6 +1049,16 @@ fn bad_bytes_are_refused() {
         for flip in [0x01, 0xFF] {
             let mut changed = bytes.clone();
             changed[at] ^= flip;
+            // As changed, refused by the checksum (or, in the magic and the version, before
+            // it); with the checksum made right, by the checks behind it, or loaded.
+            match PackedIndex::<f64, u16>::from_bytes(&changed) {
+                Err(Error::Corrupt(text)) => assert!(
+                    at < 8 || text.contains("checksum mismatch"),
+                    "byte {at} ^ {flip:#x}: {text}"
+                ),
+                other => panic!("byte {at} ^ {flip:#x}: {other:?}"),
+            }
+            let changed = resealed(&changed);
             match PackedIndex::<f64, u16>::from_bytes(&changed) {
                 Ok(index) => {
                     index.check_invariants().unwrap();
@@ -1075,6 +1089,7 @@ fn bad_bytes_are_refused() {
         for lie in [u64::MAX, 41, 1 << 40] {
             let mut lying = bytes.clone();
             lying[count..count + 8].copy_from_slice(&lie.to_le_bytes());
+            let lying = resealed(&lying);
             assert!(corrupt(PackedIndex::from_bytes(&lying)), "{lie} at {count}");
         }
     }
