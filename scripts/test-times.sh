@@ -48,7 +48,26 @@ minutes() {
     echo "$(($1 / 60)) min $(($1 % 60)) s"
 }
 
-lines=()
+# Replaces this tier's line of README's block (with --write).
+record() {
+    ((write)) || return 0
+    python3 - "$root/README.md" "$1" <<'PY'
+import re, sys
+path, line = sys.argv[1], sys.argv[2]
+readme = open(path, encoding="utf-8").read()
+pattern = re.compile(r"(<!-- test-times:begin -->\n)(.*?)(<!-- test-times:end -->)", re.S)
+m = pattern.search(readme)
+if not m:
+    sys.exit("README.md has no test-times block")
+kept = {l.split(":", 1)[0]: l for l in m.group(2).splitlines() if l.startswith("- ")}
+kept[line.split(":", 1)[0]] = line
+head = "Measured by `bash scripts/test-times.sh --write`, one run each:\n"
+body = head + "".join(kept[k] + "\n" for k in ("- fast", "- deep") if k in kept)
+open(path, "w", encoding="utf-8").write(readme[: m.start(2)] + body + readme[m.end(2):])
+PY
+    echo "README.md's test-times block: $1"
+}
+
 if ((fast)); then
     load=$(cut -d' ' -f1 /proc/loadavg)
     fresh fast
@@ -58,7 +77,7 @@ if ((fast)); then
     bash -c "$test_command"
     took=$((SECONDS - started))
     echo "fast tier from a fresh clone: ${took} s, of which the Rust test build ${build} s"
-    lines+=("- fast: README's test command on a fresh clone, $(minutes "$took") in all, of which the Rust test build $(minutes "$build") (the Python package's build is in the rest); $(date -u +%Y-%m-%d), commit ${commit}, ${machine}, load average ${load} at the start")
+    record "- fast: README's test command on a fresh clone, $(minutes "$took") in all, of which the Rust test build $(minutes "$build") (the Python package's build is in the rest); $(date -u +%Y-%m-%d), commit ${commit}, ${machine}, load average ${load} at the start"
     cd "$root"
 fi
 if ((deep)); then
@@ -68,24 +87,7 @@ if ((deep)); then
     bash scripts/test-deep.sh
     took=$((SECONDS - started))
     echo "deep tier from a fresh clone: ${took} s"
-    lines+=("- deep: \`bash scripts/test-deep.sh\` on a fresh clone, build included, $(minutes "$took"); $(date -u +%Y-%m-%d), commit ${commit}, ${machine}, load average ${load} at the start")
+    record "- deep: \`bash scripts/test-deep.sh\` on a fresh clone, build included, $(minutes "$took"); $(date -u +%Y-%m-%d), commit ${commit}, ${machine}, load average ${load} at the start"
     cd "$root"
 fi
 
-if ((write)); then
-    python3 - "${lines[@]}" <<'PY'
-import re, sys
-readme = open("README.md", encoding="utf-8").read()
-pattern = re.compile(r"(<!-- test-times:begin -->\n)(.*?)(<!-- test-times:end -->)", re.S)
-m = pattern.search(readme)
-if not m:
-    sys.exit("README.md has no test-times block")
-kept = {line.split(":", 1)[0]: line for line in m.group(2).splitlines() if line.startswith("- ")}
-for line in sys.argv[1:]:
-    kept[line.split(":", 1)[0]] = line
-head = "Measured by `bash scripts/test-times.sh --write`, one run each:\n"
-body = head + "".join(kept[k] + "\n" for k in ("- fast", "- deep") if k in kept)
-open("README.md", "w", encoding="utf-8").write(readme[: m.start(2)] + body + readme[m.end(2):])
-PY
-    echo "README.md's test-times block rewritten"
-fi
