@@ -187,17 +187,6 @@ conformance!(loose_grid_far_reach_f32, f32, |world| {
 conformance!(layered_f32, f32, |world| {
     spatix::Layered::new(world, world.size().x / 64.0).unwrap()
 });
-conformance!(layered_points_f64, f64, |world| {
-    // Cells of a 64th of the world (`Layered::new` would make them as fine as it allows).
-    let cell = world.size().x.max(world.size().y) / 64.0;
-    spatix::Layered::from_parts(
-        spatix::PointGrid::with_cell_size(world, 0.0, cell.max(1.0)).unwrap(),
-        spatix::LooseGrid::new(world, cell.max(1.0)).unwrap(),
-        spatix::PackedIndex::build([]).unwrap(),
-        0.0,
-    )
-    .unwrap()
-});
 conformance!(layered_static_f32, f32, |world| {
     crate::layered::ThirdStatic(spatix::Layered::new(world, world.size().x / 64.0).unwrap())
 });
@@ -533,5 +522,16 @@ mod deep {
     });
     conformance!(sweep_one_band_f32, f32, |world| {
         spatix::SweepGrid::new(world, world.size().y.max(1.0)).unwrap()
+    });
+    conformance!(layered_points_f64, f64, |world| {
+        // Cells of a 64th of the world (`Layered::new` would make them as fine as it allows).
+        let cell = world.size().x.max(world.size().y) / 64.0;
+        spatix::Layered::from_parts(
+            spatix::PointGrid::with_cell_size(world, 0.0, cell.max(1.0)).unwrap(),
+            spatix::LooseGrid::new(world, cell.max(1.0)).unwrap(),
+            spatix::PackedIndex::build([]).unwrap(),
+            0.0,
+        )
+        .unwrap()
     });
 }
