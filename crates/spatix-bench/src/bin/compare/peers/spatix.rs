@@ -17,6 +17,7 @@ use spatix_workload::{Agent, Agents};
 
 use super::{BoxIndex, Crate, Moves, PointIndex};
 use crate::check::Tally;
+use crate::workloads::Kind;
 
 /// spatix, and how this adapter uses it.
 pub(crate) const CRATE: Crate = Crate {
@@ -32,7 +33,9 @@ pub(crate) const CRATE: Crate = Crate {
          frame rebuilds it); a frame \
          `update`s every element then `maintain`s (the rows marked update_all instead keep \
          each agent as its element's value and step it inside `update_all`, in the \
-         structure's storage order); pairs `for_each_pair` (with \
+         structure's storage order; `PointGrid`, which holds boxes under the largest half \
+         extent of those it was made from, has only that row, and only on agents of one \
+         size: the uniform, clustered and sparse frames); pairs `for_each_pair` (with \
          `--threads`, `ParallelPairs::par_fold_pairs`, a tally per thread, and \
          `par_update_all` in the update_all rows); queries `query`, `nearest` (one reused `Workspace`, each result's value \
          read with `get`), `within`; with `--threads` every structure answers them through \
@@ -92,6 +95,7 @@ macro_rules! dynamic_indexes {
         $(dynamic_index!(
             $of,
             $holds,
+            $adapter,
             $all,
             $adapter::new(stringify!($ty), |world, sample| made!($make, $ty, world, sample), $threads),
             $pairs,
@@ -102,12 +106,19 @@ macro_rules! dynamic_indexes {
 }
 
 /// Pushes one adapter (with its bulk build and parallel pair pass, for boxes).
+/// A structure that holds boxes under one bound (the point grid) is measured only by its
+/// `update_all` row, and only on agents of one size ([`Stepped::same_size_only`]).
 macro_rules! dynamic_index {
-    (boxes, bounded, $($ignored:tt)*) => {};
-    (boxes, boxes, $all:ident, $adapter:expr, $pairs:ident, $bulk:ident, $ty:ident) => {
+    (boxes, bounded, Dynamic, $($ignored:tt)*) => {};
+    (boxes, bounded, Stepped, $all:ident, $adapter:expr, $pairs:ident, $bulk:ident, $ty:ident) => {
+        $all.push(Box::new(
+            parallel!($pairs, bulk!($bulk, $ty, $adapter)).same_size_only(),
+        ))
+    };
+    (boxes, boxes, $kind:ident, $all:ident, $adapter:expr, $pairs:ident, $bulk:ident, $ty:ident) => {
         $all.push(Box::new(parallel!($pairs, bulk!($bulk, $ty, $adapter))))
     };
-    (points, $holds:ident, $all:ident, $adapter:expr, $($ignored:tt)*) => {
+    (points, $holds:ident, $kind:ident, $all:ident, $adapter:expr, $($ignored:tt)*) => {
         $all.push(Box::new($adapter))
     };
 }
@@ -359,6 +370,9 @@ struct Stepped<I> {
     pairs: fn(&I, &mut Tally),
     step: fn(&mut I, &Aabb<f32>),
     threads: usize,
+    /// Measured only on the agents frame of agents of one size (a structure that holds
+    /// boxes under one bound, fixed when it is made).
+    same_size_only: bool,
     index: Option<I>,
     queries: Queries,
 }
@@ -396,6 +410,7 @@ impl<I: SpatialIndex<f32, Tracked>> Stepped<I> {
             pairs: serial_pairs::<I, Tracked>,
             step: serial_step::<I>,
             threads,
+            same_size_only: false,
             index: None,
             queries: Queries::new(threads),
         }
@@ -403,6 +418,12 @@ impl<I: SpatialIndex<f32, Tracked>> Stepped<I> {
 
     fn index(&self) -> &I {
         self.index.as_ref().expect("built before use")
+    }
+
+    /// Measured only on the agents frame of agents of one size.
+    fn same_size_only(mut self) -> Self {
+        self.same_size_only = true;
+        self
     }
 
     /// Built in one go by `bulk` instead of inserting every element.
@@ -458,6 +479,10 @@ impl<I: SpatialIndex<f32, Tracked> + Send + Sync> BoxIndex for Stepped<I> {
 
     fn moves(&self) -> Moves {
         Moves::UpdateAll
+    }
+
+    fn does(&self, kind: Kind) -> bool {
+        !self.same_size_only || matches!(kind, Kind::Frame(mix) if mix.same_size())
     }
 
     /// Inserts each box with an agent at rest (the agents frame builds with
