@@ -30,7 +30,8 @@ pub(crate) const CRATE: Crate = Crate {
          for points; or `SweepGrid::build_auto(world, items)`, its bulk build; or `Layered::new(world, threshold)` with the 95th percentile of the \
          boxes' half-sizes as threshold), then `maintain`; \
          the static `PackedIndex` by `PackedIndex::build` (`par_build` with `--threads`; a \
-         frame rebuilds it); a frame \
+         frame rebuilds it, and with `--threads` steps the agents and gathers their boxes \
+         on rayon's pool too); a frame \
          `update`s every element then `maintain`s (the rows marked update_all instead keep \
          each agent as its element's value and step it inside `update_all`, in the \
          structure's storage order; `PointGrid`, which holds boxes under the largest half \
@@ -695,6 +696,35 @@ impl BoxIndex for Packed {
 
     fn moved(&mut self, _world: &Aabb<f32>, boxes: &[Aabb<f32>]) {
         self.fill(boxes.iter().copied());
+    }
+
+    /// As every frame, but with `--threads` the agents step and their boxes are gathered on
+    /// rayon's pool (each agent as `Agents::step` moves it), so that the rebuild, parallel
+    /// itself, is not measured behind a serial walk of the agents.
+    fn frame(&mut self, world: &Aabb<f32>, agents: &mut Agents<f32>, boxes: &mut Vec<Aabb<f32>>) {
+        if self.threads == 1 {
+            agents.step();
+            boxes.clear();
+            boxes.extend(agents.boxes());
+        } else {
+            let arena = agents.arena;
+            let moved = (agents.positions.par_iter_mut())
+                .zip(agents.velocities.par_iter_mut())
+                .zip(agents.half_extents.par_iter())
+                .map(|((position, velocity), &half_extent)| {
+                    let mut agent = Agent {
+                        position: *position,
+                        velocity: *velocity,
+                        half_extent,
+                    };
+                    agent.step(&arena);
+                    (*position, *velocity) = (agent.position, agent.velocity);
+                    agent.aabb()
+                });
+            boxes.clear();
+            boxes.par_extend(moved);
+        }
+        self.moved(world, boxes);
     }
 
     fn pairs(&mut self, tally: &mut Tally) {
