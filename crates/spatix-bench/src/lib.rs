@@ -93,6 +93,17 @@ impl Mix {
         Agents::new(n, layout, sizes, AGENTS_SEED)
     }
 
+    /// Whether every agent of this mix has one size (so that a structure holding boxes
+    /// under one bound, as `PointGrid`, holds them all): every mix but the mixed sizes.
+    ///
+    /// ```
+    /// use spatix_bench::Mix;
+    /// assert!(Mix::Sparse.same_size() && !Mix::Mixed.same_size());
+    /// ```
+    pub fn same_size(self) -> bool {
+        !matches!(self, Self::Mixed)
+    }
+
     /// The name used in benchmark ids.
     ///
     /// ```

@@ -624,6 +624,32 @@ impl<S: Scalar, T> StaticSlots<S, T> {
         }
     }
 
+    /// [`StaticSlots::new`] on rayon's threads: the slot → position table is written
+    /// through relaxed atomic stores (plain stores, each slot written once), which safe
+    /// code can share between threads, then unwrapped.
+    #[cfg(feature = "rayon")]
+    pub(crate) fn par_new(boxes: Vec<Aabb<S>>, values: Vec<T>, slots: Vec<u32>) -> Self {
+        use core::sync::atomic::{AtomicU32, Ordering};
+        use rayon::prelude::*;
+        let positions: Vec<AtomicU32> = (0..slots.len())
+            .into_par_iter()
+            .map(|_| AtomicU32::new(0))
+            .collect();
+        slots.par_iter().enumerate().for_each(|(position, &slot)| {
+            positions[slot as usize].store(position as u32, Ordering::Relaxed);
+        });
+        Self {
+            boxes,
+            values,
+            slots,
+            positions: positions
+                .into_par_iter()
+                .map(AtomicU32::into_inner)
+                .collect(),
+            generation: next_salt(),
+        }
+    }
+
     /// The store a byte form describes: elements by position (`boxes`, `values`), each
     /// position's slot (`slots`, a permutation of `0..boxes.len()`), each slot's position
     /// (`positions`, its inverse), and the generation of the handles given out before it was

@@ -390,12 +390,20 @@ fn radix_sort(
 }
 
 /// [`Keys::into_order`] in parallel, for keys computed in runs of [`CHUNK`] with the
-/// histograms `runs`: one most-significant-digit pass on the highest digit that varies
-/// scatters the runs in parallel into that digit's 256 buckets (each run writes its own
-/// part of every bucket, in order, so the pass is stable), then the buckets are radix-sorted
-/// on the lower digits in parallel, each on its own.
+/// histograms `runs`, with the values (in input order) gathered into the same order: one
+/// most-significant-digit pass on the highest digit that varies scatters the runs in
+/// parallel into that digit's 256 buckets (each run writes its own part of every bucket, in
+/// order, so the pass is stable), carrying the values with the keys and writing each key
+/// with its place in its bucket in place of its index (the index goes to a table of its
+/// own, cut like the buckets); then the buckets are radix-sorted on the lower digits in
+/// parallel, each on its own, and each gathers its values and indices by those places.
+/// Every value is moved between slices that each thread holds alone: safe code.
 #[cfg(feature = "rayon")]
-pub(super) fn par_order(mut keys: Vec<u64>, runs: &[Counts]) -> Vec<u32> {
+pub(super) fn par_order<T: Send>(
+    mut keys: Vec<u64>,
+    runs: &[Counts],
+    mut values: Vec<Option<T>>,
+) -> (Vec<u32>, Vec<T>) {
     let n = keys.len();
     let mut all = Counts::default();
     for run in runs {
@@ -405,53 +413,89 @@ pub(super) fn par_order(mut keys: Vec<u64>, runs: &[Counts]) -> Vec<u32> {
             }
         }
     }
+    let take = |v: &mut Option<T>| v.take().expect("every value is gathered once");
     let Some(top) = (0..DIGITS).rev().find(|&d| all.varies(d, n)) else {
-        return keys.par_iter().map(|&key| key as u32).collect();
+        let order = keys.par_iter().map(|&key| key as u32).collect();
+        return (order, values.par_iter_mut().map(take).collect());
     };
     let mut buckets = vec![0; n];
-    // Each run's part of each bucket, bucket by bucket, then run by run within one.
-    let mut parts: Vec<Vec<&mut [u64]>> = runs.iter().map(|_| Vec::with_capacity(RADIX)).collect();
-    let mut rest = buckets.as_mut_slice();
+    let mut indices = vec![0u32; n];
+    let mut moved: Vec<Option<T>> = (0..n).into_par_iter().map(|_| None).collect();
+    // Each run's part of each bucket (keys, indices, values), bucket by bucket, then run by
+    // run within one, and where that part starts in its bucket.
+    type Part<'a, T> = (&'a mut [u64], &'a mut [u32], &'a mut [Option<T>], u32);
+    let mut parts: Vec<Vec<Part<'_, T>>> = runs.iter().map(|_| Vec::with_capacity(RADIX)).collect();
+    let (mut rest, mut rest_indices, mut rest_values) = (
+        buckets.as_mut_slice(),
+        indices.as_mut_slice(),
+        moved.as_mut_slice(),
+    );
     for b in 0..RADIX {
+        let mut start = 0;
         for (part, run) in parts.iter_mut().zip(runs) {
-            let (head, tail) = core::mem::take(&mut rest).split_at_mut(run.0[top][b] as usize);
-            part.push(head);
-            rest = tail;
+            let len = run.0[top][b] as usize;
+            let (keys, keys_tail) = core::mem::take(&mut rest).split_at_mut(len);
+            let (indices, indices_tail) = core::mem::take(&mut rest_indices).split_at_mut(len);
+            let (values, values_tail) = core::mem::take(&mut rest_values).split_at_mut(len);
+            part.push((keys, indices, values, start));
+            (rest, rest_indices, rest_values) = (keys_tail, indices_tail, values_tail);
+            start += len as u32;
         }
     }
     keys.par_chunks(CHUNK)
+        .zip(values.par_chunks_mut(CHUNK))
         .zip(parts)
-        .for_each(|(run, mut part)| {
+        .for_each(|((run, values), mut part)| {
             let mut at = [0; RADIX];
-            for &key in run {
+            for (&key, value) in run.iter().zip(values) {
                 let b = digit(key, top);
-                part[b][at[b]] = key;
+                let (keys, indices, moved, start) = &mut part[b];
+                keys[at[b]] = (key & !u64::from(u32::MAX)) | u64::from(*start + at[b] as u32);
+                indices[at[b]] = key as u32;
+                moved[at[b]] = value.take();
                 at[b] += 1;
             }
         });
+    drop(values);
     let mut order = vec![0; n];
+    let mut sorted: Vec<Option<T>> = (0..n).into_par_iter().map(|_| None).collect();
+    let mut jobs = Vec::with_capacity(RADIX);
     let (mut from, mut to, mut out) = (
         buckets.as_mut_slice(),
         keys.as_mut_slice(),
         order.as_mut_slice(),
     );
-    let mut jobs = Vec::with_capacity(RADIX);
+    let (mut from_indices, mut from_values, mut out_values) = (
+        indices.as_mut_slice(),
+        moved.as_mut_slice(),
+        sorted.as_mut_slice(),
+    );
     for &len in &all.0[top] {
         let len = len as usize;
         let (bucket, from_rest) = core::mem::take(&mut from).split_at_mut(len);
         let (scratch, to_rest) = core::mem::take(&mut to).split_at_mut(len);
         let (order, out_rest) = core::mem::take(&mut out).split_at_mut(len);
-        jobs.push((bucket, scratch, order));
+        let (indices, indices_rest) = core::mem::take(&mut from_indices).split_at_mut(len);
+        let (values, values_rest) = core::mem::take(&mut from_values).split_at_mut(len);
+        let (gathered, gathered_rest) = core::mem::take(&mut out_values).split_at_mut(len);
+        jobs.push((bucket, scratch, order, indices, values, gathered));
         (from, to, out) = (from_rest, to_rest, out_rest);
+        (from_indices, from_values, out_values) = (indices_rest, values_rest, gathered_rest);
     }
-    jobs.into_par_iter().for_each(|(bucket, scratch, order)| {
-        let mut counts = Counts::default();
-        for &key in bucket.iter() {
-            counts.add(key);
-        }
-        radix_sort(bucket, scratch, &counts, top, order);
-    });
-    order
+    jobs.into_par_iter()
+        .for_each(|(bucket, scratch, order, indices, values, gathered)| {
+            let mut counts = Counts::default();
+            for &key in bucket.iter() {
+                counts.add(key);
+            }
+            // The places in the bucket, in key order (ties by place: by input index).
+            radix_sort(bucket, scratch, &counts, top, order);
+            for (place, value) in order.iter_mut().zip(gathered) {
+                *value = values[*place as usize].take();
+                *place = indices[*place as usize];
+            }
+        });
+    (order, sorted.par_iter_mut().map(take).collect())
 }
 
 /// The union box of a run of boxes.
@@ -460,42 +504,59 @@ pub(super) fn union<S: Scalar>(run: &[Aabb<S>]) -> Aabb<S> {
 }
 
 /// The node levels over `boxes` (in curve order): each run of `node_size` boxes of a level
-/// gets its union box in the next, up to a single root. `leaves` appends the first level
-/// (the union of each run of `node_size` boxes, by far the largest level) to the nodes.
+/// gets its union box in the next, up to a single root. `unions(from, to)` writes the union
+/// of each run of `node_size` boxes of `from` to `to` (one per run), for each level.
 /// Returns the nodes, level 1 first, and the levels' offsets (`levels[l - 1]..levels[l]` for
 /// level `l`).
 fn pack<S: Scalar>(
     boxes: &[Aabb<S>],
     node_size: usize,
-    leaves: impl FnOnce(&mut Vec<Aabb<S>>),
+    unions: impl Fn(&[Aabb<S>], &mut [Aabb<S>]),
 ) -> (Vec<Aabb<S>>, Vec<u32>) {
-    if boxes.is_empty() {
+    let Some(&first) = boxes.first() else {
         return (Vec::new(), vec![0]);
-    }
+    };
     // Level sizes: at least one level (a root above a single element), up to one node.
     let mut lens = vec![boxes.len().div_ceil(node_size)];
     while let Some(&len) = lens.last().filter(|&&len| len > 1) {
         lens.push(len.div_ceil(node_size));
     }
-    let mut nodes = Vec::with_capacity(lens.iter().sum());
+    let mut nodes = vec![first; lens.iter().sum()];
     let mut levels = Vec::with_capacity(lens.len() + 1);
     levels.push(0u32);
-    leaves(&mut nodes);
-    levels.push(nodes.len() as u32);
-    for _ in 1..lens.len() {
-        let (start, end) = (levels[levels.len() - 2] as usize, nodes.len());
-        for first in (start..end).step_by(node_size) {
-            let node = union(&nodes[first..(first + node_size).min(end)]);
-            nodes.push(node);
-        }
-        levels.push(nodes.len() as u32);
+    unions(boxes, &mut nodes[..lens[0]]);
+    levels.push(lens[0] as u32);
+    for &len in &lens[1..] {
+        let (start, end) = (
+            levels[levels.len() - 2] as usize,
+            levels[levels.len() - 1] as usize,
+        );
+        let (below, above) = nodes.split_at_mut(end);
+        unions(&below[start..], &mut above[..len]);
+        levels.push((end + len) as u32);
     }
     (nodes, levels)
 }
 
-/// The values in curve order: `slots[p]` is the input index of the element at position `p`.
-/// Serial in both builds (a value is moved out of its place once, which safe code cannot
-/// split between threads by random index).
+/// Writes the union of each run of `node_size` boxes of `from` to `to`.
+fn unions<S: Scalar>(from: &[Aabb<S>], to: &mut [Aabb<S>], node_size: usize) {
+    for (node, run) in to.iter_mut().zip(from.chunks(node_size)) {
+        *node = union(run);
+    }
+}
+
+/// [`unions`] on rayon's threads, in runs of nodes.
+#[cfg(feature = "rayon")]
+fn par_unions<S: Scalar>(from: &[Aabb<S>], to: &mut [Aabb<S>], node_size: usize) {
+    /// Nodes per task.
+    const NODES: usize = 1024;
+    to.par_chunks_mut(NODES)
+        .zip(from.par_chunks(NODES * node_size))
+        .for_each(|(to, from)| unions(from, to, node_size));
+}
+
+/// The values in curve order: `slots[p]` is the input index of the element at position `p`
+/// (the serial build's; the parallel one gathers them with its sort, [`par_order`]).
 fn in_curve_order<T>(values: &mut [Option<T>], slots: &[u32]) -> Vec<T> {
     slots
         .iter()
@@ -525,27 +586,22 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         drop(boxes);
         let values = in_curve_order(&mut values, &slots);
         let node_size = config.node_size as usize;
-        let (nodes, levels) = pack(&sorted, node_size, |nodes| {
-            nodes.extend(sorted.chunks(node_size).map(union));
-        });
-        Ok(Self::assemble(
-            config, curve, sorted, values, slots, nodes, levels,
-        ))
+        let (nodes, levels) = pack(&sorted, node_size, |from, to| unions(from, to, node_size));
+        let elements = StaticSlots::new(sorted, values, slots);
+        Ok(Self::assemble(config, curve, elements, nodes, levels))
     }
 
     /// The index of the sorted elements and their nodes.
     fn assemble(
         config: PackedConfig,
         curve: Curve,
-        boxes: Vec<Aabb<S>>,
-        values: Vec<T>,
-        slots: Vec<u32>,
+        elements: StaticSlots<S, T>,
         nodes: Vec<Aabb<S>>,
         levels: Vec<u32>,
     ) -> Self {
         let index = Self {
             config,
-            elements: StaticSlots::new(boxes, values, slots),
+            elements,
             nodes,
             levels,
             curve,
@@ -557,34 +613,28 @@ impl<S: Scalar, T> PackedIndex<S, T> {
 
 #[cfg(feature = "rayon")]
 impl<S: Scalar, T: Send> PackedIndex<S, T> {
-    /// [`PackedIndex::build_impl`] on rayon's threads: validation, keys, sort, the gather
-    /// of the boxes and the first node level in parallel; the values are gathered on one
-    /// thread meanwhile.
+    /// [`PackedIndex::build_impl`] on rayon's threads: validation, keys, the sort with the
+    /// values' gather, the gather of the boxes, the node levels and the slot table in
+    /// parallel; collecting the input and the curve's sample on one thread.
     pub(super) fn par_build_impl(
         items: impl IntoIterator<Item = (Aabb<S>, T)>,
         config: PackedConfig,
     ) -> Result<Self, Error> {
         let Input {
             boxes,
-            mut values,
+            values,
             centres,
         } = Input::par_collect(items)?;
         let curve = Curve::over_bulk(&boxes, centres);
         let (keys, runs) = curve.par_keys(&boxes);
-        let slots = par_order(keys, &runs);
+        let (slots, values) = par_order(keys, &runs, values);
+        let sorted: Vec<Aabb<S>> = slots.par_iter().map(|&i| boxes[i as usize]).collect();
+        drop(boxes);
         let node_size = config.node_size as usize;
-        let ((sorted, (nodes, levels)), values) = rayon::join(
-            || {
-                let sorted: Vec<Aabb<S>> = slots.par_iter().map(|&i| boxes[i as usize]).collect();
-                let packed = pack(&sorted, node_size, |nodes| {
-                    nodes.par_extend(sorted.par_chunks(node_size).map(union));
-                });
-                (sorted, packed)
-            },
-            || in_curve_order(&mut values, &slots),
-        );
-        Ok(Self::assemble(
-            config, curve, sorted, values, slots, nodes, levels,
-        ))
+        let (nodes, levels) = pack(&sorted, node_size, |from, to| {
+            par_unions(from, to, node_size);
+        });
+        let elements = StaticSlots::par_new(sorted, values, slots);
+        Ok(Self::assemble(config, curve, elements, nodes, levels))
     }
 }

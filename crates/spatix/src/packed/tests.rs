@@ -131,8 +131,16 @@ fn radix_sort_orders_by_key_then_index() {
         {
             let runs: Vec<Counts> = keys.chunks(CHUNK).map(histograms).collect();
             for threads in [1, 2] {
-                let sorted = pool(threads).install(|| par_order(keys.clone(), &runs));
+                // The values (here each element's index, doubled) follow their keys.
+                let values = (0..n as u64).map(|i| Some(2 * i)).collect();
+                let (sorted, values) =
+                    pool(threads).install(|| par_order(keys.clone(), &runs, values));
                 assert_eq!(sorted, expected, "n = {n}, spread = {spread}, parallel");
+                let doubled: Vec<u64> = expected.iter().map(|&i| 2 * u64::from(i)).collect();
+                assert_eq!(
+                    values, doubled,
+                    "n = {n}, spread = {spread}, parallel values"
+                );
             }
         }
     }

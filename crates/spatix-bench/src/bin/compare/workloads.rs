@@ -311,7 +311,7 @@ fn run_one(
     // the workload.
     let on_boxes = |run: &dyn Fn(&mut dyn BoxIndex) -> Option<Outcome>, frames: bool| {
         let mut index = box_index();
-        let outcome = if index.runs_at(n) {
+        let outcome = if index.runs_at(n) && index.does(kind) {
             run(&mut *index)
         } else {
             None

@@ -16,6 +16,7 @@ use ::spatix::{Aabb, Point};
 use spatix_workload::Agents;
 
 use crate::check::Tally;
+use crate::workloads::Kind;
 
 /// A crate compared, for the report.
 pub(crate) struct Crate {
@@ -62,6 +63,12 @@ pub(crate) trait BoxIndex: Send {
 
     /// Whether this structure is measured at `n` boxes (the brute-force oracle only at small N).
     fn runs_at(&self, _n: usize) -> bool {
+        true
+    }
+
+    /// Whether this structure is measured on `kind` (a structure made for agents of one
+    /// size only on those frames).
+    fn does(&self, _kind: Kind) -> bool {
         true
     }
 

@@ -17,6 +17,7 @@ use spatix_workload::{Agent, Agents};
 
 use super::{BoxIndex, Crate, Moves, PointIndex};
 use crate::check::Tally;
+use crate::workloads::Kind;
 
 /// spatix, and how this adapter uses it.
 pub(crate) const CRATE: Crate = Crate {
@@ -29,10 +30,13 @@ pub(crate) const CRATE: Crate = Crate {
          for points; or `SweepGrid::build_auto(world, items)`, its bulk build; or `Layered::new(world, threshold)` with the 95th percentile of the \
          boxes' half-sizes as threshold), then `maintain`; \
          the static `PackedIndex` by `PackedIndex::build` (`par_build` with `--threads`; a \
-         frame rebuilds it); a frame \
+         frame rebuilds it, and with `--threads` steps the agents and gathers their boxes \
+         on rayon's pool too); a frame \
          `update`s every element then `maintain`s (the rows marked update_all instead keep \
          each agent as its element's value and step it inside `update_all`, in the \
-         structure's storage order); pairs `for_each_pair` (with \
+         structure's storage order; `PointGrid`, which holds boxes under the largest half \
+         extent of those it was made from, has only that row, and only on agents of one \
+         size: the uniform, clustered and sparse frames); pairs `for_each_pair` (with \
          `--threads`, `ParallelPairs::par_fold_pairs`, a tally per thread, and \
          `par_update_all` in the update_all rows); queries `query`, `nearest` (one reused `Workspace`, each result's value \
          read with `get`), `within`; with `--threads` every structure answers them through \
@@ -92,6 +96,7 @@ macro_rules! dynamic_indexes {
         $(dynamic_index!(
             $of,
             $holds,
+            $adapter,
             $all,
             $adapter::new(stringify!($ty), |world, sample| made!($make, $ty, world, sample), $threads),
             $pairs,
@@ -102,12 +107,19 @@ macro_rules! dynamic_indexes {
 }
 
 /// Pushes one adapter (with its bulk build and parallel pair pass, for boxes).
+/// A structure that holds boxes under one bound (the point grid) is measured only by its
+/// `update_all` row, and only on agents of one size ([`Stepped::same_size_only`]).
 macro_rules! dynamic_index {
-    (boxes, bounded, $($ignored:tt)*) => {};
-    (boxes, boxes, $all:ident, $adapter:expr, $pairs:ident, $bulk:ident, $ty:ident) => {
+    (boxes, bounded, Dynamic, $($ignored:tt)*) => {};
+    (boxes, bounded, Stepped, $all:ident, $adapter:expr, $pairs:ident, $bulk:ident, $ty:ident) => {
+        $all.push(Box::new(
+            parallel!($pairs, bulk!($bulk, $ty, $adapter)).same_size_only(),
+        ))
+    };
+    (boxes, boxes, $kind:ident, $all:ident, $adapter:expr, $pairs:ident, $bulk:ident, $ty:ident) => {
         $all.push(Box::new(parallel!($pairs, bulk!($bulk, $ty, $adapter))))
     };
-    (points, $holds:ident, $all:ident, $adapter:expr, $($ignored:tt)*) => {
+    (points, $holds:ident, $kind:ident, $all:ident, $adapter:expr, $($ignored:tt)*) => {
         $all.push(Box::new($adapter))
     };
 }
@@ -359,6 +371,9 @@ struct Stepped<I> {
     pairs: fn(&I, &mut Tally),
     step: fn(&mut I, &Aabb<f32>),
     threads: usize,
+    /// Measured only on the agents frame of agents of one size (a structure that holds
+    /// boxes under one bound, fixed when it is made).
+    same_size_only: bool,
     index: Option<I>,
     queries: Queries,
 }
@@ -396,6 +411,7 @@ impl<I: SpatialIndex<f32, Tracked>> Stepped<I> {
             pairs: serial_pairs::<I, Tracked>,
             step: serial_step::<I>,
             threads,
+            same_size_only: false,
             index: None,
             queries: Queries::new(threads),
         }
@@ -403,6 +419,12 @@ impl<I: SpatialIndex<f32, Tracked>> Stepped<I> {
 
     fn index(&self) -> &I {
         self.index.as_ref().expect("built before use")
+    }
+
+    /// Measured only on the agents frame of agents of one size.
+    fn same_size_only(mut self) -> Self {
+        self.same_size_only = true;
+        self
     }
 
     /// Built in one go by `bulk` instead of inserting every element.
@@ -458,6 +480,10 @@ impl<I: SpatialIndex<f32, Tracked> + Send + Sync> BoxIndex for Stepped<I> {
 
     fn moves(&self) -> Moves {
         Moves::UpdateAll
+    }
+
+    fn does(&self, kind: Kind) -> bool {
+        !self.same_size_only || matches!(kind, Kind::Frame(mix) if mix.same_size())
     }
 
     /// Inserts each box with an agent at rest (the agents frame builds with
@@ -670,6 +696,35 @@ impl BoxIndex for Packed {
 
     fn moved(&mut self, _world: &Aabb<f32>, boxes: &[Aabb<f32>]) {
         self.fill(boxes.iter().copied());
+    }
+
+    /// As every frame, but with `--threads` the agents step and their boxes are gathered on
+    /// rayon's pool (each agent as `Agents::step` moves it), so that the rebuild, parallel
+    /// itself, is not measured behind a serial walk of the agents.
+    fn frame(&mut self, world: &Aabb<f32>, agents: &mut Agents<f32>, boxes: &mut Vec<Aabb<f32>>) {
+        if self.threads == 1 {
+            agents.step();
+            boxes.clear();
+            boxes.extend(agents.boxes());
+        } else {
+            let arena = agents.arena;
+            let moved = (agents.positions.par_iter_mut())
+                .zip(agents.velocities.par_iter_mut())
+                .zip(agents.half_extents.par_iter())
+                .map(|((position, velocity), &half_extent)| {
+                    let mut agent = Agent {
+                        position: *position,
+                        velocity: *velocity,
+                        half_extent,
+                    };
+                    agent.step(&arena);
+                    (*position, *velocity) = (agent.position, agent.velocity);
+                    agent.aabb()
+                });
+            boxes.clear();
+            boxes.par_extend(moved);
+        }
+        self.moved(world, boxes);
     }
 
     fn pairs(&mut self, tally: &mut Tally) {
