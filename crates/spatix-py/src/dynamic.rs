@@ -14,7 +14,7 @@ use spatix::{
 use crate::array::{
     Coord, Rows, aabb, boxes, check_boxes, handle_of, id_of, ids, row_of, stale, vec1, vec2,
 };
-use crate::batch::{self, Arrays, Workers};
+use crate::batch::{self, Arrays, Hits, Workers};
 use crate::rays;
 use crate::shapely::{self, Ask};
 use crate::{Precision, Reduced, dispatch};
@@ -38,7 +38,7 @@ trait Engine<S: Coord>: Send + Sync {
     /// Removes the elements; their ids go stale (never reused).
     fn remove(&mut self, ids: &[i64]);
     /// See [`batch::windows`] and [`batch::within`].
-    fn query(&self, ask: Ask<'_, S>, workers: Workers) -> Result<(Vec<i64>, Vec<i64>), String>;
+    fn query(&self, ask: Ask<'_, S>, workers: Workers) -> Result<Hits, String>;
     /// The box of element `id`, if it is live.
     fn box_of(&self, id: i64) -> Option<Aabb<S>>;
     /// Every live element's id and box (flat `(n, 4)`), in slot order.
@@ -157,7 +157,7 @@ where
         }
     }
 
-    fn query(&self, ask: Ask<'_, S>, workers: Workers) -> Result<(Vec<i64>, Vec<i64>), String> {
+    fn query(&self, ask: Ask<'_, S>, workers: Workers) -> Result<Hits, String> {
         match ask {
             Ask::Windows(flat) => batch::windows(&self.index, flat, workers, id_of),
             Ask::Within(flat, r) => batch::within(&self.index, flat, r, workers, id_of),
