@@ -172,8 +172,8 @@ pub(crate) fn results_fit<S>(m: usize, k: usize) -> PyResult<()> {
 
 /// A call from Python that finds elements for each of many queries: reads the rows of `obj`
 /// (`cols` = 2: points, 4: windows; named `what` in errors) in precision `S`, checks them and
-/// `workers`, runs `run` (e.g. [`windows`]) with the GIL released and returns its two flat
-/// arrays.
+/// `workers`, runs `run` (e.g. [`windows`]) with the GIL released and returns what it found
+/// as two flat arrays: `(query_index, id)`.
 ///
 /// # Errors
 /// `ValueError` for bad rows or `workers`; `RuntimeError` if the threads cannot start.
@@ -186,7 +186,7 @@ pub(crate) fn hits_call<'py, S, R>(
 ) -> PyResult<Arrays<'py>>
 where
     S: Coord,
-    R: FnOnce(&[S], Workers) -> Result<(Vec<i64>, Vec<i64>), String> + Send,
+    R: FnOnce(&[S], Workers) -> Result<Hits, String> + Send,
 {
     let workers = Workers::new(workers)?;
     let py = obj.py();
@@ -197,7 +197,9 @@ where
     } else {
         check_boxes(what, flat)?;
     }
-    let (queries, found) = py.detach(|| run(flat, workers)).map_err(pool_error)?;
+    let (queries, found) = py
+        .detach(|| run(flat, workers).map(|hits| (hits.queries(), hits.found)))
+        .map_err(pool_error)?;
     Ok((vec1(py, queries), vec1(py, found)))
 }
 
@@ -254,51 +256,67 @@ where
     Ok((distances, ids))
 }
 
-/// Every (query, element) pair of `m` queries, in query order, as `(query_index, id)`
-/// arrays: one worker asks `one(q, found)`, which calls `found` with each element query `q`
-/// finds, for each query in turn on the calling thread; more run `batch` (a
-/// [`ParallelQuery`] batch of all the queries) on their pool.
+/// What a batch of `m` queries found: the ids each query found, query after query, and
+/// where each query's run starts (`m + 1` offsets, from 0; query `q`'s ids are
+/// `found[offsets[q]..offsets[q + 1]]`).
+pub(crate) struct Hits {
+    /// Where each query's ids start in `found`, and the end of the last.
+    pub(crate) offsets: Vec<usize>,
+    /// The ids found, query after query.
+    pub(crate) found: Vec<i64>,
+}
+
+impl Hits {
+    /// The query index of each id of `found`: `q` repeated once per id query `q` found.
+    pub(crate) fn queries(&self) -> Vec<i64> {
+        let mut queries = Vec::with_capacity(self.found.len());
+        for (q, w) in self.offsets.windows(2).enumerate() {
+            queries.extend(core::iter::repeat_n(q as i64, w[1] - w[0]));
+        }
+        queries
+    }
+}
+
+/// Every element `m` queries find, query by query: one worker asks `one(q, found)`, which
+/// calls `found` with each element query `q` finds, for each query in turn on the calling
+/// thread; more run `batch` (a [`ParallelQuery`] batch of all the queries) on their pool.
 fn gather<S, O, B>(
     m: usize,
     workers: Workers,
     one: O,
     batch: B,
     id: impl Fn(Handle) -> i64,
-) -> Result<(Vec<i64>, Vec<i64>), String>
+) -> Result<Hits, String>
 where
     S: Coord,
     O: Fn(usize, &mut dyn FnMut(Handle)),
     B: for<'b> FnOnce(&'b mut BatchBuffers<S>) -> BatchAnswers<'b, S, Handle> + Send,
 {
-    let mut queries = Vec::new();
+    let mut offsets = Vec::with_capacity(m + 1);
+    offsets.push(0);
     let mut found = Vec::new();
     match workers.pool()? {
         None => {
             for q in 0..m {
-                one(q, &mut |h| {
-                    queries.push(q as i64);
-                    found.push(id(h));
-                });
+                one(q, &mut |h| found.push(id(h)));
+                offsets.push(found.len());
             }
         }
         Some(pool) => {
             let mut buffers = BatchBuffers::new();
             let answers = pool.install(|| batch(&mut buffers));
-            queries.reserve_exact(answers.total());
             found.reserve_exact(answers.total());
-            for (q, hits) in answers.iter().enumerate() {
-                for &h in hits {
-                    queries.push(q as i64);
-                    found.push(id(h));
-                }
+            for hits in answers.iter() {
+                found.extend(hits.iter().map(|&h| id(h)));
+                offsets.push(found.len());
             }
         }
     }
-    Ok((queries, found))
+    Ok(Hits { offsets, found })
 }
 
-/// Every element whose box intersects each window of `windows` (flat `(m, 4)`, valid):
-/// `(window_index, id)` arrays, in window order ([`ParallelQuery::query_batch`] on more
+/// Every element whose box intersects each window of `windows` (flat `(m, 4)`, valid),
+/// window by window ([`ParallelQuery::query_batch`] on more
 /// than one worker).
 ///
 /// # Errors
@@ -308,7 +326,7 @@ pub(crate) fn windows<S, T, I>(
     windows: &[S],
     workers: Workers,
     id: impl Fn(Handle) -> i64,
-) -> Result<(Vec<i64>, Vec<i64>), String>
+) -> Result<Hits, String>
 where
     S: Coord,
     I: ParallelQuery<S, T>,
@@ -330,8 +348,8 @@ where
     )
 }
 
-/// Every element within `radius` of each point of `points` (flat `(m, 2)`, finite):
-/// `(point_index, id)` arrays, in point order ([`ParallelQuery::within_batch`] on more than
+/// Every element within `radius` of each point of `points` (flat `(m, 2)`, finite), point
+/// by point ([`ParallelQuery::within_batch`] on more than
 /// one worker).
 ///
 /// # Errors
@@ -342,7 +360,7 @@ pub(crate) fn within<S, T, I>(
     radius: S,
     workers: Workers,
     id: impl Fn(Handle) -> i64,
-) -> Result<(Vec<i64>, Vec<i64>), String>
+) -> Result<Hits, String>
 where
     S: Coord,
     I: ParallelQuery<S, T>,

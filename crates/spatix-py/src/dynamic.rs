@@ -6,15 +6,14 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use spatix::{
-    Aabb, ByteForm, HierarchicalGrid, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree,
+    Aabb, ByteForm, Handle, HierarchicalGrid, Layered, LooseGrid, LooseQuadtree, MxCifQuadtree,
     ParallelPairs, Point, PointGrid, Quadtree, Ray, SpatialIndex, SweepGrid, UniformGrid,
     Workspace,
 };
 
-use crate::array::{
-    Coord, Rows, aabb, boxes, check_boxes, handle_of, id_of, ids, row_of, stale, vec1, vec2,
-};
-use crate::batch::{self, Arrays, Workers};
+use crate::array::{Coord, Rows, aabb, boxes, check_boxes, ids, row_of, stale, vec1, vec2};
+use crate::batch::{self, Arrays, Hits, Workers};
+use crate::names::{Names, Pairs};
 use crate::rays;
 use crate::shapely::{self, Ask};
 use crate::{Precision, Reduced, dispatch};
@@ -28,17 +27,21 @@ trait Engine<S: Coord>: Send + Sync {
     fn refuses(&self, aabb: &Aabb<S>) -> Option<String>;
     /// Whether `id` names a live element.
     fn contains(&self, id: i64) -> bool;
-    /// Inserts every box of the flat `(n, 4)` slice; their ids.
+    /// How the elements are named (see [`Names`]).
+    fn names(&self) -> &Names;
+    /// Inserts every box of the flat `(n, 4)` slice, named `ids` (checked: new, distinct,
+    /// and the index names its elements by the caller's ids or is empty) or by made-up ids;
+    /// their ids.
     ///
     /// # Errors
     /// The structure's error (it is full); nothing is inserted then.
-    fn insert(&mut self, boxes: &[S]) -> Result<Vec<i64>, spatix::Error>;
+    fn insert(&mut self, boxes: &[S], ids: Option<&[i64]>) -> Result<Vec<i64>, spatix::Error>;
     /// Moves element `ids[i]` to box `i` of the flat `(n, 4)` slice.
     fn update(&mut self, ids: &[i64], boxes: &[S]);
     /// Removes the elements; their ids go stale (never reused).
     fn remove(&mut self, ids: &[i64]);
     /// See [`batch::windows`] and [`batch::within`].
-    fn query(&self, ask: Ask<'_, S>, workers: Workers) -> Result<(Vec<i64>, Vec<i64>), String>;
+    fn query(&self, ask: Ask<'_, S>, workers: Workers) -> Result<Hits, String>;
     /// The box of element `id`, if it is live.
     fn box_of(&self, id: i64) -> Option<Aabb<S>>;
     /// Every live element's id and box (flat `(n, 4)`), in slot order.
@@ -80,24 +83,26 @@ trait Engine<S: Coord>: Send + Sync {
 /// order it inserts a batch's rows in (`None`: as given) and how it moves a batch of elements.
 struct Dyn<I, S> {
     index: I,
+    names: Names,
     refuses: fn(&I, &Aabb<S>) -> Option<String>,
-    pairs: fn(&I, Workers) -> Result<Vec<i64>, String>,
+    pairs: fn(&I, Workers, &Names) -> Result<Vec<i64>, String>,
     order: fn(&I, &[S]) -> Option<Vec<u32>>,
-    update: fn(&mut I, &[i64], &[S]),
+    update: fn(&mut I, &[Handle], &[S]),
 }
 
 impl<S: Coord, I: SpatialIndex<S, ()>> Dyn<I, S> {
     /// A structure that holds any valid box and finds its pairs on the calling thread.
-    fn any(index: I) -> Self {
+    fn any(index: I, names: Names) -> Self {
         Self {
             index,
+            names,
             refuses: |_, _| None,
-            pairs: |index, _| Ok(batch::pairs(index, id_of)),
+            pairs: |index, _, names| Ok(batch::pairs(index, |h| names.id(h))),
             order: |_, _| None,
-            update: |index, ids, flat| {
-                for (i, &id) in ids.iter().enumerate() {
-                    // Checked beforehand: a live id and a box the structure accepts.
-                    let _ = index.update(handle_of(id), aabb(flat, i));
+            update: |index, handles, flat| {
+                for (i, &h) in handles.iter().enumerate() {
+                    // Checked beforehand: a live element and a box the structure accepts.
+                    let _ = index.update(h, aabb(flat, i));
                 }
             },
         }
@@ -108,7 +113,7 @@ impl<S: Coord, I: ParallelPairs<S, ()>> Dyn<I, S> {
     /// The structure finding its pairs on `workers` threads.
     fn parallel(self) -> Self {
         Self {
-            pairs: |index, workers| batch::par_pairs(index, workers, id_of),
+            pairs: |index, workers, names| batch::par_pairs(index, workers, |h| names.id(h)),
             ..self
         }
     }
@@ -124,55 +129,73 @@ where
     }
 
     fn contains(&self, id: i64) -> bool {
-        self.index.get(handle_of(id)).is_some()
+        self.names
+            .handle(id)
+            .is_some_and(|h| self.index.get(h).is_some())
     }
 
-    fn insert(&mut self, flat: &[S]) -> Result<Vec<i64>, spatix::Error> {
+    fn names(&self) -> &Names {
+        &self.names
+    }
+
+    fn insert(&mut self, flat: &[S], ids: Option<&[i64]>) -> Result<Vec<i64>, spatix::Error> {
         let order = (self.order)(&self.index, flat);
         let row = |k: usize| order.as_ref().map_or(k, |order| order[k] as usize);
-        let mut ids = vec![0; flat.len() / 4];
-        for k in 0..ids.len() {
+        let mut handles = vec![Handle::from_bits(0); flat.len() / 4];
+        for k in 0..handles.len() {
             match self.index.insert(aabb(flat, row(k)), ()) {
-                Ok(h) => ids[row(k)] = id_of(h),
+                Ok(h) => handles[row(k)] = h,
                 Err(e) => {
                     for j in 0..k {
-                        self.index.remove(handle_of(ids[row(j)]));
+                        self.index.remove(handles[row(j)]);
                     }
                     return Err(e);
                 }
             }
         }
-        Ok(ids)
+        if self.index.len() == handles.len() {
+            // The first insert into an empty index decides how its elements are named.
+            self.names = if ids.is_some() {
+                Names::given()
+            } else {
+                Names::MadeUp
+            };
+        }
+        Ok(self.names.inserted(&handles, ids))
     }
 
     /// Moves element ``ids[i]`` to box ``boxes[i]``.
     fn update(&mut self, ids: &[i64], flat: &[S]) {
-        (self.update)(&mut self.index, ids, flat);
+        let handles = self.handles(ids);
+        (self.update)(&mut self.index, &handles, flat);
     }
 
     /// Removes the elements; their ids go stale (never reused).
     fn remove(&mut self, ids: &[i64]) {
-        for &id in ids {
-            self.index.remove(handle_of(id));
+        for h in self.handles(ids) {
+            self.index.remove(h);
         }
+        self.names.removed(ids);
     }
 
-    fn query(&self, ask: Ask<'_, S>, workers: Workers) -> Result<(Vec<i64>, Vec<i64>), String> {
+    fn query(&self, ask: Ask<'_, S>, workers: Workers) -> Result<Hits, String> {
+        let id = |h| self.names.id(h);
         match ask {
-            Ask::Windows(flat) => batch::windows(&self.index, flat, workers, id_of),
-            Ask::Within(flat, r) => batch::within(&self.index, flat, r, workers, id_of),
+            Ask::Windows(flat) => batch::windows(&self.index, flat, workers, id),
+            Ask::Within(flat, r) => batch::within(&self.index, flat, r, workers, id),
         }
     }
 
     fn box_of(&self, id: i64) -> Option<Aabb<S>> {
-        self.index.get(handle_of(id)).map(|item| item.aabb)
+        let h = self.names.handle(id)?;
+        self.index.get(h).map(|item| item.aabb)
     }
 
     fn items(&self) -> (Vec<i64>, Vec<S>) {
         let mut ids = Vec::with_capacity(self.index.len());
         let mut flat = Vec::with_capacity(4 * self.index.len());
         for item in self.index.iter() {
-            ids.push(id_of(item.handle));
+            ids.push(self.names.id(item.handle));
             let b = item.aabb;
             flat.extend([b.min.x, b.min.y, b.max.x, b.max.y]);
         }
@@ -180,11 +203,11 @@ where
     }
 
     fn raycast(&self, rays: &[Ray<S>], workers: Workers) -> Result<(Vec<S>, Vec<i64>), String> {
-        rays::first(&self.index, rays, workers, -1, id_of)
+        rays::first(&self.index, rays, workers, -1, |h| self.names.id(h))
     }
 
     fn raycast_all(&self, rays: &[Ray<S>]) -> (Vec<i64>, Vec<i64>, Vec<S>) {
-        rays::all(&self.index, rays, id_of)
+        rays::all(&self.index, rays, |h| self.names.id(h))
     }
 
     fn nearest_ties(
@@ -193,7 +216,7 @@ where
         workspace: &mut Workspace<S>,
         out: &mut Vec<i64>,
     ) -> Option<S> {
-        shapely::nearest_ties(&self.index, p, workspace, id_of, out)
+        shapely::nearest_ties(&self.index, p, workspace, |h| self.names.id(h), out)
     }
 
     fn nearest(
@@ -202,11 +225,11 @@ where
         k: usize,
         workers: Workers,
     ) -> Result<(Vec<S>, Vec<i64>), String> {
-        batch::nearest(&self.index, points, k, workers, -1, id_of)
+        batch::nearest(&self.index, points, k, workers, -1, |h| self.names.id(h))
     }
 
     fn pairs(&self, workers: Workers) -> Result<Vec<i64>, String> {
-        (self.pairs)(&self.index, workers)
+        (self.pairs)(&self.index, workers, &self.names)
     }
 
     fn len(&self) -> usize {
@@ -222,26 +245,40 @@ where
     /// Removes every element; every id given so far goes stale.
     fn clear(&mut self) {
         self.index.clear();
+        self.names = Names::MadeUp;
     }
 
     fn to_bytes(&self) -> Vec<u8> {
-        self.index.to_bytes()
+        self.names.to_bytes(self.index.to_bytes())
+    }
+}
+
+impl<S: Coord, I: SpatialIndex<S, ()>> Dyn<I, S> {
+    /// The handles of live ids (checked by the caller).
+    fn handles(&self, ids: &[i64]) -> Vec<Handle> {
+        ids.iter()
+            .map(|&id| {
+                self.names
+                    .handle(id)
+                    .expect("the caller checked that the ids are live")
+            })
+            .collect()
     }
 }
 
 /// A dynamic structure Python can hold: how it becomes an [`Engine`] (the boxes it refuses,
 /// how it finds its pairs), whether constructed or loaded from bytes.
-trait Structure<S: Coord>: ByteForm + Send {
-    /// The structure as an engine.
-    fn engine(self) -> Box<dyn Engine<S>>;
+trait Structure<S: Coord>: SpatialIndex<S, ()> + ByteForm + Send {
+    /// The structure as an engine, its elements named by `names`.
+    fn engine(self, names: Names) -> Box<dyn Engine<S>>;
 }
 
 /// [`Structure`] for structures that hold any valid box and have a parallel pair pass.
 macro_rules! parallel_structure {
     ($($structure:ident),*) => {$(
         impl<S: Coord> Structure<S> for $structure<S, ()> {
-            fn engine(self) -> Box<dyn Engine<S>> {
-                Box::new(Dyn::any(self).parallel())
+            fn engine(self, names: Names) -> Box<dyn Engine<S>> {
+                Box::new(Dyn::any(self, names).parallel())
             }
         }
     )*};
@@ -257,7 +294,7 @@ parallel_structure!(
 );
 
 impl<S: Coord> Structure<S> for PointGrid<S, ()> {
-    fn engine(self) -> Box<dyn Engine<S>> {
+    fn engine(self, names: Names) -> Box<dyn Engine<S>> {
         let grid = Dyn {
             refuses: |grid: &PointGrid<S, ()>, b: &Aabb<S>| {
                 let half = b.size().x.max_s(b.size().y).to_f64() * 0.5;
@@ -268,26 +305,26 @@ impl<S: Coord> Structure<S> for PointGrid<S, ()> {
                     )
                 })
             },
-            ..Dyn::any(self)
+            ..Dyn::any(self, names)
         };
         Box::new(grid.parallel())
     }
 }
 
 impl<S: Coord> Structure<S> for SweepGrid<S, ()> {
-    fn engine(self) -> Box<dyn Engine<S>> {
+    fn engine(self, names: Names) -> Box<dyn Engine<S>> {
         let grid = Dyn {
             order: crate::sweep::insert_order,
             update: crate::sweep::update,
-            ..Dyn::any(self)
+            ..Dyn::any(self, names)
         };
         Box::new(grid.parallel())
     }
 }
 
 impl<S: Coord> Structure<S> for Layered<S, ()> {
-    fn engine(self) -> Box<dyn Engine<S>> {
-        Box::new(Dyn::any(self))
+    fn engine(self, names: Names) -> Box<dyn Engine<S>> {
+        Box::new(Dyn::any(self, names))
     }
 }
 
@@ -295,7 +332,8 @@ impl<S: Coord> Structure<S> for Layered<S, ()> {
 type AnyEngine = Precision<Box<dyn Engine<f32>>, Box<dyn Engine<f64>>>;
 
 /// The base class of spatix's dynamic indexes: boxes that come, move and go, named by
-/// ``int64`` ids. Construct one of its subclasses (``UniformGrid``, ``LooseGrid``,
+/// ``int64`` ids: the caller's own (``insert(boxes, ids=...)``) or ids the index makes up.
+/// Construct one of its subclasses (``UniformGrid``, ``LooseGrid``,
 /// ``PointGrid``, ``HierarchicalGrid``, ``Quadtree``, ``LooseQuadtree``,
 /// ``MxCifQuadtree``, ``Layered``, ``SweepGrid``); they share every method here.
 ///
@@ -364,16 +402,71 @@ fn checked_ids<S: Coord>(engine: &dyn Engine<S>, obj: &Bound<'_, PyAny>) -> PyRe
     Ok(ids)
 }
 
+/// Reads the ids `insert` is given for `rows` boxes and checks them: as many as boxes, each
+/// new and once, and the index empty or named by the caller's ids.
+///
+/// # Errors
+/// `ValueError` naming the first id that repeats another or is already in the index, for a
+/// count that is not the boxes', and for ids given to an index that names its elements by
+/// made-up ids (or none given to one named by the caller's).
+fn checked_new_ids<S: Coord>(
+    engine: &dyn Engine<S>,
+    obj: Option<&Bound<'_, PyAny>>,
+    rows: usize,
+) -> PyResult<Option<Vec<i64>>> {
+    let given = engine.names().is_given() && engine.len() > 0;
+    let made_up = !engine.names().is_given() && engine.len() > 0;
+    let Some(obj) = obj else {
+        if given {
+            return Err(PyValueError::new_err(
+                "this index names its elements by the caller's ids (its first insert had ids=): \
+                 pass ids= to insert",
+            ));
+        }
+        return Ok(None);
+    };
+    if made_up {
+        return Err(PyValueError::new_err(
+            "this index names its elements by the ids it made up (its first insert had no \
+             ids=): insert without ids=, or into an empty index",
+        ));
+    }
+    let ids = ids(obj)?;
+    if ids.len() != rows {
+        return Err(PyValueError::new_err(format!(
+            "{} ids but {rows} boxes",
+            ids.len()
+        )));
+    }
+    if let Some(i) = ids.iter().position(|&id| engine.contains(id)) {
+        return Err(PyValueError::new_err(format!(
+            "ids[{i}] = {} is already in the index: each element's id must be new",
+            ids[i]
+        )));
+    }
+    let mut sorted: Vec<(i64, usize)> = ids.iter().copied().zip(0..).collect();
+    sorted.sort_unstable();
+    if let Some(w) = sorted.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(PyValueError::new_err(format!(
+            "ids[{}] = {} repeats ids[{}]: each id may appear once",
+            w[1].1, w[0].0, w[0].1
+        )));
+    }
+    Ok(Some(ids))
+}
+
 /// `insert` in precision `S`.
 fn insert<'py, S: Coord>(
     py: Python<'py>,
     engine: &mut Box<dyn Engine<S>>,
     obj: &Bound<'py, PyAny>,
+    ids: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let rows = checked_boxes(engine.as_ref(), obj)?;
+    let given = checked_new_ids(engine.as_ref(), ids, rows.len)?;
     let flat = rows.flat();
     let ids = py
-        .detach(|| engine.insert(flat))
+        .detach(|| engine.insert(flat, given.as_deref()))
         .map_err(|e| PyValueError::new_err(format!("boxes: {e}")))?;
     Ok(vec1(py, ids))
 }
@@ -401,13 +494,33 @@ fn update<S: Coord>(
 
 #[pymethods]
 impl DynamicIndex {
-    /// Adds boxes; returns their ids (``int64``, one per row, in order).
+    /// Adds boxes; returns their ids (``int64``, one per row, in order): ``ids`` when given
+    /// (integers of any dtype, one per row, each new), else ids the index makes up.
+    ///
+    /// An index is named by the caller's ids or by made-up ones, as its first insert into
+    /// it while empty decides; the other kind raises ``ValueError`` until it is empty
+    /// again (``clear()`` or removing every element). A repeated id, or one already in
+    /// the index, raises ``ValueError`` naming its row before anything changes.
+    ///
+    /// Examples
+    /// --------
+    /// >>> import spatix
+    /// >>> grid = spatix.UniformGrid((0, 0, 100, 100), 4.0)
+    /// >>> grid.insert([[1, 1, 3, 3], [2, 2, 4, 4], [50, 50, 51, 51]], ids=[10, 20, 30])
+    /// array([10, 20, 30])
+    /// >>> grid.query([0, 0, 5, 5])
+    /// array([10, 20])
+    /// >>> grid.remove([20])
+    /// >>> grid.pairs().tolist(), sorted(grid.ids().tolist())
+    /// ([], [10, 30])
+    #[pyo3(signature = (boxes, ids = None))]
     fn insert<'py>(
         &mut self,
         py: Python<'py>,
         boxes: &Bound<'py, PyAny>,
+        ids: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        dispatch!(&mut self.engine, engine: S => insert::<S>(py, engine, boxes))
+        dispatch!(&mut self.engine, engine: S => insert::<S>(py, engine, boxes, ids))
     }
 
     /// Moves element ``ids[i]`` to box ``boxes[i]``.
@@ -742,6 +855,25 @@ impl<S: Coord> Args<S> {
     }
 }
 
+/// A loaded structure as an engine, its elements named by the caller's ids `pairs` when
+/// the byte form carried them.
+///
+/// # Errors
+/// `ValueError` naming `class` for ids that do not fit the structure (see
+/// [`Names::from_pairs`]).
+fn named<S: Coord, I: Structure<S>>(
+    index: I,
+    pairs: Option<Pairs>,
+    class: &str,
+) -> PyResult<Box<dyn Engine<S>>> {
+    let names = match pairs {
+        None => Names::MadeUp,
+        Some(pairs) => Names::from_pairs(pairs, index.len(), |h| index.get(h).is_some())
+            .map_err(|e| PyValueError::new_err(format!("{class}.from_bytes: {e}")))?,
+    };
+    Ok(index.engine(names))
+}
+
 /// Whether `dtype` asks for `float32` (else `float64`; `None` is `float64`).
 ///
 /// # Errors
@@ -798,9 +930,9 @@ macro_rules! structure {
                 dtype: Option<&Bound<'_, PyAny>>,
             ) -> PyResult<PyClassInitializer<Self>> {
                 let engine = if wants_f32(py, dtype)? {
-                    Precision::F32($make(Args::<f32>::read(world, $size, sample)?)?.engine())
+                    Precision::F32($make(Args::<f32>::read(world, $size, sample)?)?.engine(Names::MadeUp))
                 } else {
-                    Precision::F64($make(Args::<f64>::read(world, $size, sample)?)?.engine())
+                    Precision::F64($make(Args::<f64>::read(world, $size, sample)?)?.engine(Names::MadeUp))
                 };
                 Ok(PyClassInitializer::from(DynamicIndex { engine }).add_subclass(Self))
             }
@@ -814,12 +946,14 @@ macro_rules! structure {
             )]
             #[staticmethod]
             fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Py<Self>> {
+                let (data, pairs) = Names::split(data)
+                    .map_err(|e| PyValueError::new_err(format!("{}.from_bytes: {e}", $name)))?;
                 let engine =
                     match Precision::<$structure<f32, ()>, $structure<f64, ()>>::from_bytes(
                         py, $name, data,
                     )? {
-                        Precision::F32(index) => Precision::F32(index.engine()),
-                        Precision::F64(index) => Precision::F64(index.engine()),
+                        Precision::F32(index) => Precision::F32(named(index, pairs, $name)?),
+                        Precision::F64(index) => Precision::F64(named(index, pairs, $name)?),
                     };
                 Py::new(
                     py,

@@ -31,6 +31,7 @@ mod array;
 mod batch;
 mod dynamic;
 mod kdtree;
+mod names;
 mod packed;
 mod rays;
 mod shapely;

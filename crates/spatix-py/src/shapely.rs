@@ -7,8 +7,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use spatix::{Aabb, Handle, Point, Scalar, SpatialQuery, Workspace};
 
-use crate::array::{Coord, Rows, bad_row, boxes, first_bad_box, vec1, vec2};
-use crate::batch::{self, Workers, pool_error};
+use crate::array::{Coord, Rows, aabb, bad_row, first_bad_box, first_bad_point, point, vec1, vec2};
+use crate::batch::{self, Hits, Workers, pool_error};
 
 /// A spatial predicate of shapely's `STRtree.query`, `predicate(geometry, tree_box)`, on
 /// closed boxes taken as the geometries they are (a rectangle, an axis-aligned segment or a
@@ -107,25 +107,27 @@ fn in_interior<S: Scalar>(a0: S, a1: S, b0: S, b1: S) -> bool {
     }
 }
 
-/// The `geometry` argument as boxes, flat, with which rows to leave out (shapely's empty
-/// geometries and `None`, whose bounds are NaN) and whether it was one geometry (a 1-D
+/// The `geometry` argument as rows of numbers read in place (the caller's array when it is
+/// already C-contiguous in the index's precision), with which rows to leave out (shapely's
+/// empty geometries and `None`, whose bounds are NaN) and whether it was one geometry (a 1-D
 /// array, or a shapely geometry rather than an array of them).
-pub(crate) struct Geometries<S> {
-    /// Boxes, row after row; a point is a box of zero size.
-    pub(crate) flat: Vec<S>,
-    /// Per row: whether it matches nothing (an empty shapely geometry).
+pub(crate) struct Geometries<'py, S: Coord> {
+    /// Boxes (4 columns) or points (2 columns), row after row.
+    rows: Rows<'py, S>,
+    /// Per row, where any row is: whether it matches nothing (an empty shapely geometry);
+    /// empty when every row asks.
     pub(crate) empty: Vec<bool>,
     /// One geometry rather than an array of them.
     pub(crate) single: bool,
 }
 
-impl<S: Coord> Geometries<S> {
+impl<'py, S: Coord> Geometries<'py, S> {
     /// Reads `obj`: numbers (`(n, 4)`, `(n, 2)`, `(4,)`, `(2,)`) or shapely geometries.
     ///
     /// # Errors
     /// `ValueError` naming the row for a NaN, infinite or inverted box given as numbers, and
     /// for another shape.
-    pub(crate) fn read(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
+    pub(crate) fn read(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
         let py = obj.py();
         let kind: String = py
             .import("numpy")?
@@ -136,26 +138,24 @@ impl<S: Coord> Geometries<S> {
             return Self::from_shapely(obj);
         }
         let rows = Rows::<S>::read_one_or_either(obj, 4, 2, "geometry")?;
-        let flat: Vec<S> = if rows.cols == 2 {
-            rows.flat()
-                .chunks_exact(2)
-                .flat_map(|p| [p[0], p[1], p[0], p[1]])
-                .collect()
+        let flat = rows.flat();
+        let bad = if rows.cols == 2 {
+            first_bad_point(flat)
         } else {
-            rows.flat().to_vec()
+            first_bad_box(flat)
         };
-        if let Some(row) = first_bad_box(&flat) {
-            return Err(bad_row("geometry", rows.flat(), rows.cols, row));
+        if let Some(row) = bad {
+            return Err(bad_row("geometry", flat, rows.cols, row));
         }
         Ok(Self {
-            empty: vec![false; rows.len],
-            flat,
             single: rows.single,
+            rows,
+            empty: Vec::new(),
         })
     }
 
     /// shapely geometries by their bounds (`shapely.bounds`).
-    fn from_shapely(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
+    fn from_shapely(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
         let py = obj.py();
         let shapely = py.import("shapely").map_err(|_| {
             PyValueError::new_err(
@@ -168,21 +168,35 @@ impl<S: Coord> Geometries<S> {
         })?;
         let ndim: usize = bounds.getattr("ndim")?.extract()?;
         let rows = Rows::<S>::read_one_or_either(&bounds, 4, 4, "geometry")?;
-        let flat = rows.flat().to_vec();
-        let empty = flat
+        let empty: Vec<bool> = rows
+            .flat()
             .chunks_exact(4)
             .map(|b| b.iter().any(|v| v.to_f64().is_nan()))
             .collect();
         Ok(Self {
-            flat,
-            empty,
+            rows,
+            empty: if empty.contains(&true) {
+                empty
+            } else {
+                Vec::new()
+            },
             single: ndim == 1,
         })
     }
 
     /// Number of geometries.
     pub(crate) fn len(&self) -> usize {
-        self.empty.len()
+        self.rows.len
+    }
+
+    /// The numbers, row after row: [`Geometries::cols`] per row.
+    pub(crate) fn flat(&self) -> &[S] {
+        self.rows.flat()
+    }
+
+    /// Numbers per row: 4 (boxes) or 2 (points).
+    pub(crate) fn cols(&self) -> usize {
+        self.rows.cols
     }
 
     /// Refuses a geometry that is not a point, for `what`, which measures from points.
@@ -190,13 +204,29 @@ impl<S: Coord> Geometries<S> {
     /// # Errors
     /// `ValueError` naming the first such row.
     pub(crate) fn points_only(&self, what: &str) -> PyResult<()> {
+        if self.cols() == 2 {
+            return Ok(());
+        }
+        let flat = self.flat();
         let is_point = |b: &[S]| b[0] == b[2] && b[1] == b[3];
-        match (0..self.len()).find(|&q| !self.empty[q] && !is_point(&self.flat[4 * q..4 * q + 4])) {
+        let asks = |q: usize| self.empty.get(q) != Some(&true);
+        match (0..self.len()).find(|&q| asks(q) && !is_point(&flat[4 * q..4 * q + 4])) {
             Some(q) => Err(PyValueError::new_err(format!(
                 "geometry row {q} is not a point: {what} measures distances from points"
             ))),
             None => Ok(()),
         }
+    }
+}
+
+/// Row `q` of `flat` (`cols` = 4: a box, 2: a point, a box of no size) as a box.
+#[inline]
+fn geometry_box<S: Scalar>(flat: &[S], cols: usize, q: usize) -> Aabb<S> {
+    if cols == 2 {
+        let p = point(flat, q);
+        Aabb { min: p, max: p }
+    } else {
+        aabb(flat, q)
     }
 }
 
@@ -211,8 +241,11 @@ pub(crate) enum Ask<'a, S> {
 /// shapely's `query`: the tree elements each geometry's box meets under `predicate`, as the
 /// `(2, n)` array of geometry and tree indices (a 1-D array of tree indices for one
 /// geometry), geometry by geometry in input order, tree indices ascending within each.
-/// `windows(flat, workers)` answers the intersecting ones (see `batch::windows`), which
-/// `predicate` then filters by the element's box (`box_of`).
+/// `ask(what, workers)` finds the elements each geometry's box meets, or each point's radius
+/// holds (see `batch::windows` and `batch::within`), which `predicate` then filters by the
+/// element's box (`box_of`). The geometry is read in place when every row asks and boxes are
+/// asked of boxes (or radii of points): only empty geometries, or points asked as windows,
+/// make a copy of the rows that ask.
 pub(crate) fn query<'py, S, W, B>(
     geometry: &Bound<'py, PyAny>,
     predicate: Option<&str>,
@@ -223,7 +256,7 @@ pub(crate) fn query<'py, S, W, B>(
 ) -> PyResult<Bound<'py, PyAny>>
 where
     S: Coord,
-    W: FnOnce(Ask<'_, S>, Workers) -> Result<(Vec<i64>, Vec<i64>), String> + Send,
+    W: FnOnce(Ask<'_, S>, Workers) -> Result<Hits, String> + Send,
     B: Fn(i64) -> Option<Aabb<S>> + Sync,
 {
     let predicate = Predicate::parse(predicate)?;
@@ -247,41 +280,75 @@ where
     if radius.is_some() {
         geoms.points_only("predicate=\"dwithin\"")?;
     }
-    let (queries, found) = py
+    let (flat, cols, empty, m) = (geoms.flat(), geoms.cols(), &geoms.empty[..], geoms.len());
+    let single = geoms.single;
+    let both = py
         .detach(|| {
-            // Empty geometries ask nothing: they are left out and the rest renumbered back.
-            let asked: Vec<usize> = (0..geoms.len()).filter(|&q| !geoms.empty[q]).collect();
-            let flat: Vec<S> = asked
-                .iter()
-                .flat_map(|&q| geoms.flat[4 * q..4 * q + 4].iter().copied())
-                .collect();
-            let (queries, found) = match radius {
+            // Empty geometries ask nothing: the others are asked, numbered from 0, and
+            // numbered back afterwards. Without any, the rows are asked where they lie.
+            let asked: Option<Vec<usize>> =
+                (!empty.is_empty()).then(|| (0..m).filter(|&q| !empty[q]).collect());
+            let row = |k: usize| asked.as_ref().map_or(k, |asked| asked[k]);
+            let n = asked.as_ref().map_or(m, Vec::len);
+            let Hits {
+                mut offsets,
+                mut found,
+            } = match radius {
+                Some(r) if cols == 2 && asked.is_none() => ask(Ask::Within(flat, r), workers)?,
                 Some(r) => {
-                    let points: Vec<S> = flat.chunks_exact(4).flat_map(|b| [b[0], b[1]]).collect();
+                    let points: Vec<S> = (0..n)
+                        .flat_map(|k| [flat[cols * row(k)], flat[cols * row(k) + 1]])
+                        .collect();
                     ask(Ask::Within(&points, r), workers)?
                 }
-                None => ask(Ask::Windows(&flat), workers)?,
+                None if cols == 4 && asked.is_none() => ask(Ask::Windows(flat), workers)?,
+                None => {
+                    let windows: Vec<S> = (0..n)
+                        .flat_map(|k| {
+                            let b = geometry_box(flat, cols, row(k));
+                            [b.min.x, b.min.y, b.max.x, b.max.y]
+                        })
+                        .collect();
+                    ask(Ask::Windows(&windows), workers)?
+                }
             };
-            let boxes: Vec<Aabb<S>> = boxes(&flat).collect();
-            let mut pairs: Vec<(i64, i64)> = queries
-                .into_iter()
-                .zip(found)
-                .filter(|&(q, id)| {
-                    matches!(predicate, Predicate::Intersects | Predicate::DWithin)
-                        || box_of(id).is_some_and(|t| predicate.holds(&boxes[q as usize], &t))
-                })
-                .map(|(q, id)| (asked[q as usize] as i64, id))
-                .collect();
-            pairs.sort_unstable();
-            Ok::<_, String>(pairs.into_iter().unzip::<_, _, Vec<i64>, Vec<i64>>())
+            if !matches!(predicate, Predicate::Intersects | Predicate::DWithin) {
+                // Kept ids move down in place; each geometry's run then ends where its
+                // kept ones do.
+                let (mut kept, mut start) = (0, 0);
+                for k in 0..n {
+                    let (g, end) = (geometry_box(flat, cols, row(k)), offsets[k + 1]);
+                    for i in start..end {
+                        let id = found[i];
+                        if box_of(id).is_some_and(|t| predicate.holds(&g, &t)) {
+                            found[kept] = id;
+                            kept += 1;
+                        }
+                    }
+                    (offsets[k + 1], start) = (kept, end);
+                }
+                found.truncate(kept);
+            }
+            // Each geometry's ids ascending, sorted where they lie.
+            for w in offsets.windows(2) {
+                found[w[0]..w[1]].sort_unstable();
+            }
+            if single {
+                return Ok::<_, String>(found);
+            }
+            // The (2, n) result: geometry indices, then ids.
+            let mut both = Vec::with_capacity(2 * found.len());
+            for (k, w) in offsets.windows(2).enumerate() {
+                both.extend(core::iter::repeat_n(row(k) as i64, w[1] - w[0]));
+            }
+            both.extend_from_slice(&found);
+            Ok(both)
         })
         .map_err(pool_error)?;
     if geoms.single {
-        return Ok(vec1(py, found));
+        return Ok(vec1(py, both));
     }
-    let n = found.len();
-    let mut both = queries;
-    both.extend(found);
+    let n = both.len() / 2;
     vec2(py, both, 2, n, false)
 }
 
@@ -340,17 +407,18 @@ where
     let workers = Workers::new(workers)?;
     let geoms = Geometries::<S>::read(geometry)?;
     geoms.points_only("query_nearest")?;
+    let (flat, cols, empty, m) = (geoms.flat(), geoms.cols(), &geoms.empty[..], geoms.len());
     let (offsets, found) = py
         .detach(|| {
             batch::per_query_with(
-                geoms.len(),
+                m,
                 workers,
                 || (Workspace::new(), Vec::new()),
                 |q, (workspace, tied), found: &mut Vec<(i64, f64)>| {
-                    if geoms.empty[q] {
+                    if empty.get(q) == Some(&true) {
                         return;
                     }
-                    let p = Point::new(geoms.flat[4 * q], geoms.flat[4 * q + 1]);
+                    let p = Point::new(flat[cols * q], flat[cols * q + 1]);
                     let Some(least) = ties(p, workspace, tied) else {
                         return;
                     };

@@ -5,9 +5,9 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use spatix::{Aabb, Point, SpatialIndex, SpatialQuery, SweepGrid};
+use spatix::{Aabb, Handle, Point, SpatialIndex, SpatialQuery, SweepGrid};
 
-use crate::array::{Coord, Rows, aabb, check_boxes, handle_of, is_float32, vec2};
+use crate::array::{Coord, Rows, aabb, check_boxes, is_float32, vec2};
 use crate::batch::{self, Workers};
 
 /// Below one moved element in this many, `update` moves them one by one (each finds its
@@ -37,22 +37,22 @@ pub(crate) fn insert_order<S: Coord>(grid: &SweepGrid<S, ()>, flat: &[S]) -> Opt
     Some(keys.into_iter().map(|(_, row)| row).collect())
 }
 
-/// Moves element `ids[i]` of `grid` to box `i` of the flat `(n, 4)` slice. The ids are live
-/// and distinct and the boxes valid (the caller checked them). A large batch is one
+/// Moves element `handles[i]` of `grid` to box `i` of the flat `(n, 4)` slice. The handles
+/// are live and distinct and the boxes valid (the caller checked them). A large batch is one
 /// [`SpatialIndex::update_all`] walk in the grid's storage order: the boxes are first
 /// scattered into a table by slot (one pass in the input's order), which the walk reads by
 /// the slot of each element it meets (an invalid box in the table: the element stays).
-pub(crate) fn update<S: Coord>(grid: &mut SweepGrid<S, ()>, ids: &[i64], flat: &[S]) {
-    if ids.len() * WALK_FRACTION < grid.len() {
-        for (i, &id) in ids.iter().enumerate() {
-            // Checked beforehand: a live id and a valid box.
-            let _ = grid.update(handle_of(id), aabb(flat, i));
+pub(crate) fn update<S: Coord>(grid: &mut SweepGrid<S, ()>, handles: &[Handle], flat: &[S]) {
+    if handles.len() * WALK_FRACTION < grid.len() {
+        for (i, &h) in handles.iter().enumerate() {
+            // Checked beforehand: a live element and a valid box.
+            let _ = grid.update(h, aabb(flat, i));
         }
         return;
     }
-    let slots = ids
+    let slots = handles
         .iter()
-        .map(|&id| handle_of(id).slot() as usize + 1)
+        .map(|h| h.slot() as usize + 1)
         .max()
         .unwrap_or(0);
     let stays = Aabb {
@@ -60,8 +60,8 @@ pub(crate) fn update<S: Coord>(grid: &mut SweepGrid<S, ()>, ids: &[i64], flat: &
         max: Point::new(-S::INFINITY, -S::INFINITY),
     };
     let mut table = vec![stays; slots];
-    for (row, &id) in ids.iter().enumerate() {
-        table[handle_of(id).slot() as usize] = aabb(flat, row);
+    for (row, h) in handles.iter().enumerate() {
+        table[h.slot() as usize] = aabb(flat, row);
     }
     // Every box in the table is valid or `stays`: the walk refuses none.
     let _ = grid.update_all(|handle, (), old| match table.get(handle.slot() as usize) {

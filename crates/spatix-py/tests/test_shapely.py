@@ -110,6 +110,29 @@ def test_shapely_geometries_are_read_by_their_bounds(shapely):
     assert index.query(polygons[0]).ndim == 1
 
 
+@pytest.mark.parametrize("predicate", PREDICATES + ["dwithin"])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_empty_geometries_among_others_keep_their_places(shapely, predicate, workers):
+    """Empty geometries and None between the others: those ask nothing and the others keep
+    their input indices, under every predicate (each filters the answers in place)."""
+    rng = np.random.default_rng(7)
+    boxes = tree_boxes(rng)
+    if predicate == "dwithin":
+        geoms = shapely.points(rng.uniform(-5, 55, (40, 2)))
+        empties, kwargs = [None, shapely.Point()], {"distance": 2.0}
+    else:
+        geoms = shapely.box(*query_boxes(rng, 40).T)
+        empties, kwargs = [None, shapely.Polygon()], {}
+    geoms = geoms.astype(object)
+    geoms[[0, 7, 8, 21, 39]] = [empties[0], empties[1], empties[0], empties[1], empties[0]]
+    want = shapely_query(shapely, boxes, geoms, predicate, **kwargs)
+    for index, to_position in indexes(boxes, np.float64):
+        got = index.query(geoms, predicate=predicate, workers=workers, **kwargs)
+        assert ordered(got)
+        pos = as_positions(got, to_position)
+        np.testing.assert_array_equal(pos[:, np.lexsort(pos[::-1])], want, err_msg=predicate)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_query_nearest_is_shapelys(shapely, dtype):
     rng = np.random.default_rng(4)

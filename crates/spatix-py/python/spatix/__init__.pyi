@@ -155,10 +155,14 @@ class PackedIndex:
 
 @disjoint_base
 class DynamicIndex:
-    """The base class of the dynamic indexes: boxes named by ``int64`` ids."""
+    """The base class of the dynamic indexes: boxes named by ``int64`` ids, the caller's own
+    (``insert(boxes, ids=...)``) or made up by the index."""
 
-    def insert(self, boxes: _ArrayLike) -> _Ids:
-        """Adds boxes; their ids, in order."""
+    def insert(self, boxes: _ArrayLike, ids: Optional[_ArrayLike] = None) -> _Ids:
+        """Adds boxes; their ids, in order: ``ids`` (the caller's, any integer dtype, each
+        new) when given, else made up. The first insert into an empty index decides which
+        kind names its elements; ``ValueError`` for the other kind, or a repeated or present
+        id (naming its row), before anything changes."""
     def update(self, ids: _ArrayLike, boxes: _ArrayLike) -> None:
         """Moves element ``ids[i]`` to ``boxes[i]``."""
     def remove(self, ids: _ArrayLike) -> None:
