@@ -8,7 +8,8 @@ HTTP protocol, spoken here with the standard library: no selenium, no browser do
 The test (default): serves `spatix view --preset seed-002`, loads the page, waits for frames,
 pauses, clicks a point and checks the k nearest the page highlights against a brute force
 computed here from the boxes the page drew, drags a window and checks its hits the same way,
-shift-drags a ray, switches the structure and checks a click again, saves a screenshot, and
+shift-drags a ray, switches to every structure and checks a click and a window in each, saves
+a screenshot, and
 checks that the server ends on Ctrl-C (SIGINT). Any failure, including a browser that does not
 start, exits non-zero.
 
@@ -196,7 +197,11 @@ def check_window(driver, boxes, a, b):
              f"{expected[:20]}... ({hits['found']} vs {len(expected)})")
     if not expected:
         fail("the window caught nothing: the drag missed the agents")
-    print(f"  window {[round(v, 1) for v in hits['area']]}: {len(expected)} hits, as brute force")
+    scanned = set(hits["scannedIds"])
+    if not set(expected) <= scanned or hits["scanned"] != len(scanned) or hits["visited"] < 1:
+        fail(f"window: the hits are not among the {hits['scanned']} elements scanned, or no region visited")
+    print(f"  window {[round(v, 1) for v in hits['area']]}: {len(expected)} hits, as brute force "
+          f"({hits['scanned']} scanned, {hits['visited']} regions visited)")
 
 
 def check_ray(driver, boxes, a, b):
@@ -254,14 +259,19 @@ def run_test(spatix, server, url, screenshot):
         check_knn(driver, boxes, (cx + side * 0.1, cy - side * 0.07), "sweep")
         check_window(driver, boxes, (cx - side * 0.2, cy - side * 0.15), (cx + side * 0.05, cy + side * 0.1))
         check_ray(driver, boxes, (world[0] + side * 0.05, cy), (world[2] - side * 0.05, cy + side * 0.2))
-        for kind in ("quadtree", "brute-force", "grid"):
+        # Every structure the server offers: the agents stay put, the answers match.
+        kinds = driver.js("return window.spatixLast.hello.indexes;")
+        for n, kind in enumerate(kinds):
             driver.js("const s = document.getElementById('index'); s.value = arguments[0];"
                       "s.dispatchEvent(new Event('change'));", kind)
             driver.wait(f"return window.spatix.header.index === '{kind}';", f"the switch to {kind}")
             if boxes_of(driver) != boxes:
                 fail(f"switching to {kind} moved paused agents")
-            check_knn(driver, boxes, (cx - side * 0.23, cy + side * 0.31), kind)
-        check_window(driver, boxes, (cx, cy), (cx + side * 0.3, cy + side * 0.2))
+            check_knn(driver, boxes, (cx - side * (0.3 - 0.05 * n), cy + side * 0.31), kind)
+            check_window(driver, boxes, (cx - side * 0.1, cy - side * 0.02 * n), (cx + side * 0.2, cy + side * 0.1))
+        driver.js("const s = document.getElementById('index'); s.value = 'grid';"
+                  "s.dispatchEvent(new Event('change'));")
+        driver.wait("return window.spatix.header.index === 'grid';", "the switch to grid")
         check_knn(driver, boxes, (cx + side * 0.1, cy - side * 0.07), "grid")
         png = base64.b64decode(driver.call("GET", "/screenshot"))
         pathlib.Path(screenshot).parent.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,10 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use spatix::{Aabb, BruteForce, Handle, Point, Ray, SpatialIndex, SpatialQuery, Workspace};
+use spatix::{
+    Aabb, BruteForce, Handle, Point, Probe, QueryCost, Ray, RegionKind, SpatialIndex, SpatialQuery,
+    Workspace,
+};
 use spatix_workload::{Agent, Agents, Layout, Sizes};
 
 use crate::failure::Failure;
@@ -380,13 +383,15 @@ fn advance<I: Structure<f32, Body> + SpatialIndex<f32, Body>>(
 #[derive(Default)]
 struct Encoder {
     boxes: Vec<f32>,
-    regions: Vec<Aabb<f32>>,
+    /// The structure's regions, and each one's depth and kind ([`region_code`]).
+    regions: Vec<(Aabb<f32>, u32)>,
 }
 
 impl Encoder {
     /// A frame: `SPXF`, the JSON header's length and bytes (padded to 4), every element's
     /// box as the structure holds it, as centre and half extents (4 f32 by number), the colliding bits (u32 words), the regions
-    /// (4 f32 each: min x, min y, max x, max y) and each region's depth and kind (u32).
+    /// (4 f32 each: min x, min y, max x, max y) and each region's depth and kind (u32,
+    /// [`region_code`]).
     fn encode<I: Structure<f32, Body>>(
         &mut self,
         index: &I,
@@ -410,12 +415,14 @@ impl Encoder {
         self.regions.clear();
         let mut cut = false;
         if settings.regions {
-            index.outlines(&mut |b| {
-                if self.regions.len() < MAX_REGIONS {
-                    self.regions.push(*b);
-                } else {
+            let _ = index.visit_regions(|region| {
+                if self.regions.len() == MAX_REGIONS {
                     cut = true;
+                    return ControlFlow::Break(());
                 }
+                self.regions
+                    .push((region.bounds, region_code(region.depth, region.kind)));
+                ControlFlow::Continue(())
             });
         }
         let mut header = String::with_capacity(512);
@@ -472,15 +479,47 @@ impl Encoder {
         for w in bits {
             out.extend_from_slice(&w.to_le_bytes());
         }
-        for r in &self.regions {
+        for (r, _) in &self.regions {
             for v in [r.min.x, r.min.y, r.max.x, r.max.y] {
                 out.extend_from_slice(&v.to_le_bytes());
             }
         }
-        for _ in &self.regions {
-            out.extend_from_slice(&0u32.to_le_bytes());
+        for (_, code) in &self.regions {
+            out.extend_from_slice(&code.to_le_bytes());
         }
         Arc::new(out)
+    }
+}
+
+/// A region's depth (low 16 bits, saturated) and kind (high 16 bits: 0 cell, 1 node, 2 leaf,
+/// 3 band, 4 split, 5 part, 15 a kind this viewer does not know) as one number for the page.
+fn region_code(depth: u32, kind: RegionKind) -> u32 {
+    let kind = match kind {
+        RegionKind::Cell => 0,
+        RegionKind::Node => 1,
+        RegionKind::Leaf => 2,
+        RegionKind::Band => 3,
+        RegionKind::Split => 4,
+        RegionKind::Part => 5,
+        _ => 15,
+    };
+    depth.min(0xFFFF) | (kind << 16)
+}
+
+/// What a window query scanned: the regions it entered and the elements it tested.
+#[derive(Default)]
+struct Scanned {
+    regions: usize,
+    candidates: Vec<Handle>,
+}
+
+impl Probe<f32> for Scanned {
+    fn region(&mut self, _: &Aabb<f32>) {
+        self.regions += 1;
+    }
+
+    fn candidate(&mut self, handle: Handle) {
+        self.candidates.push(handle);
     }
 }
 
@@ -531,8 +570,11 @@ impl Queries {
         data: &Option<Arc<Data>>,
     ) -> String {
         let t = Instant::now();
-        let found = index.nearest(at, k, &mut self.workspace);
+        let _ = index.nearest(at, k, &mut self.workspace);
         let ms = since(t);
+        // Again with a probe, for what the search cost (the time is the plain search's).
+        let mut cost = QueryCost::default();
+        let found = index.nearest_probed(at, k, &mut self.workspace, &mut cost);
         let ours: Vec<(u32, f32)> = found
             .iter()
             .filter_map(|n| index.get(n.handle).map(|i| (i.value.id, n.distance)))
@@ -553,13 +595,15 @@ impl Queries {
         format!(
             "{{\"type\":\"knn\",\"point\":[{},{}],\"k\":{k},\"ids\":{},\"dists\":{},\
              \"bruteIds\":{},\"bruteDists\":{},\"ms\":{ms:.5},\"bruteMs\":{brute_ms:.5},\
-             \"differ\":{differ},\"fileIds\":{}}}",
+             \"differ\":{differ},\"visited\":{},\"scanned\":{},\"fileIds\":{}}}",
             at.x,
             at.y,
             list(ours.iter().map(|p| p.0)),
             list(ours.iter().map(|p| p.1)),
             list(theirs.iter().map(|p| p.0)),
             list(theirs.iter().map(|p| p.1)),
+            cost.regions,
+            cost.candidates,
             data.as_ref().map_or_else(
                 || "null".to_owned(),
                 |d| list(ours.iter().filter_map(|p| d.ids.get(p.0 as usize)))
@@ -576,6 +620,19 @@ impl Queries {
             ControlFlow::Continue(())
         });
         let ms = since(t);
+        let mut scanned = Scanned::default();
+        let mut probed = Vec::new();
+        let _ = index.query_probed(area, &mut scanned, |item| {
+            probed.push(item.value.id);
+            ControlFlow::Continue(())
+        });
+        let mut scanned_ids: Vec<u32> = scanned
+            .candidates
+            .iter()
+            .filter_map(|&h| index.get(h).map(|item| item.value.id))
+            .collect();
+        scanned_ids.sort_unstable();
+        scanned_ids.dedup();
         let brute = brute_of(&mut self.brute, index);
         let mut theirs = Vec::new();
         let t = Instant::now();
@@ -586,10 +643,12 @@ impl Queries {
         let brute_ms = since(t);
         ours.sort_unstable();
         theirs.sort_unstable();
-        let differ = ours != theirs;
+        probed.sort_unstable();
+        let differ = ours != theirs || probed != ours;
         format!(
             "{{\"type\":\"window\",\"area\":[{},{},{},{}],\"found\":{},\"ids\":{},\
-             \"bruteFound\":{},\"ms\":{ms:.5},\"bruteMs\":{brute_ms:.5},\"differ\":{differ}}}",
+             \"bruteFound\":{},\"ms\":{ms:.5},\"bruteMs\":{brute_ms:.5},\"differ\":{differ},\
+             \"visited\":{},\"scanned\":{},\"scannedIds\":{}}}",
             area.min.x,
             area.min.y,
             area.max.x,
@@ -597,6 +656,9 @@ impl Queries {
             ours.len(),
             list(ours.iter().take(MAX_LISTED).copied()),
             theirs.len(),
+            scanned.regions,
+            scanned_ids.len(),
+            list(scanned_ids.iter().take(MAX_LISTED).copied()),
         )
     }
 
@@ -618,6 +680,12 @@ impl Queries {
             ControlFlow::Continue(())
         });
         let ms = since(t);
+        let mut cost = QueryCost::default();
+        let mut probed = 0;
+        let _ = index.raycast_all_probed(&ray, &mut self.workspace, &mut cost, |_, _| {
+            probed += 1;
+            ControlFlow::Continue(())
+        });
         let brute = brute_of(&mut self.brute, index);
         let mut theirs = Vec::new();
         let t = Instant::now();
@@ -631,10 +699,13 @@ impl Queries {
         let mut b = theirs.clone();
         a.sort_unstable_by_key(key);
         b.sort_unstable_by_key(key);
-        let differ = a != b || ours.first().map(|h| h.1) != theirs.first().map(|h| h.1);
+        let differ = a != b
+            || ours.first().map(|h| h.1) != theirs.first().map(|h| h.1)
+            || probed != ours.len();
         format!(
             "{{\"type\":\"ray\",\"from\":[{},{}],\"to\":[{},{}],\"ids\":{},\"ts\":{},\
-             \"bruteIds\":{},\"ms\":{ms:.5},\"bruteMs\":{brute_ms:.5},\"differ\":{differ}}}",
+             \"bruteIds\":{},\"ms\":{ms:.5},\"bruteMs\":{brute_ms:.5},\"differ\":{differ},\
+             \"visited\":{},\"scanned\":{}}}",
             from.x,
             from.y,
             to.x,
@@ -642,6 +713,8 @@ impl Queries {
             list(ours.iter().take(MAX_LISTED).map(|h| h.0)),
             list(ours.iter().take(MAX_LISTED).map(|h| h.1)),
             list(theirs.iter().take(MAX_LISTED).map(|h| h.0)),
+            cost.regions,
+            cost.candidates,
         )
     }
 }
