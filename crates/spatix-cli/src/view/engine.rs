@@ -19,6 +19,7 @@ use spatix_workload::{Agent, Agents, Layout, Sizes};
 use crate::failure::Failure;
 use crate::index_kind::{IndexKind, Plan, Structure, UseIndex};
 use crate::sim::{Body, Found, Resolved, SizesArg, agents_of, find_pairs, resolve};
+use crate::stats::Series;
 use crate::view::{Hub, Outbox, json_string};
 
 /// The first four bytes of every frame: `SPXF`.
@@ -68,6 +69,8 @@ pub(crate) struct Settings {
     pub(crate) regions: bool,
     /// The file's name and its elements' ids (data mode), or `None` (agents).
     pub(crate) data: Option<Arc<Data>>,
+    /// `--measure`: run this many frames unpaced, print their times, and stop.
+    pub(crate) measure: Option<u32>,
 }
 
 /// A file's elements: they stand still, the page pans and zooms over them.
@@ -107,6 +110,7 @@ pub(crate) fn run(
     };
     let mut agents = initial(&settings);
     let mut frame = 0u64;
+    let mut phases = Phases::default();
     loop {
         let world = world_of(&settings);
         let arena = world;
@@ -137,6 +141,7 @@ pub(crate) fn run(
             hub,
             requests,
             frame: &mut frame,
+            phases: &mut phases,
         };
         let kind = session.settings.index;
         match kind
@@ -212,6 +217,8 @@ struct Session<'a> {
     hub: &'a Hub,
     requests: &'a Receiver<Request>,
     frame: &'a mut u64,
+    /// The last frame's phases (shown until the next frame, across rebuilds).
+    phases: &'a mut Phases,
 }
 
 /// The phases of the last frame, in milliseconds.
@@ -238,11 +245,40 @@ impl UseIndex<f32, Body> for Session<'_> {
             hub,
             requests,
             frame,
+            phases,
         } = self;
         let pool = pool.filter(|_| I::PARALLEL);
         let mut found = Found::default();
-        let mut phases = Phases::default();
         let mut encoder = Encoder::default();
+        if let Some(frames) = settings.measure {
+            let n = frames as usize;
+            let (mut step, mut encode, mut bytes) =
+                (Series::with_capacity(n), Series::with_capacity(n), 0);
+            for f in 1..=u64::from(frames) {
+                *phases = advance(&mut index, &mut resolved, &mut found, arena, pool)?;
+                let t = Instant::now();
+                let frame = encoder.encode(&index, settings, world, f, phases, &resolved);
+                encode.push_ms(t.elapsed());
+                step.push(phases.update + phases.pairs + phases.resolve + phases.maintain);
+                bytes = frame.len();
+                hub.publish(frame);
+            }
+            let (s, e) = (step.summary(), encode.summary());
+            println!(
+                "spatix view --measure {frames}: {} agents, {}, regions {}",
+                resolved.agents.len(),
+                index.describe(),
+                if settings.regions { "on" } else { "off" }
+            );
+            println!("frame   median {:.3} ms, p95 {:.3} ms", s.median, s.p95);
+            println!("encode  median {:.3} ms, p95 {:.3} ms", e.median, e.p95);
+            println!(
+                "both    median {:.3} ms: {:.1} frames/s; {bytes} bytes per frame",
+                s.median + e.median,
+                1e3 / (s.median + e.median)
+            );
+            return Ok(Next::Quit);
+        }
         let mut queries = Queries::default();
         let mut publish = true;
         let mut next_frame = Instant::now();
@@ -324,14 +360,14 @@ impl UseIndex<f32, Body> for Session<'_> {
                     continue;
                 }
                 next_frame = Instant::now() + FRAME_INTERVAL;
-                phases = advance(&mut index, &mut resolved, &mut found, arena, pool)?;
+                *phases = advance(&mut index, &mut resolved, &mut found, arena, pool)?;
                 queries.stale();
                 *frame += 1;
                 publish = true;
             }
             if publish {
                 let t = Instant::now();
-                let bytes = encoder.encode(&index, settings, world, *frame, &phases, &resolved);
+                let bytes = encoder.encode(&index, settings, world, *frame, phases, &resolved);
                 phases.encode = t.elapsed().as_secs_f64() * 1e3;
                 hub.publish(bytes);
                 publish = false;
@@ -382,7 +418,6 @@ fn advance<I: Structure<f32, Body> + SpatialIndex<f32, Body>>(
 /// Writes frames into a buffer it keeps.
 #[derive(Default)]
 struct Encoder {
-    boxes: Vec<f32>,
     /// The structure's regions, and each one's depth and kind ([`region_code`]).
     regions: Vec<(Aabb<f32>, u32)>,
 }
@@ -402,16 +437,6 @@ impl Encoder {
         resolved: &Resolved,
     ) -> Arc<Vec<u8>> {
         let n = index.len();
-        self.boxes.clear();
-        self.boxes.resize(n * 4, 0.0);
-        for item in index.iter() {
-            // The box the structure holds (what queries see), not the agent's value, which
-            // the collisions moved since.
-            let i = item.value.id as usize * 4;
-            let (lo, hi) = (item.aabb.min, item.aabb.max);
-            let half = Point::new((hi.x - lo.x) * 0.5, (hi.y - lo.y) * 0.5);
-            self.boxes[i..i + 4].copy_from_slice(&[lo.x + half.x, lo.y + half.y, half.x, half.y]);
-        }
         self.regions.clear();
         let mut cut = false;
         if settings.regions {
@@ -460,14 +485,27 @@ impl Encoder {
         );
         let padded = header.len().next_multiple_of(4);
         let words = n.div_ceil(32);
-        let mut out = Vec::with_capacity(8 + padded + n * 16 + words * 4 + self.regions.len() * 20);
-        out.extend_from_slice(&MAGIC.to_le_bytes());
-        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
-        out.extend_from_slice(header.as_bytes());
-        out.resize(8 + padded, b' ');
-        for v in &self.boxes {
-            out.extend_from_slice(&v.to_le_bytes());
+        let at = 8 + padded;
+        let mut out = vec![0u8; at + n * 16 + words * 4 + self.regions.len() * 20];
+        out[..4].copy_from_slice(&MAGIC.to_le_bytes());
+        out[4..8].copy_from_slice(&(header.len() as u32).to_le_bytes());
+        out[8..8 + header.len()].copy_from_slice(header.as_bytes());
+        out[8 + header.len()..at].fill(b' ');
+        // Each box where its number puts it, written in place (no staging buffer).
+        let boxes = &mut out[at..at + n * 16];
+        for item in index.iter() {
+            // The box the structure holds (what queries see), not the agent's value, which
+            // the collisions moved since.
+            let (lo, hi) = (item.aabb.min, item.aabb.max);
+            let (hx, hy) = ((hi.x - lo.x) * 0.5, (hi.y - lo.y) * 0.5);
+            let i = item.value.id as usize * 16;
+            if let Some(slot) = boxes.get_mut(i..i + 16) {
+                for (bytes, v) in slot.chunks_exact_mut(4).zip([lo.x + hx, lo.y + hy, hx, hy]) {
+                    bytes.copy_from_slice(&v.to_le_bytes());
+                }
+            }
         }
+        out.truncate(at + n * 16);
         let mut bits = vec![0u32; words];
         for (w, &word) in resolved.colliding.iter().enumerate() {
             for (half, shift) in [(0, 0), (1, 32)] {

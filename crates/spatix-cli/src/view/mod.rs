@@ -84,6 +84,10 @@ pub(crate) struct ViewArgs {
     /// beside the structure).
     #[arg(long, value_enum)]
     preset: Option<Preset>,
+    /// Serve nothing: run this many frames as fast as they go (stepped, encoded, not sent)
+    /// and print the frame and encoding times (the viewer's benchmark).
+    #[arg(long, value_name = "FRAMES", value_parser = clap::value_parser!(u32).range(1..))]
+    measure: Option<u32>,
 }
 
 /// `--preset`.
@@ -165,7 +169,12 @@ pub(crate) fn run(args: &ViewArgs) -> Result<(), Failure> {
         speed: 1.0,
         regions: true,
         data,
+        measure: args.measure,
     };
+    if args.measure.is_some() {
+        let (_, requests) = mpsc::sync_channel(1);
+        return engine::run(settings, &Hub::default(), &requests);
+    }
     let mut page = PAGE.to_owned();
     if args.preset == Some(Preset::Seed002) {
         settings.agents = 2000;

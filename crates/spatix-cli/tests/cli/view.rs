@@ -345,3 +345,35 @@ fn shows_a_file_of_boxes_and_refuses_a_bad_one() {
     assert_eq!(output.status.code(), Some(2));
     assert!(super::common::stderr(&output).contains("bad.csv:2:"));
 }
+
+#[test]
+fn shows_a_saved_kd_tree_of_points() {
+    let scratch = Scratch::new("view-saved");
+    let points = scratch.write("points.csv", "id,x,y\n3,0,0\n4,10,10\n5,20,0\n");
+    let tree = scratch.path("tree.spatix");
+    let output = super::common::spatix(&[
+        "build",
+        points.to_str().unwrap(),
+        "--points",
+        "--index",
+        "kd-tree",
+        "--out",
+        tree.to_str().unwrap(),
+    ]);
+    super::common::assert_success(&output);
+    let server = Server::start(&[tree.to_str().unwrap(), "--index", "grid"]);
+    let mut tab = server.socket();
+    assert!(tab.text().contains("hello"));
+    let header = tab.frame_header();
+    assert!(
+        header.contains("\"n\":3") && header.contains("tree.spatix"),
+        "{header}"
+    );
+    tab.send("knn 19 1 1");
+    let knn = tab.text();
+    assert!(
+        knn.contains("\"fileIds\":[5]") && knn.contains("\"differ\":false"),
+        "{knn}"
+    );
+    server.interrupt();
+}
