@@ -106,7 +106,7 @@ class Driver:
             if value:
                 return value
             time.sleep(0.1)
-        fail(f"timed out waiting for {what}")
+        fail(f"timed out waiting for {what} (page: {self.js('return window.spatix && [window.spatix.received, window.spatix.frames, window.spatix.renderer];')})")
 
     def pointer(self, steps, shift=False):
         """Pointer actions on viewport coordinates: ("move", x, y), ("down",), ("up",)."""
@@ -301,9 +301,12 @@ def bench(spatix, write):
     try:
         driver = Driver(tempfile.mkdtemp(prefix="spatix-chromium-"))
         try:
-            driver.call("POST", "/url", {"url": url + "?bench"})
-            driver.wait("return window.spatix && window.spatix.frames > 5;", "frames drawn", 60)
-            driver.js("window.spatix.draws.length = 0;")
+            driver.call("POST", "/url", {"url": url})
+            driver.wait("return window.spatix && window.spatix.frames > 5;", "frames drawn", 180)
+            # Each draw waits for the rendering to finish (WebGL queues it), so that the time
+            # is the drawing's, not only its submission's.
+            driver.js("if (gl) { const draw = drawGL; drawGL = (c) => { draw(c); gl.finish(); }; }"
+                      "window.spatix.draws.length = 0;")
             time.sleep(15)
             draws = sorted(driver.js("return window.spatix.draws.slice();"))
             renderer = driver.js("return window.spatix.renderer;")

@@ -335,7 +335,9 @@ impl Server {
             );
             return;
         }
-        match (request.method.as_str(), request.path.as_str()) {
+        // The query string (if any) is the page's own business.
+        let path = request.path.split('?').next().unwrap_or_default();
+        match (request.method.as_str(), path) {
             ("GET", "/") => {
                 let _ = wire::respond(
                     &mut out,
