@@ -21,6 +21,7 @@ mod render;
 mod saved;
 mod sim;
 mod stats;
+mod view;
 
 use failure::Failure;
 
@@ -44,6 +45,10 @@ enum Command {
     Knn(batch::KnnArgs),
     /// Saves the index pairs, query or knn would build from a CSV file, for them to load.
     Build(batch::BuildArgs),
+    /// Serves a page on loopback that shows a structure at work: moving agents (or a file's
+    /// elements), the structure's regions, k nearest, window and ray queries beside brute
+    /// force.
+    View(view::ViewArgs),
 }
 
 fn main() -> ExitCode {
@@ -60,7 +65,7 @@ fn main() -> ExitCode {
         Some(Command::Sim(args)) => args.validate().map_err(|e| ("sim", e)),
         Some(Command::Pairs(args)) => args.validate().map_err(|e| ("pairs", e)),
         Some(Command::Query(args)) => args.validate().map_err(|e| ("query", e)),
-        Some(Command::Build(_) | Command::Knn(_)) | None => Ok(()),
+        Some(Command::Build(_) | Command::Knn(_) | Command::View(_)) | None => Ok(()),
     };
     if let Err((name, message)) = checked {
         // Built, so that the subcommand's usage reads `spatix NAME ...`.
@@ -80,6 +85,7 @@ fn main() -> ExitCode {
         Some(Command::Query(args)) => batch::query(args),
         Some(Command::Knn(args)) => batch::knn(args),
         Some(Command::Build(args)) => batch::build(args),
+        Some(Command::View(args)) => view::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

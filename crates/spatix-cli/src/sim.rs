@@ -71,14 +71,14 @@ pub(crate) struct SimArgs {
 
 /// `--sizes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum SizesArg {
+pub(crate) enum SizesArg {
     Uniform,
     Mixed,
 }
 
 /// `--layout`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum LayoutArg {
+pub(crate) enum LayoutArg {
     Uniform,
     Clustered,
 }
@@ -272,18 +272,18 @@ struct Simulation {
 /// An agent as the value of its element, so that `update_all` steps it where the index
 /// stores it: its motion and its number (the order of the pairs and of the final state).
 #[derive(Clone, Copy, Debug)]
-struct Body {
-    agent: Agent<f32>,
-    id: u32,
+pub(crate) struct Body {
+    pub(crate) agent: Agent<f32>,
+    pub(crate) id: u32,
 }
 
 /// What a pair pass found: each pair as a [`pair_key`], and both agents of each pair with
 /// their handles, as the index holds them (so an agent once per pair it is in, in about the
 /// order the pass met them: the index's storage order, for the structures that walk it).
 #[derive(Debug, Default)]
-struct Found {
-    keys: Vec<u64>,
-    bodies: Vec<(Handle, Body)>,
+pub(crate) struct Found {
+    pub(crate) keys: Vec<u64>,
+    pub(crate) bodies: Vec<(Handle, Body)>,
 }
 
 impl Found {
@@ -301,24 +301,27 @@ impl Found {
 /// The colliding agents of a frame, by number: taken from what the pair pass found,
 /// resolved, and written back into their elements' values.
 #[derive(Debug)]
-struct Resolved {
+pub(crate) struct Resolved {
     /// By agent number; current where `colliding` says so.
-    agents: Vec<Agent<f32>>,
+    pub(crate) agents: Vec<Agent<f32>>,
     /// One bit per agent.
-    colliding: Vec<u64>,
+    pub(crate) colliding: Vec<u64>,
 }
 
 impl Resolved {
     fn new(agents: &Agents<f32>) -> Self {
-        Self {
-            agents: (0..agents.len()).map(|i| agents.agent(i)).collect(),
-            colliding: vec![0; agents.len().div_ceil(64)],
-        }
+        Self::of((0..agents.len()).map(|i| agents.agent(i)).collect())
+    }
+
+    /// The table of `agents`, by number, none colliding.
+    pub(crate) fn of(agents: Vec<Agent<f32>>) -> Self {
+        let colliding = vec![0; agents.len().div_ceil(64)];
+        Self { agents, colliding }
     }
 
     /// Takes the agents of a pair pass as they were found, marked colliding (the last
     /// frame's forgotten).
-    fn take(&mut self, bodies: &[(Handle, Body)]) {
+    pub(crate) fn take(&mut self, bodies: &[(Handle, Body)]) {
         self.colliding.fill(0);
         for (_, body) in bodies {
             let id = body.id as usize;
@@ -344,7 +347,7 @@ impl Resolved {
     /// Writes the colliding agents back into their elements' values for the next step: in
     /// the order the pair pass found them, so the index is written in about its storage order
     /// (an agent once per pair it is in).
-    fn write_back<I: SpatialIndex<f32, Body>>(
+    pub(crate) fn write_back<I: SpatialIndex<f32, Body>>(
         &self,
         index: &mut I,
         bodies: &[(Handle, Body)],
@@ -366,14 +369,14 @@ impl Resolved {
 }
 
 /// The error of a handle that no longer names its agent.
-fn stale() -> Failure {
+pub(crate) fn stale() -> Failure {
     Failure::Index(spatix::Error::InvariantViolated(
         "an agent's handle went stale".to_owned(),
     ))
 }
 
 /// Every agent as its element's value holds it, by number.
-fn agents_of<I: Structure<f32, Body>>(index: &I, out: &mut Vec<Agent<f32>>) {
+pub(crate) fn agents_of<I: Structure<f32, Body>>(index: &I, out: &mut Vec<Agent<f32>>) {
     let origin = Point::new(0.0, 0.0);
     let rest = Agent {
         position: origin,
@@ -389,7 +392,7 @@ fn agents_of<I: Structure<f32, Body>>(index: &I, out: &mut Vec<Agent<f32>>) {
 
 /// Which threads of a pool did a phase's work over the run.
 #[derive(Debug)]
-struct ThreadsSeen(Vec<AtomicBool>);
+pub(crate) struct ThreadsSeen(Vec<AtomicBool>);
 
 impl ThreadsSeen {
     fn new(threads: usize) -> Self {
@@ -679,7 +682,7 @@ fn verify_pairs<I: Structure<f32, Body>>(
 /// Every colliding pair into `found`, replacing what it held: on the calling thread, or on
 /// `pool` with findings per thread, joined afterwards (the threads that found pairs noted in
 /// `seen`).
-fn find_pairs<I: Structure<f32, Body>>(
+pub(crate) fn find_pairs<I: Structure<f32, Body>>(
     index: &I,
     pool: Option<&rayon::ThreadPool>,
     seen: Option<&ThreadsSeen>,
@@ -725,7 +728,7 @@ fn pair_of(key: u64) -> (usize, usize) {
 /// normal), each agent moves away from the other by half the overlap, and an agent moving
 /// towards the other has its velocity reflected. Pairs that earlier resolutions already
 /// separated are skipped.
-fn resolve(agents: &mut [Agent<f32>], pairs: &[u64]) {
+pub(crate) fn resolve(agents: &mut [Agent<f32>], pairs: &[u64]) {
     for &key in pairs {
         let (i, j) = pair_of(key);
         let (a, b) = (agents[i].aabb(), agents[j].aabb());

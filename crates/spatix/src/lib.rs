@@ -75,7 +75,7 @@ pub use base::handle::Handle;
 pub use base::slots::{Item, Iter};
 pub use bytes::{ByteForm, ByteHeader, ByteValue, checksum};
 pub use contract::brute::BruteForce;
-pub use contract::{SpatialIndex, SpatialQuery, StaticIndex};
+pub use contract::{Probe, QueryCost, Region, RegionKind, SpatialIndex, SpatialQuery, StaticIndex};
 pub use error::Error;
 pub use geom::{Aabb, Point, Scalar};
 pub use grid::{HierarchicalGrid, LooseGrid, LooseGridConfig, PointGrid, UniformGrid};
@@ -104,7 +104,7 @@ pub use tree::{NodeKind, TreeConfig};
 /// # Ok::<(), spatix::Error>(())
 /// ```
 pub mod prelude {
-    pub use crate::{ByteForm, SpatialIndex, SpatialQuery};
+    pub use crate::{ByteForm, Probe, SpatialIndex, SpatialQuery};
 }
 
 /// The README's examples, compiled and run as doctests so that they cannot drift.

@@ -11,6 +11,7 @@ mod output;
 mod saved;
 mod sim;
 mod sizes;
+mod view;
 
 use common::{spatix, stdout};
 

@@ -2,6 +2,7 @@
 
 use core::ops::ControlFlow;
 
+use super::probe::{Probe, Probed, Quiet, Region, RegionKind, Watch};
 use crate::base::slots::Slots;
 use crate::bytes::{Reader, Refile, Writer};
 use crate::{
@@ -64,6 +65,87 @@ impl<S: Scalar, T> BruteForce<S, T> {
             position: Vec::new(),
         }
     }
+
+    /// The union of every element's box: the one region (`None` when empty).
+    fn bounds(&self) -> Option<Aabb<S>> {
+        let mut boxes = self.live.iter().map(|&slot| *self.slots.aabb(slot));
+        let first = boxes.next()?;
+        Some(boxes.fold(first, |all, b| all.union(&b)))
+    }
+
+    fn query_watched<F>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut impl Watch<S>,
+        mut visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        if !area.is_valid() || self.live.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        watch.region(|| self.bounds().unwrap_or(*area));
+        for &slot in &self.live {
+            watch.candidate(|| self.slots.handle(slot));
+            if self.slots.aabb(slot).intersects(area) {
+                visit(self.slots.item(slot))?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn nearest_watched<'w>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+        watch: &mut impl Watch<S>,
+    ) -> &'w [Neighbor<S>] {
+        let mut search = workspace.begin_exact(k);
+        if point.is_finite() && k > 0 && !self.live.is_empty() {
+            watch.region(|| {
+                self.bounds().unwrap_or(Aabb {
+                    min: point,
+                    max: point,
+                })
+            });
+            for &slot in &self.live {
+                watch.candidate(|| self.slots.handle(slot));
+                let d = self.slots.aabb(slot).distance_key(point);
+                search.offer(self.slots.handle(slot), d);
+            }
+        }
+        workspace.finish()
+    }
+
+    fn raycast_watched<F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        watch: &mut impl Watch<S>,
+        mut visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        let mut search = workspace.begin_ray();
+        if ray.is_valid() && !self.live.is_empty() {
+            watch.region(|| {
+                self.bounds().unwrap_or(Aabb {
+                    min: ray.origin,
+                    max: ray.origin,
+                })
+            });
+            for &slot in &self.live {
+                watch.candidate(|| self.slots.handle(slot));
+                if let Some(t) = self.slots.aabb(slot).entry_unchecked(ray) {
+                    search.push_hit(t, slot);
+                }
+            }
+        }
+        search.report_until(S::INFINITY, &self.slots, &mut visit)
+    }
 }
 
 impl<S: Scalar, T> SpatialQuery<S, T> for BruteForce<S, T> {
@@ -79,19 +161,63 @@ impl<S: Scalar, T> SpatialQuery<S, T> for BruteForce<S, T> {
         self.slots.iter()
     }
 
-    fn query<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    fn query<F>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        if !area.is_valid() {
-            return ControlFlow::Continue(());
+        self.query_watched(area, &mut Quiet, visit)
+    }
+
+    /// The one region: a [`RegionKind::Cell`] over the union of every element's box, listing
+    /// them all (none when empty).
+    fn visit_regions<F>(&self, mut visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(&Region<S>) -> ControlFlow<()>,
+    {
+        match self.bounds() {
+            Some(bounds) => visit(&Region {
+                bounds,
+                depth: 0,
+                kind: RegionKind::Cell,
+                elements: self.live.len(),
+            }),
+            None => ControlFlow::Continue(()),
         }
-        for &slot in &self.live {
-            if self.slots.aabb(slot).intersects(area) {
-                visit(self.slots.item(slot))?;
-            }
-        }
-        ControlFlow::Continue(())
+    }
+
+    fn query_probed<P: Probe<S>, F>(
+        &self,
+        area: &Aabb<S>,
+        probe: &mut P,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        self.query_watched(area, &mut Probed(probe), visit)
+    }
+
+    fn nearest_probed<'w, P: Probe<S>>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+        probe: &mut P,
+    ) -> &'w [Neighbor<S>] {
+        self.nearest_watched(point, k, workspace, &mut Probed(probe))
+    }
+
+    fn raycast_all_probed<P: Probe<S>, F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        probe: &mut P,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
+    {
+        self.raycast_watched(ray, workspace, &mut Probed(probe), visit)
     }
 
     fn for_each_pair<F>(&self, mut visit: F) -> ControlFlow<()>
@@ -115,14 +241,7 @@ impl<S: Scalar, T> SpatialQuery<S, T> for BruteForce<S, T> {
         k: usize,
         workspace: &'w mut Workspace<S>,
     ) -> &'w [Neighbor<S>] {
-        let mut search = workspace.begin_exact(k);
-        if point.is_finite() {
-            for &slot in &self.live {
-                let d = self.slots.aabb(slot).distance_key(point);
-                search.offer(self.slots.handle(slot), d);
-            }
-        }
-        workspace.finish()
+        self.nearest_watched(point, k, workspace, &mut Quiet)
     }
 
     fn memory_bytes(&self) -> usize {
@@ -154,20 +273,12 @@ impl<S: Scalar, T> SpatialQuery<S, T> for BruteForce<S, T> {
         &self,
         ray: &Ray<S>,
         workspace: &mut Workspace<S>,
-        mut visit: F,
+        visit: F,
     ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>,
     {
-        let mut search = workspace.begin_ray();
-        if ray.is_valid() {
-            for &slot in &self.live {
-                if let Some(t) = self.slots.aabb(slot).entry_unchecked(ray) {
-                    search.push_hit(t, slot);
-                }
-            }
-        }
-        search.report_until(S::INFINITY, &self.slots, &mut visit)
+        self.raycast_watched(ray, workspace, &mut Quiet, visit)
     }
 }
 

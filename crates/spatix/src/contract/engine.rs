@@ -16,6 +16,7 @@
 
 use core::ops::ControlFlow;
 
+use super::probe::{Probe, Probed, Quiet, Region, Watch};
 use crate::base::slots::{Slots, StaticSlots};
 use crate::{
     Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, Workspace,
@@ -145,14 +146,24 @@ pub(crate) trait QueryEngine<S: Scalar, T> {
     fn table(&self) -> &Self::Table;
 
     /// Visits every element whose box intersects `area`, a valid box, each exactly once
-    /// (`query`).
-    fn query_valid<F: Visits<S, T>>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()>;
+    /// (`query`), telling `watch` the regions it enters and the elements it tests.
+    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut W,
+        visit: F,
+    ) -> ControlFlow<()>;
 
     /// Visits every intersecting unordered pair once (`for_each_pair`).
     fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()>;
 
-    /// The `k` nearest elements, ascending, written into the workspace (`nearest`).
-    fn nearest_k<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>];
+    /// The `k` nearest elements, ascending, written into the workspace (`nearest`), telling
+    /// `watch` the regions it enters and the elements whose distance it computes.
+    fn nearest_k<'w, W: Watch<S>>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut W,
+    ) -> &'w [Neighbor<S>];
 
     /// Visits every element at distance `<= radius` from `point` (`within`), given a finite
     /// point, a radius `>= 0` and a structure holding at least one element. By default, the
@@ -169,8 +180,17 @@ pub(crate) trait QueryEngine<S: Scalar, T> {
         )
     }
 
-    /// Visits every element the ray hits, in ascending order of entry (`raycast_all`).
-    fn raycast_valid<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()>;
+    /// Visits every element the ray hits, in ascending order of entry (`raycast_all`),
+    /// telling `watch` the regions it enters and the elements it tests.
+    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut W,
+    ) -> ControlFlow<()>;
+
+    /// Visits every region of the structure's shape, parents before children
+    /// (`visit_regions`), allocating nothing.
+    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()>;
 
     /// Bytes of heap memory held (`memory_bytes`).
     fn heap_bytes(&self) -> usize;
@@ -264,17 +284,39 @@ pub(crate) fn iter<S: Scalar, T, E: QueryEngine<S, T>>(engine: &E) -> Iter<'_, S
     engine.table().items()
 }
 
-/// [`SpatialQuery::query`](crate::SpatialQuery::query): an invalid area matches nothing.
+/// [`SpatialQuery::query`](crate::SpatialQuery::query): [`query_watched`] with no probe.
 #[inline]
 pub(crate) fn query<S: Scalar, T, E: QueryEngine<S, T>>(
     engine: &E,
     area: &Aabb<S>,
     visit: impl Visits<S, T>,
 ) -> ControlFlow<()> {
+    query_watched(engine, area, &mut Quiet, visit)
+}
+
+/// [`SpatialQuery::query_probed`](crate::SpatialQuery::query_probed).
+#[inline]
+pub(crate) fn query_probed<S: Scalar, T, E: QueryEngine<S, T>>(
+    engine: &E,
+    area: &Aabb<S>,
+    probe: &mut impl Probe<S>,
+    visit: impl Visits<S, T>,
+) -> ControlFlow<()> {
+    query_watched(engine, area, &mut Probed(probe), visit)
+}
+
+/// An area query: an invalid area matches nothing.
+#[inline]
+pub(crate) fn query_watched<S: Scalar, T, E: QueryEngine<S, T>>(
+    engine: &E,
+    area: &Aabb<S>,
+    watch: &mut impl Watch<S>,
+    visit: impl Visits<S, T>,
+) -> ControlFlow<()> {
     if !area.is_valid() {
         return ControlFlow::Continue(());
     }
-    engine.query_valid(area, visit)
+    engine.query_valid(area, watch, visit)
 }
 
 /// [`SpatialQuery::for_each_pair`](crate::SpatialQuery::for_each_pair).
@@ -286,8 +328,8 @@ pub(crate) fn for_each_pair<S: Scalar, T, E: QueryEngine<S, T>>(
     engine.pairs(visit)
 }
 
-/// [`SpatialQuery::nearest`](crate::SpatialQuery::nearest): `k == 0`, a non-finite point or
-/// an empty structure find nothing.
+/// [`SpatialQuery::nearest`](crate::SpatialQuery::nearest): [`nearest_watched`] with no
+/// probe.
 #[inline]
 pub(crate) fn nearest<'w, S: Scalar, T, E: QueryEngine<S, T>>(
     engine: &E,
@@ -295,10 +337,34 @@ pub(crate) fn nearest<'w, S: Scalar, T, E: QueryEngine<S, T>>(
     k: usize,
     workspace: &'w mut Workspace<S>,
 ) -> &'w [Neighbor<S>] {
+    nearest_watched(engine, point, k, workspace, &mut Quiet)
+}
+
+/// [`SpatialQuery::nearest_probed`](crate::SpatialQuery::nearest_probed).
+#[inline]
+pub(crate) fn nearest_probed<'w, S: Scalar, T, E: QueryEngine<S, T>>(
+    engine: &E,
+    point: Point<S>,
+    k: usize,
+    workspace: &'w mut Workspace<S>,
+    probe: &mut impl Probe<S>,
+) -> &'w [Neighbor<S>] {
+    nearest_watched(engine, point, k, workspace, &mut Probed(probe))
+}
+
+/// A nearest search: `k == 0`, a non-finite point or an empty structure find nothing.
+#[inline]
+pub(crate) fn nearest_watched<'w, S: Scalar, T, E: QueryEngine<S, T>>(
+    engine: &E,
+    point: Point<S>,
+    k: usize,
+    workspace: &'w mut Workspace<S>,
+    watch: &mut impl Watch<S>,
+) -> &'w [Neighbor<S>] {
     if k == 0 || !point.is_finite() || len(engine) == 0 {
         return workspace.none();
     }
-    engine.nearest_k(Nearest(point, k, workspace))
+    engine.nearest_k(Nearest(point, k, workspace), watch)
 }
 
 /// [`SpatialQuery::within`](crate::SpatialQuery::within): a non-finite point, a negative or
@@ -316,8 +382,8 @@ pub(crate) fn within<S: Scalar, T, E: QueryEngine<S, T>>(
     engine.within_valid(point, radius, visit)
 }
 
-/// [`SpatialQuery::raycast_all`](crate::SpatialQuery::raycast_all): an invalid ray, or an
-/// empty structure, hit nothing.
+/// [`SpatialQuery::raycast_all`](crate::SpatialQuery::raycast_all): [`raycast_watched`] with
+/// no probe.
 #[inline]
 pub(crate) fn raycast_all<S: Scalar, T, E: QueryEngine<S, T>>(
     engine: &E,
@@ -325,10 +391,34 @@ pub(crate) fn raycast_all<S: Scalar, T, E: QueryEngine<S, T>>(
     workspace: &mut Workspace<S>,
     visit: impl Hits<S, T>,
 ) -> ControlFlow<()> {
+    raycast_watched(engine, ray, workspace, &mut Quiet, visit)
+}
+
+/// [`SpatialQuery::raycast_all_probed`](crate::SpatialQuery::raycast_all_probed).
+#[inline]
+pub(crate) fn raycast_all_probed<S: Scalar, T, E: QueryEngine<S, T>>(
+    engine: &E,
+    ray: &Ray<S>,
+    workspace: &mut Workspace<S>,
+    probe: &mut impl Probe<S>,
+    visit: impl Hits<S, T>,
+) -> ControlFlow<()> {
+    raycast_watched(engine, ray, workspace, &mut Probed(probe), visit)
+}
+
+/// A ray cast: an invalid ray, or an empty structure, hit nothing.
+#[inline]
+pub(crate) fn raycast_watched<S: Scalar, T, E: QueryEngine<S, T>>(
+    engine: &E,
+    ray: &Ray<S>,
+    workspace: &mut Workspace<S>,
+    watch: &mut impl Watch<S>,
+    visit: impl Hits<S, T>,
+) -> ControlFlow<()> {
     if !ray.is_valid() || len(engine) == 0 {
         return ControlFlow::Continue(());
     }
-    engine.raycast_valid(Cast(ray, workspace, visit))
+    engine.raycast_valid(Cast(ray, workspace, visit), watch)
 }
 
 /// [`SpatialIndex::insert`]: an invalid box is refused with [`Error::InvalidAabb`].
@@ -438,6 +528,48 @@ macro_rules! spatial_query {
                 F: FnMut($crate::Item<'_, S, T>, S) -> core::ops::ControlFlow<()>,
             {
                 $crate::contract::engine::raycast_all(self, ray, workspace, visit)
+            }
+
+            fn visit_regions<F>(&self, visit: F) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut(&$crate::Region<S>) -> core::ops::ControlFlow<()>,
+            {
+                $crate::contract::QueryEngine::regions(self, visit)
+            }
+
+            fn query_probed<P: $crate::Probe<S>, F>(
+                &self,
+                area: &$crate::Aabb<S>,
+                probe: &mut P,
+                visit: F,
+            ) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
+            {
+                $crate::contract::engine::query_probed(self, area, probe, visit)
+            }
+
+            fn nearest_probed<'w, P: $crate::Probe<S>>(
+                &self,
+                point: $crate::Point<S>,
+                k: usize,
+                workspace: &'w mut $crate::Workspace<S>,
+                probe: &mut P,
+            ) -> &'w [$crate::Neighbor<S>] {
+                $crate::contract::engine::nearest_probed(self, point, k, workspace, probe)
+            }
+
+            fn raycast_all_probed<P: $crate::Probe<S>, F>(
+                &self,
+                ray: &$crate::Ray<S>,
+                workspace: &mut $crate::Workspace<S>,
+                probe: &mut P,
+                visit: F,
+            ) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Item<'_, S, T>, S) -> core::ops::ControlFlow<()>,
+            {
+                $crate::contract::engine::raycast_all_probed(self, ray, workspace, probe, visit)
             }
 
             fn memory_bytes(&self) -> usize {

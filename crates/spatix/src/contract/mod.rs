@@ -4,12 +4,16 @@ pub(crate) mod brute;
 
 pub(crate) mod engine;
 
+pub(crate) mod probe;
+
 use core::ops::ControlFlow;
 
 pub(crate) use engine::{
     Cast, Hits, IndexEngine, Nearest, QueryEngine, Table, TableMut, Visits, VisitsPairs,
     spatial_index, spatial_query,
 };
+
+pub use probe::{Probe, QueryCost, Region, RegionKind};
 
 use crate::{Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, RayHit, Scalar, Workspace};
 
@@ -141,6 +145,119 @@ pub trait SpatialQuery<S: Scalar, T> {
         });
         first
     }
+
+    /// Visits every region of the structure's shape ([`Region`]), parents before children,
+    /// e.g. to draw it: the grids' non-empty cells (per level for the point and hierarchical
+    /// grids), the quadtrees' nodes, the sweep grid's bands, the packed index's nodes, the
+    /// kd-tree's splits and buckets, [`Layered`](crate::Layered)'s parts each followed by its
+    /// own regions, a brute-force index's one cell. Every element is listed by at least one
+    /// region whose box it meets (clamped into the structure's world, for the structures that
+    /// file elements outside it in their border cells or nodes). Allocates nothing. Returns
+    /// `Break` if `visit` did.
+    ///
+    /// ```
+    /// use core::ops::ControlFlow;
+    /// use spatix::{Aabb, Point, Quadtree, RegionKind, SpatialIndex, SpatialQuery};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(64.0, 64.0))?;
+    /// let mut tree = Quadtree::new(world)?;
+    /// for i in 0..40 {
+    ///     tree.insert(Aabb::point(Point::new(i as f32 + 0.5, i as f32 + 0.5))?, i)?;
+    /// }
+    /// let (mut listed, mut deepest) = (0, 0);
+    /// let _ = tree.visit_regions(|r| {
+    ///     if r.kind == RegionKind::Leaf {
+    ///         listed += r.elements;
+    ///     }
+    ///     deepest = deepest.max(r.depth);
+    ///     ControlFlow::Continue(())
+    /// });
+    /// assert_eq!(listed, 40); // points lie in one leaf each
+    /// assert!(deepest >= 2);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    fn visit_regions<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(&Region<S>) -> ControlFlow<()>;
+
+    /// [`query`](Self::query), telling `probe` every region it enters and every element whose
+    /// box it tests ([`Probe`]); the answers are the same.
+    ///
+    /// ```
+    /// use core::ops::ControlFlow;
+    /// use spatix::{Aabb, Point, QueryCost, SpatialIndex, SpatialQuery, SweepGrid};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// let mut sweep = SweepGrid::new(world, 10.0)?;
+    /// for i in 0..100 {
+    ///     sweep.insert(Aabb::point(Point::new(i as f32, i as f32))?, i)?;
+    /// }
+    /// let area = Aabb::new(Point::new(0.0, 0.0), Point::new(10.0, 10.0))?;
+    /// let (mut cost, mut found) = (QueryCost::default(), 0);
+    /// let _ = sweep.query_probed(&area, &mut cost, |_| { found += 1; ControlFlow::Continue(()) });
+    /// assert_eq!(found, 11);
+    /// assert!(cost.candidates >= found && cost.candidates < 100 && cost.regions >= 1);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    fn query_probed<P: Probe<S>, F>(
+        &self,
+        area: &Aabb<S>,
+        probe: &mut P,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>;
+
+    /// [`nearest`](Self::nearest), telling `probe` every region it enters and every element
+    /// whose distance it computes ([`Probe`]); the answers are the same.
+    ///
+    /// ```
+    /// use spatix::{Aabb, KdTree, Point, QueryCost, SpatialQuery, Workspace};
+    /// let points = (0..1000).map(|i| (Aabb::point(Point::new((i % 40) as f64, (i / 40) as f64)).unwrap(), i));
+    /// let tree = KdTree::build(points)?;
+    /// let mut cost = QueryCost::default();
+    /// let found = tree.nearest_probed(Point::new(10.2, 10.1), 6, &mut Workspace::new(), &mut cost);
+    /// assert_eq!(found.len(), 6);
+    /// assert!(cost.candidates >= 6 && cost.candidates < 1000);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    fn nearest_probed<'w, P: Probe<S>>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+        probe: &mut P,
+    ) -> &'w [Neighbor<S>];
+
+    /// [`raycast_all`](Self::raycast_all), telling `probe` every region it enters and every
+    /// element whose box it tests against the ray ([`Probe`]); the answers are the same.
+    ///
+    /// ```
+    /// use core::ops::ControlFlow;
+    /// use spatix::{Aabb, Point, QueryCost, Ray, SpatialIndex, SpatialQuery, UniformGrid, Workspace};
+    /// let world = Aabb::new(Point::new(0.0f32, 0.0), Point::new(100.0, 100.0))?;
+    /// let mut grid = UniformGrid::new(world, 10.0)?;
+    /// for i in 0..10 {
+    ///     grid.insert(Aabb::point(Point::new(5.0, i as f32 * 10.0 + 5.0))?, i)?;
+    /// }
+    /// let ray = Ray::new(Point::new(0.0, 5.0), Point::new(1.0, 0.0), 100.0)?;
+    /// let mut cost = QueryCost::default();
+    /// let mut hits = 0;
+    /// let _ = grid.raycast_all_probed(&ray, &mut Workspace::new(), &mut cost, |_, _| {
+    ///     hits += 1;
+    ///     ControlFlow::Continue(())
+    /// });
+    /// assert_eq!(hits, 1);
+    /// assert!(cost.candidates >= 1 && cost.regions >= 1);
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    fn raycast_all_probed<P: Probe<S>, F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        probe: &mut P,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, S) -> ControlFlow<()>;
 
     /// Bytes of heap memory the structure holds (capacity, not length), values included.
     fn memory_bytes(&self) -> usize;

@@ -6,6 +6,7 @@ mod bytes;
 mod metric;
 mod pairs;
 mod query;
+mod regions;
 mod select;
 mod splits;
 #[cfg(test)]
@@ -17,6 +18,7 @@ use core::ops::ControlFlow;
 use self::metric::Magnitudes;
 use self::splits::Splits;
 use crate::base::slots::Iter;
+use crate::contract::probe::{Region, Watch};
 use crate::contract::{Cast, Hits, Nearest, QueryEngine, Table, Visits, VisitsPairs};
 use crate::{Aabb, Error, Handle, Item, Neighbor, Point, Scalar};
 
@@ -396,8 +398,13 @@ impl<S: Scalar, T> QueryEngine<S, T> for KdTree<S, T> {
     }
 
     #[inline]
-    fn query_valid<F: Visits<S, T>>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()> {
-        self.query_impl(area, visit)
+    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut W,
+        visit: F,
+    ) -> ControlFlow<()> {
+        self.query_impl(area, watch, visit)
     }
 
     #[inline]
@@ -406,8 +413,12 @@ impl<S: Scalar, T> QueryEngine<S, T> for KdTree<S, T> {
     }
 
     #[inline]
-    fn nearest_k<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
-        self.nearest_impl(nearest)
+    fn nearest_k<'w, W: Watch<S>>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut W,
+    ) -> &'w [Neighbor<S>] {
+        self.nearest_impl(nearest, watch)
     }
 
     #[inline]
@@ -421,8 +432,16 @@ impl<S: Scalar, T> QueryEngine<S, T> for KdTree<S, T> {
     }
 
     #[inline]
-    fn raycast_valid<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
-        self.raycast_impl(cast)
+    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut W,
+    ) -> ControlFlow<()> {
+        self.raycast_impl(cast, watch)
+    }
+
+    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
+        self.regions_impl(visit)
     }
 
     fn heap_bytes(&self) -> usize {

@@ -7,6 +7,7 @@ use super::{Cursor, KdTree, MAX_PENDING, Split, coord};
 use crate::base::prefetch::prefetch;
 use crate::base::slots::Elements;
 use crate::base::stack::ArrayStack;
+use crate::contract::probe::Watch;
 use crate::contract::{Cast, Hits, Nearest};
 use crate::search::nearest::{Pending, Search};
 use crate::search::ray::{RaySearch, cast_tree};
@@ -149,7 +150,12 @@ impl<S: Scalar, T> KdTree<S, T> {
 
     /// Depth-first over the subtrees whose region meets `area`; a subtree whose region lies
     /// inside `area` is reported without testing its points.
-    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    pub(super) fn query_impl<W: Watch<S>, F>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut W,
+        mut visit: F,
+    ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
@@ -162,12 +168,15 @@ impl<S: Scalar, T> KdTree<S, T> {
             region: self.bounds,
         });
         while let Some(Region { node, region }) = stack.pop() {
+            watch.region(|| region);
             if area.contains(&region) {
+                self.watch_range(watch, self.shape.range(node));
                 self.visit_range(self.shape.range(node), &mut visit)?;
                 continue;
             }
             if node.height == 0 {
                 for i in self.shape.range(node) {
+                    watch.candidate(|| self.handle(i));
                     if area.contains_point(self.point(i)) {
                         visit(self.item(i))?;
                     }
@@ -199,15 +208,19 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// this and the earlier splits crossed) is nearer than the k-th best so far. Plain
     /// squared distances where they are safe ([`Magnitudes`](super::metric::Magnitudes)),
     /// scaled ones elsewhere.
-    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w, W: Watch<S>>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut W,
+    ) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
         let mut search = workspace.begin(k);
         if self.magnitudes.squares_safe(point) {
-            self.nearest_with(Squared, point, k, &mut search);
+            self.nearest_with(Squared, point, k, &mut search, watch);
             return workspace.finish();
         }
         let scaled = Scaled::for_query(&self.bounds, point);
-        self.nearest_with(scaled, point, k, &mut search);
+        self.nearest_with(scaled, point, k, &mut search, watch);
         // Reported as every structure reports them (`Point::distance`, `Point::distance_2`);
         // ranked by the scaled keys, which break the ties that rounding makes there (at zero
         // or infinity).
@@ -225,12 +238,13 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// sibling (which it is likely to need: it is the nearest region after the query
     /// point's own).
     #[inline(always)]
-    fn nearest_with<M: Metric<S>>(
+    fn nearest_with<M: Metric<S>, W: Watch<S>>(
         &self,
         metric: M,
         point: Point<S>,
         k: usize,
         search: &mut Search<'_, S>,
+        watch: &mut W,
     ) {
         let q = [point.x, point.y];
         let mut ranks = [S::ZERO; PAIR];
@@ -241,11 +255,13 @@ impl<S: Scalar, T> KdTree<S, T> {
             }
             let mut node = far.node;
             while node.height > 0 {
+                watch.region(|| self.region_of(node));
                 let (near, beyond) = self.towards(metric, node, q, &far);
                 let beyond_rank = metric.rank(beyond.bound);
                 if node.height == 1 {
                     let pair = self.shape.range(node);
                     if pair.len() <= PAIR {
+                        self.watch_range(watch, pair.clone());
                         if k <= VALUES_PREFETCH_K {
                             self.prefetch_values(pair.clone());
                         }
@@ -269,7 +285,9 @@ impl<S: Scalar, T> KdTree<S, T> {
             }
             if node.height == 0 {
                 // The root alone, or a leaf too large to load with its sibling.
+                watch.region(|| self.region_of(node));
                 let leaf = self.shape.range(node);
+                self.watch_range(watch, leaf.clone());
                 for first in leaf.clone().step_by(PAIR) {
                     let run = first..leaf.end.min(first + PAIR);
                     let ranks = &mut ranks[..run.len()];
@@ -487,7 +505,11 @@ impl<S: Scalar, T> KdTree<S, T> {
     /// Best-first over node regions by where the ray enters them (conservatively), through
     /// the traversal every tree shares; each point lies in exactly one leaf, so each hit is
     /// recorded once.
-    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+    pub(super) fn raycast_impl<W: Watch<S>, F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut W,
+    ) -> ControlFlow<()> {
         let Cast(ray, workspace, visit) = cast;
         let mut search = workspace.begin_ray();
         let pending = |node: Cursor, region: Aabb<S>| {
@@ -502,12 +524,14 @@ impl<S: Scalar, T> KdTree<S, T> {
             search.push_region(root);
         }
         let expand = |p: Pending<S>, search: &mut RaySearch<'_, S>| {
+            watch.region(|| p.aabb);
             let node = Cursor {
                 leaf: p.node,
                 height: p.aux,
             };
             if node.height == 0 {
                 for i in self.shape.range(node) {
+                    watch.candidate(|| self.handle(i));
                     let p = self.point(i);
                     if let Some(t) = (Aabb { min: p, max: p }).entry_unchecked(ray) {
                         search.push_hit(t, i as u32);

@@ -4,7 +4,8 @@
 
 use core::ops::ControlFlow;
 
-use super::Layered;
+use super::{Layered, Part};
+use crate::contract::probe::Watch;
 use crate::contract::{Cast, Hits, Nearest};
 use crate::search::nearest::Search;
 use crate::{Aabb, Item, Neighbor, Point, Scalar, SpatialIndex, SpatialQuery, StaticIndex};
@@ -12,13 +13,21 @@ use crate::{Aabb, Item, Neighbor, Point, Scalar, SpatialIndex, SpatialQuery, Sta
 impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
     Layered<S, T, A, L, St>
 {
-    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    pub(super) fn query_impl<W: Watch<S>, F>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut W,
+        mut visit: F,
+    ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
-        self.agents.query(area, |e| visit(self.item(e.value)))?;
-        self.large.query(area, |e| visit(self.item(e.value)))?;
-        self.statics.query(area, |e| {
+        let agents = (&self.agents, Part::Agents);
+        self.part_query(agents, area, watch, |e| visit(self.item(e.value)))?;
+        let large = (&self.large, Part::Large);
+        self.part_query(large, area, watch, |e| visit(self.item(e.value)))?;
+        let statics = (&self.statics, Part::Static);
+        self.part_query(statics, area, watch, |e| {
             if self.is_built(&e) {
                 visit(self.item(e.value))
             } else {
@@ -29,17 +38,23 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
 
     /// The best `k` of each part's `k` nearest (searched in the nested workspace; in the
     /// static part, `k` more than the elements marked gone there).
-    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w, W: Watch<S>>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut W,
+    ) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
         {
             let (mut search, nested) = workspace.begin_nested(k);
-            let found = self.agents.nearest(point, k, nested);
+            let agents = (&self.agents, Part::Agents);
+            let found = self.part_nearest(agents, point, k, nested, watch);
             self.offer_all(&self.agents, point, found, &mut search, |_| true);
-            let found = self.large.nearest(point, k, nested);
+            let large = (&self.large, Part::Large);
+            let found = self.part_nearest(large, point, k, nested, watch);
             self.offer_all(&self.large, point, found, &mut search, |_| true);
-            let found = self
-                .statics
-                .nearest(point, k.saturating_add(self.dead), nested);
+            let statics = (&self.statics, Part::Static);
+            let found =
+                self.part_nearest(statics, point, k.saturating_add(self.dead), nested, watch);
             self.offer_all(&self.statics, point, found, &mut search, |e| {
                 self.is_built(e)
             });
@@ -67,16 +82,23 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
     }
 
     /// Every part's hits (cast in the nested workspace), reported in order of entry.
-    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+    pub(super) fn raycast_impl<W: Watch<S>, F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut W,
+    ) -> ControlFlow<()> {
         let Cast(ray, workspace, mut visit) = cast;
         let (mut search, nested) = workspace.begin_ray_nested();
         let mut record = |e: Item<'_, S, u32>, t: S| {
             search.push_hit(t, *e.value);
             ControlFlow::Continue(())
         };
-        let _ = self.agents.raycast_all(ray, nested, &mut record);
-        let _ = self.large.raycast_all(ray, nested, &mut record);
-        let _ = self.statics.raycast_all(ray, nested, |e, t| {
+        let agents = (&self.agents, Part::Agents);
+        let _ = self.part_raycast(agents, ray, nested, watch, &mut record);
+        let large = (&self.large, Part::Large);
+        let _ = self.part_raycast(large, ray, nested, watch, &mut record);
+        let statics = (&self.statics, Part::Static);
+        let _ = self.part_raycast(statics, ray, nested, watch, |e, t| {
             if self.is_built(&e) {
                 record(e, t)
             } else {

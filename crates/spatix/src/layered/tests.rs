@@ -322,6 +322,44 @@ impl SpatialQuery<f64, u32> for Narrow {
     {
         self.0.raycast_all(ray, workspace, visit)
     }
+    fn visit_regions<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(&crate::Region<f64>) -> ControlFlow<()>,
+    {
+        self.0.visit_regions(visit)
+    }
+    fn query_probed<P: crate::Probe<f64>, F>(
+        &self,
+        area: &Aabb<f64>,
+        probe: &mut P,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, f64, u32>) -> ControlFlow<()>,
+    {
+        self.0.query_probed(area, probe, visit)
+    }
+    fn nearest_probed<'w, P: crate::Probe<f64>>(
+        &self,
+        point: Point<f64>,
+        k: usize,
+        workspace: &'w mut Workspace<f64>,
+        probe: &mut P,
+    ) -> &'w [Neighbor<f64>] {
+        self.0.nearest_probed(point, k, workspace, probe)
+    }
+    fn raycast_all_probed<P: crate::Probe<f64>, F>(
+        &self,
+        ray: &Ray<f64>,
+        workspace: &mut Workspace<f64>,
+        probe: &mut P,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, f64, u32>, f64) -> ControlFlow<()>,
+    {
+        self.0.raycast_all_probed(ray, workspace, probe, visit)
+    }
     fn memory_bytes(&self) -> usize {
         self.0.memory_bytes()
     }

@@ -5,6 +5,7 @@ use core::ops::ControlFlow;
 use super::{MAX_LEVELS, PackedIndex, bits, overlapping};
 use crate::base::slots::Elements;
 use crate::base::stack::ArrayStack;
+use crate::contract::probe::Watch;
 use crate::contract::{Cast, Hits, Nearest};
 use crate::search::nearest::Pending;
 use crate::search::ray::{RaySearch, cast_tree};
@@ -24,7 +25,12 @@ impl<S: Scalar, T> PackedIndex<S, T> {
     /// to visit (so at most one entry per level: it never needs the heap). Each visited node
     /// tests all its children in one branch-free pass; every element is stored once, so
     /// each is reported at most once with no further check.
-    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    pub(super) fn query_impl<W: Watch<S>, F>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut W,
+        mut visit: F,
+    ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
@@ -34,10 +40,12 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         let mut stack = ArrayStack::<Siblings, MAX_LEVELS>::new();
         let (mut level, mut node) = (self.depth(), 0);
         loop {
+            watch.region(|| self.level(level as usize)[node as usize]);
             let (first, end) = self.children(level, node);
             let below = &self.level(level as usize - 1)[first as usize..end as usize];
             let hits = overlapping(below, area);
             if level == 1 {
+                self.watch_elements(watch, first, end);
                 for i in bits(hits) {
                     visit(self.elements.item(first + i))?;
                 }
@@ -67,7 +75,11 @@ impl<S: Scalar, T> PackedIndex<S, T> {
     /// greedily to the leaf that is nearest at every level and offers its elements (a first
     /// bound at the cost of one descent, with nothing queued); the best-first pass then
     /// queues only what beats that bound, and skips that leaf.
-    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w, W: Watch<S>>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut W,
+    ) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
         let mut search = workspace.begin_exact(k);
         let Some(root) = self.root() else {
@@ -76,6 +88,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         let distance = |b: &Aabb<S>| b.distance_key(point);
         let (mut level, mut node) = (self.depth(), 0);
         while level > 1 {
+            watch.region(|| self.level(level as usize)[node as usize]);
             let (first, end) = self.children(level, node);
             let below = &self.level(level as usize - 1)[first as usize..end as usize];
             let nearest = (first..end).zip(below).map(|(i, b)| (distance(b), i));
@@ -85,7 +98,9 @@ impl<S: Scalar, T> PackedIndex<S, T> {
             (level, node) = (level - 1, i);
         }
         let greedy_leaf = node;
+        watch.region(|| self.level(1)[greedy_leaf as usize]);
         let (first, end) = self.children(1, greedy_leaf);
+        self.watch_elements(watch, first, end);
         for (i, b) in (first..end).zip(&self.elements.boxes[first as usize..end as usize]) {
             search.offer(self.elements.handle(i), distance(b));
         }
@@ -100,7 +115,11 @@ impl<S: Scalar, T> PackedIndex<S, T> {
                 break;
             }
             if p.aux > 1 || p.node != greedy_leaf {
+                watch.region(|| p.aabb);
                 let (first, end) = self.children(p.aux, p.node);
+                if p.aux == 1 {
+                    self.watch_elements(watch, first, end);
+                }
                 let below = &self.level(p.aux as usize - 1)[first as usize..end as usize];
                 for (i, b) in (first..end).zip(below) {
                     let d = distance(b);
@@ -126,7 +145,11 @@ impl<S: Scalar, T> PackedIndex<S, T> {
     /// Ordered traversal ([`cast_tree`]): nodes come off a min-queue by where the ray enters
     /// their union box (widened for rounding), and a hit is reported once no waiting node
     /// could hold an earlier one.
-    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+    pub(super) fn raycast_impl<W: Watch<S>, F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut W,
+    ) -> ControlFlow<()> {
         let Cast(ray, workspace, visit) = cast;
         let mut search = workspace.begin_ray();
         let pending = |b: &Aabb<S>, node: u32, level: u32| {
@@ -141,7 +164,11 @@ impl<S: Scalar, T> PackedIndex<S, T> {
             search.push_region(root);
         }
         let expand = |p: Pending<S>, search: &mut RaySearch<'_, S>| {
+            watch.region(|| p.aabb);
             let (first, end) = self.children(p.aux, p.node);
+            if p.aux == 1 {
+                self.watch_elements(watch, first, end);
+            }
             let below = &self.level(p.aux as usize - 1)[first as usize..end as usize];
             for (i, b) in (first..end).zip(below) {
                 if p.aux == 1 {

@@ -7,6 +7,7 @@ use core::ops::ControlFlow;
 
 use super::SweepGrid;
 use crate::base::handle::NIL;
+use crate::contract::probe::Watch;
 use crate::contract::{Cast, Hits, Nearest};
 use crate::search::nearest::{Pending, Search};
 use crate::search::ray::{RaySearch, cast_tree};
@@ -45,7 +46,12 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     }
 
     /// Every element meeting `area` once (`query`).
-    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    pub(super) fn query_impl<F>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut impl Watch<S>,
+        mut visit: F,
+    ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
@@ -53,12 +59,14 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             return ControlFlow::Continue(());
         }
         self.bands_meeting(area.min.y, area.max.y, |b| {
+            self.watch_band(watch, b);
             let end = self.range(b).end;
             for p in self.first_reaching(b, area.min.x)..end {
                 let e = &self.boxes[p];
                 if e.min.x > area.max.x {
                     break;
                 }
+                self.watch_position(watch, p);
                 if e.intersects(area) {
                     visit(self.item(p))?;
                 }
@@ -69,7 +77,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
 
     /// The handle of the element at live position `p`.
     #[inline]
-    fn handle_at(&self, p: usize) -> Handle {
+    pub(super) fn handle_at(&self, p: usize) -> Handle {
         let slot = self.owners[p];
         Handle::new(slot, self.generations[slot as usize])
     }
@@ -78,7 +86,11 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// its rows can hold an element within the current bound, and each direction stops once
     /// no band further on can. Inside a band, positions outward from the point's `x`, each
     /// side stopping once the `x` distance alone exceeds the bound.
-    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut impl Watch<S>,
+    ) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
         {
             let mut search = workspace.begin_exact(k);
@@ -93,7 +105,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                     {
                         up_done = true;
                     } else {
-                        self.nearest_in(up, point, &mut search);
+                        self.nearest_in(up, point, &mut search, watch);
                         up += 1;
                     }
                 }
@@ -104,7 +116,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                         down_done = true;
                     } else {
                         if gap_key(top(self.bands[c].reach), point.y) <= search.bound() {
-                            self.nearest_in(c, point, &mut search);
+                            self.nearest_in(c, point, &mut search, watch);
                         }
                         down = c;
                         down_done = c == 0;
@@ -117,7 +129,14 @@ impl<S: Scalar, T> SweepGrid<S, T> {
 
     /// Offers the elements of band `b` near `point` to `search`: outward from the point's
     /// `x` on both sides, each side stopping once the `x` distance alone exceeds the bound.
-    fn nearest_in(&self, b: usize, point: Point<S>, search: &mut Search<'_, S>) {
+    fn nearest_in(
+        &self,
+        b: usize,
+        point: Point<S>,
+        search: &mut Search<'_, S>,
+        watch: &mut impl Watch<S>,
+    ) {
+        self.watch_band(watch, b);
         let range = self.range(b);
         let boxes = &self.boxes[range.clone()];
         let split = range.start + boxes.partition_point(|e| e.min.x < point.x);
@@ -127,6 +146,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                 break;
             }
             if self.owners[p] != NIL {
+                watch.candidate(|| self.handle_at(p));
                 let d = e.distance_key(point);
                 if d <= search.bound() {
                     search.offer(self.handle_at(p), d);
@@ -141,6 +161,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
                 break;
             }
             if self.owners[p] != NIL {
+                watch.candidate(|| self.handle_at(p));
                 let d = e.distance_key(point);
                 if d <= search.bound() {
                     search.offer(self.handle_at(p), d);
@@ -153,7 +174,11 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// ray enters its rows (widened for rounding); a band's turn tests the elements whose
     /// `x` extent may meet the ray over those rows, and a hit is reported once no waiting
     /// band could hold an earlier one.
-    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+    pub(super) fn raycast_impl<F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut impl Watch<S>,
+    ) -> ControlFlow<()> {
         let Cast(ray, workspace, visit) = cast;
         let mut search = workspace.begin_ray();
         for b in 0..self.bands.len() {
@@ -188,12 +213,14 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             let margin = (x0.abs_s() + x1.abs_s() + ray.origin.x.abs_s()) * S::RELATIVE_SLACK;
             let (lo, hi) = (x0.min_s(x1) - margin, x0.max_s(x1) + margin);
             let b = rows.node as usize;
+            self.watch_band(watch, b);
             for p in self.first_reaching(b, lo)..self.range(b).end {
                 let e = &self.boxes[p];
                 if e.min.x > hi {
                     break;
                 }
                 if self.owners[p] != NIL {
+                    watch.candidate(|| self.handle_at(p));
                     if let Some(t) = e.entry_unchecked(ray) {
                         search.push_hit(t, p as u32);
                     }

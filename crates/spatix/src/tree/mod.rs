@@ -6,6 +6,7 @@
 mod config;
 mod frame;
 mod groups;
+mod regions;
 mod search;
 mod validate;
 

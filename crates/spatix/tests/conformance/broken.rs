@@ -180,6 +180,48 @@ impl<S: Scalar> SpatialQuery<S, u64> for Broken<S, u64> {
         self.inner.nearest(point, k, workspace)
     }
 
+    fn visit_regions<F>(&self, visit: F) -> ControlFlow<()>
+    where
+        F: FnMut(&::spatix::Region<S>) -> ControlFlow<()>,
+    {
+        self.inner.visit_regions(visit)
+    }
+
+    fn query_probed<P: ::spatix::Probe<S>, F>(
+        &self,
+        area: &Aabb<S>,
+        probe: &mut P,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, u64>) -> ControlFlow<()>,
+    {
+        self.inner.query_probed(area, probe, visit)
+    }
+
+    fn nearest_probed<'w, P: ::spatix::Probe<S>>(
+        &self,
+        point: Point<S>,
+        k: usize,
+        workspace: &'w mut Workspace<S>,
+        probe: &mut P,
+    ) -> &'w [Neighbor<S>] {
+        self.inner.nearest_probed(point, k, workspace, probe)
+    }
+
+    fn raycast_all_probed<P: ::spatix::Probe<S>, F>(
+        &self,
+        ray: &Ray<S>,
+        workspace: &mut Workspace<S>,
+        probe: &mut P,
+        visit: F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, u64>, S) -> ControlFlow<()>,
+    {
+        self.inner.raycast_all_probed(ray, workspace, probe, visit)
+    }
+
     fn memory_bytes(&self) -> usize {
         self.inner.memory_bytes()
     }

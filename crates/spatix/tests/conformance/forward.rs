@@ -60,6 +60,48 @@ macro_rules! forward_query {
                 self.0.raycast_all(ray, workspace, visit)
             }
 
+            fn visit_regions<F>(&self, visit: F) -> ControlFlow<()>
+            where
+                F: FnMut(&::spatix::Region<S>) -> ControlFlow<()>,
+            {
+                self.0.visit_regions(visit)
+            }
+
+            fn query_probed<P: ::spatix::Probe<S>, F>(
+                &self,
+                area: &Aabb<S>,
+                probe: &mut P,
+                visit: F,
+            ) -> ControlFlow<()>
+            where
+                F: FnMut(Item<'_, S, u64>) -> ControlFlow<()>,
+            {
+                self.0.query_probed(area, probe, visit)
+            }
+
+            fn nearest_probed<'w, P: ::spatix::Probe<S>>(
+                &self,
+                point: Point<S>,
+                k: usize,
+                workspace: &'w mut Workspace<S>,
+                probe: &mut P,
+            ) -> &'w [Neighbor<S>] {
+                self.0.nearest_probed(point, k, workspace, probe)
+            }
+
+            fn raycast_all_probed<P: ::spatix::Probe<S>, F>(
+                &self,
+                ray: &Ray<S>,
+                workspace: &mut Workspace<S>,
+                probe: &mut P,
+                visit: F,
+            ) -> ControlFlow<()>
+            where
+                F: FnMut(Item<'_, S, u64>, S) -> ControlFlow<()>,
+            {
+                self.0.raycast_all_probed(ray, workspace, probe, visit)
+            }
+
             fn memory_bytes(&self) -> usize {
                 self.0.memory_bytes()
             }

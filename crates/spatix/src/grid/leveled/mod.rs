@@ -24,6 +24,7 @@ use core::ops::ControlFlow;
 use crate::base::handle::NIL;
 use crate::base::pool::{Link, ListPool};
 use crate::base::slots::Slots;
+use crate::contract::probe::{Region, Watch};
 use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
 use crate::{Aabb, Error, Handle, Neighbor, Point, Scalar};
 
@@ -33,6 +34,7 @@ mod bytes;
 mod mutate;
 mod pairs;
 mod query;
+mod regions;
 mod validate;
 
 /// Most levels a hierarchy may have: cell sizes at least double from one level to the next,
@@ -432,8 +434,13 @@ impl<G: OnLeveled> QueryEngine<G::S, G::T> for G {
     }
 
     #[inline]
-    fn query_valid<F: Visits<G::S, G::T>>(&self, area: &Aabb<G::S>, visit: F) -> ControlFlow<()> {
-        self.leveled().query_impl(area, visit)
+    fn query_valid<W: Watch<G::S>, F: Visits<G::S, G::T>>(
+        &self,
+        area: &Aabb<G::S>,
+        watch: &mut W,
+        visit: F,
+    ) -> ControlFlow<()> {
+        self.leveled().query_impl(area, watch, visit)
     }
 
     #[inline]
@@ -442,13 +449,25 @@ impl<G: OnLeveled> QueryEngine<G::S, G::T> for G {
     }
 
     #[inline]
-    fn nearest_k<'w>(&self, nearest: Nearest<'w, G::S>) -> &'w [Neighbor<G::S>] {
-        self.leveled().nearest_impl(nearest)
+    fn nearest_k<'w, W: Watch<G::S>>(
+        &self,
+        nearest: Nearest<'w, G::S>,
+        watch: &mut W,
+    ) -> &'w [Neighbor<G::S>] {
+        self.leveled().nearest_impl(nearest, watch)
     }
 
     #[inline]
-    fn raycast_valid<F: Hits<G::S, G::T>>(&self, cast: Cast<'_, G::S, F>) -> ControlFlow<()> {
-        self.leveled().raycast_impl(cast)
+    fn raycast_valid<W: Watch<G::S>, F: Hits<G::S, G::T>>(
+        &self,
+        cast: Cast<'_, G::S, F>,
+        watch: &mut W,
+    ) -> ControlFlow<()> {
+        self.leveled().raycast_impl(cast, watch)
+    }
+
+    fn regions<F: FnMut(&Region<G::S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
+        self.leveled().regions_impl(visit)
     }
 
     fn heap_bytes(&self) -> usize {

@@ -14,6 +14,7 @@ use core::ops::{ControlFlow, Range};
 
 use super::{Level, Leveled};
 use crate::base::handle::NIL;
+use crate::contract::probe::Quiet;
 use crate::{Item, Point, Scalar};
 
 /// Entries of a cell gathered on the stack at once; a more crowded cell is paired in blocks.
@@ -204,7 +205,7 @@ impl<S: Scalar, T> Leveled<S, T> {
     {
         let e = self.slots.aabb(slot);
         for level in finer.iter().filter(|l| l.len > 0) {
-            self.near_area(level, e, |node| {
+            self.near_area(level, e, &mut Quiet, |node| {
                 if e.contains_point(node.data) || self.slots.aabb(node.item).intersects(e) {
                     visit(self.slots.item(slot), self.slots.item(node.item))?;
                 }

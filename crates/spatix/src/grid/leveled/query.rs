@@ -7,6 +7,7 @@ use core::ops::ControlFlow;
 
 use super::{Corner, Level, Leveled, MAX_LEVELS};
 use crate::base::handle::NIL;
+use crate::contract::probe::Watch;
 use crate::contract::{Cast, Hits, Nearest};
 use crate::{Aabb, Item, Neighbor, Point, Scalar};
 
@@ -27,10 +28,11 @@ impl<S: Scalar, T> Leveled<S, T> {
     /// to a box intersecting `area` (corner within `[area.min - reach, area.max]`), from the
     /// cells that may hold such corners (widened by the level's spread).
     #[inline]
-    pub(crate) fn near_area(
+    pub(crate) fn near_area<W: Watch<S>>(
         &self,
         level: &Level<S>,
         area: &Aabb<S>,
+        watch: &mut W,
         mut visit: impl FnMut(Corner<S>) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         let l = &level.lattice;
@@ -41,11 +43,19 @@ impl<S: Scalar, T> Leveled<S, T> {
             let Some(row) = level.row_heads(cy) else {
                 continue;
             };
+            if W::ACTIVE {
+                for cx in x0..=x1 {
+                    if row[cx as usize] != NIL {
+                        watch.region(|| l.square(cx, cy));
+                    }
+                }
+            }
             for &head in &row[x0 as usize..=x1 as usize] {
                 let mut at = head;
                 while at != NIL {
                     let node = self.pool.link(at);
                     at = node.next;
+                    watch.candidate(|| self.slots.handle(node.item));
                     let c = node.data;
                     if lo.x <= c.x && c.x <= area.max.x && lo.y <= c.y && c.y <= area.max.y {
                         visit(node)?;
@@ -58,12 +68,17 @@ impl<S: Scalar, T> Leveled<S, T> {
 
     /// Every element whose box intersects `area`: a corner inside the area decides without
     /// reading the box.
-    pub(crate) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    pub(crate) fn query_impl<F>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut impl Watch<S>,
+        mut visit: F,
+    ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
         for level in self.levels.iter().filter(|l| l.len > 0) {
-            self.near_area(level, area, |node| {
+            self.near_area(level, area, watch, |node| {
                 if area.contains_point(node.data) || self.slots.aabb(node.item).intersects(area) {
                     visit(self.slots.item(node.item))?;
                 }
@@ -78,7 +93,11 @@ impl<S: Scalar, T> Leveled<S, T> {
     /// bound (the ring's distance less the level's `reach`); the search stops when that bound
     /// reaches the k-th best distance, or once every element is among the best (`k` at least
     /// `len`). A corner's reach box bounds the distance before the true box is read.
-    pub(crate) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+    pub(crate) fn nearest_impl<'w>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut impl Watch<S>,
+    ) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
         {
             let mut search = workspace.begin_exact(k);
@@ -110,9 +129,13 @@ impl<S: Scalar, T> Leveled<S, T> {
                 };
                 ring.cells(*r, |cx, cy| {
                     let mut at = level.head(cx, cy);
+                    if at != NIL {
+                        watch.region(|| level.lattice.square(cx, cy));
+                    }
                     while at != NIL {
                         let node = self.pool.link(at);
                         at = node.next;
+                        watch.candidate(|| self.slots.handle(node.item));
                         let near = reach_box(node.data, level.reach).distance_key(point);
                         if near <= search.bound() {
                             let d = self.slots.aabb(node.item).distance_key(point);
@@ -132,7 +155,11 @@ impl<S: Scalar, T> Leveled<S, T> {
     /// One conservative walk per level along the ray ([`RayWalk`], widened by the level's
     /// `reach` on the high sides), merged: the next cell walked is always the one, of any
     /// level, whose bound is smallest, and recorded hits up to that bound are reported first.
-    pub(crate) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+    pub(crate) fn raycast_impl<F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut impl Watch<S>,
+    ) -> ControlFlow<()> {
         let Cast(ray, workspace, mut visit) = cast;
         let mut search = workspace.begin_ray();
         type Walk<'a, S> = Option<(RayWalk<'a, S>, (u32, u32, S))>;
@@ -161,9 +188,13 @@ impl<S: Scalar, T> Leveled<S, T> {
             };
             let (cx, cy, _) = *current;
             let mut at = level.head(cx, cy);
+            if at != NIL {
+                watch.region(|| level.lattice.square(cx, cy));
+            }
             while at != NIL {
                 let node = self.pool.link(at);
                 at = node.next;
+                watch.candidate(|| self.slots.handle(node.item));
                 if reach_box(node.data, level.reach)
                     .entry_unchecked(ray)
                     .is_some()

@@ -9,6 +9,7 @@ use super::lattice::{CellRange, Lattice, auto_cell, magnitude};
 use crate::base::handle::NIL;
 use crate::base::pool::ListPool;
 use crate::base::slots::Slots;
+use crate::contract::probe::{Region, Watch};
 use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
 use crate::{Aabb, Error, Handle, Neighbor, Point, Scalar};
 use tight::Tight;
@@ -18,6 +19,7 @@ mod bytes;
 mod mutate;
 mod pairs;
 mod query;
+mod regions;
 #[cfg(test)]
 mod tests;
 mod tight;
@@ -636,8 +638,13 @@ impl<S: Scalar, T> QueryEngine<S, T> for LooseGrid<S, T> {
     }
 
     #[inline]
-    fn query_valid<F: Visits<S, T>>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()> {
-        self.query_impl(area, visit)
+    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut W,
+        visit: F,
+    ) -> ControlFlow<()> {
+        self.query_impl(area, watch, visit)
     }
 
     #[inline]
@@ -646,13 +653,25 @@ impl<S: Scalar, T> QueryEngine<S, T> for LooseGrid<S, T> {
     }
 
     #[inline]
-    fn nearest_k<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
-        self.nearest_impl(nearest)
+    fn nearest_k<'w, W: Watch<S>>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut W,
+    ) -> &'w [Neighbor<S>] {
+        self.nearest_impl(nearest, watch)
     }
 
     #[inline]
-    fn raycast_valid<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
-        self.raycast_impl(cast)
+    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut W,
+    ) -> ControlFlow<()> {
+        self.raycast_impl(cast, watch)
+    }
+
+    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
+        self.regions_impl(visit)
     }
 
     fn heap_bytes(&self) -> usize {

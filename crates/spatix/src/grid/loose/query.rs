@@ -8,6 +8,7 @@ use core::ops::ControlFlow;
 
 use super::LooseGrid;
 use crate::base::handle::NIL;
+use crate::contract::probe::Watch;
 use crate::contract::{Cast, Hits, Nearest};
 use crate::{Aabb, Item, Neighbor, Scalar};
 
@@ -25,14 +26,22 @@ impl<S: Scalar, T> LooseGrid<S, T> {
 
     /// Calls `visit(slot)` for every element of loose cell `cell` whose box meets `area`.
     #[inline]
-    fn visit_in<F>(&self, cell: usize, area: &Aabb<S>, visit: &mut F) -> ControlFlow<()>
+    fn visit_in<F>(
+        &self,
+        cell: usize,
+        area: &Aabb<S>,
+        watch: &mut impl Watch<S>,
+        visit: &mut F,
+    ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
+        watch.region(|| self.region(cell));
         let mut at = self.heads[cell];
         while at != NIL {
             let link = self.elements.link(at);
             at = link.next;
+            watch.candidate(|| self.slots.handle(link.item));
             if link.data.intersects(area) {
                 visit(self.slots.item(link.item))?;
             }
@@ -69,7 +78,12 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// The regular loose cells near `area`, each once; then the irregular ones listed in
     /// the tight cells under `area`, each in the tight cell holding the lower-left corner of
     /// (listing box ∩ area): the later of the two starting columns, and of the two rows.
-    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    pub(super) fn query_impl<F>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut impl Watch<S>,
+        mut visit: F,
+    ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
@@ -81,7 +95,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             let square = self.loose.square(cx, cy);
             let b = &self.boxes[cell];
             if !self.is_irregular(b, &square) && self.region_of(b, &square).intersects(area) {
-                self.visit_in(cell, area, &mut visit)?;
+                self.visit_in(cell, area, watch, &mut visit)?;
             }
         }
         if self.tight.irregular == 0 {
@@ -97,7 +111,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
                 }
                 let (x0, y0) = self.listing_start(cell);
                 if x0.max(q.x0) == tx && y0.max(q.y0) == ty {
-                    self.visit_in(cell, area, &mut visit)?;
+                    self.visit_in(cell, area, watch, &mut visit)?;
                 }
             }
         }
@@ -108,7 +122,11 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// is close enough to hold a candidate) only from the loose cell owning the point of its
     /// region nearest to the query point; an irregular one, found through the tight cells
     /// sharing points with that loose cell, also only from the tight cell owning it.
-    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut impl Watch<S>,
+    ) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
         {
             let mut search = workspace.begin_exact(k);
@@ -125,7 +143,9 @@ impl<S: Scalar, T> LooseGrid<S, T> {
                         }
                         let q = region.closest_point(point);
                         if l.owns(q, cx, cy) && tight.is_none_or(|(tx, ty)| t.owns(q, tx, ty)) {
+                            watch.region(|| region);
                             self.for_each_element(cell, |slot, e| {
+                                watch.candidate(|| self.slots.handle(slot));
                                 let d = e.distance_key(point);
                                 if d <= search.bound() {
                                     search.offer(self.slots.handle(slot), d);
@@ -146,7 +166,11 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// tight cell owning it), and its elements' hits are recorded with their exact entry.
     ///
     /// [`Lattice::cast`]: crate::grid::lattice::Lattice::cast
-    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+    pub(super) fn raycast_impl<F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut impl Watch<S>,
+    ) -> ControlFlow<()> {
         let Cast(ray, workspace, visit) = cast;
         let (l, t) = (&self.loose, &self.tight.lattice);
         l.cast(ray, workspace, &self.slots, visit, |cx, cy, search| {
@@ -156,7 +180,9 @@ impl<S: Scalar, T> LooseGrid<S, T> {
                 };
                 let q = l.world.closest_point(region.entry_point(ray, entry));
                 if l.owns(q, cx, cy) && tight.is_none_or(|(tx, ty)| t.owns(q, tx, ty)) {
+                    watch.region(|| region);
                     self.for_each_element(cell, |slot, e| {
+                        watch.candidate(|| self.slots.handle(slot));
                         if let Some(at) = e.entry_unchecked(ray) {
                             search.push_hit(at, slot);
                         }

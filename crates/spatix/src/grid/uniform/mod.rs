@@ -6,6 +6,7 @@ use core::ops::ControlFlow;
 use crate::base::handle::NIL;
 use crate::base::pool::ListPool;
 use crate::base::slots::Slots;
+use crate::contract::probe::{Region, Watch};
 use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
 use crate::grid::lattice::{AutoCells, Lattice, auto_cell};
 use crate::{Aabb, Error, Handle, Neighbor, Scalar};
@@ -14,6 +15,7 @@ mod bytes;
 mod mutate;
 mod pairs;
 mod query;
+mod regions;
 #[cfg(test)]
 mod tests;
 mod validate;
@@ -339,8 +341,13 @@ impl<S: Scalar, T> QueryEngine<S, T> for UniformGrid<S, T> {
     }
 
     #[inline]
-    fn query_valid<F: Visits<S, T>>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()> {
-        self.query_impl(area, visit)
+    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut W,
+        visit: F,
+    ) -> ControlFlow<()> {
+        self.query_impl(area, watch, visit)
     }
 
     #[inline]
@@ -349,13 +356,25 @@ impl<S: Scalar, T> QueryEngine<S, T> for UniformGrid<S, T> {
     }
 
     #[inline]
-    fn nearest_k<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
-        self.nearest_impl(nearest)
+    fn nearest_k<'w, W: Watch<S>>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut W,
+    ) -> &'w [Neighbor<S>] {
+        self.nearest_impl(nearest, watch)
     }
 
     #[inline]
-    fn raycast_valid<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
-        self.raycast_impl(cast)
+    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut W,
+    ) -> ControlFlow<()> {
+        self.raycast_impl(cast, watch)
+    }
+
+    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
+        self.regions_impl(visit)
     }
 
     fn heap_bytes(&self) -> usize {

@@ -4,6 +4,7 @@ use core::ops::ControlFlow;
 
 use super::UniformGrid;
 use crate::base::handle::NIL;
+use crate::contract::probe::Watch;
 use crate::contract::{Cast, Hits, Nearest};
 use crate::{Aabb, Item, Neighbor, Scalar};
 
@@ -11,17 +12,24 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// Walks the cells under `area`. An element is filed in several cells, so it is reported
     /// only from the cell holding the lower-left corner of (element ∩ area): the first cell of
     /// its range, pushed up to the first cell of the query's range.
-    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    pub(super) fn query_impl<F>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut impl Watch<S>,
+        mut visit: F,
+    ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
         let q = self.lattice.range(area);
         for cy in q.y0..=q.y1 {
             for cx in q.x0..=q.x1 {
+                watch.region(|| self.lattice.square(cx, cy));
                 let mut at = self.cells[self.lattice.index(cx, cy)];
                 while at != NIL {
                     let link = self.pool.link(at);
                     at = link.next;
+                    watch.candidate(|| self.slots.handle(link.item));
                     let b = self.slots.aabb(link.item);
                     if b.intersects(area)
                         && self.lattice.col(b.min.x).max(q.x0) == cx
@@ -40,7 +48,11 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// always a cell it is filed in); the search stops when the k-th best distance is no more
     /// than a lower bound on the distance to anything in the rings not yet searched, or once
     /// every element is among the best (`k` at least `len`).
-    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut impl Watch<S>,
+    ) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
         {
             let mut search = workspace.begin_exact(k);
@@ -51,7 +63,9 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                     break;
                 }
                 rings.cells(r, |cx, cy| {
+                    watch.region(|| l.square(cx, cy));
                     for slot in self.pool.items(self.cells[l.index(cx, cy)]) {
+                        watch.candidate(|| self.slots.handle(slot));
                         let b = self.slots.aabb(slot);
                         let d = b.distance_key(point);
                         if d <= search.bound() && l.cell_of(b.closest_point(point)) == (cx, cy) {
@@ -69,11 +83,17 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// recorded hit is reported once nothing left to walk could hold an earlier one.
     ///
     /// [`Lattice::cast`]: crate::grid::lattice::Lattice::cast
-    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+    pub(super) fn raycast_impl<F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut impl Watch<S>,
+    ) -> ControlFlow<()> {
         let Cast(ray, workspace, visit) = cast;
         let l = &self.lattice;
         l.cast(ray, workspace, &self.slots, visit, |cx, cy, search| {
+            watch.region(|| l.square(cx, cy));
             for slot in self.pool.items(self.cells[l.index(cx, cy)]) {
+                watch.candidate(|| self.slots.handle(slot));
                 let b = self.slots.aabb(slot);
                 if let Some(t) = b.entry_unchecked(ray) {
                     let q = l.world.closest_point(b.entry_point(ray, t));

@@ -14,6 +14,7 @@ use core::ops::ControlFlow;
 use crate::base::handle::NIL;
 use crate::base::pool::{Link, ListPool};
 use crate::base::slots::Slots;
+use crate::contract::probe::{Region, Watch};
 use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
 use crate::tree::{BRANCH, EMPTY_LEAF, Node};
 use crate::tree::{Frame, Stack, TreeBase, TreeConfig};
@@ -312,6 +313,25 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     }
 }
 
+impl<S: Scalar, T> LooseQuadtree<S, T> {
+    /// Every node ([`TreeBase::regions`](crate::tree::TreeBase)): its loose box (enclosing
+    /// everything below it; the node's cell while nothing is below it), and for a leaf the
+    /// elements it lists.
+    fn regions_impl(&self, visit: impl FnMut(&Region<S>) -> ControlFlow<()>) -> ControlFlow<()> {
+        self.base.regions(
+            |f, node| {
+                let loose = self.loose[f.node as usize];
+                let bounds = if is_something(&loose) { loose } else { f.aabb };
+                match node.count {
+                    BRANCH => (bounds, Some(node.first_child), 0),
+                    count => (bounds, None, count as usize),
+                }
+            },
+            visit,
+        )
+    }
+}
+
 impl<S: Scalar, T> QueryEngine<S, T> for LooseQuadtree<S, T> {
     type Table = Slots<S, T>;
 
@@ -321,8 +341,13 @@ impl<S: Scalar, T> QueryEngine<S, T> for LooseQuadtree<S, T> {
     }
 
     #[inline]
-    fn query_valid<F: Visits<S, T>>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()> {
-        self.query_impl(area, visit)
+    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut W,
+        visit: F,
+    ) -> ControlFlow<()> {
+        self.query_impl(area, watch, visit)
     }
 
     #[inline]
@@ -331,13 +356,25 @@ impl<S: Scalar, T> QueryEngine<S, T> for LooseQuadtree<S, T> {
     }
 
     #[inline]
-    fn nearest_k<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
-        self.nearest_impl(nearest)
+    fn nearest_k<'w, W: Watch<S>>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut W,
+    ) -> &'w [Neighbor<S>] {
+        self.nearest_impl(nearest, watch)
     }
 
     #[inline]
-    fn raycast_valid<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
-        self.raycast_impl(cast)
+    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut W,
+    ) -> ControlFlow<()> {
+        self.raycast_impl(cast, watch)
+    }
+
+    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
+        self.regions_impl(visit)
     }
 
     fn heap_bytes(&self) -> usize {

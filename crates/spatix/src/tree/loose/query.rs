@@ -4,6 +4,7 @@
 use core::ops::ControlFlow;
 
 use super::{LooseQuadtree, is_something};
+use crate::contract::probe::Watch;
 use crate::contract::{Cast, Hits, Nearest};
 use crate::search::nearest::Pending;
 use crate::search::ray::{RaySearch, cast_tree};
@@ -14,7 +15,12 @@ use crate::{Aabb, Item, Neighbor, Scalar};
 impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Depth-first descent with an explicit stack into every node whose loose box meets
     /// `area`; the elements of the leaves reached are tested exactly.
-    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    pub(super) fn query_impl<F>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut impl Watch<S>,
+        mut visit: F,
+    ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
@@ -24,6 +30,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         let mut stack = NodeStack::new();
         stack.push(0);
         while let Some(n) = stack.pop() {
+            watch.region(|| self.loose[n as usize]);
             let node = self.base.nodes[n as usize];
             if node.count == BRANCH {
                 let g = node.first_child;
@@ -35,6 +42,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                 continue;
             }
             for (_, e) in self.walk(node.first_child) {
+                watch.candidate(|| self.slots.handle(e.item));
                 if e.data.intersects(area) {
                     visit(self.slots.item(e.item))?;
                 }
@@ -57,7 +65,11 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Best-first search: nodes come off a min-queue by the distance to their loose box (a
     /// lower bound for every element below them), and the search stops when the nearest
     /// pending node is farther than the k-th best so far.
-    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut impl Watch<S>,
+    ) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
         let mut search = workspace.begin_exact(k);
         search.push(self.pending(0, self.loose[0].distance_key(point)));
@@ -65,6 +77,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             if p.key > search.bound() {
                 break;
             }
+            watch.region(|| p.aabb);
             let node = self.base.nodes[p.node as usize];
             if node.count == BRANCH {
                 for c in node.first_child..node.first_child + 4 {
@@ -79,6 +92,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                 continue;
             }
             for (_, e) in self.walk(node.first_child) {
+                watch.candidate(|| self.slots.handle(e.item));
                 let d = e.data.distance_key(point);
                 if d <= search.bound() {
                     search.offer(self.slots.handle(e.item), d);
@@ -91,7 +105,11 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Ordered traversal ([`cast_tree`]): nodes come off a min-queue by where the ray enters
     /// their loose box (widened for rounding, so never later than it enters any element
     /// below), and a hit is reported once no waiting node could hold an earlier one.
-    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+    pub(super) fn raycast_impl<F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut impl Watch<S>,
+    ) -> ControlFlow<()> {
         let Cast(ray, workspace, visit) = cast;
         let mut search = workspace.begin_ray();
         let pending = |n: u32| {
@@ -105,6 +123,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
             search.push_region(root);
         }
         let expand = |p: Pending<S>, search: &mut RaySearch<'_, S>| {
+            watch.region(|| p.aabb);
             let node = self.base.nodes[p.node as usize];
             if node.count == BRANCH {
                 for c in node.first_child..node.first_child + 4 {
@@ -115,6 +134,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
                 return;
             }
             for (_, e) in self.walk(node.first_child) {
+                watch.candidate(|| self.slots.handle(e.item));
                 if let Some(t) = e.data.entry_unchecked(ray) {
                     search.push_hit(t, e.item);
                 }

@@ -15,6 +15,7 @@ use core::ops::ControlFlow;
 use self::runs::Runs;
 use crate::base::handle::NIL;
 use crate::base::slots::Slots;
+use crate::contract::probe::{Region, Watch};
 use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
 use crate::tree::{Frame, TreeBase, TreeConfig};
 use crate::{Aabb, Error, Handle, Neighbor, NodeKind, Point, Scalar};
@@ -264,6 +265,23 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     }
 }
 
+impl<S: Scalar, T> MxCifQuadtree<S, T> {
+    /// Every node ([`TreeBase::regions`](crate::tree::TreeBase)): its box and the elements it
+    /// lists itself (a branch lists those straddling its split lines).
+    fn regions_impl(&self, visit: impl FnMut(&Region<S>) -> ControlFlow<()>) -> ControlFlow<()> {
+        self.base.regions(
+            |f, node| {
+                (
+                    f.aabb,
+                    node.is_branch().then_some(node.first_child),
+                    node.run().len(),
+                )
+            },
+            visit,
+        )
+    }
+}
+
 impl<S: Scalar, T> QueryEngine<S, T> for MxCifQuadtree<S, T> {
     type Table = Slots<S, T>;
 
@@ -273,8 +291,13 @@ impl<S: Scalar, T> QueryEngine<S, T> for MxCifQuadtree<S, T> {
     }
 
     #[inline]
-    fn query_valid<F: Visits<S, T>>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()> {
-        self.query_impl(area, visit)
+    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut W,
+        visit: F,
+    ) -> ControlFlow<()> {
+        self.query_impl(area, watch, visit)
     }
 
     #[inline]
@@ -283,13 +306,25 @@ impl<S: Scalar, T> QueryEngine<S, T> for MxCifQuadtree<S, T> {
     }
 
     #[inline]
-    fn nearest_k<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
-        self.nearest_impl(nearest)
+    fn nearest_k<'w, W: Watch<S>>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut W,
+    ) -> &'w [Neighbor<S>] {
+        self.nearest_impl(nearest, watch)
     }
 
     #[inline]
-    fn raycast_valid<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
-        self.raycast_impl(cast)
+    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut W,
+    ) -> ControlFlow<()> {
+        self.raycast_impl(cast, watch)
+    }
+
+    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
+        self.regions_impl(visit)
     }
 
     fn heap_bytes(&self) -> usize {

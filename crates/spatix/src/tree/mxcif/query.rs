@@ -3,6 +3,7 @@
 use core::ops::ControlFlow;
 
 use super::MxCifQuadtree;
+use crate::contract::probe::Watch;
 use crate::contract::{Cast, Hits, Nearest};
 use crate::search::ray::RaySearch;
 use crate::tree::{Frame, Stack, cast_frames, nearest_in_frames};
@@ -12,7 +13,12 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// The query, with an explicit stack: every node on the way down tests its own
     /// elements against the area, and only the children whose box the (clamped) area
     /// overlaps are visited. Each element is stored once, so each is reported once.
-    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    pub(super) fn query_impl<F>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut impl Watch<S>,
+        mut visit: F,
+    ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
@@ -23,9 +29,11 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         let mut stack = Stack::new();
         stack.push(Frame::root(self.base.world));
         while let Some(f) = stack.pop() {
+            watch.region(|| f.aabb);
             let node = self.base.nodes[f.node as usize];
             let (boxes, slots) = self.elements(&node);
             for (b, &slot) in boxes.iter().zip(slots) {
+                watch.candidate(|| self.slots.handle(slot));
                 if b.intersects(area) {
                     visit(self.slots.item(slot))?;
                 }
@@ -46,12 +54,18 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// Best-first search ([`nearest_in_frames`]): every element filed in a node lies in the
     /// node's box grown to infinity across world borders, so its distance bounds theirs;
     /// each node offers its own elements.
-    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut impl Watch<S>,
+    ) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
         nearest_in_frames(self.base.world, point, k, workspace, |f, search| {
+            watch.region(|| f.aabb);
             let node = self.base.nodes[f.node as usize];
             let (boxes, slots) = self.elements(&node);
             for (b, &slot) in boxes.iter().zip(slots) {
+                watch.candidate(|| self.slots.handle(slot));
                 let d = b.distance_key(point);
                 if d <= search.bound() {
                     search.offer(self.slots.handle(slot), d);
@@ -63,12 +77,18 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
 
     /// Ordered traversal ([`cast_frames`]): each node records the hits of its own elements,
     /// and a hit is reported once no waiting node could hold an earlier one.
-    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+    pub(super) fn raycast_impl<F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut impl Watch<S>,
+    ) -> ControlFlow<()> {
         let Cast(ray, workspace, visit) = cast;
         let node = |f: &Frame<S>, search: &mut RaySearch<'_, S>| {
+            watch.region(|| f.aabb);
             let node = self.base.nodes[f.node as usize];
             let (boxes, slots) = self.elements(&node);
             for (b, &slot) in boxes.iter().zip(slots) {
+                watch.candidate(|| self.slots.handle(slot));
                 if let Some(t) = b.entry_unchecked(ray) {
                     search.push_hit(t, slot);
                 }

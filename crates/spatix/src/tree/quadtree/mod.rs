@@ -12,6 +12,7 @@ use core::ops::ControlFlow;
 
 use crate::base::pool::ListPool;
 use crate::base::slots::Slots;
+use crate::contract::probe::{Region, Watch};
 use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
 use crate::tree::{BRANCH, EMPTY_LEAF, Frame, MAX_PENDING, Node, NodeKind, TreeBase, TreeConfig};
 use crate::{Aabb, Error, Handle, Neighbor, Scalar};
@@ -171,6 +172,21 @@ impl<S: Scalar, T> Quadtree<S, T> {
     }
 }
 
+impl<S: Scalar, T> Quadtree<S, T> {
+    /// Every node ([`TreeBase::regions`](crate::tree::TreeBase)): its box, and for a leaf the
+    /// elements it lists (an element is listed in every leaf its box, clamped into the world,
+    /// overlaps).
+    fn regions_impl(&self, visit: impl FnMut(&Region<S>) -> ControlFlow<()>) -> ControlFlow<()> {
+        self.base.regions(
+            |f, node| match node.count {
+                BRANCH => (f.aabb, Some(node.first_child), 0),
+                count => (f.aabb, None, count as usize),
+            },
+            visit,
+        )
+    }
+}
+
 impl<S: Scalar, T> QueryEngine<S, T> for Quadtree<S, T> {
     type Table = Slots<S, T>;
 
@@ -180,8 +196,13 @@ impl<S: Scalar, T> QueryEngine<S, T> for Quadtree<S, T> {
     }
 
     #[inline]
-    fn query_valid<F: Visits<S, T>>(&self, area: &Aabb<S>, visit: F) -> ControlFlow<()> {
-        self.query_impl(area, visit)
+    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut W,
+        visit: F,
+    ) -> ControlFlow<()> {
+        self.query_impl(area, watch, visit)
     }
 
     #[inline]
@@ -190,13 +211,25 @@ impl<S: Scalar, T> QueryEngine<S, T> for Quadtree<S, T> {
     }
 
     #[inline]
-    fn nearest_k<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
-        self.nearest_impl(nearest)
+    fn nearest_k<'w, W: Watch<S>>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut W,
+    ) -> &'w [Neighbor<S>] {
+        self.nearest_impl(nearest, watch)
     }
 
     #[inline]
-    fn raycast_valid<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
-        self.raycast_impl(cast)
+    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut W,
+    ) -> ControlFlow<()> {
+        self.raycast_impl(cast, watch)
+    }
+
+    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
+        self.regions_impl(visit)
     }
 
     fn heap_bytes(&self) -> usize {

@@ -3,6 +3,7 @@
 use core::ops::ControlFlow;
 
 use super::Quadtree;
+use crate::contract::probe::Watch;
 use crate::contract::{Cast, Hits, Nearest};
 use crate::search::ray::RaySearch;
 use crate::tree::BRANCH;
@@ -14,7 +15,12 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// several of them is reported only by the leaf that owns the lower-left corner of its
     /// (clamped) intersection with the (clamped) area, so each exactly once with no
     /// per-query memory.
-    pub(super) fn query_impl<F>(&self, area: &Aabb<S>, mut visit: F) -> ControlFlow<()>
+    pub(super) fn query_impl<F>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut impl Watch<S>,
+        mut visit: F,
+    ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
     {
@@ -22,6 +28,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
         let mut stack = Stack::new();
         stack.push(Frame::root(self.base.world));
         while let Some(f) = stack.pop() {
+            watch.region(|| f.aabb);
             let node = self.base.nodes[f.node as usize];
             if node.count == BRANCH {
                 let mid = f.mid();
@@ -34,6 +41,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
                 continue;
             }
             for e in self.links.items(node.first_child) {
+                watch.candidate(|| self.slots.handle(e));
                 let b = self.slots.aabb(e);
                 if !b.intersects(area) {
                     continue;
@@ -51,14 +59,20 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// Best-first search ([`nearest_in_frames`]). An element listed in several leaves counts
     /// only in the leaf owning the (clamped) point of its box nearest to the query point,
     /// which is never farther than the element.
-    pub(super) fn nearest_impl<'w>(&self, nearest: Nearest<'w, S>) -> &'w [Neighbor<S>] {
+    pub(super) fn nearest_impl<'w>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut impl Watch<S>,
+    ) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
         nearest_in_frames(self.base.world, point, k, workspace, |f, search| {
+            watch.region(|| f.aabb);
             let node = self.base.nodes[f.node as usize];
             if node.count == BRANCH {
                 return Some(node.first_child);
             }
             for e in self.links.items(node.first_child) {
+                watch.candidate(|| self.slots.handle(e));
                 let b = self.slots.aabb(e);
                 let d = b.distance_key(point);
                 if d <= search.bound()
@@ -74,14 +88,20 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// Ordered traversal ([`cast_frames`]); a hit is reported once no waiting node could hold
     /// an earlier one. An element listed in several leaves is recorded only by the leaf
     /// owning the (clamped) point where the ray enters it.
-    pub(super) fn raycast_impl<F: Hits<S, T>>(&self, cast: Cast<'_, S, F>) -> ControlFlow<()> {
+    pub(super) fn raycast_impl<F: Hits<S, T>>(
+        &self,
+        cast: Cast<'_, S, F>,
+        watch: &mut impl Watch<S>,
+    ) -> ControlFlow<()> {
         let Cast(ray, workspace, visit) = cast;
         let node = |f: &Frame<S>, search: &mut RaySearch<'_, S>| {
+            watch.region(|| f.aabb);
             let node = self.base.nodes[f.node as usize];
             if node.count == BRANCH {
                 return Some(node.first_child);
             }
             for e in self.links.items(node.first_child) {
+                watch.candidate(|| self.slots.handle(e));
                 let b = self.slots.aabb(e);
                 if let Some(t) = b.entry_unchecked(ray) {
                     if f.owns(self.base.world.closest_point(b.entry_point(ray, t))) {
