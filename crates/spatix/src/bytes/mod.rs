@@ -787,6 +787,7 @@ impl<'a> Reader<'a> {
 
     /// The bytes of `n` items of `each` bytes, in place, taken a [`BLOCK`] at a time (each
     /// block hashed, then handed to `check` while it is in cache): what a view reads.
+    #[cfg(feature = "views")]
     pub(crate) fn in_place(
         &mut self,
         n: usize,

@@ -157,6 +157,7 @@ impl<S> Copy for SplitsRef<'_, S> {}
 impl<'a, S: Scalar> SplitsRef<'a, S> {
     /// The splits of a tree of `height` (at most `MAX_HEIGHT`) from its blocks, if they are
     /// as many as that height has: then every internal node's block is one of them.
+    #[cfg(feature = "views")]
     pub(super) fn from_blocks(blocks: &'a [Block<S>], height: u32) -> Option<Self> {
         let first = firsts(blocks.len(), height)?;
         Some(Self {

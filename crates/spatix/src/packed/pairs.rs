@@ -2,7 +2,7 @@
 
 use core::ops::ControlFlow;
 
-use super::{PackedIndex, Tree, bits, overlapping};
+use super::{Tree, bits, overlapping};
 use crate::{Item, Scalar};
 
 impl<S: Scalar, T> Tree<'_, S, T> {
@@ -139,6 +139,7 @@ macro_rules! pair_parts {
         impl<$($lt,)? S: $crate::Scalar, T> $crate::par::UpdateParts<S, T> for $structure {}
     };
 }
+#[cfg(feature = "views")]
 pub(super) use pair_parts;
 
-pair_parts!(impl<> PackedIndex<S, T>);
+pair_parts!(impl<> super::PackedIndex<S, T>);
