@@ -5,6 +5,7 @@
 //! | `kdtree/build/serial/<N>`, `kdtree/build/rayon/<N>` | `KdTree::build` / `KdTree::par_build` of N uniform points (1M, 10M) |
 //! | `kdtree/nearest/<layout>/k<k>` | the `k` nearest (1, 8, 64) of each of 10k query points, on 1M points of `layout` (uniform, clustered) |
 //! | `kdtree/bytes/load/<N>`, `kdtree/bytes/save/<N>` | `KdTree::from_bytes` / `to_bytes` of the tree of N uniform points (1M), beside its build above |
+//! | `kdtree/bytes/view/<N>` | `KdTreeView::open` of those bytes (aligned in memory): the checksum and the checks, no copy |
 //!
 //! Query points follow the data (`spatix_bench::queries_near`). Run
 //! `cargo bench -p spatix-bench --bench kdtree`, or filter, e.g. `-- kdtree/nearest`.
@@ -107,6 +108,12 @@ fn bytes(c: &mut Criterion) {
     });
     group.bench_function(BenchmarkId::new("save", n), |b| {
         b.iter(|| black_box(&tree).to_bytes());
+    });
+    let aligned = spatix::AlignedBytes::copy_of(&bytes);
+    group.bench_function(BenchmarkId::new("view", n), |b| {
+        b.iter(|| {
+            spatix::KdTreeView::<f32, u32>::open(black_box(&aligned)).expect("its own bytes")
+        });
     });
     group.finish();
 }

@@ -4,14 +4,18 @@
 //! | --- | --- |
 //! | `packed/bytes/build/<N>` | `PackedIndex::build` of the N boxes of the standard agents (1M), what loading replaces |
 //! | `packed/bytes/load/<N>`, `packed/bytes/save/<N>` | `PackedIndex::from_bytes` / `to_bytes` of that index |
+//! | `packed/bytes/view/<N>` | `PackedView::open` of its bytes (aligned in memory): the checksum and the checks, no copy |
+//! | `packed/bytes/view_10_queries/<N>`, `packed/bytes/built_10_queries/<N>` | opening the view and answering 10 window queries, against the same 10 on the index in memory |
 //!
 //! Also prints the byte form's size against the index's `memory_bytes`. Run
 //! `cargo bench -p spatix-bench --bench packed`.
 
 use std::hint::black_box;
 
+use core::ops::ControlFlow;
+
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput};
-use spatix::{Aabb, ByteForm, PackedIndex, SpatialQuery};
+use spatix::{Aabb, AlignedBytes, ByteForm, PackedIndex, PackedView, SpatialQuery};
 
 /// The box count.
 const N: usize = 1_000_000;
@@ -44,6 +48,48 @@ fn bytes(c: &mut Criterion) {
     });
     group.bench_function(BenchmarkId::new("save", N), |b| {
         b.iter(|| black_box(&index).to_bytes());
+    });
+    let aligned = AlignedBytes::copy_of(&bytes);
+    group.bench_function(BenchmarkId::new("view", N), |b| {
+        b.iter(|| PackedView::<f32, u32>::open(black_box(&aligned)).expect("its own bytes"));
+    });
+    let windows: Vec<Aabb<f32>> = boxes
+        .iter()
+        .step_by(N / 10)
+        .map(|b| {
+            let (lo, hi) = (b.min, b.max);
+            Aabb::new(
+                spatix::Point::new(lo.x - 2.0, lo.y - 2.0),
+                spatix::Point::new(hi.x + 2.0, hi.y + 2.0),
+            )
+            .expect("a window")
+        })
+        .collect();
+    let answer = |index: &dyn Fn(&Aabb<f32>, &mut u64)| {
+        let mut found = 0u64;
+        windows.iter().for_each(|w| index(w, &mut found));
+        found
+    };
+    group.bench_function(BenchmarkId::new("view_10_queries", N), |b| {
+        b.iter(|| {
+            let view = PackedView::<f32, u32>::open(black_box(&aligned)).expect("its own bytes");
+            answer(&|w, found| {
+                let _ = view.query(w, |_| {
+                    *found += 1;
+                    ControlFlow::Continue(())
+                });
+            })
+        });
+    });
+    group.bench_function(BenchmarkId::new("built_10_queries", N), |b| {
+        b.iter(|| {
+            answer(&|w, found| {
+                let _ = black_box(&index).query(w, |_| {
+                    *found += 1;
+                    ControlFlow::Continue(())
+                });
+            })
+        });
     });
     group.finish();
 }

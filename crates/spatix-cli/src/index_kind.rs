@@ -551,6 +551,45 @@ impl<S: Scalar, T> Summary<S> for KdTree<S, T> {
     }
 }
 
+impl<S: Scalar, T> Summary<S> for spatix::KdTreeView<'_, S, T> {
+    fn describe(&self) -> String {
+        format!(
+            "kd-tree (height {}, up to {} points per leaf; read in place)",
+            self.height(),
+            self.config().bucket_size
+        )
+    }
+}
+
+impl<S: Scalar, T> Summary<S> for spatix::PackedView<'_, S, T> {
+    fn describe(&self) -> String {
+        format!(
+            "packed (Hilbert-packed tree, {} children per node; read in place)",
+            self.config().node_size
+        )
+    }
+}
+
+/// A view's byte form: the bytes it reads.
+impl<S: Scalar, T: Sync> Structure<S, T> for spatix::KdTreeView<'_, S, T> {
+    fn to_bytes(&self) -> Vec<u8>
+    where
+        T: ByteValue,
+    {
+        self.bytes().to_vec()
+    }
+}
+
+/// A view's byte form: the bytes it reads.
+impl<S: Scalar, T: Sync> Structure<S, T> for spatix::PackedView<'_, S, T> {
+    fn to_bytes(&self) -> Vec<u8>
+    where
+        T: ByteValue,
+    {
+        self.bytes().to_vec()
+    }
+}
+
 impl<S: Scalar, T> Summary<S> for PackedIndex<S, T> {
     fn describe(&self) -> String {
         format!(

@@ -1,15 +1,19 @@
 //! An index saved by `spatix build`: the library's byte form of the structure, its values the
 //! elements' ids. The batch commands take one in place of a data file: they recognise it by
 //! its header, check that they can use it, and load it (of the structure and precision the
-//! header names) instead of building an index.
+//! header names) instead of building an index. The file is memory-mapped; a packed index or a
+//! kd-tree is then queried in place (`PackedView`, `KdTreeView`: opening it checks the bytes
+//! in one pass and copies nothing, and the pages the queries touch are read from the file),
+//! the other structures are loaded from the mapped bytes.
 
 use std::fs::File;
 use std::io::Read;
+use std::ops::Deref;
 use std::path::Path;
 use std::time::Instant;
 
 use clap::ValueEnum;
-use spatix::{ByteForm, ByteHeader, Scalar};
+use spatix::{ByteForm, ByteHeader, KdTreeView, PackedView, Scalar, ViewValue};
 
 use crate::failure::Failure;
 use crate::index_kind::{BatchIndex, StaticKind, Structure, UseType};
@@ -23,7 +27,7 @@ const MAGIC: &[u8] = b"SPATIX";
 pub(crate) struct Saved {
     /// The file's name as given, for messages.
     file: String,
-    bytes: Vec<u8>,
+    bytes: Bytes,
     header: ByteHeader,
     /// The structure the header names, `None` for one spatix cannot load.
     kind: Option<BatchIndex>,
@@ -56,7 +60,7 @@ impl Saved {
         if bytes != MAGIC {
             return Ok(None);
         }
-        handle.read_to_end(&mut bytes).map_err(failed)?;
+        let bytes = Bytes::of(handle, bytes).map_err(failed)?;
         let header = ByteHeader::read(&bytes).map_err(|e| Failure::file(&file, e.to_string()))?;
         let kind = BatchIndex::value_variants()
             .iter()
@@ -136,6 +140,22 @@ impl Saved {
     /// such an index are refused with the library's reason.
     pub(crate) fn load<U: UseLoaded>(self, user: U) -> Result<U::Output, Failure> {
         let kind = self.kind()?;
+        let f32 = self.header.scalar_bytes == 4;
+        match kind {
+            BatchIndex::Static(StaticKind::Packed) if f32 => {
+                return self.view::<f32, PackedView<'_, f32, u64>, _>(user, PackedView::open);
+            }
+            BatchIndex::Static(StaticKind::Packed) => {
+                return self.view::<f64, PackedView<'_, f64, u64>, _>(user, PackedView::open);
+            }
+            BatchIndex::Static(StaticKind::KdTree) if f32 => {
+                return self.view::<f32, KdTreeView<'_, f32, u64>, _>(user, KdTreeView::open);
+            }
+            BatchIndex::Static(StaticKind::KdTree) => {
+                return self.view::<f64, KdTreeView<'_, f64, u64>, _>(user, KdTreeView::open);
+            }
+            BatchIndex::Dynamic(_) => {}
+        }
         let load = Load {
             file: self.file,
             bytes: self.bytes,
@@ -149,10 +169,69 @@ impl Saved {
     }
 }
 
+impl Saved {
+    /// Opens the index in place with `open` (a view of the mapped bytes) and runs `user` on
+    /// it; the time given as the load's is the opening's.
+    fn view<'a, S, V, U>(
+        &'a self,
+        user: U,
+        open: impl FnOnce(&'a [u8]) -> Result<V, spatix::Error>,
+    ) -> Result<U::Output, Failure>
+    where
+        S: Scalar + ViewValue,
+        V: Structure<S, u64>,
+        U: UseLoaded,
+    {
+        let start = Instant::now();
+        let view = open(&self.bytes).map_err(|e| Failure::file(&self.file, e.to_string()))?;
+        Ok(user.run(view, start.elapsed().as_secs_f64()))
+    }
+}
+
+/// A saved index's bytes: the file memory-mapped, or read into memory where it cannot be
+/// mapped (an empty file, a pipe).
+#[derive(Debug)]
+enum Bytes {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl Bytes {
+    /// The bytes of the file `handle`, whose first bytes `start` have been read already.
+    fn of(mut handle: File, mut start: Vec<u8>) -> std::io::Result<Self> {
+        // SAFETY: the map is read-only and private to this process, which never writes the
+        // file. Its contents are what every `&[u8]` taken from it relies on not changing; a
+        // saved index is a file the user gave to read, and another process truncating or
+        // rewriting it while a command runs is outside what spatix can prevent (as for any
+        // program that maps its input). The views opened over the map check every byte they
+        // rely on when they open; the map outlives every view (both are owned by `Saved`).
+        #[allow(unsafe_code)]
+        let mapped = unsafe { memmap2::Mmap::map(&handle) };
+        match mapped {
+            Ok(map) if map.len() >= start.len() => Ok(Self::Mapped(map)),
+            _ => {
+                handle.read_to_end(&mut start)?;
+                Ok(Self::Read(start))
+            }
+        }
+    }
+}
+
+impl Deref for Bytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Self::Mapped(map) => map,
+            Self::Read(bytes) => bytes,
+        }
+    }
+}
+
 /// Loads a saved index as the structure [`BatchIndex::with_type`] gives, then runs its user.
 struct Load<U> {
     file: String,
-    bytes: Vec<u8>,
+    bytes: Bytes,
     user: U,
 }
 

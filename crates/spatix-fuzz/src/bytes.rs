@@ -1,36 +1,110 @@
 //! The decoders: arbitrary bytes given to `from_bytes`, which must refuse them with
 //! `Error::Corrupt` or load a structure that passes its self-check and saves to exactly those
-//! bytes, never panic, never allocate beyond the input's length.
+//! bytes, never panic, never allocate beyond the input's length. The static structures' bytes
+//! are also opened as views (`PackedView`, `KdTreeView`), which must open whatever loads and
+//! then answer exactly as the loaded structure, and must answer every query on whatever else
+//! they open without a panic, a loop or a read out of bounds.
+
+use core::ops::ControlFlow;
 
 use spatix::{
-    Aabb, BruteForce, ByteForm, Error, HierarchicalGrid, KdTree, Layered, LooseGrid, LooseQuadtree,
-    MxCifQuadtree, PackedConfig, PackedIndex, Point, PointGrid, Quadtree, Scalar, SpatialIndex,
-    SpatialQuery, SweepGrid, TreeConfig, UniformGrid, checksum,
+    Aabb, AlignedBytes, BruteForce, ByteForm, Error, HierarchicalGrid, KdTree, KdTreeView, Layered,
+    LooseGrid, LooseQuadtree, MxCifQuadtree, PackedConfig, PackedIndex, PackedView, Point,
+    PointGrid, Quadtree, Ray, Scalar, SpatialIndex, SpatialQuery, SweepGrid, TreeConfig,
+    UniformGrid, Workspace, checksum,
 };
 
 use crate::{POINT_BOUND, WORLD};
 
 /// The kd-tree's decoder (`f64` points from pairs of bytes, `u64` values).
 pub(crate) fn kdtree(data: &[u8]) {
-    decoder(data, |elements| {
-        KdTree::<f64, u64>::build(
-            elements
-                .chunks_exact(2)
-                .map(|c| Point::new(f64::from(c[0]), f64::from(c[1])))
-                .zip(0..),
-        )
-        .expect("finite points")
-    });
+    decode_with(
+        data,
+        |elements| {
+            KdTree::<f64, u64>::build(
+                elements
+                    .chunks_exact(2)
+                    .map(|c| Point::new(f64::from(c[0]), f64::from(c[1])))
+                    .zip(0..),
+            )
+            .expect("finite points")
+        },
+        |bytes, loaded| viewed(KdTreeView::<f64, u64>::open(bytes), loaded),
+    );
 }
 
 /// The packed index's decoder (`f64` boxes from four bytes each, a corner and a size, `u64`
 /// values, nodes of three so that a few boxes make several levels).
 pub(crate) fn packed(data: &[u8]) {
-    decoder(data, |elements| {
-        let boxes = elements.chunks_exact(4).map(corner_box);
-        PackedIndex::<f64, u64>::with_config(boxes.zip(0..), PackedConfig { node_size: 3 })
-            .expect("valid boxes")
+    decode_with(
+        data,
+        |elements| {
+            let boxes = elements.chunks_exact(4).map(corner_box);
+            PackedIndex::<f64, u64>::with_config(boxes.zip(0..), PackedConfig { node_size: 3 })
+                .expect("valid boxes")
+        },
+        |bytes, loaded| viewed(PackedView::<f64, u64>::open(bytes), loaded),
+    );
+}
+
+/// A view's opening of bytes that `loaded` is the loading of: opened if they loaded, and then
+/// answering as the loaded structure; whatever it opens, answering every query.
+fn viewed<V, X>(view: Result<V, Error>, loaded: Option<&X>)
+where
+    V: SpatialQuery<f64, u64>,
+    X: SpatialQuery<f64, u64>,
+{
+    let view = match (view, loaded) {
+        (Ok(view), _) => view,
+        (Err(Error::Corrupt(why)), Some(_)) => panic!("loaded, but the view refused: {why}"),
+        (Err(Error::Corrupt(_)), None) => return,
+        (Err(e), _) => panic!("the view refused with {e:?}, not Error::Corrupt"),
+    };
+    let answers = answers(&view);
+    if let Some(loaded) = loaded {
+        assert_eq!(answers, self::answers(loaded), "the view answers otherwise");
+        let items = |all: spatix::Iter<'_, f64, u64>| {
+            all.map(|i| (i.handle, i.aabb, *i.value))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            items(view.iter()),
+            items(loaded.iter()),
+            "the view holds other elements"
+        );
+    }
+}
+
+/// What every query of the contract answers on `index`, over the fuzzed coordinates' range:
+/// the values found, sorted (ray hits with their entries, pairs as pairs of values, nearest
+/// neighbours by distance).
+fn answers<X: SpatialQuery<f64, u64>>(index: &X) -> Vec<Vec<u64>> {
+    let mut ws = Workspace::new();
+    let (mut query, mut within, mut rays, mut pairs) = (vec![], vec![], vec![], vec![]);
+    let area = Aabb::new(Point::new(20.0, 30.0), Point::new(140.0, 90.0)).expect("a box");
+    let _ = index.query(&area, |item| {
+        query.push(*item.value);
+        ControlFlow::Continue(())
     });
+    let _ = index.within(Point::new(100.0, 60.0), 50.0, |item| {
+        within.push(*item.value);
+        ControlFlow::Continue(())
+    });
+    let near = index.nearest(Point::new(64.0, 200.0), 4, &mut ws);
+    let near = near.iter().map(|n| n.distance.to_bits()).collect();
+    let ray = Ray::new(Point::new(0.0, 0.0), Point::new(1.0, 0.5), 400.0).expect("a ray");
+    let _ = index.raycast_all(&ray, &mut ws, |item, t| {
+        rays.push(*item.value ^ t.to_bits());
+        ControlFlow::Continue(())
+    });
+    let _ = index.for_each_pair(|a, b| {
+        pairs.push((*a.value).min(*b.value) << 32 | (*a.value).max(*b.value));
+        ControlFlow::Continue(())
+    });
+    let _ = index.check_invariants();
+    let mut out = vec![query, within, near, rays, pairs, vec![index.len() as u64]];
+    out.iter_mut().for_each(|v| v.sort_unstable());
+    out
 }
 
 /// The dynamic structures' decoders: the first byte picks the structure, then as
@@ -126,6 +200,19 @@ where
     S: Scalar,
     X: ByteForm + SpatialQuery<S, u64>,
 {
+    decode_with(data, build, |_, _| {});
+}
+
+/// [`decoder`], then `view` given the bytes (copied to where a view can read them in place)
+/// and the structure loaded from them, if they loaded.
+fn decode_with<S, X>(
+    data: &[u8],
+    build: impl FnOnce(&[u8]) -> X,
+    view: impl FnOnce(&[u8], Option<&X>),
+) where
+    S: Scalar,
+    X: ByteForm + SpatialQuery<S, u64>,
+{
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
@@ -150,7 +237,7 @@ where
     } else {
         bytes
     };
-    match X::from_bytes(&bytes) {
+    let loaded = match X::from_bytes(&bytes) {
         Ok(loaded) => {
             if let Err(e) = loaded.check_invariants() {
                 panic!("loaded a {} that fails its self-check: {e}", X::NAME);
@@ -160,10 +247,12 @@ where
                 bytes,
                 "loaded bytes that save differently"
             );
+            Some(loaded)
         }
-        Err(Error::Corrupt(_)) => {}
+        Err(Error::Corrupt(_)) => None,
         Err(e) => panic!("refused with {e:?}, not Error::Corrupt"),
-    }
+    };
+    view(&AlignedBytes::copy_of(&bytes), loaded.as_ref());
 }
 
 /// `bytes` with their last 8 bytes made the [`checksum`] of the bytes before them (as they

@@ -17,8 +17,9 @@
 //! (`ParallelQuery`), each answer compared with the single query's. `kdtree-f32-through-bytes`
 //! judges every tree after a round trip through its byte form; `kdtree-f64-bytes` and
 //! `packed-f64-bytes` feed arbitrary and damaged byte forms to `KdTree::from_bytes` and
-//! `PackedIndex::from_bytes`, and `dynamic-bytes` to every dynamic structure's (its first
-//! byte picks the structure); some with the checksum they end with made right again over the
+//! `PackedIndex::from_bytes` and to their views (`KdTreeView::open`, `PackedView::open`:
+//! opened whenever the bytes load, then answering as the loaded structure), and
+//! `dynamic-bytes` to every dynamic structure's (its first byte picks the structure); some with the checksum they end with made right again over the
 //! damage, so that the checks behind the checksum are fuzzed too.
 //!
 //! Two drivers call it: the cargo-fuzz target in `fuzz/` (nightly, coverage-guided; see

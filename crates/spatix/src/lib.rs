@@ -73,14 +73,20 @@ mod tree;
 
 pub use base::handle::Handle;
 pub use base::slots::{Item, Iter};
+#[cfg(feature = "views")]
+pub use bytes::view::{AlignedBytes, ViewValue};
 pub use bytes::{ByteForm, ByteHeader, ByteValue, checksum};
 pub use contract::brute::BruteForce;
 pub use contract::{Probe, QueryCost, Region, RegionKind, SpatialIndex, SpatialQuery, StaticIndex};
 pub use error::Error;
 pub use geom::{Aabb, Point, Scalar};
 pub use grid::{HierarchicalGrid, LooseGrid, LooseGridConfig, PointGrid, UniformGrid};
+#[cfg(feature = "views")]
+pub use kdtree::KdTreeView;
 pub use kdtree::{KdTree, KdTreeConfig, SplitRule};
 pub use layered::Layered;
+#[cfg(feature = "views")]
+pub use packed::PackedView;
 pub use packed::{PackedConfig, PackedIndex};
 #[cfg(feature = "rayon")]
 pub use par::{BatchAnswers, BatchBuffers, PairBuffers, ParallelPairs, ParallelQuery};

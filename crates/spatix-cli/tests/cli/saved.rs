@@ -337,6 +337,9 @@ fn every_flipped_bit_is_refused() {
             let message = stderr(&output);
             let expected = match bit / 8 {
                 0..6 => format!("{}:1: ", bad.display()),
+                // Version 3's lowest bit flipped is version 2, which is read, and its checksum
+                // is not the bytes'.
+                6 if bit % 8 == 0 => format!("{}: corrupt bytes: checksum mismatch", bad.display()),
                 6..8 => format!("{}: corrupt bytes: format version ", bad.display()),
                 _ => format!("{}: corrupt bytes: checksum mismatch", bad.display()),
             };

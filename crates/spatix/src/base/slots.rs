@@ -707,6 +707,56 @@ impl<S: Scalar, T> StaticSlots<S, T> {
         self.generation
     }
 
+    /// The store's arrays, borrowed: what every query reads.
+    #[inline]
+    pub(crate) fn table(&self) -> StaticTable<'_, S, T> {
+        StaticTable {
+            boxes: &self.boxes,
+            values: &self.values,
+            slots: &self.slots,
+            positions: &self.positions,
+            generation: self.generation,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.boxes.len()
+    }
+
+    /// The handle of the element that was `slot`-th in the input.
+    #[inline]
+    pub(crate) fn handle_of_slot(&self, slot: usize) -> Option<Handle> {
+        self.table().handle_of_slot(slot)
+    }
+
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.boxes.capacity() * size_of::<Aabb<S>>()
+            + self.values.capacity() * size_of::<T>()
+            + (self.slots.capacity() + self.positions.capacity()) * size_of::<u32>()
+    }
+}
+
+/// A [`StaticSlots`]' arrays, borrowed from it or from the bytes a view reads: boxes and
+/// values by position, each position's slot and each slot's position, and the generation.
+/// A view's table holds every position below the element count (checked when it is opened),
+/// so nothing it answers reads past the arrays; slots are only handed out in handles.
+pub(crate) struct StaticTable<'a, S, T> {
+    pub(crate) boxes: &'a [Aabb<S>],
+    pub(crate) values: &'a [T],
+    pub(crate) slots: &'a [u32],
+    pub(crate) positions: &'a [u32],
+    pub(crate) generation: u32,
+}
+
+impl<S, T> Clone for StaticTable<'_, S, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S, T> Copy for StaticTable<'_, S, T> {}
+
+impl<'a, S: Scalar, T> StaticTable<'a, S, T> {
     #[inline]
     pub(crate) fn len(&self) -> usize {
         self.boxes.len()
@@ -724,25 +774,30 @@ impl<S: Scalar, T> StaticSlots<S, T> {
         (slot < self.len()).then_some(Handle::new(slot as u32, self.generation))
     }
 
-    /// The element a handle names, if it names one of this store's.
+    /// The element at `position`, borrowed for as long as the arrays are.
     #[inline]
-    pub(crate) fn get(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        let position = *self.positions.get(handle.slot() as usize)?;
-        (handle.generation() == self.generation).then(|| self.item(position))
-    }
-
-    pub(crate) fn iter(&self) -> Iter<'_, S, T> {
-        Iter {
-            source: Source::Static(self),
-            next: 0,
-            left: self.len(),
+    pub(crate) fn at(&self, position: u32) -> Item<'a, S, T> {
+        let p = position as usize;
+        Item {
+            handle: self.handle(position),
+            aabb: self.boxes[p],
+            value: &self.values[p],
         }
     }
 
-    pub(crate) fn memory_bytes(&self) -> usize {
-        self.boxes.capacity() * size_of::<Aabb<S>>()
-            + self.values.capacity() * size_of::<T>()
-            + (self.slots.capacity() + self.positions.capacity()) * size_of::<u32>()
+    /// The element a handle names, if it names one of this store's.
+    #[inline]
+    pub(crate) fn get(&self, handle: Handle) -> Option<Item<'a, S, T>> {
+        let position = *self.positions.get(handle.slot() as usize)?;
+        (handle.generation() == self.generation).then(|| self.at(position))
+    }
+
+    pub(crate) fn iter(&self) -> Iter<'a, S, T> {
+        Iter {
+            source: Source::Static(*self),
+            next: 0,
+            left: self.len(),
+        }
     }
 
     /// Checks that the arrays agree in length, that `slots` and `positions` are inverse
@@ -773,15 +828,17 @@ impl<S: Scalar, T> StaticSlots<S, T> {
     }
 }
 
+impl<S: Scalar, T> Elements<S, T> for StaticTable<'_, S, T> {
+    #[inline]
+    fn item(&self, position: u32) -> Item<'_, S, T> {
+        self.at(position)
+    }
+}
+
 impl<S: Scalar, T> Elements<S, T> for StaticSlots<S, T> {
     #[inline]
     fn item(&self, position: u32) -> Item<'_, S, T> {
-        let p = position as usize;
-        Item {
-            handle: self.handle(position),
-            aabb: self.boxes[p],
-            value: &self.values[p],
-        }
+        self.table().at(position)
     }
 }
 
@@ -801,7 +858,7 @@ fn valid<S: Scalar>(b: &Aabb<S>) -> bool {
 #[derive(Clone)]
 enum Source<'a, S, T> {
     Slots(&'a Slots<S, T>),
-    Static(&'a StaticSlots<S, T>),
+    Static(StaticTable<'a, S, T>),
     /// Points and values side by side, each element's slot its index, one generation for all
     /// (the kd-tree's store).
     Points(&'a [[S; 2]], &'a [T], u32),
@@ -865,7 +922,7 @@ impl<S: Scalar, T> Iter<'_, S, T> {
                 live.map(|s| (slots.handle(s as u32), slots.boxes[s]))
             }
             Source::Static(store) => {
-                let item = store.item(*store.positions.get(position)?);
+                let item = store.at(*store.positions.get(position)?);
                 Some((item.handle, item.aabb))
             }
             Source::Points(points, _, generation) => {
@@ -917,7 +974,7 @@ impl<'a, S: Scalar, T> Iterator for Iter<'a, S, T> {
                 }
                 Source::Static(store) => {
                     self.left -= 1;
-                    return Some(store.item(store.positions[i]));
+                    return Some(store.at(store.positions[i]));
                 }
                 Source::Points(points, values, generation) => {
                     self.left -= 1;

@@ -16,6 +16,8 @@ mod refile;
 pub(crate) mod serde_form;
 #[cfg(test)]
 mod tests;
+#[cfg(feature = "views")]
+pub(crate) mod view;
 
 use checksum::Stripes;
 pub use checksum::checksum;
@@ -24,9 +26,19 @@ pub(crate) use refile::Refile;
 /// The first bytes of every structure's byte form.
 const MAGIC: [u8; 6] = *b"SPATIX";
 
-/// The version of the format this build writes and reads: 2 since byte forms end with a
-/// checksum (version 1 had none, and is refused with a word to save the index again).
-pub(crate) const VERSION: u16 = 2;
+/// The version of the format this build writes: 3 since arrays start on [`ALIGN`]-byte
+/// boundaries (so that a view reads them in place), 2 since byte forms end with a checksum.
+/// Version 2 is still read (loading copies); version 1 had no checksum, and is refused with a
+/// word to save the index again.
+pub(crate) const VERSION: u16 = 3;
+
+/// The oldest version this build reads: 2 (the same sections, arrays not aligned).
+const OLDEST: u16 = 2;
+
+/// Every array's items start at an offset from the start of the bytes that is a multiple of
+/// this (version 3): zero bytes pad the gap after the array's count. 64 bytes: the kd-tree's
+/// split blocks are a cache line each, and every other item's alignment divides it.
+pub(crate) const ALIGN: usize = 64;
 
 /// The length of the checksum every byte form ends with ([`checksum`], little-endian).
 const CHECKSUM_LEN: usize = 8;
@@ -215,7 +227,7 @@ fn kind_name(kind: &[u8; 8]) -> String {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ByteHeader {
-    /// The format version (this build reads only its own, 2).
+    /// The format version: 3 (arrays aligned) or 2 (the version before; loading reads both).
     pub version: u16,
     /// The structure's name, as [`ByteForm::NAME`] gives it (`"kd-tree"`, `"packed"`, ...).
     pub structure: String,
@@ -236,7 +248,7 @@ impl ByteHeader {
     /// format's magic, are of another format version, or do not end with the checksum of
     /// the bytes before it (damaged, cut short or added to since they were saved).
     pub fn read(bytes: &[u8]) -> Result<Self, Error> {
-        let (body, stored) = framed(bytes)?;
+        let (body, stored, version) = framed(bytes)?;
         let computed = checksum(body);
         if computed != stored {
             return Err(mismatch(stored, computed));
@@ -244,6 +256,7 @@ impl ByteHeader {
         let mut r = Reader {
             bytes: &body[MAGIC.len() + 2..],
             total: bytes.len(),
+            version,
             sum: None,
         };
         Self::fields(&mut r)
@@ -264,7 +277,7 @@ impl ByteHeader {
             .expect("eight bytes");
         let value_size = r.u64("the value size")?;
         Ok(Self {
-            version: VERSION,
+            version: r.version,
             structure,
             scalar_bytes,
             value_kind,
@@ -280,24 +293,25 @@ impl ByteHeader {
 
 /// `bytes` without their checksum, and the checksum they end with, once the magic and the
 /// version are checked and the bytes are long enough for a header and a checksum.
-fn framed(bytes: &[u8]) -> Result<(&[u8], u64), Error> {
+fn framed(bytes: &[u8]) -> Result<(&[u8], u64, u16), Error> {
     if bytes.len() < MAGIC.len() || bytes[..MAGIC.len()] != MAGIC {
         return Err(corrupt("not spatix bytes (no SPATIX header)"));
     }
     let Some(&[low, high]) = bytes.get(MAGIC.len()..MAGIC.len() + 2) else {
         return Err(corrupt("cut short in the version"));
     };
-    match u16::from_le_bytes([low, high]) {
-        VERSION => {}
+    let version = u16::from_le_bytes([low, high]);
+    match version {
+        OLDEST..=VERSION => {}
         1 => {
-            return Err(corrupt(
-                "format version 1, saved by an older spatix without a checksum; this build \
-                 reads version 2: build the index again and save it",
-            ));
-        }
-        version => {
             return Err(corrupt(format!(
-                "format version {version}; this build reads version {VERSION}"
+                "format version 1, saved by an older spatix without a checksum; this build \
+                 reads versions {OLDEST} to {VERSION}: build the index again and save it",
+            )));
+        }
+        _ => {
+            return Err(corrupt(format!(
+                "format version {version}; this build reads versions {OLDEST} to {VERSION}"
             )));
         }
     }
@@ -309,7 +323,7 @@ fn framed(bytes: &[u8]) -> Result<(&[u8], u64), Error> {
     }
     let (body, end) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
     let stored = u64::from_le_bytes(end.try_into().expect("eight bytes"));
-    Ok((body, stored))
+    Ok((body, stored, version))
 }
 
 /// The error of bytes whose checksum is not the one they end with.
@@ -426,7 +440,7 @@ where
     X::T: ByteValue,
 {
     x.write_layout(w, &mut |w, x| {
-        w.u64(x.value_count() as u64);
+        w.count(x.value_count());
         for v in x.values() {
             v.write(&mut w.out);
         }
@@ -547,6 +561,14 @@ impl Writer {
         self.out.extend_from_slice(&v.to_le_bytes());
     }
 
+    /// An array's count, then zero bytes up to the next multiple of [`ALIGN`] from the start
+    /// of the bytes, where its items start ([`Reader::array`] reads it back).
+    pub(crate) fn count(&mut self, n: usize) {
+        self.u64(n as u64);
+        let end = self.out.len().next_multiple_of(ALIGN);
+        self.out.resize(end, 0);
+    }
+
     pub(crate) fn scalar<S: Scalar>(&mut self, v: S) {
         if size_of::<S>() == 4 {
             self.out
@@ -564,7 +586,7 @@ impl Writer {
 
     /// Every coordinate of `points`, `x` then `y`, after their count.
     pub(crate) fn points<S: Scalar>(&mut self, points: &[[S; 2]]) {
-        self.u64(points.len() as u64);
+        self.count(points.len());
         for p in points {
             self.scalar(p[0]);
             self.scalar(p[1]);
@@ -580,7 +602,7 @@ impl Writer {
 
     /// Every box of `boxes` (`min.x`, `min.y`, `max.x`, `max.y`), after their count.
     pub(crate) fn boxes<S: Scalar>(&mut self, boxes: &[Aabb<S>]) {
-        self.u64(boxes.len() as u64);
+        self.count(boxes.len());
         self.out.reserve(boxes.len() * 4 * size_of::<S>());
         for b in boxes {
             self.aabb(b);
@@ -589,7 +611,7 @@ impl Writer {
 
     /// Every number of `items`, after their count.
     pub(crate) fn u32s(&mut self, items: &[u32]) {
-        self.u64(items.len() as u64);
+        self.count(items.len());
         self.out.reserve(items.len() * 4);
         for &v in items {
             self.u32(v);
@@ -606,6 +628,8 @@ pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     /// The whole input's length: what [`Reader::allow`] measures allocations against.
     total: usize,
+    /// The format version of the input (2 or 3): whether arrays are padded to [`ALIGN`].
+    version: u16,
     /// The checksum, computed as the bytes are taken (none for the header alone, whose
     /// input [`ByteHeader::read`] checks first).
     sum: Option<Sum<'a>>,
@@ -639,10 +663,11 @@ impl<'a> Reader<'a> {
         structure: [u8; 8],
         values: ValueKind,
     ) -> Result<Self, Error> {
-        let (body, stored) = framed(bytes)?;
+        let (body, stored, version) = framed(bytes)?;
         let mut r = Self {
             bytes: &body[MAGIC.len() + 2..],
             total: bytes.len(),
+            version,
             sum: Some(Sum {
                 body,
                 stripes: Stripes::new(0),
@@ -654,6 +679,11 @@ impl<'a> Reader<'a> {
             Ok(()) => Ok(r),
             Err(e) => Err(r.damaged().unwrap_or(e)),
         }
+    }
+
+    /// The format version of the input.
+    pub(crate) fn version(&self) -> u16 {
+        self.version
     }
 
     /// The checksum's error when the bytes do not end with their checksum.
@@ -693,7 +723,7 @@ impl<'a> Reader<'a> {
     /// `n` items of `each` bytes, taken a [`BLOCK`] at a time and handed to `decode` (which
     /// appends each block's items to the vector), so that every block is decoded right after
     /// the checksum has read it.
-    fn blocks<U>(
+    pub(crate) fn blocks<U>(
         &mut self,
         n: usize,
         each: usize,
@@ -729,10 +759,54 @@ impl<'a> Reader<'a> {
     /// left (so that nothing is allocated for a lying count).
     pub(crate) fn count(&mut self, each: usize, what: &str) -> Result<usize, Error> {
         let n = self.u64(what)?;
+        self.fits(n, each, what)
+    }
+
+    /// `n` as a count of items of `each` bytes, if that many fit in the bytes left.
+    fn fits(&self, n: u64, each: usize, what: &str) -> Result<usize, Error> {
         let fits = usize::try_from(n)
             .ok()
             .filter(|&n| n.checked_mul(each).is_some_and(|b| b <= self.bytes.len()));
         fits.ok_or_else(|| corrupt(format!("{what}: {n} items do not fit in the bytes left")))
+    }
+
+    /// An array's count ([`Writer::count`]) as [`Reader::count`] reads it, with (version 3)
+    /// the zero bytes up to its items, which start at a multiple of [`ALIGN`] from the start
+    /// of the bytes.
+    pub(crate) fn array(&mut self, each: usize, what: &str) -> Result<usize, Error> {
+        let n = self.u64(what)?;
+        if self.version >= 3 {
+            let at = self.total - CHECKSUM_LEN - self.bytes.len();
+            let padding = self.take(at.next_multiple_of(ALIGN) - at, what)?;
+            if padding.iter().any(|&b| b != 0) {
+                return Err(corrupt(format!("{what}: the padding is not zeros")));
+            }
+        }
+        self.fits(n, each, what)
+    }
+
+    /// The bytes of `n` items of `each` bytes, in place, taken a [`BLOCK`] at a time (each
+    /// block hashed, then handed to `check` while it is in cache): what a view reads.
+    #[cfg(feature = "views")]
+    pub(crate) fn in_place(
+        &mut self,
+        n: usize,
+        each: usize,
+        what: &str,
+        mut check: impl FnMut(&'a [u8]) -> Result<(), Error>,
+    ) -> Result<&'a [u8], Error> {
+        let all = self.bytes;
+        let len = n
+            .checked_mul(each)
+            .filter(|&len| len <= all.len())
+            .ok_or_else(|| corrupt(format!("cut short in {what}")))?;
+        let mut left = len;
+        while left > 0 {
+            let step = left.min(BLOCK);
+            check(self.take(step, what)?)?;
+            left -= step;
+        }
+        Ok(&all[..len])
     }
 
     pub(crate) fn scalar<S: Scalar>(&mut self, what: &str) -> Result<S, Error> {
@@ -759,7 +833,7 @@ impl<'a> Reader<'a> {
     /// A count of points, then their coordinates.
     pub(crate) fn points<S: Scalar>(&mut self, what: &str) -> Result<Vec<[S; 2]>, Error> {
         let size = size_of::<S>();
-        let n = self.count(2 * size, what)?;
+        let n = self.array(2 * size, what)?;
         self.blocks(n, 2 * size, what, |bytes, out| {
             out.extend(
                 bytes
@@ -776,7 +850,7 @@ impl<'a> Reader<'a> {
         expected: usize,
         what: &str,
     ) -> Result<Vec<T>, Error> {
-        let n = self.count(T::SIZE, what)?;
+        let n = self.array(T::SIZE, what)?;
         if n != expected {
             return Err(corrupt(format!("{what}: {n}, for {expected} elements")));
         }
@@ -814,7 +888,7 @@ impl<'a> Reader<'a> {
     /// validity is the caller's to check.
     pub(crate) fn boxes<S: Scalar>(&mut self, what: &str) -> Result<Vec<Aabb<S>>, Error> {
         let size = size_of::<S>();
-        let n = self.count(4 * size, what)?;
+        let n = self.array(4 * size, what)?;
         self.blocks(n, 4 * size, what, |bytes, out| {
             out.extend(bytes.chunks_exact(4 * size).map(|c| Aabb {
                 min: Point::new(scalar(&c[..size]), scalar(&c[size..2 * size])),
@@ -826,7 +900,7 @@ impl<'a> Reader<'a> {
 
     /// A count of `u32`s, then the numbers ([`Writer::u32s`]).
     pub(crate) fn u32s(&mut self, what: &str) -> Result<Vec<u32>, Error> {
-        let n = self.count(4, what)?;
+        let n = self.array(4, what)?;
         self.blocks(n, 4, what, |bytes, out| {
             out.extend(
                 bytes
@@ -839,7 +913,7 @@ impl<'a> Reader<'a> {
 }
 
 /// The coordinate of `S`'s size at the start of `bytes`.
-fn scalar<S: Scalar>(bytes: &[u8]) -> S {
+pub(crate) fn scalar<S: Scalar>(bytes: &[u8]) -> S {
     if size_of::<S>() == 4 {
         S::from_f64(f64::from(f32::from_le_bytes(
             bytes[..4].try_into().expect("4"),

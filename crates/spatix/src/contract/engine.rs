@@ -17,7 +17,7 @@
 use core::ops::ControlFlow;
 
 use super::probe::{Probe, Probed, Quiet, Region, Watch};
-use crate::base::slots::{Slots, StaticSlots};
+use crate::base::slots::{Slots, StaticSlots, StaticTable};
 use crate::{
     Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, Workspace,
 };
@@ -119,6 +119,23 @@ impl<S: Scalar, T> TableMut<S, T> for Slots<S, T> {
 }
 
 impl<S: Scalar, T> Table<S, T> for StaticSlots<S, T> {
+    #[inline]
+    fn item_of(&self, handle: Handle) -> Option<Item<'_, S, T>> {
+        self.table().get(handle)
+    }
+
+    #[inline]
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    #[inline]
+    fn items(&self) -> Iter<'_, S, T> {
+        self.table().iter()
+    }
+}
+
+impl<S: Scalar, T> Table<S, T> for StaticTable<'_, S, T> {
     #[inline]
     fn item_of(&self, handle: Handle) -> Option<Item<'_, S, T>> {
         self.get(handle)
@@ -466,10 +483,14 @@ pub(crate) fn value_mut<S: Scalar, T, E: IndexEngine<S, T>>(
 
 /// Implements [`SpatialQuery`](crate::SpatialQuery) for a structure that implements
 /// [`QueryEngine`]: every method a one-line forward into this module. For a structure with
-/// more type parameters than `S` and `T`: `impl[A: Bound, ...] Structure<S, T, A, ...>`.
+/// more type parameters than `S` and `T`: `impl[A: Bound, ...] Structure<S, T, A, ...>`;
+/// with a lifetime: `impl<'a>[] Structure<'a, S, T>`.
 macro_rules! spatial_query {
     (impl[$($generic:tt)*] $structure:ty) => {
-        impl<S: $crate::Scalar, T, $($generic)*> $crate::SpatialQuery<S, T> for $structure {
+        $crate::contract::spatial_query!(impl<>[$($generic)*] $structure);
+    };
+    (impl<$($lt:lifetime)?>[$($generic:tt)*] $structure:ty) => {
+        impl<$($lt,)? S: $crate::Scalar, T, $($generic)*> $crate::SpatialQuery<S, T> for $structure {
             fn get(&self, handle: $crate::Handle) -> Option<$crate::Item<'_, S, T>> {
                 $crate::contract::engine::get(self, handle)
             }

@@ -50,6 +50,11 @@ impl<S: Scalar> Point<S> {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "views",
+    derive(zerocopy::FromBytes, zerocopy::Immutable, zerocopy::KnownLayout)
+)]
+#[repr(C)]
 pub struct Aabb<S> {
     /// Lower-left corner.
     pub min: Point<S>,

@@ -12,6 +12,11 @@ use super::Scalar;
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "views",
+    derive(zerocopy::FromBytes, zerocopy::Immutable, zerocopy::KnownLayout)
+)]
+#[repr(C)]
 pub struct Point<S> {
     /// Horizontal coordinate.
     pub x: S,

@@ -257,6 +257,16 @@ impl Magnitudes {
         }
     }
 
+    /// Whether every coordinate is ordinary: what the byte form saves.
+    pub(super) fn all_ordinary(self) -> bool {
+        self.ordinary
+    }
+
+    /// The magnitudes the byte form saved.
+    pub(super) fn saved(ordinary: bool) -> Self {
+        Self { ordinary }
+    }
+
     /// Whether a search from `q` may use [`Squared`].
     #[inline]
     pub(super) fn squares_safe<S: Scalar>(self, q: Point<S>) -> bool {

@@ -12,11 +12,15 @@ mod splits;
 #[cfg(test)]
 mod tests;
 mod validate;
+#[cfg(feature = "views")]
+mod view;
 
 use core::ops::ControlFlow;
 
 use self::metric::Magnitudes;
 use self::splits::Splits;
+#[cfg(feature = "views")]
+pub use self::view::KdTreeView;
 use crate::base::slots::Iter;
 use crate::contract::probe::{Region, Watch};
 use crate::contract::{Cast, Hits, Nearest, QueryEngine, Table, Visits, VisitsPairs};
@@ -330,6 +334,48 @@ impl<S: Scalar, T> KdTree<S, T> {
         self.shape.height
     }
 
+    /// The tree's arrays, borrowed: what every query reads (a [`KdTreeView`] lends the same
+    /// from its bytes).
+    #[inline]
+    pub(crate) fn tree(&self) -> Kd<'_, S, T> {
+        Kd {
+            config: self.config,
+            shape: self.shape,
+            splits: self.splits.as_ref(),
+            points: &self.points,
+            values: &self.values,
+            bounds: self.bounds,
+            magnitudes: self.magnitudes,
+            generation: self.generation,
+        }
+    }
+}
+
+/// A kd-tree's arrays, borrowed from a [`KdTree`] or from the bytes a [`KdTreeView`] reads:
+/// every query, the pair pass and the self-check are written once, over this. The shape
+/// follows from the point count and the bucket size, and a view's splits, points and values
+/// are as many as the shape has (checked when it is opened), so no traversal indexes past an
+/// array, whatever the coordinates hold.
+#[derive(Debug)]
+pub(crate) struct Kd<'a, S, T> {
+    config: KdTreeConfig,
+    shape: Shape,
+    splits: splits::SplitsRef<'a, S>,
+    points: &'a [[S; 2]],
+    values: &'a [T],
+    bounds: Aabb<S>,
+    magnitudes: Magnitudes,
+    generation: u32,
+}
+
+impl<S: Copy, T> Clone for Kd<'_, S, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S: Copy, T> Copy for Kd<'_, S, T> {}
+
+impl<'a, S: Scalar, T> Kd<'a, S, T> {
     /// The handle of the element at tree position `i`.
     #[inline]
     fn handle(&self, i: usize) -> Handle {
@@ -338,13 +384,27 @@ impl<S: Scalar, T> KdTree<S, T> {
 
     /// The element at tree position `i`, as a visitor sees it.
     #[inline]
-    fn item(&self, i: usize) -> Item<'_, S, T> {
+    fn item(&self, i: usize) -> Item<'a, S, T> {
         let p = self.point(i);
         Item {
             handle: self.handle(i),
             aabb: Aabb { min: p, max: p },
             value: &self.values[i],
         }
+    }
+
+    /// The element a handle names: the one at its slot's tree position, if the generation
+    /// is this tree's.
+    #[inline]
+    fn get(&self, handle: Handle) -> Option<Item<'a, S, T>> {
+        let i = handle.slot() as usize;
+        (i < self.points.len() && handle == self.handle(i)).then(|| self.item(i))
+    }
+
+    /// Every element, in tree order.
+    #[inline]
+    fn iter(&self) -> Iter<'a, S, T> {
+        Iter::points(self.points, self.values, self.generation)
     }
 
     /// The point at tree position `i`.
@@ -368,13 +428,12 @@ impl<S: Scalar, T> KdTree<S, T> {
 }
 
 /// The tree keeps its elements itself, in tree order.
-impl<S: Scalar, T> Table<S, T> for KdTree<S, T> {
+impl<S: Scalar, T> Table<S, T> for Kd<'_, S, T> {
     /// The element a handle names: the one at its slot's tree position, if the generation
     /// is this tree's.
     #[inline]
     fn item_of(&self, handle: Handle) -> Option<Item<'_, S, T>> {
-        let i = handle.slot() as usize;
-        (i < self.points.len() && handle == self.handle(i)).then(|| self.item(i))
+        self.get(handle)
     }
 
     #[inline]
@@ -383,6 +442,24 @@ impl<S: Scalar, T> Table<S, T> for KdTree<S, T> {
     }
 
     /// Every element, in tree order (the order of the handles' slots).
+    #[inline]
+    fn items(&self) -> Iter<'_, S, T> {
+        self.iter()
+    }
+}
+
+/// A kd-tree's table: the elements by tree position, its handles naming them.
+impl<S: Scalar, T> Table<S, T> for KdTree<S, T> {
+    #[inline]
+    fn item_of(&self, handle: Handle) -> Option<Item<'_, S, T>> {
+        self.tree().get(handle)
+    }
+
+    #[inline]
+    fn count(&self) -> usize {
+        self.points.len()
+    }
+
     #[inline]
     fn items(&self) -> Iter<'_, S, T> {
         Iter::points(&self.points, &self.values, self.generation)
@@ -404,12 +481,12 @@ impl<S: Scalar, T> QueryEngine<S, T> for KdTree<S, T> {
         watch: &mut W,
         visit: F,
     ) -> ControlFlow<()> {
-        self.query_impl(area, watch, visit)
+        self.tree().query_impl(area, watch, visit)
     }
 
     #[inline]
     fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
-        self.pairs_impl(visit)
+        self.tree().pairs_impl(visit)
     }
 
     #[inline]
@@ -418,7 +495,7 @@ impl<S: Scalar, T> QueryEngine<S, T> for KdTree<S, T> {
         nearest: Nearest<'w, S>,
         watch: &mut W,
     ) -> &'w [Neighbor<S>] {
-        self.nearest_impl(nearest, watch)
+        self.tree().nearest_impl(nearest, watch)
     }
 
     #[inline]
@@ -428,7 +505,7 @@ impl<S: Scalar, T> QueryEngine<S, T> for KdTree<S, T> {
         radius: S,
         visit: F,
     ) -> ControlFlow<()> {
-        self.within_impl(point, radius, visit)
+        self.tree().within_impl(point, radius, visit)
     }
 
     #[inline]
@@ -437,11 +514,11 @@ impl<S: Scalar, T> QueryEngine<S, T> for KdTree<S, T> {
         cast: Cast<'_, S, F>,
         watch: &mut W,
     ) -> ControlFlow<()> {
-        self.raycast_impl(cast, watch)
+        self.tree().raycast_impl(cast, watch)
     }
 
     fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
-        self.regions_impl(visit)
+        self.tree().regions_impl(visit)
     }
 
     fn heap_bytes(&self) -> usize {
@@ -451,7 +528,7 @@ impl<S: Scalar, T> QueryEngine<S, T> for KdTree<S, T> {
     }
 
     fn check(&self) -> Result<(), Error> {
-        self.validate()
+        self.tree().validate()
     }
 }
 

@@ -2,7 +2,7 @@
 
 use core::ops::ControlFlow;
 
-use super::{Cursor, KdTree, MAX_PENDING, coord, everywhere};
+use super::{Cursor, Kd, MAX_PENDING, coord, everywhere};
 use crate::base::stack::ArrayStack;
 use crate::{Aabb, Item, Point, Scalar};
 
@@ -14,7 +14,7 @@ struct Bounded<S> {
     region: Aabb<S>,
 }
 
-impl<S: Scalar, T> KdTree<S, T> {
+impl<'a, S: Scalar, T> Kd<'a, S, T> {
     /// Leaf by leaf, in tree order. A pair is reported by its earlier point (in tree order):
     /// against the later points of the same leaf, and, only when the point lies on its
     /// leaf's region border (a split line; elsewhere no other leaf can hold an equal point),

@@ -3,7 +3,7 @@
 use core::ops::{ControlFlow, Range};
 
 use super::metric::{Magnitudes, Metric, Scaled, Squared};
-use super::{Cursor, KdTree, MAX_PENDING, Split, coord};
+use super::{Cursor, Kd, MAX_PENDING, Split, coord};
 use crate::base::prefetch::prefetch;
 use crate::base::slots::Elements;
 use crate::base::stack::ArrayStack;
@@ -104,7 +104,7 @@ fn may_hold<S: Scalar>(rank: S, bound: S) -> bool {
     rank < bound || bound == S::INFINITY
 }
 
-impl<S: Scalar, T> KdTree<S, T> {
+impl<'a, S: Scalar, T> Kd<'a, S, T> {
     /// One step of a distance search down an internal node: the child on the side of `q`,
     /// and the other child with its offsets and bound (`from` holds the offsets of the
     /// subtree being descended, which the near child keeps).
@@ -552,9 +552,9 @@ impl<S: Scalar, T> KdTree<S, T> {
 }
 
 /// Ray hits name tree positions.
-impl<S: Scalar, T> Elements<S, T> for KdTree<S, T> {
+impl<S: Scalar, T> Elements<S, T> for Kd<'_, S, T> {
     #[inline]
     fn item(&self, position: u32) -> Item<'_, S, T> {
-        KdTree::item(self, position as usize)
+        Kd::item(self, position as usize)
     }
 }

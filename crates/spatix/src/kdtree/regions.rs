@@ -3,12 +3,12 @@
 
 use core::ops::{ControlFlow, Range};
 
-use super::{Cursor, KdTree, MAX_PENDING};
+use super::{Cursor, Kd, MAX_PENDING};
 use crate::base::stack::ArrayStack;
 use crate::contract::probe::{Region, RegionKind, Watch};
 use crate::{Aabb, Scalar};
 
-impl<S: Scalar, T> KdTree<S, T> {
+impl<S: Scalar, T> Kd<'_, S, T> {
     /// The box `node`'s points lie in: the points' bounding box cut by the splits on the way
     /// down to it (closed: both sides of a split hold its line). O(height); for probes only.
     pub(super) fn region_of(&self, node: Cursor) -> Aabb<S> {

@@ -17,10 +17,14 @@ const MAX_LEVELS: usize = MAX_HEIGHT.div_ceil(LEVELS as usize);
 /// In `f32` a block is exactly one cache line; in `f64` the axes and the top three levels
 /// share the first line.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "views",
+    derive(zerocopy::FromBytes, zerocopy::Immutable, zerocopy::KnownLayout)
+)]
 #[repr(C, align(64))]
-struct Block<S> {
-    axes: u32,
-    values: [S; NODES],
+pub(super) struct Block<S> {
+    pub(super) axes: u32,
+    pub(super) values: [S; NODES],
 }
 
 const _: () = assert!(size_of::<Block<f32>>() == 64 && size_of::<Block<f64>>() == 128);
@@ -78,6 +82,102 @@ impl<S: Scalar> Splits<S> {
         self.fill(&preorder[half..], leaf + half as u32, height - 1);
     }
 
+    /// The blocks, borrowed: what the queries read (a view's come from its bytes).
+    #[inline]
+    pub(super) fn as_ref(&self) -> SplitsRef<'_, S> {
+        SplitsRef {
+            blocks: &self.blocks,
+            first: self.first,
+            height: self.height,
+        }
+    }
+
+    /// The splits of a tree of `height` from its blocks, if they are as many as that height
+    /// has.
+    pub(super) fn from_blocks(blocks: Vec<Block<S>>, height: u32) -> Option<Self> {
+        let first = firsts(blocks.len(), height)?;
+        Some(Self {
+            blocks,
+            first,
+            height,
+        })
+    }
+
+    /// The blocks, in order: what the byte form saves.
+    pub(super) fn blocks(&self) -> &[Block<S>] {
+        &self.blocks
+    }
+
+    #[inline]
+    fn locate(&self, node: Cursor) -> (usize, usize) {
+        self.as_ref().locate(node)
+    }
+
+    /// The split of an internal node.
+    #[cfg(test)]
+    pub(super) fn get(&self, node: Cursor) -> Split<S> {
+        self.as_ref().get(node)
+    }
+
+    /// Sets the split of an internal node (`split.axis` is 0 or 1).
+    pub(super) fn set(&mut self, node: Cursor, split: Split<S>) {
+        let (block, i) = self.locate(node);
+        let block = &mut self.blocks[block];
+        block.values[i] = split.value;
+        block.axes = (block.axes & !(1 << i)) | ((split.axis & 1) << i);
+    }
+
+    /// Heap bytes held.
+    pub(super) fn memory_bytes(&self) -> usize {
+        self.blocks.capacity() * size_of::<Block<S>>()
+    }
+}
+
+/// The height of the roots of the blocks of block level `level` in a tree of height `height`.
+#[inline]
+fn block_root(level: u32, height: u32) -> u32 {
+    (LEVELS * (level + 1)).min(height)
+}
+
+/// A tree's split blocks, borrowed from its [`Splits`] or from the bytes a view reads.
+#[derive(Debug)]
+pub(super) struct SplitsRef<'a, S> {
+    blocks: &'a [Block<S>],
+    first: [u32; MAX_LEVELS],
+    height: u32,
+}
+
+impl<S> Clone for SplitsRef<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S> Copy for SplitsRef<'_, S> {}
+
+impl<'a, S: Scalar> SplitsRef<'a, S> {
+    /// The splits of a tree of `height` (at most `MAX_HEIGHT`) from its blocks, if they are
+    /// as many as that height has: then every internal node's block is one of them.
+    #[cfg(feature = "views")]
+    pub(super) fn from_blocks(blocks: &'a [Block<S>], height: u32) -> Option<Self> {
+        let first = firsts(blocks.len(), height)?;
+        Some(Self {
+            blocks,
+            first,
+            height,
+        })
+    }
+
+    /// The height of the tree whose splits these are.
+    pub(super) fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Bytes the blocks take.
+    #[cfg(feature = "views")]
+    pub(super) fn memory_bytes(&self) -> usize {
+        size_of_val(self.blocks)
+    }
+
     /// Where an internal node's split lives: its block and its place in the block.
     #[inline]
     fn locate(&self, node: Cursor) -> (usize, usize) {
@@ -99,28 +199,23 @@ impl<S: Scalar> Splits<S> {
             axis: (block.axes >> i) & 1,
         }
     }
-
-    /// Sets the split of an internal node (`split.axis` is 0 or 1).
-    pub(super) fn set(&mut self, node: Cursor, split: Split<S>) {
-        let (block, i) = self.locate(node);
-        let block = &mut self.blocks[block];
-        block.values[i] = split.value;
-        block.axes = (block.axes & !(1 << i)) | ((split.axis & 1) << i);
-    }
-
-    /// Heap bytes held.
-    pub(super) fn memory_bytes(&self) -> usize {
-        self.blocks.capacity() * size_of::<Block<S>>()
-    }
-
-    /// The height of the tree whose splits these are.
-    pub(super) fn height(&self) -> u32 {
-        self.height
-    }
 }
 
-/// The height of the roots of the blocks of block level `level` in a tree of height `height`.
-#[inline]
-fn block_root(level: u32, height: u32) -> u32 {
-    (LEVELS * (level + 1)).min(height)
+/// Where each block level starts in the blocks of a tree of `height`, if it has `blocks`
+/// blocks and a height of at most `MAX_HEIGHT`.
+fn firsts(blocks: usize, height: u32) -> Option<[u32; MAX_LEVELS]> {
+    if height as usize > MAX_HEIGHT {
+        return None;
+    }
+    let mut first = [0u32; MAX_LEVELS];
+    let mut total = 0usize;
+    for (level, first) in first
+        .iter_mut()
+        .enumerate()
+        .take(height.div_ceil(LEVELS) as usize)
+    {
+        *first = total as u32;
+        total += 1 << (height - block_root(level as u32, height));
+    }
+    (total == blocks).then_some(first)
 }

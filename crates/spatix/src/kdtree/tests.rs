@@ -287,7 +287,7 @@ fn handles_name_tree_positions_and_reject_strangers() {
         seen[input] = true;
         assert_eq!(item.aabb, Aabb::point(points[input]).unwrap());
         assert_eq!(
-            tree.point(i),
+            tree.tree().point(i),
             points[input],
             "the handle's slot is the tree position"
         );
@@ -885,13 +885,14 @@ fn bad_bytes_are_refused() {
     assert!(KdTree::<f32, u16>::from_bytes(&bytes).is_err());
     assert!(KdTree::<f64, u32>::from_bytes(&bytes).is_err());
     assert!(KdTree::<f64, i16>::from_bytes(&bytes).is_err());
-    // The count of splits (after the 33-byte header, the configuration, the generation and
-    // the bounds) set to 2^64 - 1: refused before anything is allocated for it.
-    let at = 33 + 5 + 4 + 32;
+    // The count of split blocks (after the 33-byte header, the configuration, the
+    // generation, the bounds and the magnitudes) set to 2^64 - 1: refused before anything is
+    // allocated for it.
+    let at = 33 + 5 + 4 + 32 + 1;
     assert_eq!(
         bytes[at..at + 8],
-        15u64.to_le_bytes(),
-        "the splits of 50 points in fours"
+        1u64.to_le_bytes(),
+        "the split blocks of 50 points in fours (15 splits, 4 levels)"
     );
     let mut lying = bytes.clone();
     lying[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());

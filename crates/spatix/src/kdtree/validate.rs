@@ -1,7 +1,7 @@
 //! The structural self-check.
 
 use super::metric::Magnitudes;
-use super::{Cursor, KdTree, MAX_PENDING, Shape, coord, everywhere};
+use super::{Cursor, Kd, MAX_PENDING, Shape, coord, everywhere};
 use crate::base::stack::ArrayStack;
 use crate::{Aabb, Error, Scalar};
 
@@ -9,7 +9,7 @@ fn violated<R>(why: String) -> Result<R, Error> {
     Err(Error::InvariantViolated(why))
 }
 
-impl<S: Scalar, T> KdTree<S, T> {
+impl<'a, S: Scalar, T> Kd<'a, S, T> {
     /// Checks the arrays' lengths, the shape (height minimal for the bucket size, one split
     /// per internal node), that every point is finite, the bounds, the magnitudes, and the
     /// kd property: every point lies in the region its ancestors' splits give it (left of a

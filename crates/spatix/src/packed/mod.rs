@@ -4,21 +4,25 @@
 
 mod build;
 mod bytes;
-mod pairs;
+pub(crate) mod pairs;
 mod query;
 mod regions;
 #[cfg(test)]
 mod tests;
 mod validate;
+#[cfg(feature = "views")]
+mod view;
 
 use core::ops::ControlFlow;
 
-use crate::base::slots::StaticSlots;
+use crate::base::slots::{StaticSlots, StaticTable};
 use crate::contract::probe::{Region, Watch};
 use crate::contract::{Cast, Hits, Nearest, QueryEngine, Visits, VisitsPairs};
 use crate::{Aabb, Error, Handle, Neighbor, Scalar, StaticIndex};
 
 use build::Curve;
+#[cfg(feature = "views")]
+pub use view::PackedView;
 
 /// Tuning parameters of a [`PackedIndex`].
 ///
@@ -310,7 +314,51 @@ impl<S: Scalar, T> PackedIndex<S, T> {
     /// assert_eq!(leaves, 5);
     /// # Ok::<(), spatix::Error>(())
     /// ```
-    pub fn traverse(&self, mut visit: impl FnMut(&Aabb<S>, u32, usize)) {
+    pub fn traverse(&self, visit: impl FnMut(&Aabb<S>, u32, usize)) {
+        self.tree().traverse(visit);
+    }
+
+    /// The index's arrays, borrowed: what every query reads (a [`PackedView`] lends the same
+    /// from its bytes).
+    #[inline]
+    pub(crate) fn tree(&self) -> Tree<'_, S, T> {
+        Tree {
+            node_size: self.config.node_size,
+            elements: self.elements.table(),
+            nodes: &self.nodes,
+            levels: &self.levels,
+        }
+    }
+
+    /// The root's box, if the index is not empty.
+    #[cfg(test)]
+    fn root(&self) -> Option<&Aabb<S>> {
+        self.nodes.last()
+    }
+}
+
+/// A packed index's arrays, borrowed from a [`PackedIndex`] or from the bytes a
+/// [`PackedView`] reads: every query, the pair pass and the self-check are written once, over
+/// this. A view's tree has levels of exactly the sizes its node size makes, over at most
+/// `MAX_LEVELS`, and every position below the element count (checked when it is opened), so
+/// no traversal indexes past an array, whatever the boxes hold.
+pub(crate) struct Tree<'a, S, T> {
+    node_size: u32,
+    elements: StaticTable<'a, S, T>,
+    nodes: &'a [Aabb<S>],
+    levels: &'a [u32],
+}
+
+impl<S, T> Clone for Tree<'_, S, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S, T> Copy for Tree<'_, S, T> {}
+
+impl<'a, S: Scalar, T> Tree<'a, S, T> {
+    /// As [`PackedIndex::traverse`].
+    fn traverse(&self, mut visit: impl FnMut(&Aabb<S>, u32, usize)) {
         let span = self.span() as usize;
         for level in (1..self.levels.len()).rev() {
             let below = self.elements_per_node(level);
@@ -335,9 +383,9 @@ impl<S: Scalar, T> PackedIndex<S, T> {
 
     /// The boxes of level `level`: the elements' for 0, else the nodes'.
     #[inline]
-    fn level(&self, level: usize) -> &[Aabb<S>] {
+    fn level(&self, level: usize) -> &'a [Aabb<S>] {
         if level == 0 {
-            &self.elements.boxes
+            self.elements.boxes
         } else {
             &self.nodes[self.levels[level - 1] as usize..self.levels[level] as usize]
         }
@@ -347,7 +395,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
     /// `level` (from 1).
     #[inline]
     fn children(&self, level: u32, node: u32) -> (u32, u32) {
-        let b = self.config.node_size;
+        let b = self.node_size;
         let below = self.level_len(level - 1);
         let first = node * b;
         (first, (first + b).min(below))
@@ -367,13 +415,13 @@ impl<S: Scalar, T> PackedIndex<S, T> {
     /// Elements beneath each full node of level `level`: `node_size ^ level`, capped at the
     /// element count.
     fn elements_per_node(&self, level: usize) -> usize {
-        let b = self.config.node_size as usize;
+        let b = self.node_size as usize;
         (0..level).fold(1usize, |acc, _| acc.saturating_mul(b))
     }
 
     /// The root's box, if the index is not empty.
     #[inline]
-    fn root(&self) -> Option<&Aabb<S>> {
+    fn root(&self) -> Option<&'a Aabb<S>> {
         self.nodes.last()
     }
 }
@@ -416,12 +464,12 @@ impl<S: Scalar, T> QueryEngine<S, T> for PackedIndex<S, T> {
         watch: &mut W,
         visit: F,
     ) -> ControlFlow<()> {
-        self.query_impl(area, watch, visit)
+        self.tree().query_impl(area, watch, visit)
     }
 
     #[inline]
     fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
-        self.pairs_impl(visit)
+        self.tree().pairs_impl(visit)
     }
 
     #[inline]
@@ -430,7 +478,7 @@ impl<S: Scalar, T> QueryEngine<S, T> for PackedIndex<S, T> {
         nearest: Nearest<'w, S>,
         watch: &mut W,
     ) -> &'w [Neighbor<S>] {
-        self.nearest_impl(nearest, watch)
+        self.tree().nearest_impl(nearest, watch)
     }
 
     #[inline]
@@ -439,11 +487,11 @@ impl<S: Scalar, T> QueryEngine<S, T> for PackedIndex<S, T> {
         cast: Cast<'_, S, F>,
         watch: &mut W,
     ) -> ControlFlow<()> {
-        self.raycast_impl(cast, watch)
+        self.tree().raycast_impl(cast, watch)
     }
 
     fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
-        self.regions_impl(visit)
+        self.tree().regions_impl(visit)
     }
 
     fn heap_bytes(&self) -> usize {

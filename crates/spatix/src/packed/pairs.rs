@@ -2,11 +2,10 @@
 
 use core::ops::ControlFlow;
 
-use super::{PackedIndex, bits, overlapping};
-use crate::base::slots::Elements;
+use super::{Tree, bits, overlapping};
 use crate::{Item, Scalar};
 
-impl<S: Scalar, T> PackedIndex<S, T> {
+impl<S: Scalar, T> Tree<'_, S, T> {
     /// The pairs among the elements beneath the root.
     pub(super) fn pairs_impl<F>(&self, mut visit: F) -> ControlFlow<()>
     where
@@ -21,13 +20,13 @@ impl<S: Scalar, T> PackedIndex<S, T> {
     /// The pairs a call reports: at level 0 a pair of elements (or nothing, for one element
     /// alone), above it the pairs of the calls it makes one level down ([`Self::calls`]).
     /// Recursion is as deep as the tree.
-    fn pairs_of<F>(&self, call: Call, visit: &mut F) -> ControlFlow<()>
+    pub(super) fn pairs_of<F>(&self, call: Call, visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
         match call {
             Call::Within(0, _) => ControlFlow::Continue(()),
-            Call::Across(0, i, j) => visit(self.elements.item(i), self.elements.item(j)),
+            Call::Across(0, i, j) => visit(self.elements.at(i), self.elements.at(j)),
             _ => self.calls(call, |below| self.pairs_of(below, visit)),
         }
     }
@@ -92,11 +91,11 @@ pub(crate) enum Call {
 /// least `target` parts or the parts reach the nodes above the elements. Each part is a call
 /// the recursion makes, and together they make every call it makes below them, so every
 /// pair is reported once.
-#[cfg(feature = "rayon")]
-impl<S: Scalar, T> crate::par::PairParts<S, T> for PackedIndex<S, T> {
-    type Part = Call;
-
-    fn pair_parts(&self, target: usize, parts: &mut Vec<Call>) {
+impl<S: Scalar, T> Tree<'_, S, T> {
+    /// The parts of the pair pass (`PairParts::pair_parts`): the calls of the recursion,
+    /// unrolled from the root a level at a time until there are `target` of them.
+    #[cfg(feature = "rayon")]
+    pub(super) fn pair_parts(&self, target: usize, parts: &mut Vec<Call>) {
         parts.clear();
         if self.root().is_none() {
             return;
@@ -115,16 +114,32 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for PackedIndex<S, T> {
             level -= 1;
         }
     }
-
-    fn pairs_of_part<F>(&self, part: &Call, visit: &mut F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.pairs_of(*part, visit)
-    }
 }
 
-/// Static: nothing to update ([`ParallelPairs::par_update_all`](crate::ParallelPairs::par_update_all)
-/// needs [`SpatialIndex`](crate::SpatialIndex)).
-#[cfg(feature = "rayon")]
-impl<S: Scalar, T> crate::par::UpdateParts<S, T> for PackedIndex<S, T> {}
+/// The parallel pair pass over an index or a view: the same calls on the same tree.
+macro_rules! pair_parts {
+    (impl<$($lt:lifetime)?> $structure:ty) => {
+        #[cfg(feature = "rayon")]
+        impl<$($lt,)? S: $crate::Scalar, T> $crate::par::PairParts<S, T> for $structure {
+            type Part = $crate::packed::pairs::Call;
+
+            fn pair_parts(&self, target: usize, parts: &mut Vec<Self::Part>) {
+                self.tree().pair_parts(target, parts);
+            }
+
+            fn pairs_of_part<F>(&self, part: &Self::Part, visit: &mut F) -> core::ops::ControlFlow<()>
+            where
+                F: FnMut($crate::Item<'_, S, T>, $crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
+            {
+                self.tree().pairs_of(*part, visit)
+            }
+        }
+
+        #[cfg(feature = "rayon")]
+        impl<$($lt,)? S: $crate::Scalar, T> $crate::par::UpdateParts<S, T> for $structure {}
+    };
+}
+#[cfg(feature = "views")]
+pub(super) use pair_parts;
+
+pair_parts!(impl<> super::PackedIndex<S, T>);

@@ -2,8 +2,7 @@
 
 use core::ops::ControlFlow;
 
-use super::{MAX_LEVELS, PackedIndex, bits, overlapping};
-use crate::base::slots::Elements;
+use super::{MAX_LEVELS, Tree, bits, overlapping};
 use crate::base::stack::ArrayStack;
 use crate::contract::probe::Watch;
 use crate::contract::{Cast, Hits, Nearest};
@@ -20,7 +19,7 @@ struct Siblings {
     mask: u64,
 }
 
-impl<S: Scalar, T> PackedIndex<S, T> {
+impl<S: Scalar, T> Tree<'_, S, T> {
     /// Depth-first with an explicit stack holding, per level, the mask of the children still
     /// to visit (so at most one entry per level: it never needs the heap). Each visited node
     /// tests all its children in one branch-free pass; every element is stored once, so
@@ -47,7 +46,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
             if level == 1 {
                 self.watch_elements(watch, first, end);
                 for i in bits(hits) {
-                    visit(self.elements.item(first + i))?;
+                    visit(self.elements.at(first + i))?;
                 }
             } else if hits != 0 {
                 stack.push(Siblings {

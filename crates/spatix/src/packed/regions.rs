@@ -2,11 +2,11 @@
 
 use core::ops::ControlFlow;
 
-use super::PackedIndex;
+use super::Tree;
 use crate::Scalar;
 use crate::contract::probe::{Region, RegionKind, Watch};
 
-impl<S: Scalar, T> PackedIndex<S, T> {
+impl<S: Scalar, T> Tree<'_, S, T> {
     /// Every node, root first, level by level: its union box, its level as the depth (1 for
     /// the nodes just above the elements, which are the [`RegionKind::Leaf`]s and list them;
     /// the nodes above are [`RegionKind::Node`]s and list none).

@@ -1083,11 +1083,12 @@ fn bad_bytes_are_refused() {
     let tree = crate::KdTree::build([(Point::new(1.0f64, 2.0), 7u16)]).unwrap();
     assert!(corrupt(PackedIndex::from_bytes(&tree.to_bytes())));
     // The count of boxes (after the 33-byte header, the node size, the generation and the
-    // curve), then of the slots, set to 2^64 - 1 and to one more than there are: refused
+    // curve), then of the slots (after the boxes, which start at the next multiple of 64),
+    // set to 2^64 - 1 and to one more than there are: refused
     // before anything is allocated for them.
     let at = 33 + 4 + 4 + 32;
     assert_eq!(bytes[at..at + 8], 40u64.to_le_bytes(), "the box count");
-    let slots = at + 8 + 40 * 32;
+    let slots = (at + 8).next_multiple_of(64) + 40 * 32;
     assert_eq!(
         bytes[slots..slots + 8],
         40u64.to_le_bytes(),

@@ -8,21 +8,40 @@
 //! they answer, and checking it costs a Hilbert key per element, about as much as the build
 //! (docs/ARCHITECTURE.md, "Byte form": loading checks what the self-check checks).
 
-use super::PackedIndex;
-use super::build::union;
+use super::build::{Curve, union};
+use super::{PackedConfig, PackedIndex, Tree};
 use crate::{Error, Scalar};
 
 fn fail<R>(why: String) -> Result<R, String> {
     Err(why)
 }
 
+/// The configuration, the curve and the tree's self-check: what `check_invariants` runs, on an
+/// index or a view.
+pub(super) fn validate<S: Scalar, T>(
+    config: PackedConfig,
+    curve: &Curve,
+    tree: Tree<'_, S, T>,
+) -> Result<(), Error> {
+    config.validate()?;
+    check_curve(curve).map_err(Error::InvariantViolated)?;
+    tree.elements.check()?;
+    tree.check_tree(true).map_err(Error::InvariantViolated)
+}
+
+/// The curve's origin finite and its scales not negative.
+pub(super) fn check_curve(curve: &Curve) -> Result<(), String> {
+    if !curve.is_valid() {
+        return fail(format!("the curve {:?} is not one", curve.parts()));
+    }
+    Ok(())
+}
+
 impl<S: Scalar, T> PackedIndex<S, T> {
     /// Checks the configuration, the element store and the tree above it
     /// ([`PackedIndex::check_tree`]).
     pub(super) fn validate(&self) -> Result<(), Error> {
-        self.config.validate()?;
-        self.elements.check()?;
-        self.check_tree().map_err(Error::InvariantViolated)
+        validate(self.config, &self.curve, self.tree())
     }
 
     /// Checks the curve's parameters, the level sizes and that every node's box is exactly
@@ -30,13 +49,37 @@ impl<S: Scalar, T> PackedIndex<S, T> {
     /// [`StaticSlots::from_parts`](crate::base::slots::StaticSlots::from_parts) makes when loading).
     /// What is wrong, if something is.
     pub(super) fn check_tree(&self) -> Result<(), String> {
-        if !self.curve.is_valid() {
-            return fail(format!("the curve {:?} is not one", self.curve.parts()));
+        check_curve(&self.curve)?;
+        self.tree().check_tree(true)
+    }
+
+    /// Checks that the elements lie in the order of their boxes' keys along the curve, as
+    /// the build sorts them (ties, in input order, are not checked).
+    pub(super) fn check_curve_order(&self) -> Result<(), String> {
+        let keys = self.elements.boxes.iter().map(|b| self.curve.key(b));
+        let mut previous = 0;
+        for (p, key) in keys.enumerate() {
+            if key < previous {
+                return fail(format!(
+                    "positions {} and {p} are out of curve order",
+                    p - 1
+                ));
+            }
+            previous = key;
         }
+        Ok(())
+    }
+}
+
+impl<S: Scalar, T> Tree<'_, S, T> {
+    /// The levels of the sizes the node size makes, from 0 to the end of the nodes, and (if
+    /// `unions`) every node's box exactly the union of its children's. Without the unions:
+    /// what a traversal needs never to index past an array, which opening a view checks.
+    pub(super) fn check_tree(&self, unions: bool) -> Result<(), String> {
         if self.levels.first() != Some(&0) {
             return fail("the node levels do not start at 0".into());
         }
-        let b = self.config.node_size as usize;
+        let b = self.node_size as usize;
         let mut below = self.elements.len();
         for level in 1..self.levels.len() {
             let (start, end) = (self.levels[level - 1], self.levels[level]);
@@ -53,10 +96,9 @@ impl<S: Scalar, T> PackedIndex<S, T> {
                 ));
             }
             let children = self.level(level - 1).chunks(b);
-            if let Some(node) = self
-                .level(level)
-                .iter()
-                .zip(children)
+            let nodes = self.level(level).iter().zip(children);
+            if let Some(node) = nodes
+                .take(if unions { usize::MAX } else { 0 })
                 .position(|(node, kids)| *node != union(kids))
             {
                 return fail(format!(
@@ -72,23 +114,6 @@ impl<S: Scalar, T> PackedIndex<S, T> {
                 "the levels end with {below} nodes at {nodes_end} of {} (for {n} elements)",
                 self.nodes.len(),
             ));
-        }
-        Ok(())
-    }
-
-    /// Checks that the elements lie in the order of their boxes' keys along the curve, as
-    /// the build sorts them (ties, in input order, are not checked).
-    pub(super) fn check_curve_order(&self) -> Result<(), String> {
-        let keys = self.elements.boxes.iter().map(|b| self.curve.key(b));
-        let mut previous = 0;
-        for (p, key) in keys.enumerate() {
-            if key < previous {
-                return fail(format!(
-                    "positions {} and {p} are out of curve order",
-                    p - 1
-                ));
-            }
-            previous = key;
         }
         Ok(())
     }

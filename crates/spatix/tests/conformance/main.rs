@@ -239,6 +239,15 @@ conformance_static!(packed_from_bytes_f32, f32, boxes, |data| {
         &built,
     ))
 });
+// Every data set's index saved to bytes and read in place by a view (`PackedView`; the
+// kd-tree's `KdTreeView` in the deep tier): the view goes through the whole static suite in
+// the built one's place. The bytes are leaked, so that the view lives as long as the suite
+// needs it.
+conformance_static!(packed_view_f32, f32, boxes, |data| {
+    let built = spatix::PackedIndex::build(data.iter().copied())?;
+    let bytes = spatix::AlignedBytes::copy_of(&spatix::ByteForm::to_bytes(&built));
+    spatix::PackedView::<f32, u64>::open(Box::leak(Box::new(bytes)))
+});
 // The uniform grid built in one go (`UniformGrid::build`) over the data's usual world: its
 // reads, as a static structure; its updates after a bulk build are in the grid's unit tests.
 conformance_static!(grid_built_f32, f32, boxes, |data| {
@@ -480,6 +489,11 @@ mod deep {
     });
     conformance_static!(kdtree_f64, f64, points, |data| {
         spatix::KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))
+    });
+    conformance_static!(kdtree_view_f64, f64, points, |data| {
+        let built = spatix::KdTree::build(data.iter().map(|&(b, id)| (b.min, id)))?;
+        let bytes = spatix::AlignedBytes::copy_of(&spatix::ByteForm::to_bytes(&built));
+        spatix::KdTreeView::<f64, u64>::open(Box::leak(Box::new(bytes)))
     });
     conformance_static!(kdtree_from_bytes_small_buckets_f64, f64, points, |data| {
         let config = spatix::KdTreeConfig {
