@@ -17,10 +17,11 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     {
         let q = self.lattice.range(area);
         for cy in q.y0..=q.y1 {
+            let pool = self.pools.of_row(cy);
             for cx in q.x0..=q.x1 {
                 let mut at = self.cells[self.lattice.index(cx, cy)];
                 while at != NIL {
-                    let link = self.pool.link(at);
+                    let link = pool.link(at);
                     at = link.next;
                     let b = self.slots.aabb(link.item);
                     if b.intersects(area)
@@ -51,7 +52,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                     break;
                 }
                 rings.cells(r, |cx, cy| {
-                    for slot in self.pool.items(self.cells[l.index(cx, cy)]) {
+                    for slot in self.pools.of_row(cy).items(self.cells[l.index(cx, cy)]) {
                         let b = self.slots.aabb(slot);
                         let d = b.distance_key(point);
                         if d <= search.bound() && l.cell_of(b.closest_point(point)) == (cx, cy) {
@@ -73,7 +74,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         let Cast(ray, workspace, visit) = cast;
         let l = &self.lattice;
         l.cast(ray, workspace, &self.slots, visit, |cx, cy, search| {
-            for slot in self.pool.items(self.cells[l.index(cx, cy)]) {
+            for slot in self.pools.of_row(cy).items(self.cells[l.index(cx, cy)]) {
                 let b = self.slots.aabb(slot);
                 if let Some(t) = b.entry_unchecked(ray) {
                     let q = l.world.closest_point(b.entry_point(ray, t));
