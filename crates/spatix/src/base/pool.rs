@@ -248,7 +248,7 @@ impl<D: Copy + Default> ListPool<D> {
     pub(crate) fn compact_band(&mut self, heads: impl FnMut(&mut dyn FnMut(&mut u32))) {
         self.compact_with(heads, true);
         if self.links.capacity() < self.in_use + self.in_use / 4 {
-            self.links.reserve(self.in_use.saturating_sub(self.links.len()) + self.in_use);
+            self.links.reserve(self.in_use);
         }
     }
 

@@ -443,8 +443,10 @@ impl<S: Scalar, T> IndexEngine<S, T> for UniformGrid<S, T> {
 crate::contract::spatial_index!(
     UniformGrid,
     maintain {
-        /// Re-packs the cells' lists in memory in cell order (O(list entries), in place, no
-        /// allocation), so that the next [`for_each_pair`](crate::SpatialQuery::for_each_pair) and
+        /// Re-packs the cells' lists in memory in cell order (O(list entries), in place; a
+        /// band of rows whose pool has less than a quarter of room spare reserves more), so that the next [`for_each_pair`](crate::SpatialQuery::for_each_pair) and
         /// updates read them sequentially; does nothing if no list changed since the last pack.
+        /// The lists are kept in bands of rows, each packed on its own; with feature `rayon`
+        /// the bands are packed in parallel on rayon's current pool.
     }
 );
