@@ -641,11 +641,7 @@ impl<D: Copy + Default> BandPools<D> {
         }
         let shift = self.shift;
         entries(&mut |list, item, data| {
-            let band = if row_len == 0 {
-                0
-            } else {
-                (list / row_len) >> shift
-            };
+            let band = list.checked_div(row_len).unwrap_or(0) >> shift;
             let at = next[list];
             next[list] += 1;
             self.pools[band].links[at as usize] = Link {
