@@ -218,7 +218,14 @@ impl<D: Copy + Default> ListPool<D> {
     /// every doubling.
     #[inline]
     pub(crate) fn scattered(&self) -> bool {
-        2 * self.relinked >= self.in_use.max(SCATTERED_AFTER_AT_LEAST)
+        self.scattered_after(SCATTERED_AFTER_AT_LEAST)
+    }
+
+    /// [`ListPool::scattered`] with another floor than a few thousand relinks (a band's
+    /// pool, which holds a share of the lists, packs for a share of the cost).
+    #[inline]
+    pub(crate) fn scattered_after(&self, at_least: usize) -> bool {
+        2 * self.relinked >= self.in_use.max(at_least)
     }
 
     /// Moves the nodes so that the lists occupy consecutive nodes, in the order in which
@@ -227,7 +234,25 @@ impl<D: Copy + Default> ListPool<D> {
     /// `heads` must present every list of the pool, in the same order each time it is called
     /// (it is called twice). O(nodes), in place, and cheap when the nodes are nearly in order
     /// already.
-    pub(crate) fn compact(&mut self, mut heads: impl FnMut(&mut dyn FnMut(&mut u32))) {
+    pub(crate) fn compact(&mut self, heads: impl FnMut(&mut dyn FnMut(&mut u32))) {
+        self.compact_with(heads, false);
+    }
+
+    /// [`ListPool::compact`] for one band of a [`BandPools`]: the ring buffer serves lags up
+    /// to a sixteenth of the nodes allocated, with no floor, and is sized for that at once,
+    /// so that it grows only when the pool does (a warm frame allocates nothing, whichever
+    /// band's lag peaks); larger lags take the permutation.
+    /// Once laid out, the pool keeps room for a quarter more nodes than it uses (room for
+    /// as many again when it lacks it), so that elements crossing bands from frame to frame
+    /// do not grow it: a band's share of the nodes varies, where a whole pool's does not.
+    pub(crate) fn compact_band(&mut self, heads: impl FnMut(&mut dyn FnMut(&mut u32))) {
+        self.compact_with(heads, true);
+        if self.links.capacity() < self.in_use + self.in_use / 4 {
+            self.links.reserve(self.in_use);
+        }
+    }
+
+    fn compact_with(&mut self, mut heads: impl FnMut(&mut dyn FnMut(&mut u32)), band: bool) {
         // Each node's destination, kept in its `next` until the nodes are in place.
         let (mut to, mut lag) = (0u32, 0u32);
         // Gives the nodes of the list from `at` the next destinations, in list order, and
@@ -251,7 +276,7 @@ impl<D: Copy + Default> ListPool<D> {
         });
         assign(&mut self.links, self.free);
         debug_assert_eq!(to as usize, self.links.len(), "heads must hold every list");
-        self.move_nodes(lag as usize, |_, _| {});
+        self.move_nodes(lag as usize, band, |_, _| {});
         // Every list is now a run that ends where the next one starts.
         let mut start = None;
         heads(&mut |head: &mut u32| {
@@ -275,14 +300,20 @@ impl<D: Copy + Default> ListPool<D> {
     /// Moves every node to the position held in its `next` (a permutation of the positions,
     /// no node moving by more than `lag`), calling `finish(at, node)` on each node in
     /// position order just before it is stored there (its `next` is still its position).
-    fn move_nodes(&mut self, lag: usize, mut finish: impl FnMut(u32, &mut Link<D>)) {
+    fn move_nodes(&mut self, lag: usize, band: bool, mut finish: impl FnMut(u32, &mut Link<D>)) {
         let n = self.links.len();
-        if lag < (n / 16).max(MIN_WINDOW) {
+        let (ring, sized_for) = if band {
+            let most = self.links.capacity() / 16;
+            (lag <= most, most)
+        } else {
+            (lag < (n / 16).max(MIN_WINDOW), lag)
+        };
+        if ring {
             // One streaming pass: each node is read into a ring buffer (of more than
             // `2 * lag` nodes, kept for the next time) at its destination, which is stored
             // `lag` steps later, once every node bound for it has been read (and after its
             // own occupant was).
-            let size = (2 * lag + 1).next_power_of_two();
+            let size = (2 * sized_for + 1).next_power_of_two();
             if self.window.len() < size {
                 self.window.resize(size, Link::default());
             }
@@ -357,44 +388,6 @@ impl<D: Copy + Default> ListPool<D> {
         for at in from..to {
             self.links[at as usize].next = if at + 1 < to { at + 1 } else { NIL };
         }
-    }
-
-    /// Replaces every list by lists laid out in order, in one counting sort: `entries` is
-    /// called twice and must emit the same `(list, item, data)` entries both times; list `l`
-    /// (whose head is `heads[l]`) then holds its entries in the order emitted, in consecutive
-    /// nodes, and the lists follow one another in the order of `heads`.
-    pub(crate) fn build(
-        &mut self,
-        heads: &mut [u32],
-        entries: impl Fn(&mut dyn FnMut(usize, u32, D)),
-    ) {
-        let mut next = vec![0u32; heads.len()];
-        entries(&mut |list, _, _| next[list] += 1);
-        let mut total = 0u32;
-        for (head, count) in heads.iter_mut().zip(&mut next) {
-            *head = if *count == 0 { NIL } else { total };
-            (total, *count) = (total + *count, total);
-        }
-        self.links.clear();
-        self.links.resize(total as usize, Link::default());
-        entries(&mut |list, item, data| {
-            let at = next[list];
-            next[list] += 1;
-            self.links[at as usize] = Link {
-                next: at + 1,
-                item,
-                data,
-            };
-        });
-        // `next[l]` is now one past list `l`'s last node: end every list there.
-        for (&head, &end) in heads.iter().zip(&next) {
-            if head != NIL {
-                self.links[end as usize - 1].next = NIL;
-            }
-        }
-        self.free = NIL;
-        self.in_use = total as usize;
-        self.relinked = 0;
     }
 
     /// Drops every list; keeps the memory.
@@ -512,5 +505,156 @@ impl<D: Copy + Default> Iterator for Items<'_, D> {
         let link = self.pool.links[self.at as usize];
         self.at = link.next;
         Some(link.item)
+    }
+}
+
+/// Relinks tolerated in one band's pool before it is packed, however few nodes it holds
+/// ([`ListPool::scattered_after`]): a band holds a share of the lists, so its compaction
+/// costs a share of the whole pool's.
+pub(crate) const BAND_SCATTERED_AFTER_AT_LEAST: usize = 256;
+
+/// At most this many bands in a [`BandPools`]: enough that rayon can balance them over 16
+/// threads, few enough that each band's pool is worth its bookkeeping.
+const MAX_BANDS: u32 = 64;
+
+/// At least this many cells in a band of a [`BandPools`] (unless the grid has fewer): a
+/// small grid gains nothing from parallel bands, and a band of many cells holds many nodes,
+/// whose count varies little from frame to frame as elements cross bands.
+const MIN_BAND_CELLS: u64 = 4096;
+
+/// The lists of a grid's cells in one [`ListPool`] per *band*, a run of `2^shift` rows: each
+/// cell's list lives in its band's pool, so bands can be relinked on different threads. The
+/// bands depend only on the row count, never on the thread count, so a serial and a parallel
+/// pass that apply each band's links and unlinks in the same order leave the same nodes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BandPools<D = ()> {
+    pools: Vec<ListPool<D>>,
+    shift: u32,
+}
+
+impl<D: Copy + Default> BandPools<D> {
+    /// Pools for `rows` rows of `cols` cells: at most [`MAX_BANDS`] bands of a power-of-two
+    /// number of rows, each of at least [`MIN_BAND_CELLS`] cells unless it holds every row.
+    pub(crate) fn new(rows: u32, cols: u32) -> Self {
+        let mut shift = 0;
+        while (rows.max(1) - 1) >> shift >= MAX_BANDS
+            || (u64::from(cols) << shift < MIN_BAND_CELLS && (1u64 << shift) < u64::from(rows))
+        {
+            shift += 1;
+        }
+        let bands = ((rows.max(1) - 1) >> shift) + 1;
+        Self {
+            pools: (0..bands).map(|_| ListPool::default()).collect(),
+            shift,
+        }
+    }
+
+    /// The band of row `row`.
+    #[inline]
+    pub(crate) fn band(&self, row: u32) -> usize {
+        (row >> self.shift) as usize
+    }
+
+    /// Rows per band (the last band may have fewer): `2^shift`.
+    #[inline]
+    pub(crate) fn shift(&self) -> u32 {
+        self.shift
+    }
+
+    /// The pool holding row `row`'s lists.
+    #[inline]
+    pub(crate) fn of_row(&self, row: u32) -> &ListPool<D> {
+        &self.pools[self.band(row)]
+    }
+
+    /// The pool holding row `row`'s lists, to change them.
+    #[inline]
+    pub(crate) fn of_row_mut(&mut self, row: u32) -> &mut ListPool<D> {
+        let band = self.band(row);
+        &mut self.pools[band]
+    }
+
+    /// Every band's pool, in row order.
+    #[inline]
+    pub(crate) fn pools(&self) -> &[ListPool<D>] {
+        &self.pools
+    }
+
+    /// Every band's pool, in row order, to change them.
+    #[inline]
+    pub(crate) fn pools_mut(&mut self) -> &mut [ListPool<D>] {
+        &mut self.pools
+    }
+
+    /// Nodes linked or unlinked in any band since its last compaction.
+    pub(crate) fn relinked(&self) -> usize {
+        self.pools.iter().map(ListPool::relinked).sum()
+    }
+
+    /// Reserves room for `additional` more nodes, shared evenly among the bands.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        let each = additional.div_ceil(self.pools.len());
+        for pool in &mut self.pools {
+            pool.reserve(each);
+        }
+    }
+
+    /// Drops every list; keeps the memory.
+    pub(crate) fn clear(&mut self) {
+        self.pools.iter_mut().for_each(ListPool::clear);
+    }
+
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.pools.capacity() * size_of::<ListPool<D>>()
+            + self.pools.iter().map(ListPool::memory_bytes).sum::<usize>()
+    }
+
+    /// [`ListPool::build`] for every band at once: `heads` holds the lists of `row_len` heads
+    /// per row, row after row; `entries` is called twice and must emit the same
+    /// `(list, item, data)` entries both times (lists as indices into `heads`).
+    pub(crate) fn build(
+        &mut self,
+        heads: &mut [u32],
+        row_len: usize,
+        entries: impl Fn(&mut dyn FnMut(usize, u32, D)),
+    ) {
+        // Each list's node count, then its first node within its band's pool.
+        let mut next = vec![0u32; heads.len()];
+        entries(&mut |list, _, _| next[list] += 1);
+        let band_len = row_len << self.shift;
+        for ((pool, heads), next) in self
+            .pools
+            .iter_mut()
+            .zip(heads.chunks_mut(band_len.max(1)))
+            .zip(next.chunks_mut(band_len.max(1)))
+        {
+            let mut total = 0u32;
+            for (head, count) in heads.iter_mut().zip(next.iter_mut()) {
+                *head = if *count == 0 { NIL } else { total };
+                (total, *count) = (total + *count, total);
+            }
+            pool.links.clear();
+            pool.links.resize(total as usize, Link::default());
+            pool.free = NIL;
+            pool.in_use = total as usize;
+            pool.relinked = 0;
+        }
+        let shift = self.shift;
+        entries(&mut |list, item, data| {
+            let band = list.checked_div(row_len).unwrap_or(0) >> shift;
+            let at = next[list];
+            next[list] += 1;
+            self.pools[band].links[at as usize] = Link {
+                next: at + 1,
+                item,
+                data,
+            };
+        });
+        for (list, (&head, &end)) in heads.iter().zip(&next).enumerate() {
+            if head != NIL {
+                let band = (list / row_len.max(1)) >> shift;
+                self.pools[band].links[end as usize - 1].next = NIL;
+            }
+        }
     }
 }

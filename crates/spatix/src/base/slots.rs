@@ -92,6 +92,8 @@ pub(crate) fn write_section<'a, S: Scalar + 'a>(
 pub(crate) struct Moved<S> {
     lists: Vec<Vec<(u32, Aabb<S>)>>,
     used: usize,
+    /// Slots per chunk: chunk `k`'s list holds slots of `k * chunk..(k + 1) * chunk`.
+    chunk: usize,
     refused: Option<Error>,
 }
 
@@ -100,6 +102,11 @@ impl<S: Copy> Moved<S> {
     /// The elements to move and their new boxes, in slot order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, Aabb<S>)> + '_ {
         self.lists[..self.used].iter().flatten().copied()
+    }
+
+    /// The elements to move, one list per chunk of slots, in slot order.
+    pub(crate) fn chunks(&self) -> &[Vec<(u32, Aabb<S>)>] {
+        &self.lists[..self.used]
     }
 }
 
@@ -427,10 +434,30 @@ impl<S: Scalar, T> Slots<S, T> {
             Moved {
                 lists,
                 used: chunks,
+                chunk,
                 refused,
             },
             acc,
         )
+    }
+
+    /// Writes the new box of every element of `moved`, in parallel by chunk of slots (for a
+    /// structure that re-filed them without writing their boxes).
+    #[cfg(feature = "rayon")]
+    pub(crate) fn par_set_moved(&mut self, moved: &Moved<S>)
+    where
+        S: Send + Sync,
+    {
+        use rayon::prelude::*;
+        self.boxes
+            .par_chunks_mut(moved.chunk)
+            .zip(moved.chunks())
+            .enumerate()
+            .for_each(|(k, (boxes, list))| {
+                for &(slot, aabb) in list {
+                    boxes[slot as usize - k * moved.chunk] = aabb;
+                }
+            });
     }
 
     /// Takes back the memory of a [`Moved`] once its moves are applied.

@@ -392,8 +392,9 @@ pub trait ParallelPairs<S: Scalar, T: Sync>: SpatialQuery<S, T> + Sync {
     /// splits its bands into runs walked in parallel; the four grids
     /// ([`UniformGrid`](crate::UniformGrid), [`LooseGrid`](crate::LooseGrid),
     /// [`PointGrid`](crate::PointGrid), [`HierarchicalGrid`](crate::HierarchicalGrid)) walk
-    /// chunks of their slot tables in parallel, move in place every element that stays in
-    /// its cells, then re-file the others on the calling thread, leaving exactly the state
+    /// chunks of their slot tables in parallel and move in place every element that stays
+    /// in its cells; the uniform grid then re-files the others band of rows by band of rows
+    /// in parallel, the other three on the calling thread, all leaving exactly the state
     /// [`SpatialIndex::update_all`] leaves; the quadtrees run [`SpatialIndex::update_all`]
     /// on the calling thread.
     ///

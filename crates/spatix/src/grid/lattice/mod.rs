@@ -35,7 +35,7 @@ pub(crate) struct Lattice<S> {
 }
 
 /// The inclusive block of cells a box overlaps (after clamping into the grid).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct CellRange {
     pub(crate) x0: u32,
     pub(crate) y0: u32,

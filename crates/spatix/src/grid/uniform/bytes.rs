@@ -40,7 +40,7 @@ impl<S: Scalar, T> Refile for UniformGrid<S, T> {
         r.allow(entries, "the cell entries")?;
         self.slots = slots;
         for (slot, range) in ranges {
-            self.link_block(range, None, slot);
+            self.link_block(range, slot);
         }
         Ok(())
     }

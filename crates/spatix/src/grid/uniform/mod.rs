@@ -4,7 +4,7 @@
 use core::ops::ControlFlow;
 
 use crate::base::handle::NIL;
-use crate::base::pool::ListPool;
+use crate::base::pool::BandPools;
 use crate::base::slots::Slots;
 use crate::contract::probe::{Region, Watch};
 use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
@@ -99,8 +99,12 @@ pub struct UniformGrid<S, T> {
     lattice: Lattice<S>,
     /// Row-major heads of the cells' lists (`NIL` when empty).
     cells: Vec<u32>,
-    pool: ListPool,
+    /// The cells' lists, one pool per band of rows.
+    pools: BandPools,
     slots: Slots<S, T>,
+    /// `par_update_all` scratch: the elements changing cells, per chunk of slots, by band.
+    #[cfg(feature = "rayon")]
+    refile: Vec<mutate::ChunkRefilings>,
 }
 
 impl<S: Scalar, T> UniformGrid<S, T> {
@@ -125,8 +129,10 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         Ok(Self {
             lattice,
             cells: vec![NIL; lattice.len()],
-            pool: ListPool::default(),
+            pools: BandPools::new(lattice.rows, lattice.cols),
             slots: Slots::default(),
+            #[cfg(feature = "rayon")]
+            refile: Vec::new(),
         })
     }
 
@@ -206,7 +212,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         } else {
             (sampled_entries as f64 * n as f64 / sampled as f64).ceil() as usize
         };
-        grid.pool.reserve(entries + entries / 32);
+        grid.pools.reserve(entries + entries / 32);
         Ok(grid)
     }
 
@@ -251,7 +257,8 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         let mut grid = Self::auto(world, &boxes)?;
         grid.slots = Slots::from_elements(boxes, values)?;
         let (lattice, slots) = (&grid.lattice, &grid.slots);
-        grid.pool.build(&mut grid.cells, |emit| {
+        let cols = lattice.cols as usize;
+        grid.pools.build(&mut grid.cells, cols, |emit| {
             for slot in 0..slots.len() as u32 {
                 let r = lattice.range(slots.aabb(slot));
                 for cy in r.y0..=r.y1 {
@@ -320,15 +327,48 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         for cy in 0..l.rows {
             for cx in 0..l.cols {
                 let head = self.cells[l.index(cx, cy)];
-                visit(l.square(cx, cy), self.pool.items(head).count());
+                visit(l.square(cx, cy), self.pools.of_row(cy).items(head).count());
             }
         }
     }
 
-    /// Lays the lists out in cell order (see `maintain`).
+    /// Bytes of the `par_update_all` scratch.
+    fn refile_bytes(&self) -> usize {
+        #[cfg(feature = "rayon")]
+        return self.refile.capacity() * size_of::<mutate::ChunkRefilings>()
+            + self
+                .refile
+                .iter()
+                .map(mutate::ChunkRefilings::heap_bytes)
+                .sum::<usize>();
+        #[cfg(not(feature = "rayon"))]
+        0
+    }
+
+    /// Lays out, in cell order, the lists of every band relinked since it was last packed
+    /// (see `maintain`); the bands in parallel on rayon's pool with feature `rayon`.
     pub(super) fn pack(&mut self) {
-        let cells = &mut self.cells;
-        self.pool.compact(|visit| cells.iter_mut().for_each(visit));
+        let band_cells = (self.lattice.cols as usize) << self.pools.shift();
+        let pack = |(pool, cells): (&mut crate::base::pool::ListPool, &mut [u32])| {
+            if pool.relinked() > 0 {
+                pool.compact_band(|visit| cells.iter_mut().for_each(visit));
+            }
+        };
+        #[cfg(feature = "rayon")]
+        {
+            use rayon::prelude::*;
+            self.pools
+                .pools_mut()
+                .par_iter_mut()
+                .zip(self.cells.par_chunks_mut(band_cells))
+                .for_each(pack);
+        }
+        #[cfg(not(feature = "rayon"))]
+        self.pools
+            .pools_mut()
+            .iter_mut()
+            .zip(self.cells.chunks_mut(band_cells))
+            .for_each(pack);
     }
 }
 
@@ -380,7 +420,8 @@ impl<S: Scalar, T> QueryEngine<S, T> for UniformGrid<S, T> {
     fn heap_bytes(&self) -> usize {
         self.slots.memory_bytes()
             + self.cells.capacity() * size_of::<u32>()
-            + self.pool.memory_bytes()
+            + self.pools.memory_bytes()
+            + self.refile_bytes()
     }
 
     fn check(&self) -> Result<(), Error> {
@@ -412,7 +453,7 @@ impl<S: Scalar, T> IndexEngine<S, T> for UniformGrid<S, T> {
     }
 
     fn tidy(&mut self) {
-        if self.pool.relinked() > 0 {
+        if self.pools.relinked() > 0 {
             self.pack();
         }
     }
@@ -421,8 +462,10 @@ impl<S: Scalar, T> IndexEngine<S, T> for UniformGrid<S, T> {
 crate::contract::spatial_index!(
     UniformGrid,
     maintain {
-        /// Re-packs the cells' lists in memory in cell order (O(list entries), in place, no
-        /// allocation), so that the next [`for_each_pair`](crate::SpatialQuery::for_each_pair) and
+        /// Re-packs the cells' lists in memory in cell order (O(list entries), in place; a
+        /// band of rows whose pool has less than a quarter of room spare reserves more), so that the next [`for_each_pair`](crate::SpatialQuery::for_each_pair) and
         /// updates read them sequentially; does nothing if no list changed since the last pack.
+        /// The lists are kept in bands of rows, each packed on its own; with feature `rayon`
+        /// the bands are packed in parallel on rayon's current pool.
     }
 );

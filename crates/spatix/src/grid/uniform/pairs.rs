@@ -68,6 +68,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         let mut spans = [Span::default(); BATCH_CELLS];
         for cy in rows {
             let row = &self.cells[self.lattice.index(0, cy)..][..self.lattice.cols as usize];
+            let pool = self.pools.of_row(cy);
             let mut cx = 0u32;
             while cx < self.lattice.cols {
                 // Gather whole cells until the batch is full: the slots first, then their
@@ -75,14 +76,14 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                 let (mut n, mut m) = (0usize, 0usize);
                 while cx < self.lattice.cols && m < BATCH_CELLS {
                     let head = row[cx as usize];
-                    if head == NIL || self.pool.link(head).next == NIL {
+                    if head == NIL || pool.link(head).next == NIL {
                         cx += 1; // no pair in an empty cell or a single entry
                         continue;
                     }
                     let start = n;
                     let mut at = head;
                     while at != NIL && n < BATCH {
-                        let link = self.pool.link(at);
+                        let link = pool.link(at);
                         buffer[n].slot = link.item;
                         at = link.next;
                         n += 1;
@@ -147,12 +148,13 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
+        let pool = self.pools.of_row(cy);
         let mut start = head;
         while start != NIL {
             let mut n = 0;
             let mut at = start;
             while at != NIL && n < BLOCK {
-                let link = self.pool.link(at);
+                let link = pool.link(at);
                 buffer[n] = self.entry(link.item, cx, cy);
                 at = link.next;
                 n += 1;
@@ -161,7 +163,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
             self.pair_within(block, visit)?;
             start = at;
             while at != NIL {
-                let link = self.pool.link(at);
+                let link = pool.link(at);
                 at = link.next;
                 let b = self.entry(link.item, cx, cy);
                 for a in block {

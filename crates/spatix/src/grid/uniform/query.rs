@@ -23,11 +23,12 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     {
         let q = self.lattice.range(area);
         for cy in q.y0..=q.y1 {
+            let pool = self.pools.of_row(cy);
             for cx in q.x0..=q.x1 {
                 watch.region(|| self.lattice.square(cx, cy));
                 let mut at = self.cells[self.lattice.index(cx, cy)];
                 while at != NIL {
-                    let link = self.pool.link(at);
+                    let link = pool.link(at);
                     at = link.next;
                     watch.candidate(|| self.slots.handle(link.item));
                     let b = self.slots.aabb(link.item);
@@ -64,7 +65,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                 }
                 rings.cells(r, |cx, cy| {
                     watch.region(|| l.square(cx, cy));
-                    for slot in self.pool.items(self.cells[l.index(cx, cy)]) {
+                    for slot in self.pools.of_row(cy).items(self.cells[l.index(cx, cy)]) {
                         watch.candidate(|| self.slots.handle(slot));
                         let b = self.slots.aabb(slot);
                         let d = b.distance_key(point);
@@ -92,7 +93,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         let l = &self.lattice;
         l.cast(ray, workspace, &self.slots, visit, |cx, cy, search| {
             watch.region(|| l.square(cx, cy));
-            for slot in self.pool.items(self.cells[l.index(cx, cy)]) {
+            for slot in self.pools.of_row(cy).items(self.cells[l.index(cx, cy)]) {
                 watch.candidate(|| self.slots.handle(slot));
                 let b = self.slots.aabb(slot);
                 if let Some(t) = b.entry_unchecked(ray) {

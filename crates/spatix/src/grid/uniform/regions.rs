@@ -17,6 +17,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     {
         let l = &self.lattice;
         for cy in 0..l.rows {
+            let pool = self.pools.of_row(cy);
             for cx in 0..l.cols {
                 let head = self.cells[l.index(cx, cy)];
                 if head != NIL {
@@ -24,7 +25,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                         bounds: l.square(cx, cy),
                         depth: 0,
                         kind: RegionKind::Cell,
-                        elements: self.pool.items(head).count(),
+                        elements: pool.items(head).count(),
                     })?;
                 }
             }

@@ -3,6 +3,7 @@
 use core::ops::ControlFlow;
 
 use super::UniformGrid;
+use crate::base::pool::{BAND_SCATTERED_AFTER_AT_LEAST, ListPool};
 use crate::grid::lattice::RINGS_WALKED;
 use crate::test_util::{bx, found, pairs};
 use crate::{
@@ -239,7 +240,8 @@ fn auto_sampled_sizes_cells_and_memory_for_the_total() {
     for (i, p) in points.iter().enumerate() {
         grid.insert(*p, i as u32).unwrap();
     }
-    assert_eq!(grid.memory_bytes() - grid.pool.window_bytes(), before);
+    let windows: usize = grid.pools.pools().iter().map(ListPool::window_bytes).sum();
+    assert_eq!(grid.memory_bytes() - windows, before);
     grid.check_invariants().unwrap();
 
     // A total smaller than the sample counts the sample.
@@ -384,13 +386,15 @@ fn update_fast_path_touches_no_cell() {
     let mut t = Twin::new(UniformGrid::new(world(), 10.0).unwrap());
     let a = t.insert(bx(11.0, 11.0, 13.0, 13.0));
     let b = t.insert(bx(8.0, 8.0, 14.0, 14.0)); // four cells
-    let before = (t.grid.cells.clone(), t.grid.pool.clone());
+    let before = (t.grid.cells.clone(), t.grid.pools.clone());
     t.update(a, bx(12.0, 11.0, 18.0, 19.0)); // the same cell
     t.update(b, bx(9.0, 9.0, 12.0, 12.0)); // the same four
-    let after = (t.grid.cells.clone(), t.grid.pool.clone());
+    let after = (t.grid.cells.clone(), t.grid.pools.clone());
     assert_eq!(before.0, after.0);
-    assert_eq!(before.1.allocated(), after.1.allocated());
-    assert!((0..5).all(|at| before.1.link(at).item == after.1.link(at).item));
+    for (was, is) in before.1.pools().iter().zip(after.1.pools()) {
+        assert_eq!(was.allocated(), is.allocated());
+        assert!((0..was.allocated() as u32).all(|at| was.link(at).item == is.link(at).item));
+    }
     assert_eq!(
         t.grid.get(t.handles[a as usize].unwrap().0).unwrap().aabb,
         bx(12.0, 11.0, 18.0, 19.0)
@@ -398,7 +402,7 @@ fn update_fast_path_touches_no_cell() {
     assert_eq!(t.assert_pairs(), 1);
     t.assert_all();
     t.update(b, bx(12.0, 12.0, 14.0, 14.0)); // down to one cell
-    assert_eq!((t.grid.pool.in_use(), t.grid.pool.allocated()), (2, 5));
+    assert_eq!(nodes(&t.grid), (2, 5));
     t.update(a, bx(95.0, 95.0, 99.0, 99.0));
     assert_eq!(t.assert_pairs(), 0);
     t.assert_all();
@@ -656,18 +660,29 @@ fn cells_and_memory_are_reported() {
     assert!(grid.memory_bytes() > empty);
 }
 
-/// Walking the cells in order reads nodes 0, 1, 2, ...
-fn assert_packed(grid: &UniformGrid<f64, u32>) {
+/// Nodes in use and allocated, over every band.
+fn nodes(grid: &UniformGrid<f64, u32>) -> (usize, usize) {
+    let pools = grid.pools.pools();
+    (
+        pools.iter().map(ListPool::in_use).sum(),
+        pools.iter().map(ListPool::allocated).sum(),
+    )
+}
+
+/// Walking band `band`'s cells in order reads its nodes 0, 1, 2, ...
+fn assert_packed(grid: &UniformGrid<f64, u32>, band: usize) {
+    let pool = &grid.pools.pools()[band];
+    let band_cells = (grid.lattice.cols as usize) << grid.pools.shift();
     let mut expected = 0;
-    for &head in &grid.cells {
+    for &head in grid.cells.chunks(band_cells).nth(band).unwrap() {
         let mut at = head;
         while at != crate::base::handle::NIL {
             assert_eq!(at, expected);
             expected += 1;
-            at = grid.pool.link(at).next;
+            at = pool.link(at).next;
         }
     }
-    assert_eq!(expected as usize, grid.pool.in_use());
+    assert_eq!(expected as usize, pool.in_use());
 }
 
 #[test]
@@ -697,7 +712,9 @@ fn maintain_packs_the_lists_in_cell_order() {
         }
         t.grid.maintain();
         t.grid.check_invariants().unwrap();
-        assert_packed(&t.grid);
+        for band in 0..t.grid.pools.pools().len() {
+            assert_packed(&t.grid, band);
+        }
         t.assert_all();
         t.grid.maintain(); // nothing changed: a no-op
         t.grid.check_invariants().unwrap();
@@ -716,16 +733,24 @@ fn lists_are_packed_without_maintain_once_enough_moved() {
         t.insert(random_box());
     }
     let mut packs = 0;
+    let mut was = vec![0; t.grid.pools.pools().len()];
     for id in t.live().into_iter().cycle().take(4000) {
         t.update(id, random_box());
-        let (relinked, in_use) = (t.grid.pool.relinked(), t.grid.pool.in_use());
-        assert!(2 * relinked < in_use.max(4096));
-        if relinked == 0 {
-            packs += 1;
-            assert_packed(&t.grid);
+        for (band, pool) in t.grid.pools.pools().iter().enumerate() {
+            let (relinked, in_use) = (pool.relinked(), pool.in_use());
+            assert!(2 * relinked < in_use.max(BAND_SCATTERED_AFTER_AT_LEAST));
+            if relinked == 0 && was[band] > 0 {
+                packs += 1;
+                assert_packed(&t.grid, band);
+            }
+            was[band] = relinked;
         }
     }
-    assert!(packs >= 2, "{packs} packs");
+    assert!(packs >= 2 * was.len(), "{packs} packs");
+    t.grid.maintain();
+    for band in 0..was.len() {
+        assert_packed(&t.grid, band);
+    }
     t.assert_all();
 }
 
@@ -815,7 +840,7 @@ fn bulk_build_then_mutations_match_the_oracle() {
     );
     let mut grid = UniformGrid::build(world(), items.iter().copied()).unwrap();
     assert_eq!(
-        grid.pool.relinked(),
+        grid.pools.relinked(),
         0,
         "built lists are laid out in cell order"
     );
@@ -858,4 +883,72 @@ fn bulk_build_then_mutations_match_the_oracle() {
         }
     }
     compare(&grid, &oracle);
+}
+
+/// The lists of every band, node by node (`next`, `item`), and the cells' heads.
+fn lists(grid: &UniformGrid<f64, u64>) -> (Vec<u32>, Vec<Vec<(u32, u32)>>) {
+    let pools = grid.pools.pools().iter();
+    let nodes = pools.map(|p| p.nodes().iter().map(|l| (l.next, l.item)).collect());
+    (grid.cells.clone(), nodes.collect())
+}
+
+/// The parallel frame leaves exactly the state of the serial one: every element's box and
+/// value, every cell's head and every band's nodes, refusals included, over frames with many
+/// elements changing cells, within and across bands (cells smaller than the elements, many
+/// bands of one row), jumping far, leaving the world, and refused; then `maintain` on both.
+#[cfg(feature = "rayon")]
+#[test]
+fn par_update_all_leaves_the_state_of_update_all() {
+    use crate::{Error, Handle, ParallelPairs};
+
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    // 200 rows of 200 cells: seven bands of 32 rows.
+    let mut serial = UniformGrid::new(world(), 0.5).unwrap();
+    let mut handles = Vec::new();
+    for i in 0..20_000u64 {
+        let (x, y) = ((i * 37 % 1000) as f64 / 10.0, (i * 91 % 997) as f64 / 10.0);
+        handles.push(serial.insert(bx(x, y, x + 0.6, y + 0.6), 0).unwrap());
+    }
+    assert!(serial.pools.pools().len() > 4);
+    let mut parallel = serial.clone();
+    let step = |frame: u64| {
+        move |h: Handle, value: &mut u64, b: &Aabb<f64>| {
+            *value += 1;
+            let r = u64::from(h.slot()).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ frame;
+            let (dx, dy) = match r % 50 {
+                0 => (f64::NAN, 0.0),
+                1 => (300.0, -250.0),
+                2 => (-80.0, 90.0),
+                _ => (
+                    ((r >> 8) % 21) as f64 / 10.0 - 1.0,
+                    ((r >> 16) % 21) as f64 / 10.0 - 1.0,
+                ),
+            };
+            Aabb {
+                min: Point::new(b.min.x + dx, b.min.y + dy),
+                max: Point::new(b.max.x + dx, b.max.y + dy),
+            }
+        }
+    };
+    for frame in 0..6 {
+        let expected = serial.update_all(step(frame));
+        let got = pool.install(|| parallel.par_update_all(step(frame)));
+        assert_eq!(expected, Err(Error::InvalidAabb));
+        assert_eq!(got, expected);
+        parallel.check_invariants().unwrap();
+        for &h in &handles {
+            let (a, b) = (serial.get(h).unwrap(), parallel.get(h).unwrap());
+            assert_eq!((a.aabb, *a.value), (b.aabb, *b.value));
+            assert_eq!(*b.value, frame + 1, "one call per element and frame");
+        }
+        assert!(lists(&serial) == lists(&parallel), "frame {frame}");
+        if frame % 2 == 1 {
+            serial.maintain();
+            pool.install(|| parallel.maintain());
+            assert!(lists(&serial) == lists(&parallel), "maintain after {frame}");
+        }
+    }
 }

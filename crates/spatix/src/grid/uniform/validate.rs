@@ -18,12 +18,14 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         // Entries per slot, and the last cell each slot was seen in (to catch duplicates).
         let mut entries = vec![0usize; slot_count.unwrap_or(0)];
         let mut last_cell = vec![usize::MAX; entries.len()];
-        let mut total = 0usize;
+        // Nodes listed, per band.
+        let mut totals = vec![0usize; self.pools.pools().len()];
         for cy in 0..self.lattice.rows {
             for cx in 0..self.lattice.cols {
                 let cell = self.lattice.index(cx, cy);
                 let list = || format!("cell ({cx}, {cy})");
-                let length = self.pool.check_list(self.cells[cell], list, |_, link| {
+                let pool = self.pools.of_row(cy);
+                let length = pool.check_list(self.cells[cell], list, |_, link| {
                     let slot = link.item;
                     if !self.slots.is_live(slot) {
                         return fail(format!("cell ({cx}, {cy}) lists dead slot {slot}"));
@@ -41,7 +43,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                     entries[i] += 1;
                     Ok(())
                 })?;
-                total += length;
+                totals[self.pools.band(cy)] += length;
             }
         }
         for item in self.slots.iter() {
@@ -54,6 +56,9 @@ impl<S: Scalar, T> UniformGrid<S, T> {
                 ));
             }
         }
-        self.pool.check_counts(total)
+        for (pool, &total) in self.pools.pools().iter().zip(&totals) {
+            pool.check_counts(total)?;
+        }
+        Ok(())
     }
 }
