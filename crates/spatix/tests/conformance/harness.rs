@@ -365,6 +365,7 @@ impl<S: Scalar, I: SpatialQuery<S, u64> + Sync> Harness<S, I> {
                 what()
             ));
         }
+        let seen = got.clone();
         if !valid(&area) && !got.is_empty() {
             return Err(format!(
                 "{}: the area is invalid, yet {} elements matched",
@@ -387,6 +388,7 @@ impl<S: Scalar, I: SpatialQuery<S, u64> + Sync> Harness<S, I> {
         same_ids(&want, &model, &describe)
             .map_err(|e| format!("ORACLE disagrees with the model on {}: {e}", what()))?;
         same_ids(&got, &want, &describe).map_err(|e| format!("{}: {e}", what()))?;
+        crate::probes::check_query(&self.sut, &area, &seen)?;
         self.stats.query_hits += usize::from(!got.is_empty());
         Ok(())
     }
@@ -553,6 +555,7 @@ impl<S: Scalar, I: SpatialQuery<S, u64> + Sync> Harness<S, I> {
 
     fn nearest(&mut self, point: Point<S>, k: usize) -> Result<(), String> {
         let got = self.sut.nearest(point, k, &mut self.ws_sut).to_vec();
+        crate::probes::check_nearest(&self.sut, point, k, &mut self.ws_sut, &got)?;
         let want = self.oracle.nearest(point, k, &mut self.ws_oracle).to_vec();
         let truth = |h: Handle| self.by_sut.get(&h).map(|&id| (id, self.entry(id).aabb));
         let all: Vec<(u64, Aabb<S>)> = self.live.iter().map(|e| (e.id, e.aabb)).collect();
@@ -573,6 +576,7 @@ impl<S: Scalar, I: SpatialQuery<S, u64> + Sync> Harness<S, I> {
                 what()
             ));
         }
+        crate::probes::check_raycast(&self.sut, &ray, &mut self.ws_sut, &got)?;
         let model: HashMap<u64, S> = self
             .live
             .iter()
@@ -782,6 +786,8 @@ impl<S: Scalar, I: SpatialQuery<S, u64> + Sync> Harness<S, I> {
     /// After the last step: everything, from many places.
     pub(crate) fn check_all(&mut self) -> Result<(), String> {
         self.check_iter()?;
+        let boxes: Vec<Aabb<S>> = self.live.iter().map(|e| e.aabb).collect();
+        crate::probes::check_regions(&self.sut, &boxes, &self.world)?;
         for e in self.live.clone() {
             self.check_get(e.id)?;
         }
