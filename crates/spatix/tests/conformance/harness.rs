@@ -555,12 +555,12 @@ impl<S: Scalar, I: SpatialQuery<S, u64> + Sync> Harness<S, I> {
 
     fn nearest(&mut self, point: Point<S>, k: usize) -> Result<(), String> {
         let got = self.sut.nearest(point, k, &mut self.ws_sut).to_vec();
-        crate::probes::check_nearest(&self.sut, point, k, &mut self.ws_sut, &got)?;
         let want = self.oracle.nearest(point, k, &mut self.ws_oracle).to_vec();
         let truth = |h: Handle| self.by_sut.get(&h).map(|&id| (id, self.entry(id).aabb));
         let all: Vec<(u64, Aabb<S>)> = self.live.iter().map(|e| (e.id, e.aabb)).collect();
         check_nearest(&got, &want, point, k, all.len(), Some(&all), &truth)
             .map_err(|e| format!("nearest({:?}, k = {k}): {e}", P(point)))?;
+        crate::probes::check_nearest(&self.sut, point, k, &mut self.ws_sut, &got)?;
         self.stats.nearest_over_len += usize::from(k > self.live.len());
         Ok(())
     }
@@ -576,7 +576,6 @@ impl<S: Scalar, I: SpatialQuery<S, u64> + Sync> Harness<S, I> {
                 what()
             ));
         }
-        crate::probes::check_raycast(&self.sut, &ray, &mut self.ws_sut, &got)?;
         let model: HashMap<u64, S> = self
             .live
             .iter()
@@ -642,6 +641,7 @@ impl<S: Scalar, I: SpatialQuery<S, u64> + Sync> Harness<S, I> {
                 ));
             }
         }
+        crate::probes::check_raycast(&self.sut, &ray, &mut self.ws_sut, &got)?;
         self.stats.ray_hits += usize::from(!got.is_empty());
         Ok(())
     }
