@@ -217,7 +217,8 @@ pub trait SpatialQuery<S: Scalar, T> {
     /// let points = (0..1000).map(|i| (Point::new((i % 40) as f64, (i / 40) as f64), i));
     /// let tree = KdTree::build(points)?;
     /// let mut cost = QueryCost::default();
-    /// let found = tree.nearest_probed(Point::new(10.2, 10.1), 6, &mut Workspace::new(), &mut cost);
+    /// let mut workspace = Workspace::new();
+    /// let found = tree.nearest_probed(Point::new(10.2, 10.1), 6, &mut workspace, &mut cost);
     /// assert_eq!(found.len(), 6);
     /// assert!(cost.candidates >= 6 && cost.candidates < 1000);
     /// # Ok::<(), spatix::Error>(())
