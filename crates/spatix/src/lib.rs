@@ -9,6 +9,14 @@
 //! take `&self` and allocate nothing once warm. Structures built once implement its query
 //! half, [`SpatialQuery`].
 //!
+//! Every structure also shows its shape and what a search cost:
+//! [`visit_regions`](SpatialQuery::visit_regions) reports its cells, nodes, bands or splits
+//! ([`Region`]), and [`query_probed`](SpatialQuery::query_probed),
+//! [`nearest_probed`](SpatialQuery::nearest_probed) and
+//! [`raycast_all_probed`](SpatialQuery::raycast_all_probed) tell a [`Probe`] (such as the
+//! counting [`QueryCost`]) every region entered and every element tested, with the same
+//! answers as the plain searches, which pay nothing for it.
+//!
 //! | structure | elements live in | best for |
 //! | --- | --- | --- |
 //! | [`BruteForce`] | one array | fewer than ~64 elements; the oracle of every test |

@@ -1,7 +1,7 @@
 //! The contract's "no allocation once warm": after warm-up, a frame of moves and updates (by
 //! handle on even frames, by `update_all` on odd ones), the
-//! pair pass, rectangle queries, nearest, within and ray queries and `maintain` allocates
-//! nothing, for every dynamic structure; and the queries allocate nothing on every static
+//! pair pass, rectangle queries, nearest, within and ray queries (plain and probed),
+//! `visit_regions` and `maintain` allocates nothing, for every dynamic structure; and the queries allocate nothing on every static
 //! one. With feature `rayon`, a second `par_collect_pairs` into the same `PairBuffers`, on
 //! the same data and threads, allocates nothing, for every structure that has it, and so do
 //! warm batch queries (`ParallelQuery`) on every structure, dynamic and static. One test
@@ -10,7 +10,7 @@
 use core::ops::ControlFlow;
 use std::alloc::System;
 
-use spatix::{Aabb, Handle, Layered, Point, Ray, SpatialIndex, SpatialQuery, Workspace};
+use spatix::{Aabb, Handle, Layered, Point, QueryCost, Ray, SpatialIndex, SpatialQuery, Workspace};
 use spatix_workload::{Agents, Layout, Sizes};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -48,8 +48,9 @@ fn frame<I: SpatialIndex<f32, u32>>(
     sum
 }
 
-/// Every query of a frame: the pair pass, and rectangle, nearest, within and ray queries
-/// around every 101st agent.
+/// Every query of a frame: the pair pass, the structure's regions, and rectangle, nearest,
+/// within and ray queries around every 101st agent (rectangle, nearest and ray queries also
+/// probed, counting their cost).
 fn queries<I: SpatialQuery<f32, u32>>(
     index: &I,
     agents: &Agents<f32>,
@@ -60,7 +61,19 @@ fn queries<I: SpatialQuery<f32, u32>>(
         sum += 1;
         ControlFlow::Continue(())
     });
+    let _ = index.visit_regions(|r| {
+        sum += r.elements;
+        ControlFlow::Continue(())
+    });
+    let mut cost = QueryCost::default();
     for i in (0..agents.len()).step_by(101) {
+        let _ = index.query_probed(&agents.aabb(i), &mut cost, |_| ControlFlow::Continue(()));
+        sum += index
+            .nearest_probed(agents.positions[i], 8, workspace, &mut cost)
+            .len();
+        let ray = Ray::new(agents.positions[i], Point::new(1.0, 0.5), 40.0).unwrap();
+        let _ =
+            index.raycast_all_probed(&ray, workspace, &mut cost, |_, _| ControlFlow::Continue(()));
         let _ = index.query(&agents.aabb(i), |_| {
             sum += 1;
             ControlFlow::Continue(())
@@ -76,7 +89,7 @@ fn queries<I: SpatialQuery<f32, u32>>(
             ControlFlow::Continue(())
         });
     }
-    sum
+    sum + usize::from(cost.candidates > 0)
 }
 
 /// Allocations made by `measured` frames after `warm` frames, with feature `rayon` on

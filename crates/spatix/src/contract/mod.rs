@@ -6,6 +6,9 @@ pub(crate) mod engine;
 
 pub(crate) mod probe;
 
+#[cfg(test)]
+mod regions_tests;
+
 use core::ops::ControlFlow;
 
 pub(crate) use engine::{
@@ -210,11 +213,12 @@ pub trait SpatialQuery<S: Scalar, T> {
     /// whose distance it computes ([`Probe`]); the answers are the same.
     ///
     /// ```
-    /// use spatix::{Aabb, KdTree, Point, QueryCost, SpatialQuery, Workspace};
-    /// let points = (0..1000).map(|i| (Aabb::point(Point::new((i % 40) as f64, (i / 40) as f64)).unwrap(), i));
+    /// use spatix::{KdTree, Point, QueryCost, SpatialQuery, Workspace};
+    /// let points = (0..1000).map(|i| (Point::new((i % 40) as f64, (i / 40) as f64), i));
     /// let tree = KdTree::build(points)?;
     /// let mut cost = QueryCost::default();
-    /// let found = tree.nearest_probed(Point::new(10.2, 10.1), 6, &mut Workspace::new(), &mut cost);
+    /// let mut workspace = Workspace::new();
+    /// let found = tree.nearest_probed(Point::new(10.2, 10.1), 6, &mut workspace, &mut cost);
     /// assert_eq!(found.len(), 6);
     /// assert!(cost.candidates >= 6 && cost.candidates < 1000);
     /// # Ok::<(), spatix::Error>(())

@@ -187,16 +187,22 @@ impl<S: Scalar> SpatialQuery<S, u64> for Broken<S, u64> {
         self.inner.visit_regions(visit)
     }
 
+    // The probed searches keep the plain ones' faults: they answer what those answer, told to
+    // the probe as the candidates of one region (the world).
     fn query_probed<P: ::spatix::Probe<S>, F>(
         &self,
         area: &Aabb<S>,
         probe: &mut P,
-        visit: F,
+        mut visit: F,
     ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, u64>) -> ControlFlow<()>,
     {
-        self.inner.query_probed(area, probe, visit)
+        probe.region(&self.world);
+        self.query(area, |item| {
+            probe.candidate(item.handle);
+            visit(item)
+        })
     }
 
     fn nearest_probed<'w, P: ::spatix::Probe<S>>(
@@ -206,7 +212,12 @@ impl<S: Scalar> SpatialQuery<S, u64> for Broken<S, u64> {
         workspace: &'w mut Workspace<S>,
         probe: &mut P,
     ) -> &'w [Neighbor<S>] {
-        self.inner.nearest_probed(point, k, workspace, probe)
+        probe.region(&self.world);
+        let found = self.nearest(point, k, workspace);
+        for n in found {
+            probe.candidate(n.handle);
+        }
+        found
     }
 
     fn raycast_all_probed<P: ::spatix::Probe<S>, F>(
@@ -214,12 +225,16 @@ impl<S: Scalar> SpatialQuery<S, u64> for Broken<S, u64> {
         ray: &Ray<S>,
         workspace: &mut Workspace<S>,
         probe: &mut P,
-        visit: F,
+        mut visit: F,
     ) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, u64>, S) -> ControlFlow<()>,
     {
-        self.inner.raycast_all_probed(ray, workspace, probe, visit)
+        probe.region(&self.world);
+        self.raycast_all(ray, workspace, |item, t| {
+            probe.candidate(item.handle);
+            visit(item, t)
+        })
     }
 
     fn memory_bytes(&self) -> usize {

@@ -365,6 +365,7 @@ impl<S: Scalar, I: SpatialQuery<S, u64> + Sync> Harness<S, I> {
                 what()
             ));
         }
+        let seen = got.clone();
         if !valid(&area) && !got.is_empty() {
             return Err(format!(
                 "{}: the area is invalid, yet {} elements matched",
@@ -387,6 +388,7 @@ impl<S: Scalar, I: SpatialQuery<S, u64> + Sync> Harness<S, I> {
         same_ids(&want, &model, &describe)
             .map_err(|e| format!("ORACLE disagrees with the model on {}: {e}", what()))?;
         same_ids(&got, &want, &describe).map_err(|e| format!("{}: {e}", what()))?;
+        crate::probes::check_query(&self.sut, &area, &seen)?;
         self.stats.query_hits += usize::from(!got.is_empty());
         Ok(())
     }
@@ -558,6 +560,7 @@ impl<S: Scalar, I: SpatialQuery<S, u64> + Sync> Harness<S, I> {
         let all: Vec<(u64, Aabb<S>)> = self.live.iter().map(|e| (e.id, e.aabb)).collect();
         check_nearest(&got, &want, point, k, all.len(), Some(&all), &truth)
             .map_err(|e| format!("nearest({:?}, k = {k}): {e}", P(point)))?;
+        crate::probes::check_nearest(&self.sut, point, k, &mut self.ws_sut, &got)?;
         self.stats.nearest_over_len += usize::from(k > self.live.len());
         Ok(())
     }
@@ -638,6 +641,7 @@ impl<S: Scalar, I: SpatialQuery<S, u64> + Sync> Harness<S, I> {
                 ));
             }
         }
+        crate::probes::check_raycast(&self.sut, &ray, &mut self.ws_sut, &got)?;
         self.stats.ray_hits += usize::from(!got.is_empty());
         Ok(())
     }
@@ -782,6 +786,8 @@ impl<S: Scalar, I: SpatialQuery<S, u64> + Sync> Harness<S, I> {
     /// After the last step: everything, from many places.
     pub(crate) fn check_all(&mut self) -> Result<(), String> {
         self.check_iter()?;
+        let boxes: Vec<Aabb<S>> = self.live.iter().map(|e| e.aabb).collect();
+        crate::probes::check_regions(&self.sut, &boxes, &self.world)?;
         for e in self.live.clone() {
             self.check_get(e.id)?;
         }

@@ -36,6 +36,7 @@ mod frames;
 mod harness;
 mod layered;
 mod ops;
+mod probes;
 mod scenarios;
 mod strays;
 

@@ -46,7 +46,7 @@ impl<S: Scalar, T> Leveled<S, T> {
             if W::ACTIVE {
                 for cx in x0..=x1 {
                     if row[cx as usize] != NIL {
-                        watch.region(|| l.square(cx, cy));
+                        watch.region(|| level.cell_region(cx, cy));
                     }
                 }
             }
@@ -130,7 +130,7 @@ impl<S: Scalar, T> Leveled<S, T> {
                 ring.cells(*r, |cx, cy| {
                     let mut at = level.head(cx, cy);
                     if at != NIL {
-                        watch.region(|| level.lattice.square(cx, cy));
+                        watch.region(|| level.cell_region(cx, cy));
                     }
                     while at != NIL {
                         let node = self.pool.link(at);
@@ -189,7 +189,7 @@ impl<S: Scalar, T> Leveled<S, T> {
             let (cx, cy, _) = *current;
             let mut at = level.head(cx, cy);
             if at != NIL {
-                watch.region(|| level.lattice.square(cx, cy));
+                watch.region(|| level.cell_region(cx, cy));
             }
             while at != NIL {
                 let node = self.pool.link(at);
