@@ -28,6 +28,7 @@
 //! environment and runs `crates/spatix-py/tests` with pytest.
 
 mod array;
+mod arrow;
 mod batch;
 mod dynamic;
 mod kdtree;
