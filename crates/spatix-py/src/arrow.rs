@@ -352,6 +352,65 @@ fn first_null(array: &ArrowArray, start: usize, len: usize) -> PyResult<Option<u
     Ok(None)
 }
 
+/// One column's values, borrowed from the Arrow buffer when aligned (the usual case), else
+/// copied out of it.
+enum Column<'a> {
+    /// `float32` values.
+    F32(std::borrow::Cow<'a, [f32]>),
+    /// `float64` values.
+    F64(std::borrow::Cow<'a, [f64]>),
+}
+
+/// A float type a column holds.
+trait Value: Copy + 'static {
+    /// The column holding `values`.
+    fn column(values: std::borrow::Cow<'_, [Self]>) -> Column<'_>;
+}
+
+impl Value for f32 {
+    fn column(values: std::borrow::Cow<'_, [Self]>) -> Column<'_> {
+        Column::F32(values)
+    }
+}
+
+impl Value for f64 {
+    fn column(values: std::borrow::Cow<'_, [Self]>) -> Column<'_> {
+        Column::F64(values)
+    }
+}
+
+impl<'a> Column<'a> {
+    /// The `len` values at `data`.
+    ///
+    /// # Safety
+    /// `data` points to `len` readable values of `T` (aligned or not) that outlive `'a`.
+    unsafe fn new<T: Value>(data: *const T, len: usize) -> Self {
+        if data.align_offset(std::mem::align_of::<T>()) == 0 {
+            // SAFETY: the caller's contract, and `data` is aligned.
+            T::column(std::borrow::Cow::Borrowed(unsafe {
+                std::slice::from_raw_parts(data, len)
+            }))
+        } else {
+            // SAFETY: the caller's contract; `read_unaligned` for an unaligned buffer (the C
+            // interface does not promise alignment).
+            T::column(std::borrow::Cow::Owned(
+                (0..len)
+                    .map(|r| unsafe { data.add(r).read_unaligned() })
+                    .collect(),
+            ))
+        }
+    }
+
+    /// Value `r`, in `S`.
+    #[inline]
+    fn get<S: Coord>(&self, r: usize) -> S {
+        match self {
+            Self::F32(v) => S::from_f64(f64::from(v[r])),
+            Self::F64(v) => S::from_f64(v[r]),
+        }
+    }
+}
+
 /// Appends the rows of one record batch (or array) `array`, read as `plan` says, to `out`
 /// (row-major, `plan.order.len()` values a row). `rows` counts the rows before this batch, for
 /// messages.
@@ -387,9 +446,7 @@ fn gather<S: Coord>(
         }
         start += size(level.offset, "offset")?;
     }
-    let cols = plan.order.len();
-    let base = out.len();
-    out.resize(base + len * cols, S::ZERO);
+    let mut columns = Vec::with_capacity(plan.order.len());
     for (c, &i) in plan.order.iter().enumerate() {
         let column = array_child(level, i)?;
         if size(column.length, "length")? < start + len {
@@ -422,23 +479,45 @@ fn gather<S: Coord>(
             )));
         }
         let first = start + size(column.offset, "offset")?;
-        let rows_out = out[base..].iter_mut().skip(c).step_by(cols);
-        if plan.single[c] {
-            let data = data.cast::<f32>();
-            for (r, slot) in rows_out.enumerate() {
-                // SAFETY: the values buffer holds the column's `offset + length` values and
-                // `first + r < offset + length` (checked above); `read_unaligned` because the
-                // C interface does not promise alignment.
-                *slot = S::from_f64(f64::from(unsafe { data.add(first + r).read_unaligned() }));
-            }
+        columns.push(if plan.single[c] {
+            // SAFETY: the values buffer holds the column's `offset + length` values, and
+            // `first + len <= offset + length` (checked above).
+            unsafe { Column::new(data.cast::<f32>().add(first), len) }
         } else {
-            let data = data.cast::<f64>();
-            for (r, slot) in rows_out.enumerate() {
-                // SAFETY: as above, for a `float64` column.
-                *slot = S::from_f64(unsafe { data.add(first + r).read_unaligned() });
+            // SAFETY: as above, for a `float64` column.
+            unsafe { Column::new(data.cast::<f64>().add(first), len) }
+        });
+    }
+    if len == 0 {
+        return Ok(());
+    }
+    let cols = plan.order.len();
+    let base = out.len();
+    out.reserve(len * cols);
+    let spare = &mut out.spare_capacity_mut()[..len * cols];
+    // Column-major to row-major, row by row (one pass over the output, not zeroed first).
+    if let Some(f64s) = columns
+        .iter()
+        .map(|c| match c {
+            Column::F64(v) => Some(&**v),
+            Column::F32(_) => None,
+        })
+        .collect::<Option<Vec<&[f64]>>>()
+    {
+        for (r, row) in spare.chunks_exact_mut(cols).enumerate() {
+            for (slot, column) in row.iter_mut().zip(&f64s) {
+                slot.write(S::from_f64(column[r]));
+            }
+        }
+    } else {
+        for (r, row) in spare.chunks_exact_mut(cols).enumerate() {
+            for (slot, column) in row.iter_mut().zip(&columns) {
+                slot.write(column.get::<S>(r));
             }
         }
     }
+    // SAFETY: the loop above wrote every one of the `len * cols` values after `base`.
+    unsafe { out.set_len(base + len * cols) };
     Ok(())
 }
 
