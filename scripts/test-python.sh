@@ -14,7 +14,7 @@ if [[ ! -x $venv/bin/python ]]; then
     python3 -m venv "$venv"
 fi
 export VIRTUAL_ENV="$PWD/$venv" PATH="$PWD/$venv/bin:$PATH"
-python -m pip install --quiet --disable-pip-version-check 'maturin>=1.9.4,<2' numpy pytest scipy shapely mypy \
+python -m pip install --quiet --disable-pip-version-check 'maturin>=1.9.4,<2' numpy pytest scipy shapely mypy 'pyarrow>=15' 'polars>=1.20' \
     'dask[dataframe]>=2025.1' 'distributed>=2025.1' "$@"
 # maturin from the venv, so a rebuild needs nothing from the network. The tests load the
 # extension built in the `quick-release` profile (release code without LTO, codegen in

@@ -98,6 +98,21 @@ impl<'py, S: Coord> Rows<'py, S> {
         what: &str,
     ) -> PyResult<Self> {
         let py = obj.py();
+        if crate::arrow::is_arrow(obj)? {
+            // Arrow columns, copied once into rows (see `crate::arrow`).
+            let (flat, cols) = crate::arrow::read::<S>(obj, cols, other, what)?;
+            let len = flat.len() / cols;
+            let array = numpy::ndarray::ArrayD::from_shape_vec(IxDyn(&[len, cols]), flat)
+                .map_err(|e| PyValueError::new_err(format!("{what}: {e}")))?
+                .into_pyarray(py)
+                .readonly();
+            return Ok(Self {
+                array,
+                len,
+                cols,
+                single: false,
+            });
+        }
         // C-contiguous and aligned ("CA"): a slice of `S` can be taken only then (numpy
         // hands out arrays at odd addresses, e.g. from `frombuffer` or unpickled bytes).
         let converted = py

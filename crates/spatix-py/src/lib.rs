@@ -16,7 +16,9 @@
 //! * `pairs(boxes)`: every intersecting pair of a set of boxes in one call (a `SweepGrid`
 //!   built for them).
 //!
-//! `float32` input is indexed in `f32`, anything else in `f64` (never rounded). Bad input
+//! `float32` input is indexed in `f32`, anything else in `f64` (never rounded). Boxes and
+//! points may also be Arrow data (pyarrow, polars: the PyCapsule interface, `arrow.rs`),
+//! indexed in `f64`. Bad input
 //! raises `ValueError` naming the first bad row before anything changes; a stale id raises
 //! `KeyError`. Every class pickles through the library's byte form (`ByteForm`):
 //! `to_bytes()`, `Class.from_bytes(data)` (in the precision the bytes were saved in) and
@@ -28,6 +30,7 @@
 //! environment and runs `crates/spatix-py/tests` with pytest.
 
 mod array;
+mod arrow;
 mod batch;
 mod dynamic;
 mod kdtree;

@@ -129,11 +129,15 @@ impl<'py, S: Coord> Geometries<'py, S> {
     /// for another shape.
     pub(crate) fn read(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
         let py = obj.py();
-        let kind: String = py
-            .import("numpy")?
-            .call_method1("asarray", (obj,))
-            .and_then(|a| a.getattr("dtype")?.getattr("kind")?.extract())
-            .unwrap_or_default();
+        // Arrow input is numbers (numpy would see a struct array as objects).
+        let kind: String = if crate::arrow::is_arrow(obj)? {
+            String::new()
+        } else {
+            py.import("numpy")?
+                .call_method1("asarray", (obj,))
+                .and_then(|a| a.getattr("dtype")?.getattr("kind")?.extract())
+                .unwrap_or_default()
+        };
         if kind == "O" {
             return Self::from_shapely(obj);
         }

@@ -14,7 +14,7 @@ def stub_classes():
     return {
         node.name: {f.name for f in node.body if isinstance(f, ast.FunctionDef)}
         for node in tree.body
-        if isinstance(node, ast.ClassDef)
+        if isinstance(node, ast.ClassDef) and not node.name.startswith("_")  # private: typing helpers
     }
 
 

@@ -2,14 +2,17 @@
 
 Points are ``(n, 2)`` arrays; boxes ``(n, 4)`` arrays of ``min_x, min_y, max_x, max_y``
 (closed: touching boxes intersect). ``float32`` input is indexed in float32, any other in
-float64. The full docstrings are on the classes themselves (``help(spatix.KdTree)``).
+float64. Boxes and points may also be Arrow data (pyarrow or polars tables, record batches,
+arrays, chunked or not: four or two float columns, or a struct column ``xmin, ymin, xmax,
+ymax`` / ``x, y``), read through the Arrow PyCapsule interface in one copy from columns to
+rows, and indexed in float64. The full docstrings are on the classes themselves (``help(spatix.KdTree)``).
 
 Every class pickles (and ``copy.deepcopy``s) through its byte form: ``to_bytes()``, and
 ``Class.from_bytes(data)``, which loads it in the precision it was saved in, its ids or
 positions unchanged, and raises ``ValueError`` for bytes that are not that class's.
 """
 
-from typing import Any, Callable, Iterator, Literal, Optional, Sequence, Union, final
+from typing import Any, Callable, Iterator, Literal, Optional, Protocol, Sequence, Union, final
 
 from typing_extensions import Self, disjoint_base
 
@@ -17,6 +20,24 @@ import numpy as np
 import numpy.typing as npt
 
 _ArrayLike = npt.ArrayLike
+
+
+class _ArrowArrayExportable(Protocol):
+    """An Arrow array or record batch (the Arrow PyCapsule interface)."""
+
+    def __arrow_c_array__(self, requested_schema: Any = None) -> tuple[Any, Any]: ...
+
+
+class _ArrowStreamExportable(Protocol):
+    """An Arrow table, chunked array or stream (the Arrow PyCapsule interface)."""
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any: ...
+
+
+# Boxes or points: an array-like of shape (n, 4) / (n, 2), or Arrow columns (four or two
+# float32/float64 columns of a pyarrow/polars table or record batch, or a struct column
+# `xmin, ymin, xmax, ymax` / `x, y`), copied once from columns into rows.
+_Coords = Union[npt.ArrayLike, _ArrowArrayExportable, _ArrowStreamExportable]
 _Floats = npt.NDArray[Union[np.float32, np.float64]]
 _Ids = npt.NDArray[np.int64]
 _World = Union[Sequence[float], npt.NDArray[np.floating]]
@@ -48,10 +69,10 @@ __all__ = [
 class KdTree:
     """A static kd-tree over 2D points: k-nearest neighbours like ``cKDTree.query``."""
 
-    def __new__(cls, points: _ArrayLike, leafsize: int = 16) -> Self: ...
+    def __new__(cls, points: _Coords, leafsize: int = 16) -> Self: ...
     def query(
         self,
-        x: _ArrayLike,
+        x: _Coords,
         k: Union[int, Sequence[int]] = 1,
         eps: float = 0.0,
         p: float = 2,
@@ -62,7 +83,7 @@ class KdTree:
         scalars for one point and ``k = 1``. Only ``p=2``, ``eps=0``."""
     def query_ball_point(
         self,
-        x: _ArrayLike,
+        x: _Coords,
         r: Union[float, _ArrayLike],
         p: float = 2.0,
         eps: float = 0.0,
@@ -90,7 +111,7 @@ class KdTree:
         workers: int = 1,
     ) -> Any:
         """scipy's ``cKDTree.sparse_distance_matrix``; the sparse types need scipy."""
-    def query_radius(self, x: _ArrayLike, r: float, workers: int = 1) -> tuple[_Ids, _Ids]:
+    def query_radius(self, x: _Coords, r: float, workers: int = 1) -> tuple[_Ids, _Ids]:
         """``(query_index, point_index)`` of every point within ``r`` of each query."""
     def to_bytes(self) -> bytes:
         """The tree's byte form (``from_bytes`` loads it; ``pickle`` uses it)."""
@@ -106,7 +127,7 @@ class KdTree:
 class PackedIndex:
     """A static packed Hilbert R-tree over boxes (or points)."""
 
-    def __new__(cls, boxes: _ArrayLike) -> Self: ...
+    def __new__(cls, boxes: _Coords) -> Self: ...
     def query(
         self, geometry: Any, predicate: _Predicate = None, distance: Optional[float] = None, workers: int = 1
     ) -> _Ids:
@@ -128,14 +149,14 @@ class PackedIndex:
     def pairs(self, sort: bool = False) -> _Ids:
         """``(p, 2)`` positions ``i < j`` of every intersecting pair of boxes (rows sorted
         with ``sort``)."""
-    def nearest(self, points: _ArrayLike, k: int = 1, workers: int = 1) -> tuple[_Floats, _Ids]:
+    def nearest(self, points: _Coords, k: int = 1, workers: int = 1) -> tuple[_Floats, _Ids]:
         """``(distances, box_index)`` of the ``k`` boxes nearest each point."""
     def raycast(
-        self, origins: _ArrayLike, directions: _ArrayLike, max_t: float = ..., workers: int = 1
+        self, origins: _Coords, directions: _Coords, max_t: float = ..., workers: int = 1
     ) -> tuple[_Floats, _Ids]:
         """``(t, box_index)`` of the first box each ray ``origins + t * directions`` hits
         (``0 <= t <= max_t``), ``inf`` and ``len(index)`` where none; scalars for one ray."""
-    def raycast_all(self, origins: _ArrayLike, directions: _ArrayLike, max_t: float = ...) -> tuple[_Ids, _Floats]:
+    def raycast_all(self, origins: _Coords, directions: _Coords, max_t: float = ...) -> tuple[_Ids, _Floats]:
         """``(2, n)`` ray indices and box_index of every box each ray hits, ordered by ray, then
         ``t``; and the ``t`` of each."""
     def to_bytes(self) -> bytes:
@@ -158,12 +179,12 @@ class DynamicIndex:
     """The base class of the dynamic indexes: boxes named by ``int64`` ids, the caller's own
     (``insert(boxes, ids=...)``) or made up by the index."""
 
-    def insert(self, boxes: _ArrayLike, ids: Optional[_ArrayLike] = None) -> _Ids:
+    def insert(self, boxes: _Coords, ids: Optional[_ArrayLike] = None) -> _Ids:
         """Adds boxes; their ids, in order: ``ids`` (the caller's, any integer dtype, each
         new) when given, else made up. The first insert into an empty index decides which
         kind names its elements; ``ValueError`` for the other kind, or a repeated or present
         id (naming its row), before anything changes."""
-    def update(self, ids: _ArrayLike, boxes: _ArrayLike) -> None:
+    def update(self, ids: _ArrayLike, boxes: _Coords) -> None:
         """Moves element ``ids[i]`` to ``boxes[i]``."""
     def remove(self, ids: _ArrayLike) -> None:
         """Removes the elements; their ids go stale."""
@@ -185,18 +206,18 @@ class DynamicIndex:
         """shapely's ``STRtree.query_nearest``: ``(2, n)`` point indices and ids of every
         nearest element of each point (all ties; ids alone for one point), as
         ``PackedIndex.query_nearest``."""
-    def nearest(self, points: _ArrayLike, k: int = 1, workers: int = 1) -> tuple[_Floats, _Ids]:
+    def nearest(self, points: _Coords, k: int = 1, workers: int = 1) -> tuple[_Floats, _Ids]:
         """``(distances, ids)`` of the ``k`` elements nearest each point (padded with -1)."""
     def maintain(self) -> None:
         """Deferred tidying; results are correct without it."""
     def clear(self) -> None:
         """Removes every element."""
     def raycast(
-        self, origins: _ArrayLike, directions: _ArrayLike, max_t: float = ..., workers: int = 1
+        self, origins: _Coords, directions: _Coords, max_t: float = ..., workers: int = 1
     ) -> tuple[_Floats, _Ids]:
         """``(t, ids)`` of the first element each ray ``origins + t * directions`` hits
         (``0 <= t <= max_t``), ``inf`` and -1 where none; scalars for one ray."""
-    def raycast_all(self, origins: _ArrayLike, directions: _ArrayLike, max_t: float = ...) -> tuple[_Ids, _Floats]:
+    def raycast_all(self, origins: _Coords, directions: _Coords, max_t: float = ...) -> tuple[_Ids, _Floats]:
         """``(2, n)`` ray indices and ids of every element each ray hits, ordered by ray, then
         ``t``; and the ``t`` of each."""
     def to_bytes(self) -> bytes:
@@ -216,7 +237,7 @@ class DynamicIndex:
 @final
 class UniformGrid(DynamicIndex):
     def __new__(
-        cls, world: _World, cell_size: float | None = None, *, sample: _ArrayLike | None = None, dtype: _DType = None
+        cls, world: _World, cell_size: float | None = None, *, sample: _Coords | None = None, dtype: _DType = None
     ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> UniformGrid:
@@ -225,7 +246,7 @@ class UniformGrid(DynamicIndex):
 @final
 class LooseGrid(DynamicIndex):
     def __new__(
-        cls, world: _World, cell_size: float | None = None, *, sample: _ArrayLike | None = None, dtype: _DType = None
+        cls, world: _World, cell_size: float | None = None, *, sample: _Coords | None = None, dtype: _DType = None
     ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> LooseGrid:
@@ -238,7 +259,7 @@ class PointGrid(DynamicIndex):
         world: _World,
         max_half_extent: float | None = None,
         *,
-        sample: _ArrayLike | None = None,
+        sample: _Coords | None = None,
         dtype: _DType = None,
     ) -> Self: ...
     @staticmethod
@@ -248,7 +269,7 @@ class PointGrid(DynamicIndex):
 @final
 class HierarchicalGrid(DynamicIndex):
     def __new__(
-        cls, world: _World, finest_cell: float | None = None, *, sample: _ArrayLike | None = None, dtype: _DType = None
+        cls, world: _World, finest_cell: float | None = None, *, sample: _Coords | None = None, dtype: _DType = None
     ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> HierarchicalGrid:
@@ -257,7 +278,7 @@ class HierarchicalGrid(DynamicIndex):
 @final
 class Quadtree(DynamicIndex):
     def __new__(
-        cls, world: _World, element_size: float | None = None, *, sample: _ArrayLike | None = None, dtype: _DType = None
+        cls, world: _World, element_size: float | None = None, *, sample: _Coords | None = None, dtype: _DType = None
     ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> Quadtree:
@@ -266,7 +287,7 @@ class Quadtree(DynamicIndex):
 @final
 class LooseQuadtree(DynamicIndex):
     def __new__(
-        cls, world: _World, element_size: float | None = None, *, sample: _ArrayLike | None = None, dtype: _DType = None
+        cls, world: _World, element_size: float | None = None, *, sample: _Coords | None = None, dtype: _DType = None
     ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> LooseQuadtree:
@@ -275,7 +296,7 @@ class LooseQuadtree(DynamicIndex):
 @final
 class MxCifQuadtree(DynamicIndex):
     def __new__(
-        cls, world: _World, element_size: float | None = None, *, sample: _ArrayLike | None = None, dtype: _DType = None
+        cls, world: _World, element_size: float | None = None, *, sample: _Coords | None = None, dtype: _DType = None
     ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> MxCifQuadtree:
@@ -284,7 +305,7 @@ class MxCifQuadtree(DynamicIndex):
 @final
 class Layered(DynamicIndex):
     def __new__(
-        cls, world: _World, threshold: float | None = None, *, sample: _ArrayLike | None = None, dtype: _DType = None
+        cls, world: _World, threshold: float | None = None, *, sample: _Coords | None = None, dtype: _DType = None
     ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> Layered:
@@ -313,13 +334,13 @@ class SweepGrid(DynamicIndex):
     """
 
     def __new__(
-        cls, world: _World, band_height: float | None = None, *, sample: _ArrayLike | None = None, dtype: _DType = None
+        cls, world: _World, band_height: float | None = None, *, sample: _Coords | None = None, dtype: _DType = None
     ) -> Self: ...
     @staticmethod
     def from_bytes(data: bytes) -> SweepGrid:
         """The index saved in ``data``, same ids; ``ValueError`` if not a SweepGrid's."""
 
-def pairs(boxes: _ArrayLike, workers: int = 1) -> npt.NDArray[np.int64]:
+def pairs(boxes: _Coords, workers: int = 1) -> npt.NDArray[np.int64]:
     """Every intersecting pair of an ``(n, 4)`` array of boxes (``min_x, min_y, max_x,
     max_y``, closed) as an ``(m, 2)`` int64 array of row indices ``i < j``, sorted by ``i``
     then ``j``; the same on any number of ``workers`` (threads; -1: every core). float32
