@@ -24,7 +24,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use crate::array::Coord;
+use spatix::Scalar;
 
 /// `struct ArrowSchema` of the Arrow C data interface.
 #[repr(C)]
@@ -403,7 +403,7 @@ impl<'a> Column<'a> {
 
     /// Value `r`, in `S`.
     #[inline]
-    fn get<S: Coord>(&self, r: usize) -> S {
+    fn get<S: Scalar>(&self, r: usize) -> S {
         match self {
             Self::F32(v) => S::from_f64(f64::from(v[r])),
             Self::F64(v) => S::from_f64(v[r]),
@@ -414,7 +414,7 @@ impl<'a> Column<'a> {
 /// Appends the rows of one record batch (or array) `array`, read as `plan` says, to `out`
 /// (row-major, `plan.order.len()` values a row). `rows` counts the rows before this batch, for
 /// messages.
-fn gather<S: Coord>(
+fn gather<S: Scalar>(
     array: &ArrowArray,
     plan: &Plan,
     out: &mut Vec<S>,
@@ -527,7 +527,7 @@ fn gather<S: Coord>(
 /// # Errors
 /// `TypeError` for a column that is not `float32`/`float64` (named); `ValueError` for a wrong
 /// number of columns (named), a null (its column and row named), or a malformed export.
-pub(crate) fn read<S: Coord>(
+pub(crate) fn read<S: Scalar>(
     obj: &Bound<'_, PyAny>,
     cols: usize,
     other: usize,

@@ -305,13 +305,17 @@ fn run_one(
     settings: &Settings,
 ) -> Option<(String, Option<Moves>, Outcome)> {
     let threads = settings.threads;
+    let frame_mix = match kind {
+        Kind::Frame(mix) => Some(mix),
+        _ => None,
+    };
     let box_index = || peers::box_indexes(threads).swap_remove(j);
     let point_index = || peers::point_indexes(threads).swap_remove(j);
     // A box or point structure's run, `None` if it is not measured at this N or does not do
     // the workload.
     let on_boxes = |run: &dyn Fn(&mut dyn BoxIndex) -> Option<Outcome>, frames: bool| {
         let mut index = box_index();
-        let outcome = if index.runs_at(n) && index.does(kind) {
+        let outcome = if index.runs_at(n) && index.does(frame_mix) {
             run(&mut *index)
         } else {
             None

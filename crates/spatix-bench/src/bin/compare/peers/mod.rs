@@ -13,10 +13,10 @@ mod spatix;
 mod static_aabb;
 
 use ::spatix::{Aabb, Point};
+use spatix_bench::Mix;
 use spatix_workload::Agents;
 
 use crate::check::Tally;
-use crate::workloads::Kind;
 
 /// A crate compared, for the report.
 pub(crate) struct Crate {
@@ -66,9 +66,10 @@ pub(crate) trait BoxIndex: Send {
         true
     }
 
-    /// Whether this structure is measured on `kind` (a structure made for agents of one
-    /// size only on those frames).
-    fn does(&self, _kind: Kind) -> bool {
+    /// Whether this structure is measured on a workload: `frame` is the mix of agents of
+    /// an agents frame, `None` for the other workloads (a structure made for agents of one
+    /// size runs only on those frames).
+    fn does(&self, _frame: Option<Mix>) -> bool {
         true
     }
 

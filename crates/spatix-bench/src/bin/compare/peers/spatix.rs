@@ -13,11 +13,11 @@ use spatix::{
     Point, SpatialIndex, SpatialQuery, Workspace,
 };
 
+use spatix_bench::Mix;
 use spatix_workload::{Agent, Agents};
 
 use super::{BoxIndex, Crate, Moves, PointIndex};
 use crate::check::Tally;
-use crate::workloads::Kind;
 
 /// spatix, and how this adapter uses it.
 pub(crate) const CRATE: Crate = Crate {
@@ -482,8 +482,8 @@ impl<I: SpatialIndex<f32, Tracked> + Send + Sync> BoxIndex for Stepped<I> {
         Moves::UpdateAll
     }
 
-    fn does(&self, kind: Kind) -> bool {
-        !self.same_size_only || matches!(kind, Kind::Frame(mix) if mix.same_size())
+    fn does(&self, frame: Option<Mix>) -> bool {
+        !self.same_size_only || frame.is_some_and(Mix::same_size)
     }
 
     /// Inserts each box with an agent at rest (the agents frame builds with
