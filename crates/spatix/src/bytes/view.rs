@@ -6,7 +6,7 @@
 
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
-use super::{ALIGN, ByteValue, corrupt};
+use super::{ALIGN, ByteValue, Reader, corrupt};
 use crate::Error;
 
 mod sealed {
@@ -134,4 +134,17 @@ impl core::fmt::Debug for AlignedBytes {
             .field("len", &self.len)
             .finish_non_exhaustive()
     }
+}
+
+/// Refuses bytes of a format version whose arrays are not aligned (before 3): a view reads
+/// its arrays in place, so those load only by copying.
+pub(crate) fn aligned_version(r: &Reader<'_>) -> Result<(), Error> {
+    if r.version() < 3 {
+        return Err(corrupt(format!(
+            "format version {}, whose arrays are not aligned: load it with from_bytes \
+             (and save it again to view it)",
+            r.version()
+        )));
+    }
+    Ok(())
 }

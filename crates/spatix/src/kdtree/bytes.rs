@@ -8,7 +8,7 @@ use super::splits::Block;
 use super::{KdTree, KdTreeConfig, Shape, Split, SplitRule, Splits};
 use crate::base::handle::NIL;
 use crate::bytes::{Layout, Reader, TakeValues, Writer, byte_form, corrupt};
-use crate::{Error, Scalar};
+use crate::{Aabb, Error, Scalar};
 
 /// A check's failure on loaded bytes, as the corruption it is.
 fn inconsistent(e: Error) -> Error {
@@ -74,19 +74,8 @@ impl<S: Scalar, T> Layout for KdTree<S, T> {
     /// [`check_invariants`](crate::SpatialQuery::check_invariants) does. Nothing is sorted or
     /// rebuilt.
     fn read_layout(r: &mut Reader<'_>, take: &mut TakeValues<'_, T>) -> Result<Self, Error> {
-        let bucket_size = r.u32("the bucket size")?;
-        let split = match r.u8("the split rule")? {
-            0 => SplitRule::Spread,
-            1 => SplitRule::Variance,
-            2 => SplitRule::Cycle,
-            other => return Err(corrupt(format!("split rule {other}"))),
-        };
-        let config = KdTreeConfig { bucket_size, split };
-        config
-            .validate()
-            .map_err(|e| corrupt(format!("the configuration: {e}")))?;
-        let generation = r.u32("the generation")?;
-        let bounds = r.aabb("the bounds")?;
+        let (config, generation, bounds) = read_head(r)?;
+        let bucket_size = config.bucket_size;
         let (splits, saved, points) = if r.version() >= 3 {
             let ordinary = match r.u8("the magnitudes")? {
                 0 => false,
@@ -193,4 +182,25 @@ fn block<S: Scalar>(bytes: &[u8]) -> Result<Block<S>, Error> {
         *v = crate::bytes::scalar(c);
     }
     Ok(Block { axes, values })
+}
+
+/// The head of the kd-tree's layout, before its arrays: the configuration (checked), the
+/// generation of its handles and the points' bounds. Read by the copying load and by the view.
+pub(super) fn read_head<S: Scalar>(
+    r: &mut Reader<'_>,
+) -> Result<(KdTreeConfig, u32, Aabb<S>), Error> {
+    let bucket_size = r.u32("the bucket size")?;
+    let split = match r.u8("the split rule")? {
+        0 => SplitRule::Spread,
+        1 => SplitRule::Variance,
+        2 => SplitRule::Cycle,
+        other => return Err(corrupt(format!("split rule {other}"))),
+    };
+    let config = KdTreeConfig { bucket_size, split };
+    config
+        .validate()
+        .map_err(|e| corrupt(format!("the configuration: {e}")))?;
+    let generation = r.u32("the generation")?;
+    let bounds = r.aabb("the bounds")?;
+    Ok((config, generation, bounds))
 }

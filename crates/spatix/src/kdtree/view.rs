@@ -3,11 +3,11 @@
 
 use core::ops::ControlFlow;
 
-use super::bytes::shape;
+use super::bytes::{read_head, shape};
 use super::metric::Magnitudes;
 use super::splits::{Block, SplitsRef};
-use super::{Kd, KdTree, KdTreeConfig, SplitRule};
-use crate::bytes::view::cast;
+use super::{Kd, KdTree, KdTreeConfig};
+use crate::bytes::view::{aligned_version, cast};
 use crate::bytes::{Layout, Reader, ValueKind, corrupt};
 use crate::contract::probe::{Region, Watch};
 use crate::contract::{Cast, Hits, Nearest, QueryEngine, Visits, VisitsPairs};
@@ -86,26 +86,9 @@ impl<'a, S: Scalar + ViewValue, T: ViewValue> KdTreeView<'a, S, T> {
 
     /// The sections of [`KdTree`]'s layout, in place.
     fn read(r: &mut Reader<'a>, bytes: &'a [u8]) -> Result<Self, Error> {
-        if r.version() < 3 {
-            return Err(corrupt(format!(
-                "format version {}, whose arrays are not aligned: load it with from_bytes \
-                 (and save it again to view it)",
-                r.version()
-            )));
-        }
-        let bucket_size = r.u32("the bucket size")?;
-        let split = match r.u8("the split rule")? {
-            0 => SplitRule::Spread,
-            1 => SplitRule::Variance,
-            2 => SplitRule::Cycle,
-            other => return Err(corrupt(format!("split rule {other}"))),
-        };
-        let config = KdTreeConfig { bucket_size, split };
-        config
-            .validate()
-            .map_err(|e| corrupt(format!("the configuration: {e}")))?;
-        let generation = r.u32("the generation")?;
-        let bounds = r.aabb("the bounds")?;
+        aligned_version(r)?;
+        let (config, generation, bounds) = read_head::<S>(r)?;
+        let bucket_size = config.bucket_size;
         let ordinary = match r.u8("the magnitudes")? {
             0 => false,
             1 => true,

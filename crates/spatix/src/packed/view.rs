@@ -8,7 +8,7 @@ use super::pairs::pair_parts;
 use super::{MAX_LEVELS, PackedConfig, PackedIndex, Tree, validate};
 use crate::base::handle::NIL;
 use crate::base::slots::StaticTable;
-use crate::bytes::view::cast;
+use crate::bytes::view::{aligned_version, cast};
 use crate::bytes::{Layout, Reader, ValueKind, corrupt};
 use crate::contract::probe::{Region, Watch};
 use crate::contract::{Cast, Hits, Nearest, QueryEngine, Visits, VisitsPairs};
@@ -102,13 +102,7 @@ impl<'a, S: Scalar + ViewValue, T: ViewValue> PackedView<'a, S, T> {
 
     /// The sections of [`PackedIndex`]'s layout, in place.
     fn read(r: &mut Reader<'a>, bytes: &'a [u8]) -> Result<Self, Error> {
-        if r.version() < 3 {
-            return Err(corrupt(format!(
-                "format version {}, whose arrays are not aligned: load it with from_bytes \
-                 (and save it again to view it)",
-                r.version()
-            )));
-        }
+        aligned_version(r)?;
         let config = PackedConfig {
             node_size: r.u32("the node size")?,
         };
