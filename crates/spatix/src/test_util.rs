@@ -266,3 +266,27 @@ pub(crate) fn one_box_far_out() -> [Aabb<f64>; 3] {
         bx(1e300, 1e300, 1e300, 1e300),
     ]
 }
+
+/// A frame's move for the parallel frame tests, drawn from the handle and the frame: mostly
+/// small, some far, some out of the world, one in fifty invalid (NaN); the value counts the
+/// calls.
+#[cfg(feature = "rayon")]
+pub(crate) fn frame_move(frame: u64) -> impl Fn(Handle, &mut u64, &Aabb<f64>) -> Aabb<f64> {
+    move |h: Handle, value: &mut u64, b: &Aabb<f64>| {
+        *value += 1;
+        let r = u64::from(h.slot()).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ frame;
+        let (dx, dy) = match r % 50 {
+            0 => (f64::NAN, 0.0),
+            1 => (300.0, -250.0),
+            2 => (-80.0, 90.0),
+            _ => (
+                ((r >> 8) % 21) as f64 / 10.0 - 1.0,
+                ((r >> 16) % 21) as f64 / 10.0 - 1.0,
+            ),
+        };
+        Aabb {
+            min: Point::new(b.min.x + dx, b.min.y + dy),
+            max: Point::new(b.max.x + dx, b.max.y + dy),
+        }
+    }
+}

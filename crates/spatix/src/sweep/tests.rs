@@ -146,8 +146,9 @@ fn build_matches_inserting_one_by_one() {
 #[cfg(feature = "rayon")]
 #[test]
 fn par_update_all_leaves_the_state_of_update_all() {
+    use crate::Error;
     use crate::ParallelPairs;
-    use crate::{Error, Handle};
+    use crate::test_util::frame_move;
 
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(4)
@@ -160,30 +161,9 @@ fn par_update_all_leaves_the_state_of_update_all() {
         handles.push(serial.insert(square(x, y, 0.3), 0).unwrap());
     }
     let mut parallel = serial.clone();
-    // Moves drawn from the handle and the frame: mostly small, some far, some out of the
-    // world, some invalid; values count the calls.
-    let step = |frame: u64| {
-        move |h: Handle, value: &mut u64, b: &Aabb<f64>| {
-            *value += 1;
-            let r = u64::from(h.slot()).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ frame;
-            let (dx, dy) = match r % 50 {
-                0 => (f64::NAN, 0.0),
-                1 => (300.0, -250.0),
-                2 => (-80.0, 90.0),
-                _ => (
-                    ((r >> 8) % 21) as f64 / 10.0 - 1.0,
-                    ((r >> 16) % 21) as f64 / 10.0 - 1.0,
-                ),
-            };
-            Aabb {
-                min: Point::new(b.min.x + dx, b.min.y + dy),
-                max: Point::new(b.max.x + dx, b.max.y + dy),
-            }
-        }
-    };
     for frame in 0..6 {
-        let expected = serial.update_all(step(frame));
-        let got = pool.install(|| parallel.par_update_all(step(frame)));
+        let expected = serial.update_all(frame_move(frame));
+        let got = pool.install(|| parallel.par_update_all(frame_move(frame)));
         assert_eq!(expected, Err(Error::InvalidAabb));
         assert_eq!(got, expected);
         parallel.check_invariants().unwrap();
