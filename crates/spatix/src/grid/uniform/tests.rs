@@ -885,6 +885,7 @@ fn bulk_build_then_mutations_match_the_oracle() {
     compare(&grid, &oracle);
 }
 
+#[cfg(feature = "rayon")]
 /// The lists of every band, node by node (`next`, `item`), and the cells' heads.
 fn lists(grid: &UniformGrid<f64, u64>) -> (Vec<u32>, Vec<Vec<(u32, u32)>>) {
     let pools = grid.pools.pools().iter();
