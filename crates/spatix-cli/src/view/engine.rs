@@ -506,16 +506,13 @@ impl Encoder {
             }
         }
         out.truncate(at + n * 16);
-        let mut bits = vec![0u32; words];
-        for (w, &word) in resolved.colliding.iter().enumerate() {
-            for (half, shift) in [(0, 0), (1, 32)] {
-                if let Some(slot) = bits.get_mut(w * 2 + half) {
-                    *slot = (word >> shift) as u32;
-                }
-            }
-        }
-        for w in bits {
-            out.extend_from_slice(&w.to_le_bytes());
+        // The colliding bits as u32 words: each u64 word's low half, then its high half.
+        for i in 0..words {
+            let word = resolved
+                .colliding
+                .get(i / 2)
+                .map_or(0, |&w| (w >> (32 * (i % 2))) as u32);
+            out.extend_from_slice(&word.to_le_bytes());
         }
         for (r, _) in &self.regions {
             for v in [r.min.x, r.min.y, r.max.x, r.max.y] {
