@@ -988,6 +988,7 @@ impl<'a, S, T> Iter<'a, S, T> {
 impl<'a, S: Scalar, T> Iterator for Iter<'a, S, T> {
     type Item = Item<'a, S, T>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         while self.left > 0 {
             let i = self.next;

@@ -253,6 +253,7 @@ pub(crate) trait IndexEngine<S: Scalar, T>:
     ///
     /// # Errors
     /// The error of the first box refused, as [`SpatialIndex::update_all`].
+    #[inline]
     fn update_each<F>(&mut self, f: F) -> Result<(), Error>
     where
         Self: SpatialIndex<S, T> + Sized,
@@ -491,18 +492,22 @@ macro_rules! spatial_query {
     };
     (impl<$($lt:lifetime)?>[$($generic:tt)*] $structure:ty) => {
         impl<$($lt,)? S: $crate::Scalar, T, $($generic)*> $crate::SpatialQuery<S, T> for $structure {
+            #[inline]
             fn get(&self, handle: $crate::Handle) -> Option<$crate::Item<'_, S, T>> {
                 $crate::contract::engine::get(self, handle)
             }
 
+            #[inline]
             fn len(&self) -> usize {
                 $crate::contract::engine::len(self)
             }
 
+            #[inline]
             fn iter(&self) -> $crate::Iter<'_, S, T> {
                 $crate::contract::engine::iter(self)
             }
 
+            #[inline]
             fn query<F>(&self, area: &$crate::Aabb<S>, visit: F) -> core::ops::ControlFlow<()>
             where
                 F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
@@ -510,6 +515,7 @@ macro_rules! spatial_query {
                 $crate::contract::engine::query(self, area, visit)
             }
 
+            #[inline]
             fn for_each_pair<F>(&self, visit: F) -> core::ops::ControlFlow<()>
             where
                 F: FnMut($crate::Item<'_, S, T>, $crate::Item<'_, S, T>)
@@ -518,6 +524,7 @@ macro_rules! spatial_query {
                 $crate::contract::engine::for_each_pair(self, visit)
             }
 
+            #[inline]
             fn nearest<'w>(
                 &self,
                 point: $crate::Point<S>,
@@ -527,6 +534,7 @@ macro_rules! spatial_query {
                 $crate::contract::engine::nearest(self, point, k, workspace)
             }
 
+            #[inline]
             fn within<F>(
                 &self,
                 point: $crate::Point<S>,
@@ -539,6 +547,7 @@ macro_rules! spatial_query {
                 $crate::contract::engine::within(self, point, radius, visit)
             }
 
+            #[inline]
             fn raycast_all<F>(
                 &self,
                 ray: &$crate::Ray<S>,
@@ -551,6 +560,7 @@ macro_rules! spatial_query {
                 $crate::contract::engine::raycast_all(self, ray, workspace, visit)
             }
 
+            #[inline]
             fn visit_regions<F>(&self, visit: F) -> core::ops::ControlFlow<()>
             where
                 F: FnMut(&$crate::Region<S>) -> core::ops::ControlFlow<()>,
@@ -558,6 +568,7 @@ macro_rules! spatial_query {
                 $crate::contract::QueryEngine::regions(self, visit)
             }
 
+            #[inline]
             fn query_probed<P: $crate::Probe<S>, F>(
                 &self,
                 area: &$crate::Aabb<S>,
@@ -570,6 +581,7 @@ macro_rules! spatial_query {
                 $crate::contract::engine::query_probed(self, area, probe, visit)
             }
 
+            #[inline]
             fn nearest_probed<'w, P: $crate::Probe<S>>(
                 &self,
                 point: $crate::Point<S>,
@@ -580,6 +592,7 @@ macro_rules! spatial_query {
                 $crate::contract::engine::nearest_probed(self, point, k, workspace, probe)
             }
 
+            #[inline]
             fn raycast_all_probed<P: $crate::Probe<S>, F>(
                 &self,
                 ray: &$crate::Ray<S>,
@@ -593,10 +606,12 @@ macro_rules! spatial_query {
                 $crate::contract::engine::raycast_all_probed(self, ray, workspace, probe, visit)
             }
 
+            #[inline]
             fn memory_bytes(&self) -> usize {
                 $crate::contract::QueryEngine::heap_bytes(self)
             }
 
+            #[inline]
             fn check_invariants(&self) -> Result<(), $crate::Error> {
                 $crate::contract::QueryEngine::check(self)
             }
@@ -622,6 +637,7 @@ macro_rules! spatial_index {
         $crate::contract::spatial_query!(impl[$($generic)*] $structure);
 
         impl<S: $crate::Scalar, T, $($generic)*> $crate::SpatialIndex<S, T> for $structure {
+            #[inline]
             fn insert(
                 &mut self,
                 aabb: $crate::Aabb<S>,
@@ -630,6 +646,7 @@ macro_rules! spatial_index {
                 $crate::contract::engine::insert(self, aabb, value)
             }
 
+            #[inline]
             fn remove(&mut self, handle: $crate::Handle) -> Option<T> {
                 $crate::contract::engine::remove(self, handle)
             }
@@ -643,11 +660,13 @@ macro_rules! spatial_index {
                 $crate::contract::engine::update(self, handle, aabb)
             }
 
+            #[inline]
             fn value_mut(&mut self, handle: $crate::Handle) -> Option<&mut T> {
                 $crate::contract::engine::value_mut(self, handle)
             }
 
             $($(#[$update_all])+)?
+            #[inline]
             fn update_all<F>(&mut self, f: F) -> Result<(), $crate::Error>
             where
                 F: FnMut($crate::Handle, &mut T, &$crate::Aabb<S>) -> $crate::Aabb<S>,
@@ -655,11 +674,13 @@ macro_rules! spatial_index {
                 $crate::contract::IndexEngine::update_each(self, f)
             }
 
+            #[inline]
             fn clear(&mut self) {
                 $crate::contract::IndexEngine::remove_all(self);
             }
 
             $($(#[$maintain])+)?
+            #[inline]
             fn maintain(&mut self) {
                 $crate::contract::IndexEngine::tidy(self);
             }

@@ -398,6 +398,7 @@ pub trait SpatialIndex<S: Scalar, T>: SpatialQuery<S, T> {
 
 /// [`SpatialIndex::update_all`] element by element: the elements in table order, each moved
 /// with [`SpatialIndex::update`] when `f` changes its box.
+#[inline]
 fn update_by_walk<S: Scalar, T, I, F>(index: &mut I, mut f: F) -> Result<(), Error>
 where
     I: SpatialIndex<S, T> + ?Sized,

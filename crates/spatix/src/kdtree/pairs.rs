@@ -19,6 +19,7 @@ impl<'a, S: Scalar, T> Kd<'a, S, T> {
     /// against the later points of the same leaf, and, only when the point lies on its
     /// leaf's region border (a split line; elsewhere no other leaf can hold an equal point),
     /// against the equal points of the later leaves, found by a descent towards it.
+    #[inline]
     pub(super) fn pairs_impl<F>(&self, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,

@@ -137,6 +137,7 @@ impl<'a, S: Scalar, T> Kd<'a, S, T> {
     }
 
     /// The stack of a distance search, holding the root (at offsets and bound zero).
+    #[inline(always)]
     fn distance_stack<M: Metric<S>>(&self, metric: M) -> ArrayStack<Far<M::D, M::K>, MAX_PENDING> {
         let zero = M::D::default();
         let mut stack = ArrayStack::new();
@@ -150,6 +151,7 @@ impl<'a, S: Scalar, T> Kd<'a, S, T> {
 
     /// Depth-first over the subtrees whose region meets `area`; a subtree whose region lies
     /// inside `area` is reported without testing its points.
+    #[inline]
     pub(super) fn query_impl<W: Watch<S>, F>(
         &self,
         area: &Aabb<S>,
@@ -208,6 +210,7 @@ impl<'a, S: Scalar, T> Kd<'a, S, T> {
     /// this and the earlier splits crossed) is nearer than the k-th best so far. Plain
     /// squared distances where they are safe ([`Magnitudes`](super::metric::Magnitudes)),
     /// scaled ones elsewhere.
+    #[inline]
     pub(super) fn nearest_impl<'w, W: Watch<S>>(
         &self,
         nearest: Nearest<'w, S>,
@@ -355,6 +358,7 @@ impl<'a, S: Scalar, T> Kd<'a, S, T> {
     /// clearly inside or outside the radius; only those within the slack of it take that
     /// exact test. A subtree whose region lies clearly inside the circle is reported whole,
     /// without a test per point.
+    #[inline]
     pub(super) fn within_impl<F>(&self, point: Point<S>, radius: S, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
@@ -505,6 +509,7 @@ impl<'a, S: Scalar, T> Kd<'a, S, T> {
     /// Best-first over node regions by where the ray enters them (conservatively), through
     /// the traversal every tree shares; each point lies in exactly one leaf, so each hit is
     /// recorded once.
+    #[inline]
     pub(super) fn raycast_impl<W: Watch<S>, F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,

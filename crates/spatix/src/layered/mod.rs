@@ -460,6 +460,7 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
         self.clear_impl();
     }
 
+    #[inline]
     fn tidy(&mut self) {
         if self.pending > 0 || self.dead > 0 {
             self.rebuild_static();

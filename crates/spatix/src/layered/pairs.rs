@@ -10,6 +10,7 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
     Layered<S, T, A, L, St>
 {
     /// Each part's own pairs, then the pairs across each two parts.
+    #[inline]
     pub(super) fn pairs_impl<F>(&self, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,

@@ -13,6 +13,7 @@ use crate::{Aabb, Item, Neighbor, Point, Scalar, SpatialIndex, SpatialQuery, Sta
 impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
     Layered<S, T, A, L, St>
 {
+    #[inline]
     pub(super) fn query_impl<W: Watch<S>, F>(
         &self,
         area: &Aabb<S>,
@@ -38,6 +39,7 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
 
     /// The best `k` of each part's `k` nearest (searched in the nested workspace; in the
     /// static part, `k` more than the elements marked gone there).
+    #[inline]
     pub(super) fn nearest_impl<'w, W: Watch<S>>(
         &self,
         nearest: Nearest<'w, S>,
@@ -82,6 +84,7 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
     }
 
     /// Every part's hits (cast in the nested workspace), reported in order of entry.
+    #[inline]
     pub(super) fn raycast_impl<W: Watch<S>, F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,

@@ -24,6 +24,7 @@ impl<S: Scalar, T> Tree<'_, S, T> {
     /// to visit (so at most one entry per level: it never needs the heap). Each visited node
     /// tests all its children in one branch-free pass; every element is stored once, so
     /// each is reported at most once with no further check.
+    #[inline]
     pub(super) fn query_impl<W: Watch<S>, F>(
         &self,
         area: &Aabb<S>,
@@ -74,6 +75,7 @@ impl<S: Scalar, T> Tree<'_, S, T> {
     /// greedily to the leaf that is nearest at every level and offers its elements (a first
     /// bound at the cost of one descent, with nothing queued); the best-first pass then
     /// queues only what beats that bound, and skips that leaf.
+    #[inline]
     pub(super) fn nearest_impl<'w, W: Watch<S>>(
         &self,
         nearest: Nearest<'w, S>,
@@ -90,10 +92,15 @@ impl<S: Scalar, T> Tree<'_, S, T> {
             watch.region(|| self.level(level as usize)[node as usize]);
             let (first, end) = self.children(level, node);
             let below = &self.level(level as usize - 1)[first as usize..end as usize];
-            let nearest = (first..end).zip(below).map(|(i, b)| (distance(b), i));
-            let (_, i) = nearest
-                .reduce(|a, b| if b.0 < a.0 { b } else { a })
-                .expect("nodes have children");
+            // A loop rather than an iterator's `reduce`: core's `fold` behind it is generic
+            // too, and was inlined or not by how the caller's crate was cut (issue 47).
+            let (mut best, mut i) = (distance(&below[0]), first);
+            for (j, b) in (first + 1..end).zip(&below[1..]) {
+                let d = distance(b);
+                if d < best {
+                    (best, i) = (d, j);
+                }
+            }
             (level, node) = (level - 1, i);
         }
         let greedy_leaf = node;
@@ -144,6 +151,7 @@ impl<S: Scalar, T> Tree<'_, S, T> {
     /// Ordered traversal ([`cast_tree`]): nodes come off a min-queue by where the ray enters
     /// their union box (widened for rounding), and a hit is reported once no waiting node
     /// could hold an earlier one.
+    #[inline]
     pub(super) fn raycast_impl<W: Watch<S>, F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,

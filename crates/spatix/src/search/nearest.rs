@@ -120,8 +120,21 @@ impl<S: Scalar> Search<'_, S> {
     /// between it is the k-th key of the last cut, looser but never wrong). A push is O(1)
     /// and a cut O(k) per k pushes, where a bounded max-heap paid O(log k) sifts per offer:
     /// k = 64 on the kd-tree, 10k queries on 1M points, about -15% (docs/BENCHMARKS.md, History).
+    ///
+    /// The test that turns a candidate away is inlined into every search; taking one in is
+    /// [`Search::admit`], out of line (issue 47: inlined or not by how the caller's crate
+    /// happened to be cut into codegen units, it made the same search differ by build).
     #[inline]
     pub(crate) fn offer(&mut self, handle: Handle, key: S) {
+        if self.best.len() >= self.k && key >= self.limit {
+            return;
+        }
+        self.admit(handle, key);
+    }
+
+    /// Takes a candidate that [`Search::offer`] did not turn away into the best `k`.
+    #[inline(never)]
+    fn admit(&mut self, handle: Handle, key: S) {
         let n = Neighbor {
             handle,
             distance: key,
@@ -129,9 +142,6 @@ impl<S: Scalar> Search<'_, S> {
         };
         let k = self.k;
         let full = self.best.len() >= k;
-        if full && key >= self.limit {
-            return;
-        }
         if k <= SORTED_UP_TO {
             if !full {
                 self.best.push(n);

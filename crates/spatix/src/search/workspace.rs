@@ -141,6 +141,7 @@ impl<S: Scalar> Workspace<S> {
     }
 
     /// Cuts the candidates to the best `k` (a buffer may hold up to `2k`).
+    #[inline(always)]
     fn keep_best(&mut self) {
         if self.best.len() > self.k {
             let k = self.k.max(1);
@@ -152,6 +153,7 @@ impl<S: Scalar> Workspace<S> {
 
     /// Sorts the candidates ascending (unless they already are), fills in the distance the
     /// key does not give (the square, or the square root), and returns them.
+    #[inline(never)]
     pub(crate) fn finish(&mut self) -> &[Neighbor<S>] {
         self.keep_best();
         if !self.best.is_sorted_by(|a, b| a.distance <= b.distance) {

@@ -78,7 +78,7 @@ impl<S: Scalar, T, P: FnMut(u32, usize)> Span<'_, S, T, P> {
     /// Moves the contents of local positions `from` one position towards `gap` (a gap just
     /// past either end of `from`), which takes the first (or last) of them; the position
     /// freed at the other end is left with a `None` value for the caller to fill.
-    #[inline]
+    #[inline(never)]
     fn shift(&mut self, from: core::ops::Range<usize>, gap: usize) {
         let (to, all) = if gap == from.end {
             (from.start + 1, from.start..gap + 1)
@@ -156,6 +156,7 @@ impl<S: Scalar, T, P: FnMut(u32, usize)> Span<'_, S, T, P> {
     /// band's order, and raises the band's bounds to cover it; returns the band's reach.
     /// Gives the element back if no gap lies within `limit` positions of its place inside
     /// the span (the grid then lays everything out again).
+    #[inline(never)]
     pub(super) fn place(
         &mut self,
         b: usize,

@@ -23,6 +23,10 @@ mod regions;
 mod tests;
 mod validate;
 
+/// Most boxes [`SweepGrid::build_auto`] sizes the grid from (evenly strided through its
+/// input).
+const AUTO_SAMPLE: usize = 16_384;
+
 /// [`SweepGrid::auto`]: band height as a multiple of the sample's mean box extent.
 const AUTO_EXTENT_FACTOR: f64 = 3.0;
 
@@ -646,6 +650,7 @@ impl<S: Scalar, T> IndexEngine<S, T> for SweepGrid<S, T> {
         self.clear_impl();
     }
 
+    #[inline]
     fn update_each<F>(&mut self, f: F) -> Result<(), Error>
     where
         F: FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,
@@ -653,6 +658,7 @@ impl<S: Scalar, T> IndexEngine<S, T> for SweepGrid<S, T> {
         self.update_all_impl(f)
     }
 
+    #[inline]
     fn tidy(&mut self) {
         self.tighten();
     }

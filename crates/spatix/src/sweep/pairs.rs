@@ -24,6 +24,7 @@ const PENDING: usize = 256;
 
 impl<S: Scalar, T> SweepGrid<S, T> {
     /// Every intersecting pair once (`for_each_pair`).
+    #[inline]
     pub(super) fn pairs_impl<F>(&self, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
@@ -32,6 +33,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     }
 
     /// The pairs whose lower element (by band) is in one of `bands`.
+    #[inline]
     pub(super) fn pairs_of_bands<F>(
         &self,
         bands: core::ops::Range<usize>,

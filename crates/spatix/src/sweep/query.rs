@@ -46,6 +46,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     }
 
     /// Every element meeting `area` once (`query`).
+    #[inline]
     pub(super) fn query_impl<F>(
         &self,
         area: &Aabb<S>,
@@ -86,6 +87,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// its rows can hold an element within the current bound, and each direction stops once
     /// no band further on can. Inside a band, positions outward from the point's `x`, each
     /// side stopping once the `x` distance alone exceeds the bound.
+    #[inline]
     pub(super) fn nearest_impl<'w>(
         &self,
         nearest: Nearest<'w, S>,
@@ -174,6 +176,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// ray enters its rows (widened for rounding); a band's turn tests the elements whose
     /// `x` extent may meet the ray over those rows, and a hit is reported once no waiting
     /// band could hold an earlier one.
+    #[inline]
     pub(super) fn raycast_impl<F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,

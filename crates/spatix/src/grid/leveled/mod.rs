@@ -502,6 +502,7 @@ impl<G: OnLeveled> IndexEngine<G::S, G::T> for G {
         self.leveled_mut().clear_impl();
     }
 
+    #[inline]
     fn tidy(&mut self) {
         self.leveled_mut().maintain();
     }

@@ -55,6 +55,7 @@ impl Candidates {
 
 impl<S: Scalar, T> Leveled<S, T> {
     /// Every intersecting pair, each exactly once.
+    #[inline]
     pub(crate) fn pairs_impl<F>(&self, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,

@@ -68,6 +68,7 @@ impl<S: Scalar, T> Leveled<S, T> {
 
     /// Every element whose box intersects `area`: a corner inside the area decides without
     /// reading the box.
+    #[inline]
     pub(crate) fn query_impl<F>(
         &self,
         area: &Aabb<S>,
@@ -93,6 +94,7 @@ impl<S: Scalar, T> Leveled<S, T> {
     /// bound (the ring's distance less the level's `reach`); the search stops when that bound
     /// reaches the k-th best distance, or once every element is among the best (`k` at least
     /// `len`). A corner's reach box bounds the distance before the true box is read.
+    #[inline]
     pub(crate) fn nearest_impl<'w>(
         &self,
         nearest: Nearest<'w, S>,
@@ -155,6 +157,7 @@ impl<S: Scalar, T> Leveled<S, T> {
     /// One conservative walk per level along the ray ([`RayWalk`], widened by the level's
     /// `reach` on the high sides), merged: the next cell walked is always the one, of any
     /// level, whose bound is smallest, and recorded hits up to that bound are reported first.
+    #[inline]
     pub(crate) fn raycast_impl<F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,

@@ -163,6 +163,7 @@ impl<S: Scalar> Bands<S> {
 
     /// Saves the bands of cell `cx` of the current row, a regular cell with square `square`
     /// holding `own`: the elements within `pad` of its east side, and of its north side.
+    #[inline]
     pub(super) fn save(&mut self, cx: u32, own: &[Entry<S>], square: &Aabb<S>, pad: S) {
         let (east_from, north_from) = (square.max.x - pad, square.max.y - pad);
         let mut east = 0;

@@ -711,6 +711,7 @@ impl<S: Scalar, T> IndexEngine<S, T> for LooseGrid<S, T> {
         self.clear_impl();
     }
 
+    #[inline]
     fn tidy(&mut self) {
         self.tidy();
     }

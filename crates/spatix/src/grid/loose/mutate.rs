@@ -115,7 +115,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
 
     /// Grows loose cell `cell`'s box to enclose `b`, listing the cell in the tight cells it
     /// newly reaches.
-    #[inline]
+    #[inline(always)]
     fn grow(&mut self, cell: usize, b: &Aabb<S>) {
         let old = self.boxes[cell];
         let new = old.union(b);
@@ -133,6 +133,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     }
 
     /// [`LooseGrid::relist`] for a cell whose square is known.
+    #[inline(never)]
     fn relist_at(&mut self, cell: usize, square: &Aabb<S>, old: &Aabb<S>, new: &Aabb<S>) {
         let (was, now) = (self.tight_range(old, square), self.tight_range(new, square));
         self.tight.relist(cell, was, now);
@@ -144,6 +145,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// cell's box to the elements it keeps; the overhang is forgotten. The nodes stay where
     /// they are, so only re-filed elements are written to; once enough have moved since the
     /// last time, the lists are laid out again in cell order.
+    #[inline]
     pub(super) fn tidy(&mut self) {
         let loose = self.loose;
         for cy in 0..loose.rows {

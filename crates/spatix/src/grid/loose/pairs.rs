@@ -156,6 +156,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// Part `part` of `parts` of the pair pass: that share of the loose rows, then that share
     /// of the tight rows. Every pair is taken by exactly one loose cell or one tight cell,
     /// so any split is exact.
+    #[inline]
     pub(super) fn pairs_in_band<F>(&self, part: u32, parts: u32, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
@@ -188,6 +189,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// regular neighbours behind it (ahead of it when regions reach past the neighbours) and
     /// with the irregular cells whose listings meet its square grown by the reach where the
     /// tight cell owns their corner.
+    #[inline(never)]
     fn pairs_of_cell<F>(
         &self,
         cx: u32,
@@ -484,6 +486,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
 
     /// The pairs among the paired cell's elements (the first time), and between them and
     /// those of the partners gathered; then forgets those partners.
+    #[inline(never)]
     fn pair_cell<F>(&self, p: &mut Pairing<S>, s: &mut Scratch<S>, visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,

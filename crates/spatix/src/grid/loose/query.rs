@@ -78,6 +78,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// The regular loose cells near `area`, each once; then the irregular ones listed in
     /// the tight cells under `area`, each in the tight cell holding the lower-left corner of
     /// (listing box ∩ area): the later of the two starting columns, and of the two rows.
+    #[inline]
     pub(super) fn query_impl<F>(
         &self,
         area: &Aabb<S>,
@@ -122,6 +123,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// is close enough to hold a candidate) only from the loose cell owning the point of its
     /// region nearest to the query point; an irregular one, found through the tight cells
     /// sharing points with that loose cell, also only from the tight cell owning it.
+    #[inline]
     pub(super) fn nearest_impl<'w>(
         &self,
         nearest: Nearest<'w, S>,
@@ -166,6 +168,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// tight cell owning it), and its elements' hits are recorded with their exact entry.
     ///
     /// [`Lattice::cast`]: crate::grid::lattice::Lattice::cast
+    #[inline]
     pub(super) fn raycast_impl<F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,

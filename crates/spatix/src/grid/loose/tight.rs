@@ -39,6 +39,7 @@ impl<S: Scalar> Tight<S> {
 
     /// Moves loose cell `cell` from the tight cells of `was` to those of `now` (only the
     /// difference is touched); `None` for a cell not listed.
+    #[inline(never)]
     pub(super) fn relist(&mut self, cell: usize, was: Option<CellRange>, now: Option<CellRange>) {
         if was == now {
             return;

@@ -452,6 +452,7 @@ impl<S: Scalar, T> IndexEngine<S, T> for UniformGrid<S, T> {
         self.clear_impl();
     }
 
+    #[inline]
     fn tidy(&mut self) {
         if self.pools.relinked() > 0 {
             self.pack();

@@ -128,6 +128,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
 
     /// Moves `slot` from the cells of `old` (none: a new element) to those of `new` (none: a
     /// removed one), band by band.
+    #[inline(never)]
     fn refile(&mut self, slot: u32, old: Option<CellRange>, new: Option<CellRange>) {
         let (rows, cols, shift) = (self.lattice.rows, self.lattice.cols, self.pools.shift());
         let (pools, cells) = (self.pools.pools_mut(), &mut self.cells);

@@ -60,6 +60,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// coordinates, which is the current cell exactly when one of the two ranges starts in
     /// its column and one starts in its row.
     /// Rows `rows` only: each cell reports its own pairs, so any split of the rows is exact.
+    #[inline]
     pub(super) fn pairs_in_rows<F>(&self, rows: Range<u32>, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
@@ -120,7 +121,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     }
 
     /// Every reportable pair among the entries of one cell.
-    #[inline]
+    #[inline(never)]
     fn pair_within<F>(&self, entries: &[Entry<S>], visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,

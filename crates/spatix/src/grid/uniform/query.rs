@@ -12,6 +12,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// Walks the cells under `area`. An element is filed in several cells, so it is reported
     /// only from the cell holding the lower-left corner of (element ∩ area): the first cell of
     /// its range, pushed up to the first cell of the query's range.
+    #[inline]
     pub(super) fn query_impl<F>(
         &self,
         area: &Aabb<S>,
@@ -49,6 +50,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// always a cell it is filed in); the search stops when the k-th best distance is no more
     /// than a lower bound on the distance to anything in the rings not yet searched, or once
     /// every element is among the best (`k` at least `len`).
+    #[inline]
     pub(super) fn nearest_impl<'w>(
         &self,
         nearest: Nearest<'w, S>,
@@ -84,6 +86,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// recorded hit is reported once nothing left to walk could hold an earlier one.
     ///
     /// [`Lattice::cast`]: crate::grid::lattice::Lattice::cast
+    #[inline]
     pub(super) fn raycast_impl<F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,

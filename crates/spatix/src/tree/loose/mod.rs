@@ -414,6 +414,7 @@ impl<S: Scalar, T> IndexEngine<S, T> for LooseQuadtree<S, T> {
         self.clear_impl();
     }
 
+    #[inline]
     fn tidy(&mut self) {
         let compacted = self.links.relinked() * COMPACT_ONE_IN >= self.links.in_use().max(1);
         if compacted {

@@ -60,6 +60,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// whose quadrant holds its clamped centre `c` (`start` must own `c`), growing the loose
     /// box of every node on the way down, and splits that leaf if it overflows. The nodes
     /// above `start` must already enclose `aabb`.
+    #[inline(never)]
     pub(super) fn file(&mut self, start: u32, slot: u32, aabb: &Aabb<S>, c: Point<S>) {
         let (mut n, mut depth) = (start, self.depth(start));
         loop {
@@ -104,6 +105,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Moves element `slot` out of `leaf`, whose quadrant no longer holds its clamped centre
     /// `c`, into the leaf that does: up to the nearest ancestor that owns `c` (whose own
     /// ancestors grow to enclose `aabb`), and down from there.
+    #[inline(never)]
     pub(super) fn refile(&mut self, slot: u32, leaf: u32, aabb: &Aabb<S>, c: Point<S>) {
         self.unfile(slot);
         let mut a = self.parent(leaf);

@@ -118,6 +118,7 @@ where
     F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
 {
     /// Runs `part` of the pass (the whole pass is `within(0)`) and reports what it found.
+    #[inline]
     pub(super) fn run(
         tree: &'t LooseQuadtree<S, T>,
         visit: F,
@@ -184,6 +185,7 @@ where
     /// Every intersecting pair with one element in the leaf whose list is `head` and one
     /// below node `other`: the leaf's elements that meet `other`'s loose box are gathered (in
     /// chunks), and each chunk is taken down `other`.
+    #[inline(never)]
     fn leaf_against(&mut self, head: u32, other: u32) -> ControlFlow<()> {
         let tree = self.tree;
         let filter = tree.loose[other as usize];
@@ -201,6 +203,7 @@ where
     /// Every intersecting pair of one of the `n` gathered elements (whose boxes' union is
     /// `bounds`) with an element below `node`: down the children whose loose box meets
     /// `bounds`, and at the leaves, their elements that meet `bounds`, gathered in chunks.
+    #[inline(never)]
     fn chunk_against(&mut self, n: usize, bounds: &Aabb<S>, node: u32) -> ControlFlow<()> {
         let tree = self.tree;
         let nd = tree.base.nodes[node as usize];
@@ -245,7 +248,7 @@ where
     }
 
     /// Tests the first `n` gathered elements of one side against the first `m` of the other.
-    #[inline]
+    #[inline(never)]
     fn pairs_of_chunks(&mut self, n: usize, m: usize) -> ControlFlow<()> {
         let (own, other) = if n <= m {
             (&self.own[..n], &self.other[..m])

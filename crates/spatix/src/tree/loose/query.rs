@@ -15,6 +15,7 @@ use crate::{Aabb, Item, Neighbor, Scalar};
 impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Depth-first descent with an explicit stack into every node whose loose box meets
     /// `area`; the elements of the leaves reached are tested exactly.
+    #[inline]
     pub(super) fn query_impl<F>(
         &self,
         area: &Aabb<S>,
@@ -65,6 +66,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Best-first search: nodes come off a min-queue by the distance to their loose box (a
     /// lower bound for every element below them), and the search stops when the nearest
     /// pending node is farther than the k-th best so far.
+    #[inline]
     pub(super) fn nearest_impl<'w>(
         &self,
         nearest: Nearest<'w, S>,
@@ -105,6 +107,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// Ordered traversal ([`cast_tree`]): nodes come off a min-queue by where the ray enters
     /// their loose box (widened for rounding, so never later than it enters any element
     /// below), and a hit is reported once no waiting node could hold an earlier one.
+    #[inline]
     pub(super) fn raycast_impl<F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,

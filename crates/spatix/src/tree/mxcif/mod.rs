@@ -363,6 +363,7 @@ impl<S: Scalar, T> IndexEngine<S, T> for MxCifQuadtree<S, T> {
         self.clear_impl();
     }
 
+    #[inline]
     fn tidy(&mut self) {
         if core::mem::take(&mut self.removed) {
             self.merge_below(Frame::root(self.base.world));

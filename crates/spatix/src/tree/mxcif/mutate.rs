@@ -9,6 +9,7 @@ use crate::{Aabb, Error, Handle, Scalar};
 
 /// The run a node of `len` elements moves to when it grows or shrinks: a quarter more room
 /// than it needs, so that a node whose count wavers does not move back and forth.
+#[inline]
 fn roomy(len: u32) -> u32 {
     cap_for(len + len / 4 + 1)
 }
@@ -75,6 +76,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// or below `f` that contains its clamped box: descend into the
     /// child that contains it while there is one; a full leaf splits first, unless it is at
     /// the depth limit or too thin to halve. `f` must contain the clamped box.
+    #[inline(never)]
     pub(super) fn place(&mut self, slot: u32, aabb: Aabb<S>, mut f: Frame<S>) {
         let c = self.filed_box(&aabb);
         loop {
@@ -97,6 +99,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     }
 
     /// Appends an element to node `n`'s run (growing it if full) and records its place.
+    #[inline(always)]
     fn append(&mut self, n: u32, aabb: Aabb<S>, slot: u32) {
         let node = self.base.nodes[n as usize];
         if node.len == node.cap {
@@ -111,6 +114,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
 
     /// Moves a node's elements to a new run of at least `cap` entries (0: none) and frees the
     /// old one.
+    #[inline(never)]
     fn move_run(&mut self, n: u32, cap: u32) {
         let node = self.base.nodes[n as usize];
         let (start, cap) = if cap == 0 {
@@ -173,6 +177,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// Takes element `slot` out of its node by swap-with-last (the node's last
     /// element moves into its entry). A run left less than half full moves to a smaller one;
     /// an empty one is freed.
+    #[inline]
     pub(super) fn detach(&mut self, slot: u32) {
         let Place { node: n, at } = self.places[slot as usize];
         let node = self.base.nodes[n as usize];

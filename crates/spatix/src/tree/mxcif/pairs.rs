@@ -21,6 +21,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// against the earlier ones) or in a node and one of its descendants (tested by the
     /// upper element's walk down the children its box overlaps). Leaves are handled by their
     /// parent and never go on a stack.
+    #[inline]
     pub(super) fn pairs_impl<F>(&self, visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
@@ -76,7 +77,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     }
 
     /// Tests the elements of a node against each other.
-    #[inline]
+    #[inline(never)]
     fn pairs_within<F>(&self, node: &Node, visit: &mut F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,

@@ -13,6 +13,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// The query, with an explicit stack: every node on the way down tests its own
     /// elements against the area, and only the children whose box the (clamped) area
     /// overlaps are visited. Each element is stored once, so each is reported once.
+    #[inline]
     pub(super) fn query_impl<F>(
         &self,
         area: &Aabb<S>,
@@ -54,6 +55,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// Best-first search ([`nearest_in_frames`]): every element filed in a node lies in the
     /// node's box grown to infinity across world borders, so its distance bounds theirs;
     /// each node offers its own elements.
+    #[inline]
     pub(super) fn nearest_impl<'w>(
         &self,
         nearest: Nearest<'w, S>,
@@ -77,6 +79,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
 
     /// Ordered traversal ([`cast_frames`]): each node records the hits of its own elements,
     /// and a hit is reported once no waiting node could hold an earlier one.
+    #[inline]
     pub(super) fn raycast_impl<F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,

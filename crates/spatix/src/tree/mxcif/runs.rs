@@ -65,6 +65,7 @@ impl<S: Copy + Default> Runs<S> {
     /// A run of at least `cap` entries (a class capacity): a freed one of that class or up to
     /// [`BORROW`] classes larger if any, else new entries at the end. Returns its start and
     /// its capacity.
+    #[inline]
     pub(super) fn alloc(&mut self, cap: u32) -> (u32, u32) {
         let class = class_of(cap);
         for k in class..(class + BORROW + 1).min(CLASSES) {

@@ -267,6 +267,7 @@ impl<S: Scalar, T> IndexEngine<S, T> for Quadtree<S, T> {
         self.clear_impl();
     }
 
+    #[inline]
     fn tidy(&mut self) {
         self.collapse_empty_branches();
         if self.links.relinked() > 0 {

@@ -73,6 +73,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// (either may be `None`: insert, remove) in one traversal from `start` (a node that
     /// holds every leaf of both) that writes only to the leaves whose membership changes,
     /// splitting leaves that overflow. Then sets the element's home.
+    #[inline(never)]
     pub(super) fn refile(
         &mut self,
         slot: u32,

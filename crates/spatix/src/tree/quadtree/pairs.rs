@@ -69,6 +69,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// and test the elements of each leaf against each other. A pair listed together in
     /// several leaves is reported only by the leaf that owns the lower-left corner of the
     /// intersection of their clamped boxes, so each exactly once, with no per-call memory.
+    #[inline]
     pub(super) fn pairs_below<F>(&self, start: Frame<S>, mut visit: F) -> ControlFlow<()>
     where
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,

@@ -15,6 +15,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// several of them is reported only by the leaf that owns the lower-left corner of its
     /// (clamped) intersection with the (clamped) area, so each exactly once with no
     /// per-query memory.
+    #[inline]
     pub(super) fn query_impl<F>(
         &self,
         area: &Aabb<S>,
@@ -59,6 +60,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// Best-first search ([`nearest_in_frames`]). An element listed in several leaves counts
     /// only in the leaf owning the (clamped) point of its box nearest to the query point,
     /// which is never farther than the element.
+    #[inline]
     pub(super) fn nearest_impl<'w>(
         &self,
         nearest: Nearest<'w, S>,
@@ -88,6 +90,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// Ordered traversal ([`cast_frames`]); a hit is reported once no waiting node could hold
     /// an earlier one. An element listed in several leaves is recorded only by the leaf
     /// owning the (clamped) point where the ray enters it.
+    #[inline]
     pub(super) fn raycast_impl<F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,
