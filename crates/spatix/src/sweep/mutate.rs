@@ -401,7 +401,7 @@ fn settle<S: Scalar, T, P: FnMut(u32, usize)>(
 /// walked, so that `f` sees every element once. Every band's reach and width are measured
 /// exactly on the way. Elements bound outside the span, or finding no room in it, are left
 /// in `movers.away`. Returns whether `f` returned an invalid box (that element keeps its box).
-#[inline]
+#[inline(never)]
 fn walk<S: Scalar, T, P: FnMut(u32, usize)>(
     span: &mut Span<'_, S, T, P>,
     f: &mut impl FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,

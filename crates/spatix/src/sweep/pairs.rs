@@ -33,7 +33,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     }
 
     /// The pairs whose lower element (by band) is in one of `bands`.
-    #[inline]
+    #[inline(never)]
     pub(super) fn pairs_of_bands<F>(
         &self,
         bands: core::ops::Range<usize>,
