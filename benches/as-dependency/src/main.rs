@@ -208,10 +208,10 @@ fn time(frames: usize, run: &mut dyn FnMut() -> u64) -> ([f64; 3], u64) {
 }
 
 /// The agents frame of a dynamic structure: every agent inserted into `make(world, boxes)`,
-/// then each frame steps every agent inside `update_all`, `maintain`s and counts the pairs.
+/// then [`frames`].
 fn frame<I: SpatialIndex<f32, Agent>>(
     agents: &Agents,
-    frames: usize,
+    runs: usize,
     make: impl FnOnce(Aabb<f32>, &[Aabb<f32>]) -> I,
 ) -> ([f64; 3], u64) {
     let boxes = agents.boxes();
@@ -222,26 +222,24 @@ fn frame<I: SpatialIndex<f32, Agent>>(
             .expect("agents' boxes are valid");
     }
     index.maintain();
-    let arena = agents.world;
-    time(frames, &mut || {
-        index
-            .update_all(|_, agent, _| {
-                agent.step(&arena);
-                agent.aabb()
-            })
-            .expect("agents' boxes are valid");
-        index.maintain();
-        pairs(&index)
-    })
+    frames(index, agents.world, runs)
 }
 
-/// The sweep grid's frame as `compare` runs it: built in one go (`build_auto`), then moved by
-/// `update_all`.
-fn sweep_frame(agents: &Agents, frames: usize) -> ([f64; 3], u64) {
+/// The sweep grid's frame as `compare` runs it: built in one go (`build_auto`), then
+/// [`frames`].
+fn sweep_frame(agents: &Agents, runs: usize) -> ([f64; 3], u64) {
     let items = agents.agents.iter().map(|a| (a.aabb(), *a));
-    let mut index = SweepGrid::build_auto(agents.world, items).expect("agents' boxes are valid");
-    let arena = agents.world;
-    time(frames, &mut || {
+    let index = SweepGrid::build_auto(agents.world, items).expect("agents' boxes are valid");
+    frames(index, agents.world, runs)
+}
+
+/// Each frame steps every agent inside `update_all`, `maintain`s and counts the pairs.
+fn frames<I: SpatialIndex<f32, Agent>>(
+    mut index: I,
+    arena: Aabb<f32>,
+    runs: usize,
+) -> ([f64; 3], u64) {
+    time(runs, &mut || {
         index
             .update_all(|_, agent, _| {
                 agent.step(&arena);

@@ -417,14 +417,11 @@ impl<S: Scalar> Aabb<S> {
             let mut c: Vec<f64> = valid.iter().map(|&b| centre(b)).collect();
             let (a, b) = bulk_range(&mut c);
             let grow = (b - a) / 32.0 + extent;
-            let all_low = valid
+            let (all_low, all_high) = valid
                 .iter()
-                .map(|&b| low(b).to_f64())
-                .fold(f64::INFINITY, f64::min);
-            let all_high = valid
-                .iter()
-                .map(|&b| high(b).to_f64())
-                .fold(f64::NEG_INFINITY, f64::max);
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &b| {
+                    (lo.min(low(b).to_f64()), hi.max(high(b).to_f64()))
+                });
             let from = (a - grow).max(all_low).clamp(-quarter, quarter);
             let to = (b + grow).min(all_high).clamp(-quarter, quarter);
             (S::from_f64(from), S::from_f64(to.max(from)))
