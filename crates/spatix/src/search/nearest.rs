@@ -121,20 +121,16 @@ impl<S: Scalar> Search<'_, S> {
     /// and a cut O(k) per k pushes, where a bounded max-heap paid O(log k) sifts per offer:
     /// k = 64 on the kd-tree, 10k queries on 1M points, about -15% (docs/BENCHMARKS.md, History).
     ///
-    /// The test that turns a candidate away is inlined into every search; taking one in is
-    /// [`Search::admit`], out of line (issue 47: inlined or not by how the caller's crate
-    /// happened to be cut into codegen units, it made the same search differ by build).
-    #[inline]
+    /// Out of line, in every build (issue 47: inlined or not by how the caller's crate
+    /// happened to be cut into codegen units, it made the same search differ by build; with
+    /// its turning-away test inlined and the rest out of line, the kd-tree's 8-nearest was no
+    /// faster): the searches test a candidate against [`Search::bound`] before offering it
+    /// where that saves calls.
+    #[inline(never)]
     pub(crate) fn offer(&mut self, handle: Handle, key: S) {
         if self.best.len() >= self.k && key >= self.limit {
             return;
         }
-        self.admit(handle, key);
-    }
-
-    /// Takes a candidate that [`Search::offer`] did not turn away into the best `k`.
-    #[inline(never)]
-    fn admit(&mut self, handle: Handle, key: S) {
         let n = Neighbor {
             handle,
             distance: key,
