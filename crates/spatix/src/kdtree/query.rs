@@ -311,7 +311,9 @@ impl<'a, S: Scalar, T> Kd<'a, S, T> {
     }
 
     /// Offers the points at positions `range` to the search, with their ranks
-    /// `ranks[i - first]`. Out of line: the search's bookkeeping is then compiled once.
+    /// `ranks[i - first]`. Out of line, with the search's bookkeeping inlined into its loop
+    /// ([`Search::offer_inlined`]): compiled once, and no call per candidate (k = 8 and 64
+    /// offer dozens to hundreds of candidates per query).
     #[inline(never)]
     fn offer(
         &self,
@@ -342,7 +344,7 @@ impl<'a, S: Scalar, T> Kd<'a, S, T> {
         for (i, &rank) in range.zip(ranks) {
             // `<=`: an infinite distance still fills a search that is not full.
             if rank <= bound {
-                search.offer(self.handle(i), rank);
+                search.offer_inlined(self.handle(i), rank);
                 bound = search.bound();
             }
         }

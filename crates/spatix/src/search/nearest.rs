@@ -128,6 +128,13 @@ impl<S: Scalar> Search<'_, S> {
     /// where that saves calls.
     #[inline(never)]
     pub(crate) fn offer(&mut self, handle: Handle, key: S) {
+        self.offer_inlined(handle, key);
+    }
+
+    /// [`Search::offer`] inlined into a caller that is itself out of line and offers a run of
+    /// candidates (the kd-tree's leaf scan).
+    #[inline(always)]
+    pub(crate) fn offer_inlined(&mut self, handle: Handle, key: S) {
         if self.best.len() >= self.k && key >= self.limit {
             return;
         }
