@@ -1,14 +1,27 @@
-//! How a structure keeps the contract. It implements [`QueryEngine`] (and, if it changes,
-//! [`IndexEngine`]): one required method per thing only it can do, each called only with
-//! input the contract lets through. The public traits come from [`spatial_query!`] and
-//! [`spatial_index!`], whose every method is a one-line forward into the functions of this
-//! module, where the contract's input checks and handle resolution are written once for
-//! every structure.
+//! How a structure keeps the contract: the crate-private traits it implements, one per file
+//! of its folder, each method named `do_` and the public method's name, and the macros that
+//! write its public traits from them.
 //!
-//! Forwards, not a blanket `impl<X: QueryEngine<S, T>> SpatialQuery<S, T> for X`: that impl
+//! | trait | file | methods |
+//! | --- | --- | --- |
+//! | [`Holds`] | `mod.rs` | `table` (`get`, `len`, `iter`), `do_memory_bytes` |
+//! | [`Searches`] | `query.rs` | `do_query`, `do_nearest`, `do_within`, `do_raycast_all` |
+//! | [`Pairs`] | `pairs.rs` | `do_for_each_pair` |
+//! | [`Regions`] | `regions.rs` | `do_visit_regions` |
+//! | [`Validates`] | `validate.rs` | `do_check_invariants` |
+//! | [`Mutates`] | `mutate.rs` | `table_mut` (`value_mut`), `do_insert`, `do_remove`, `do_update`, `do_clear`, `do_maintain`, `do_update_all` |
+//!
+//! The public methods that [`spatial_query!`] and [`spatial_index!`] write check their input
+//! once (an invalid box, a stale handle, `k == 0`, an empty structure) and call the `do_`
+//! method directly: each `do_` method sees only input it must answer. A structure whose work
+//! another value does implements [`Through`] instead of the searches: the point and
+//! hierarchical grids (their [`Leveled`](crate::grid::leveled::Leveled) engine), the kd-tree
+//! and the packed index and their views (the arrays they own or borrow).
+//!
+//! Macros, not a blanket `impl<X: Searches<S, T> + ...> SpatialQuery<S, T> for X`: that impl
 //! would overlap [`BruteForce`](crate::BruteForce)'s own (downstream crates may implement
 //! even a crate-private trait for `BruteForce<S, TheirType>`, as far as coherence knows), and
-//! the docs would show every structure's contract as a blanket impl bounded by a trait the
+//! the docs would show every structure's contract as a blanket impl bounded by traits the
 //! reader cannot see.
 //!
 //! [`spatial_query!`]: crate::contract::spatial_query
@@ -16,13 +29,13 @@
 
 use core::ops::ControlFlow;
 
-use super::probe::{Probe, Probed, Quiet, Region, Watch};
+use super::probe::{Quiet, Region, Watch};
 use crate::base::slots::{Slots, StaticSlots, StaticTable};
 use crate::{
     Aabb, Error, Handle, Item, Iter, Neighbor, Point, Ray, Scalar, SpatialIndex, Workspace,
 };
 
-/// A nearest search as [`QueryEngine::nearest_k`] receives it, only once the contract's checks
+/// A nearest search as [`Searches::do_nearest`] receives it, only once the contract's checks
 /// passed: a finite point, `k > 0`, and a structure holding at least one element.
 /// Its parts: the point, `k`, and the caller's workspace.
 pub(crate) struct Nearest<'w, S>(
@@ -31,7 +44,7 @@ pub(crate) struct Nearest<'w, S>(
     pub(crate) &'w mut Workspace<S>,
 );
 
-/// A ray cast as [`QueryEngine::raycast_valid`] receives it, only once the contract's checks
+/// A ray cast as [`Searches::do_raycast_all`] receives it, only once the contract's checks
 /// passed: a valid ray, and a structure holding at least one element.
 /// Its parts: the ray, the caller's workspace, and the visitor.
 pub(crate) struct Cast<'a, S, F>(
@@ -75,8 +88,8 @@ pub(crate) trait Table<S, T> {
 
 /// The element table of a dynamic structure: handles resolve to where an element lives.
 pub(crate) trait TableMut<S, T>: Table<S, T> {
-    /// Where a live element lives (a slot, a position): what [`IndexEngine::remove_at`] and
-    /// [`IndexEngine::update_at`] receive.
+    /// Where a live element lives (a slot, a position): what [`Mutates::do_remove`] and
+    /// [`Mutates::do_update`] receive.
     type At: Copy;
 
     /// Where the element a handle names lives, or `None` if the handle is stale.
@@ -152,109 +165,131 @@ impl<S: Scalar, T> Table<S, T> for StaticTable<'_, S, T> {
     }
 }
 
-/// What a structure provides for [`SpatialQuery`](crate::SpatialQuery): its element table and
-/// its own searches. The contract's checks happen before these are called (in the functions
-/// of this module), so each sees only input it must answer.
-pub(crate) trait QueryEngine<S: Scalar, T> {
-    /// The element table that `get`, `len` and `iter` answer from.
+/// What a structure holds (`mod.rs`): its element table, which `get`, `len` and `iter`
+/// answer from, and its memory.
+pub(crate) trait Holds<S: Scalar, T> {
+    /// The element table.
     type Table: Table<S, T>;
 
     /// The element table.
     fn table(&self) -> &Self::Table;
 
+    /// Bytes of heap memory held ([`memory_bytes`](crate::SpatialQuery::memory_bytes)).
+    fn do_memory_bytes(&self) -> usize;
+}
+
+/// A structure's searches (`query.rs`), each called only once the contract's checks passed.
+pub(crate) trait Searches<S: Scalar, T> {
     /// Visits every element whose box intersects `area`, a valid box, each exactly once
-    /// (`query`), telling `watch` the regions it enters and the elements it tests.
-    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
+    /// ([`query`](crate::SpatialQuery::query)), telling `watch` the regions it enters and the
+    /// elements it tests.
+    fn do_query<W: Watch<S>, F: Visits<S, T>>(
         &self,
         area: &Aabb<S>,
         watch: &mut W,
         visit: F,
     ) -> ControlFlow<()>;
 
-    /// Visits every intersecting unordered pair once (`for_each_pair`).
-    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()>;
-
-    /// The `k` nearest elements, ascending, written into the workspace (`nearest`), telling
-    /// `watch` the regions it enters and the elements whose distance it computes.
-    fn nearest_k<'w, W: Watch<S>>(
+    /// The `k` nearest elements, ascending, written into the workspace
+    /// ([`nearest`](crate::SpatialQuery::nearest)), telling `watch` the regions it enters and
+    /// the elements whose distance it computes.
+    fn do_nearest<'w, W: Watch<S>>(
         &self,
         nearest: Nearest<'w, S>,
         watch: &mut W,
     ) -> &'w [Neighbor<S>];
 
-    /// Visits every element at distance `<= radius` from `point` (`within`), given a finite
-    /// point, a radius `>= 0` and a structure holding at least one element. By default, the
-    /// elements of the box around the circle, filtered by distance; a structure with a
-    /// search of its own overrides it.
-    fn within_valid<F: Visits<S, T>>(&self, point: Point<S>, radius: S, visit: F) -> ControlFlow<()>
+    /// Visits every element at distance `<= radius` from `point`
+    /// ([`within`](crate::SpatialQuery::within)), given a finite point, a radius `>= 0` and a
+    /// structure holding at least one element. By default, the elements of the box around
+    /// the circle, filtered by distance; a structure with a search of its own overrides it.
+    #[inline]
+    fn do_within<F: Visits<S, T>>(&self, point: Point<S>, radius: S, visit: F) -> ControlFlow<()>
     where
         Self: Sized,
     {
-        query(
-            self,
+        self.do_query(
             &Aabb::around(point, radius),
+            &mut Quiet,
             within_filter(point, radius, visit),
         )
     }
 
-    /// Visits every element the ray hits, in ascending order of entry (`raycast_all`),
-    /// telling `watch` the regions it enters and the elements it tests.
-    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
+    /// Visits every element the ray hits, in ascending order of entry
+    /// ([`raycast_all`](crate::SpatialQuery::raycast_all)), telling `watch` the regions it
+    /// enters and the elements it tests.
+    fn do_raycast_all<W: Watch<S>, F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,
         watch: &mut W,
     ) -> ControlFlow<()>;
-
-    /// Visits every region of the structure's shape, parents before children
-    /// (`visit_regions`), allocating nothing.
-    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()>;
-
-    /// Bytes of heap memory held (`memory_bytes`).
-    fn heap_bytes(&self) -> usize;
-
-    /// Checks every structural invariant (`check_invariants`).
-    fn check(&self) -> Result<(), Error>;
 }
 
-/// What a dynamic structure provides for [`SpatialIndex`] on top of [`QueryEngine`]. Boxes
-/// are validated and handles resolved before these are called (in the functions of this
-/// module), so each sees only valid boxes and live elements.
-pub(crate) trait IndexEngine<S: Scalar, T>:
-    QueryEngine<S, T, Table: TableMut<S, T>>
-{
-    /// The element table, mutably (for `value_mut`).
+/// A structure's pair pass (`pairs.rs`).
+pub(crate) trait Pairs<S: Scalar, T> {
+    /// Visits every intersecting unordered pair once
+    /// ([`for_each_pair`](crate::SpatialQuery::for_each_pair)).
+    fn do_for_each_pair<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()>;
+}
+
+/// A structure's shape (`regions.rs`).
+pub(crate) trait Regions<S: Scalar> {
+    /// Visits every region of the structure's shape, parents before children
+    /// ([`visit_regions`](crate::SpatialQuery::visit_regions)), allocating nothing.
+    fn do_visit_regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(
+        &self,
+        visit: F,
+    ) -> ControlFlow<()>;
+}
+
+/// A structure's self-check (`validate.rs`).
+pub(crate) trait Validates {
+    /// Checks every structural invariant
+    /// ([`check_invariants`](crate::SpatialQuery::check_invariants)).
+    fn do_check_invariants(&self) -> Result<(), Error>;
+}
+
+/// A dynamic structure's changes (`mutate.rs`), each called only with a valid box and a live
+/// element.
+pub(crate) trait Mutates<S: Scalar, T>: Holds<S, T, Table: TableMut<S, T>> {
+    /// The element table, mutably (for [`value_mut`](SpatialIndex::value_mut)).
     fn table_mut(&mut self) -> &mut Self::Table;
 
-    /// Stores `value` with `aabb`, a valid box, and returns its handle (`insert`).
+    /// Stores `value` with `aabb`, a valid box, and returns its handle
+    /// ([`insert`](SpatialIndex::insert)).
     ///
     /// # Errors
     /// [`Error::CapacityExceeded`] when the structure is full; nothing changes then.
-    fn insert_valid(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error>;
+    fn do_insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error>;
 
-    /// Removes the live element at `at` and returns its value (`remove`).
-    fn remove_at(&mut self, at: At<S, T, Self>) -> T;
+    /// Removes the live element at `at` and returns its value
+    /// ([`remove`](SpatialIndex::remove)).
+    fn do_remove(&mut self, at: At<S, T, Self>) -> T;
 
-    /// Moves the live element at `at` to `aabb`, a valid box (`update`).
+    /// Moves the live element at `at` to `aabb`, a valid box
+    /// ([`update`](SpatialIndex::update)).
     ///
     /// # Errors
     /// What the structure refuses of a valid box ([`Error::BoxTooLarge`] where it bounds the
     /// size); nothing changes then.
-    fn update_at(&mut self, at: At<S, T, Self>, aabb: Aabb<S>) -> Result<(), Error>;
+    fn do_update(&mut self, at: At<S, T, Self>, aabb: Aabb<S>) -> Result<(), Error>;
 
-    /// Removes every element, keeping the memory (`clear`).
-    fn remove_all(&mut self);
+    /// Removes every element, keeping the memory ([`clear`](SpatialIndex::clear)).
+    fn do_clear(&mut self);
 
-    /// The structure's deferred tidying (`maintain`); by default, none.
-    fn tidy(&mut self) {}
+    /// The structure's deferred tidying ([`maintain`](SpatialIndex::maintain)); by default,
+    /// none.
+    #[inline]
+    fn do_maintain(&mut self) {}
 
-    /// The frame pass (`update_all`). By default, the walk that
+    /// The frame pass ([`update_all`](SpatialIndex::update_all)). By default, the walk that
     /// [`SpatialIndex::update_all`] describes, element by element in table order; a
     /// structure that walks its own memory faster overrides it.
     ///
     /// # Errors
     /// The error of the first box refused, as [`SpatialIndex::update_all`].
     #[inline]
-    fn update_each<F>(&mut self, f: F) -> Result<(), Error>
+    fn do_update_all<F>(&mut self, f: F) -> Result<(), Error>
     where
         Self: SpatialIndex<S, T> + Sized,
         F: FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,
@@ -264,9 +299,94 @@ pub(crate) trait IndexEngine<S: Scalar, T>:
 }
 
 /// Where a live element of `E` lives ([`TableMut::At`] of its table).
-pub(crate) type At<S, T, E> = <<E as QueryEngine<S, T>>::Table as TableMut<S, T>>::At;
+pub(crate) type At<S, T, E> = <<E as Holds<S, T>>::Table as TableMut<S, T>>::At;
+
+/// A structure whose searches, pair pass, shape and self-check another value does: an engine
+/// it holds (the point and hierarchical grids' [`Leveled`](crate::grid::leveled::Leveled)) or
+/// the arrays it owns or borrows (the kd-tree, the packed index and their views). It
+/// implements [`Searches`], [`Pairs`], [`Regions`] and [`Validates`] by that value's.
+pub(crate) trait Through {
+    /// The scalar.
+    type S: Scalar;
+    /// The value type.
+    type T;
+    /// The value that does the work.
+    type Engine<'a>: Searches<Self::S, Self::T>
+        + Pairs<Self::S, Self::T>
+        + Regions<Self::S>
+        + Validates
+    where
+        Self: 'a;
+
+    /// The value that does the work.
+    fn engine(&self) -> Self::Engine<'_>;
+}
+
+impl<X: Through> Searches<X::S, X::T> for X {
+    #[inline]
+    fn do_query<W: Watch<X::S>, F: Visits<X::S, X::T>>(
+        &self,
+        area: &Aabb<X::S>,
+        watch: &mut W,
+        visit: F,
+    ) -> ControlFlow<()> {
+        self.engine().do_query(area, watch, visit)
+    }
+
+    #[inline]
+    fn do_nearest<'w, W: Watch<X::S>>(
+        &self,
+        nearest: Nearest<'w, X::S>,
+        watch: &mut W,
+    ) -> &'w [Neighbor<X::S>] {
+        self.engine().do_nearest(nearest, watch)
+    }
+
+    #[inline]
+    fn do_within<F: Visits<X::S, X::T>>(
+        &self,
+        point: Point<X::S>,
+        radius: X::S,
+        visit: F,
+    ) -> ControlFlow<()> {
+        self.engine().do_within(point, radius, visit)
+    }
+
+    #[inline]
+    fn do_raycast_all<W: Watch<X::S>, F: Hits<X::S, X::T>>(
+        &self,
+        cast: Cast<'_, X::S, F>,
+        watch: &mut W,
+    ) -> ControlFlow<()> {
+        self.engine().do_raycast_all(cast, watch)
+    }
+}
+
+impl<X: Through> Pairs<X::S, X::T> for X {
+    #[inline]
+    fn do_for_each_pair<F: VisitsPairs<X::S, X::T>>(&self, visit: F) -> ControlFlow<()> {
+        self.engine().do_for_each_pair(visit)
+    }
+}
+
+impl<X: Through> Regions<X::S> for X {
+    #[inline]
+    fn do_visit_regions<F: FnMut(&Region<X::S>) -> ControlFlow<()>>(
+        &self,
+        visit: F,
+    ) -> ControlFlow<()> {
+        self.engine().do_visit_regions(visit)
+    }
+}
+
+impl<X: Through> Validates for X {
+    fn do_check_invariants(&self) -> Result<(), Error> {
+        self.engine().do_check_invariants()
+    }
+}
 
 /// The elements of `visit` within `radius` of `point` passed on to it; the others skipped.
+#[inline]
 pub(crate) fn within_filter<S: Scalar, T>(
     point: Point<S>,
     radius: S,
@@ -281,211 +401,11 @@ pub(crate) fn within_filter<S: Scalar, T>(
     }
 }
 
-/// [`SpatialQuery::get`](crate::SpatialQuery::get).
-#[inline]
-pub(crate) fn get<S: Scalar, T, E: QueryEngine<S, T>>(
-    engine: &E,
-    handle: Handle,
-) -> Option<Item<'_, S, T>> {
-    engine.table().item_of(handle)
-}
-
-/// [`SpatialQuery::len`](crate::SpatialQuery::len).
-#[inline]
-pub(crate) fn len<S: Scalar, T, E: QueryEngine<S, T>>(engine: &E) -> usize {
-    engine.table().count()
-}
-
-/// [`SpatialQuery::iter`](crate::SpatialQuery::iter).
-#[inline]
-pub(crate) fn iter<S: Scalar, T, E: QueryEngine<S, T>>(engine: &E) -> Iter<'_, S, T> {
-    engine.table().items()
-}
-
-/// [`SpatialQuery::query`](crate::SpatialQuery::query): [`query_watched`] with no probe.
-#[inline]
-pub(crate) fn query<S: Scalar, T, E: QueryEngine<S, T>>(
-    engine: &E,
-    area: &Aabb<S>,
-    visit: impl Visits<S, T>,
-) -> ControlFlow<()> {
-    query_watched(engine, area, &mut Quiet, visit)
-}
-
-/// [`SpatialQuery::query_probed`](crate::SpatialQuery::query_probed).
-#[inline]
-pub(crate) fn query_probed<S: Scalar, T, E: QueryEngine<S, T>>(
-    engine: &E,
-    area: &Aabb<S>,
-    probe: &mut impl Probe<S>,
-    visit: impl Visits<S, T>,
-) -> ControlFlow<()> {
-    query_watched(engine, area, &mut Probed(probe), visit)
-}
-
-/// An area query: an invalid area matches nothing.
-#[inline]
-pub(crate) fn query_watched<S: Scalar, T, E: QueryEngine<S, T>>(
-    engine: &E,
-    area: &Aabb<S>,
-    watch: &mut impl Watch<S>,
-    visit: impl Visits<S, T>,
-) -> ControlFlow<()> {
-    if !area.is_valid() {
-        return ControlFlow::Continue(());
-    }
-    engine.query_valid(area, watch, visit)
-}
-
-/// [`SpatialQuery::for_each_pair`](crate::SpatialQuery::for_each_pair).
-#[inline]
-pub(crate) fn for_each_pair<S: Scalar, T, E: QueryEngine<S, T>>(
-    engine: &E,
-    visit: impl VisitsPairs<S, T>,
-) -> ControlFlow<()> {
-    engine.pairs(visit)
-}
-
-/// [`SpatialQuery::nearest`](crate::SpatialQuery::nearest): [`nearest_watched`] with no
-/// probe.
-#[inline]
-pub(crate) fn nearest<'w, S: Scalar, T, E: QueryEngine<S, T>>(
-    engine: &E,
-    point: Point<S>,
-    k: usize,
-    workspace: &'w mut Workspace<S>,
-) -> &'w [Neighbor<S>] {
-    nearest_watched(engine, point, k, workspace, &mut Quiet)
-}
-
-/// [`SpatialQuery::nearest_probed`](crate::SpatialQuery::nearest_probed).
-#[inline]
-pub(crate) fn nearest_probed<'w, S: Scalar, T, E: QueryEngine<S, T>>(
-    engine: &E,
-    point: Point<S>,
-    k: usize,
-    workspace: &'w mut Workspace<S>,
-    probe: &mut impl Probe<S>,
-) -> &'w [Neighbor<S>] {
-    nearest_watched(engine, point, k, workspace, &mut Probed(probe))
-}
-
-/// A nearest search: `k == 0`, a non-finite point or an empty structure find nothing.
-#[inline]
-pub(crate) fn nearest_watched<'w, S: Scalar, T, E: QueryEngine<S, T>>(
-    engine: &E,
-    point: Point<S>,
-    k: usize,
-    workspace: &'w mut Workspace<S>,
-    watch: &mut impl Watch<S>,
-) -> &'w [Neighbor<S>] {
-    if k == 0 || !point.is_finite() || len(engine) == 0 {
-        return workspace.none();
-    }
-    engine.nearest_k(Nearest(point, k, workspace), watch)
-}
-
-/// [`SpatialQuery::within`](crate::SpatialQuery::within): a non-finite point, a negative or
-/// NaN radius, or an empty structure match nothing.
-#[inline]
-pub(crate) fn within<S: Scalar, T, E: QueryEngine<S, T>>(
-    engine: &E,
-    point: Point<S>,
-    radius: S,
-    visit: impl Visits<S, T>,
-) -> ControlFlow<()> {
-    if !(point.is_finite() && radius >= S::ZERO) || len(engine) == 0 {
-        return ControlFlow::Continue(());
-    }
-    engine.within_valid(point, radius, visit)
-}
-
-/// [`SpatialQuery::raycast_all`](crate::SpatialQuery::raycast_all): [`raycast_watched`] with
-/// no probe.
-#[inline]
-pub(crate) fn raycast_all<S: Scalar, T, E: QueryEngine<S, T>>(
-    engine: &E,
-    ray: &Ray<S>,
-    workspace: &mut Workspace<S>,
-    visit: impl Hits<S, T>,
-) -> ControlFlow<()> {
-    raycast_watched(engine, ray, workspace, &mut Quiet, visit)
-}
-
-/// [`SpatialQuery::raycast_all_probed`](crate::SpatialQuery::raycast_all_probed).
-#[inline]
-pub(crate) fn raycast_all_probed<S: Scalar, T, E: QueryEngine<S, T>>(
-    engine: &E,
-    ray: &Ray<S>,
-    workspace: &mut Workspace<S>,
-    probe: &mut impl Probe<S>,
-    visit: impl Hits<S, T>,
-) -> ControlFlow<()> {
-    raycast_watched(engine, ray, workspace, &mut Probed(probe), visit)
-}
-
-/// A ray cast: an invalid ray, or an empty structure, hit nothing.
-#[inline]
-pub(crate) fn raycast_watched<S: Scalar, T, E: QueryEngine<S, T>>(
-    engine: &E,
-    ray: &Ray<S>,
-    workspace: &mut Workspace<S>,
-    watch: &mut impl Watch<S>,
-    visit: impl Hits<S, T>,
-) -> ControlFlow<()> {
-    if !ray.is_valid() || len(engine) == 0 {
-        return ControlFlow::Continue(());
-    }
-    engine.raycast_valid(Cast(ray, workspace, visit), watch)
-}
-
-/// [`SpatialIndex::insert`]: an invalid box is refused with [`Error::InvalidAabb`].
-#[inline]
-pub(crate) fn insert<S: Scalar, T, E: IndexEngine<S, T>>(
-    engine: &mut E,
-    aabb: Aabb<S>,
-    value: T,
-) -> Result<Handle, Error> {
-    let aabb = aabb.validated()?;
-    engine.insert_valid(aabb, value)
-}
-
-/// [`SpatialIndex::remove`]: `None` for a stale handle.
-#[inline]
-pub(crate) fn remove<S: Scalar, T, E: IndexEngine<S, T>>(
-    engine: &mut E,
-    handle: Handle,
-) -> Option<T> {
-    let at = engine.table().resolve(handle)?;
-    Some(engine.remove_at(at))
-}
-
-/// [`SpatialIndex::update`]: an invalid box is refused with [`Error::InvalidAabb`], a stale
-/// handle with [`Error::StaleHandle`].
-#[inline]
-pub(crate) fn update<S: Scalar, T, E: IndexEngine<S, T>>(
-    engine: &mut E,
-    handle: Handle,
-    aabb: Aabb<S>,
-) -> Result<(), Error> {
-    let aabb = aabb.validated()?;
-    let at = engine.table().resolve(handle).ok_or(Error::StaleHandle)?;
-    engine.update_at(at, aabb)
-}
-
-/// [`SpatialIndex::value_mut`]: `None` for a stale handle.
-#[inline]
-pub(crate) fn value_mut<S: Scalar, T, E: IndexEngine<S, T>>(
-    engine: &mut E,
-    handle: Handle,
-) -> Option<&mut T> {
-    engine.table_mut().value_of_mut(handle)
-}
-
 /// Implements [`SpatialQuery`](crate::SpatialQuery) for a structure that implements
-/// [`QueryEngine`]: every method a one-line forward into this module. For a structure with
-/// more type parameters than `S` and `T`: `impl[A: Bound, ...] Structure<S, T, A, ...>`;
-/// with a lifetime: `impl<'a>[] Structure<'a, S, T>`.
+/// [`Holds`], [`Searches`], [`Pairs`], [`Regions`] and [`Validates`]: each method checks
+/// its input once and calls the structure's `do_` method. For a structure with more type
+/// parameters than `S` and `T`: `impl[A: Bound, ...] Structure<S, T, A, ...>`; with a
+/// lifetime: `impl<'a>[] Structure<'a, S, T>`.
 macro_rules! spatial_query {
     (impl[$($generic:tt)*] $structure:ty) => {
         $crate::contract::spatial_query!(impl<>[$($generic)*] $structure);
@@ -494,17 +414,17 @@ macro_rules! spatial_query {
         impl<$($lt,)? S: $crate::Scalar, T, $($generic)*> $crate::SpatialQuery<S, T> for $structure {
             #[inline]
             fn get(&self, handle: $crate::Handle) -> Option<$crate::Item<'_, S, T>> {
-                $crate::contract::engine::get(self, handle)
+                $crate::contract::Table::item_of($crate::contract::Holds::table(self), handle)
             }
 
             #[inline]
             fn len(&self) -> usize {
-                $crate::contract::engine::len(self)
+                $crate::contract::Table::count($crate::contract::Holds::table(self))
             }
 
             #[inline]
             fn iter(&self) -> $crate::Iter<'_, S, T> {
-                $crate::contract::engine::iter(self)
+                $crate::contract::Table::items($crate::contract::Holds::table(self))
             }
 
             #[inline]
@@ -512,7 +432,15 @@ macro_rules! spatial_query {
             where
                 F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
             {
-                $crate::contract::engine::query(self, area, visit)
+                if !area.is_valid() {
+                    return core::ops::ControlFlow::Continue(());
+                }
+                $crate::contract::Searches::do_query(
+                    self,
+                    area,
+                    &mut $crate::contract::probe::Quiet,
+                    visit,
+                )
             }
 
             #[inline]
@@ -521,7 +449,7 @@ macro_rules! spatial_query {
                 F: FnMut($crate::Item<'_, S, T>, $crate::Item<'_, S, T>)
                     -> core::ops::ControlFlow<()>,
             {
-                $crate::contract::engine::for_each_pair(self, visit)
+                $crate::contract::Pairs::do_for_each_pair(self, visit)
             }
 
             #[inline]
@@ -531,7 +459,14 @@ macro_rules! spatial_query {
                 k: usize,
                 workspace: &'w mut $crate::Workspace<S>,
             ) -> &'w [$crate::Neighbor<S>] {
-                $crate::contract::engine::nearest(self, point, k, workspace)
+                if k == 0 || !point.is_finite() || $crate::SpatialQuery::is_empty(self) {
+                    return workspace.none();
+                }
+                $crate::contract::Searches::do_nearest(
+                    self,
+                    $crate::contract::Nearest(point, k, workspace),
+                    &mut $crate::contract::probe::Quiet,
+                )
             }
 
             #[inline]
@@ -544,7 +479,12 @@ macro_rules! spatial_query {
             where
                 F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
             {
-                $crate::contract::engine::within(self, point, radius, visit)
+                if !(point.is_finite() && radius >= S::ZERO)
+                    || $crate::SpatialQuery::is_empty(self)
+                {
+                    return core::ops::ControlFlow::Continue(());
+                }
+                $crate::contract::Searches::do_within(self, point, radius, visit)
             }
 
             #[inline]
@@ -557,7 +497,14 @@ macro_rules! spatial_query {
             where
                 F: FnMut($crate::Item<'_, S, T>, S) -> core::ops::ControlFlow<()>,
             {
-                $crate::contract::engine::raycast_all(self, ray, workspace, visit)
+                if !ray.is_valid() || $crate::SpatialQuery::is_empty(self) {
+                    return core::ops::ControlFlow::Continue(());
+                }
+                $crate::contract::Searches::do_raycast_all(
+                    self,
+                    $crate::contract::Cast(ray, workspace, visit),
+                    &mut $crate::contract::probe::Quiet,
+                )
             }
 
             #[inline]
@@ -565,7 +512,7 @@ macro_rules! spatial_query {
             where
                 F: FnMut(&$crate::Region<S>) -> core::ops::ControlFlow<()>,
             {
-                $crate::contract::QueryEngine::regions(self, visit)
+                $crate::contract::Regions::do_visit_regions(self, visit)
             }
 
             #[inline]
@@ -578,7 +525,15 @@ macro_rules! spatial_query {
             where
                 F: FnMut($crate::Item<'_, S, T>) -> core::ops::ControlFlow<()>,
             {
-                $crate::contract::engine::query_probed(self, area, probe, visit)
+                if !area.is_valid() {
+                    return core::ops::ControlFlow::Continue(());
+                }
+                $crate::contract::Searches::do_query(
+                    self,
+                    area,
+                    &mut $crate::contract::probe::Probed(probe),
+                    visit,
+                )
             }
 
             #[inline]
@@ -589,7 +544,14 @@ macro_rules! spatial_query {
                 workspace: &'w mut $crate::Workspace<S>,
                 probe: &mut P,
             ) -> &'w [$crate::Neighbor<S>] {
-                $crate::contract::engine::nearest_probed(self, point, k, workspace, probe)
+                if k == 0 || !point.is_finite() || $crate::SpatialQuery::is_empty(self) {
+                    return workspace.none();
+                }
+                $crate::contract::Searches::do_nearest(
+                    self,
+                    $crate::contract::Nearest(point, k, workspace),
+                    &mut $crate::contract::probe::Probed(probe),
+                )
             }
 
             #[inline]
@@ -603,17 +565,24 @@ macro_rules! spatial_query {
             where
                 F: FnMut($crate::Item<'_, S, T>, S) -> core::ops::ControlFlow<()>,
             {
-                $crate::contract::engine::raycast_all_probed(self, ray, workspace, probe, visit)
+                if !ray.is_valid() || $crate::SpatialQuery::is_empty(self) {
+                    return core::ops::ControlFlow::Continue(());
+                }
+                $crate::contract::Searches::do_raycast_all(
+                    self,
+                    $crate::contract::Cast(ray, workspace, visit),
+                    &mut $crate::contract::probe::Probed(probe),
+                )
             }
 
             #[inline]
             fn memory_bytes(&self) -> usize {
-                $crate::contract::QueryEngine::heap_bytes(self)
+                $crate::contract::Holds::do_memory_bytes(self)
             }
 
             #[inline]
             fn check_invariants(&self) -> Result<(), $crate::Error> {
-                $crate::contract::QueryEngine::check(self)
+                $crate::contract::Validates::do_check_invariants(self)
             }
         }
     };
@@ -624,9 +593,9 @@ macro_rules! spatial_query {
 pub(crate) use spatial_query;
 
 /// Implements [`SpatialQuery`](crate::SpatialQuery) (through [`spatial_query!`], with the same
-/// first argument) and [`SpatialIndex`] for a structure that implements [`IndexEngine`]: every
-/// method a one-line forward into this module. After the structure, the docs of its own
-/// `maintain` and `update_all`, if it documents them:
+/// first argument) and [`SpatialIndex`] for a structure that implements [`Mutates`] too: each
+/// method checks its input once and calls the structure's `do_` method. After the structure,
+/// the docs of its own `maintain` and `update_all`, if it documents them:
 /// `Structure, maintain { /// docs }, update_all { /// docs }`.
 macro_rules! spatial_index {
     (
@@ -643,12 +612,17 @@ macro_rules! spatial_index {
                 aabb: $crate::Aabb<S>,
                 value: T,
             ) -> Result<$crate::Handle, $crate::Error> {
-                $crate::contract::engine::insert(self, aabb, value)
+                let aabb = aabb.validated()?;
+                $crate::contract::Mutates::do_insert(self, aabb, value)
             }
 
             #[inline]
             fn remove(&mut self, handle: $crate::Handle) -> Option<T> {
-                $crate::contract::engine::remove(self, handle)
+                let at = $crate::contract::TableMut::resolve(
+                    $crate::contract::Holds::table(self),
+                    handle,
+                )?;
+                Some($crate::contract::Mutates::do_remove(self, at))
             }
 
             #[inline]
@@ -657,12 +631,21 @@ macro_rules! spatial_index {
                 handle: $crate::Handle,
                 aabb: $crate::Aabb<S>,
             ) -> Result<(), $crate::Error> {
-                $crate::contract::engine::update(self, handle, aabb)
+                let aabb = aabb.validated()?;
+                let at = $crate::contract::TableMut::resolve(
+                    $crate::contract::Holds::table(self),
+                    handle,
+                )
+                .ok_or($crate::Error::StaleHandle)?;
+                $crate::contract::Mutates::do_update(self, at, aabb)
             }
 
             #[inline]
             fn value_mut(&mut self, handle: $crate::Handle) -> Option<&mut T> {
-                $crate::contract::engine::value_mut(self, handle)
+                $crate::contract::TableMut::value_of_mut(
+                    $crate::contract::Mutates::table_mut(self),
+                    handle,
+                )
             }
 
             $($(#[$update_all])+)?
@@ -671,18 +654,18 @@ macro_rules! spatial_index {
             where
                 F: FnMut($crate::Handle, &mut T, &$crate::Aabb<S>) -> $crate::Aabb<S>,
             {
-                $crate::contract::IndexEngine::update_each(self, f)
+                $crate::contract::Mutates::do_update_all(self, f)
             }
 
             #[inline]
             fn clear(&mut self) {
-                $crate::contract::IndexEngine::remove_all(self);
+                $crate::contract::Mutates::do_clear(self);
             }
 
             $($(#[$maintain])+)?
             #[inline]
             fn maintain(&mut self) {
-                $crate::contract::IndexEngine::tidy(self);
+                $crate::contract::Mutates::do_maintain(self);
             }
         }
     };

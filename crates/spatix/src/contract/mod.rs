@@ -12,8 +12,8 @@ mod regions_tests;
 use core::ops::ControlFlow;
 
 pub(crate) use engine::{
-    Cast, Hits, IndexEngine, Nearest, QueryEngine, Table, TableMut, Visits, VisitsPairs,
-    spatial_index, spatial_query,
+    Cast, Hits, Holds, Mutates, Nearest, Pairs, Regions, Searches, Table, TableMut, Through,
+    Validates, Visits, VisitsPairs, spatial_index, spatial_query,
 };
 
 pub use probe::{Probe, QueryCost, Region, RegionKind};
@@ -279,7 +279,7 @@ pub trait SpatialQuery<S: Scalar, T> {
 ///
 /// * A NaN, infinite or inverted box is rejected with [`Error::InvalidAabb`] and nothing
 ///   changes; a stale handle is rejected with `None` or [`Error::StaleHandle`].
-/// * Elements outside a structure's declared world are still stored and found.
+/// * Holds outside a structure's declared world are still stored and found.
 ///
 /// # Example
 /// ```

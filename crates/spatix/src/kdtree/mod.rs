@@ -22,9 +22,8 @@ use self::splits::Splits;
 #[cfg(feature = "views")]
 pub use self::view::KdTreeView;
 use crate::base::slots::Iter;
-use crate::contract::probe::{Region, Watch};
-use crate::contract::{Cast, Hits, Nearest, QueryEngine, Table, Visits, VisitsPairs};
-use crate::{Aabb, Error, Handle, Item, Neighbor, Point, Scalar};
+use crate::contract::{Holds, Table, Through};
+use crate::{Aabb, Error, Handle, Item, Point, Scalar};
 
 /// How a node of a [`KdTree`] chooses the axis it splits.
 ///
@@ -466,7 +465,7 @@ impl<S: Scalar, T> Table<S, T> for KdTree<S, T> {
     }
 }
 
-impl<S: Scalar, T> QueryEngine<S, T> for KdTree<S, T> {
+impl<S: Scalar, T> Holds<S, T> for KdTree<S, T> {
     type Table = Self;
 
     #[inline]
@@ -474,61 +473,25 @@ impl<S: Scalar, T> QueryEngine<S, T> for KdTree<S, T> {
         self
     }
 
-    #[inline]
-    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
-        &self,
-        area: &Aabb<S>,
-        watch: &mut W,
-        visit: F,
-    ) -> ControlFlow<()> {
-        self.tree().query_impl(area, watch, visit)
-    }
-
-    #[inline]
-    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
-        self.tree().pairs_impl(visit)
-    }
-
-    #[inline]
-    fn nearest_k<'w, W: Watch<S>>(
-        &self,
-        nearest: Nearest<'w, S>,
-        watch: &mut W,
-    ) -> &'w [Neighbor<S>] {
-        self.tree().nearest_impl(nearest, watch)
-    }
-
-    #[inline]
-    fn within_valid<F: Visits<S, T>>(
-        &self,
-        point: Point<S>,
-        radius: S,
-        visit: F,
-    ) -> ControlFlow<()> {
-        self.tree().within_impl(point, radius, visit)
-    }
-
-    #[inline]
-    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
-        &self,
-        cast: Cast<'_, S, F>,
-        watch: &mut W,
-    ) -> ControlFlow<()> {
-        self.tree().raycast_impl(cast, watch)
-    }
-
-    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
-        self.tree().regions_impl(visit)
-    }
-
-    fn heap_bytes(&self) -> usize {
+    fn do_memory_bytes(&self) -> usize {
         self.splits.memory_bytes()
             + self.points.capacity() * size_of::<[S; 2]>()
             + self.values.capacity() * size_of::<T>()
     }
+}
 
-    fn check(&self) -> Result<(), Error> {
-        self.tree().validate()
+/// The tree searches its arrays, borrowed ([`Kd`]), as a view does.
+impl<S: Scalar, T> Through for KdTree<S, T> {
+    type S = S;
+    type T = T;
+    type Engine<'a>
+        = Kd<'a, S, T>
+    where
+        Self: 'a;
+
+    #[inline]
+    fn engine(&self) -> Kd<'_, S, T> {
+        self.tree()
     }
 }
 

@@ -8,7 +8,7 @@ use crate::base::prefetch::prefetch;
 use crate::base::slots::Elements;
 use crate::base::stack::ArrayStack;
 use crate::contract::probe::Watch;
-use crate::contract::{Cast, Hits, Nearest};
+use crate::contract::{Cast, Hits, Nearest, Searches, Visits};
 use crate::search::nearest::{Pending, Search};
 use crate::search::ray::{RaySearch, cast_tree};
 use crate::{Aabb, Item, Neighbor, Point, Scalar};
@@ -149,90 +149,6 @@ impl<'a, S: Scalar, T> Kd<'a, S, T> {
         stack
     }
 
-    /// Depth-first over the subtrees whose region meets `area`; a subtree whose region lies
-    /// inside `area` is reported without testing its points.
-    #[inline]
-    pub(super) fn query_impl<W: Watch<S>, F>(
-        &self,
-        area: &Aabb<S>,
-        watch: &mut W,
-        mut visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        if !area.intersects(&self.bounds) {
-            return ControlFlow::Continue(());
-        }
-        let mut stack = ArrayStack::<Region<S>, MAX_PENDING>::new();
-        stack.push(Region {
-            node: self.shape.root(),
-            region: self.bounds,
-        });
-        while let Some(Region { node, region }) = stack.pop() {
-            watch.region(|| region);
-            if area.contains(&region) {
-                self.watch_range(watch, self.shape.range(node));
-                self.visit_range(self.shape.range(node), &mut visit)?;
-                continue;
-            }
-            if node.height == 0 {
-                for i in self.shape.range(node) {
-                    watch.candidate(|| self.handle(i));
-                    if area.contains_point(self.point(i)) {
-                        visit(self.item(i))?;
-                    }
-                }
-                continue;
-            }
-            let split = self.splits.get(node);
-            let axis = split.axis as usize;
-            let (left, right) = node.children();
-            let (lo, hi) = split.cut(&region);
-            if coord(&area.max, axis) >= split.value {
-                stack.push(Region {
-                    node: right,
-                    region: hi,
-                });
-            }
-            if coord(&area.min, axis) <= split.value {
-                stack.push(Region {
-                    node: left,
-                    region: lo,
-                });
-            }
-        }
-        ControlFlow::Continue(())
-    }
-
-    /// Backtracking search with no visited map: descend towards the point, scan the leaf,
-    /// and backtrack into the far side of a split only while the region beyond it (bounded by
-    /// this and the earlier splits crossed) is nearer than the k-th best so far. Plain
-    /// squared distances where they are safe ([`Magnitudes`](super::metric::Magnitudes)),
-    /// scaled ones elsewhere.
-    #[inline]
-    pub(super) fn nearest_impl<'w, W: Watch<S>>(
-        &self,
-        nearest: Nearest<'w, S>,
-        watch: &mut W,
-    ) -> &'w [Neighbor<S>] {
-        let Nearest(point, k, workspace) = nearest;
-        let mut search = workspace.begin(k);
-        if self.magnitudes.squares_safe(point) {
-            self.nearest_with(Squared, point, k, &mut search, watch);
-            return workspace.finish();
-        }
-        let scaled = Scaled::for_query(&self.bounds, point);
-        self.nearest_with(scaled, point, k, &mut search, watch);
-        // Reported as every structure reports them (`Point::distance`, `Point::distance_2`);
-        // ranked by the scaled keys, which break the ties that rounding makes there (at zero
-        // or infinity).
-        workspace.finish_with(|handle| {
-            let p = self.point(handle.slot() as usize);
-            (point.distance(p), point.distance_2(p))
-        })
-    }
-
     /// The search itself, in `metric`'s arithmetic.
     ///
     /// The two leaves below a node of height 1 are adjacent in tree order, and the search
@@ -346,35 +262,6 @@ impl<'a, S: Scalar, T> Kd<'a, S, T> {
             if rank <= bound {
                 search.offer_inlined(self.handle(i), rank);
                 bound = search.bound();
-            }
-        }
-    }
-
-    /// Depth-first over the subtrees whose distance bound is within the radius; plain squared
-    /// distances where they are safe, scaled ones elsewhere (the same ranking as
-    /// [`nearest`](crate::SpatialQuery::nearest)).
-    ///
-    /// An element is reported when it lies in the box `point ± radius` and
-    /// [`Aabb::within_distance`] holds, as the trait's default and `BruteForce` decide. The
-    /// metric's keys, whose error is far below [`Scalar::RELATIVE_SLACK`], decide every point
-    /// clearly inside or outside the radius; only those within the slack of it take that
-    /// exact test. A subtree whose region lies clearly inside the circle is reported whole,
-    /// without a test per point.
-    #[inline]
-    pub(super) fn within_impl<F>(&self, point: Point<S>, radius: S, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        let whole = self.may_hold_leaves(radius);
-        match (
-            self.magnitudes.squares_safe(point) && Magnitudes::ordinary(radius),
-            whole,
-        ) {
-            (true, false) => self.within_with::<_, _, ()>(Squared, point, radius, visit),
-            (true, true) => self.within_with::<_, _, Aabb<S>>(Squared, point, radius, visit),
-            (false, _) => {
-                let scaled = Scaled::for_query(&self.bounds, point);
-                self.within_with::<_, _, Aabb<S>>(scaled, point, radius, visit)
             }
         }
     }
@@ -507,12 +394,121 @@ impl<'a, S: Scalar, T> Kd<'a, S, T> {
         }
         ControlFlow::Continue(())
     }
+}
+
+impl<S: Scalar, T> Searches<S, T> for Kd<'_, S, T> {
+    /// Depth-first over the subtrees whose region meets `area`; a subtree whose region lies
+    /// inside `area` is reported without testing its points.
+    #[inline]
+    fn do_query<W: Watch<S>, F: Visits<S, T>>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut W,
+        mut visit: F,
+    ) -> ControlFlow<()> {
+        if !area.intersects(&self.bounds) {
+            return ControlFlow::Continue(());
+        }
+        let mut stack = ArrayStack::<Region<S>, MAX_PENDING>::new();
+        stack.push(Region {
+            node: self.shape.root(),
+            region: self.bounds,
+        });
+        while let Some(Region { node, region }) = stack.pop() {
+            watch.region(|| region);
+            if area.contains(&region) {
+                self.watch_range(watch, self.shape.range(node));
+                self.visit_range(self.shape.range(node), &mut visit)?;
+                continue;
+            }
+            if node.height == 0 {
+                for i in self.shape.range(node) {
+                    watch.candidate(|| self.handle(i));
+                    if area.contains_point(self.point(i)) {
+                        visit(self.item(i))?;
+                    }
+                }
+                continue;
+            }
+            let split = self.splits.get(node);
+            let axis = split.axis as usize;
+            let (left, right) = node.children();
+            let (lo, hi) = split.cut(&region);
+            if coord(&area.max, axis) >= split.value {
+                stack.push(Region {
+                    node: right,
+                    region: hi,
+                });
+            }
+            if coord(&area.min, axis) <= split.value {
+                stack.push(Region {
+                    node: left,
+                    region: lo,
+                });
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Backtracking search with no visited map: descend towards the point, scan the leaf,
+    /// and backtrack into the far side of a split only while the region beyond it (bounded by
+    /// this and the earlier splits crossed) is nearer than the k-th best so far. Plain
+    /// squared distances where they are safe ([`Magnitudes`](super::metric::Magnitudes)),
+    /// scaled ones elsewhere.
+    #[inline]
+    fn do_nearest<'w, W: Watch<S>>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut W,
+    ) -> &'w [Neighbor<S>] {
+        let Nearest(point, k, workspace) = nearest;
+        let mut search = workspace.begin(k);
+        if self.magnitudes.squares_safe(point) {
+            self.nearest_with(Squared, point, k, &mut search, watch);
+            return workspace.finish();
+        }
+        let scaled = Scaled::for_query(&self.bounds, point);
+        self.nearest_with(scaled, point, k, &mut search, watch);
+        // Reported as every structure reports them (`Point::distance`, `Point::distance_2`);
+        // ranked by the scaled keys, which break the ties that rounding makes there (at zero
+        // or infinity).
+        workspace.finish_with(|handle| {
+            let p = self.point(handle.slot() as usize);
+            (point.distance(p), point.distance_2(p))
+        })
+    }
+
+    /// Depth-first over the subtrees whose distance bound is within the radius; plain squared
+    /// distances where they are safe, scaled ones elsewhere (the same ranking as
+    /// [`nearest`](crate::SpatialQuery::nearest)).
+    ///
+    /// An element is reported when it lies in the box `point ± radius` and
+    /// [`Aabb::within_distance`] holds, as the trait's default and `BruteForce` decide. The
+    /// metric's keys, whose error is far below [`Scalar::RELATIVE_SLACK`], decide every point
+    /// clearly inside or outside the radius; only those within the slack of it take that
+    /// exact test. A subtree whose region lies clearly inside the circle is reported whole,
+    /// without a test per point.
+    #[inline]
+    fn do_within<F: Visits<S, T>>(&self, point: Point<S>, radius: S, visit: F) -> ControlFlow<()> {
+        let whole = self.may_hold_leaves(radius);
+        match (
+            self.magnitudes.squares_safe(point) && Magnitudes::ordinary(radius),
+            whole,
+        ) {
+            (true, false) => self.within_with::<_, _, ()>(Squared, point, radius, visit),
+            (true, true) => self.within_with::<_, _, Aabb<S>>(Squared, point, radius, visit),
+            (false, _) => {
+                let scaled = Scaled::for_query(&self.bounds, point);
+                self.within_with::<_, _, Aabb<S>>(scaled, point, radius, visit)
+            }
+        }
+    }
 
     /// Best-first over node regions by where the ray enters them (conservatively), through
     /// the traversal every tree shares; each point lies in exactly one leaf, so each hit is
     /// recorded once.
     #[inline]
-    pub(super) fn raycast_impl<W: Watch<S>, F: Hits<S, T>>(
+    fn do_raycast_all<W: Watch<S>, F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,
         watch: &mut W,

@@ -5,6 +5,7 @@ use core::ops::{ControlFlow, Range};
 
 use super::{Cursor, Kd, MAX_PENDING};
 use crate::base::stack::ArrayStack;
+use crate::contract::Regions;
 use crate::contract::probe::{Region, RegionKind, Watch};
 use crate::{Aabb, Scalar};
 
@@ -32,14 +33,16 @@ impl<S: Scalar, T> Kd<'_, S, T> {
             }
         }
     }
+}
 
+impl<S: Scalar, T> Regions<S> for Kd<'_, S, T> {
     /// Every node depth first, left before right: an internal node is a
     /// [`RegionKind::Split`] (the box it divides, listing no element), a leaf a
     /// [`RegionKind::Leaf`] (its box and its points); depth 0 at the root. None when empty.
-    pub(super) fn regions_impl<F>(&self, mut visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(&Region<S>) -> ControlFlow<()>,
-    {
+    fn do_visit_regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(
+        &self,
+        mut visit: F,
+    ) -> ControlFlow<()> {
         if self.shape.n == 0 {
             return ControlFlow::Continue(());
         }

@@ -3,6 +3,7 @@
 use super::metric::Magnitudes;
 use super::{Cursor, Kd, MAX_PENDING, Shape, coord, everywhere};
 use crate::base::stack::ArrayStack;
+use crate::contract::Validates;
 use crate::{Aabb, Error, Scalar};
 
 fn violated<R>(why: String) -> Result<R, Error> {
@@ -10,28 +11,6 @@ fn violated<R>(why: String) -> Result<R, Error> {
 }
 
 impl<'a, S: Scalar, T> Kd<'a, S, T> {
-    /// Checks the arrays' lengths, the shape (height minimal for the bucket size, one split
-    /// per internal node), that every point is finite, the bounds, the magnitudes, and the
-    /// kd property: every point lies in the region its ancestors' splits give it (left of a
-    /// split `<=`, right `>=`), and every split lies in its node's region.
-    pub(super) fn validate(&self) -> Result<(), Error> {
-        self.check_shape()?;
-        let (bounds, magnitudes) = self.measure()?;
-        if bounds != self.bounds {
-            return violated(format!(
-                "bounds {:?}, but the points span {bounds:?}",
-                self.bounds
-            ));
-        }
-        if magnitudes != self.magnitudes {
-            return violated(format!(
-                "magnitudes {:?} for points spanning {bounds:?}, but {magnitudes:?}",
-                self.magnitudes
-            ));
-        }
-        self.check_splits()
-    }
-
     /// The configuration, the arrays' lengths and the shape.
     pub(super) fn check_shape(&self) -> Result<(), Error> {
         self.config.validate()?;
@@ -112,5 +91,29 @@ impl<'a, S: Scalar, T> Kd<'a, S, T> {
             stack.push((left, lo));
         }
         Ok(())
+    }
+}
+
+impl<S: Scalar, T> Validates for Kd<'_, S, T> {
+    /// Checks the arrays' lengths, the shape (height minimal for the bucket size, one split
+    /// per internal node), that every point is finite, the bounds, the magnitudes, and the
+    /// kd property: every point lies in the region its ancestors' splits give it (left of a
+    /// split `<=`, right `>=`), and every split lies in its node's region.
+    fn do_check_invariants(&self) -> Result<(), Error> {
+        self.check_shape()?;
+        let (bounds, magnitudes) = self.measure()?;
+        if bounds != self.bounds {
+            return violated(format!(
+                "bounds {:?}, but the points span {bounds:?}",
+                self.bounds
+            ));
+        }
+        if magnitudes != self.magnitudes {
+            return violated(format!(
+                "magnitudes {:?} for points spanning {bounds:?}, but {magnitudes:?}",
+                self.magnitudes
+            ));
+        }
+        self.check_splits()
     }
 }

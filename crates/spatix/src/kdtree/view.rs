@@ -1,17 +1,14 @@
 //! A kd-tree read in place from its byte form (feature `views`): the arrays are borrowed
 //! from the bytes, and the queries are the tree's own, over the same [`Kd`].
 
-use core::ops::ControlFlow;
-
 use super::bytes::{read_head, shape};
 use super::metric::Magnitudes;
 use super::splits::{Block, SplitsRef};
 use super::{Kd, KdTree, KdTreeConfig};
 use crate::bytes::view::{aligned_version, cast};
 use crate::bytes::{Layout, Reader, ValueKind, corrupt};
-use crate::contract::probe::{Region, Watch};
-use crate::contract::{Cast, Hits, Nearest, QueryEngine, Visits, VisitsPairs};
-use crate::{Aabb, Error, Neighbor, Point, Scalar, ViewValue};
+use crate::contract::{Holds, Through};
+use crate::{Error, Scalar, ViewValue};
 
 /// A [`KdTree`] read in place from its byte form ([`ByteForm::to_bytes`]): opening it copies
 /// nothing and builds nothing, and it answers every query of
@@ -179,7 +176,7 @@ impl<'a, S: Scalar, T> KdTreeView<'a, S, T> {
     }
 }
 
-impl<'a, S: Scalar, T> QueryEngine<S, T> for KdTreeView<'a, S, T> {
+impl<'a, S: Scalar, T> Holds<S, T> for KdTreeView<'a, S, T> {
     type Table = Kd<'a, S, T>;
 
     #[inline]
@@ -187,62 +184,26 @@ impl<'a, S: Scalar, T> QueryEngine<S, T> for KdTreeView<'a, S, T> {
         &self.tree
     }
 
-    #[inline]
-    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
-        &self,
-        area: &Aabb<S>,
-        watch: &mut W,
-        visit: F,
-    ) -> ControlFlow<()> {
-        self.tree.query_impl(area, watch, visit)
-    }
-
-    #[inline]
-    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
-        self.tree.pairs_impl(visit)
-    }
-
-    #[inline]
-    fn nearest_k<'w, W: Watch<S>>(
-        &self,
-        nearest: Nearest<'w, S>,
-        watch: &mut W,
-    ) -> &'w [Neighbor<S>] {
-        self.tree.nearest_impl(nearest, watch)
-    }
-
-    #[inline]
-    fn within_valid<F: Visits<S, T>>(
-        &self,
-        point: Point<S>,
-        radius: S,
-        visit: F,
-    ) -> ControlFlow<()> {
-        self.tree.within_impl(point, radius, visit)
-    }
-
-    #[inline]
-    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
-        &self,
-        cast: Cast<'_, S, F>,
-        watch: &mut W,
-    ) -> ControlFlow<()> {
-        self.tree.raycast_impl(cast, watch)
-    }
-
-    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
-        self.tree.regions_impl(visit)
-    }
-
     /// The arrays it reads in place: borrowed from the bytes, not held.
-    fn heap_bytes(&self) -> usize {
+    fn do_memory_bytes(&self) -> usize {
         self.tree.splits.memory_bytes()
             + size_of_val(self.tree.points)
             + size_of_val(self.tree.values)
     }
+}
 
-    fn check(&self) -> Result<(), Error> {
-        self.tree.validate()
+/// The view searches the arrays it borrows ([`Kd`]), as the tree does.
+impl<'a, S: Scalar, T> Through for KdTreeView<'a, S, T> {
+    type S = S;
+    type T = T;
+    type Engine<'b>
+        = Kd<'a, S, T>
+    where
+        Self: 'b;
+
+    #[inline]
+    fn engine(&self) -> Kd<'a, S, T> {
+        self.tree
     }
 }
 

@@ -7,6 +7,7 @@
 use super::{Layered, Part, Route};
 use crate::base::slots::Slots;
 use crate::bytes::{Layout, Reader, TakeValues, Writer, byte_form, corrupt, read_part, write_part};
+use crate::contract::Validates;
 use crate::{Error, Handle, Scalar, SpatialIndex, StaticIndex};
 
 byte_form!(impl[S: Scalar, T, A, L, St] Layered<S, T, A, L, St>);
@@ -105,7 +106,9 @@ where
             dead,
         };
         super::check_threshold(threshold).map_err(|e| corrupt(e.to_string()))?;
-        index.validate().map_err(|e| corrupt(e.to_string()))?;
+        index
+            .do_check_invariants()
+            .map_err(|e| corrupt(e.to_string()))?;
         Ok(index)
     }
 }

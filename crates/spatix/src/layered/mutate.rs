@@ -2,6 +2,8 @@
 //! crosses the threshold), and the rebuild of the static part.
 
 use super::{Layered, Moving, Part, Route, on_part};
+use crate::base::slots::Slots;
+use crate::contract::Mutates;
 use crate::{Aabb, Error, Handle, Scalar, SpatialIndex, StaticIndex};
 
 impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
@@ -44,11 +46,6 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
         }
     }
 
-    /// `insert`: the element goes in the moving part its size names.
-    pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        self.insert_in(aabb, value, false)
-    }
-
     /// Inserts the element (its box valid) in the moving part its size names (falling back
     /// from the agents part to the large one if it refuses the box).
     fn insert_in(&mut self, aabb: Aabb<S>, value: T, is_static: bool) -> Result<Handle, Error> {
@@ -86,8 +83,56 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
         })
     }
 
+    /// Removes layered slot `slot`'s entry `inner` from the moving part `part`.
+    fn remove_from(&mut self, part: Moving, inner: Handle, slot: u32) {
+        let removed = on_part!(mut self, part, |p| p.remove(inner));
+        debug_assert_eq!(
+            removed,
+            Some(slot),
+            "a live element is in the part it is routed to"
+        );
+    }
+
+    /// Builds the static part from every live static element (those built and those
+    /// waiting), then takes the waiting ones out of their moving parts and routes every
+    /// static element to its new entry. If the build fails, nothing changes (the waiting
+    /// elements keep waiting; every result stays exact).
+    pub(super) fn rebuild_static(&mut self) {
+        let (slots, routes) = (&self.slots, &self.routes);
+        let statics = (0..routes.len() as u32)
+            .filter(|&slot| routes[slot as usize].is_static && slots.is_live(slot))
+            .map(|slot| (*slots.aabb(slot), slot));
+        if self.statics.rebuild(statics).is_err() {
+            return;
+        }
+        for e in self.statics.iter() {
+            let slot = *e.value;
+            let route = self.routes[slot as usize];
+            if let Some(part) = route.moving() {
+                let removed = on_part!(mut self, part, |p| p.remove(route.inner));
+                debug_assert_eq!(removed, Some(slot), "a waiting element is in its part");
+            }
+            self.routes[slot as usize] = Route {
+                part: Part::Static,
+                is_static: true,
+                inner: e.handle,
+            };
+        }
+        self.pending = 0;
+        self.dead = 0;
+    }
+}
+
+impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
+    Mutates<S, T> for Layered<S, T, A, L, St>
+{
+    /// `insert`: the element goes in the moving part its size names.
+    fn do_insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        self.insert_in(aabb, value, false)
+    }
+
     /// Removes the element from its moving part, or marks it gone in the static part.
-    pub(super) fn remove_impl(&mut self, slot: u32) -> T {
+    fn do_remove(&mut self, slot: u32) -> T {
         let route = self.routes[slot as usize];
         match route.moving() {
             Some(part) => {
@@ -99,22 +144,12 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
         self.slots.remove(slot)
     }
 
-    /// Removes layered slot `slot`'s entry `inner` from the moving part `part`.
-    fn remove_from(&mut self, part: Moving, inner: Handle, slot: u32) {
-        let removed = on_part!(mut self, part, |p| p.remove(inner));
-        debug_assert_eq!(
-            removed,
-            Some(slot),
-            "a live element is in the part it is routed to"
-        );
-    }
-
     /// Updates the element in its moving part, or moves it to the part its new size belongs
     /// in (inserted there first, so that nothing changes if that fails). An agents part that
     /// refuses the new box sends the element to the large part. A static element in the
     /// static part that changes its box is marked gone there and waits in a moving part.
     #[inline]
-    pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
+    fn do_update(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
         let route = self.routes[slot as usize];
         let Some(current) = route.moving() else {
             if *self.slots.aabb(slot) != aabb {
@@ -158,7 +193,7 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
 
     /// `clear`: clears the moving parts; the static part's elements are marked gone until the next
     /// `maintain` rebuilds it empty.
-    pub(super) fn clear_impl(&mut self) {
+    fn do_clear(&mut self) {
         self.agents.clear();
         self.large.clear();
         self.slots.clear();
@@ -166,32 +201,17 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
         self.dead = self.statics.len();
     }
 
-    /// Builds the static part from every live static element (those built and those
-    /// waiting), then takes the waiting ones out of their moving parts and routes every
-    /// static element to its new entry. If the build fails, nothing changes (the waiting
-    /// elements keep waiting; every result stays exact).
-    pub(super) fn rebuild_static(&mut self) {
-        let (slots, routes) = (&self.slots, &self.routes);
-        let statics = (0..routes.len() as u32)
-            .filter(|&slot| routes[slot as usize].is_static && slots.is_live(slot))
-            .map(|slot| (*slots.aabb(slot), slot));
-        if self.statics.rebuild(statics).is_err() {
-            return;
+    #[inline]
+    fn table_mut(&mut self) -> &mut Slots<S, T> {
+        &mut self.slots
+    }
+
+    #[inline]
+    fn do_maintain(&mut self) {
+        if self.pending > 0 || self.dead > 0 {
+            self.rebuild_static();
         }
-        for e in self.statics.iter() {
-            let slot = *e.value;
-            let route = self.routes[slot as usize];
-            if let Some(part) = route.moving() {
-                let removed = on_part!(mut self, part, |p| p.remove(route.inner));
-                debug_assert_eq!(removed, Some(slot), "a waiting element is in its part");
-            }
-            self.routes[slot as usize] = Route {
-                part: Part::Static,
-                is_static: true,
-                inner: e.handle,
-            };
-        }
-        self.pending = 0;
-        self.dead = 0;
+        self.agents.maintain();
+        self.large.maintain();
     }
 }

@@ -4,17 +4,15 @@
 use core::ops::ControlFlow;
 
 use super::Layered;
+use crate::contract::{Pairs, VisitsPairs};
 use crate::{Item, Scalar, SpatialIndex, SpatialQuery, StaticIndex};
 
 impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
-    Layered<S, T, A, L, St>
+    Pairs<S, T> for Layered<S, T, A, L, St>
 {
     /// Each part's own pairs, then the pairs across each two parts.
     #[inline]
-    pub(super) fn pairs_impl<F>(&self, mut visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
+    fn do_for_each_pair<F: VisitsPairs<S, T>>(&self, mut visit: F) -> ControlFlow<()> {
         let mut report = |a: Item<'_, S, u32>, b: Item<'_, S, u32>| {
             visit(self.item(a.value), self.item(b.value))
         };

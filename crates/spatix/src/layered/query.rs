@@ -6,23 +6,43 @@ use core::ops::ControlFlow;
 
 use super::{Layered, Part};
 use crate::contract::probe::Watch;
-use crate::contract::{Cast, Hits, Nearest};
+use crate::contract::{Cast, Hits, Nearest, Searches, Visits};
 use crate::search::nearest::Search;
 use crate::{Aabb, Item, Neighbor, Point, Scalar, SpatialIndex, SpatialQuery, StaticIndex};
 
 impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
     Layered<S, T, A, L, St>
 {
+    /// Offers the neighbours a part found that `keep` accepts to the merged search, under
+    /// their layered handles.
+    fn offer_all<P: SpatialQuery<S, u32>>(
+        &self,
+        part: &P,
+        point: Point<S>,
+        found: &[Neighbor<S>],
+        search: &mut Search<'_, S>,
+        keep: impl Fn(&Item<'_, S, u32>) -> bool,
+    ) {
+        // Offered by key, recomputed from the box: distances beyond MAX are all infinite,
+        // keys still rank them.
+        for n in found {
+            if let Some(e) = part.get(n.handle).filter(&keep) {
+                search.offer(self.slots.handle(*e.value), e.aabb.distance_key(point));
+            }
+        }
+    }
+}
+
+impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
+    Searches<S, T> for Layered<S, T, A, L, St>
+{
     #[inline]
-    pub(super) fn query_impl<W: Watch<S>, F>(
+    fn do_query<W: Watch<S>, F: Visits<S, T>>(
         &self,
         area: &Aabb<S>,
         watch: &mut W,
         mut visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
+    ) -> ControlFlow<()> {
         let agents = (&self.agents, Part::Agents);
         self.part_query(agents, area, watch, |e| visit(self.item(e.value)))?;
         let large = (&self.large, Part::Large);
@@ -40,7 +60,7 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
     /// The best `k` of each part's `k` nearest (searched in the nested workspace; in the
     /// static part, `k` more than the elements marked gone there).
     #[inline]
-    pub(super) fn nearest_impl<'w, W: Watch<S>>(
+    fn do_nearest<'w, W: Watch<S>>(
         &self,
         nearest: Nearest<'w, S>,
         watch: &mut W,
@@ -64,28 +84,9 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
         workspace.finish()
     }
 
-    /// Offers the neighbours a part found that `keep` accepts to the merged search, under
-    /// their layered handles.
-    fn offer_all<P: SpatialQuery<S, u32>>(
-        &self,
-        part: &P,
-        point: Point<S>,
-        found: &[Neighbor<S>],
-        search: &mut Search<'_, S>,
-        keep: impl Fn(&Item<'_, S, u32>) -> bool,
-    ) {
-        // Offered by key, recomputed from the box: distances beyond MAX are all infinite,
-        // keys still rank them.
-        for n in found {
-            if let Some(e) = part.get(n.handle).filter(&keep) {
-                search.offer(self.slots.handle(*e.value), e.aabb.distance_key(point));
-            }
-        }
-    }
-
     /// Every part's hits (cast in the nested workspace), reported in order of entry.
     #[inline]
-    pub(super) fn raycast_impl<W: Watch<S>, F: Hits<S, T>>(
+    fn do_raycast_all<W: Watch<S>, F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,
         watch: &mut W,

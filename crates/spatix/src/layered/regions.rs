@@ -5,6 +5,7 @@
 use core::ops::ControlFlow;
 
 use super::{Layered, Part};
+use crate::contract::Regions;
 use crate::contract::probe::{Region, RegionKind, Relay, Watch};
 use crate::{
     Aabb, Handle, Item, Neighbor, Point, Ray, Scalar, SpatialIndex, SpatialQuery, StaticIndex,
@@ -14,19 +15,6 @@ use crate::{
 impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
     Layered<S, T, A, L, St>
 {
-    /// Each part that holds elements, agents first, then larger elements, then static ones:
-    /// a [`RegionKind::Part`] over the union of its elements' boxes (depth 0, listing none
-    /// itself), then the part's own regions. The static part's regions count the elements
-    /// removed from it since its last build until `maintain` rebuilds it.
-    pub(super) fn regions_impl<F>(&self, mut visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(&Region<S>) -> ControlFlow<()>,
-    {
-        part_regions(&self.agents, &mut visit)?;
-        part_regions(&self.large, &mut visit)?;
-        part_regions(&self.statics, &mut visit)
-    }
-
     /// The layered handle of the element a part names by `handle`, if that element is still
     /// the layered index's (the static part keeps removed elements until its next build).
     fn outer_handle<P: SpatialQuery<S, u32>>(
@@ -91,6 +79,23 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
         } else {
             part.raycast_all(ray, workspace, visit)
         }
+    }
+}
+
+impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
+    Regions<S> for Layered<S, T, A, L, St>
+{
+    /// Each part that holds elements, agents first, then larger elements, then static ones:
+    /// a [`RegionKind::Part`] over the union of its elements' boxes (depth 0, listing none
+    /// itself), then the part's own regions. The static part's regions count the elements
+    /// removed from it since its last build until `maintain` rebuilds it.
+    fn do_visit_regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(
+        &self,
+        mut visit: F,
+    ) -> ControlFlow<()> {
+        part_regions(&self.agents, &mut visit)?;
+        part_regions(&self.large, &mut visit)?;
+        part_regions(&self.statics, &mut visit)
     }
 }
 

@@ -1,17 +1,18 @@
 //! The structural self-check.
 
 use super::{Layered, Moving, Part, on_part};
+use crate::contract::Validates;
 use crate::{Error, Scalar, SpatialIndex, StaticIndex};
 
 impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
-    Layered<S, T, A, L, St>
+    Validates for Layered<S, T, A, L, St>
 {
     /// Every part is consistent; every live element is in the part its route names, under
     /// its route's handle, with its layered slot as value and the same box; an agent fits the
     /// threshold; only static elements are in the static part; the counts of static elements
     /// waiting and of those marked gone in the static part are right; the parts hold nothing
     /// else.
-    pub(super) fn validate(&self) -> Result<(), Error> {
+    fn do_check_invariants(&self) -> Result<(), Error> {
         self.slots.check()?;
         self.agents.check_invariants()?;
         self.large.check_invariants()?;

@@ -571,7 +571,7 @@ fn in_curve_order<T>(values: &mut [Option<T>], slots: &[u32]) -> Vec<T> {
 impl<S: Scalar, T> PackedIndex<S, T> {
     /// Validates and collects the input, sorts it along the curve, gathers boxes and values
     /// into curve order and packs the nodes.
-    pub(super) fn build_impl(
+    pub(super) fn build_with(
         items: impl Iterator<Item = (Aabb<S>, T)>,
         config: PackedConfig,
     ) -> Result<Self, Error> {
@@ -613,10 +613,10 @@ impl<S: Scalar, T> PackedIndex<S, T> {
 
 #[cfg(feature = "rayon")]
 impl<S: Scalar, T: Send> PackedIndex<S, T> {
-    /// [`PackedIndex::build_impl`] on rayon's threads: validation, keys, the sort with the
+    /// [`PackedIndex::build_with`] on rayon's threads: validation, keys, the sort with the
     /// values' gather, the gather of the boxes, the node levels and the slot table in
     /// parallel; collecting the input and the curve's sample on one thread.
-    pub(super) fn par_build_impl(
+    pub(super) fn par_build_with(
         items: impl IntoIterator<Item = (Aabb<S>, T)>,
         config: PackedConfig,
     ) -> Result<Self, Error> {

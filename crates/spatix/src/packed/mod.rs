@@ -13,13 +13,10 @@ mod validate;
 #[cfg(feature = "views")]
 mod view;
 
-use core::ops::ControlFlow;
-
 use crate::base::slots::{StaticSlots, StaticTable};
-use crate::contract::probe::{Region, Watch};
-use crate::contract::{Cast, Hits, Nearest, QueryEngine, Visits, VisitsPairs};
-use crate::{Aabb, Error, Handle, Neighbor, Scalar, StaticIndex};
+use crate::{Aabb, Error, Handle, Scalar, StaticIndex};
 
+use crate::contract::{Holds, Through};
 use build::Curve;
 #[cfg(feature = "views")]
 pub use view::PackedView;
@@ -210,7 +207,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         config: PackedConfig,
     ) -> Result<Self, Error> {
         config.validate()?;
-        Self::build_impl(items.into_iter(), config)
+        Self::build_with(items.into_iter(), config)
     }
 
     /// [`PackedIndex::build`] on rayon's thread pool (feature `rayon`): the index is
@@ -269,7 +266,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
         T: Send,
     {
         config.validate()?;
-        Self::par_build_impl(items, config)
+        Self::par_build_with(items, config)
     }
 
     /// The handle of the element that was `index`-th in the input, or `None` past the end.
@@ -324,6 +321,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
     pub(crate) fn tree(&self) -> Tree<'_, S, T> {
         Tree {
             node_size: self.config.node_size,
+            curve: self.curve,
             elements: self.elements.table(),
             nodes: &self.nodes,
             levels: &self.levels,
@@ -344,6 +342,7 @@ impl<S: Scalar, T> PackedIndex<S, T> {
 /// no traversal indexes past an array, whatever the boxes hold.
 pub(crate) struct Tree<'a, S, T> {
     node_size: u32,
+    curve: Curve,
     elements: StaticTable<'a, S, T>,
     nodes: &'a [Aabb<S>],
     levels: &'a [u32],
@@ -449,7 +448,7 @@ fn bits(mut mask: u64) -> impl Iterator<Item = u32> {
     })
 }
 
-impl<S: Scalar, T> QueryEngine<S, T> for PackedIndex<S, T> {
+impl<S: Scalar, T> Holds<S, T> for PackedIndex<S, T> {
     type Table = StaticSlots<S, T>;
 
     #[inline]
@@ -457,51 +456,25 @@ impl<S: Scalar, T> QueryEngine<S, T> for PackedIndex<S, T> {
         &self.elements
     }
 
-    #[inline]
-    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
-        &self,
-        area: &Aabb<S>,
-        watch: &mut W,
-        visit: F,
-    ) -> ControlFlow<()> {
-        self.tree().query_impl(area, watch, visit)
-    }
-
-    #[inline]
-    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
-        self.tree().pairs_impl(visit)
-    }
-
-    #[inline]
-    fn nearest_k<'w, W: Watch<S>>(
-        &self,
-        nearest: Nearest<'w, S>,
-        watch: &mut W,
-    ) -> &'w [Neighbor<S>] {
-        self.tree().nearest_impl(nearest, watch)
-    }
-
-    #[inline]
-    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
-        &self,
-        cast: Cast<'_, S, F>,
-        watch: &mut W,
-    ) -> ControlFlow<()> {
-        self.tree().raycast_impl(cast, watch)
-    }
-
-    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
-        self.tree().regions_impl(visit)
-    }
-
-    fn heap_bytes(&self) -> usize {
+    fn do_memory_bytes(&self) -> usize {
         self.elements.memory_bytes()
             + self.nodes.capacity() * size_of::<Aabb<S>>()
             + self.levels.capacity() * size_of::<u32>()
     }
+}
 
-    fn check(&self) -> Result<(), Error> {
-        self.validate()
+/// The index searches its arrays, borrowed ([`Tree`]), as a view does.
+impl<S: Scalar, T> Through for PackedIndex<S, T> {
+    type S = S;
+    type T = T;
+    type Engine<'a>
+        = Tree<'a, S, T>
+    where
+        Self: 'a;
+
+    #[inline]
+    fn engine(&self) -> Tree<'_, S, T> {
+        self.tree()
     }
 }
 

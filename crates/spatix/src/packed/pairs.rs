@@ -3,21 +3,10 @@
 use core::ops::ControlFlow;
 
 use super::{Tree, bits, overlapping};
+use crate::contract::{Pairs, VisitsPairs};
 use crate::{Item, Scalar};
 
 impl<S: Scalar, T> Tree<'_, S, T> {
-    /// The pairs among the elements beneath the root.
-    #[inline]
-    pub(super) fn pairs_impl<F>(&self, mut visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        if self.root().is_none() {
-            return ControlFlow::Continue(());
-        }
-        self.pairs_of(Call::Within(self.depth(), 0), &mut visit)
-    }
-
     /// The pairs a call reports: at level 0 a pair of elements (or nothing, for one element
     /// alone), above it the pairs of the calls it makes one level down ([`Self::calls`]).
     /// Recursion is as deep as the tree; the calls of level 1 make theirs (pairs of
@@ -80,6 +69,17 @@ impl<S: Scalar, T> Tree<'_, S, T> {
             }
         }
         ControlFlow::Continue(())
+    }
+}
+
+impl<S: Scalar, T> Pairs<S, T> for Tree<'_, S, T> {
+    /// The pairs among the elements beneath the root.
+    #[inline]
+    fn do_for_each_pair<F: VisitsPairs<S, T>>(&self, mut visit: F) -> ControlFlow<()> {
+        if self.root().is_none() {
+            return ControlFlow::Continue(());
+        }
+        self.pairs_of(Call::Within(self.depth(), 0), &mut visit)
     }
 }
 

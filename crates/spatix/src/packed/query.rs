@@ -5,10 +5,10 @@ use core::ops::ControlFlow;
 use super::{MAX_LEVELS, Tree, bits, overlapping};
 use crate::base::stack::ArrayStack;
 use crate::contract::probe::Watch;
-use crate::contract::{Cast, Hits, Nearest};
+use crate::contract::{Cast, Hits, Nearest, Searches, Visits};
 use crate::search::nearest::Pending;
 use crate::search::ray::{RaySearch, cast_tree};
-use crate::{Aabb, Item, Neighbor, Scalar};
+use crate::{Aabb, Neighbor, Scalar};
 
 /// Children of one node still to visit: those at `first + i` of `level` for each bit `i`
 /// of `mask`.
@@ -19,21 +19,18 @@ struct Siblings {
     mask: u64,
 }
 
-impl<S: Scalar, T> Tree<'_, S, T> {
+impl<S: Scalar, T> Searches<S, T> for Tree<'_, S, T> {
     /// Depth-first with an explicit stack holding, per level, the mask of the children still
     /// to visit (so at most one entry per level: it never needs the heap). Each visited node
     /// tests all its children in one branch-free pass; every element is stored once, so
     /// each is reported at most once with no further check.
     #[inline]
-    pub(super) fn query_impl<W: Watch<S>, F>(
+    fn do_query<W: Watch<S>, F: Visits<S, T>>(
         &self,
         area: &Aabb<S>,
         watch: &mut W,
         mut visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
+    ) -> ControlFlow<()> {
         if !self.root().is_some_and(|r| r.intersects(area)) {
             return ControlFlow::Continue(());
         }
@@ -76,7 +73,7 @@ impl<S: Scalar, T> Tree<'_, S, T> {
     /// bound at the cost of one descent, with nothing queued); the best-first pass then
     /// queues only what beats that bound, and skips that leaf.
     #[inline]
-    pub(super) fn nearest_impl<'w, W: Watch<S>>(
+    fn do_nearest<'w, W: Watch<S>>(
         &self,
         nearest: Nearest<'w, S>,
         watch: &mut W,
@@ -152,7 +149,7 @@ impl<S: Scalar, T> Tree<'_, S, T> {
     /// their union box (widened for rounding), and a hit is reported once no waiting node
     /// could hold an earlier one.
     #[inline]
-    pub(super) fn raycast_impl<W: Watch<S>, F: Hits<S, T>>(
+    fn do_raycast_all<W: Watch<S>, F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,
         watch: &mut W,

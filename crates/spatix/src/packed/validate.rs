@@ -10,23 +10,11 @@
 
 use super::build::{Curve, union};
 use super::{PackedConfig, PackedIndex, Tree};
+use crate::contract::Validates;
 use crate::{Error, Scalar};
 
 fn fail<R>(why: String) -> Result<R, String> {
     Err(why)
-}
-
-/// The configuration, the curve and the tree's self-check: what `check_invariants` runs, on an
-/// index or a view.
-pub(super) fn validate<S: Scalar, T>(
-    config: PackedConfig,
-    curve: &Curve,
-    tree: Tree<'_, S, T>,
-) -> Result<(), Error> {
-    config.validate()?;
-    check_curve(curve).map_err(Error::InvariantViolated)?;
-    tree.elements.check()?;
-    tree.check_tree(true).map_err(Error::InvariantViolated)
 }
 
 /// The curve's origin finite and its scales not negative.
@@ -37,13 +25,21 @@ pub(super) fn check_curve(curve: &Curve) -> Result<(), String> {
     Ok(())
 }
 
-impl<S: Scalar, T> PackedIndex<S, T> {
-    /// Checks the configuration, the element store and the tree above it
-    /// ([`PackedIndex::check_tree`]).
-    pub(super) fn validate(&self) -> Result<(), Error> {
-        validate(self.config, &self.curve, self.tree())
+/// The self-check of an index or a view: the configuration, the curve, the element store
+/// and the tree above it.
+impl<S: Scalar, T> Validates for Tree<'_, S, T> {
+    fn do_check_invariants(&self) -> Result<(), Error> {
+        PackedConfig {
+            node_size: self.node_size,
+        }
+        .validate()?;
+        check_curve(&self.curve).map_err(Error::InvariantViolated)?;
+        self.elements.check()?;
+        self.check_tree(true).map_err(Error::InvariantViolated)
     }
+}
 
+impl<S: Scalar, T> PackedIndex<S, T> {
     /// Checks the curve's parameters, the level sizes and that every node's box is exactly
     /// the union of its children's: the self-check but for the element store's own (which
     /// [`StaticSlots::from_parts`](crate::base::slots::StaticSlots::from_parts) makes when loading).

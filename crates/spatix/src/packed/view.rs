@@ -1,18 +1,15 @@
 //! A packed index read in place from its byte form (feature `views`): the arrays are borrowed
 //! from the bytes, and the queries are the index's own, over the same [`Tree`].
 
-use core::ops::ControlFlow;
-
 use super::build::Curve;
 use super::pairs::pair_parts;
-use super::{MAX_LEVELS, PackedConfig, PackedIndex, Tree, validate};
+use super::{MAX_LEVELS, PackedConfig, PackedIndex, Tree};
 use crate::base::handle::NIL;
 use crate::base::slots::StaticTable;
 use crate::bytes::view::{aligned_version, cast};
 use crate::bytes::{Layout, Reader, ValueKind, corrupt};
-use crate::contract::probe::{Region, Watch};
-use crate::contract::{Cast, Hits, Nearest, QueryEngine, Visits, VisitsPairs};
-use crate::{Aabb, Error, Handle, Neighbor, Scalar, ViewValue};
+use crate::contract::{Holds, Through};
+use crate::{Aabb, Error, Handle, Scalar, ViewValue};
 
 /// A [`PackedIndex`] read in place from its byte form ([`ByteForm::to_bytes`]): opening it
 /// copies nothing and builds nothing, and it answers every query of
@@ -251,6 +248,7 @@ impl<'a, S: Scalar, T> PackedView<'a, S, T> {
     pub(crate) fn tree(&self) -> Tree<'a, S, T> {
         Tree {
             node_size: self.config.node_size,
+            curve: self.curve,
             elements: self.elements,
             nodes: self.nodes,
             levels: self.levels,
@@ -258,7 +256,7 @@ impl<'a, S: Scalar, T> PackedView<'a, S, T> {
     }
 }
 
-impl<'a, S: Scalar, T> QueryEngine<S, T> for PackedView<'a, S, T> {
+impl<'a, S: Scalar, T> Holds<S, T> for PackedView<'a, S, T> {
     type Table = StaticTable<'a, S, T>;
 
     #[inline]
@@ -266,53 +264,27 @@ impl<'a, S: Scalar, T> QueryEngine<S, T> for PackedView<'a, S, T> {
         &self.elements
     }
 
-    #[inline]
-    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
-        &self,
-        area: &Aabb<S>,
-        watch: &mut W,
-        visit: F,
-    ) -> ControlFlow<()> {
-        self.tree().query_impl(area, watch, visit)
-    }
-
-    #[inline]
-    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
-        self.tree().pairs_impl(visit)
-    }
-
-    #[inline]
-    fn nearest_k<'w, W: Watch<S>>(
-        &self,
-        nearest: Nearest<'w, S>,
-        watch: &mut W,
-    ) -> &'w [Neighbor<S>] {
-        self.tree().nearest_impl(nearest, watch)
-    }
-
-    #[inline]
-    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
-        &self,
-        cast: Cast<'_, S, F>,
-        watch: &mut W,
-    ) -> ControlFlow<()> {
-        self.tree().raycast_impl(cast, watch)
-    }
-
-    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
-        self.tree().regions_impl(visit)
-    }
-
     /// The arrays it reads in place: borrowed from the bytes, not held.
-    fn heap_bytes(&self) -> usize {
+    fn do_memory_bytes(&self) -> usize {
         let e = &self.elements;
         (e.boxes.len() + self.nodes.len()) * size_of::<Aabb<S>>()
             + size_of_val(e.values)
             + (e.slots.len() + e.positions.len() + self.levels.len()) * size_of::<u32>()
     }
+}
 
-    fn check(&self) -> Result<(), Error> {
-        validate::validate(self.config, &self.curve, self.tree())
+/// The view searches the arrays it borrows ([`Tree`]), as the index does.
+impl<'a, S: Scalar, T> Through for PackedView<'a, S, T> {
+    type S = S;
+    type T = T;
+    type Engine<'b>
+        = Tree<'a, S, T>
+    where
+        Self: 'b;
+
+    #[inline]
+    fn engine(&self) -> Tree<'a, S, T> {
+        self.tree()
     }
 }
 

@@ -6,6 +6,7 @@ use super::SweepGrid;
 use crate::base::handle::NIL;
 use crate::base::slots::{Slots, write_section};
 use crate::bytes::{Layout, Reader, TakeValues, Writer, byte_form, corrupt};
+use crate::contract::Validates;
 use crate::{Error, Scalar};
 
 byte_form!(SweepGrid);
@@ -61,7 +62,8 @@ impl<S: Scalar, T> Layout for SweepGrid<S, T> {
                 grid.len += 1;
             }
         }
-        grid.validate().map_err(|e| corrupt(e.to_string()))?;
+        grid.do_check_invariants()
+            .map_err(|e| corrupt(e.to_string()))?;
         Ok(grid)
     }
 }

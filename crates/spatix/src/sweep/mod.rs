@@ -2,16 +2,11 @@
 //! band by band, sorted by the left of their box inside each band, so that a frame (move every
 //! element, find every pair) streams through memory in one order.
 
-use core::ops::ControlFlow;
-
 use crate::base::handle::{NIL, next_salt};
 use crate::base::slots::Elements;
-use crate::contract::probe::{Region, Watch};
-use crate::contract::{
-    Cast, Hits, IndexEngine, Nearest, QueryEngine, Table, TableMut, Visits, VisitsPairs,
-};
+use crate::contract::{Holds, Table, TableMut};
 use crate::grid::lattice::{auto_world, bulk_extent, extent_of};
-use crate::{Aabb, Error, Handle, Item, Iter, Neighbor, Point, Scalar};
+use crate::{Aabb, Error, Handle, Item, Iter, Point, Scalar};
 
 mod bytes;
 mod layout;
@@ -550,7 +545,7 @@ impl<S: Scalar, T> Elements<S, T> for SweepGrid<S, T> {
     }
 }
 
-impl<S: Scalar, T> QueryEngine<S, T> for SweepGrid<S, T> {
+impl<S: Scalar, T> Holds<S, T> for SweepGrid<S, T> {
     type Table = Self;
 
     #[inline]
@@ -558,44 +553,7 @@ impl<S: Scalar, T> QueryEngine<S, T> for SweepGrid<S, T> {
         self
     }
 
-    #[inline]
-    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
-        &self,
-        area: &Aabb<S>,
-        watch: &mut W,
-        visit: F,
-    ) -> ControlFlow<()> {
-        self.query_impl(area, watch, visit)
-    }
-
-    #[inline]
-    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
-        self.pairs_impl(visit)
-    }
-
-    #[inline]
-    fn nearest_k<'w, W: Watch<S>>(
-        &self,
-        nearest: Nearest<'w, S>,
-        watch: &mut W,
-    ) -> &'w [Neighbor<S>] {
-        self.nearest_impl(nearest, watch)
-    }
-
-    #[inline]
-    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
-        &self,
-        cast: Cast<'_, S, F>,
-        watch: &mut W,
-    ) -> ControlFlow<()> {
-        self.raycast_impl(cast, watch)
-    }
-
-    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
-        self.regions_impl(visit)
-    }
-
-    fn heap_bytes(&self) -> usize {
+    fn do_memory_bytes(&self) -> usize {
         let movers = self.movers.capacity()
             + self
                 .run_scratch
@@ -620,47 +578,6 @@ impl<S: Scalar, T> QueryEngine<S, T> for SweepGrid<S, T> {
             + placed * size_of::<(u32, u32)>()
             + self.run_scratch.capacity() * size_of::<mutate::RunScratch<S, T>>()
             + self.runs.capacity() * size_of::<core::ops::Range<usize>>()
-    }
-
-    fn check(&self) -> Result<(), Error> {
-        self.validate()
-    }
-}
-
-impl<S: Scalar, T> IndexEngine<S, T> for SweepGrid<S, T> {
-    #[inline]
-    fn table_mut(&mut self) -> &mut Self {
-        self
-    }
-
-    fn insert_valid(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        self.insert_impl(aabb, value)
-    }
-
-    fn remove_at(&mut self, at: usize) -> T {
-        self.remove_impl(at)
-    }
-
-    #[inline]
-    fn update_at(&mut self, at: usize, aabb: Aabb<S>) -> Result<(), Error> {
-        self.update_impl(at, aabb)
-    }
-
-    fn remove_all(&mut self) {
-        self.clear_impl();
-    }
-
-    #[inline]
-    fn update_each<F>(&mut self, f: F) -> Result<(), Error>
-    where
-        F: FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,
-    {
-        self.update_all_impl(f)
-    }
-
-    #[inline]
-    fn tidy(&mut self) {
-        self.tighten();
     }
 }
 

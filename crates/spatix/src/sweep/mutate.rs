@@ -4,6 +4,7 @@
 use super::layout::{GAP_EVERY, Span, cover};
 use super::{AUTO_SAMPLE, Band, Mover, SweepGrid, auto_layout, gap_box};
 use crate::base::handle::NIL;
+use crate::contract::Mutates;
 use crate::{Aabb, Error, Handle, Scalar};
 
 impl<S: Scalar, T> SweepGrid<S, T> {
@@ -34,14 +35,6 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         }
     }
 
-    pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        let slot = self.allocate_slot()?;
-        let b = self.band_of(aabb.min.y);
-        self.place(b, aabb, value, slot);
-        self.len += 1;
-        Ok(Handle::new(slot, self.generations[slot as usize]))
-    }
-
     /// Leaves a gap at live position `p` (keeping its key, so the band stays sorted) and
     /// returns the value that was there.
     fn vacate(&mut self, p: usize) -> T {
@@ -52,49 +45,6 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         self.values[p].take().expect("live positions hold a value")
     }
 
-    pub(super) fn remove_impl(&mut self, p: usize) -> T {
-        let slot = self.owners[p];
-        let value = self.vacate(p);
-        self.retire(slot);
-        self.len -= 1;
-        value
-    }
-
-    pub(super) fn update_impl(&mut self, p: usize, aabb: Aabb<S>) -> Result<(), Error> {
-        let old = self.boxes[p];
-        let (from, to) = (self.band_of(old.min.y), self.band_of(aabb.min.y));
-        if from == to {
-            self.uncover(from, &old);
-            self.boxes[p] = aabb;
-            self.cover(to, &aabb);
-            self.resort(to as usize, p);
-        } else {
-            let slot = self.owners[p];
-            let value = self.vacate(p);
-            self.place(to, aabb, value, slot);
-        }
-        Ok(())
-    }
-
-    pub(super) fn clear_impl(&mut self) {
-        for p in 0..self.owners.len() {
-            let slot = self.owners[p];
-            if slot != NIL {
-                self.values[p] = None;
-                self.owners[p] = NIL;
-                self.retire(slot);
-            }
-        }
-        self.boxes.clear();
-        self.values.clear();
-        self.owners.clear();
-        self.starts.fill(0);
-        self.bands.fill(Band::EMPTY);
-        self.max_reach = 0;
-        self.len = 0;
-        self.laid_len = 0;
-    }
-
     /// `maintain`: the exact reach and width of every loose band, and the largest reach.
     pub(super) fn tighten(&mut self) {
         for b in 0..self.bands.len() {
@@ -103,34 +53,6 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             }
         }
         self.max_reach = self.bands.iter().map(|b| b.reach).max().unwrap_or(0);
-    }
-
-    /// Calls `f(handle, &mut value, &box)` for every element, band by band in storage order,
-    /// and stores the box it returns: see [`SpatialIndex::update_all`](crate::SpatialIndex::update_all).
-    ///
-    /// The whole grid is walked as one span ([`walk`]), an element changing band taking the
-    /// nearest gap however far; if one was further than a single insert would look, the grid
-    /// is laid out again once the walk is over. No allocation once the scratch lists have
-    /// grown to the largest number of elements changing band in one call (and the arrays to
-    /// hold the elements and their gaps).
-    ///
-    /// # Errors
-    /// [`Error::InvalidAabb`] if `f` returned an invalid box for some element: those elements
-    /// keep their previous box (the rest are updated).
-    #[inline]
-    pub(super) fn update_all_impl<F>(&mut self, mut f: F) -> Result<(), Error>
-    where
-        F: FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,
-    {
-        let mut movers = core::mem::take(&mut self.movers);
-        let (refused, crowded) = {
-            let mut span = self.span();
-            span.limit = usize::MAX;
-            (walk(&mut span, &mut f, &mut movers), span.crowded)
-        };
-        let result = self.finish_frame(&mut movers.away, crowded, refused);
-        self.movers = movers;
-        result
     }
 
     /// The end of a frame: lays everything out again if a band was `crowded`, places the
@@ -164,7 +86,7 @@ impl<S: Scalar, T> SweepGrid<S, T> {
     /// no room in it) are placed. The runs and their lists are kept for the next call: once
     /// warm, a frame allocates nothing.
     #[cfg(feature = "rayon")]
-    pub(super) fn par_update_all_impl<F>(&mut self, f: F) -> Result<(), Error>
+    pub(super) fn par_update_runs<F>(&mut self, f: F) -> Result<(), Error>
     where
         F: Fn(Handle, &mut T, &Aabb<S>) -> Aabb<S> + Sync,
         S: Send + Sync,
@@ -221,6 +143,98 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         let result = self.finish_frame(&mut movers.away, crowded, refused);
         self.movers = movers;
         result
+    }
+}
+
+impl<S: Scalar, T> Mutates<S, T> for SweepGrid<S, T> {
+    fn do_insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        let slot = self.allocate_slot()?;
+        let b = self.band_of(aabb.min.y);
+        self.place(b, aabb, value, slot);
+        self.len += 1;
+        Ok(Handle::new(slot, self.generations[slot as usize]))
+    }
+
+    fn do_remove(&mut self, p: usize) -> T {
+        let slot = self.owners[p];
+        let value = self.vacate(p);
+        self.retire(slot);
+        self.len -= 1;
+        value
+    }
+
+    fn do_update(&mut self, p: usize, aabb: Aabb<S>) -> Result<(), Error> {
+        let old = self.boxes[p];
+        let (from, to) = (self.band_of(old.min.y), self.band_of(aabb.min.y));
+        if from == to {
+            self.uncover(from, &old);
+            self.boxes[p] = aabb;
+            self.cover(to, &aabb);
+            self.resort(to as usize, p);
+        } else {
+            let slot = self.owners[p];
+            let value = self.vacate(p);
+            self.place(to, aabb, value, slot);
+        }
+        Ok(())
+    }
+
+    fn do_clear(&mut self) {
+        for p in 0..self.owners.len() {
+            let slot = self.owners[p];
+            if slot != NIL {
+                self.values[p] = None;
+                self.owners[p] = NIL;
+                self.retire(slot);
+            }
+        }
+        self.boxes.clear();
+        self.values.clear();
+        self.owners.clear();
+        self.starts.fill(0);
+        self.bands.fill(Band::EMPTY);
+        self.max_reach = 0;
+        self.len = 0;
+        self.laid_len = 0;
+    }
+
+    #[inline]
+    fn table_mut(&mut self) -> &mut Self {
+        self
+    }
+
+    /// Calls `f(handle, &mut value, &box)` for every element, band by band in storage order,
+    /// and stores the box it returns: see [`SpatialIndex::update_all`](crate::SpatialIndex::update_all).
+    ///
+    /// The whole grid is walked as one span ([`walk`]), an element changing band taking the
+    /// nearest gap however far; if one was further than a single insert would look, the grid
+    /// is laid out again once the walk is over. No allocation once the scratch lists have
+    /// grown to the largest number of elements changing band in one call (and the arrays to
+    /// hold the elements and their gaps).
+    ///
+    /// # Errors
+    /// [`Error::InvalidAabb`] if `f` returned an invalid box for some element: those elements
+    /// keep their previous box (the rest are updated).
+    #[inline]
+    fn do_update_all<F>(&mut self, mut f: F) -> Result<(), Error>
+    where
+        Self: crate::SpatialIndex<S, T>,
+        F: FnMut(Handle, &mut T, &Aabb<S>) -> Aabb<S>,
+    {
+        let mut movers = core::mem::take(&mut self.movers);
+        let (refused, crowded) = {
+            let mut span = self.span();
+            span.limit = usize::MAX;
+            (walk(&mut span, &mut f, &mut movers), span.crowded)
+        };
+        let result = self.finish_frame(&mut movers.away, crowded, refused);
+        self.movers = movers;
+        result
+    }
+
+    #[inline]
+    fn do_maintain(&mut self) {
+        self.tighten();
     }
 }
 
@@ -626,7 +640,7 @@ impl<S: Scalar, T> crate::par::UpdateParts<S, T> for SweepGrid<S, T> {
     where
         T: Send,
     {
-        self.par_update_all_impl(f)
+        self.par_update_runs(f)
     }
 }
 

@@ -7,6 +7,7 @@ use core::ops::ControlFlow;
 
 use super::SweepGrid;
 use crate::base::handle::NIL;
+use crate::contract::{Pairs, VisitsPairs};
 use crate::{Aabb, Item, Scalar};
 
 /// Whether two boxes known to overlap along `x` overlap along `y` (a [`gap_box`](super::gap_box)
@@ -23,15 +24,6 @@ const WINDOW: usize = 2;
 const PENDING: usize = 256;
 
 impl<S: Scalar, T> SweepGrid<S, T> {
-    /// Every intersecting pair once (`for_each_pair`).
-    #[inline]
-    pub(super) fn pairs_impl<F>(&self, mut visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.pairs_of_bands(0..self.bands.len(), &mut visit)
-    }
-
     /// The pairs whose lower element (by band) is in one of `bands`.
     #[inline(never)]
     pub(super) fn pairs_of_bands<F>(
@@ -182,6 +174,14 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             }
         }
         ControlFlow::Continue(())
+    }
+}
+
+impl<S: Scalar, T> Pairs<S, T> for SweepGrid<S, T> {
+    /// Every intersecting pair once (`for_each_pair`).
+    #[inline]
+    fn do_for_each_pair<F: VisitsPairs<S, T>>(&self, mut visit: F) -> ControlFlow<()> {
+        self.pairs_of_bands(0..self.bands.len(), &mut visit)
     }
 }
 

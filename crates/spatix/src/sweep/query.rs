@@ -8,10 +8,10 @@ use core::ops::ControlFlow;
 use super::SweepGrid;
 use crate::base::handle::NIL;
 use crate::contract::probe::Watch;
-use crate::contract::{Cast, Hits, Nearest};
+use crate::contract::{Cast, Hits, Nearest, Searches, Visits};
 use crate::search::nearest::{Pending, Search};
 use crate::search::ray::{RaySearch, cast_tree};
-use crate::{Aabb, Handle, Item, Neighbor, Point, Scalar};
+use crate::{Aabb, Handle, Neighbor, Point, Scalar};
 
 impl<S: Scalar, T> SweepGrid<S, T> {
     /// The first position of band `b` whose element may reach `x` or further right: every
@@ -45,88 +45,11 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         ControlFlow::Continue(())
     }
 
-    /// Every element meeting `area` once (`query`).
-    #[inline]
-    pub(super) fn query_impl<F>(
-        &self,
-        area: &Aabb<S>,
-        watch: &mut impl Watch<S>,
-        mut visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        if self.len == 0 {
-            return ControlFlow::Continue(());
-        }
-        self.bands_meeting(area.min.y, area.max.y, |b| {
-            self.watch_band(watch, b);
-            let end = self.range(b).end;
-            for p in self.first_reaching(b, area.min.x)..end {
-                let e = &self.boxes[p];
-                if e.min.x > area.max.x {
-                    break;
-                }
-                self.watch_position(watch, p);
-                if e.intersects(area) {
-                    visit(self.item(p))?;
-                }
-            }
-            ControlFlow::Continue(())
-        })
-    }
-
     /// The handle of the element at live position `p`.
     #[inline]
     pub(super) fn handle_at(&self, p: usize) -> Handle {
         let slot = self.owners[p];
         Handle::new(slot, self.generations[slot as usize])
-    }
-
-    /// Bands outward from the point's, alternating up and down; a band is searched only if
-    /// its rows can hold an element within the current bound, and each direction stops once
-    /// no band further on can. Inside a band, positions outward from the point's `x`, each
-    /// side stopping once the `x` distance alone exceeds the bound.
-    #[inline]
-    pub(super) fn nearest_impl<'w>(
-        &self,
-        nearest: Nearest<'w, S>,
-        watch: &mut impl Watch<S>,
-    ) -> &'w [Neighbor<S>] {
-        let Nearest(point, k, workspace) = nearest;
-        {
-            let mut search = workspace.begin_exact(k);
-            let count = self.bands.len();
-            let home = self.band_of(point.y) as usize;
-            let (mut up, mut down) = (home, home);
-            let (mut up_done, mut down_done) = (false, home == 0);
-            while !((up_done && down_done) || search.has_all(self.len)) {
-                if !up_done {
-                    if up >= count
-                        || (up > home && gap_key(point.y, self.floor_y(up)) > search.bound())
-                    {
-                        up_done = true;
-                    } else {
-                        self.nearest_in(up, point, &mut search, watch);
-                        up += 1;
-                    }
-                }
-                if !down_done {
-                    let c = down - 1;
-                    let top = |reach: u32| self.ceil_y(c + reach as usize);
-                    if gap_key(top(self.max_reach), point.y) > search.bound() {
-                        down_done = true;
-                    } else {
-                        if gap_key(top(self.bands[c].reach), point.y) <= search.bound() {
-                            self.nearest_in(c, point, &mut search, watch);
-                        }
-                        down = c;
-                        down_done = c == 0;
-                    }
-                }
-            }
-        }
-        workspace.finish()
     }
 
     /// Offers the elements of band `b` near `point` to `search`: outward from the point's
@@ -171,16 +94,92 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             }
         }
     }
+}
+
+impl<S: Scalar, T> Searches<S, T> for SweepGrid<S, T> {
+    /// Every element meeting `area` once (`query`).
+    #[inline]
+    fn do_query<W: Watch<S>, F: Visits<S, T>>(
+        &self,
+        area: &Aabb<S>,
+        watch: &mut W,
+        mut visit: F,
+    ) -> ControlFlow<()> {
+        if self.len == 0 {
+            return ControlFlow::Continue(());
+        }
+        self.bands_meeting(area.min.y, area.max.y, |b| {
+            self.watch_band(watch, b);
+            let end = self.range(b).end;
+            for p in self.first_reaching(b, area.min.x)..end {
+                let e = &self.boxes[p];
+                if e.min.x > area.max.x {
+                    break;
+                }
+                self.watch_position(watch, p);
+                if e.intersects(area) {
+                    visit(self.item(p))?;
+                }
+            }
+            ControlFlow::Continue(())
+        })
+    }
+
+    /// Bands outward from the point's, alternating up and down; a band is searched only if
+    /// its rows can hold an element within the current bound, and each direction stops once
+    /// no band further on can. Inside a band, positions outward from the point's `x`, each
+    /// side stopping once the `x` distance alone exceeds the bound.
+    #[inline]
+    fn do_nearest<'w, W: Watch<S>>(
+        &self,
+        nearest: Nearest<'w, S>,
+        watch: &mut W,
+    ) -> &'w [Neighbor<S>] {
+        let Nearest(point, k, workspace) = nearest;
+        {
+            let mut search = workspace.begin_exact(k);
+            let count = self.bands.len();
+            let home = self.band_of(point.y) as usize;
+            let (mut up, mut down) = (home, home);
+            let (mut up_done, mut down_done) = (false, home == 0);
+            while !((up_done && down_done) || search.has_all(self.len)) {
+                if !up_done {
+                    if up >= count
+                        || (up > home && gap_key(point.y, self.floor_y(up)) > search.bound())
+                    {
+                        up_done = true;
+                    } else {
+                        self.nearest_in(up, point, &mut search, watch);
+                        up += 1;
+                    }
+                }
+                if !down_done {
+                    let c = down - 1;
+                    let top = |reach: u32| self.ceil_y(c + reach as usize);
+                    if gap_key(top(self.max_reach), point.y) > search.bound() {
+                        down_done = true;
+                    } else {
+                        if gap_key(top(self.bands[c].reach), point.y) <= search.bound() {
+                            self.nearest_in(c, point, &mut search, watch);
+                        }
+                        down = c;
+                        down_done = c == 0;
+                    }
+                }
+            }
+        }
+        workspace.finish()
+    }
 
     /// Ordered traversal ([`cast_tree`]): every band the ray may cross is queued by where the
     /// ray enters its rows (widened for rounding); a band's turn tests the elements whose
     /// `x` extent may meet the ray over those rows, and a hit is reported once no waiting
     /// band could hold an earlier one.
     #[inline]
-    pub(super) fn raycast_impl<F: Hits<S, T>>(
+    fn do_raycast_all<W: Watch<S>, F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
     ) -> ControlFlow<()> {
         let Cast(ray, workspace, visit) = cast;
         let mut search = workspace.begin_ray();

@@ -4,6 +4,7 @@ use core::ops::ControlFlow;
 
 use super::SweepGrid;
 use crate::base::handle::NIL;
+use crate::contract::Regions;
 use crate::contract::probe::{Region, RegionKind, Watch};
 use crate::{Aabb, Scalar};
 
@@ -21,28 +22,8 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         extent
     }
 
-    /// Every band that holds elements, bottom up: the union of its elements' boxes (a band's
-    /// rows are open-ended at the world's bottom and top, its elements are not), depth 0,
-    /// and how many elements it holds (each element is in one band: that of its `min.y`).
-    pub(super) fn regions_impl<F>(&self, mut visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(&Region<S>) -> ControlFlow<()>,
-    {
-        for b in 0..self.bands.len() {
-            if let Some((bounds, elements)) = self.band_extent(b) {
-                visit(&Region {
-                    bounds,
-                    depth: 0,
-                    kind: RegionKind::Band,
-                    elements,
-                })?;
-            }
-        }
-        ControlFlow::Continue(())
-    }
-
     /// Tells `watch` that a search entered band `b` (with its box as
-    /// [`regions_impl`](Self::regions_impl) reports it; empty bands are not told).
+    /// [`do_visit_regions`](Regions::do_visit_regions) reports it; empty bands are not told).
     #[inline]
     pub(super) fn watch_band<W: Watch<S>>(&self, watch: &mut W, b: usize) {
         if W::ACTIVE {
@@ -58,5 +39,27 @@ impl<S: Scalar, T> SweepGrid<S, T> {
         if W::ACTIVE && self.owners[p] != NIL {
             watch.candidate(|| self.handle_at(p));
         }
+    }
+}
+
+impl<S: Scalar, T> Regions<S> for SweepGrid<S, T> {
+    /// Every band that holds elements, bottom up: the union of its elements' boxes (a band's
+    /// rows are open-ended at the world's bottom and top, its elements are not), depth 0,
+    /// and how many elements it holds (each element is in one band: that of its `min.y`).
+    fn do_visit_regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(
+        &self,
+        mut visit: F,
+    ) -> ControlFlow<()> {
+        for b in 0..self.bands.len() {
+            if let Some((bounds, elements)) = self.band_extent(b) {
+                visit(&Region {
+                    bounds,
+                    depth: 0,
+                    kind: RegionKind::Band,
+                    elements,
+                })?;
+            }
+        }
+        ControlFlow::Continue(())
     }
 }

@@ -3,6 +3,7 @@
 
 use super::SweepGrid;
 use crate::base::handle::NIL;
+use crate::contract::Validates;
 use crate::{Error, Scalar};
 
 /// An [`Error::InvariantViolated`] with a message.
@@ -11,13 +12,52 @@ fn broken(message: String) -> Error {
 }
 
 impl<S: Scalar, T> SweepGrid<S, T> {
+    /// The slot table: generations as long as positions, every live slot's position holds
+    /// it, the free list lists free slots once.
+    fn check_slots(&self, live: usize) -> Result<(), Error> {
+        if self.generations.len() != self.positions.len() {
+            return Err(broken(format!(
+                "{} positions but {} generations in the slot table",
+                self.positions.len(),
+                self.generations.len()
+            )));
+        }
+        let mut in_use = 0;
+        for (slot, &p) in self.positions.iter().enumerate() {
+            if p != NIL {
+                in_use += 1;
+                if self.owners.get(p as usize) != Some(&(slot as u32)) {
+                    return Err(broken(format!(
+                        "slot {slot} points at position {p}, which does not hold it"
+                    )));
+                }
+            }
+        }
+        if in_use != live {
+            return Err(broken(format!("{in_use} slots in use for {live} elements")));
+        }
+        let mut listed = vec![false; self.positions.len()];
+        for &slot in &self.free {
+            let i = slot as usize;
+            if i >= self.positions.len() || self.positions[i] != NIL || listed[i] {
+                return Err(broken(format!(
+                    "free slot {slot} is out of range, in use, or listed twice"
+                )));
+            }
+            listed[i] = true;
+        }
+        Ok(())
+    }
+}
+
+impl<S: Scalar, T> Validates for SweepGrid<S, T> {
     /// Checks every invariant: the arrays agree in length; bands cover the positions in
     /// order; every element is in the band of its `min.y`, has a valid box and a value, and
     /// is sorted by `min.x` within its band (gaps included); the bands' reach and width bound
     /// their elements' (exactly, for bands not marked loose); the largest reach bounds every
     /// band's; the slot table and the positions are inverse; the free slots are free, listed
     /// once, and the live count is right.
-    pub(super) fn validate(&self) -> Result<(), Error> {
+    fn do_check_invariants(&self) -> Result<(), Error> {
         let total = self.owners.len();
         if self.boxes.len() != total || self.values.len() != total {
             return Err(broken(format!(
@@ -102,42 +142,5 @@ impl<S: Scalar, T> SweepGrid<S, T> {
             )));
         }
         self.check_slots(live)
-    }
-
-    /// The slot table: generations as long as positions, every live slot's position holds
-    /// it, the free list lists free slots once.
-    fn check_slots(&self, live: usize) -> Result<(), Error> {
-        if self.generations.len() != self.positions.len() {
-            return Err(broken(format!(
-                "{} positions but {} generations in the slot table",
-                self.positions.len(),
-                self.generations.len()
-            )));
-        }
-        let mut in_use = 0;
-        for (slot, &p) in self.positions.iter().enumerate() {
-            if p != NIL {
-                in_use += 1;
-                if self.owners.get(p as usize) != Some(&(slot as u32)) {
-                    return Err(broken(format!(
-                        "slot {slot} points at position {p}, which does not hold it"
-                    )));
-                }
-            }
-        }
-        if in_use != live {
-            return Err(broken(format!("{in_use} slots in use for {live} elements")));
-        }
-        let mut listed = vec![false; self.positions.len()];
-        for &slot in &self.free {
-            let i = slot as usize;
-            if i >= self.positions.len() || self.positions[i] != NIL || listed[i] {
-                return Err(broken(format!(
-                    "free slot {slot} is out of range, in use, or listed twice"
-                )));
-            }
-            listed[i] = true;
-        }
-        Ok(())
     }
 }

@@ -19,16 +19,14 @@
 //! `maintain` once empty, so empty rows cost one table entry.
 
 use core::cmp::Ordering;
-use core::ops::ControlFlow;
 
 use crate::base::handle::NIL;
 use crate::base::pool::{Link, ListPool};
 use crate::base::slots::Slots;
-use crate::contract::probe::{Region, Watch};
-use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
-use crate::{Aabb, Error, Handle, Neighbor, Point, Scalar};
+use crate::{Aabb, Error, Point, Scalar};
 
 use super::lattice::{Lattice, bulk_extent, cell_for_count, extent_of, magnitude, within_quarter};
+use crate::contract::{Holds, Through};
 
 mod bytes;
 mod mutate;
@@ -381,7 +379,7 @@ impl<S: Scalar, T> Leveled<S, T> {
     }
 
     /// Removes every element; every handle given out so far becomes stale.
-    pub(crate) fn clear_impl(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.levels.iter_mut().for_each(Level::clear);
         self.pool.clear();
         self.node_of.clear();
@@ -402,7 +400,7 @@ impl<S: Scalar, T> Leveled<S, T> {
         }
     }
 
-    pub(crate) fn memory_impl(&self) -> usize {
+    pub(crate) fn memory_bytes(&self) -> usize {
         self.slots.memory_bytes()
             + self.pool.memory_bytes()
             + (self.node_of.capacity() + self.home.capacity()) * size_of::<u32>()
@@ -425,7 +423,8 @@ pub(crate) trait OnLeveled {
     fn leveled_mut(&mut self) -> &mut Leveled<Self::S, Self::T>;
 }
 
-impl<G: OnLeveled> QueryEngine<G::S, G::T> for G {
+/// What a grid on the engine holds: the engine's slot table.
+impl<G: OnLeveled> Holds<G::S, G::T> for G {
     type Table = Slots<G::S, G::T>;
 
     #[inline]
@@ -433,78 +432,23 @@ impl<G: OnLeveled> QueryEngine<G::S, G::T> for G {
         &self.leveled().slots
     }
 
-    #[inline]
-    fn query_valid<W: Watch<G::S>, F: Visits<G::S, G::T>>(
-        &self,
-        area: &Aabb<G::S>,
-        watch: &mut W,
-        visit: F,
-    ) -> ControlFlow<()> {
-        self.leveled().query_impl(area, watch, visit)
-    }
-
-    #[inline]
-    fn pairs<F: VisitsPairs<G::S, G::T>>(&self, visit: F) -> ControlFlow<()> {
-        self.leveled().pairs_impl(visit)
-    }
-
-    #[inline]
-    fn nearest_k<'w, W: Watch<G::S>>(
-        &self,
-        nearest: Nearest<'w, G::S>,
-        watch: &mut W,
-    ) -> &'w [Neighbor<G::S>] {
-        self.leveled().nearest_impl(nearest, watch)
-    }
-
-    #[inline]
-    fn raycast_valid<W: Watch<G::S>, F: Hits<G::S, G::T>>(
-        &self,
-        cast: Cast<'_, G::S, F>,
-        watch: &mut W,
-    ) -> ControlFlow<()> {
-        self.leveled().raycast_impl(cast, watch)
-    }
-
-    fn regions<F: FnMut(&Region<G::S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
-        self.leveled().regions_impl(visit)
-    }
-
-    fn heap_bytes(&self) -> usize {
-        self.leveled().memory_impl()
-    }
-
-    fn check(&self) -> Result<(), Error> {
-        self.leveled().validate()
+    fn do_memory_bytes(&self) -> usize {
+        self.leveled().memory_bytes()
     }
 }
 
-impl<G: OnLeveled> IndexEngine<G::S, G::T> for G {
-    #[inline]
-    fn table_mut(&mut self) -> &mut Self::Table {
-        &mut self.leveled_mut().slots
-    }
-
-    fn insert_valid(&mut self, aabb: Aabb<G::S>, value: G::T) -> Result<Handle, Error> {
-        self.leveled_mut().insert_impl(aabb, value)
-    }
-
-    fn remove_at(&mut self, slot: u32) -> G::T {
-        self.leveled_mut().remove_impl(slot)
-    }
+/// A grid on the engine searches, pairs, shows and checks itself as its engine does.
+impl<G: OnLeveled> Through for G {
+    type S = G::S;
+    type T = G::T;
+    type Engine<'a>
+        = &'a Leveled<G::S, G::T>
+    where
+        Self: 'a;
 
     #[inline]
-    fn update_at(&mut self, slot: u32, aabb: Aabb<G::S>) -> Result<(), Error> {
-        self.leveled_mut().update_impl(slot, aabb)
-    }
-
-    fn remove_all(&mut self) {
-        self.leveled_mut().clear_impl();
-    }
-
-    #[inline]
-    fn tidy(&mut self) {
-        self.leveled_mut().maintain();
+    fn engine(&self) -> &Leveled<G::S, G::T> {
+        self.leveled()
     }
 }
 
@@ -520,9 +464,12 @@ where
         self.leveled().pair_parts(target, parts);
     }
 
-    fn pairs_of_part<F>(&self, (i, rows): &Self::Part, visit: &mut F) -> ControlFlow<()>
+    fn pairs_of_part<F>(&self, (i, rows): &Self::Part, visit: &mut F) -> core::ops::ControlFlow<()>
     where
-        F: FnMut(crate::Item<'_, G::S, G::T>, crate::Item<'_, G::S, G::T>) -> ControlFlow<()>,
+        F: FnMut(
+            crate::Item<'_, G::S, G::T>,
+            crate::Item<'_, G::S, G::T>,
+        ) -> core::ops::ControlFlow<()>,
     {
         self.leveled().pairs_in_rows(*i, rows.clone(), visit)
     }

@@ -1,7 +1,10 @@
 //! Insert, remove and update.
 
+use super::OnLeveled;
 use super::{Level, Leveled, Place};
 use crate::base::handle::NIL;
+use crate::base::slots::Slots;
+use crate::contract::Mutates;
 use crate::{Aabb, Error, Handle, Point, Scalar};
 
 /// What `update` does with an element of cell `home` whose box moves from `old` to `new`.
@@ -62,52 +65,6 @@ fn level_of<S: Scalar>(levels: &[Level<S>], b: &Aabb<S>) -> usize {
 }
 
 impl<S: Scalar, T> Leveled<S, T> {
-    pub(crate) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        let place = self.place(&aabb).ok_or(Error::BoxTooLarge)?;
-        let slot = self.slots.insert(aabb, value)?;
-        if self.node_of.len() <= slot as usize {
-            self.node_of.resize(slot as usize + 1, NIL);
-            self.home.resize(slot as usize + 1, NIL);
-        }
-        self.link(place, slot, aabb.min);
-        self.pack_if_scattered();
-        Ok(self.slots.handle(slot))
-    }
-
-    pub(crate) fn remove_impl(&mut self, slot: u32) -> T {
-        let place = self.filed(slot);
-        self.unlink(place, slot);
-        self.node_of[slot as usize] = NIL;
-        self.home[slot as usize] = NIL;
-        self.pack_if_scattered();
-        self.slots.remove(slot)
-    }
-
-    /// Moves an element. As long as it stays in its level and its corner within the level's
-    /// `max_overhang` of its cell, only the box in the slot table and the corner in its list
-    /// node change (and the level's overhang grows); `maintain` re-files it later. Otherwise
-    /// it is re-filed at once. The common case, a corner still in its cell, computes nothing
-    /// but the corner's cell.
-    #[inline(always)]
-    pub(crate) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
-        let home = self.home[slot as usize];
-        let stay = stay(&self.levels, self.slots.aabb(slot), &aabb, home)?;
-        self.slots.set_aabb(slot, aabb);
-        match stay {
-            Stay::InCell => {}
-            Stay::Drifted(level, drift) => {
-                let level = &mut self.levels[level];
-                level.overhang = level.overhang.max_s(drift);
-            }
-            Stay::Refile(old_level, new) => {
-                self.refile_now(slot, old_level, home, new);
-                return Ok(());
-            }
-        }
-        *self.pool.data_mut(self.node_of[slot as usize]) = aabb.min;
-        Ok(())
-    }
-
     /// The slow path of [`Leveled::update`]: moves `slot` (its box already updated) from cell
     /// `home` of level `old_level` to `new`.
     #[cold]
@@ -217,6 +174,54 @@ impl<S: Scalar, T> Leveled<S, T> {
     }
 }
 
+impl<S: Scalar, T> Leveled<S, T> {
+    pub(crate) fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        let place = self.place(&aabb).ok_or(Error::BoxTooLarge)?;
+        let slot = self.slots.insert(aabb, value)?;
+        if self.node_of.len() <= slot as usize {
+            self.node_of.resize(slot as usize + 1, NIL);
+            self.home.resize(slot as usize + 1, NIL);
+        }
+        self.link(place, slot, aabb.min);
+        self.pack_if_scattered();
+        Ok(self.slots.handle(slot))
+    }
+
+    pub(crate) fn remove(&mut self, slot: u32) -> T {
+        let place = self.filed(slot);
+        self.unlink(place, slot);
+        self.node_of[slot as usize] = NIL;
+        self.home[slot as usize] = NIL;
+        self.pack_if_scattered();
+        self.slots.remove(slot)
+    }
+
+    /// Moves an element. As long as it stays in its level and its corner within the level's
+    /// `max_overhang` of its cell, only the box in the slot table and the corner in its list
+    /// node change (and the level's overhang grows); `maintain` re-files it later. Otherwise
+    /// it is re-filed at once. The common case, a corner still in its cell, computes nothing
+    /// but the corner's cell.
+    #[inline(always)]
+    pub(crate) fn update(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
+        let home = self.home[slot as usize];
+        let stay = stay(&self.levels, self.slots.aabb(slot), &aabb, home)?;
+        self.slots.set_aabb(slot, aabb);
+        match stay {
+            Stay::InCell => {}
+            Stay::Drifted(level, drift) => {
+                let level = &mut self.levels[level];
+                level.overhang = level.overhang.max_s(drift);
+            }
+            Stay::Refile(old_level, new) => {
+                self.refile_now(slot, old_level, home, new);
+                return Ok(());
+            }
+        }
+        *self.pool.data_mut(self.node_of[slot as usize]) = aabb.min;
+        Ok(())
+    }
+}
+
 #[cfg(feature = "rayon")]
 impl<S: Scalar, T> Leveled<S, T> {
     /// [`ParallelPairs::par_update_all`](crate::ParallelPairs::par_update_all): in parallel
@@ -260,11 +265,41 @@ impl<S: Scalar, T> Leveled<S, T> {
             level.overhang = o;
         }
         for (slot, aabb) in moved.iter() {
-            self.update_impl(slot, aabb)?;
+            self.update(slot, aabb)?;
         }
         let boxes = self.slots.boxes();
         self.pool
             .par_set_data(|slot| boxes.get(slot as usize).map(|b| b.min));
         self.slots.moved_applied(moved)
+    }
+}
+
+/// The contract's changes of a grid on the engine: the engine's.
+impl<G: OnLeveled> Mutates<G::S, G::T> for G {
+    #[inline]
+    fn table_mut(&mut self) -> &mut Slots<G::S, G::T> {
+        &mut self.leveled_mut().slots
+    }
+
+    fn do_insert(&mut self, aabb: Aabb<G::S>, value: G::T) -> Result<Handle, Error> {
+        self.leveled_mut().insert(aabb, value)
+    }
+
+    fn do_remove(&mut self, slot: u32) -> G::T {
+        self.leveled_mut().remove(slot)
+    }
+
+    #[inline]
+    fn do_update(&mut self, slot: u32, aabb: Aabb<G::S>) -> Result<(), Error> {
+        self.leveled_mut().update(slot, aabb)
+    }
+
+    fn do_clear(&mut self) {
+        self.leveled_mut().clear();
+    }
+
+    #[inline]
+    fn do_maintain(&mut self) {
+        self.leveled_mut().maintain();
     }
 }

@@ -15,6 +15,7 @@ use core::ops::{ControlFlow, Range};
 use super::{Level, Leveled};
 use crate::base::handle::NIL;
 use crate::contract::probe::Quiet;
+use crate::contract::{Pairs, VisitsPairs};
 use crate::{Item, Point, Scalar};
 
 /// Entries of a cell gathered on the stack at once; a more crowded cell is paired in blocks.
@@ -54,18 +55,6 @@ impl Candidates {
 }
 
 impl<S: Scalar, T> Leveled<S, T> {
-    /// Every intersecting pair, each exactly once.
-    #[inline]
-    pub(crate) fn pairs_impl<F>(&self, mut visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        for (i, level) in self.levels.iter().enumerate() {
-            self.pairs_in_rows(i, 0..level.lattice.rows, &mut visit)?;
-        }
-        ControlFlow::Continue(())
-    }
-
     /// The pairs owned by rows `rows` of level `i`: those within the level whose first
     /// element (in cell order) lies in these rows, and those of the level's elements in
     /// these rows with the elements of finer levels. Any split of the rows is exact.
@@ -212,6 +201,17 @@ impl<S: Scalar, T> Leveled<S, T> {
                 }
                 ControlFlow::Continue(())
             })?;
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+impl<S: Scalar, T> Pairs<S, T> for &Leveled<S, T> {
+    /// Every intersecting pair, each exactly once.
+    #[inline]
+    fn do_for_each_pair<F: VisitsPairs<S, T>>(&self, mut visit: F) -> ControlFlow<()> {
+        for (i, level) in self.levels.iter().enumerate() {
+            self.pairs_in_rows(i, 0..level.lattice.rows, &mut visit)?;
         }
         ControlFlow::Continue(())
     }

@@ -8,8 +8,8 @@ use core::ops::ControlFlow;
 use super::{Corner, Level, Leveled, MAX_LEVELS};
 use crate::base::handle::NIL;
 use crate::contract::probe::Watch;
-use crate::contract::{Cast, Hits, Nearest};
-use crate::{Aabb, Item, Neighbor, Point, Scalar};
+use crate::contract::{Cast, Hits, Nearest, Searches, Visits};
+use crate::{Aabb, Neighbor, Point, Scalar};
 
 use crate::grid::lattice::{RayWalk, Rings, settled};
 
@@ -65,19 +65,18 @@ impl<S: Scalar, T> Leveled<S, T> {
         }
         ControlFlow::Continue(())
     }
+}
 
+impl<S: Scalar, T> Searches<S, T> for &Leveled<S, T> {
     /// Every element whose box intersects `area`: a corner inside the area decides without
     /// reading the box.
     #[inline]
-    pub(crate) fn query_impl<F>(
+    fn do_query<W: Watch<S>, F: Visits<S, T>>(
         &self,
         area: &Aabb<S>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
         mut visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
+    ) -> ControlFlow<()> {
         for level in self.levels.iter().filter(|l| l.len > 0) {
             self.near_area(level, area, watch, |node| {
                 if area.contains_point(node.data) || self.slots.aabb(node.item).intersects(area) {
@@ -95,10 +94,10 @@ impl<S: Scalar, T> Leveled<S, T> {
     /// reaches the k-th best distance, or once every element is among the best (`k` at least
     /// `len`). A corner's reach box bounds the distance before the true box is read.
     #[inline]
-    pub(crate) fn nearest_impl<'w>(
+    fn do_nearest<'w, W: Watch<S>>(
         &self,
         nearest: Nearest<'w, S>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
     ) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
         {
@@ -158,10 +157,10 @@ impl<S: Scalar, T> Leveled<S, T> {
     /// `reach` on the high sides), merged: the next cell walked is always the one, of any
     /// level, whose bound is smallest, and recorded hits up to that bound are reported first.
     #[inline]
-    pub(crate) fn raycast_impl<F: Hits<S, T>>(
+    fn do_raycast_all<W: Watch<S>, F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
     ) -> ControlFlow<()> {
         let Cast(ray, workspace, mut visit) = cast;
         let mut search = workspace.begin_ray();

@@ -4,6 +4,7 @@ use core::ops::ControlFlow;
 
 use super::{Level, Leveled};
 use crate::base::handle::NIL;
+use crate::contract::Regions;
 use crate::contract::probe::{Region, RegionKind};
 use crate::{Aabb, Point, Scalar};
 
@@ -20,16 +21,16 @@ impl<S: Scalar> Level<S> {
     }
 }
 
-impl<S: Scalar, T> Leveled<S, T> {
+impl<S: Scalar, T> Regions<S> for &Leveled<S, T> {
     /// Every cell that lists elements, level by level (finest first), row by row from the
     /// lower-left corner: the box its elements' corners lie in ([`Level::cell_region`]: an
     /// element is filed once, in the cell of its box's lower-left corner, clamped into the
     /// level's cells, and sticks out of it by up to the level's largest size), the level as
     /// the depth, and how many elements it lists.
-    pub(crate) fn regions_impl<F>(&self, mut visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(&Region<S>) -> ControlFlow<()>,
-    {
+    fn do_visit_regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(
+        &self,
+        mut visit: F,
+    ) -> ControlFlow<()> {
         for (depth, level) in self.levels.iter().enumerate() {
             if level.len == 0 {
                 continue;

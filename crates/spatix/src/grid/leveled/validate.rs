@@ -2,6 +2,7 @@
 
 use super::{Level, Leveled, Place};
 use crate::base::handle::NIL;
+use crate::contract::Validates;
 use crate::{Error, Scalar};
 
 fn fail<R>(why: String) -> Result<R, Error> {
@@ -85,10 +86,59 @@ impl<S: Scalar> Level<S> {
 }
 
 impl<S: Scalar, T> Leveled<S, T> {
+    /// Checks the list of one cell; returns its length.
+    fn validate_list(&self, head: u32, place: Place, seen: &mut [bool]) -> Result<usize, Error> {
+        let Place { level, cx, cy } = place;
+        let list = || format!("level {level} cell ({cx}, {cy})");
+        self.pool.check_list(head, list, |at, node| {
+                let slot = node.item;
+                if !self.slots.is_live(slot) || seen[slot as usize] {
+                    return fail(format!(
+                        "level {level} cell ({cx}, {cy}) lists slot {slot}, which is dead or listed twice"
+                    ));
+                }
+                seen[slot as usize] = true;
+                if self.node_of[slot as usize] != at {
+                    return fail(format!(
+                        "slot {slot} is listed by node {at}, not the one node_of names"
+                    ));
+                }
+                let b = self.slots.aabb(slot);
+                if node.data != b.min {
+                    return fail(format!(
+                        "slot {slot}'s node carries {:?}, not its corner {:?}",
+                        node.data, b.min
+                    ));
+                }
+                if self.place(b).map(|p| p.level) != Some(level) {
+                    return fail(format!(
+                        "slot {slot} is listed in level {level}, but belongs in {:?}",
+                        self.place(b)
+                    ));
+                }
+                let l = &self.levels[level];
+                if self.home[slot as usize] as usize != l.lattice.index(cx, cy) {
+                    return fail(format!(
+                        "slot {slot} is listed in cell ({cx}, {cy}), not its home"
+                    ));
+                }
+                let drift = l.drift(b.min, cx, cy);
+                if drift > l.overhang + l.lattice.margin() {
+                    return fail(format!(
+                        "slot {slot} lies {drift:?} outside cell ({cx}, {cy}) of level {level}, whose overhang is {:?}",
+                        l.overhang
+                    ));
+                }
+            Ok(())
+        })
+    }
+}
+
+impl<S: Scalar, T> Validates for &Leveled<S, T> {
     /// Every live element is listed exactly once, in the cell of its corner in the first level
     /// that fits its box, by a node that carries its corner and that `node_of` names; every
     /// list entry names a live element; the counts of rows, levels and the pool add up.
-    pub(crate) fn validate(&self) -> Result<(), Error> {
+    fn do_check_invariants(&self) -> Result<(), Error> {
         self.slots.check()?;
         for (i, level) in self.levels.iter().enumerate() {
             level.validate_rows(i)?;
@@ -149,52 +199,5 @@ impl<S: Scalar, T> Leveled<S, T> {
             ));
         }
         self.pool.check_counts(total)
-    }
-
-    /// Checks the list of one cell; returns its length.
-    fn validate_list(&self, head: u32, place: Place, seen: &mut [bool]) -> Result<usize, Error> {
-        let Place { level, cx, cy } = place;
-        let list = || format!("level {level} cell ({cx}, {cy})");
-        self.pool.check_list(head, list, |at, node| {
-                let slot = node.item;
-                if !self.slots.is_live(slot) || seen[slot as usize] {
-                    return fail(format!(
-                        "level {level} cell ({cx}, {cy}) lists slot {slot}, which is dead or listed twice"
-                    ));
-                }
-                seen[slot as usize] = true;
-                if self.node_of[slot as usize] != at {
-                    return fail(format!(
-                        "slot {slot} is listed by node {at}, not the one node_of names"
-                    ));
-                }
-                let b = self.slots.aabb(slot);
-                if node.data != b.min {
-                    return fail(format!(
-                        "slot {slot}'s node carries {:?}, not its corner {:?}",
-                        node.data, b.min
-                    ));
-                }
-                if self.place(b).map(|p| p.level) != Some(level) {
-                    return fail(format!(
-                        "slot {slot} is listed in level {level}, but belongs in {:?}",
-                        self.place(b)
-                    ));
-                }
-                let l = &self.levels[level];
-                if self.home[slot as usize] as usize != l.lattice.index(cx, cy) {
-                    return fail(format!(
-                        "slot {slot} is listed in cell ({cx}, {cy}), not its home"
-                    ));
-                }
-                let drift = l.drift(b.min, cx, cy);
-                if drift > l.overhang + l.lattice.margin() {
-                    return fail(format!(
-                        "slot {slot} lies {drift:?} outside cell ({cx}, {cy}) of level {level}, whose overhang is {:?}",
-                        l.overhang
-                    ));
-                }
-            Ok(())
-        })
     }
 }

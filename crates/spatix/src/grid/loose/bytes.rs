@@ -5,6 +5,7 @@
 use super::{LooseGrid, LooseGridConfig};
 use crate::base::slots::Slots;
 use crate::bytes::{Reader, Refile, Writer, byte_form, corrupt};
+use crate::contract::Validates;
 use crate::grid::lattice::Lattice;
 use crate::{Error, Scalar};
 
@@ -62,6 +63,6 @@ impl<S: Scalar, T> Refile for LooseGrid<S, T> {
     }
 
     fn check(&self) -> Result<(), Error> {
-        self.validate()
+        self.do_check_invariants()
     }
 }

@@ -3,15 +3,12 @@
 //! tight grid lists, per tight cell, the loose cells whose boxes reach past their own
 //! neighbourhood (the others are found by position).
 
-use core::ops::ControlFlow;
-
 use super::lattice::{CellRange, Lattice, auto_cell, magnitude};
 use crate::base::handle::NIL;
 use crate::base::pool::ListPool;
 use crate::base::slots::Slots;
-use crate::contract::probe::{Region, Watch};
-use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
-use crate::{Aabb, Error, Handle, Neighbor, Point, Scalar};
+use crate::contract::Holds;
+use crate::{Aabb, Error, Point, Scalar};
 use tight::Tight;
 
 mod bands;
@@ -629,7 +626,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     }
 }
 
-impl<S: Scalar, T> QueryEngine<S, T> for LooseGrid<S, T> {
+impl<S: Scalar, T> Holds<S, T> for LooseGrid<S, T> {
     type Table = Slots<S, T>;
 
     #[inline]
@@ -637,83 +634,13 @@ impl<S: Scalar, T> QueryEngine<S, T> for LooseGrid<S, T> {
         &self.slots
     }
 
-    #[inline]
-    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
-        &self,
-        area: &Aabb<S>,
-        watch: &mut W,
-        visit: F,
-    ) -> ControlFlow<()> {
-        self.query_impl(area, watch, visit)
-    }
-
-    #[inline]
-    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
-        self.pairs_in_band(0, 1, visit)
-    }
-
-    #[inline]
-    fn nearest_k<'w, W: Watch<S>>(
-        &self,
-        nearest: Nearest<'w, S>,
-        watch: &mut W,
-    ) -> &'w [Neighbor<S>] {
-        self.nearest_impl(nearest, watch)
-    }
-
-    #[inline]
-    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
-        &self,
-        cast: Cast<'_, S, F>,
-        watch: &mut W,
-    ) -> ControlFlow<()> {
-        self.raycast_impl(cast, watch)
-    }
-
-    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
-        self.regions_impl(visit)
-    }
-
-    fn heap_bytes(&self) -> usize {
+    fn do_memory_bytes(&self) -> usize {
         self.slots.memory_bytes()
             + self.boxes.capacity() * size_of::<Aabb<S>>()
             + self.heads.capacity() * size_of::<u32>()
             + self.elements.memory_bytes()
             + (self.node_of.capacity() + self.home.capacity()) * size_of::<u32>()
             + self.tight.memory_bytes()
-    }
-
-    fn check(&self) -> Result<(), Error> {
-        self.validate()
-    }
-}
-
-impl<S: Scalar, T> IndexEngine<S, T> for LooseGrid<S, T> {
-    #[inline]
-    fn table_mut(&mut self) -> &mut Slots<S, T> {
-        &mut self.slots
-    }
-
-    fn insert_valid(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        self.insert_impl(aabb, value)
-    }
-
-    fn remove_at(&mut self, at: u32) -> T {
-        self.remove_impl(at)
-    }
-
-    #[inline]
-    fn update_at(&mut self, at: u32, aabb: Aabb<S>) -> Result<(), Error> {
-        self.update_impl(at, aabb)
-    }
-
-    fn remove_all(&mut self) {
-        self.clear_impl();
-    }
-
-    #[inline]
-    fn tidy(&mut self) {
-        self.tidy();
     }
 }
 

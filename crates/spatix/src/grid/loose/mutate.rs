@@ -2,6 +2,8 @@
 
 use super::{LooseGrid, empty};
 use crate::base::handle::NIL;
+use crate::base::slots::Slots;
+use crate::contract::Mutates;
 use crate::grid::lattice::Lattice;
 use crate::{Aabb, Error, Handle, Scalar};
 
@@ -43,12 +45,6 @@ pub(super) fn fast_reach<S: Scalar>(
 }
 
 impl<S: Scalar, T> LooseGrid<S, T> {
-    pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        let slot = self.slots.insert(aabb, value)?;
-        self.file(slot, aabb);
-        Ok(self.slots.handle(slot))
-    }
-
     /// Lists the element in `slot` (already in the slot table with box `aabb`) in the loose
     /// cell of its centre, growing the cell's box to enclose it.
     pub(super) fn file(&mut self, slot: u32, aabb: Aabb<S>) {
@@ -62,44 +58,6 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         self.node_of[i] = node;
         self.home[i] = cell as u32;
         self.grow(cell, &aabb);
-    }
-
-    /// Unlinks the element; its loose cell's box shrinks at the next `maintain`.
-    pub(super) fn remove_impl(&mut self, slot: u32) -> T {
-        let cell = self.home[slot as usize] as usize;
-        let found = self.elements.remove(&mut self.heads[cell], slot);
-        debug_assert!(found, "a live element is listed in its home cell");
-        self.node_of[slot as usize] = NIL;
-        self.slots.remove(slot)
-    }
-
-    /// The element's box changes in the slot table and in its list node. If the new box
-    /// reaches no further than `reach` past the square of the element's cell (the fast path),
-    /// that is all, but for the grid's overhang rising to cover it: no cell is read or
-    /// written, even when the centre has drifted into a neighbouring cell (`maintain`
-    /// re-files it). Otherwise the cell's box grows to enclose it, which may make the cell
-    /// irregular (listed in the tight grid) until `maintain`.
-    #[inline]
-    pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
-        let home = self.home[slot as usize];
-        let fast = fast_reach(&self.loose, self.reach, home, &aabb);
-        self.slots.set_aabb(slot, aabb);
-        *self.elements.data_mut(self.node_of[slot as usize]) = aabb;
-        match fast {
-            Some(reach) => self.overhang = self.overhang.max_s(reach),
-            None => self.grow(home as usize, &aabb),
-        }
-        Ok(())
-    }
-
-    pub(super) fn clear_impl(&mut self) {
-        self.boxes.fill(empty());
-        self.heads.fill(NIL);
-        self.overhang = -S::INFINITY;
-        self.elements.clear();
-        self.node_of.fill(NIL);
-        self.tight.clear();
-        self.slots.clear();
     }
 
     /// Lays the element lists out in cell order, each front to back, and re-points `node_of`.
@@ -138,6 +96,57 @@ impl<S: Scalar, T> LooseGrid<S, T> {
         let (was, now) = (self.tight_range(old, square), self.tight_range(new, square));
         self.tight.relist(cell, was, now);
     }
+}
+
+impl<S: Scalar, T> Mutates<S, T> for LooseGrid<S, T> {
+    fn do_insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        let slot = self.slots.insert(aabb, value)?;
+        self.file(slot, aabb);
+        Ok(self.slots.handle(slot))
+    }
+
+    /// Unlinks the element; its loose cell's box shrinks at the next `maintain`.
+    fn do_remove(&mut self, slot: u32) -> T {
+        let cell = self.home[slot as usize] as usize;
+        let found = self.elements.remove(&mut self.heads[cell], slot);
+        debug_assert!(found, "a live element is listed in its home cell");
+        self.node_of[slot as usize] = NIL;
+        self.slots.remove(slot)
+    }
+
+    /// The element's box changes in the slot table and in its list node. If the new box
+    /// reaches no further than `reach` past the square of the element's cell (the fast path),
+    /// that is all, but for the grid's overhang rising to cover it: no cell is read or
+    /// written, even when the centre has drifted into a neighbouring cell (`maintain`
+    /// re-files it). Otherwise the cell's box grows to enclose it, which may make the cell
+    /// irregular (listed in the tight grid) until `maintain`.
+    #[inline]
+    fn do_update(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
+        let home = self.home[slot as usize];
+        let fast = fast_reach(&self.loose, self.reach, home, &aabb);
+        self.slots.set_aabb(slot, aabb);
+        *self.elements.data_mut(self.node_of[slot as usize]) = aabb;
+        match fast {
+            Some(reach) => self.overhang = self.overhang.max_s(reach),
+            None => self.grow(home as usize, &aabb),
+        }
+        Ok(())
+    }
+
+    fn do_clear(&mut self) {
+        self.boxes.fill(empty());
+        self.heads.fill(NIL);
+        self.overhang = -S::INFINITY;
+        self.elements.clear();
+        self.node_of.fill(NIL);
+        self.tight.clear();
+        self.slots.clear();
+    }
+
+    #[inline]
+    fn table_mut(&mut self) -> &mut Slots<S, T> {
+        &mut self.slots
+    }
 
     /// `maintain`: one pass over the cells in order re-files every element whose centre left
     /// its cell (its node moves to the front of the other cell's list: to a cell already
@@ -146,7 +155,7 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// they are, so only re-filed elements are written to; once enough have moved since the
     /// last time, the lists are laid out again in cell order.
     #[inline]
-    pub(super) fn tidy(&mut self) {
+    fn do_maintain(&mut self) {
         let loose = self.loose;
         for cy in 0..loose.rows {
             for cx in 0..loose.cols {
@@ -220,7 +229,7 @@ impl<S: Scalar, T> crate::par::UpdateParts<S, T> for LooseGrid<S, T> {
         );
         self.overhang = overhang;
         for (slot, aabb) in moved.iter() {
-            self.update_impl(slot, aabb)?;
+            self.do_update(slot, aabb)?;
         }
         let boxes = self.slots.boxes();
         self.elements

@@ -28,6 +28,7 @@ use super::LooseGrid;
 use super::bands::{Band, Bands, CAP, Entry};
 use crate::base::handle::NIL;
 use crate::base::slots::Slots;
+use crate::contract::{Pairs, VisitsPairs};
 use crate::{Aabb, Item, Point, Scalar};
 
 /// Partner cells gathered before their elements are tested; more are taken in several
@@ -591,5 +592,12 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for LooseGrid<S, T> {
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
         self.pairs_in_band(part, parts, visit)
+    }
+}
+
+impl<S: Scalar, T> Pairs<S, T> for LooseGrid<S, T> {
+    #[inline]
+    fn do_for_each_pair<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
+        self.pairs_in_band(0, 1, visit)
     }
 }

@@ -9,7 +9,7 @@ use core::ops::ControlFlow;
 use super::LooseGrid;
 use crate::base::handle::NIL;
 use crate::contract::probe::Watch;
-use crate::contract::{Cast, Hits, Nearest};
+use crate::contract::{Cast, Hits, Nearest, Searches, Visits};
 use crate::{Aabb, Item, Neighbor, Scalar};
 
 impl<S: Scalar, T> LooseGrid<S, T> {
@@ -74,20 +74,19 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             consider(cell, self.region(cell), Some((tx, ty)));
         });
     }
+}
 
+impl<S: Scalar, T> Searches<S, T> for LooseGrid<S, T> {
     /// The regular loose cells near `area`, each once; then the irregular ones listed in
     /// the tight cells under `area`, each in the tight cell holding the lower-left corner of
     /// (listing box ∩ area): the later of the two starting columns, and of the two rows.
     #[inline]
-    pub(super) fn query_impl<F>(
+    fn do_query<W: Watch<S>, F: Visits<S, T>>(
         &self,
         area: &Aabb<S>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
         mut visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
+    ) -> ControlFlow<()> {
         for (cx, cy) in self.loose_around(area).cells() {
             let cell = self.loose.index(cx, cy);
             if self.heads[cell] == NIL {
@@ -124,10 +123,10 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     /// region nearest to the query point; an irregular one, found through the tight cells
     /// sharing points with that loose cell, also only from the tight cell owning it.
     #[inline]
-    pub(super) fn nearest_impl<'w>(
+    fn do_nearest<'w, W: Watch<S>>(
         &self,
         nearest: Nearest<'w, S>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
     ) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
         {
@@ -169,10 +168,10 @@ impl<S: Scalar, T> LooseGrid<S, T> {
     ///
     /// [`Lattice::cast`]: crate::grid::lattice::Lattice::cast
     #[inline]
-    pub(super) fn raycast_impl<F: Hits<S, T>>(
+    fn do_raycast_all<W: Watch<S>, F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
     ) -> ControlFlow<()> {
         let Cast(ray, workspace, visit) = cast;
         let (l, t) = (&self.loose, &self.tight.lattice);

@@ -2,14 +2,80 @@
 
 use super::{LooseGrid, empty};
 use crate::base::handle::NIL;
+use crate::contract::Validates;
 use crate::{Error, Scalar};
 
 impl<S: Scalar, T> LooseGrid<S, T> {
+    /// The tight lists: each loose cell with a box is listed exactly once in every tight cell
+    /// under that box, and nowhere else.
+    fn validate_tight(&self) -> Result<(), Error> {
+        let fail = |why: String| Err(Error::InvariantViolated(why));
+        let mut count = vec![0usize; self.heads.len()];
+        let mut last_seen = vec![usize::MAX; self.heads.len()];
+        let mut total = 0usize;
+        let tight = &self.tight;
+        for ty in 0..tight.lattice.rows {
+            for tx in 0..tight.lattice.cols {
+                let index = tight.lattice.index(tx, ty);
+                let list = || format!("tight cell ({tx}, {ty})");
+                let length = tight.lists.check_list(tight.heads[index], list, |_, link| {
+                    let cell = link.item as usize;
+                    if cell >= self.heads.len() {
+                        return fail(format!(
+                            "tight cell ({tx}, {ty}) lists loose cell {cell} out of range"
+                        ));
+                    }
+                    if last_seen[cell] == index {
+                        return fail(format!(
+                            "tight cell ({tx}, {ty}) lists loose cell {cell} twice"
+                        ));
+                    }
+                    last_seen[cell] = index;
+                    if !self
+                        .tight_range(&self.boxes[cell], &self.square(cell))
+                        .is_some_and(|r| r.contains(tx, ty))
+                    {
+                        return fail(format!(
+                            "tight cell ({tx}, {ty}) lists loose cell {cell}, whose box is not over it"
+                        ));
+                    }
+                    count[cell] += 1;
+                    Ok(())
+                })?;
+                total += length;
+            }
+        }
+        let mut irregular = 0;
+        for (cell, b) in self.boxes.iter().enumerate() {
+            let range = self.tight_range(b, &self.square(cell));
+            irregular += usize::from(range.is_some());
+            let want = range.map_or(0, |r| r.area());
+            if count[cell] != want {
+                return fail(format!(
+                    "loose cell {cell} is listed in {} tight cells instead of {want}",
+                    count[cell]
+                ));
+            }
+            if *b != empty() && !b.is_valid() {
+                return fail(format!("loose cell {cell} has a malformed box"));
+            }
+        }
+        if irregular != tight.irregular {
+            return fail(format!(
+                "{irregular} irregular loose cells, but {} counted",
+                tight.irregular
+            ));
+        }
+        tight.lists.check_counts(total)
+    }
+}
+
+impl<S: Scalar, T> Validates for LooseGrid<S, T> {
     /// Every live element is listed exactly once, in its home cell, with an exact copy of its
     /// box, inside the cell's region; `node_of` names its node; the overhang is within the
     /// reach; every irregular loose cell is listed exactly once in every tight cell under its
     /// listing box, and nothing else is listed; the pools' counts and free lists add up.
-    pub(super) fn validate(&self) -> Result<(), Error> {
+    fn do_check_invariants(&self) -> Result<(), Error> {
         self.slots.check()?;
         self.loose.check(self.heads.len())?;
         if self.boxes.len() != self.heads.len() {
@@ -92,68 +158,5 @@ impl<S: Scalar, T> LooseGrid<S, T> {
             ));
         }
         self.validate_tight()
-    }
-
-    /// The tight lists: each loose cell with a box is listed exactly once in every tight cell
-    /// under that box, and nowhere else.
-    fn validate_tight(&self) -> Result<(), Error> {
-        let fail = |why: String| Err(Error::InvariantViolated(why));
-        let mut count = vec![0usize; self.heads.len()];
-        let mut last_seen = vec![usize::MAX; self.heads.len()];
-        let mut total = 0usize;
-        let tight = &self.tight;
-        for ty in 0..tight.lattice.rows {
-            for tx in 0..tight.lattice.cols {
-                let index = tight.lattice.index(tx, ty);
-                let list = || format!("tight cell ({tx}, {ty})");
-                let length = tight.lists.check_list(tight.heads[index], list, |_, link| {
-                    let cell = link.item as usize;
-                    if cell >= self.heads.len() {
-                        return fail(format!(
-                            "tight cell ({tx}, {ty}) lists loose cell {cell} out of range"
-                        ));
-                    }
-                    if last_seen[cell] == index {
-                        return fail(format!(
-                            "tight cell ({tx}, {ty}) lists loose cell {cell} twice"
-                        ));
-                    }
-                    last_seen[cell] = index;
-                    if !self
-                        .tight_range(&self.boxes[cell], &self.square(cell))
-                        .is_some_and(|r| r.contains(tx, ty))
-                    {
-                        return fail(format!(
-                            "tight cell ({tx}, {ty}) lists loose cell {cell}, whose box is not over it"
-                        ));
-                    }
-                    count[cell] += 1;
-                    Ok(())
-                })?;
-                total += length;
-            }
-        }
-        let mut irregular = 0;
-        for (cell, b) in self.boxes.iter().enumerate() {
-            let range = self.tight_range(b, &self.square(cell));
-            irregular += usize::from(range.is_some());
-            let want = range.map_or(0, |r| r.area());
-            if count[cell] != want {
-                return fail(format!(
-                    "loose cell {cell} is listed in {} tight cells instead of {want}",
-                    count[cell]
-                ));
-            }
-            if *b != empty() && !b.is_valid() {
-                return fail(format!("loose cell {cell} has a malformed box"));
-            }
-        }
-        if irregular != tight.irregular {
-            return fail(format!(
-                "{irregular} irregular loose cells, but {} counted",
-                tight.irregular
-            ));
-        }
-        tight.lists.check_counts(total)
     }
 }

@@ -4,6 +4,7 @@
 use super::UniformGrid;
 use crate::base::slots::Slots;
 use crate::bytes::{Reader, Refile, Writer, byte_form, corrupt};
+use crate::contract::Validates;
 use crate::grid::lattice::Lattice;
 use crate::{Error, Scalar};
 
@@ -46,6 +47,6 @@ impl<S: Scalar, T> Refile for UniformGrid<S, T> {
     }
 
     fn check(&self) -> Result<(), Error> {
-        self.validate()
+        self.do_check_invariants()
     }
 }

@@ -1,15 +1,12 @@
 //! The uniform grid: a fixed array of cells, each the head of an index-linked list of the
 //! elements whose box overlaps it.
 
-use core::ops::ControlFlow;
-
 use crate::base::handle::NIL;
 use crate::base::pool::BandPools;
 use crate::base::slots::Slots;
-use crate::contract::probe::{Region, Watch};
-use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
+use crate::contract::Holds;
 use crate::grid::lattice::{AutoCells, Lattice, auto_cell};
-use crate::{Aabb, Error, Handle, Neighbor, Scalar};
+use crate::{Aabb, Error, Scalar};
 
 mod bytes;
 mod mutate;
@@ -372,7 +369,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     }
 }
 
-impl<S: Scalar, T> QueryEngine<S, T> for UniformGrid<S, T> {
+impl<S: Scalar, T> Holds<S, T> for UniformGrid<S, T> {
     type Table = Slots<S, T>;
 
     #[inline]
@@ -380,83 +377,11 @@ impl<S: Scalar, T> QueryEngine<S, T> for UniformGrid<S, T> {
         &self.slots
     }
 
-    #[inline]
-    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
-        &self,
-        area: &Aabb<S>,
-        watch: &mut W,
-        visit: F,
-    ) -> ControlFlow<()> {
-        self.query_impl(area, watch, visit)
-    }
-
-    #[inline]
-    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
-        self.pairs_in_rows(0..self.lattice.rows, visit)
-    }
-
-    #[inline]
-    fn nearest_k<'w, W: Watch<S>>(
-        &self,
-        nearest: Nearest<'w, S>,
-        watch: &mut W,
-    ) -> &'w [Neighbor<S>] {
-        self.nearest_impl(nearest, watch)
-    }
-
-    #[inline]
-    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
-        &self,
-        cast: Cast<'_, S, F>,
-        watch: &mut W,
-    ) -> ControlFlow<()> {
-        self.raycast_impl(cast, watch)
-    }
-
-    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
-        self.regions_impl(visit)
-    }
-
-    fn heap_bytes(&self) -> usize {
+    fn do_memory_bytes(&self) -> usize {
         self.slots.memory_bytes()
             + self.cells.capacity() * size_of::<u32>()
             + self.pools.memory_bytes()
             + self.refile_bytes()
-    }
-
-    fn check(&self) -> Result<(), Error> {
-        self.validate()
-    }
-}
-
-impl<S: Scalar, T> IndexEngine<S, T> for UniformGrid<S, T> {
-    #[inline]
-    fn table_mut(&mut self) -> &mut Slots<S, T> {
-        &mut self.slots
-    }
-
-    fn insert_valid(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        self.insert_impl(aabb, value)
-    }
-
-    fn remove_at(&mut self, at: u32) -> T {
-        self.remove_impl(at)
-    }
-
-    #[inline]
-    fn update_at(&mut self, at: u32, aabb: Aabb<S>) -> Result<(), Error> {
-        self.update_impl(at, aabb)
-    }
-
-    fn remove_all(&mut self) {
-        self.clear_impl();
-    }
-
-    #[inline]
-    fn tidy(&mut self) {
-        if self.pools.relinked() > 0 {
-            self.pack();
-        }
     }
 }
 

@@ -10,6 +10,8 @@ use core::ops::Range;
 use super::UniformGrid;
 use crate::base::handle::NIL;
 use crate::base::pool::{BAND_SCATTERED_AFTER_AT_LEAST, ListPool};
+use crate::base::slots::Slots;
+use crate::contract::Mutates;
 use crate::grid::lattice::CellRange;
 #[cfg(feature = "rayon")]
 use crate::grid::lattice::Lattice;
@@ -94,32 +96,6 @@ fn refile_in_band(
 }
 
 impl<S: Scalar, T> UniformGrid<S, T> {
-    pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        let slot = self.slots.insert(aabb, value)?;
-        let range = self.lattice.range(&aabb);
-        self.refile(slot, None, Some(range));
-        Ok(self.slots.handle(slot))
-    }
-
-    pub(super) fn remove_impl(&mut self, slot: u32) -> T {
-        let range = self.lattice.range(self.slots.aabb(slot));
-        self.refile(slot, Some(range), None);
-        self.slots.remove(slot)
-    }
-
-    /// Inlined into the caller's loop: an element that stays in its cells costs two cell
-    /// ranges and a store; one that changes cells is re-linked out of line.
-    #[inline]
-    pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
-        let old = self.lattice.range(self.slots.aabb(slot));
-        let new = self.lattice.range(&aabb);
-        self.slots.set_aabb(slot, aabb);
-        if old != new {
-            self.relink(slot, old, new);
-        }
-        Ok(())
-    }
-
     /// Moves `slot` from the cells of `old` to those of `new`.
     #[inline(never)]
     fn relink(&mut self, slot: u32, old: CellRange, new: CellRange) {
@@ -141,12 +117,6 @@ impl<S: Scalar, T> UniformGrid<S, T> {
         });
     }
 
-    pub(super) fn clear_impl(&mut self) {
-        self.cells.fill(NIL);
-        self.pools.clear();
-        self.slots.clear();
-    }
-
     /// Files `slot` in every cell of `range`, without packing (loading a byte form).
     pub(super) fn link_block(&mut self, range: CellRange, slot: u32) {
         for cy in range.y0..=range.y1 {
@@ -155,6 +125,52 @@ impl<S: Scalar, T> UniformGrid<S, T> {
             for cx in range.x0..=range.x1 {
                 pool.push(&mut self.cells[row + cx as usize], slot);
             }
+        }
+    }
+}
+
+impl<S: Scalar, T> Mutates<S, T> for UniformGrid<S, T> {
+    fn do_insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+        let slot = self.slots.insert(aabb, value)?;
+        let range = self.lattice.range(&aabb);
+        self.refile(slot, None, Some(range));
+        Ok(self.slots.handle(slot))
+    }
+
+    fn do_remove(&mut self, slot: u32) -> T {
+        let range = self.lattice.range(self.slots.aabb(slot));
+        self.refile(slot, Some(range), None);
+        self.slots.remove(slot)
+    }
+
+    /// Inlined into the caller's loop: an element that stays in its cells costs two cell
+    /// ranges and a store; one that changes cells is re-linked out of line.
+    #[inline]
+    fn do_update(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
+        let old = self.lattice.range(self.slots.aabb(slot));
+        let new = self.lattice.range(&aabb);
+        self.slots.set_aabb(slot, aabb);
+        if old != new {
+            self.relink(slot, old, new);
+        }
+        Ok(())
+    }
+
+    fn do_clear(&mut self) {
+        self.cells.fill(NIL);
+        self.pools.clear();
+        self.slots.clear();
+    }
+
+    #[inline]
+    fn table_mut(&mut self) -> &mut Slots<S, T> {
+        &mut self.slots
+    }
+
+    #[inline]
+    fn do_maintain(&mut self) {
+        if self.pools.relinked() > 0 {
+            self.pack();
         }
     }
 }

@@ -4,6 +4,7 @@ use core::ops::{ControlFlow, Range};
 
 use super::UniformGrid;
 use crate::base::handle::NIL;
+use crate::contract::{Pairs, VisitsPairs};
 use crate::{Aabb, Item, Scalar};
 
 /// Entries gathered on the stack at once, from as many consecutive cells of a row as fit: the
@@ -208,5 +209,12 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for UniformGrid<S, T> {
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
         self.pairs_in_rows(rows.clone(), visit)
+    }
+}
+
+impl<S: Scalar, T> Pairs<S, T> for UniformGrid<S, T> {
+    #[inline]
+    fn do_for_each_pair<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
+        self.pairs_in_rows(0..self.lattice.rows, visit)
     }
 }

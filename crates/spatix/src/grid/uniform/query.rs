@@ -5,23 +5,20 @@ use core::ops::ControlFlow;
 use super::UniformGrid;
 use crate::base::handle::NIL;
 use crate::contract::probe::Watch;
-use crate::contract::{Cast, Hits, Nearest};
-use crate::{Aabb, Item, Neighbor, Scalar};
+use crate::contract::{Cast, Hits, Nearest, Searches, Visits};
+use crate::{Aabb, Neighbor, Scalar};
 
-impl<S: Scalar, T> UniformGrid<S, T> {
+impl<S: Scalar, T> Searches<S, T> for UniformGrid<S, T> {
     /// Walks the cells under `area`. An element is filed in several cells, so it is reported
     /// only from the cell holding the lower-left corner of (element ∩ area): the first cell of
     /// its range, pushed up to the first cell of the query's range.
     #[inline]
-    pub(super) fn query_impl<F>(
+    fn do_query<W: Watch<S>, F: Visits<S, T>>(
         &self,
         area: &Aabb<S>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
         mut visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
+    ) -> ControlFlow<()> {
         let q = self.lattice.range(area);
         for cy in q.y0..=q.y1 {
             let pool = self.pools.of_row(cy);
@@ -51,10 +48,10 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     /// than a lower bound on the distance to anything in the rings not yet searched, or once
     /// every element is among the best (`k` at least `len`).
     #[inline]
-    pub(super) fn nearest_impl<'w>(
+    fn do_nearest<'w, W: Watch<S>>(
         &self,
         nearest: Nearest<'w, S>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
     ) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
         {
@@ -87,10 +84,10 @@ impl<S: Scalar, T> UniformGrid<S, T> {
     ///
     /// [`Lattice::cast`]: crate::grid::lattice::Lattice::cast
     #[inline]
-    pub(super) fn raycast_impl<F: Hits<S, T>>(
+    fn do_raycast_all<W: Watch<S>, F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
     ) -> ControlFlow<()> {
         let Cast(ray, workspace, visit) = cast;
         let l = &self.lattice;

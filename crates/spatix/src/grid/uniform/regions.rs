@@ -5,16 +5,17 @@ use core::ops::ControlFlow;
 use super::UniformGrid;
 use crate::Scalar;
 use crate::base::handle::NIL;
+use crate::contract::Regions;
 use crate::contract::probe::{Region, RegionKind};
 
-impl<S: Scalar, T> UniformGrid<S, T> {
+impl<S: Scalar, T> Regions<S> for UniformGrid<S, T> {
     /// Every cell that lists elements, row by row from the lower-left corner: its nominal
     /// square (the border cells also list the elements outside the world), depth 0, and the
     /// number of elements it lists (an element is listed in every cell its box overlaps).
-    pub(super) fn regions_impl<F>(&self, mut visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(&Region<S>) -> ControlFlow<()>,
-    {
+    fn do_visit_regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(
+        &self,
+        mut visit: F,
+    ) -> ControlFlow<()> {
         let l = &self.lattice;
         for cy in 0..l.rows {
             let pool = self.pools.of_row(cy);

@@ -1,12 +1,13 @@
 //! The structural self-check.
 
 use super::UniformGrid;
+use crate::contract::Validates;
 use crate::{Error, Scalar};
 
-impl<S: Scalar, T> UniformGrid<S, T> {
+impl<S: Scalar, T> Validates for UniformGrid<S, T> {
     /// Every live element is filed exactly once in every cell of its clamped range and nowhere
     /// else, every list entry names a live element, and the pool's counts add up.
-    pub(super) fn validate(&self) -> Result<(), Error> {
+    fn do_check_invariants(&self) -> Result<(), Error> {
         self.slots.check()?;
         let fail = |why: String| Err(Error::InvariantViolated(why));
         self.lattice.check(self.cells.len())?;

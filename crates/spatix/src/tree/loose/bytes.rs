@@ -5,6 +5,7 @@ use super::LooseQuadtree;
 use crate::base::handle::NIL;
 use crate::base::slots::Slots;
 use crate::bytes::{Reader, Refile, Writer, byte_form, corrupt};
+use crate::contract::Validates;
 use crate::tree::{read_tree_config, write_tree_config};
 use crate::{Error, Scalar};
 
@@ -44,6 +45,6 @@ impl<S: Scalar, T> Refile for LooseQuadtree<S, T> {
     }
 
     fn check(&self) -> Result<(), Error> {
-        self.validate()
+        self.do_check_invariants()
     }
 }

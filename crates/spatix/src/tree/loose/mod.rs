@@ -14,17 +14,17 @@ use core::ops::ControlFlow;
 use crate::base::handle::NIL;
 use crate::base::pool::{Link, ListPool};
 use crate::base::slots::Slots;
-use crate::contract::probe::{Region, Watch};
-use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
+use crate::contract::probe::Region;
+use crate::contract::{Holds, Regions};
 use crate::tree::{BRANCH, EMPTY_LEAF, Node};
 use crate::tree::{Frame, Stack, TreeBase, TreeConfig};
-use crate::{Aabb, Error, Handle, Neighbor, NodeKind, Point, Scalar};
+use crate::{Aabb, NodeKind, Point, Scalar};
 
 /// `maintain` lays the element lists out in tree order again once the nodes linked or
 /// unlinked since the last time reach this fraction of the entries. Measured on 1M agents:
 /// every frame, the layout cost 40 ms of a 60 ms `maintain`, and the pair pass was no faster
 /// for it than with the layout renewed every few frames.
-const COMPACT_ONE_IN: usize = 2;
+pub(super) const COMPACT_ONE_IN: usize = 2;
 
 /// One node as [`LooseQuadtree::traverse`] shows it.
 ///
@@ -313,11 +313,14 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     }
 }
 
-impl<S: Scalar, T> LooseQuadtree<S, T> {
+impl<S: Scalar, T> Regions<S> for LooseQuadtree<S, T> {
     /// Every node ([`TreeBase::regions`](crate::tree::TreeBase)): its loose box (enclosing
     /// everything below it; the node's cell while nothing is below it), and for a leaf the
     /// elements it lists.
-    fn regions_impl(&self, visit: impl FnMut(&Region<S>) -> ControlFlow<()>) -> ControlFlow<()> {
+    fn do_visit_regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(
+        &self,
+        visit: F,
+    ) -> ControlFlow<()> {
         self.base.regions(
             |f, node| {
                 let loose = self.loose[f.node as usize];
@@ -332,7 +335,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     }
 }
 
-impl<S: Scalar, T> QueryEngine<S, T> for LooseQuadtree<S, T> {
+impl<S: Scalar, T> Holds<S, T> for LooseQuadtree<S, T> {
     type Table = Slots<S, T>;
 
     #[inline]
@@ -340,87 +343,13 @@ impl<S: Scalar, T> QueryEngine<S, T> for LooseQuadtree<S, T> {
         &self.slots
     }
 
-    #[inline]
-    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
-        &self,
-        area: &Aabb<S>,
-        watch: &mut W,
-        visit: F,
-    ) -> ControlFlow<()> {
-        self.query_impl(area, watch, visit)
-    }
-
-    #[inline]
-    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
-        pairs::PairPass::run(self, visit, |pass| pass.within(0))
-    }
-
-    #[inline]
-    fn nearest_k<'w, W: Watch<S>>(
-        &self,
-        nearest: Nearest<'w, S>,
-        watch: &mut W,
-    ) -> &'w [Neighbor<S>] {
-        self.nearest_impl(nearest, watch)
-    }
-
-    #[inline]
-    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
-        &self,
-        cast: Cast<'_, S, F>,
-        watch: &mut W,
-    ) -> ControlFlow<()> {
-        self.raycast_impl(cast, watch)
-    }
-
-    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
-        self.regions_impl(visit)
-    }
-
-    fn heap_bytes(&self) -> usize {
+    fn do_memory_bytes(&self) -> usize {
         self.base.nodes.capacity() * size_of::<Node>()
             + (self.loose.capacity() + self.regions.capacity()) * size_of::<Aabb<S>>()
             + self.groups.capacity() * size_of::<Group>()
             + (self.leaves.capacity() + self.entries.capacity()) * size_of::<u32>()
             + self.links.memory_bytes()
             + self.slots.memory_bytes()
-    }
-
-    fn check(&self) -> Result<(), Error> {
-        self.validate()
-    }
-}
-
-impl<S: Scalar, T> IndexEngine<S, T> for LooseQuadtree<S, T> {
-    #[inline]
-    fn table_mut(&mut self) -> &mut Slots<S, T> {
-        &mut self.slots
-    }
-
-    fn insert_valid(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        self.insert_impl(aabb, value)
-    }
-
-    fn remove_at(&mut self, at: u32) -> T {
-        self.remove_impl(at)
-    }
-
-    #[inline]
-    fn update_at(&mut self, at: u32, aabb: Aabb<S>) -> Result<(), Error> {
-        self.update_impl(at, aabb)
-    }
-
-    fn remove_all(&mut self) {
-        self.clear_impl();
-    }
-
-    #[inline]
-    fn tidy(&mut self) {
-        let compacted = self.links.relinked() * COMPACT_ONE_IN >= self.links.in_use().max(1);
-        if compacted {
-            self.compact_lists();
-        }
-        self.refit(0, compacted);
     }
 }
 

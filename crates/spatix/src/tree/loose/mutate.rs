@@ -1,16 +1,18 @@
 //! Filing elements by centre, growing loose boxes, splitting leaves, and the deferred refit of
 //! the loose boxes (with the collapse of empty branches).
 
-use super::{Group, LooseQuadtree, Walk, nothing, owns, quadrant};
+use super::{COMPACT_ONE_IN, Group, LooseQuadtree, Walk, nothing, owns, quadrant};
 use crate::base::handle::NIL;
+use crate::base::slots::Slots;
+use crate::contract::Mutates;
 use crate::tree::{BRANCH, EMPTY_LEAF, Node, compact_leaf_lists, release_group};
 use crate::tree::{Frame, take_group};
 use crate::{Aabb, Error, Handle, Point, Scalar};
 
-/// The contract's operations, called by the [`IndexEngine`](crate::contract::IndexEngine) impl with a
+/// The contract's changes, called by the public methods with a
 /// valid box and a live slot.
-impl<S: Scalar, T> LooseQuadtree<S, T> {
-    pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+impl<S: Scalar, T> Mutates<S, T> for LooseQuadtree<S, T> {
+    fn do_insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
         let slot = self.slots.insert(aabb, value)?;
         let i = slot as usize;
         if self.leaves.len() <= i {
@@ -21,13 +23,13 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         Ok(self.slots.handle(slot))
     }
 
-    pub(super) fn remove_impl(&mut self, slot: u32) -> T {
+    fn do_remove(&mut self, slot: u32) -> T {
         self.unfile(slot);
         self.slots.remove(slot)
     }
 
     #[inline]
-    pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
+    fn do_update(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
         let leaf = self.leaves[slot as usize];
         // The new box goes in first: a leaf split during the refiling reads it.
         self.slots.set_aabb(slot, aabb);
@@ -42,7 +44,7 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         Ok(())
     }
 
-    pub(super) fn clear_impl(&mut self) {
+    fn do_clear(&mut self) {
         self.base.nodes.truncate(1);
         self.base.nodes[0] = EMPTY_LEAF;
         self.loose.truncate(1);
@@ -52,6 +54,20 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         self.base.free_group = NIL;
         self.links.clear();
         self.slots.clear();
+    }
+
+    #[inline]
+    fn table_mut(&mut self) -> &mut Slots<S, T> {
+        &mut self.slots
+    }
+
+    #[inline]
+    fn do_maintain(&mut self) {
+        let compacted = self.links.relinked() * COMPACT_ONE_IN >= self.links.in_use().max(1);
+        if compacted {
+            self.compact_lists();
+        }
+        self.refit(0, compacted);
     }
 }
 

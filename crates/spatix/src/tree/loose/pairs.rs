@@ -12,6 +12,7 @@ use core::ops::ControlFlow;
 use super::{LooseQuadtree, nothing};
 use crate::base::handle::NIL;
 use crate::base::slots::Slots;
+use crate::contract::{Pairs, VisitsPairs};
 use crate::tree::BRANCH;
 use crate::{Aabb, Item, Point, Scalar};
 
@@ -350,5 +351,12 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for LooseQuadtree<S, T> {
             Part::Within(n) => pass.within(n),
             Part::Across(a, b) => pass.across(a, b),
         })
+    }
+}
+
+impl<S: Scalar, T> Pairs<S, T> for LooseQuadtree<S, T> {
+    #[inline]
+    fn do_for_each_pair<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
+        PairPass::run(self, visit, |pass| pass.within(0))
     }
 }

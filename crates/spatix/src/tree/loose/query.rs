@@ -5,26 +5,36 @@ use core::ops::ControlFlow;
 
 use super::{LooseQuadtree, is_something};
 use crate::contract::probe::Watch;
-use crate::contract::{Cast, Hits, Nearest};
+use crate::contract::{Cast, Hits, Nearest, Searches, Visits};
 use crate::search::nearest::Pending;
 use crate::search::ray::{RaySearch, cast_tree};
 use crate::tree::BRANCH;
 use crate::tree::NodeStack;
-use crate::{Aabb, Item, Neighbor, Scalar};
+use crate::{Aabb, Neighbor, Scalar};
 
 impl<S: Scalar, T> LooseQuadtree<S, T> {
+    /// The node `n` waiting in a best-first search with `key`.
+    #[inline]
+    fn pending(&self, n: u32, key: S) -> Pending<S> {
+        Pending {
+            key,
+            node: n,
+            aux: 0,
+            aabb: self.loose[n as usize],
+        }
+    }
+}
+
+impl<S: Scalar, T> Searches<S, T> for LooseQuadtree<S, T> {
     /// Depth-first descent with an explicit stack into every node whose loose box meets
     /// `area`; the elements of the leaves reached are tested exactly.
     #[inline]
-    pub(super) fn query_impl<F>(
+    fn do_query<W: Watch<S>, F: Visits<S, T>>(
         &self,
         area: &Aabb<S>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
         mut visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
+    ) -> ControlFlow<()> {
         if !self.loose[0].intersects(area) {
             return ControlFlow::Continue(());
         }
@@ -52,25 +62,14 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
         ControlFlow::Continue(())
     }
 
-    /// The node `n` waiting in a best-first search with `key`.
-    #[inline]
-    fn pending(&self, n: u32, key: S) -> Pending<S> {
-        Pending {
-            key,
-            node: n,
-            aux: 0,
-            aabb: self.loose[n as usize],
-        }
-    }
-
     /// Best-first search: nodes come off a min-queue by the distance to their loose box (a
     /// lower bound for every element below them), and the search stops when the nearest
     /// pending node is farther than the k-th best so far.
     #[inline]
-    pub(super) fn nearest_impl<'w>(
+    fn do_nearest<'w, W: Watch<S>>(
         &self,
         nearest: Nearest<'w, S>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
     ) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
         let mut search = workspace.begin_exact(k);
@@ -108,10 +107,10 @@ impl<S: Scalar, T> LooseQuadtree<S, T> {
     /// their loose box (widened for rounding, so never later than it enters any element
     /// below), and a hit is reported once no waiting node could hold an earlier one.
     #[inline]
-    pub(super) fn raycast_impl<F: Hits<S, T>>(
+    fn do_raycast_all<W: Watch<S>, F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
     ) -> ControlFlow<()> {
         let Cast(ray, workspace, visit) = cast;
         let mut search = workspace.begin_ray();

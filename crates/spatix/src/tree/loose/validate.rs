@@ -1,14 +1,15 @@
 //! The full structural self-check.
 
 use super::{Group, LooseQuadtree, nothing};
+use crate::contract::Validates;
 use crate::tree::{BRANCH, check_tree, fail};
 use crate::{Error, Scalar};
 
-impl<S: Scalar, T> LooseQuadtree<S, T> {
+impl<S: Scalar, T> Validates for LooseQuadtree<S, T> {
     /// Checks the tree shape, the stored regions and group records, the leaf lists and counts, that
     /// every element is listed once, in the leaf owning its clamped centre, that every loose
     /// box encloses its elements and its children's boxes, and the free lists.
-    pub(super) fn validate(&self) -> Result<(), Error> {
+    fn do_check_invariants(&self) -> Result<(), Error> {
         self.slots.check()?;
         let n_nodes = self.base.nodes.len();
         if self.loose.len() != n_nodes

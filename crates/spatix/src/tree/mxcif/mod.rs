@@ -15,10 +15,10 @@ use core::ops::ControlFlow;
 use self::runs::Runs;
 use crate::base::handle::NIL;
 use crate::base::slots::Slots;
-use crate::contract::probe::{Region, Watch};
-use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
+use crate::contract::probe::Region;
+use crate::contract::{Holds, Regions};
 use crate::tree::{Frame, TreeBase, TreeConfig};
-use crate::{Aabb, Error, Handle, Neighbor, NodeKind, Point, Scalar};
+use crate::{Aabb, NodeKind, Point, Scalar};
 
 /// A node: 16 bytes, no box (boxes are computed on the way down from the world's). Its
 /// elements are the run `start .. start + len` of the tree's shared element arrays, of which
@@ -265,10 +265,13 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     }
 }
 
-impl<S: Scalar, T> MxCifQuadtree<S, T> {
+impl<S: Scalar, T> Regions<S> for MxCifQuadtree<S, T> {
     /// Every node ([`TreeBase::regions`](crate::tree::TreeBase)): its box and the elements it
     /// lists itself (a branch lists those straddling its split lines).
-    fn regions_impl(&self, visit: impl FnMut(&Region<S>) -> ControlFlow<()>) -> ControlFlow<()> {
+    fn do_visit_regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(
+        &self,
+        visit: F,
+    ) -> ControlFlow<()> {
         self.base.regions(
             |f, node| {
                 (
@@ -282,7 +285,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     }
 }
 
-impl<S: Scalar, T> QueryEngine<S, T> for MxCifQuadtree<S, T> {
+impl<S: Scalar, T> Holds<S, T> for MxCifQuadtree<S, T> {
     type Table = Slots<S, T>;
 
     #[inline]
@@ -290,85 +293,12 @@ impl<S: Scalar, T> QueryEngine<S, T> for MxCifQuadtree<S, T> {
         &self.slots
     }
 
-    #[inline]
-    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
-        &self,
-        area: &Aabb<S>,
-        watch: &mut W,
-        visit: F,
-    ) -> ControlFlow<()> {
-        self.query_impl(area, watch, visit)
-    }
-
-    #[inline]
-    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
-        self.pairs_impl(visit)
-    }
-
-    #[inline]
-    fn nearest_k<'w, W: Watch<S>>(
-        &self,
-        nearest: Nearest<'w, S>,
-        watch: &mut W,
-    ) -> &'w [Neighbor<S>] {
-        self.nearest_impl(nearest, watch)
-    }
-
-    #[inline]
-    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
-        &self,
-        cast: Cast<'_, S, F>,
-        watch: &mut W,
-    ) -> ControlFlow<()> {
-        self.raycast_impl(cast, watch)
-    }
-
-    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
-        self.regions_impl(visit)
-    }
-
-    fn heap_bytes(&self) -> usize {
+    fn do_memory_bytes(&self) -> usize {
         self.base.nodes.capacity() * size_of::<Node>()
             + self.runs.memory_bytes()
             + self.slots.memory_bytes()
             + self.places.capacity() * size_of::<Place>()
             + self.frames.capacity() * size_of::<Frame<S>>()
-    }
-
-    fn check(&self) -> Result<(), Error> {
-        self.validate()
-    }
-}
-
-impl<S: Scalar, T> IndexEngine<S, T> for MxCifQuadtree<S, T> {
-    #[inline]
-    fn table_mut(&mut self) -> &mut Slots<S, T> {
-        &mut self.slots
-    }
-
-    fn insert_valid(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        self.insert_impl(aabb, value)
-    }
-
-    fn remove_at(&mut self, at: u32) -> T {
-        self.remove_impl(at)
-    }
-
-    #[inline]
-    fn update_at(&mut self, at: u32, aabb: Aabb<S>) -> Result<(), Error> {
-        self.update_impl(at, aabb)
-    }
-
-    fn remove_all(&mut self) {
-        self.clear_impl();
-    }
-
-    #[inline]
-    fn tidy(&mut self) {
-        if core::mem::take(&mut self.removed) {
-            self.merge_below(Frame::root(self.base.world));
-        }
-        self.compact_if_fragmented();
     }
 }
 

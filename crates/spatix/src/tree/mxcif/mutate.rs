@@ -4,6 +4,8 @@
 use super::runs::cap_for;
 use super::{EMPTY_LEAF, FREE, MxCifQuadtree, Node, Place, quadrant};
 use crate::base::handle::NIL;
+use crate::base::slots::Slots;
+use crate::contract::Mutates;
 use crate::tree::{Frame, take_group};
 use crate::{Aabb, Error, Handle, Scalar};
 
@@ -14,10 +16,10 @@ fn roomy(len: u32) -> u32 {
     cap_for(len + len / 4 + 1)
 }
 
-/// The contract's operations, called by the [`IndexEngine`](crate::contract::IndexEngine) impl with a
+/// The contract's changes, called by the public methods with a
 /// valid box and a live slot.
-impl<S: Scalar, T> MxCifQuadtree<S, T> {
-    pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+impl<S: Scalar, T> Mutates<S, T> for MxCifQuadtree<S, T> {
+    fn do_insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
         self.compact_if_fragmented();
         let slot = self.slots.insert(aabb, value)?;
         let i = slot as usize;
@@ -28,13 +30,13 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         Ok(self.slots.handle(slot))
     }
 
-    pub(super) fn remove_impl(&mut self, slot: u32) -> T {
+    fn do_remove(&mut self, slot: u32) -> T {
         self.detach(slot);
         self.slots.remove(slot)
     }
 
     #[inline]
-    pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
+    fn do_update(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
         let c = self.filed_box(&aabb);
         let Place { node, at } = self.places[slot as usize];
         let home = self.frames[node as usize];
@@ -60,7 +62,7 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         Ok(())
     }
 
-    pub(super) fn clear_impl(&mut self) {
+    fn do_clear(&mut self) {
         self.base.nodes.truncate(1);
         self.base.nodes[0] = EMPTY_LEAF;
         self.frames.truncate(1);
@@ -68,6 +70,19 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
         self.runs.clear();
         self.slots.clear();
         self.removed = false;
+    }
+
+    #[inline]
+    fn table_mut(&mut self) -> &mut Slots<S, T> {
+        &mut self.slots
+    }
+
+    #[inline]
+    fn do_maintain(&mut self) {
+        if core::mem::take(&mut self.removed) {
+            self.merge_below(Frame::root(self.base.world));
+        }
+        self.compact_if_fragmented();
     }
 }
 

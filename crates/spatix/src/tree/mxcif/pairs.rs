@@ -4,6 +4,7 @@
 use core::ops::ControlFlow;
 
 use super::{MxCifQuadtree, Node};
+use crate::contract::{Pairs, VisitsPairs};
 use crate::tree::{Frame, Stack};
 use crate::{Aabb, Item, Scalar};
 
@@ -15,20 +16,6 @@ fn touch<S: Scalar>(a: &Aabb<S>, b: &Aabb<S>) -> bool {
 }
 
 impl<S: Scalar, T> MxCifQuadtree<S, T> {
-    /// Every intersecting pair exactly once, with no per-element query and no memory but two
-    /// fixed stacks: elements of different subtrees never intersect (an element that touches
-    /// a split line stays above it), so a pair lies either in one node (tested there, each
-    /// against the earlier ones) or in a node and one of its descendants (tested by the
-    /// upper element's walk down the children its box overlaps). Leaves are handled by their
-    /// parent and never go on a stack.
-    #[inline]
-    pub(super) fn pairs_impl<F>(&self, visit: F) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
-    {
-        self.pairs_below(Frame::root(self.base.world), visit)
-    }
-
     /// The pairs whose upper element lies in the subtree of `start`.
     fn pairs_below<F>(&self, start: Frame<S>, mut visit: F) -> ControlFlow<()>
     where
@@ -129,6 +116,19 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
             }
         }
         ControlFlow::Continue(())
+    }
+}
+
+impl<S: Scalar, T> Pairs<S, T> for MxCifQuadtree<S, T> {
+    /// Every intersecting pair exactly once, with no per-element query and no memory but two
+    /// fixed stacks: elements of different subtrees never intersect (an element that touches
+    /// a split line stays above it), so a pair lies either in one node (tested there, each
+    /// against the earlier ones) or in a node and one of its descendants (tested by the
+    /// upper element's walk down the children its box overlaps). Leaves are handled by their
+    /// parent and never go on a stack.
+    #[inline]
+    fn do_for_each_pair<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
+        self.pairs_below(Frame::root(self.base.world), visit)
     }
 }
 

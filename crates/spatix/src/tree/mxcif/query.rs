@@ -4,25 +4,22 @@ use core::ops::ControlFlow;
 
 use super::MxCifQuadtree;
 use crate::contract::probe::Watch;
-use crate::contract::{Cast, Hits, Nearest};
+use crate::contract::{Cast, Hits, Nearest, Searches, Visits};
 use crate::search::ray::RaySearch;
 use crate::tree::{Frame, Stack, cast_frames, nearest_in_frames};
-use crate::{Aabb, Item, Neighbor, Scalar};
+use crate::{Aabb, Neighbor, Scalar};
 
-impl<S: Scalar, T> MxCifQuadtree<S, T> {
+impl<S: Scalar, T> Searches<S, T> for MxCifQuadtree<S, T> {
     /// The query, with an explicit stack: every node on the way down tests its own
     /// elements against the area, and only the children whose box the (clamped) area
     /// overlaps are visited. Each element is stored once, so each is reported once.
     #[inline]
-    pub(super) fn query_impl<F>(
+    fn do_query<W: Watch<S>, F: Visits<S, T>>(
         &self,
         area: &Aabb<S>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
         mut visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
+    ) -> ControlFlow<()> {
         if self.slots.len() == 0 {
             return ControlFlow::Continue(());
         }
@@ -56,10 +53,10 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// node's box grown to infinity across world borders, so its distance bounds theirs;
     /// each node offers its own elements.
     #[inline]
-    pub(super) fn nearest_impl<'w>(
+    fn do_nearest<'w, W: Watch<S>>(
         &self,
         nearest: Nearest<'w, S>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
     ) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
         nearest_in_frames(self.base.world, point, k, workspace, |f, search| {
@@ -80,10 +77,10 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
     /// Ordered traversal ([`cast_frames`]): each node records the hits of its own elements,
     /// and a hit is reported once no waiting node could hold an earlier one.
     #[inline]
-    pub(super) fn raycast_impl<F: Hits<S, T>>(
+    fn do_raycast_all<W: Watch<S>, F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
     ) -> ControlFlow<()> {
         let Cast(ray, workspace, visit) = cast;
         let node = |f: &Frame<S>, search: &mut RaySearch<'_, S>| {

@@ -2,6 +2,7 @@
 
 use super::runs::cap_for;
 use super::{FREE, MxCifQuadtree, quadrant};
+use crate::contract::Validates;
 use crate::tree::{Frame, check_free_groups};
 use crate::{Error, Scalar};
 
@@ -10,10 +11,35 @@ fn fail<R>(why: String) -> Result<R, Error> {
 }
 
 impl<S: Scalar, T> MxCifQuadtree<S, T> {
+    /// The used runs and the free runs tile the element arrays exactly.
+    fn validate_runs(&self, mut runs: Vec<(u32, u32)>) -> Result<(), Error> {
+        let Some(free) = self.runs.free_runs() else {
+            return fail("a free run list is broken, or the free entries miscounted".into());
+        };
+        runs.extend(free);
+        runs.sort_unstable();
+        let mut end = 0u64;
+        for &(start, cap) in &runs {
+            if u64::from(start) != end {
+                return fail(format!("runs overlap or leave a gap at entry {end}"));
+            }
+            end += u64::from(cap);
+        }
+        if end != self.runs.allocated() as u64 {
+            return fail(format!(
+                "runs cover {end} of {} entries",
+                self.runs.allocated()
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl<S: Scalar, T> Validates for MxCifQuadtree<S, T> {
     /// Checks the tree shape, that every element sits in exactly the node its clamped box
     /// descends to (so elements of different subtrees never touch), the copies of the boxes,
     /// the places, the runs (used and free ones tile the element arrays) and the free groups.
-    pub(super) fn validate(&self) -> Result<(), Error> {
+    fn do_check_invariants(&self) -> Result<(), Error> {
         self.slots.check()?;
         let n_nodes = self.base.nodes.len();
         if n_nodes == 0 || (n_nodes - 1) % 4 != 0 || self.frames.len() != n_nodes {
@@ -99,28 +125,5 @@ impl<S: Scalar, T> MxCifQuadtree<S, T> {
             |g| self.base.nodes[g].first_child,
             |i| self.base.nodes[i].len == FREE,
         )
-    }
-
-    /// The used runs and the free runs tile the element arrays exactly.
-    fn validate_runs(&self, mut runs: Vec<(u32, u32)>) -> Result<(), Error> {
-        let Some(free) = self.runs.free_runs() else {
-            return fail("a free run list is broken, or the free entries miscounted".into());
-        };
-        runs.extend(free);
-        runs.sort_unstable();
-        let mut end = 0u64;
-        for &(start, cap) in &runs {
-            if u64::from(start) != end {
-                return fail(format!("runs overlap or leave a gap at entry {end}"));
-            }
-            end += u64::from(cap);
-        }
-        if end != self.runs.allocated() as u64 {
-            return fail(format!(
-                "runs cover {end} of {} entries",
-                self.runs.allocated()
-            ));
-        }
-        Ok(())
     }
 }

@@ -12,10 +12,10 @@ use core::ops::ControlFlow;
 
 use crate::base::pool::ListPool;
 use crate::base::slots::Slots;
-use crate::contract::probe::{Region, Watch};
-use crate::contract::{Cast, Hits, IndexEngine, Nearest, QueryEngine, Visits, VisitsPairs};
+use crate::contract::probe::Region;
+use crate::contract::{Holds, Regions};
 use crate::tree::{BRANCH, EMPTY_LEAF, Frame, MAX_PENDING, Node, NodeKind, TreeBase, TreeConfig};
-use crate::{Aabb, Error, Handle, Neighbor, Scalar};
+use crate::{Aabb, Scalar};
 
 /// The tight quadtree: each element is stored once, and listed in every leaf
 /// its box overlaps.
@@ -172,11 +172,14 @@ impl<S: Scalar, T> Quadtree<S, T> {
     }
 }
 
-impl<S: Scalar, T> Quadtree<S, T> {
+impl<S: Scalar, T> Regions<S> for Quadtree<S, T> {
     /// Every node ([`TreeBase::regions`](crate::tree::TreeBase)): its box, and for a leaf the
     /// elements it lists (an element is listed in every leaf its box, clamped into the world,
     /// overlaps).
-    fn regions_impl(&self, visit: impl FnMut(&Region<S>) -> ControlFlow<()>) -> ControlFlow<()> {
+    fn do_visit_regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(
+        &self,
+        visit: F,
+    ) -> ControlFlow<()> {
         self.base.regions(
             |f, node| match node.count {
                 BRANCH => (f.aabb, Some(node.first_child), 0),
@@ -187,7 +190,7 @@ impl<S: Scalar, T> Quadtree<S, T> {
     }
 }
 
-impl<S: Scalar, T> QueryEngine<S, T> for Quadtree<S, T> {
+impl<S: Scalar, T> Holds<S, T> for Quadtree<S, T> {
     type Table = Slots<S, T>;
 
     #[inline]
@@ -195,84 +198,11 @@ impl<S: Scalar, T> QueryEngine<S, T> for Quadtree<S, T> {
         &self.slots
     }
 
-    #[inline]
-    fn query_valid<W: Watch<S>, F: Visits<S, T>>(
-        &self,
-        area: &Aabb<S>,
-        watch: &mut W,
-        visit: F,
-    ) -> ControlFlow<()> {
-        self.query_impl(area, watch, visit)
-    }
-
-    #[inline]
-    fn pairs<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
-        self.pairs_below(Frame::root(self.base.world), visit)
-    }
-
-    #[inline]
-    fn nearest_k<'w, W: Watch<S>>(
-        &self,
-        nearest: Nearest<'w, S>,
-        watch: &mut W,
-    ) -> &'w [Neighbor<S>] {
-        self.nearest_impl(nearest, watch)
-    }
-
-    #[inline]
-    fn raycast_valid<W: Watch<S>, F: Hits<S, T>>(
-        &self,
-        cast: Cast<'_, S, F>,
-        watch: &mut W,
-    ) -> ControlFlow<()> {
-        self.raycast_impl(cast, watch)
-    }
-
-    fn regions<F: FnMut(&Region<S>) -> ControlFlow<()>>(&self, visit: F) -> ControlFlow<()> {
-        self.regions_impl(visit)
-    }
-
-    fn heap_bytes(&self) -> usize {
+    fn do_memory_bytes(&self) -> usize {
         self.base.nodes.capacity() * size_of::<Node>()
             + self.links.memory_bytes()
             + self.slots.memory_bytes()
             + (self.homes.capacity() + self.stack.capacity()) * size_of::<Frame<S>>()
-    }
-
-    fn check(&self) -> Result<(), Error> {
-        self.validate()
-    }
-}
-
-impl<S: Scalar, T> IndexEngine<S, T> for Quadtree<S, T> {
-    #[inline]
-    fn table_mut(&mut self) -> &mut Slots<S, T> {
-        &mut self.slots
-    }
-
-    fn insert_valid(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
-        self.insert_impl(aabb, value)
-    }
-
-    fn remove_at(&mut self, at: u32) -> T {
-        self.remove_impl(at)
-    }
-
-    #[inline]
-    fn update_at(&mut self, at: u32, aabb: Aabb<S>) -> Result<(), Error> {
-        self.update_impl(at, aabb)
-    }
-
-    fn remove_all(&mut self) {
-        self.clear_impl();
-    }
-
-    #[inline]
-    fn tidy(&mut self) {
-        self.collapse_empty_branches();
-        if self.links.relinked() > 0 {
-            self.compact_lists();
-        }
     }
 }
 

@@ -2,15 +2,17 @@
 
 use super::Quadtree;
 use crate::base::handle::NIL;
+use crate::base::slots::Slots;
+use crate::contract::Mutates;
 use crate::tree::{
     BRANCH, EMPTY_LEAF, Frame, Node, NodeStack, compact_leaf_lists, release_group, take_group,
 };
 use crate::{Aabb, Error, Handle, Scalar};
 
-/// The contract's operations, called by the [`IndexEngine`](crate::contract::IndexEngine) impl with a
+/// The contract's changes, called by the public methods with a
 /// valid box and a live slot.
-impl<S: Scalar, T> Quadtree<S, T> {
-    pub(super) fn insert_impl(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
+impl<S: Scalar, T> Mutates<S, T> for Quadtree<S, T> {
+    fn do_insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
         let slot = self.slots.insert(aabb, value)?;
         let i = slot as usize;
         if self.homes.len() <= i {
@@ -21,14 +23,14 @@ impl<S: Scalar, T> Quadtree<S, T> {
         Ok(self.slots.handle(slot))
     }
 
-    pub(super) fn remove_impl(&mut self, slot: u32) -> T {
+    fn do_remove(&mut self, slot: u32) -> T {
         let filed = self.filed_box(self.slots.aabb(slot));
         self.refile(slot, self.homes[slot as usize], Some(filed), None);
         self.slots.remove(slot)
     }
 
     #[inline]
-    pub(super) fn update_impl(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
+    fn do_update(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
         let new = self.filed_box(&aabb);
         let home = self.homes[slot as usize];
         let fits = home.fits(&new);
@@ -59,12 +61,25 @@ impl<S: Scalar, T> Quadtree<S, T> {
         Ok(())
     }
 
-    pub(super) fn clear_impl(&mut self) {
+    fn do_clear(&mut self) {
         self.base.nodes.truncate(1);
         self.base.nodes[0] = EMPTY_LEAF;
         self.base.free_group = NIL;
         self.links.clear();
         self.slots.clear();
+    }
+
+    #[inline]
+    fn table_mut(&mut self) -> &mut Slots<S, T> {
+        &mut self.slots
+    }
+
+    #[inline]
+    fn do_maintain(&mut self) {
+        self.collapse_empty_branches();
+        if self.links.relinked() > 0 {
+            self.compact_lists();
+        }
     }
 }
 

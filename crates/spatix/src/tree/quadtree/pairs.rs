@@ -4,6 +4,7 @@ use core::ops::ControlFlow;
 
 use super::Quadtree;
 use crate::base::handle::NIL;
+use crate::contract::{Pairs, VisitsPairs};
 use crate::tree::BRANCH;
 use crate::tree::{Frame, RIGHT, Stack, TOP};
 use crate::{Aabb, Item, Scalar};
@@ -193,5 +194,12 @@ impl<S: Scalar, T> crate::par::PairParts<S, T> for Quadtree<S, T> {
         F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
     {
         self.pairs_below(*f, visit)
+    }
+}
+
+impl<S: Scalar, T> Pairs<S, T> for Quadtree<S, T> {
+    #[inline]
+    fn do_for_each_pair<F: VisitsPairs<S, T>>(&self, visit: F) -> ControlFlow<()> {
+        self.pairs_below(Frame::root(self.base.world), visit)
     }
 }

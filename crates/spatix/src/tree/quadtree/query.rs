@@ -4,27 +4,24 @@ use core::ops::ControlFlow;
 
 use super::Quadtree;
 use crate::contract::probe::Watch;
-use crate::contract::{Cast, Hits, Nearest};
+use crate::contract::{Cast, Hits, Nearest, Searches, Visits};
 use crate::search::ray::RaySearch;
 use crate::tree::BRANCH;
 use crate::tree::{Frame, Stack, cast_frames, nearest_in_frames};
-use crate::{Aabb, Item, Neighbor, Point, Scalar};
+use crate::{Aabb, Neighbor, Point, Scalar};
 
-impl<S: Scalar, T> Quadtree<S, T> {
+impl<S: Scalar, T> Searches<S, T> for Quadtree<S, T> {
     /// Visits the leaves overlapping `area` with an explicit stack; an element listed in
     /// several of them is reported only by the leaf that owns the lower-left corner of its
     /// (clamped) intersection with the (clamped) area, so each exactly once with no
     /// per-query memory.
     #[inline]
-    pub(super) fn query_impl<F>(
+    fn do_query<W: Watch<S>, F: Visits<S, T>>(
         &self,
         area: &Aabb<S>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
         mut visit: F,
-    ) -> ControlFlow<()>
-    where
-        F: FnMut(Item<'_, S, T>) -> ControlFlow<()>,
-    {
+    ) -> ControlFlow<()> {
         let qa = self.filed_box(area);
         let mut stack = Stack::new();
         stack.push(Frame::root(self.base.world));
@@ -61,10 +58,10 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// only in the leaf owning the (clamped) point of its box nearest to the query point,
     /// which is never farther than the element.
     #[inline]
-    pub(super) fn nearest_impl<'w>(
+    fn do_nearest<'w, W: Watch<S>>(
         &self,
         nearest: Nearest<'w, S>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
     ) -> &'w [Neighbor<S>] {
         let Nearest(point, k, workspace) = nearest;
         nearest_in_frames(self.base.world, point, k, workspace, |f, search| {
@@ -91,10 +88,10 @@ impl<S: Scalar, T> Quadtree<S, T> {
     /// an earlier one. An element listed in several leaves is recorded only by the leaf
     /// owning the (clamped) point where the ray enters it.
     #[inline]
-    pub(super) fn raycast_impl<F: Hits<S, T>>(
+    fn do_raycast_all<W: Watch<S>, F: Hits<S, T>>(
         &self,
         cast: Cast<'_, S, F>,
-        watch: &mut impl Watch<S>,
+        watch: &mut W,
     ) -> ControlFlow<()> {
         let Cast(ray, workspace, visit) = cast;
         let node = |f: &Frame<S>, search: &mut RaySearch<'_, S>| {

@@ -2,12 +2,34 @@
 
 use super::Quadtree;
 use crate::base::pool::Link;
+use crate::contract::Validates;
 use crate::tree::{BRANCH, FREE, Frame, check_tree, fail};
 use crate::{Aabb, Error, Scalar};
 
 impl<S: Scalar, T> Quadtree<S, T> {
+    /// How many leaves a (clamped) box overlaps.
+    fn count_leaves(&self, c: &Aabb<S>) -> u32 {
+        let mut n = 0;
+        let mut stack = vec![Frame::root(self.base.world)];
+        while let Some(f) = stack.pop() {
+            let node = self.base.nodes[f.node as usize];
+            if node.count == BRANCH {
+                stack.extend(
+                    f.children(node.first_child)
+                        .into_iter()
+                        .filter(|ch| c.intersects(&ch.aabb)),
+                );
+            } else {
+                n += 1;
+            }
+        }
+        n
+    }
+}
+
+impl<S: Scalar, T> Validates for Quadtree<S, T> {
     /// Checks the tree shape, the leaf lists, the counts, the free lists and the homes.
-    pub(super) fn validate(&self) -> Result<(), Error> {
+    fn do_check_invariants(&self) -> Result<(), Error> {
         self.slots.check()?;
         let mut occurrences = vec![0u32; self.homes.len()];
         let separates = |f: &Frame<S>, entries: &[(u32, Link)]| {
@@ -61,24 +83,5 @@ impl<S: Scalar, T> Quadtree<S, T> {
             }
         }
         Ok(())
-    }
-
-    /// How many leaves a (clamped) box overlaps.
-    fn count_leaves(&self, c: &Aabb<S>) -> u32 {
-        let mut n = 0;
-        let mut stack = vec![Frame::root(self.base.world)];
-        while let Some(f) = stack.pop() {
-            let node = self.base.nodes[f.node as usize];
-            if node.count == BRANCH {
-                stack.extend(
-                    f.children(node.first_child)
-                        .into_iter()
-                        .filter(|ch| c.intersects(&ch.aabb)),
-                );
-            } else {
-                n += 1;
-            }
-        }
-        n
     }
 }
