@@ -25,6 +25,7 @@ mod broken;
 mod bulk;
 mod check;
 mod data;
+mod erased;
 mod exact;
 mod extreme_world;
 #[macro_use]

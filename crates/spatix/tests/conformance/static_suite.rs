@@ -69,8 +69,8 @@ macro_rules! conformance_static {
 
             fn make(
                 data: &[(::spatix::Aabb<$scalar>, u64)],
-            ) -> Result<impl ::spatix::SpatialQuery<$scalar, u64> + Sync + use<>, ::spatix::Error> {
-                static_suite::build(data, $make)
+            ) -> Result<$crate::erased::ErasedStatic<$scalar>, ::spatix::Error> {
+                static_suite::build(data, $make).map($crate::erased::ErasedStatic::new)
             }
 
             #[test]

@@ -66,8 +66,8 @@ macro_rules! conformance {
             const BOUND: Option<f64> = $bound;
 
             #[allow(unused_variables)]
-            fn make(world: ::spatix::Aabb<$scalar>) -> impl ::spatix::SpatialIndex<$scalar, u64> + Sync {
-                suite::build(world, $make)
+            fn make(world: ::spatix::Aabb<$scalar>) -> $crate::erased::Erased<$scalar> {
+                $crate::erased::Erased::new(suite::build(world, $make))
             }
 
             #[test]
