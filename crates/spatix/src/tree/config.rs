@@ -137,6 +137,27 @@ pub(crate) fn write_tree_config<S: Scalar>(w: &mut Writer, world: &Aabb<S>, conf
     w.u32(config.max_depth);
 }
 
+/// Inside a quadtree's `impl Refile`: `write_config` and `read_config` (its world and
+/// configuration: [`write_tree_config`], [`read_tree_config`]) and `slots`, the same for the
+/// three quadtrees.
+macro_rules! tree_config_form {
+    () => {
+        fn write_config(&self, w: &mut $crate::bytes::Writer) {
+            $crate::tree::write_tree_config(w, &self.base.world, self.base.config);
+        }
+
+        fn read_config(r: &mut $crate::bytes::Reader<'_>) -> Result<Self, $crate::Error> {
+            let (world, config) = $crate::tree::read_tree_config(r)?;
+            Self::with_config(world, config).map_err(|e| $crate::bytes::corrupt(e.to_string()))
+        }
+
+        fn slots(&self) -> &$crate::base::slots::Slots<S, T> {
+            &self.slots
+        }
+    };
+}
+pub(crate) use tree_config_form;
+
 /// The world and configuration [`write_tree_config`] wrote.
 pub(crate) fn read_tree_config<S: Scalar>(
     r: &mut Reader<'_>,

@@ -15,7 +15,7 @@ pub(crate) mod mxcif;
 pub(crate) mod quadtree;
 
 pub use config::TreeConfig;
-pub(crate) use config::{MAX_DEPTH, read_tree_config, write_tree_config};
+pub(crate) use config::{MAX_DEPTH, read_tree_config, tree_config_form, write_tree_config};
 pub(crate) use frame::{Frame, MAX_PENDING, NodeStack, RIGHT, Stack, TOP};
 pub(crate) use groups::{FREE, check_free_groups, compact_leaf_lists, release_group, take_group};
 pub(crate) use search::{cast_frames, nearest_in_frames};

@@ -3,7 +3,7 @@
 //! in the level whose cells fit its size.
 
 use super::lattice::{Lattice, auto_world, extent_of, within_quarter};
-use super::leveled::{Level, Leveled, MAX_LEVELS, OnLeveled};
+use super::leveled::{Level, Leveled, MAX_LEVELS};
 use crate::base::slots::Slots;
 use crate::bytes::{Reader, Refile, Writer};
 use crate::{Aabb, Error, Handle, Scalar};
@@ -338,34 +338,7 @@ impl<S: Scalar, T> HierarchicalGrid<S, T> {
     }
 }
 
-/// The grid is its [`Leveled`] engine.
-impl<S: Scalar, T> OnLeveled for HierarchicalGrid<S, T> {
-    type S = S;
-    type T = T;
-
-    #[inline]
-    fn leveled(&self) -> &Leveled<S, T> {
-        &self.inner
-    }
-
-    #[inline]
-    fn leveled_mut(&mut self) -> &mut Leveled<S, T> {
-        &mut self.inner
-    }
-}
-
-crate::contract::spatial_index!(
-    HierarchicalGrid,
-    maintain {
-        /// Releases the rows of cells left empty and, if any list changed since the last
-        /// pack, lays the lists out in memory in level, row and cell order (O(entries), in
-        /// place, no allocation), so that the next
-        /// [`for_each_pair`](crate::SpatialQuery::for_each_pair) and updates read them
-        /// sequentially.
-    }
-);
-
-crate::bytes::byte_form!(HierarchicalGrid);
+crate::grid::leveled::leveled_grid!(HierarchicalGrid);
 
 /// The byte form: the world and the levels, then the slot table.
 impl<S: Scalar, T> Refile for HierarchicalGrid<S, T> {

@@ -423,6 +423,43 @@ pub(crate) trait OnLeveled {
     fn leveled_mut(&mut self) -> &mut Leveled<Self::S, Self::T>;
 }
 
+/// A grid that is the engine under a name of its own (the engine in its field `inner`): its
+/// [`OnLeveled`] impl, its public traits (with the docs of its `maintain`) and its byte form's
+/// public methods.
+macro_rules! leveled_grid {
+    ($grid:ident) => {
+        /// The grid is its [`Leveled`](crate::grid::leveled::Leveled) engine.
+        impl<S: $crate::Scalar, T> $crate::grid::leveled::OnLeveled for $grid<S, T> {
+            type S = S;
+            type T = T;
+
+            #[inline]
+            fn leveled(&self) -> &$crate::grid::leveled::Leveled<S, T> {
+                &self.inner
+            }
+
+            #[inline]
+            fn leveled_mut(&mut self) -> &mut $crate::grid::leveled::Leveled<S, T> {
+                &mut self.inner
+            }
+        }
+
+        $crate::contract::spatial_index!(
+            $grid,
+            maintain {
+                /// Releases the rows of cells left empty and, if any list changed since the
+                /// last pack, lays the lists out in memory in level, row and cell order
+                /// (O(entries), in place, no allocation), so that the next
+                /// [`for_each_pair`](crate::SpatialQuery::for_each_pair) and updates read them
+                /// sequentially.
+            }
+        );
+
+        $crate::bytes::byte_form!($grid);
+    };
+}
+pub(crate) use leveled_grid;
+
 /// What a grid on the engine holds: the engine's slot table.
 impl<G: OnLeveled> Holds<G::S, G::T> for G {
     type Table = Slots<G::S, G::T>;

@@ -2,7 +2,7 @@
 //! their size, so each is filed as a single point, in exactly one cell.
 
 use super::lattice::{auto_world, magnitude};
-use super::leveled::{Level, Leveled, OnLeveled};
+use super::leveled::{Level, Leveled};
 use crate::base::slots::Slots;
 use crate::bytes::{Reader, Refile, Writer, corrupt};
 use crate::{Aabb, Error, Scalar};
@@ -309,34 +309,7 @@ impl<S: Scalar, T> PointGrid<S, T> {
     }
 }
 
-/// The grid is its [`Leveled`] engine.
-impl<S: Scalar, T> OnLeveled for PointGrid<S, T> {
-    type S = S;
-    type T = T;
-
-    #[inline]
-    fn leveled(&self) -> &Leveled<S, T> {
-        &self.inner
-    }
-
-    #[inline]
-    fn leveled_mut(&mut self) -> &mut Leveled<S, T> {
-        &mut self.inner
-    }
-}
-
-crate::contract::spatial_index!(
-    PointGrid,
-    maintain {
-        /// Releases the rows of cells left empty and, if any list changed since the last
-        /// pack, lays the lists out in memory in level, row and cell order (O(entries), in
-        /// place, no allocation), so that the next
-        /// [`for_each_pair`](crate::SpatialQuery::for_each_pair) and updates read them
-        /// sequentially.
-    }
-);
-
-crate::bytes::byte_form!(PointGrid);
+crate::grid::leveled::leveled_grid!(PointGrid);
 
 /// The byte form: the bound on half extents, the world and the level, then the slot table.
 impl<S: Scalar, T> Refile for PointGrid<S, T> {

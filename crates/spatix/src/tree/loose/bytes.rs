@@ -4,9 +4,8 @@
 use super::LooseQuadtree;
 use crate::base::handle::NIL;
 use crate::base::slots::Slots;
-use crate::bytes::{Reader, Refile, Writer, byte_form, corrupt};
+use crate::bytes::{Reader, Refile, byte_form};
 use crate::contract::Validates;
-use crate::tree::{read_tree_config, write_tree_config};
 use crate::{Error, Scalar};
 
 byte_form!(LooseQuadtree);
@@ -16,18 +15,7 @@ impl<S: Scalar, T> Refile for LooseQuadtree<S, T> {
     type T = T;
     const NAME: [u8; 8] = *b"looseqt\0";
 
-    fn write_config(&self, w: &mut Writer) {
-        write_tree_config(w, &self.base.world, self.base.config);
-    }
-
-    fn read_config(r: &mut Reader<'_>) -> Result<Self, Error> {
-        let (world, config) = read_tree_config(r)?;
-        Self::with_config(world, config).map_err(|e| corrupt(e.to_string()))
-    }
-
-    fn slots(&self) -> &Slots<S, T> {
-        &self.slots
-    }
+    crate::tree::tree_config_form!();
 
     /// Each element is in one leaf; the nodes are counted as leaves split, and loading stops
     /// once they pass what the input allows.

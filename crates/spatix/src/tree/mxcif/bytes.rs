@@ -3,9 +3,9 @@
 
 use super::{MxCifQuadtree, Place};
 use crate::base::slots::Slots;
-use crate::bytes::{Reader, Refile, Writer, byte_form, corrupt};
+use crate::bytes::{Reader, Refile, byte_form};
 use crate::contract::Validates;
-use crate::tree::{Frame, read_tree_config, write_tree_config};
+use crate::tree::Frame;
 use crate::{Error, Scalar};
 
 byte_form!(MxCifQuadtree);
@@ -15,18 +15,7 @@ impl<S: Scalar, T> Refile for MxCifQuadtree<S, T> {
     type T = T;
     const NAME: [u8; 8] = *b"mxcif\0\0\0";
 
-    fn write_config(&self, w: &mut Writer) {
-        write_tree_config(w, &self.base.world, self.base.config);
-    }
-
-    fn read_config(r: &mut Reader<'_>) -> Result<Self, Error> {
-        let (world, config) = read_tree_config(r)?;
-        Self::with_config(world, config).map_err(|e| corrupt(e.to_string()))
-    }
-
-    fn slots(&self) -> &Slots<S, T> {
-        &self.slots
-    }
+    crate::tree::tree_config_form!();
 
     /// Each element is in one node; the nodes are counted as leaves split, and loading stops
     /// once they pass what the input allows. The runs are compacted once every element is
