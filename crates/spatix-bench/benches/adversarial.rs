@@ -17,7 +17,7 @@
 use core::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, SamplingMode};
-use spatix::{Aabb, Handle, SpatialIndex, SpatialQuery};
+use spatix::{Aabb, Handle, ListedIndex, ListedStatic, SpatialIndex, SpatialQuery};
 use spatix_workload::Adversary;
 
 /// Query squares per `query` benchmark.
@@ -149,69 +149,35 @@ fn measure_reads<I: SpatialQuery<f32, u32>>(
     }
 }
 
-/// The mean extent of `boxes` (what the quadtrees' depth follows).
-fn mean_extent(boxes: &[Aabb<f32>]) -> f32 {
-    let sum: f64 = boxes
-        .iter()
-        .map(|b| f64::from(b.size().x + b.size().y) / 2.0)
-        .sum();
-    (sum / boxes.len().max(1) as f64) as f32
-}
-
-/// Each structure of `spatix::for_each_structure!` as a user would set it up from the data,
-/// sizes from the boxes (not the quadratic oracle); a static structure of points only on the
-/// sets of points (the coincident set).
+/// Each structure of `spatix::for_each_structure!` as it sets itself up from the data
+/// (`ListedIndex::for_sample` of the boxes; not the quadratic oracle); a static structure of
+/// points only on the sets of points (the coincident set).
 macro_rules! benches {
-    (
-        $c:ident, $sets:ident;
-        oracle { $($oracle:tt)* }
-        dynamic { $(
-            $ty:ident {
-                name: $name:ident,
-                cli: $cli:ident,
-                make: $make:ident,
-                pairs: $pairs:ident,
-                holds: $holds:ident,
-                bulk: $bulk:ident,
-                about: $about:literal
-            }
-        )* }
-        fixed { $(
-            $fixed:ident {
-                name: $fixed_name:ident,
-                cli: $fixed_cli:ident,
-                holds: $fixed_holds:ident,
-                about: $fixed_about:literal
-            }
-        )* }
-    ) => {
-        $($sets.dynamic(&mut $c, stringify!($name), |world, boxes| made!($make, $ty, world, boxes));)*
-        $($sets.fixed(&mut $c, stringify!($fixed_name), |boxes| built!($fixed_holds, $fixed, boxes));)*
+    ($c:ident, $sets:ident; oracle { $($oracle:tt)* } dynamic { parallel { $($name:ident: $ty:ident),* } serial { $($serial:ident: $serial_ty:ident),* } }
+        fixed { boxes { $($boxes:ident: $boxes_ty:ident),* } points { $($points:ident: $points_ty:ident),* } }) => {
+        $($sets.dynamic(&mut $c, stringify!($name), made::<spatix::$ty<f32, u32>>);)*
+        $($sets.dynamic(&mut $c, stringify!($serial), made::<spatix::$serial_ty<f32, u32>>);)*
+        $($sets.fixed(&mut $c, stringify!($boxes), |boxes| {
+            <spatix::$boxes_ty<f32, u32> as ListedStatic<f32, u32>>::build_from(
+                boxes.iter().copied().zip(0u32..),
+            )
+            .ok()
+        });)*
+        $($sets.fixed(&mut $c, stringify!($points), |boxes| {
+            let points = boxes.iter().all(|b| b.min == b.max);
+            points.then(|| {
+                <spatix::$points_ty<f32, u32> as ListedStatic<f32, u32>>::build_from(
+                    boxes.iter().copied().zip(0u32..),
+                )
+                .unwrap()
+            })
+        });)*
     };
 }
 
-/// An empty dynamic structure for `$boxes` in `$world`.
-macro_rules! made {
-    (element_size, $ty:ident, $world:ident, $boxes:ident) => {
-        spatix::$ty::for_element_size($world, mean_extent($boxes)).unwrap()
-    };
-    (sample, $ty:ident, $world:ident, $boxes:ident) => {
-        spatix::$ty::auto($world, $boxes).unwrap()
-    };
-    (threshold, $ty:ident, $world:ident, $boxes:ident) => {
-        spatix::$ty::new($world, mean_extent($boxes)).unwrap()
-    };
-}
-
-/// A static structure of `$boxes` (`None` where it cannot hold them).
-macro_rules! built {
-    (boxes, $ty:ident, $boxes:ident) => {
-        spatix::$ty::build($boxes.iter().copied().zip(0u32..)).ok()
-    };
-    (points, $ty:ident, $boxes:ident) => {{
-        let points = $boxes.iter().all(|b| b.min == b.max);
-        points.then(|| spatix::$ty::build($boxes.iter().map(|b| b.min).zip(0u32..)).unwrap())
-    }};
+/// An empty dynamic structure for `boxes` in `world`.
+fn made<I: ListedIndex<f32, u32>>(world: Aabb<f32>, boxes: &[Aabb<f32>]) -> I {
+    I::for_sample(world, boxes, boxes.len()).unwrap()
 }
 
 fn main() {

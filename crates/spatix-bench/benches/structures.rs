@@ -4,93 +4,58 @@
 //! (see the `spatix_bench` crate docs). Run `cargo bench -p spatix-bench`, or filter, e.g.
 //! `cargo bench -p spatix-bench -- frame/`.
 
-use spatix::Aabb;
+use criterion::Criterion;
+use spatix::{Aabb, ListedIndex, ListedStatic};
 use spatix_bench::{Mix, Suite};
+use spatix_workload::Agents;
 
-/// One line per structure of `spatix::for_each_structure!`: its short name, the N to measure
-/// ([`sizes`]), and how to make an empty one for the agents (never timed): the oracle at 10k
-/// only; the quadtrees sized for elements of 4 with room reserved, the layered index with a
-/// threshold of 3 (the workload's common agents in one part, dragons in another), the others
-/// from the agents; a bounded structure (the point grid) on same-size agents only (with the
-/// dragons of the mixed mix, its bound would be theirs). Static structures: how to build one
-/// from the agents (timed as the build; a structure of points from their positions).
+/// Benchmarks one dynamic structure of the list, set up from the agents
+/// (`ListedIndex::for_sample`, never timed); a bounded one (the point grid) on same-size
+/// agents only (with the dragons of the mixed mix, its bound would be theirs).
+fn bench_dynamic<I: ListedIndex<f32, u32>>(c: &mut Criterion, suite: &mut Suite, name: &str) {
+    let make = |a: &Agents<f32>| {
+        let sample: Vec<Aabb<f32>> = a.boxes().collect();
+        I::for_sample(a.world, &sample, a.len()).unwrap()
+    };
+    if I::BOUNDED {
+        suite.bench_mixes(c, name, &[Mix::Uniform, Mix::Clustered], sizes(name), make);
+    } else {
+        suite.bench(c, name, sizes(name), make);
+    }
+}
+
+/// Benchmarks one static structure of the list, built from the agents (timed as the build; a
+/// structure of points from their positions).
+fn bench_static<I: ListedStatic<f32, u32>>(
+    c: &mut Criterion,
+    suite: &mut Suite,
+    name: &str,
+    points: bool,
+) {
+    suite.bench_static(c, name, &spatix_bench::SIZES, |a| {
+        if points {
+            I::build_from(
+                a.positions
+                    .iter()
+                    .map(|&p| Aabb::point(p).unwrap())
+                    .zip(0..),
+            )
+        } else {
+            I::build_from(a.boxes().zip(0..))
+        }
+        .unwrap()
+    });
+}
+
+/// Every structure of `spatix::for_each_structure!`: the oracle at 10k only.
 macro_rules! benches {
-    (
-        $c:ident, $suite:ident;
-        oracle { $(
-            $oracle:ident {
-                name: $oracle_name:ident,
-                cli: $oracle_cli:ident,
-                about: $oracle_about:literal
-            }
-        )* }
-        dynamic { $(
-            $ty:ident {
-                name: $name:ident,
-                cli: $cli:ident,
-                make: $make:ident,
-                pairs: $pairs:ident,
-                holds: $holds:ident,
-                bulk: $bulk:ident,
-                about: $about:literal
-            }
-        )* }
-        fixed { $(
-            $fixed:ident {
-                name: $fixed_name:ident,
-                cli: $fixed_cli:ident,
-                holds: $fixed_holds:ident,
-                about: $fixed_about:literal
-            }
-        )* }
-    ) => {
+    ($c:ident, $suite:ident; oracle { $($oracle_name:ident: $oracle:ident),* } dynamic { parallel { $($name:ident: $ty:ident),* } serial { $($serial:ident: $serial_ty:ident),* } }
+        fixed { boxes { $($boxes:ident: $boxes_ty:ident),* } points { $($points:ident: $points_ty:ident),* } }) => {
         $($suite.bench(&mut $c, stringify!($oracle_name), &[10_000], |_| spatix::$oracle::new());)*
-        $(bench!($holds, $c, $suite, stringify!($name), |a| made!($make, $ty, a));)*
-        $($suite.bench_static(&mut $c, stringify!($fixed_name), &spatix_bench::SIZES, |a| {
-            built!($fixed_holds, $fixed, a)
-        });)*
-    };
-}
-
-/// Benchmarks one dynamic structure (a bounded one on same-size agents only).
-macro_rules! bench {
-    (boxes, $c:ident, $suite:ident, $name:expr, $make:expr) => {
-        $suite.bench(&mut $c, $name, sizes($name), $make)
-    };
-    (bounded, $c:ident, $suite:ident, $name:expr, $make:expr) => {
-        $suite.bench_mixes(
-            &mut $c,
-            $name,
-            &[Mix::Uniform, Mix::Clustered],
-            sizes($name),
-            $make,
-        )
-    };
-}
-
-/// An empty dynamic structure for the agents `$a`.
-macro_rules! made {
-    (element_size, $ty:ident, $a:ident) => {{
-        let mut tree = spatix::$ty::for_element_size($a.world, 4.0).unwrap();
-        tree.reserve($a.len());
-        tree
-    }};
-    (sample, $ty:ident, $a:ident) => {{
-        let sample: Vec<Aabb<f32>> = $a.boxes().collect();
-        spatix::$ty::auto($a.world, &sample).unwrap()
-    }};
-    (threshold, $ty:ident, $a:ident) => {
-        spatix::$ty::new($a.world, 3.0).unwrap()
-    };
-}
-
-/// A static structure built from the agents `$a` (their positions, for one of points).
-macro_rules! built {
-    (boxes, $ty:ident, $a:ident) => {
-        spatix::$ty::build($a.boxes().zip(0..)).unwrap()
-    };
-    (points, $ty:ident, $a:ident) => {
-        spatix::$ty::build($a.positions.iter().copied().zip(0..)).unwrap()
+        $(bench_dynamic::<spatix::$ty<f32, u32>>(&mut $c, &mut $suite, stringify!($name));)*
+        $(bench_dynamic::<spatix::$serial_ty<f32, u32>>(&mut $c, &mut $suite, stringify!($serial));)*
+        $(bench_static::<spatix::$boxes_ty<f32, u32>>(&mut $c, &mut $suite, stringify!($boxes), false);)*
+        $(bench_static::<spatix::$points_ty<f32, u32>>(&mut $c, &mut $suite, stringify!($points), true);)*
     };
 }
 

@@ -234,45 +234,6 @@ pub fn query_points(
         .collect()
 }
 
-/// The mean of the boxes' extents (mean of width and height), at least 1 (for points): the
-/// typical element size the quadtrees are made for (`for_element_size`) in `compare` and
-/// `icount`.
-///
-/// ```
-/// use spatix::{Aabb, Point};
-/// let boxes = [Aabb::new(Point::new(0.0f32, 0.0), Point::new(4.0, 2.0))?];
-/// assert_eq!(spatix_bench::typical_size(&boxes), 3.0);
-/// assert_eq!(spatix_bench::typical_size(&[]), 1.0);
-/// # Ok::<(), spatix::Error>(())
-/// ```
-pub fn typical_size(sample: &[Aabb<f32>]) -> f32 {
-    let sum: f64 = sample
-        .iter()
-        .map(|b| f64::from(b.size().x + b.size().y) * 0.5)
-        .sum();
-    (sum / sample.len().max(1) as f64).max(1.0) as f32
-}
-
-/// The 95th percentile of the sample's half-sizes (the larger of each box's two): the
-/// layered index's threshold in `compare` and `icount`, the common agents in its point grid,
-/// the rare large ones in its loose grid.
-///
-/// ```
-/// use spatix::{Aabb, Point};
-/// let boxes: Vec<_> = (1..=100)
-///     .map(|i| Aabb::new(Point::new(0.0f32, 0.0), Point::new(2.0 * i as f32, 1.0)).unwrap())
-///     .collect();
-/// assert_eq!(spatix_bench::layered_threshold(&boxes), 96.0);
-/// ```
-pub fn layered_threshold(sample: &[Aabb<f32>]) -> f32 {
-    let mut halves: Vec<f32> = sample
-        .iter()
-        .map(|b| b.size().x.max(b.size().y) * 0.5)
-        .collect();
-    halves.sort_unstable_by(f32::total_cmp);
-    halves.get(halves.len() * 95 / 100).copied().unwrap_or(0.0)
-}
-
 /// Inserts every agent's box into `index`, with the agent's number as its value, and appends
 /// the handles to `handles` in agent order (reserve it beforehand to keep allocation out of a
 /// measurement).

@@ -205,7 +205,7 @@ impl Work {
 fn default_index(shape: Shape) -> BatchIndex {
     BatchIndex::Static(match shape {
         Shape::Points => StaticKind::KdTree,
-        Shape::Boxes => StaticKind::Packed,
+        Shape::Boxes => StaticKind::PackedIndex,
     })
 }
 
@@ -467,7 +467,7 @@ impl Job {
                 let tree = KdTree::build(points).map_err(Failure::Index)?;
                 self.work(tree, build_s(), "build")
             }
-            StaticKind::Packed => {
+            StaticKind::PackedIndex => {
                 let index = PackedIndex::build(all).map_err(Failure::Index)?;
                 self.work(index, build_s(), "build")
             }

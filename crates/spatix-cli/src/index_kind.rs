@@ -18,53 +18,57 @@ use clap::builder::PossibleValue;
 use crate::stats::decimal;
 use spatix::{
     Aabb, BruteForce, ByteForm, ByteValue, Error, Handle, HierarchicalGrid, Item, KdTree, Layered,
-    LooseGrid, LooseQuadtree, MxCifQuadtree, PackedIndex, ParallelPairs, PointGrid, Quadtree,
-    Scalar, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid,
+    Listed, ListedIndex, LooseGrid, LooseQuadtree, MxCifQuadtree, PackedIndex, ParallelPairs,
+    PointGrid, Quadtree, Scalar, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid,
 };
 
 /// The structures `--index` can name ([`IndexKind`], [`StaticKind`]), the types they name
 /// ([`BatchIndex::with_type`]), how each is made ([`IndexKind::with_index`],
-/// [`IndexKind::with_items`]) and its [`Structure`] impl, from `spatix::for_each_structure!`.
+/// [`IndexKind::with_items`]) and its [`Structure`] impl, from `spatix::for_each_structure!`;
+/// names and help from each structure's [`Listed`].
 macro_rules! structures {
-    (
-        oracle { $(
-            $oracle:ident {
-                name: $oracle_name:ident,
-                cli: $oracle_cli:ident,
-                about: $oracle_about:literal
-            }
-        )* }
-        dynamic { $(
-            $ty:ident {
-                name: $name:ident,
-                cli: $cli:ident,
-                make: $make:ident,
-                pairs: $pairs:ident,
-                holds: $holds:ident,
-                bulk: $bulk:ident,
-                about: $about:literal
-            }
-        )* }
-        fixed { $(
-            $fixed:ident {
-                name: $fixed_name:ident,
-                cli: $fixed_cli:ident,
-                holds: $fixed_holds:ident,
-                about: $fixed_about:literal
-            }
-        )* }
-    ) => {
+    (oracle { $($oracle_name:ident: $oracle:ident),* } dynamic { parallel { $($name:ident: $ty:ident),* } serial { $($serial:ident: $serial_ty:ident),* } }
+        fixed { boxes { $($boxes:ident: $boxes_ty:ident),* } points { $($points:ident: $points_ty:ident),* } }) => {
         /// A structure `--index` can name.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub(crate) enum IndexKind {
-            $(#[doc = $oracle_about] $oracle_cli,)*
-            $(#[doc = $about] $cli,)*
+            $($oracle,)*
+            $($ty,)*
+            $($serial_ty,)*
+        }
+
+        impl ValueEnum for IndexKind {
+            fn value_variants<'a>() -> &'a [Self] {
+                &[$(Self::$oracle,)* $(Self::$ty,)* $(Self::$serial_ty,)*]
+            }
+
+            fn to_possible_value(&self) -> Option<PossibleValue> {
+                Some(match self {
+                    $(Self::$oracle => listed::<spatix::$oracle<f64, ()>>(),)*
+                    $(Self::$ty => listed::<spatix::$ty<f64, ()>>(),)*
+                    $(Self::$serial_ty => listed::<spatix::$serial_ty<f64, ()>>(),)*
+                })
+            }
         }
 
         /// A static structure the batch commands can name: built once from all the elements.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub(crate) enum StaticKind {
-            $(#[doc = $fixed_about] $fixed_cli,)*
+            $($boxes_ty,)*
+            $($points_ty,)*
+        }
+
+        impl ValueEnum for StaticKind {
+            fn value_variants<'a>() -> &'a [Self] {
+                &[$(Self::$boxes_ty,)* $(Self::$points_ty,)*]
+            }
+
+            fn to_possible_value(&self) -> Option<PossibleValue> {
+                Some(match self {
+                    $(Self::$boxes_ty => listed::<spatix::$boxes_ty<f64, ()>>(),)*
+                    $(Self::$points_ty => listed::<spatix::$points_ty<f64, ()>>(),)*
+                })
+            }
         }
 
         impl BatchIndex {
@@ -72,35 +76,29 @@ macro_rules! structures {
             /// structures that `spatix build` saves and the batch commands load.
             pub(crate) fn with_type<S: Scalar, U: UseType<S>>(self, user: U) -> U::Output {
                 match self {
-                    $(Self::Static(StaticKind::$fixed_cli) => user.run::<spatix::$fixed<S, u64>>(),)*
-                    $(Self::Dynamic(IndexKind::$oracle_cli) => user.run::<spatix::$oracle<S, u64>>(),)*
-                    $(Self::Dynamic(IndexKind::$cli) => user.run::<spatix::$ty<S, u64>>(),)*
+                    $(Self::Static(StaticKind::$boxes_ty) => user.run::<spatix::$boxes_ty<S, u64>>(),)*
+                    $(Self::Static(StaticKind::$points_ty) => user.run::<spatix::$points_ty<S, u64>>(),)*
+                    $(Self::Dynamic(IndexKind::$oracle) => user.run::<spatix::$oracle<S, u64>>(),)*
+                    $(Self::Dynamic(IndexKind::$ty) => user.run::<spatix::$ty<S, u64>>(),)*
+                    $(Self::Dynamic(IndexKind::$serial_ty) => user.run::<spatix::$serial_ty<S, u64>>(),)*
                 }
             }
         }
 
         impl IndexKind {
-            /// Builds this structure for `plan` (empty, memory reserved), frees the plan's
-            /// sample and runs `user` on the structure: a quadtree with the plan's typical
-            /// size as element size, a layered index with it as threshold, the others from
-            /// the plan's sample and count.
+            /// Builds this structure for `plan` (empty, memory reserved: as it sets itself up
+            /// from the plan's sample and count, [`ListedIndex::for_sample`]), frees the
+            /// plan's sample and runs `user` on the structure.
             pub(crate) fn with_index<S, T, U>(self, plan: Plan<S>, user: U) -> Result<U::Output, Error>
             where
                 S: Scalar,
                 T: Send + Sync,
                 U: UseIndex<S, T>,
             {
-                fn start<S: Scalar, T, U: UseIndex<S, T>>(
-                    index: impl Structure<S, T> + SpatialIndex<S, T>,
-                    plan: Plan<S>,
-                    user: U,
-                ) -> U::Output {
-                    drop(plan);
-                    user.run(index)
-                }
                 Ok(match self {
-                    $(Self::$oracle_cli => start(spatix::$oracle::new(), plan, user),)*
-                    $(Self::$cli => start(made!($make, $ty, plan), plan, user),)*
+                    $(Self::$oracle => start::<spatix::$oracle<S, T>, _, _, _>(plan, user)?,)*
+                    $(Self::$ty => start::<spatix::$ty<S, T>, _, _, _>(plan, user)?,)*
+                    $(Self::$serial_ty => start::<spatix::$serial_ty<S, T>, _, _, _>(plan, user)?,)*
                 })
             }
 
@@ -120,10 +118,21 @@ macro_rules! structures {
                 T: Send + Sync,
                 U: UseIndex<S, T>,
             {
-                match self {
-                    $(Self::$oracle_cli => with_items!(none, $oracle, self, plan, items, user),)*
-                    $(Self::$cli => with_items!($bulk, $ty, self, plan, items, user),)*
+                let bulk = match self {
+                    $(Self::$oracle => <spatix::$oracle<S, T> as ListedIndex<S, T>>::BULK,)*
+                    $(Self::$ty => <spatix::$ty<S, T> as ListedIndex<S, T>>::BULK,)*
+                    $(Self::$serial_ty => <spatix::$serial_ty<S, T> as ListedIndex<S, T>>::BULK,)*
+                };
+                if !bulk {
+                    return self.with_index(plan, Inserting { items, user })?;
                 }
+                let world = plan.world;
+                drop(plan);
+                Ok(match self {
+                    $(Self::$oracle => user.run(spatix::$oracle::with_items(world, items)?),)*
+                    $(Self::$ty => user.run(spatix::$ty::with_items(world, items)?),)*
+                    $(Self::$serial_ty => user.run(spatix::$serial_ty::with_items(world, items)?),)*
+                })
             }
         }
 
@@ -133,51 +142,41 @@ macro_rules! structures {
         $(impl<S: Scalar, T: Sync> Structure<S, T> for spatix::$ty<S, T> {
             byte_form!();
 
-            parallel_pairs!($pairs);
+            parallel_pairs!();
         })*
-        $(impl<S: Scalar, T: Sync> Structure<S, T> for spatix::$fixed<S, T> {
+        $(impl<S: Scalar, T: Sync> Structure<S, T> for spatix::$serial_ty<S, T> {
+            byte_form!();
+        })*
+        $(impl<S: Scalar, T: Sync> Structure<S, T> for spatix::$boxes_ty<S, T> {
+            byte_form!();
+        })*
+        $(impl<S: Scalar, T: Sync> Structure<S, T> for spatix::$points_ty<S, T> {
             byte_form!();
         })*
     };
 }
 
-/// An empty structure for `$plan`.
-macro_rules! made {
-    (element_size, $ty:ident, $plan:ident) => {{
-        let mut tree = spatix::$ty::for_element_size($plan.world, $plan.typical_size())?;
-        tree.reserve($plan.count);
-        tree
-    }};
-    (sample, $ty:ident, $plan:ident) => {
-        spatix::$ty::auto_sampled($plan.world, &$plan.sample, $plan.count)?
-    };
-    (threshold, $ty:ident, $plan:ident) => {
-        spatix::$ty::new($plan.world, $plan.typical_size())?
-    };
+/// `X`'s name and help on the command line.
+fn listed<X: Listed>() -> PossibleValue {
+    PossibleValue::new(X::CLI).help(X::ABOUT)
 }
 
-/// `with_items` of one structure: built in one go, or by inserting.
-macro_rules! with_items {
-    (none, $ty:ident, $kind:ident, $plan:ident, $items:ident, $user:ident) => {
-        $kind.with_index(
-            $plan,
-            Inserting {
-                items: $items,
-                user: $user,
-            },
-        )?
-    };
-    (build_auto, $ty:ident, $kind:ident, $plan:ident, $items:ident, $user:ident) => {{
-        let world = $plan.world;
-        drop($plan);
-        Ok($user.run(spatix::$ty::build_auto(world, $items)?))
-    }};
+/// Makes `I` for `plan` ([`ListedIndex::for_sample`]), frees the plan and runs `user` on it.
+fn start<I, S, T, U>(plan: Plan<S>, user: U) -> Result<U::Output, Error>
+where
+    I: ListedIndex<S, T> + Structure<S, T>,
+    S: Scalar,
+    U: UseIndex<S, T>,
+{
+    let index = I::for_sample(plan.world, &plan.sample, plan.count)?;
+    drop(plan);
+    Ok(user.run(index))
 }
 
 impl Default for IndexKind {
     /// The sweep grid: the fastest frames of `sim`.
     fn default() -> Self {
-        Self::Sweep
+        Self::SweepGrid
     }
 }
 
@@ -260,38 +259,6 @@ pub(crate) struct Plan<S> {
     pub(crate) count: usize,
 }
 
-impl<S: Scalar> Plan<S> {
-    /// The size of a typical element for a quadtree's depth: the sample's mean extent, but at
-    /// least a quarter of the mean spacing between elements (so points and tiny boxes still
-    /// get a tree deep enough to hold a few elements per leaf).
-    fn typical_size(&self) -> S {
-        let n = self.sample.len().max(1) as f64;
-        let mut extents: Vec<f64> = self
-            .sample
-            .iter()
-            .map(|b| {
-                (b.max.x.to_f64() - b.min.x.to_f64() + b.max.y.to_f64() - b.min.y.to_f64()) * 0.5
-            })
-            .collect();
-        // Each capped at the 99.5% quantile, so that a few huge boxes do not set the size.
-        let cap = match extents.len() {
-            0 => 0.0,
-            len => {
-                *extents
-                    .select_nth_unstable_by(len - 1 - len / 200, f64::total_cmp)
-                    .1
-            }
-        };
-        let extent: f64 = extents.iter().map(|e| e.min(cap)).sum::<f64>() / n;
-        let size = self.world.size();
-        let spacing = (size.x.to_f64() * size.y.to_f64() / self.count.max(1) as f64).sqrt();
-        // No larger than a quarter of the world (boxes wider than MAX have an infinite
-        // extent), so that cells sized from it stay finite.
-        let side = size.x.max_s(size.y).to_f64();
-        S::from_f64(extent.max(spacing / 4.0).min(side * 0.25))
-    }
-}
-
 /// How a structure shows itself: its own code, for each structure.
 pub(crate) trait Summary<S: Scalar> {
     /// One line for the summary: the structure and its parameters.
@@ -350,8 +317,7 @@ pub(crate) trait Structure<S: Scalar, T>: SpatialQuery<S, T> + Sync + Summary<S>
 /// `fold_pairs` and `update_on_threads` for a structure that implements [`ParallelPairs`]
 /// (pairs by [`ParallelPairs::par_fold_pairs`]); the defaults for a serial one.
 macro_rules! parallel_pairs {
-    (serial) => {};
-    (parallel) => {
+    () => {
         const PARALLEL: bool = true;
 
         fn fold_pairs<A: Send>(

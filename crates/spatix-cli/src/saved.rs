@@ -142,10 +142,10 @@ impl Saved {
         let kind = self.kind()?;
         let f32 = self.header.scalar_bytes == 4;
         match kind {
-            BatchIndex::Static(StaticKind::Packed) if f32 => {
+            BatchIndex::Static(StaticKind::PackedIndex) if f32 => {
                 return self.view::<f32, PackedView<'_, f32, u64>, _>(user, PackedView::open);
             }
-            BatchIndex::Static(StaticKind::Packed) => {
+            BatchIndex::Static(StaticKind::PackedIndex) => {
                 return self.view::<f64, PackedView<'_, f64, u64>, _>(user, PackedView::open);
             }
             BatchIndex::Static(StaticKind::KdTree) if f32 => {

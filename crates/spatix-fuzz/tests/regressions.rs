@@ -29,12 +29,12 @@ fn every_target_runs() {
 #[test]
 fn every_structure_is_a_target() {
     macro_rules! names {
-        (
-            oracle { $($oracle:tt)* }
-            dynamic { $($ty:ident { name: $name:ident, $($field:ident: $value:tt),* })* }
-            fixed { $($fixed:ident { name: $fixed_name:ident, $($f:ident: $v:tt),* })* }
-        ) => {
-            [$(stringify!($name),)* $(stringify!($fixed_name),)*]
+        (oracle { $($oracle:tt)* } dynamic { parallel { $($name:ident: $ty:ident),* } serial { $($serial:ident: $serial_ty:ident),* } }
+            fixed { boxes { $($boxes:ident: $boxes_ty:ident),* } points { $($points:ident: $points_ty:ident),* } }) => {
+            [
+                $(stringify!($name),)* $(stringify!($serial),)*
+                $(stringify!($boxes),)* $(stringify!($points),)*
+            ]
         };
     }
     for name in spatix::for_each_structure!(names) {

@@ -7,8 +7,8 @@ use core::ops::ControlFlow;
 use std::sync::Mutex;
 
 use spatix::{
-    Aabb, Handle, PackedConfig, PackedIndex, PairBuffers, ParallelPairs, Quadtree, SpatialIndex,
-    UniformGrid,
+    Aabb, Handle, ListedIndex, PackedConfig, PackedIndex, PairBuffers, ParallelPairs, Quadtree,
+    SpatialIndex, UniformGrid,
 };
 use spatix_workload::{Agents, Layout, Sizes};
 
@@ -174,46 +174,24 @@ impl<I: ParallelPairs<f64, u32>> Collect for I {
 }
 
 /// One test per structure of `spatix::for_each_structure!` with a parallel pair pass, named
-/// by its short name: the quadtrees sized for elements of 4, the others from the agents.
+/// by its short name, each set up from the agents (`ListedIndex::for_sample`).
 macro_rules! parallel_pairs_tests {
-    (
-        oracle { $($oracle:tt)* }
-        dynamic { $(
-            $ty:ident {
-                name: $name:ident,
-                cli: $cli:ident,
-                make: $make:ident,
-                pairs: $pairs:ident,
-                holds: $holds:ident,
-                bulk: $bulk:ident,
-                about: $about:literal
+    (oracle { $($oracle:tt)* } dynamic { parallel { $($name:ident: $ty:ident),* } serial { $($serial:tt)* } }
+        fixed { $($fixed:tt)* }) => {
+        $(
+            #[test]
+            fn $name() {
+                same_pairs(|a, items| {
+                    let sample: Vec<Aabb<f64>> = a.boxes().collect();
+                    let index = <spatix::$ty<f64, u32> as ListedIndex<f64, u32>>::for_sample(
+                        a.world,
+                        &sample,
+                        items.len(),
+                    );
+                    inserted(index.unwrap(), items)
+                });
             }
-        )* }
-        fixed { $($fixed:tt)* }
-    ) => {
-        $(parallel_pairs_test!($pairs, $make, $name, $ty);)*
-    };
-}
-
-/// The test of one structure (none for a serial one).
-macro_rules! parallel_pairs_test {
-    (serial, $($ignored:tt)*) => {};
-    (parallel, element_size, $name:ident, $ty:ident) => {
-        #[test]
-        fn $name() {
-            same_pairs(|a, items| {
-                inserted(spatix::$ty::for_element_size(a.world, 4.0).unwrap(), items)
-            });
-        }
-    };
-    (parallel, sample, $name:ident, $ty:ident) => {
-        #[test]
-        fn $name() {
-            same_pairs(|a, items| {
-                let sample: Vec<Aabb<f64>> = a.boxes().collect();
-                inserted(spatix::$ty::auto(a.world, &sample).unwrap(), items)
-            });
-        }
+        )*
     };
 }
 

@@ -10,7 +10,10 @@
 use core::ops::ControlFlow;
 use std::alloc::System;
 
-use spatix::{Aabb, Handle, Layered, Point, QueryCost, Ray, SpatialIndex, SpatialQuery, Workspace};
+use spatix::{
+    Aabb, Handle, Layered, ListedIndex, ListedStatic, Point, QueryCost, Ray, SpatialIndex,
+    SpatialQuery, Workspace,
+};
 use spatix_workload::{Agents, Layout, Sizes};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
@@ -269,101 +272,85 @@ fn with_walls(mut index: Layered<f32, u32>, world: &Aabb<f32>) -> Layered<f32, u
     index
 }
 
-/// The checks of every structure of `spatix::for_each_structure!` on `$agents` (of `$sizes`,
-/// with `$sample` their boxes): the quadtrees sized for elements of 4, the layered index
-/// with a threshold of 3 (the agents of the mixed sizes in one part, their dragons in
-/// another) and walls in its static part (built once; the frames' `maintain` must not
-/// rebuild it), the others from the sample; a bounded structure (the point grid) on
-/// same-size agents only (with the dragons its bound would be theirs). The static
-/// structures of points get the agents' positions, coinciding in pairs so that the pair
-/// pass reports something.
-macro_rules! checks {
-    (
-        $agents:ident, $sample:ident, $sizes:ident;
-        oracle { $($oracle:tt)* }
-        dynamic { $(
-            $ty:ident {
-                name: $name:ident,
-                cli: $cli:ident,
-                make: $make:ident,
-                pairs: $pairs:ident,
-                holds: $holds:ident,
-                bulk: $bulk:ident,
-                about: $about:literal
-            }
-        )* }
-        fixed { $(
-            $fixed:ident {
-                name: $fixed_name:ident,
-                cli: $fixed_cli:ident,
-                holds: $fixed_holds:ident,
-                about: $fixed_about:literal
-            }
-        )* }
-    ) => {
-        $(check!($holds, $sizes, {
-            let index = made!($make, $ty, $agents, $sample);
-            let name = stringify!($name);
-            assert_eq!(allocations(index, $agents.clone()), 0, "{name}, {:?} sizes", $sizes);
-            #[cfg(feature = "rayon")]
-            collect_check!($pairs, {
-                let index = made!($make, $ty, $agents, $sample);
-                let made = collect_allocations(pool(), index, $agents.clone());
-                assert_eq!(made, 0, "par_collect_pairs, {name}, {:?} sizes", $sizes);
-            });
-        });)*
-        $({
-            let index = built!($fixed_holds, $fixed, $agents);
-            let name = stringify!($fixed_name);
-            assert_eq!(static_allocations(&index, &$agents), 0, "{name}, {:?} sizes", $sizes);
-        })*
-    };
+/// A dynamic structure set up from the agents' boxes (`ListedIndex::for_sample`; a bounded one
+/// only on agents of one size, whose bound it takes from them): no allocation in its warm
+/// frames, nor in its parallel pair collection where it has one (`collect`).
+fn check_dynamic<I>(
+    name: &str,
+    agents: &Agents<f32>,
+    sample: &[Aabb<f32>],
+    sizes: Sizes,
+) -> Option<I>
+where
+    I: ListedIndex<f32, u32> + Sync + Send,
+{
+    if I::BOUNDED && sizes != Sizes::Uniform {
+        return None;
+    }
+    let made = || I::for_sample(agents.world, sample, agents.len()).unwrap();
+    assert_eq!(
+        allocations(made(), agents.clone()),
+        0,
+        "{name}, {sizes:?} sizes"
+    );
+    Some(made())
 }
 
-/// `$check`, for a bounded structure only on agents of the same size.
-macro_rules! check {
-    (boxes, $sizes:ident, $check:block) => {
-        $check
-    };
-    (bounded, $sizes:ident, $check:block) => {
-        if $sizes == Sizes::Uniform $check
-    };
-}
-
-/// `$check` for a structure with a parallel pair pass.
+/// [`check_dynamic`], and the parallel pair collection.
 #[cfg(feature = "rayon")]
-macro_rules! collect_check {
-    (parallel, $check:block) => {
-        $check
-    };
-    (serial, $check:block) => {};
+fn check_parallel<I>(name: &str, agents: &Agents<f32>, sample: &[Aabb<f32>], sizes: Sizes)
+where
+    I: ListedIndex<f32, u32> + spatix::ParallelPairs<f32, u32> + Sync + Send,
+{
+    if let Some(index) = check_dynamic::<I>(name, agents, sample, sizes) {
+        let made = collect_allocations(pool(), index, agents.clone());
+        assert_eq!(made, 0, "par_collect_pairs, {name}, {sizes:?} sizes");
+    }
 }
 
-/// An empty dynamic structure for the agents (the layered index with its walls).
-macro_rules! made {
-    (element_size, $ty:ident, $agents:ident, $sample:ident) => {
-        spatix::$ty::for_element_size($agents.world, 4.0).unwrap()
-    };
-    (sample, $ty:ident, $agents:ident, $sample:ident) => {
-        spatix::$ty::auto($agents.world, &$sample).unwrap()
-    };
-    (threshold, $ty:ident, $agents:ident, $sample:ident) => {
-        with_walls(
-            spatix::$ty::new($agents.world, 3.0).unwrap(),
-            &$agents.world,
-        )
-    };
+/// [`check_dynamic`] (no parallel pair pass without feature `rayon`).
+#[cfg(not(feature = "rayon"))]
+fn check_parallel<I>(name: &str, agents: &Agents<f32>, sample: &[Aabb<f32>], sizes: Sizes)
+where
+    I: ListedIndex<f32, u32> + Sync + Send,
+{
+    check_dynamic::<I>(name, agents, sample, sizes);
 }
 
 /// A static structure built from the agents (their positions, in coinciding pairs, for a
-/// structure of points).
-macro_rules! built {
-    (boxes, $ty:ident, $agents:ident) => {
-        spatix::$ty::build($agents.boxes().zip(0..)).unwrap()
-    };
-    (points, $ty:ident, $agents:ident) => {
-        spatix::$ty::build((0..$agents.len()).map(|i| ($agents.positions[i / 2 * 2], i as u32)))
-            .unwrap()
+/// structure of points, so that the pair pass reports something): no allocation in its
+/// queries.
+fn check_static<I: ListedStatic<f32, u32> + Sync>(
+    name: &str,
+    agents: &Agents<f32>,
+    points: bool,
+    sizes: Sizes,
+) {
+    let index = if points {
+        I::build_from(
+            (0..agents.len())
+                .map(|i| (Aabb::point(agents.positions[i / 2 * 2]).unwrap(), i as u32)),
+        )
+    } else {
+        I::build_from(agents.boxes().zip(0..))
+    }
+    .unwrap();
+    assert_eq!(
+        static_allocations(&index, agents),
+        0,
+        "{name}, {sizes:?} sizes"
+    );
+}
+
+/// The checks of every structure of `spatix::for_each_structure!` on `$agents` (of `$sizes`,
+/// with `$sample` their boxes).
+macro_rules! checks {
+    ($agents:ident, $sample:ident, $sizes:ident; oracle { $($oracle:tt)* } dynamic { parallel { $($name:ident: $ty:ident),* } serial { $($serial:ident: $serial_ty:ident),* } }
+        fixed { boxes { $($boxes:ident: $boxes_ty:ident),* } points { $($points:ident: $points_ty:ident),* } }) => {
+        $(check_parallel::<spatix::$ty<f32, u32>>(stringify!($name), &$agents, &$sample, $sizes);)*
+        $(check_dynamic::<spatix::$serial_ty<f32, u32>>(stringify!($serial), &$agents, &$sample, $sizes);)*
+        $(check_static::<spatix::$boxes_ty<f32, u32>>(stringify!($boxes), &$agents, false, $sizes);)*
+        $(check_static::<spatix::$points_ty<f32, u32>>(stringify!($points), &$agents, true, $sizes);)*
     };
 }
 
@@ -373,5 +360,14 @@ fn warm_frames_allocate_nothing() {
         let agents = Agents::<f32>::new(20_000, Layout::Uniform, sizes, 11);
         let sample: Vec<Aabb<f32>> = agents.boxes().collect();
         spatix::for_each_structure!(checks, agents, sample, sizes;);
+        // The layered index with a threshold of 3 (the agents of the mixed sizes in one part,
+        // their dragons in another) and walls in its static part (built once: the frames'
+        // `maintain` must not rebuild it).
+        let layered = with_walls(Layered::new(agents.world, 3.0).unwrap(), &agents.world);
+        assert_eq!(
+            allocations(layered, agents.clone()),
+            0,
+            "layered with walls, {sizes:?} sizes"
+        );
     }
 }

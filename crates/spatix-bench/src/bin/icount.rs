@@ -19,7 +19,7 @@ use std::hint::black_box;
 use std::ops::ControlFlow;
 
 use spatix::prelude::*;
-use spatix::{Aabb, KdTree, PackedIndex, Point, Workspace};
+use spatix::{Aabb, KdTree, ListedIndex, PackedIndex, Point, Workspace};
 use spatix_bench::{AGENTS_SEED, Mix, QUERIES_SEED, QUERY_SIDE, queries_near, query_squares};
 use spatix_workload::{Agent, Agents};
 
@@ -98,59 +98,26 @@ fn boxes(agents: &Agents<f32>) -> Vec<Aabb<f32>> {
     agents.boxes().collect()
 }
 
-/// Pushes a frame case per dynamic structure, each made as `compare` makes it.
+/// A frame case per dynamic structure, each made as `compare` makes it.
 macro_rules! frame_cases {
-    (
-        $cases:ident;
-        oracle { $($oracle:tt)* }
-        dynamic { $(
-            $ty:ident {
-                name: $name:ident,
-                cli: $cli:ident,
-                make: $make:ident,
-                pairs: $pairs:ident,
-                holds: $holds:ident,
-                bulk: $bulk:ident,
-                about: $about:literal
-            }
-        )* }
-        fixed { $($fixed:tt)* }
-    ) => {
-        $($cases.push(frame_case(stringify!($name), |agents| made!($bulk, $make, $ty, agents)));)*
+    (oracle { $($oracle:tt)* } dynamic { parallel { $($name:ident: $ty:ident),* } serial { $($serial:ident: $serial_ty:ident),* } }
+        fixed { $($fixed:tt)* }) => {
+        vec![
+            $(frame_case(stringify!($name), made::<spatix::$ty<f32, Value>>),)*
+            $(frame_case(stringify!($serial), made::<spatix::$serial_ty<f32, Value>>),)*
+        ]
     };
 }
 
-/// A structure holding `$agents`: built in one go where it has a bulk build, else made empty
-/// (as `compare` makes it) and filled by inserting.
-macro_rules! made {
-    (build_auto, $make:ident, $ty:ident, $agents:ident) => {
-        spatix::$ty::build_auto(
-            $agents.world,
-            (0..$agents.len()).map(|i| ($agents.aabb(i), $agents.agent(i))),
-        )
-        .expect("agent boxes are valid")
-    };
-    (none, element_size, $ty:ident, $agents:ident) => {{
-        let sample = boxes($agents);
-        let mut tree =
-            spatix::$ty::for_element_size($agents.world, spatix_bench::typical_size(&sample))
-                .expect("the agents' world is valid");
-        tree.reserve($agents.len());
-        inserted(tree, $agents)
-    }};
-    (none, sample, $ty:ident, $agents:ident) => {
-        inserted(
-            spatix::$ty::auto($agents.world, &boxes($agents)).expect("the agents' world is valid"),
-            $agents,
-        )
-    };
-    (none, threshold, $ty:ident, $agents:ident) => {{
-        let threshold = spatix_bench::layered_threshold(&boxes($agents));
-        inserted(
-            spatix::$ty::new($agents.world, threshold).expect("the agents' world is valid"),
-            $agents,
-        )
-    }};
+/// A structure holding `agents`: built in one go where it has a bulk build, else set up from
+/// their boxes ([`ListedIndex::for_sample`], as `compare` makes it) and filled by inserting.
+fn made<I: ListedIndex<f32, Value>>(agents: &Agents<f32>) -> I {
+    if I::BULK {
+        let items = (0..agents.len()).map(|i| (agents.aabb(i), agents.agent(i)));
+        return I::with_items(agents.world, items.collect()).expect("agent boxes are valid");
+    }
+    let index = I::for_sample(agents.world, &boxes(agents), agents.len());
+    inserted(index.expect("the agents' world is valid"), agents)
 }
 
 /// The static structures' cases: build and queries, counted separately.
@@ -222,8 +189,7 @@ fn static_cases(cases: &mut Vec<Case>) {
 }
 
 fn main() {
-    let mut cases = Vec::new();
-    spatix::for_each_structure!(frame_cases, cases;);
+    let mut cases = spatix::for_each_structure!(frame_cases);
     static_cases(&mut cases);
     let list = std::env::args().nth(1).is_some_and(|a| a == "--list");
     println!("icount: N = {N}, agents seed {AGENTS_SEED:#x}");

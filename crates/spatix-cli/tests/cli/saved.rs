@@ -17,8 +17,8 @@ use crate::common::{
 /// Every structure `--index` names: `build` saves each.
 fn saved_kinds() -> Vec<String> {
     [
-        "kd-tree",
         "packed",
+        "kd-tree",
         "brute-force",
         "quadtree",
         "loose-quadtree",
@@ -27,8 +27,8 @@ fn saved_kinds() -> Vec<String> {
         "loose-grid",
         "point-grid",
         "hierarchical",
-        "layered",
         "sweep",
+        "layered",
     ]
     .map(str::to_owned)
     .to_vec()

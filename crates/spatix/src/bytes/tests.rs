@@ -5,7 +5,10 @@
 use spatix_workload::Rng;
 
 use super::resealed;
-use crate::{Aabb, ByteForm, Error, KdTree, PackedIndex, Point, SpatialIndex, UniformGrid};
+use crate::{
+    Aabb, ByteForm, Error, KdTree, ListedIndex, ListedStatic, PackedIndex, Point, SpatialIndex,
+    UniformGrid,
+};
 
 /// How many single bits each structure's byte form is tested with.
 const FLIPS: usize = 200;
@@ -71,73 +74,52 @@ fn flips_refused<X: ByteForm>(bytes: &[u8], seed: u64) -> usize {
     refused
 }
 
+/// A dynamic structure holding the boxes, set up from the first 20 (a bounded one for half
+/// extents up to 4): how many of its flipped bits were refused.
+fn dynamic_refused<I: ListedIndex<f64, u64> + ByteForm>(boxes: &[Aabb<f64>], seed: u64) -> usize {
+    let made = if I::BOUNDED {
+        I::with_bound(world(), 4.0, boxes.len())
+    } else {
+        I::for_sample(world(), &boxes[..20], boxes.len())
+    };
+    let index = filled(made.unwrap(), boxes);
+    flips_refused::<I>(&index.to_bytes(), seed)
+}
+
+/// A static structure built from the boxes: how many of its flipped bits were refused.
+fn static_refused<I: ListedStatic<f64, u64> + ByteForm>(boxes: &[Aabb<f64>], seed: u64) -> usize {
+    let index = I::build_from(boxes.iter().copied().zip(0u64..)).unwrap();
+    flips_refused::<I>(&index.to_bytes(), seed)
+}
+
 macro_rules! every_structure {
-    (
-        oracle { $($oracle:ident { $($of:ident: $ov:tt),* })* }
-        dynamic { $(
-            $ty:ident {
-                name: $name:ident,
-                cli: $cli:ident,
-                make: $make:ident,
-                pairs: $pairs:ident,
-                holds: $holds:ident,
-                bulk: $bulk:ident,
-                about: $about:literal
-            }
-        )* }
-        fixed { $(
-            $fixed:ident {
-                name: $fixed_name:ident,
-                cli: $fixed_cli:ident,
-                holds: $fixed_holds:ident,
-                about: $fixed_about:literal
-            }
-        )* }
-    ) => {{
+    (oracle { $($oracle_name:ident: $oracle:ident),* } dynamic { parallel { $($name:ident: $ty:ident),* } serial { $($serial:ident: $serial_ty:ident),* } }
+        fixed { boxes { $($boxes:ident: $boxes_ty:ident),* } points { $($points:ident: $points_ty:ident),* } }) => {{
         let boxes = boxes();
         let mut seed = 0;
         let mut refused = Vec::new();
-        $(
+        $({
             seed += 1;
-            let index = filled(crate::$oracle::new(), &boxes);
-            refused.push(flips_refused::<crate::$oracle<f64, u64>>(&index.to_bytes(), seed));
-        )*
-        $(
+            refused.push(dynamic_refused::<crate::$oracle<f64, u64>>(&boxes, seed));
+        })*
+        $({
             seed += 1;
-            let index = filled(made!($make, $holds, $ty), &boxes);
-            refused.push(flips_refused::<crate::$ty<f64, u64>>(&index.to_bytes(), seed));
-        )*
-        $(
+            refused.push(dynamic_refused::<crate::$ty<f64, u64>>(&boxes, seed));
+        })*
+        $({
             seed += 1;
-            let index = built!($fixed_holds, $fixed, boxes);
-            refused.push(flips_refused::<crate::$fixed<f64, u64>>(&index.to_bytes(), seed));
-        )*
+            refused.push(dynamic_refused::<crate::$serial_ty<f64, u64>>(&boxes, seed));
+        })*
+        $({
+            seed += 1;
+            refused.push(static_refused::<crate::$boxes_ty<f64, u64>>(&boxes, seed));
+        })*
+        $({
+            seed += 1;
+            refused.push(static_refused::<crate::$points_ty<f64, u64>>(&boxes, seed));
+        })*
         refused
     }};
-}
-
-/// An empty dynamic structure for the world, set up as its entry says (a bound or a
-/// threshold of 4, or sized from a sample of the boxes).
-macro_rules! made {
-    (threshold, $holds:ident, $ty:ident) => {
-        crate::$ty::new(world(), 4.0).unwrap()
-    };
-    ($make:ident, bounded, $ty:ident) => {
-        crate::$ty::new(world(), 4.0).unwrap()
-    };
-    ($make:ident, boxes, $ty:ident) => {
-        crate::$ty::auto(world(), &boxes()[..20]).unwrap()
-    };
-}
-
-/// A static structure of the boxes (of their corners, for one of points).
-macro_rules! built {
-    (boxes, $ty:ident, $boxes:ident) => {
-        crate::$ty::build($boxes.iter().copied().zip(0u64..)).unwrap()
-    };
-    (points, $ty:ident, $boxes:ident) => {
-        crate::$ty::build($boxes.iter().map(|b| b.min).zip(0u64..)).unwrap()
-    };
 }
 
 /// Every structure's byte form, a bit flipped at [`FLIPS`] random places one at a time:

@@ -353,3 +353,16 @@ impl<S: Scalar, T> Refile for BruteForce<S, T> {
         self.check_invariants()
     }
 }
+
+impl<S, T> crate::Listed for BruteForce<S, T> {
+    const CLI: &'static str = "brute-force";
+    const ABOUT: &'static str =
+        "`BruteForce`: one array, every pair tested (O(n²) pairs: for small inputs).";
+}
+
+/// Nothing to size.
+impl<S: Scalar, T> crate::ListedIndex<S, T> for BruteForce<S, T> {
+    fn for_sample(_world: Aabb<S>, _sample: &[Aabb<S>], _total: usize) -> Result<Self, Error> {
+        Ok(Self::new())
+    }
+}

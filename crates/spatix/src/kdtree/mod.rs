@@ -496,3 +496,15 @@ impl<S: Scalar, T> Through for KdTree<S, T> {
 }
 
 crate::contract::spatial_query!(KdTree);
+
+impl<S, T> crate::Listed for KdTree<S, T> {
+    const CLI: &'static str = "kd-tree";
+    const ABOUT: &'static str = "`KdTree`: points only, built once.";
+}
+
+/// Points: each box's lower-left corner.
+impl<S: Scalar, T> crate::ListedStatic<S, T> for KdTree<S, T> {
+    fn build_from(items: impl IntoIterator<Item = (Aabb<S>, T)>) -> Result<Self, Error> {
+        Self::build(items.into_iter().map(|(b, v)| (b.min, v)))
+    }
+}

@@ -398,3 +398,17 @@ crate::contract::spatial_index!(
         /// waiting static elements into it), then runs the moving parts' `maintain`.
     }
 );
+
+impl<S, T> crate::Listed for Layered<S, T> {
+    const CLI: &'static str = "layered";
+    const ABOUT: &'static str =
+        "`Layered`: agents up to the typical size in a point grid, larger ones in a loose grid.";
+}
+
+/// The 95th percentile of the sample's half sizes as the threshold: the common agents in the
+/// point grid, the rare large ones in the loose grid.
+impl<S: Scalar, T> crate::ListedIndex<S, T> for Layered<S, T> {
+    fn for_sample(world: Aabb<S>, sample: &[Aabb<S>], _total: usize) -> Result<Self, Error> {
+        Self::new(world, crate::structures::common_half_size(sample))
+    }
+}

@@ -490,3 +490,16 @@ impl<S: Scalar, T> StaticIndex<S, T> for PackedIndex<S, T> {
         Ok(())
     }
 }
+
+impl<S, T> crate::Listed for PackedIndex<S, T> {
+    const CLI: &'static str = "packed";
+    const ABOUT: &'static str =
+        "`PackedIndex`: boxes (or points) built once into one Hilbert-sorted packed tree.";
+}
+
+/// [`PackedIndex::build`].
+impl<S: Scalar, T> crate::ListedStatic<S, T> for PackedIndex<S, T> {
+    fn build_from(items: impl IntoIterator<Item = (Aabb<S>, T)>) -> Result<Self, Error> {
+        Self::build(items)
+    }
+}

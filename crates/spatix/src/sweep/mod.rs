@@ -594,3 +594,22 @@ crate::contract::spatial_index!(
         /// the way. No allocation once warm.
     }
 );
+
+impl<S, T> crate::Listed for SweepGrid<S, T> {
+    const CLI: &'static str = "sweep";
+    const ABOUT: &'static str = "`SweepGrid`: horizontal bands by the bottom of each box, each band sorted by the left; pairs by sweep-and-prune. Made for many similar agents moved every frame.";
+}
+
+/// [`SweepGrid::auto_sampled`].
+impl<S: Scalar, T> crate::ListedIndex<S, T> for SweepGrid<S, T> {
+    const BULK: bool = true;
+
+    fn for_sample(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, crate::Error> {
+        Self::auto_sampled(world, sample, total)
+    }
+
+    /// In one go: [`SweepGrid::build_auto`].
+    fn with_items(world: Aabb<S>, items: Vec<(Aabb<S>, T)>) -> Result<Self, crate::Error> {
+        Self::build_auto(world, items)
+    }
+}

@@ -216,7 +216,7 @@ pub(crate) fn sized_from_sample<S: Scalar>(
 }
 
 /// Writes what the three quadtrees have alike: `new`, `for_element_size`, `auto`,
-/// `with_config`, `world` and `config`. The tree provides `DEFAULT_CONFIG`, a private
+/// `with_config`, `world`, `config` and how it sets itself up from a sample (`ListedIndex`). The tree provides `DEFAULT_CONFIG`, a private
 /// `fn empty(world, config) -> Self` (the empty tree, parameters already checked) and its
 /// [`TreeBase`] in the field `base`; the macro is given the deepest nodes' side in typical element
 /// sizes (`leaf_sizes`) and, for the example, the depth that gives for elements 4 wide in a
@@ -330,6 +330,20 @@ macro_rules! tree_constructors {
             /// The parameters given at construction.
             pub fn config(&self) -> $crate::TreeConfig {
                 self.base.config
+            }
+        }
+
+        /// A tree for the sample's typical element size, room reserved for `total`.
+        impl<S: $crate::Scalar, T> $crate::ListedIndex<S, T> for $tree<S, T> {
+            fn for_sample(
+                world: $crate::Aabb<S>,
+                sample: &[$crate::Aabb<S>],
+                total: usize,
+            ) -> Result<Self, $crate::Error> {
+                let typical = $crate::structures::typical_size(&world, sample, total);
+                let mut tree = Self::for_element_size(world, typical)?;
+                tree.reserve(total);
+                Ok(tree)
             }
         }
     };

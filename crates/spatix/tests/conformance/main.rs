@@ -41,89 +41,55 @@ mod probes;
 mod scenarios;
 mod strays;
 
-// Every structure of `spatix::for_each_structure!` set up as its entry says, for elements a
-// 64th of the world wide, a bounded one for half extents up to 4 (module `listed`): a new
-// structure gets the whole suite from its entry there. The instances below add
-// configurations of each (the oracle is `brute_*`). The fast tier runs, besides `listed`,
-// each structure once in f32 (its arithmetic in the other scalar), the configurations at an
-// edge (depth limits, the smallest cells and bands, a bound), and every wrapper (parallel
-// frames, byte forms, static elements) on each structure that has it; module `deep` (at the
-// end) holds the rest.
+// Every structure of `spatix::for_each_structure!` set up as it sets itself up from a sample
+// (`ListedIndex::for_sample`) of elements a 64th of the world wide, 64² of them; a bounded one
+// for half extents up to 4 (`ListedIndex::with_bound`) (module `listed`): a new structure
+// gets the whole suite from its line there. The instances below add configurations of each
+// (the oracle is `brute_*`). The fast tier runs, besides `listed`, each structure once in f32
+// (its arithmetic in the other scalar), the configurations at an edge (depth limits, the
+// smallest cells and bands, a bound), and every wrapper (parallel frames, byte forms, static
+// elements) on each structure that has it; module `deep` (at the end) holds the rest.
 mod listed {
+    use spatix::{Aabb, Error, ListedIndex, ListedStatic};
+
+    /// The half extent up to which a bounded structure holds boxes.
+    pub(crate) const MAX_HALF_EXTENT: f64 = 4.0;
+
+    /// An empty `I` for `world`: bounded by [`MAX_HALF_EXTENT`], or for 64² elements a 64th of it wide.
+    pub(crate) fn made<I: ListedIndex<f64, u64>>(world: Aabb<f64>) -> I {
+        if I::BOUNDED {
+            return I::with_bound(world, MAX_HALF_EXTENT, 0).unwrap();
+        }
+        let side = (world.size().x.max(world.size().y) / 64.0).max(1.0);
+        I::with_bound(world, side / 2.0, 64 * 64).unwrap()
+    }
+
+    /// `I` built from the data set.
+    pub(crate) fn built<I: ListedStatic<f64, u64>>(data: &[(Aabb<f64>, u64)]) -> Result<I, Error> {
+        I::build_from(data.iter().copied())
+    }
+
     /// One instance per structure.
     macro_rules! instances {
-        (
-            oracle { $($oracle:tt)* }
-            dynamic { $(
-                $ty:ident {
-                    name: $name:ident,
-                    cli: $cli:ident,
-                    make: $make:ident,
-                    pairs: $pairs:ident,
-                    holds: $holds:ident,
-                    bulk: $bulk:ident,
-                    about: $about:literal
-                }
-            )* }
-            fixed { $(
-                $fixed:ident {
-                    name: $fixed_name:ident,
-                    cli: $fixed_cli:ident,
-                    holds: $fixed_holds:ident,
-                    about: $fixed_about:literal
-                }
-            )* }
-        ) => {
-            $(instance!($holds, $name, $make, $ty);)*
-            $(conformance_static!($fixed_name, f64, $fixed_holds, |data| {
-                built!($fixed_holds, $fixed, data)
-            });)*
+        (oracle { $($oracle:tt)* } dynamic { parallel { $($name:ident: $ty:ident),* } serial { $($serial:ident: $serial_ty:ident),* } }
+            fixed { boxes { $($boxes:ident: $boxes_ty:ident),* } points { $($points:ident: $points_ty:ident),* } }) => {
+            $(instance!($name, $ty);)*
+            $(instance!($serial, $serial_ty);)*
+            $(conformance_static!($boxes, f64, boxes, super::built::<spatix::$boxes_ty<f64, u64>>);)*
+            $(conformance_static!($points, f64, points, super::built::<spatix::$points_ty<f64, u64>>);)*
         };
     }
 
-    /// The suite for a structure of any box, set up for elements a 64th of the world wide; or
-    /// of boxes up to a half extent of 4, made with that bound (`new(world, 4.0)`: `auto`
-    /// leaves a margin above the sample's half extents).
+    /// The suite for one dynamic structure.
     macro_rules! instance {
-        (boxes, $name:ident, $make:ident, $ty:ident) => {
-            conformance!($name, f64, |world| {
-                let side = (world.size().x.max(world.size().y) / 64.0).max(1.0);
-                made!($make, $ty, world, side)
-            });
-        };
-        (bounded, $name:ident, $make:ident, $ty:ident) => {
+        ($name:ident, $ty:ident) => {
             conformance!(
                 $name,
                 f64,
-                |world| spatix::$ty::new(world, 4.0).unwrap(),
-                max_half_extent = 4.0
+                |world| super::made::<spatix::$ty<f64, u64>>(world),
+                bounded_if = <spatix::$ty<f64, u64> as spatix::ListedIndex<f64, u64>>::BOUNDED,
+                max_half_extent = super::MAX_HALF_EXTENT
             );
-        };
-    }
-
-    /// An empty structure for `$world` and elements `$side` wide: from a sample of one such
-    /// element, or with agents up to a half extent of half that.
-    macro_rules! made {
-        (element_size, $ty:ident, $world:ident, $side:expr) => {
-            spatix::$ty::for_element_size($world, $side).unwrap()
-        };
-        (sample, $ty:ident, $world:ident, $side:expr) => {{
-            let corner = $world.min;
-            let far = spatix::Point::new(corner.x + $side, corner.y + $side);
-            spatix::$ty::auto($world, &[spatix::Aabb::new(corner, far).unwrap()]).unwrap()
-        }};
-        (threshold, $ty:ident, $world:ident, $side:expr) => {
-            spatix::$ty::new($world, $side / 2.0).unwrap()
-        };
-    }
-
-    /// A static structure of the data set (its boxes' corners, for one of points).
-    macro_rules! built {
-        (boxes, $ty:ident, $data:ident) => {
-            spatix::$ty::build($data.iter().copied())
-        };
-        (points, $ty:ident, $data:ident) => {
-            spatix::$ty::build($data.iter().map(|&(b, id)| (b.min, id)))
         };
     }
 

@@ -53,6 +53,13 @@ macro_rules! conformance {
             @suite $name, $scalar, $make, 100_000, conformance!(@or None $(, Some($bound))?)
         );
     };
+    // A structure of the list: bounded by `max_half_extent` where `$bounded` (a constant).
+    ($name:ident, $scalar:ty, $make:expr, bounded_if = $bounded:expr, max_half_extent = $bound:expr $(,)?) => {
+        conformance!(
+            @suite $name, $scalar, $make, 100_000,
+            if $bounded { Some($bound) } else { None }, adversarial
+        );
+    };
     ($name:ident, $scalar:ty, $make:expr, bulk_max = $bulk_max:expr $(,)?) => {
         conformance!(@suite $name, $scalar, $make, $bulk_max, None);
     };

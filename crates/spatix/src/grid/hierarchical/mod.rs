@@ -368,3 +368,16 @@ impl<S: Scalar, T> Refile for HierarchicalGrid<S, T> {
         crate::SpatialQuery::check_invariants(self)
     }
 }
+
+impl<S, T> crate::Listed for HierarchicalGrid<S, T> {
+    const CLI: &'static str = "hierarchical";
+    const ABOUT: &'static str =
+        "`HierarchicalGrid`: levels of grids, each element in the level that fits its size.";
+}
+
+/// [`HierarchicalGrid::auto_sampled`].
+impl<S: Scalar, T> crate::ListedIndex<S, T> for HierarchicalGrid<S, T> {
+    fn for_sample(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, crate::Error> {
+        Self::auto_sampled(world, sample, total)
+    }
+}

@@ -653,3 +653,16 @@ crate::contract::spatial_index!(
         /// memory cell by cell. O(cells + elements), in place, no allocation.
     }
 );
+
+impl<S, T> crate::Listed for LooseGrid<S, T> {
+    const CLI: &'static str = "loose-grid";
+    const ABOUT: &'static str =
+        "`LooseGrid`: the loose/tight double grid, each element in one loose cell by its centre.";
+}
+
+/// [`LooseGrid::auto_sampled`].
+impl<S: Scalar, T> crate::ListedIndex<S, T> for LooseGrid<S, T> {
+    fn for_sample(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, crate::Error> {
+        Self::auto_sampled(world, sample, total)
+    }
+}

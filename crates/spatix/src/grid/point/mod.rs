@@ -348,3 +348,21 @@ impl<S: Scalar, T> Refile for PointGrid<S, T> {
         crate::SpatialQuery::check_invariants(self)
     }
 }
+
+impl<S, T> crate::Listed for PointGrid<S, T> {
+    const CLI: &'static str = "point-grid";
+    const ABOUT: &'static str = "`PointGrid`: each element as one point, under the largest half extent of the initial boxes (larger boxes are refused).";
+}
+
+/// [`PointGrid::auto_sampled`].
+impl<S: Scalar, T> crate::ListedIndex<S, T> for PointGrid<S, T> {
+    const BOUNDED: bool = true;
+
+    fn for_sample(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, crate::Error> {
+        Self::auto_sampled(world, sample, total)
+    }
+
+    fn with_bound(world: Aabb<S>, half_extent: S, _total: usize) -> Result<Self, crate::Error> {
+        Self::new(world, half_extent)
+    }
+}

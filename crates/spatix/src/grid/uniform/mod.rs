@@ -395,3 +395,15 @@ crate::contract::spatial_index!(
         /// the bands are packed in parallel on rayon's current pool.
     }
 );
+
+impl<S, T> crate::Listed for UniformGrid<S, T> {
+    const CLI: &'static str = "grid";
+    const ABOUT: &'static str = "`UniformGrid`: cells from the elements' size and count.";
+}
+
+/// [`UniformGrid::auto_sampled`].
+impl<S: Scalar, T> crate::ListedIndex<S, T> for UniformGrid<S, T> {
+    fn for_sample(world: Aabb<S>, sample: &[Aabb<S>], total: usize) -> Result<Self, crate::Error> {
+        Self::auto_sampled(world, sample, total)
+    }
+}

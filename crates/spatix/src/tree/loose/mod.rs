@@ -354,3 +354,8 @@ impl<S: Scalar, T> Holds<S, T> for LooseQuadtree<S, T> {
 }
 
 crate::contract::spatial_index!(LooseQuadtree);
+
+impl<S, T> crate::Listed for LooseQuadtree<S, T> {
+    const CLI: &'static str = "loose-quadtree";
+    const ABOUT: &'static str = "`LooseQuadtree`: each element in one leaf by its centre, loose node boxes; depth from the elements' size.";
+}

@@ -312,3 +312,8 @@ crate::contract::spatial_index!(
         /// split and merge them over and over.
     }
 );
+
+impl<S, T> crate::Listed for MxCifQuadtree<S, T> {
+    const CLI: &'static str = "mxcif";
+    const ABOUT: &'static str = "`MxCifQuadtree`: each element in the smallest node that contains it; depth from the elements' size.";
+}

@@ -207,3 +207,8 @@ impl<S: Scalar, T> Holds<S, T> for Quadtree<S, T> {
 }
 
 crate::contract::spatial_index!(Quadtree);
+
+impl<S, T> crate::Listed for Quadtree<S, T> {
+    const CLI: &'static str = "quadtree";
+    const ABOUT: &'static str = "`Quadtree`: tight quadtree, depth from the elements' size.";
+}

@@ -9,8 +9,8 @@ use core::ops::ControlFlow;
 
 use rayon::prelude::*;
 use spatix::{
-    Aabb, BatchBuffers, Handle, KdTree, KdTreeConfig, PackedIndex, ParallelPairs, ParallelQuery,
-    Point, SpatialIndex, SpatialQuery, Workspace,
+    Aabb, BatchBuffers, Handle, KdTree, KdTreeConfig, ListedIndex, PackedIndex, ParallelPairs,
+    ParallelQuery, Point, SpatialIndex, SpatialQuery, Workspace,
 };
 
 use spatix_bench::Mix;
@@ -24,11 +24,13 @@ pub(crate) const CRATE: Crate = Crate {
     name: "spatix",
     version: env!("CARGO_PKG_VERSION"),
     how: "Every dynamic structure through the `SpatialIndex` contract: built by `insert` of \
-         every element (after `Quadtree`, `LooseQuadtree` or \
-         `MxCifQuadtree::for_element_size(world, mean extent)` and `reserve(n)`; or the grids' \
-         `auto(world, boxes)`: `UniformGrid`, `LooseGrid`, `HierarchicalGrid`, and `PointGrid` \
-         for points; or `SweepGrid::build_auto(world, items)`, its bulk build; or `Layered::new(world, threshold)` with the 95th percentile of the \
-         boxes' half-sizes as threshold), then `maintain`; \
+         every element into what each sets itself up as from the boxes \
+         (`ListedIndex::for_sample`: `Quadtree`, `LooseQuadtree` or \
+         `MxCifQuadtree::for_element_size(world, typical size)` and `reserve(n)`; the grids' \
+         `auto_sampled(world, boxes, n)`: `UniformGrid`, `LooseGrid`, `HierarchicalGrid`, and \
+         `PointGrid` for points; `Layered::new(world, threshold)` with the 95th percentile of \
+         the boxes' half-sizes as threshold), or by `SweepGrid::build_auto(world, items)`, its \
+         bulk build; then `maintain`; \
          the static `PackedIndex` by `PackedIndex::build` (`par_build` with `--threads`; a \
          frame rebuilds it, and with `--threads` steps the agents and gathers their boxes \
          on rayon's pool too); a frame \
@@ -57,130 +59,92 @@ const BRUTE_MAX_N: usize = 10_000;
 /// oracle.
 pub(crate) fn box_indexes(threads: usize) -> Vec<Box<dyn BoxIndex>> {
     let mut all: Vec<Box<dyn BoxIndex>> = Vec::new();
-    spatix::for_each_structure!(dynamic_indexes, all, threads, Dynamic, boxes;);
-    spatix::for_each_structure!(dynamic_indexes, all, threads, Stepped, boxes;);
+    spatix::for_each_structure!(push_boxes, all, threads;);
     all.push(Box::new(Packed::new(threads)));
-    spatix::for_each_structure!(oracle_index, all, threads;);
+    all.push(Box::new(oracle(threads)));
     all
 }
 
 /// Every spatix structure of points: the kd-tree, every dynamic one of
-/// `spatix::for_each_structure!` (built by inserting), the packed index, and the oracle.
+/// `spatix::for_each_structure!` (built by inserting, its pair pass on the calling thread),
+/// the packed index, and the oracle.
 pub(crate) fn point_indexes(threads: usize) -> Vec<Box<dyn PointIndex>> {
     let mut all: Vec<Box<dyn PointIndex>> = vec![Box::new(KdPoints::new(threads))];
-    spatix::for_each_structure!(dynamic_indexes, all, threads, Dynamic, points;);
+    spatix::for_each_structure!(push_points, all, threads;);
     all.push(Box::new(Packed::new(threads)));
-    spatix::for_each_structure!(oracle_index, all, threads;);
+    all.push(Box::new(oracle(threads)));
     all
 }
 
-/// Pushes onto `$all` an `$adapter` of each dynamic structure (of boxes: not the bounded
-/// ones; of points: each inserted, its pair pass on the calling thread).
-macro_rules! dynamic_indexes {
-    (
-        $all:ident, $threads:ident, $adapter:ident, $of:ident;
-        oracle { $($oracle:tt)* }
-        dynamic { $(
-            $ty:ident {
-                name: $name:ident,
-                cli: $cli:ident,
-                make: $make:ident,
-                pairs: $pairs:ident,
-                holds: $holds:ident,
-                bulk: $bulk:ident,
-                about: $about:literal
-            }
-        )* }
-        fixed { $($fixed:tt)* }
-    ) => {
-        $(dynamic_index!(
-            $of,
-            $holds,
-            $adapter,
-            $all,
-            $adapter::new(stringify!($ty), |world, sample| made!($make, $ty, world, sample), $threads),
-            $pairs,
-            $bulk,
-            $ty
-        );)*
+/// Pushes onto `$all` a [`Dynamic`] of each dynamic structure but the bounded ones, then a
+/// [`Stepped`] of each, their pair passes on rayon's pool where they have one.
+macro_rules! push_boxes {
+    ($all:ident, $threads:ident; oracle { $($oracle:tt)* } dynamic { parallel { $($name:ident: $ty:ident),* } serial { $($serial:ident: $serial_ty:ident),* } }
+        fixed { $($fixed:tt)* }) => {
+        $(if !<spatix::$ty<f32, u32> as ListedIndex<f32, u32>>::BOUNDED {
+            $all.push(Box::new(dynamic::<spatix::$ty<f32, u32>>(stringify!($ty), $threads).parallel()));
+        })*
+        $(if !<spatix::$serial_ty<f32, u32> as ListedIndex<f32, u32>>::BOUNDED {
+            $all.push(Box::new(dynamic::<spatix::$serial_ty<f32, u32>>(stringify!($serial_ty), $threads)));
+        })*
+        $($all.push(Box::new(stepped::<spatix::$ty<f32, Tracked>>(stringify!($ty), $threads).parallel()));)*
+        $($all.push(Box::new(stepped::<spatix::$serial_ty<f32, Tracked>>(stringify!($serial_ty), $threads)));)*
     };
 }
 
-/// Pushes one adapter (with its bulk build and parallel pair pass, for boxes).
-/// A structure that holds boxes under one bound (the point grid) is measured only by its
-/// `update_all` row, and only on agents of one size ([`Stepped::same_size_only`]).
-macro_rules! dynamic_index {
-    (boxes, bounded, Dynamic, $($ignored:tt)*) => {};
-    (boxes, bounded, Stepped, $all:ident, $adapter:expr, $pairs:ident, $bulk:ident, $ty:ident) => {
-        $all.push(Box::new(
-            parallel!($pairs, bulk!($bulk, $ty, $adapter)).same_size_only(),
-        ))
+/// Pushes onto `$all` a [`Dynamic`] of each dynamic structure, built by inserting.
+macro_rules! push_points {
+    ($all:ident, $threads:ident; oracle { $($oracle:tt)* } dynamic { parallel { $($name:ident: $ty:ident),* } serial { $($serial:ident: $serial_ty:ident),* } }
+        fixed { $($fixed:tt)* }) => {
+        $($all.push(Box::new(Dynamic::new(stringify!($ty), made::<spatix::$ty<f32, u32>, u32>, $threads)));)*
+        $($all.push(Box::new(Dynamic::new(stringify!($serial_ty), made::<spatix::$serial_ty<f32, u32>, u32>, $threads)));)*
     };
-    (boxes, boxes, $kind:ident, $all:ident, $adapter:expr, $pairs:ident, $bulk:ident, $ty:ident) => {
-        $all.push(Box::new(parallel!($pairs, bulk!($bulk, $ty, $adapter))))
-    };
-    (points, $holds:ident, $kind:ident, $all:ident, $adapter:expr, $($ignored:tt)*) => {
-        $all.push(Box::new($adapter))
-    };
+}
+use {push_boxes, push_points};
+
+/// An empty structure for `world` and the boxes `sample` it will hold, as it sets itself up
+/// from a sample ([`ListedIndex::for_sample`]).
+fn made<I: ListedIndex<f32, V>, V>(world: &Aabb<f32>, sample: &[Aabb<f32>]) -> I {
+    I::for_sample(*world, sample, sample.len()).expect("the agents' world is valid")
 }
 
-/// `$adapter` built in one go where the structure has a bulk build.
-macro_rules! bulk {
-    (none, $ty:ident, $adapter:expr) => {
-        $adapter
-    };
-    (build_auto, $ty:ident, $adapter:expr) => {
-        $adapter.bulk(|world, items| {
-            spatix::$ty::build_auto(*world, items).expect("workload boxes are valid")
-        })
-    };
+/// A structure holding `items`, built in one go ([`ListedIndex::with_items`]).
+fn built<I: ListedIndex<f32, V>, V>(world: &Aabb<f32>, items: Vec<(Aabb<f32>, V)>) -> I {
+    I::with_items(*world, items).expect("workload boxes are valid")
 }
 
-/// `$adapter` with its pair pass on rayon's pool where the structure has one.
-macro_rules! parallel {
-    (serial, $adapter:expr) => {
-        $adapter
-    };
-    (parallel, $adapter:expr) => {
-        $adapter.parallel()
-    };
+/// A [`Dynamic`] of `I`, built in one go where it has a bulk build.
+fn dynamic<I: ListedIndex<f32, u32>>(name: &'static str, threads: usize) -> Dynamic<I> {
+    let adapter = Dynamic::new(name, made::<I, u32>, threads);
+    if I::BULK {
+        adapter.bulk(built::<I, u32>)
+    } else {
+        adapter
+    }
 }
 
-/// An empty structure for `$world` and the boxes `$sample` it will hold: a quadtree by
-/// `for_element_size` with their mean extent (at least 1, for points), room reserved; a
-/// layered index with the 95th percentile of their half-sizes as threshold; the others by
-/// `auto` over the sample.
-macro_rules! made {
-    (element_size, $ty:ident, $world:ident, $sample:ident) => {{
-        let mut tree = spatix::$ty::for_element_size(*$world, spatix_bench::typical_size($sample))
-            .expect("the agents' world is valid");
-        tree.reserve($sample.len());
-        tree
-    }};
-    (sample, $ty:ident, $world:ident, $sample:ident) => {
-        spatix::$ty::auto(*$world, $sample).expect("the agents' world is valid")
-    };
-    (threshold, $ty:ident, $world:ident, $sample:ident) => {
-        spatix::$ty::new(*$world, spatix_bench::layered_threshold($sample))
-            .expect("the agents' world is valid")
-    };
+/// A [`Stepped`] of `I`, built in one go where it has a bulk build; a bounded one on agents
+/// of one size only ([`Stepped::same_size_only`]).
+fn stepped<I: ListedIndex<f32, Tracked>>(name: &'static str, threads: usize) -> Stepped<I> {
+    let mut adapter = Stepped::new(name, made::<I, Tracked>, threads);
+    if I::BULK {
+        adapter = adapter.bulk(built::<I, Tracked>);
+    }
+    if I::BOUNDED {
+        adapter = adapter.same_size_only();
+    }
+    adapter
 }
 
-/// Pushes the oracle onto `$all`, measured up to [`BRUTE_MAX_N`] only.
-macro_rules! oracle_index {
-    (
-        $all:ident, $threads:ident;
-        oracle { $($oracle:ident { $($field:ident: $value:tt),* })* }
-        dynamic { $($dynamic:tt)* }
-        fixed { $($fixed:tt)* }
-    ) => {
-        $($all.push(Box::new(
-            Dynamic::new(stringify!($oracle), |_, _| spatix::$oracle::new(), $threads)
-                .up_to(BRUTE_MAX_N),
-        ));)*
-    };
+/// The oracle, measured up to [`BRUTE_MAX_N`] only.
+fn oracle(threads: usize) -> Dynamic<spatix::BruteForce<f32, u32>> {
+    Dynamic::new(
+        "BruteForce",
+        made::<spatix::BruteForce<f32, u32>, u32>,
+        threads,
+    )
+    .up_to(BRUTE_MAX_N)
 }
-use {bulk, dynamic_index, dynamic_indexes, made, oracle_index, parallel};
 
 /// Makes an empty structure for a world and the boxes it will hold (never timed).
 type Make<I> = fn(&Aabb<f32>, &[Aabb<f32>]) -> I;
