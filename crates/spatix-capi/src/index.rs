@@ -14,8 +14,9 @@ use spatix::{
 use crate::status::Failure;
 use crate::types::{SpatixHit, SpatixItem, SpatixKind, SpatixNeighbor};
 
-/// A precision the ABI offers: `f32` or `f64`.
-pub(crate) trait Precision: Scalar + Into<f64> + Send + Sync + 'static {
+/// A scalar the ABI offers (`f32` or `f64`): the library's [`Scalar`] with what the ABI
+/// keeps per scalar.
+pub(crate) trait AbiScalar: Scalar + Into<f64> + Send + Sync + 'static {
     /// The tag of a live index of this precision (a foreign or other-precision pointer
     /// almost certainly holds something else there).
     const TAG: u64;
@@ -25,12 +26,12 @@ pub(crate) trait Precision: Scalar + Into<f64> + Send + Sync + 'static {
     fn with_workspace<R>(f: impl FnOnce(&mut Workspace<Self>) -> R) -> R;
 }
 
-macro_rules! precision {
+macro_rules! abi_scalar {
     ($s:ty, $tag:expr, $cell:ident) => {
         thread_local! {
             static $cell: RefCell<Workspace<$s>> = RefCell::new(Workspace::new());
         }
-        impl Precision for $s {
+        impl AbiScalar for $s {
             const TAG: u64 = $tag;
             fn with_workspace<R>(f: impl FnOnce(&mut Workspace<Self>) -> R) -> R {
                 $cell.with(|cell| match cell.try_borrow_mut() {
@@ -41,8 +42,8 @@ macro_rules! precision {
         }
     };
 }
-precision!(f32, 0x5350_4154_4958_0032, WORKSPACE_F32);
-precision!(f64, 0x5350_4154_4958_0064, WORKSPACE_F64);
+abi_scalar!(f32, 0x5350_4154_4958_0032, WORKSPACE_F32);
+abi_scalar!(f64, 0x5350_4154_4958_0064, WORKSPACE_F64);
 
 /// A visitor of elements.
 pub(crate) type Visit<'a> = &'a mut dyn FnMut(SpatixItem) -> ControlFlow<()>;
@@ -64,7 +65,7 @@ pub(crate) type Mover<'a, S> = &'a mut dyn FnMut(Handle, &mut u64, &Aabb<S>) -> 
 pub(crate) type SharedMover<'a, S> = &'a (dyn Fn(Handle, &mut u64, &Aabb<S>) -> Aabb<S> + Sync);
 
 /// What every index behind an opaque pointer answers.
-pub(crate) trait Index<S: Precision>: Send + Sync {
+pub(crate) trait Index<S: AbiScalar>: Send + Sync {
     /// Which structure it is.
     fn kind(&self) -> SpatixKind;
     /// How many elements it holds.
@@ -109,7 +110,7 @@ pub(crate) trait Index<S: Precision>: Send + Sync {
 }
 
 /// What a dynamic structure adds.
-pub(crate) trait Mutate<S: Precision> {
+pub(crate) trait Mutate<S: AbiScalar> {
     /// [`SpatialIndex::insert`].
     fn insert(&mut self, aabb: Aabb<S>, value: u64) -> Result<Handle, Error>;
     /// [`SpatialIndex::remove`].
@@ -124,7 +125,7 @@ pub(crate) trait Mutate<S: Precision> {
     fn maintain(&mut self);
 }
 
-impl<S: Precision, I> Mutate<S> for I
+impl<S: AbiScalar, I> Mutate<S> for I
 where
     I: SpatialIndex<S, u64> + ParallelPairs<S, u64>,
 {
@@ -149,7 +150,7 @@ where
 }
 
 /// A spatix structure the ABI wraps: the few answers that differ between structures.
-pub(crate) trait Structure<S: Precision>:
+pub(crate) trait Structure<S: AbiScalar>:
     SpatialQuery<S, u64> + ByteForm + Send + Sync + 'static
 {
     /// Which structure it is.
@@ -172,7 +173,7 @@ pub(crate) trait Parallel<S> {
     fn par_collect_pairs(&self, visit: VisitPairs<'_>);
 }
 
-impl<S: Precision, I: ParallelPairs<S, u64>> Parallel<S> for I {
+impl<S: AbiScalar, I: ParallelPairs<S, u64>> Parallel<S> for I {
     fn par_pairs(&self, visit: SharedPairs<'_>) -> ControlFlow<()> {
         self.par_for_each_pair(|a, b| visit(SpatixItem::of(a), SpatixItem::of(b)))
     }
@@ -190,7 +191,7 @@ impl<S: Precision, I: ParallelPairs<S, u64>> Parallel<S> for I {
 /// A dynamic structure: both halves, and the parallel pair pass.
 macro_rules! dynamic {
     ($structure:ident) => {
-        impl<S: Precision> Structure<S> for $structure<S, u64> {
+        impl<S: AbiScalar> Structure<S> for $structure<S, u64> {
             const KIND: SpatixKind = SpatixKind::$structure;
             fn dynamic(&mut self) -> Option<&mut dyn Mutate<S>> {
                 Some(self)
@@ -205,18 +206,18 @@ dynamic!(SweepGrid);
 dynamic!(UniformGrid);
 dynamic!(LooseGrid);
 
-impl<S: Precision> Structure<S> for PackedIndex<S, u64> {
+impl<S: AbiScalar> Structure<S> for PackedIndex<S, u64> {
     const KIND: SpatixKind = SpatixKind::PackedIndex;
     fn parallel(&self) -> Option<&dyn Parallel<S>> {
         Some(self)
     }
 }
 
-impl<S: Precision> Structure<S> for KdTree<S, u64> {
+impl<S: AbiScalar> Structure<S> for KdTree<S, u64> {
     const KIND: SpatixKind = SpatixKind::KdTree;
 }
 
-impl<S: Precision, I: Structure<S>> Index<S> for I {
+impl<S: AbiScalar, I: Structure<S>> Index<S> for I {
     fn kind(&self) -> SpatixKind {
         I::KIND
     }
@@ -335,7 +336,7 @@ impl<S: Precision, I: Structure<S>> Index<S> for I {
 }
 
 /// The item of a handle a query of `index` gave (its value looked up).
-fn item_of<S: Precision, I: SpatialQuery<S, u64>>(index: &I, handle: Handle) -> SpatixItem {
+fn item_of<S: AbiScalar, I: SpatialQuery<S, u64>>(index: &I, handle: Handle) -> SpatixItem {
     SpatixItem::new(
         handle,
         SpatialQuery::get(index, handle).map_or(0, |item| *item.value),
@@ -343,8 +344,8 @@ fn item_of<S: Precision, I: SpatialQuery<S, u64>>(index: &I, handle: Handle) -> 
 }
 
 /// The index whose byte form `bytes` is, of whichever structure its header names.
-pub(crate) fn load<S: Precision>(bytes: &[u8]) -> Result<Box<dyn Index<S>>, Failure> {
-    fn from<S: Precision, I: Structure<S>>(bytes: &[u8]) -> Result<Box<dyn Index<S>>, Failure> {
+pub(crate) fn load<S: AbiScalar>(bytes: &[u8]) -> Result<Box<dyn Index<S>>, Failure> {
+    fn from<S: AbiScalar, I: Structure<S>>(bytes: &[u8]) -> Result<Box<dyn Index<S>>, Failure> {
         Ok(Box::new(I::from_bytes(bytes)?))
     }
     let header = spatix::ByteHeader::read(bytes)?;

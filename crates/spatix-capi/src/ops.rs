@@ -14,7 +14,7 @@ use core::ops::ControlFlow;
 
 use spatix::{Aabb, Handle, KdTree, LooseGrid, PackedIndex, Point, SweepGrid, UniformGrid};
 
-use crate::index::{self, Index, Precision};
+use crate::index::{self, AbiScalar, Index};
 use crate::status::{Failure, SpatixStatus, guard};
 use crate::types::{
     SpatixAabb, SpatixHit, SpatixHitFn, SpatixItem, SpatixItemFn, SpatixKind, SpatixNeighbor,
@@ -22,7 +22,7 @@ use crate::types::{
 };
 
 /// What an opaque index pointer points to: a tag checked on entry, and the index.
-pub(crate) struct Object<S: Precision> {
+pub(crate) struct Object<S: AbiScalar> {
     /// `S::TAG` while alive; cleared by destroy.
     tag: u64,
     /// The structure.
@@ -32,7 +32,7 @@ pub(crate) struct Object<S: Precision> {
 /// An opaque C type of one precision, wrapping an [`Object`].
 pub(crate) trait Opaque: Sized + 'static {
     /// Its precision.
-    type S: Precision;
+    type S: AbiScalar;
     /// Wraps an object.
     fn wrap(object: Object<Self::S>) -> Self;
     /// The object inside.
@@ -255,7 +255,7 @@ pub(crate) unsafe fn create<O: Opaque>(
 ///
 /// # Safety
 /// `world` is null or readable.
-unsafe fn world<S: Precision>(world: *const SpatixAabb<S>) -> Result<Aabb<S>, Failure> {
+unsafe fn world<S: AbiScalar>(world: *const SpatixAabb<S>) -> Result<Aabb<S>, Failure> {
     // SAFETY: forwarded contract.
     unsafe { read(world, "world") }?.to_aabb()
 }
@@ -277,7 +277,7 @@ fn reserve<T>(n: usize, what: &str) -> Result<Vec<T>, Failure> {
 ///
 /// # Safety
 /// Each of `boxes` and `values` is null or readable for `n` elements.
-unsafe fn items<S: Precision, B: Copy>(
+unsafe fn items<S: AbiScalar, B: Copy>(
     boxes: *const B,
     values: *const u64,
     n: usize,
@@ -570,7 +570,7 @@ pub(crate) unsafe fn update_many<O: Opaque>(
 }
 
 /// The box a C mover wrote, unchecked (spatix refuses an invalid one).
-fn moved<S: Precision>(
+fn moved<S: AbiScalar>(
     mover: unsafe extern "C" fn(
         *mut c_void,
         u64,
@@ -668,7 +668,7 @@ pub(crate) unsafe fn get<O: Opaque>(
 }
 
 /// A radius, refused with `InvalidParameter` unless finite and non-negative.
-fn checked_radius<S: Precision>(radius: S) -> Result<S, Failure> {
+fn checked_radius<S: AbiScalar>(radius: S) -> Result<S, Failure> {
     if radius >= S::ZERO && radius.into().is_finite() {
         Ok(radius)
     } else {
@@ -687,7 +687,7 @@ pub(crate) enum Ask<S> {
     Within(Point<S>, S),
 }
 
-impl<S: Precision> Ask<S> {
+impl<S: AbiScalar> Ask<S> {
     /// A rectangle query.
     ///
     /// # Safety
@@ -1000,7 +1000,7 @@ unsafe fn each<T: Copy, U>(
     Ok(out)
 }
 
-impl<S: Precision> Batch<S> {
+impl<S: AbiScalar> Batch<S> {
     /// `n` rectangles.
     ///
     /// # Safety
@@ -1066,7 +1066,7 @@ impl<S: Precision> Batch<S> {
 pub(crate) trait Answer: Sized {
     /// Runs `batch` on `index`, giving each answer to `visit` with its query's position;
     /// `Internal` if the batch's answers are not this type (a bug of the forwarders).
-    fn run<S: Precision>(
+    fn run<S: AbiScalar>(
         batch: &Batch<S>,
         index: &dyn Index<S>,
         visit: index::VisitBatch<'_, Self>,
@@ -1082,7 +1082,7 @@ fn mismatch() -> Failure {
 }
 
 impl Answer for SpatixItem {
-    fn run<S: Precision>(
+    fn run<S: AbiScalar>(
         batch: &Batch<S>,
         index: &dyn Index<S>,
         visit: index::VisitBatch<'_, Self>,
@@ -1097,7 +1097,7 @@ impl Answer for SpatixItem {
 }
 
 impl Answer for SpatixNeighbor {
-    fn run<S: Precision>(
+    fn run<S: AbiScalar>(
         batch: &Batch<S>,
         index: &dyn Index<S>,
         visit: index::VisitBatch<'_, Self>,
@@ -1111,7 +1111,7 @@ impl Answer for SpatixNeighbor {
 }
 
 impl Answer for SpatixHit {
-    fn run<S: Precision>(
+    fn run<S: AbiScalar>(
         batch: &Batch<S>,
         index: &dyn Index<S>,
         visit: index::VisitBatch<'_, Self>,

@@ -13,12 +13,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt};
 use spatix::{Aabb, Handle, Point, Scalar};
 
-/// A coordinate type both spatix and numpy know.
-pub(crate) trait Coord: Scalar + Element {}
+/// A scalar both spatix and numpy know: the library's [`Scalar`], as a numpy element.
+pub(crate) trait PyScalar: Scalar + Element {}
 
-impl Coord for f32 {}
+impl PyScalar for f32 {}
 
-impl Coord for f64 {}
+impl PyScalar for f64 {}
 
 /// Whether `obj` is a numpy array of `float32` (the one input indexed in `f32`; every other
 /// dtype is read as `float64`).
@@ -39,7 +39,7 @@ pub(crate) struct Rows<'py, S: Element> {
     pub(crate) single: bool,
 }
 
-impl<'py, S: Coord> Rows<'py, S> {
+impl<'py, S: PyScalar> Rows<'py, S> {
     /// Reads `obj` as an array of shape `(n, cols)` (an empty array of any shape is zero
     /// rows). `what` names the argument in errors.
     ///

@@ -16,7 +16,7 @@ use spatix::{
 };
 
 use crate::array::{
-    Coord, Rows, aabb, boxes, check_boxes, check_points, point, points, vec1, vec2,
+    PyScalar, Rows, aabb, boxes, check_boxes, check_points, point, points, vec1, vec2,
 };
 
 /// How many threads a batch runs on: `workers` as scipy reads it (`-1`: every core).
@@ -104,7 +104,7 @@ pub(crate) fn nearest_call<'py, S, R>(
     run: R,
 ) -> PyResult<Arrays<'py>>
 where
-    S: Coord,
+    S: PyScalar,
     R: FnOnce(&[S], Workers) -> Result<(Vec<S>, Vec<i64>), String> + Send,
 {
     let workers = Workers::new(workers)?;
@@ -185,7 +185,7 @@ pub(crate) fn hits_call<'py, S, R>(
     run: R,
 ) -> PyResult<Arrays<'py>>
 where
-    S: Coord,
+    S: PyScalar,
     R: FnOnce(&[S], Workers) -> Result<Hits, String> + Send,
 {
     let workers = Workers::new(workers)?;
@@ -220,7 +220,7 @@ pub(crate) fn nearest<S, T, I>(
     id: impl Fn(Handle) -> i64,
 ) -> Result<(Vec<S>, Vec<i64>), String>
 where
-    S: Coord,
+    S: PyScalar,
     I: ParallelQuery<S, T>,
 {
     let m = flat.len() / 2;
@@ -288,7 +288,7 @@ fn gather<S, O, B>(
     id: impl Fn(Handle) -> i64,
 ) -> Result<Hits, String>
 where
-    S: Coord,
+    S: PyScalar,
     O: Fn(usize, &mut dyn FnMut(Handle)),
     B: for<'b> FnOnce(&'b mut BatchBuffers<S>) -> BatchAnswers<'b, S, Handle> + Send,
 {
@@ -328,7 +328,7 @@ pub(crate) fn windows<S, T, I>(
     id: impl Fn(Handle) -> i64,
 ) -> Result<Hits, String>
 where
-    S: Coord,
+    S: PyScalar,
     I: ParallelQuery<S, T>,
 {
     gather(
@@ -362,7 +362,7 @@ pub(crate) fn within<S, T, I>(
     id: impl Fn(Handle) -> i64,
 ) -> Result<Hits, String>
 where
-    S: Coord,
+    S: PyScalar,
     I: ParallelQuery<S, T>,
 {
     gather(
@@ -385,7 +385,7 @@ where
 /// Every intersecting pair of elements, as a flat `(m, 2)` list of ids, smaller first.
 pub(crate) fn pairs<S, T, I>(index: &I, id: impl Fn(Handle) -> i64) -> Vec<i64>
 where
-    S: Coord,
+    S: PyScalar,
     I: SpatialQuery<S, T>,
 {
     let mut out = Vec::new();
@@ -408,7 +408,7 @@ pub(crate) fn par_pairs<S, T, I>(
     id: impl Fn(Handle) -> i64 + Sync,
 ) -> Result<Vec<i64>, String>
 where
-    S: Coord,
+    S: PyScalar,
     T: Sync,
     I: ParallelPairs<S, T>,
 {
@@ -510,7 +510,7 @@ where
 ///
 /// # Errors
 /// The message when the threads cannot start.
-pub(crate) fn sorted_pairs<S: Coord>(flat: &[S], workers: Workers) -> Result<Vec<u64>, String> {
+pub(crate) fn sorted_pairs<S: PyScalar>(flat: &[S], workers: Workers) -> Result<Vec<u64>, String> {
     let items = || boxes(flat).map(|b| (b, ()));
     let key = |a: Handle, b: Handle| {
         let (a, b) = (a.slot(), b.slot());

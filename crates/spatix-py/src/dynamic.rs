@@ -11,7 +11,7 @@ use spatix::{
     Workspace,
 };
 
-use crate::array::{Coord, Rows, aabb, boxes, check_boxes, ids, row_of, stale, vec1, vec2};
+use crate::array::{PyScalar, Rows, aabb, boxes, check_boxes, ids, row_of, stale, vec1, vec2};
 use crate::batch::{self, Arrays, Hits, Workers};
 use crate::names::{Names, Pairs};
 use crate::rays;
@@ -21,7 +21,7 @@ use crate::{Precision, Reduced, dispatch};
 /// What Python can ask of a dynamic structure, whatever its type (object safe, so one
 /// Python class can hold any of them). Batches arrive checked: valid boxes the structure
 /// accepts, live ids.
-trait Engine<S: Coord>: Send + Sync {
+trait Engine<S: PyScalar>: Send + Sync {
     /// Why the structure cannot hold a (valid) box (a point grid refuses larger ones), or
     /// `None` if it can.
     fn refuses(&self, aabb: &Aabb<S>) -> Option<String>;
@@ -90,7 +90,7 @@ struct Dyn<I, S> {
     update: fn(&mut I, &[Handle], &[S]),
 }
 
-impl<S: Coord, I: SpatialIndex<S, ()>> Dyn<I, S> {
+impl<S: PyScalar, I: SpatialIndex<S, ()>> Dyn<I, S> {
     /// A structure that holds any valid box and finds its pairs on the calling thread.
     fn any(index: I, names: Names) -> Self {
         Self {
@@ -109,7 +109,7 @@ impl<S: Coord, I: SpatialIndex<S, ()>> Dyn<I, S> {
     }
 }
 
-impl<S: Coord, I: ParallelPairs<S, ()>> Dyn<I, S> {
+impl<S: PyScalar, I: ParallelPairs<S, ()>> Dyn<I, S> {
     /// The structure finding its pairs on `workers` threads.
     fn parallel(self) -> Self {
         Self {
@@ -121,7 +121,7 @@ impl<S: Coord, I: ParallelPairs<S, ()>> Dyn<I, S> {
 
 impl<S, I> Engine<S> for Dyn<I, S>
 where
-    S: Coord,
+    S: PyScalar,
     I: SpatialIndex<S, ()> + ByteForm + Send + Sync,
 {
     fn refuses(&self, aabb: &Aabb<S>) -> Option<String> {
@@ -253,7 +253,7 @@ where
     }
 }
 
-impl<S: Coord, I: SpatialIndex<S, ()>> Dyn<I, S> {
+impl<S: PyScalar, I: SpatialIndex<S, ()>> Dyn<I, S> {
     /// The handles of live ids (checked by the caller).
     fn handles(&self, ids: &[i64]) -> Vec<Handle> {
         ids.iter()
@@ -268,7 +268,7 @@ impl<S: Coord, I: SpatialIndex<S, ()>> Dyn<I, S> {
 
 /// A dynamic structure Python can hold: how it becomes an [`Engine`] (the boxes it refuses,
 /// how it finds its pairs), whether constructed or loaded from bytes.
-trait Structure<S: Coord>: SpatialIndex<S, ()> + ByteForm + Send {
+trait Structure<S: PyScalar>: SpatialIndex<S, ()> + ByteForm + Send {
     /// The structure as an engine, its elements named by `names`.
     fn engine(self, names: Names) -> Box<dyn Engine<S>>;
 }
@@ -276,7 +276,7 @@ trait Structure<S: Coord>: SpatialIndex<S, ()> + ByteForm + Send {
 /// [`Structure`] for structures that hold any valid box and have a parallel pair pass.
 macro_rules! parallel_structure {
     ($($structure:ident),*) => {$(
-        impl<S: Coord> Structure<S> for $structure<S, ()> {
+        impl<S: PyScalar> Structure<S> for $structure<S, ()> {
             fn engine(self, names: Names) -> Box<dyn Engine<S>> {
                 Box::new(Dyn::any(self, names).parallel())
             }
@@ -293,7 +293,7 @@ parallel_structure!(
     MxCifQuadtree
 );
 
-impl<S: Coord> Structure<S> for PointGrid<S, ()> {
+impl<S: PyScalar> Structure<S> for PointGrid<S, ()> {
     fn engine(self, names: Names) -> Box<dyn Engine<S>> {
         let grid = Dyn {
             refuses: |grid: &PointGrid<S, ()>, b: &Aabb<S>| {
@@ -311,7 +311,7 @@ impl<S: Coord> Structure<S> for PointGrid<S, ()> {
     }
 }
 
-impl<S: Coord> Structure<S> for SweepGrid<S, ()> {
+impl<S: PyScalar> Structure<S> for SweepGrid<S, ()> {
     fn engine(self, names: Names) -> Box<dyn Engine<S>> {
         let grid = Dyn {
             order: crate::sweep::insert_order,
@@ -322,7 +322,7 @@ impl<S: Coord> Structure<S> for SweepGrid<S, ()> {
     }
 }
 
-impl<S: Coord> Structure<S> for Layered<S, ()> {
+impl<S: PyScalar> Structure<S> for Layered<S, ()> {
     fn engine(self, names: Names) -> Box<dyn Engine<S>> {
         Box::new(Dyn::any(self, names))
     }
@@ -362,7 +362,7 @@ pub(crate) struct DynamicIndex {
 ///
 /// # Errors
 /// `ValueError` naming the first box that is invalid or that the structure refuses.
-fn checked_boxes<'py, S: Coord>(
+fn checked_boxes<'py, S: PyScalar>(
     engine: &dyn Engine<S>,
     obj: &Bound<'py, PyAny>,
 ) -> PyResult<Rows<'py, S>> {
@@ -385,7 +385,7 @@ fn checked_boxes<'py, S: Coord>(
 ///
 /// # Errors
 /// `KeyError` for the first stale or repeated id.
-fn checked_ids<S: Coord>(engine: &dyn Engine<S>, obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+fn checked_ids<S: PyScalar>(engine: &dyn Engine<S>, obj: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
     let ids = ids(obj)?;
     if let Some(i) = ids.iter().position(|&id| !engine.contains(id)) {
         return Err(stale(ids[i], i));
@@ -409,7 +409,7 @@ fn checked_ids<S: Coord>(engine: &dyn Engine<S>, obj: &Bound<'_, PyAny>) -> PyRe
 /// `ValueError` naming the first id that repeats another or is already in the index, for a
 /// count that is not the boxes', and for ids given to an index that names its elements by
 /// made-up ids (or none given to one named by the caller's).
-fn checked_new_ids<S: Coord>(
+fn checked_new_ids<S: PyScalar>(
     engine: &dyn Engine<S>,
     obj: Option<&Bound<'_, PyAny>>,
     rows: usize,
@@ -456,7 +456,7 @@ fn checked_new_ids<S: Coord>(
 }
 
 /// `insert` in precision `S`.
-fn insert<'py, S: Coord>(
+fn insert<'py, S: PyScalar>(
     py: Python<'py>,
     engine: &mut Box<dyn Engine<S>>,
     obj: &Bound<'py, PyAny>,
@@ -472,7 +472,7 @@ fn insert<'py, S: Coord>(
 }
 
 /// `update` in precision `S`.
-fn update<S: Coord>(
+fn update<S: PyScalar>(
     py: Python<'_>,
     engine: &mut Box<dyn Engine<S>>,
     ids: &Bound<'_, PyAny>,
@@ -781,13 +781,13 @@ impl DynamicIndex {
 
 /// The construction arguments every subclass takes: the world, its size parameter, a
 /// sample of boxes and the precision.
-struct Args<S: Coord> {
+struct Args<S: PyScalar> {
     world: Aabb<S>,
     size: Option<S>,
     sample: Vec<Aabb<S>>,
 }
 
-impl<S: Coord> Args<S> {
+impl<S: PyScalar> Args<S> {
     /// Reads the arguments in precision `S`.
     fn read(
         world: [f64; 4],
@@ -861,7 +861,7 @@ impl<S: Coord> Args<S> {
 /// # Errors
 /// `ValueError` naming `class` for ids that do not fit the structure (see
 /// [`Names::from_pairs`]).
-fn named<S: Coord, I: Structure<S>>(
+fn named<S: PyScalar, I: Structure<S>>(
     index: I,
     pairs: Option<Pairs>,
     class: &str,
@@ -964,7 +964,7 @@ macro_rules! structure {
     };
 }
 
-fn uniform_grid<S: Coord>(a: Args<S>) -> PyResult<UniformGrid<S, ()>> {
+fn uniform_grid<S: PyScalar>(a: Args<S>) -> PyResult<UniformGrid<S, ()>> {
     match a.size {
         Some(cell) => UniformGrid::new(a.world, cell),
         None => UniformGrid::auto(a.world, &a.sample),
@@ -972,7 +972,7 @@ fn uniform_grid<S: Coord>(a: Args<S>) -> PyResult<UniformGrid<S, ()>> {
     .map_err(invalid)
 }
 
-fn loose_grid<S: Coord>(a: Args<S>) -> PyResult<LooseGrid<S, ()>> {
+fn loose_grid<S: PyScalar>(a: Args<S>) -> PyResult<LooseGrid<S, ()>> {
     match a.size {
         Some(cell) => LooseGrid::new(a.world, cell),
         None => LooseGrid::auto(a.world, &a.sample),
@@ -980,7 +980,7 @@ fn loose_grid<S: Coord>(a: Args<S>) -> PyResult<LooseGrid<S, ()>> {
     .map_err(invalid)
 }
 
-fn point_grid<S: Coord>(a: Args<S>) -> PyResult<PointGrid<S, ()>> {
+fn point_grid<S: PyScalar>(a: Args<S>) -> PyResult<PointGrid<S, ()>> {
     match a.size {
         Some(half) => PointGrid::new(a.world, half),
         None => PointGrid::auto(a.world, &a.sample),
@@ -988,7 +988,7 @@ fn point_grid<S: Coord>(a: Args<S>) -> PyResult<PointGrid<S, ()>> {
     .map_err(invalid)
 }
 
-fn hierarchical_grid<S: Coord>(a: Args<S>) -> PyResult<HierarchicalGrid<S, ()>> {
+fn hierarchical_grid<S: PyScalar>(a: Args<S>) -> PyResult<HierarchicalGrid<S, ()>> {
     match a.size {
         Some(cell) => HierarchicalGrid::new(a.world, cell),
         None => HierarchicalGrid::auto(a.world, &a.sample),
@@ -996,7 +996,7 @@ fn hierarchical_grid<S: Coord>(a: Args<S>) -> PyResult<HierarchicalGrid<S, ()>> 
     .map_err(invalid)
 }
 
-fn quadtree<S: Coord>(a: Args<S>) -> PyResult<Quadtree<S, ()>> {
+fn quadtree<S: PyScalar>(a: Args<S>) -> PyResult<Quadtree<S, ()>> {
     match a.size {
         Some(size) => Quadtree::for_element_size(a.bulk_world(), size),
         None => Quadtree::auto(a.world, &a.sample),
@@ -1004,7 +1004,7 @@ fn quadtree<S: Coord>(a: Args<S>) -> PyResult<Quadtree<S, ()>> {
     .map_err(invalid)
 }
 
-fn loose_quadtree<S: Coord>(a: Args<S>) -> PyResult<LooseQuadtree<S, ()>> {
+fn loose_quadtree<S: PyScalar>(a: Args<S>) -> PyResult<LooseQuadtree<S, ()>> {
     match a.size {
         Some(size) => LooseQuadtree::for_element_size(a.bulk_world(), size),
         None => LooseQuadtree::auto(a.world, &a.sample),
@@ -1012,7 +1012,7 @@ fn loose_quadtree<S: Coord>(a: Args<S>) -> PyResult<LooseQuadtree<S, ()>> {
     .map_err(invalid)
 }
 
-fn mxcif_quadtree<S: Coord>(a: Args<S>) -> PyResult<MxCifQuadtree<S, ()>> {
+fn mxcif_quadtree<S: PyScalar>(a: Args<S>) -> PyResult<MxCifQuadtree<S, ()>> {
     match a.size {
         Some(size) => MxCifQuadtree::for_element_size(a.bulk_world(), size),
         None => MxCifQuadtree::auto(a.world, &a.sample),
@@ -1020,7 +1020,7 @@ fn mxcif_quadtree<S: Coord>(a: Args<S>) -> PyResult<MxCifQuadtree<S, ()>> {
     .map_err(invalid)
 }
 
-fn sweep_grid<S: Coord>(a: Args<S>) -> PyResult<SweepGrid<S, ()>> {
+fn sweep_grid<S: PyScalar>(a: Args<S>) -> PyResult<SweepGrid<S, ()>> {
     match a.size {
         Some(height) => SweepGrid::new(a.world, height),
         None => SweepGrid::auto(a.world, &a.sample),
@@ -1028,7 +1028,7 @@ fn sweep_grid<S: Coord>(a: Args<S>) -> PyResult<SweepGrid<S, ()>> {
     .map_err(invalid)
 }
 
-fn layered<S: Coord>(a: Args<S>) -> PyResult<Layered<S, ()>> {
+fn layered<S: PyScalar>(a: Args<S>) -> PyResult<Layered<S, ()>> {
     let threshold = a.size_or("threshold", a.mean_side().map(|side| side * S::HALF))?;
     Layered::new(a.bulk_world(), threshold).map_err(invalid)
 }

@@ -9,7 +9,7 @@ use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PySet, PyTuple};
 use spatix::{Aabb, ByteForm, KdTree, KdTreeConfig, Point, Scalar, SpatialQuery};
 
 use crate::array::{
-    Coord, Rows, bad_row, check_points, first_bad_point, is_float32, point, points, vec1, vec2,
+    PyScalar, Rows, bad_row, check_points, first_bad_point, is_float32, point, points, vec1, vec2,
 };
 use crate::batch::{self, Arrays, Workers};
 use crate::{Precision, Reduced, dispatch};
@@ -44,7 +44,7 @@ pub(crate) struct PyKdTree {
 }
 
 /// Builds a tree of the `(n, 2)` points of `obj` in precision `S`, the GIL released.
-fn build<S: Coord>(
+fn build<S: PyScalar>(
     py: Python<'_>,
     obj: &Bound<'_, PyAny>,
     config: KdTreeConfig,
@@ -185,7 +185,7 @@ fn by_row<S: Scalar>(tree: &KdTree<S, u32>) -> Vec<Point<S>> {
 ///
 /// # Errors
 /// The message when the threads cannot start.
-fn close_pairs<S: Coord>(
+fn close_pairs<S: PyScalar>(
     points: &[Point<S>],
     r: S,
     workers: Workers,
@@ -221,7 +221,7 @@ fn close_pairs<S: Coord>(
 ///
 /// # Errors
 /// The message when the threads cannot start.
-fn radius_pairs<S: Coord>(
+fn radius_pairs<S: PyScalar>(
     tree: &KdTree<S, u32>,
     points: &[Point<S>],
     r: S,

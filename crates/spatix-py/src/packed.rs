@@ -6,7 +6,7 @@ use pyo3::types::PyBytes;
 use spatix::{Aabb, ByteForm, PackedIndex, SpatialQuery};
 
 use crate::array::{
-    Coord, Rows, bad_row, boxes, first_bad_box, first_bad_point, is_float32, not_a_position,
+    PyScalar, Rows, bad_row, boxes, first_bad_box, first_bad_point, is_float32, not_a_position,
     points, vec1, vec2,
 };
 use crate::batch::{self, Arrays};
@@ -46,7 +46,7 @@ pub(crate) struct PyPackedIndex {
 
 /// Builds an index of the `(n, 4)` boxes, or `(n, 2)` points, of `obj` in precision `S`, the
 /// GIL released.
-fn build<S: Coord>(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<PackedIndex<S, ()>> {
+fn build<S: PyScalar>(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<PackedIndex<S, ()>> {
     let rows = Rows::<S>::read_either(obj, 4, 2, "boxes")?;
     let flat = rows.flat();
     let built = py.detach(|| {

@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use spatix::{BatchBuffers, Handle, ParallelQuery, Ray, Workspace};
 
-use crate::array::{Coord, Rows, check_points, point, vec1, vec2};
+use crate::array::{PyScalar, Rows, check_points, point, vec1, vec2};
 use crate::batch::{Arrays, Workers, pool_error};
 
 /// Reads `m` rays: `origins` and `directions` `(m, 2)` (or one of each as `(2,)`), and
@@ -16,7 +16,7 @@ use crate::batch::{Arrays, Workers, pool_error};
 /// # Errors
 /// `ValueError` naming the row of a non-finite origin or direction or of a zero direction,
 /// for arrays of different lengths, or a `max_t` below 0 or NaN.
-pub(crate) fn read<S: Coord>(
+pub(crate) fn read<S: PyScalar>(
     origins: &Bound<'_, PyAny>,
     directions: &Bound<'_, PyAny>,
     max_t: f64,
@@ -63,7 +63,7 @@ pub(crate) fn first<S, T, I>(
     id: impl Fn(Handle) -> i64,
 ) -> Result<(Vec<S>, Vec<i64>), String>
 where
-    S: Coord,
+    S: PyScalar,
     I: ParallelQuery<S, T>,
 {
     let mut ts = Vec::with_capacity(rays.len());
@@ -104,7 +104,7 @@ pub(crate) fn all<S, T, I>(
     id: impl Fn(Handle) -> i64,
 ) -> (Vec<i64>, Vec<i64>, Vec<S>)
 where
-    S: Coord,
+    S: PyScalar,
     I: ParallelQuery<S, T>,
 {
     let mut workspace = Workspace::new();
@@ -141,7 +141,7 @@ pub(crate) fn first_call<'py, S, C>(
     cast: C,
 ) -> PyResult<Arrays<'py>>
 where
-    S: Coord,
+    S: PyScalar,
     C: FnOnce(&[Ray<S>], Workers) -> Result<(Vec<S>, Vec<i64>), String> + Send,
 {
     let workers = Workers::new(workers)?;
@@ -164,7 +164,7 @@ pub(crate) fn all_call<'py, S, C>(
     cast: C,
 ) -> PyResult<Arrays<'py>>
 where
-    S: Coord,
+    S: PyScalar,
     C: FnOnce(&[Ray<S>]) -> (Vec<i64>, Vec<i64>, Vec<S>) + Send,
 {
     let py = origins.py();

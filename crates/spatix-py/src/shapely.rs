@@ -7,7 +7,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use spatix::{Aabb, Handle, Point, Scalar, SpatialQuery, Workspace};
 
-use crate::array::{Coord, Rows, aabb, bad_row, first_bad_box, first_bad_point, point, vec1, vec2};
+use crate::array::{
+    PyScalar, Rows, aabb, bad_row, first_bad_box, first_bad_point, point, vec1, vec2,
+};
 use crate::batch::{self, Hits, Workers, pool_error};
 
 /// A spatial predicate of shapely's `STRtree.query`, `predicate(geometry, tree_box)`, on
@@ -111,7 +113,7 @@ fn in_interior<S: Scalar>(a0: S, a1: S, b0: S, b1: S) -> bool {
 /// already C-contiguous in the index's precision), with which rows to leave out (shapely's
 /// empty geometries and `None`, whose bounds are NaN) and whether it was one geometry (a 1-D
 /// array, or a shapely geometry rather than an array of them).
-pub(crate) struct Geometries<'py, S: Coord> {
+pub(crate) struct Geometries<'py, S: PyScalar> {
     /// Boxes (4 columns) or points (2 columns), row after row.
     rows: Rows<'py, S>,
     /// Per row, where any row is: whether it matches nothing (an empty shapely geometry);
@@ -121,7 +123,7 @@ pub(crate) struct Geometries<'py, S: Coord> {
     pub(crate) single: bool,
 }
 
-impl<'py, S: Coord> Geometries<'py, S> {
+impl<'py, S: PyScalar> Geometries<'py, S> {
     /// Reads `obj`: numbers (`(n, 4)`, `(n, 2)`, `(4,)`, `(2,)`) or shapely geometries.
     ///
     /// # Errors
@@ -259,7 +261,7 @@ pub(crate) fn query<'py, S, W, B>(
     box_of: B,
 ) -> PyResult<Bound<'py, PyAny>>
 where
-    S: Coord,
+    S: PyScalar,
     W: FnOnce(Ask<'_, S>, Workers) -> Result<Hits, String> + Send,
     B: Fn(i64) -> Option<Aabb<S>> + Sync,
 {
@@ -400,7 +402,7 @@ pub(crate) fn query_nearest<'py, S>(
     ties: impl Fn(Point<S>, &mut Workspace<S>, &mut Vec<i64>) -> Option<S> + Sync,
 ) -> PyResult<Bound<'py, PyAny>>
 where
-    S: Coord,
+    S: PyScalar,
 {
     let py = geometry.py();
     if let Some(d) = max_distance.filter(|d| d.is_nan() || *d < 0.0) {

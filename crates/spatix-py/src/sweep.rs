@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use spatix::{Aabb, Handle, Point, SpatialIndex, SpatialQuery, SweepGrid};
 
-use crate::array::{Coord, Rows, aabb, check_boxes, is_float32, vec2};
+use crate::array::{PyScalar, Rows, aabb, check_boxes, is_float32, vec2};
 use crate::batch::{self, Workers};
 
 /// Below one moved element in this many, `update` moves them one by one (each finds its
@@ -18,7 +18,7 @@ const WALK_FRACTION: usize = 8;
 /// by band, left to right, as the grid stores them, so that their slots (given in turn on
 /// an empty grid) follow the storage order and a frame's walk reads the slot table, and the
 /// table of new boxes [`update`] fills, nearly in order. `None` (as given) for a small batch.
-pub(crate) fn insert_order<S: Coord>(grid: &SweepGrid<S, ()>, flat: &[S]) -> Option<Vec<u32>> {
+pub(crate) fn insert_order<S: PyScalar>(grid: &SweepGrid<S, ()>, flat: &[S]) -> Option<Vec<u32>> {
     let n = flat.len() / 4;
     if n < 2 || n * WALK_FRACTION < grid.len() {
         return None;
@@ -42,7 +42,7 @@ pub(crate) fn insert_order<S: Coord>(grid: &SweepGrid<S, ()>, flat: &[S]) -> Opt
 /// [`SpatialIndex::update_all`] walk in the grid's storage order: the boxes are first
 /// scattered into a table by slot (one pass in the input's order), which the walk reads by
 /// the slot of each element it meets (an invalid box in the table: the element stays).
-pub(crate) fn update<S: Coord>(grid: &mut SweepGrid<S, ()>, handles: &[Handle], flat: &[S]) {
+pub(crate) fn update<S: PyScalar>(grid: &mut SweepGrid<S, ()>, handles: &[Handle], flat: &[S]) {
     if handles.len() * WALK_FRACTION < grid.len() {
         for (i, &h) in handles.iter().enumerate() {
             // Checked beforehand: a live element and a valid box.
@@ -107,7 +107,7 @@ pub(crate) fn pairs<'py>(
 }
 
 /// [`pairs`] in precision `S`.
-fn pairs_in<'py, S: Coord>(
+fn pairs_in<'py, S: PyScalar>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
     workers: Workers,

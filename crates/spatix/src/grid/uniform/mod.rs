@@ -336,7 +336,7 @@ impl<S: Scalar, T> UniformGrid<S, T> {
             + self
                 .refile
                 .iter()
-                .map(mutate::ChunkRefilings::heap_bytes)
+                .map(mutate::ChunkRefilings::memory_bytes)
                 .sum::<usize>();
         #[cfg(not(feature = "rayon"))]
         0

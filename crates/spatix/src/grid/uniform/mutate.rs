@@ -246,7 +246,7 @@ impl ChunkRefilings {
         self.starts[0] = 0;
     }
 
-    pub(super) fn heap_bytes(&self) -> usize {
+    pub(super) fn memory_bytes(&self) -> usize {
         self.refilings.capacity() * size_of::<Refiling>() + self.starts.capacity() * 4
     }
 
