@@ -19,7 +19,10 @@
 // The ABI version of this build: `major * 10000 + minor * 100 + patch` of the C interface
 // (not of the crate). A program built against `SPATIX_ABI_VERSION` should refuse a library
 // whose major version differs.
-#define SPATIX_ABI_VERSION 10000
+#define SPATIX_ABI_VERSION 10100
+
+// How many kinds there are: `SpatixKind`'s values are 1 to `SPATIX_KIND_COUNT`.
+#define SPATIX_KIND_COUNT 11
 
 // What a call did: `SPATIX_STATUS_OK`, or why it did nothing (or, where a function's
 // documentation says so, what it did only in part). The text of the last failure on the
@@ -63,22 +66,38 @@ enum SpatixStatus
 typedef int32_t SpatixStatus;
 #endif // __cplusplus
 
-// Which structure an index is.
+// Which structure an index is: every structure of spatix but its brute-force oracle.
 enum SpatixKind
 #ifdef __cplusplus
   : int32_t
 #endif // __cplusplus
  {
-  // `SweepGrid`: horizontal bands sorted by `min.x`; many similar-size moving agents.
+  // `SweepGrid`: horizontal bands by the bottom of each box, each band sorted by the left; pairs
+  // by sweep-and-prune. Made for many similar agents moved every frame.
   SPATIX_KIND_SWEEP_GRID = 1,
-  // `UniformGrid`: every cell an element overlaps; even density, similar sizes.
+  // `UniformGrid`: cells from the elements' size and count.
   SPATIX_KIND_UNIFORM_GRID = 2,
-  // `LooseGrid`: one loose cell by centre; moving agents of mixed sizes.
+  // `LooseGrid`: the loose/tight double grid, each element in one loose cell by its centre.
   SPATIX_KIND_LOOSE_GRID = 3,
-  // `PackedIndex`: static boxes in Hilbert order, built once.
+  // `PackedIndex`: boxes (or points) built once into one Hilbert-sorted packed tree.
   SPATIX_KIND_PACKED_INDEX = 4,
-  // `KdTree`: static points, built once.
+  // `KdTree`: points only, built once.
   SPATIX_KIND_KD_TREE = 5,
+  // `Quadtree`: tight quadtree, depth from the elements' size.
+  SPATIX_KIND_QUADTREE = 6,
+  // `LooseQuadtree`: each element in one leaf by its centre, loose node boxes; depth from the
+  // elements' size.
+  SPATIX_KIND_LOOSE_QUADTREE = 7,
+  // `MxCifQuadtree`: each element in the smallest node that contains it; depth from the
+  // elements' size.
+  SPATIX_KIND_MX_CIF_QUADTREE = 8,
+  // `PointGrid`: each element as one point, under the largest half extent of the initial boxes
+  // (larger boxes are refused).
+  SPATIX_KIND_POINT_GRID = 9,
+  // `HierarchicalGrid`: levels of grids, each element in the level that fits its size.
+  SPATIX_KIND_HIERARCHICAL_GRID = 10,
+  // `Layered`: agents up to the typical size in a point grid, larger ones in a loose grid.
+  SPATIX_KIND_LAYERED = 11,
 };
 #ifndef __cplusplus
 typedef int32_t SpatixKind;
@@ -313,6 +332,47 @@ SpatixStatus spatix_kd_tree_f32_build(const struct SpatixPointF32 *points,
                                       const uint64_t *values,
                                       size_t n,
                                       struct SpatixIndexF32 **out);
+
+// A new, empty index of the dynamic structure `kind` (a `SpatixKind`) over `world`, set up for `total`
+// elements like the `n` of `sample` (its cells, bands or depth chosen from them, room
+// reserved for `total`; the sample is not inserted). A static kind
+// (`SPATIX_KIND_PACKED_INDEX`, `SPATIX_KIND_KD_TREE`) answers `SPATIX_STATUS_UNSUPPORTED`
+// (build it with `spatix_index_f32_build`), a number that is no kind
+// `SPATIX_STATUS_INVALID_PARAMETER`.
+//
+// Thread safety: any thread; the new index belongs to the caller.
+SpatixStatus spatix_index_f32_new(int32_t kind,
+                                  const struct SpatixAabbF32 *world,
+                                  const struct SpatixAabbF32 *sample,
+                                  size_t n,
+                                  size_t total,
+                                  struct SpatixIndexF32 **out);
+
+// An index of the structure `kind` (a `SpatixKind`) holding `boxes[i]` with value `values[i]` for `i < n`,
+// built in one go where the structure has a bulk build: a dynamic kind over `world`, set up
+// for the boxes; a static kind built once (`world` may be null; a kd-tree holds each box's
+// lower-left corner). Queries give each element's handle with its value.
+//
+// Thread safety: any thread; the new index belongs to the caller.
+SpatixStatus spatix_index_f32_build(int32_t kind,
+                                    const struct SpatixAabbF32 *world,
+                                    const struct SpatixAabbF32 *boxes,
+                                    const uint64_t *values,
+                                    size_t n,
+                                    struct SpatixIndexF32 **out);
+
+// A packed index or kd-tree read in place from the `len` bytes at `bytes` (its byte form,
+// from `spatix_index_f32_save` or a saved file mapped into memory): opening copies nothing
+// and builds nothing beyond one pass that checks the bytes. The bytes must start at a
+// multiple of 8 in memory (`malloc` and `mmap` give that), and must stay valid and
+// unchanged until `spatix_index_f32_destroy` of the index: free or unmap them only after.
+// Bytes of another structure answer `SPATIX_STATUS_UNSUPPORTED` (load them with
+// `spatix_index_f32_load`); damaged, misaligned or f64 bytes `SPATIX_STATUS_CORRUPT_BYTES`.
+//
+// Thread safety: any thread; the new index belongs to the caller.
+SpatixStatus spatix_index_f32_view_open(const uint8_t *bytes,
+                                        size_t len,
+                                        struct SpatixIndexF32 **out);
 
 // The index whose byte form (from `spatix_index_f32_save`) is the `len` bytes at `bytes`,
 // of whichever structure they hold; `SPATIX_STATUS_CORRUPT_BYTES` for anything else
@@ -638,6 +698,47 @@ SpatixStatus spatix_kd_tree_f64_build(const struct SpatixPointF64 *points,
                                       const uint64_t *values,
                                       size_t n,
                                       struct SpatixIndexF64 **out);
+
+// A new, empty index of the dynamic structure `kind` (a `SpatixKind`) over `world`, set up for `total`
+// elements like the `n` of `sample` (its cells, bands or depth chosen from them, room
+// reserved for `total`; the sample is not inserted). A static kind
+// (`SPATIX_KIND_PACKED_INDEX`, `SPATIX_KIND_KD_TREE`) answers `SPATIX_STATUS_UNSUPPORTED`
+// (build it with `spatix_index_f64_build`), a number that is no kind
+// `SPATIX_STATUS_INVALID_PARAMETER`.
+//
+// Thread safety: any thread; the new index belongs to the caller.
+SpatixStatus spatix_index_f64_new(int32_t kind,
+                                  const struct SpatixAabbF64 *world,
+                                  const struct SpatixAabbF64 *sample,
+                                  size_t n,
+                                  size_t total,
+                                  struct SpatixIndexF64 **out);
+
+// An index of the structure `kind` (a `SpatixKind`) holding `boxes[i]` with value `values[i]` for `i < n`,
+// built in one go where the structure has a bulk build: a dynamic kind over `world`, set up
+// for the boxes; a static kind built once (`world` may be null; a kd-tree holds each box's
+// lower-left corner). Queries give each element's handle with its value.
+//
+// Thread safety: any thread; the new index belongs to the caller.
+SpatixStatus spatix_index_f64_build(int32_t kind,
+                                    const struct SpatixAabbF64 *world,
+                                    const struct SpatixAabbF64 *boxes,
+                                    const uint64_t *values,
+                                    size_t n,
+                                    struct SpatixIndexF64 **out);
+
+// A packed index or kd-tree read in place from the `len` bytes at `bytes` (its byte form,
+// from `spatix_index_f64_save` or a saved file mapped into memory): opening copies nothing
+// and builds nothing beyond one pass that checks the bytes. The bytes must start at a
+// multiple of 8 in memory (`malloc` and `mmap` give that), and must stay valid and
+// unchanged until `spatix_index_f64_destroy` of the index: free or unmap them only after.
+// Bytes of another structure answer `SPATIX_STATUS_UNSUPPORTED` (load them with
+// `spatix_index_f64_load`); damaged, misaligned or f64 bytes `SPATIX_STATUS_CORRUPT_BYTES`.
+//
+// Thread safety: any thread; the new index belongs to the caller.
+SpatixStatus spatix_index_f64_view_open(const uint8_t *bytes,
+                                        size_t len,
+                                        struct SpatixIndexF64 **out);
 
 // The index whose byte form (from `spatix_index_f64_save`) is the `len` bytes at `bytes`,
 // of whichever structure they hold; `SPATIX_STATUS_CORRUPT_BYTES` for anything else

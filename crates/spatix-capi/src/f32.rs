@@ -145,6 +145,65 @@ pub unsafe extern "C" fn spatix_kd_tree_f32_build(
     unsafe { ops::kd_tree_build(points, values, n, out) }
 }
 
+/// A new, empty index of the dynamic structure `kind` (a `SpatixKind`) over `world`, set up for `total`
+/// elements like the `n` of `sample` (its cells, bands or depth chosen from them, room
+/// reserved for `total`; the sample is not inserted). A static kind
+/// (`SPATIX_KIND_PACKED_INDEX`, `SPATIX_KIND_KD_TREE`) answers `SPATIX_STATUS_UNSUPPORTED`
+/// (build it with `spatix_index_f32_build`), a number that is no kind
+/// `SPATIX_STATUS_INVALID_PARAMETER`.
+///
+/// Thread safety: any thread; the new index belongs to the caller.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spatix_index_f32_new(
+    kind: i32,
+    world: *const SpatixAabb<f32>,
+    sample: *const SpatixAabb<f32>,
+    n: usize,
+    total: usize,
+    out: *mut *mut SpatixIndexF32,
+) -> SpatixStatus {
+    // SAFETY: the module's contract, forwarded.
+    unsafe { ops::index_new(kind, world, sample, n, total, out) }
+}
+
+/// An index of the structure `kind` (a `SpatixKind`) holding `boxes[i]` with value `values[i]` for `i < n`,
+/// built in one go where the structure has a bulk build: a dynamic kind over `world`, set up
+/// for the boxes; a static kind built once (`world` may be null; a kd-tree holds each box's
+/// lower-left corner). Queries give each element's handle with its value.
+///
+/// Thread safety: any thread; the new index belongs to the caller.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spatix_index_f32_build(
+    kind: i32,
+    world: *const SpatixAabb<f32>,
+    boxes: *const SpatixAabb<f32>,
+    values: *const u64,
+    n: usize,
+    out: *mut *mut SpatixIndexF32,
+) -> SpatixStatus {
+    // SAFETY: the module's contract, forwarded.
+    unsafe { ops::index_build(kind, world, boxes, values, n, out) }
+}
+
+/// A packed index or kd-tree read in place from the `len` bytes at `bytes` (its byte form,
+/// from `spatix_index_f32_save` or a saved file mapped into memory): opening copies nothing
+/// and builds nothing beyond one pass that checks the bytes. The bytes must start at a
+/// multiple of 8 in memory (`malloc` and `mmap` give that), and must stay valid and
+/// unchanged until `spatix_index_f32_destroy` of the index: free or unmap them only after.
+/// Bytes of another structure answer `SPATIX_STATUS_UNSUPPORTED` (load them with
+/// `spatix_index_f32_load`); damaged, misaligned or f64 bytes `SPATIX_STATUS_CORRUPT_BYTES`.
+///
+/// Thread safety: any thread; the new index belongs to the caller.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spatix_index_f32_view_open(
+    bytes: *const u8,
+    len: usize,
+    out: *mut *mut SpatixIndexF32,
+) -> SpatixStatus {
+    // SAFETY: the module's contract, forwarded (the bytes outlive the index).
+    unsafe { ops::view_open(bytes, len, out) }
+}
+
 /// The index whose byte form (from `spatix_index_f32_save`) is the `len` bytes at `bytes`,
 /// of whichever structure they hold; `SPATIX_STATUS_CORRUPT_BYTES` for anything else
 /// (including an f64 index's bytes).

@@ -1,17 +1,18 @@
 //! The structures behind the opaque pointers: [`Index`], one object-safe face over every
-//! wrapped spatix structure (a blanket implementation over [`Structure`], whose per-structure
-//! part is one macro line), and [`Mutate`], the dynamic structures' extra half.
+//! wrapped spatix structure (a blanket implementation over [`Structure`], implemented for
+//! every listed structure from `spatix::for_each_structure!` and for the two views), and
+//! [`Mutate`], the dynamic structures' extra half.
 
 use core::cell::RefCell;
 use core::ops::ControlFlow;
 
 use spatix::{
-    Aabb, BatchBuffers, ByteForm, Error, Handle, KdTree, LooseGrid, PackedIndex, PairBuffers,
-    ParallelPairs, ParallelQuery, Point, Ray, Scalar, SpatialIndex, SpatialQuery, SweepGrid,
-    UniformGrid, Workspace,
+    Aabb, BatchBuffers, ByteForm, Error, Handle, KdTree, KdTreeView, ListedIndex, ListedStatic,
+    PackedIndex, PackedView, PairBuffers, ParallelPairs, ParallelQuery, Point, Ray, Scalar,
+    SpatialIndex, SpatialQuery, ViewValue, Workspace,
 };
 
-use crate::status::Failure;
+use crate::status::{Failure, SpatixStatus};
 use crate::types::{SpatixHit, SpatixItem, SpatixKind, SpatixNeighbor};
 
 /// A scalar the ABI offers (`f32` or `f64`): the library's [`Scalar`] with what the ABI
@@ -119,15 +120,15 @@ pub(crate) trait Mutate<S: AbiScalar> {
     fn update(&mut self, handle: Handle, aabb: Aabb<S>) -> Result<(), Error>;
     /// [`SpatialIndex::update_all`].
     fn update_all(&mut self, mover: Mover<'_, S>) -> Result<(), Error>;
-    /// [`ParallelPairs::par_update_all`].
-    fn par_update_all(&mut self, mover: SharedMover<'_, S>) -> Result<(), Error>;
+    /// [`ParallelPairs::par_update_all`], or `Unsupported` for a structure without it.
+    fn par_update_all(&mut self, mover: SharedMover<'_, S>) -> Result<(), Failure>;
     /// [`SpatialIndex::maintain`].
     fn maintain(&mut self);
 }
 
 impl<S: AbiScalar, I> Mutate<S> for I
 where
-    I: SpatialIndex<S, u64> + ParallelPairs<S, u64>,
+    I: SpatialIndex<S, u64> + Structure<S>,
 {
     fn insert(&mut self, aabb: Aabb<S>, value: u64) -> Result<Handle, Error> {
         SpatialIndex::insert(self, aabb, value)
@@ -141,8 +142,11 @@ where
     fn update_all(&mut self, mover: Mover<'_, S>) -> Result<(), Error> {
         SpatialIndex::update_all(self, mover)
     }
-    fn par_update_all(&mut self, mover: SharedMover<'_, S>) -> Result<(), Error> {
-        ParallelPairs::par_update_all(self, mover)
+    fn par_update_all(&mut self, mover: SharedMover<'_, S>) -> Result<(), Failure> {
+        match self.par_update(mover) {
+            Some(done) => Ok(done?),
+            None => Err(Failure::unsupported("parallel update-all", I::NAME)),
+        }
     }
     fn maintain(&mut self) {
         SpatialIndex::maintain(self);
@@ -151,16 +155,24 @@ where
 
 /// A spatix structure the ABI wraps: the few answers that differ between structures.
 pub(crate) trait Structure<S: AbiScalar>:
-    SpatialQuery<S, u64> + ByteForm + Send + Sync + 'static
+    SpatialQuery<S, u64> + Send + Sync + 'static
 {
-    /// Which structure it is.
-    const KIND: SpatixKind;
+    /// Its name: of its type (of the indexed structure for a view), in messages and in
+    /// [`SpatixKind::ALL`].
+    const NAME: &'static str;
+    /// Its byte form.
+    fn save(&self) -> Vec<u8>;
     /// The dynamic half, where the structure has one.
     fn dynamic(&mut self) -> Option<&mut dyn Mutate<S>> {
         None
     }
     /// The parallel pair passes, where the structure has them.
     fn parallel(&self) -> Option<&dyn Parallel<S>> {
+        None
+    }
+    /// [`ParallelPairs::par_update_all`], where the structure has it.
+    fn par_update(&mut self, mover: SharedMover<'_, S>) -> Option<Result<(), Error>> {
+        let _ = mover;
         None
     }
 }
@@ -188,38 +200,199 @@ impl<S: AbiScalar, I: ParallelPairs<S, u64>> Parallel<S> for I {
     }
 }
 
-/// A dynamic structure: both halves, and the parallel pair pass.
-macro_rules! dynamic {
-    ($structure:ident) => {
-        impl<S: AbiScalar> Structure<S> for $structure<S, u64> {
-            const KIND: SpatixKind = SpatixKind::$structure;
-            fn dynamic(&mut self) -> Option<&mut dyn Mutate<S>> {
-                Some(self)
+/// What a caller does with the structure a [`SpatixKind`] names ([`with_kind`]).
+pub(crate) trait UseKind<S: AbiScalar> {
+    /// What it gives.
+    type Output;
+    /// With a dynamic structure.
+    fn dynamic<I: Structure<S> + ListedIndex<S, u64>>(self) -> Self::Output;
+    /// With a static structure.
+    fn fixed<I: Structure<S> + ListedStatic<S, u64>>(self) -> Self::Output;
+}
+
+/// Every listed structure but the oracle behind the ABI: its [`Structure`] impl (a dynamic
+/// one's both halves; the parallel passes of the `parallel` group and of static structures
+/// of boxes), [`with_kind`] and [`load`]'s structures, from `spatix::for_each_structure!`.
+macro_rules! structures {
+    (
+        oracle { $($o:ident: $oty:ident),* }
+        dynamic {
+            parallel { $($p:ident: $pty:ident),* }
+            serial { $($s:ident: $sty:ident),* }
+        }
+        fixed {
+            boxes { $($b:ident: $bty:ident),* }
+            points { $($q:ident: $qty:ident),* }
+        }
+    ) => {
+        $(
+            impl<S: AbiScalar> Structure<S> for spatix::$pty<S, u64> {
+                const NAME: &'static str = stringify!($pty);
+                fn save(&self) -> Vec<u8> {
+                    ByteForm::to_bytes(self)
+                }
+                fn dynamic(&mut self) -> Option<&mut dyn Mutate<S>> {
+                    Some(self)
+                }
+                fn parallel(&self) -> Option<&dyn Parallel<S>> {
+                    Some(self)
+                }
+                fn par_update(&mut self, mover: SharedMover<'_, S>) -> Option<Result<(), Error>> {
+                    Some(ParallelPairs::par_update_all(self, mover))
+                }
             }
-            fn parallel(&self) -> Option<&dyn Parallel<S>> {
-                Some(self)
+        )*
+        $(
+            impl<S: AbiScalar> Structure<S> for spatix::$sty<S, u64> {
+                const NAME: &'static str = stringify!($sty);
+                fn save(&self) -> Vec<u8> {
+                    ByteForm::to_bytes(self)
+                }
+                fn dynamic(&mut self) -> Option<&mut dyn Mutate<S>> {
+                    Some(self)
+                }
             }
+        )*
+        $(
+            impl<S: AbiScalar> Structure<S> for spatix::$bty<S, u64> {
+                const NAME: &'static str = stringify!($bty);
+                fn save(&self) -> Vec<u8> {
+                    ByteForm::to_bytes(self)
+                }
+                fn parallel(&self) -> Option<&dyn Parallel<S>> {
+                    Some(self)
+                }
+            }
+        )*
+        $(
+            impl<S: AbiScalar> Structure<S> for spatix::$qty<S, u64> {
+                const NAME: &'static str = stringify!($qty);
+                fn save(&self) -> Vec<u8> {
+                    ByteForm::to_bytes(self)
+                }
+            }
+        )*
+
+        /// Runs `user` with the structure `kind` names (a [`SpatixKind`] as C passes it: an
+        /// `int32_t`, since a C caller may pass any number), or `InvalidParameter` for a number
+        /// that is no kind.
+        pub(crate) fn with_kind<S: AbiScalar, U: UseKind<S>>(
+            kind: i32,
+            user: U,
+        ) -> Result<U::Output, Failure> {
+            let name = SpatixKind::ALL
+                .iter()
+                .find(|(k, _)| *k as i32 == kind)
+                .map_or("", |(_, name)| name);
+            $(
+                if name == stringify!($pty) {
+                    return Ok(user.dynamic::<spatix::$pty<S, u64>>());
+                }
+            )*
+            $(
+                if name == stringify!($sty) {
+                    return Ok(user.dynamic::<spatix::$sty<S, u64>>());
+                }
+            )*
+            $(
+                if name == stringify!($bty) {
+                    return Ok(user.fixed::<spatix::$bty<S, u64>>());
+                }
+            )*
+            $(
+                if name == stringify!($qty) {
+                    return Ok(user.fixed::<spatix::$qty<S, u64>>());
+                }
+            )*
+            Err(Failure::new(
+                SpatixStatus::InvalidParameter,
+                format!("invalid parameter: {kind} is not a SpatixKind"),
+            ))
+        }
+
+        /// The index whose byte form `bytes` is, of whichever structure its header names.
+        pub(crate) fn load<S: AbiScalar>(bytes: &[u8]) -> Result<Box<dyn Index<S>>, Failure> {
+            fn from<S: AbiScalar, I: Structure<S> + ByteForm>(
+                bytes: &[u8],
+            ) -> Result<Box<dyn Index<S>>, Failure> {
+                Ok(Box::new(I::from_bytes(bytes)?))
+            }
+            // The header only: the load checks the checksum (one pass over the bytes).
+            let header = spatix::ByteHeader::peek(bytes)?;
+            let name = header.structure.as_str();
+            $(
+                if name == <spatix::$pty<S, u64> as ByteForm>::NAME {
+                    return from::<S, spatix::$pty<S, u64>>(bytes);
+                }
+            )*
+            $(
+                if name == <spatix::$sty<S, u64> as ByteForm>::NAME {
+                    return from::<S, spatix::$sty<S, u64>>(bytes);
+                }
+            )*
+            $(
+                if name == <spatix::$bty<S, u64> as ByteForm>::NAME {
+                    return from::<S, spatix::$bty<S, u64>>(bytes);
+                }
+            )*
+            $(
+                if name == <spatix::$qty<S, u64> as ByteForm>::NAME {
+                    return from::<S, spatix::$qty<S, u64>>(bytes);
+                }
+            )*
+            Err(Failure::new(
+                SpatixStatus::CorruptBytes,
+                format!("corrupt bytes: structure {name:?} is not one the C ABI loads"),
+            ))
         }
     };
 }
-dynamic!(SweepGrid);
-dynamic!(UniformGrid);
-dynamic!(LooseGrid);
+spatix::for_each_structure!(structures);
 
-impl<S: AbiScalar> Structure<S> for PackedIndex<S, u64> {
-    const KIND: SpatixKind = SpatixKind::PackedIndex;
+impl<S: AbiScalar + ViewValue> Structure<S> for PackedView<'static, S, u64> {
+    const NAME: &'static str = "PackedIndex";
+    fn save(&self) -> Vec<u8> {
+        self.bytes().to_vec()
+    }
     fn parallel(&self) -> Option<&dyn Parallel<S>> {
         Some(self)
     }
 }
 
-impl<S: AbiScalar> Structure<S> for KdTree<S, u64> {
-    const KIND: SpatixKind = SpatixKind::KdTree;
+impl<S: AbiScalar + ViewValue> Structure<S> for KdTreeView<'static, S, u64> {
+    const NAME: &'static str = "KdTree";
+    fn save(&self) -> Vec<u8> {
+        self.bytes().to_vec()
+    }
+}
+
+/// A view of the byte form `bytes` (a packed index or a kd-tree, as its header names), read
+/// in place.
+pub(crate) fn view<S: AbiScalar + ViewValue>(
+    bytes: &'static [u8],
+) -> Result<Box<dyn Index<S>>, Failure> {
+    let header = spatix::ByteHeader::peek(bytes)?;
+    let name = header.structure.as_str();
+    if name == <PackedIndex<S, u64> as ByteForm>::NAME {
+        Ok(Box::new(PackedView::<S, u64>::open(bytes)?))
+    } else if name == <KdTree<S, u64> as ByteForm>::NAME {
+        Ok(Box::new(KdTreeView::<S, u64>::open(bytes)?))
+    } else {
+        let known = spatix::ByteHeader::read(bytes)?;
+        Err(Failure::unsupported(
+            "view (only a packed index or a kd-tree is read in place; load it)",
+            &known.structure,
+        ))
+    }
 }
 
 impl<S: AbiScalar, I: Structure<S>> Index<S> for I {
     fn kind(&self) -> SpatixKind {
-        I::KIND
+        SpatixKind::ALL
+            .iter()
+            .find(|(_, name)| *name == I::NAME)
+            .map(|(kind, _)| *kind)
+            .expect("src/kinds.rs has a kind for every listed structure (tests/header.rs)")
     }
     fn len(&self) -> usize {
         SpatialQuery::len(self)
@@ -327,7 +500,7 @@ impl<S: AbiScalar, I: Structure<S>> Index<S> for I {
         }
     }
     fn to_bytes(&self) -> Vec<u8> {
-        ByteForm::to_bytes(self)
+        self.save()
     }
     fn mutate(&mut self) -> Result<&mut dyn Mutate<S>, Failure> {
         self.dynamic()
@@ -341,29 +514,4 @@ fn item_of<S: AbiScalar, I: SpatialQuery<S, u64>>(index: &I, handle: Handle) -> 
         handle,
         SpatialQuery::get(index, handle).map_or(0, |item| *item.value),
     )
-}
-
-/// The index whose byte form `bytes` is, of whichever structure its header names.
-pub(crate) fn load<S: AbiScalar>(bytes: &[u8]) -> Result<Box<dyn Index<S>>, Failure> {
-    fn from<S: AbiScalar, I: Structure<S>>(bytes: &[u8]) -> Result<Box<dyn Index<S>>, Failure> {
-        Ok(Box::new(I::from_bytes(bytes)?))
-    }
-    let header = spatix::ByteHeader::read(bytes)?;
-    let name = header.structure.as_str();
-    if name == SweepGrid::<S, u64>::NAME {
-        from::<S, SweepGrid<S, u64>>(bytes)
-    } else if name == UniformGrid::<S, u64>::NAME {
-        from::<S, UniformGrid<S, u64>>(bytes)
-    } else if name == LooseGrid::<S, u64>::NAME {
-        from::<S, LooseGrid<S, u64>>(bytes)
-    } else if name == PackedIndex::<S, u64>::NAME {
-        from::<S, PackedIndex<S, u64>>(bytes)
-    } else if name == KdTree::<S, u64>::NAME {
-        from::<S, KdTree<S, u64>>(bytes)
-    } else {
-        Err(Failure::new(
-            crate::status::SpatixStatus::CorruptBytes,
-            format!("corrupt bytes: structure {name:?} is not one the C ABI loads"),
-        ))
-    }
 }

@@ -1,8 +1,9 @@
 //! # spatix-capi
 //!
-//! The C ABI of spatix: `SweepGrid`, `UniformGrid`, `LooseGrid`, `PackedIndex` and `KdTree`,
-//! in f32 and f64, behind opaque pointers (`SpatixIndexF32`, `SpatixIndexF64`), with handles
-//! and values as `uint64_t`. Every function returns a [`SpatixStatus`]; the text of the last
+//! The C ABI of spatix: every listed structure (`SpatixKind`, generated from
+//! `spatix::for_each_structure!`), in f32 and f64, and the packed index and kd-tree read in
+//! place from the caller's bytes, behind opaque pointers (`SpatixIndexF32`,
+//! `SpatixIndexF64`), with handles and values as `uint64_t`. Every function returns a [`SpatixStatus`]; the text of the last
 //! failure on a thread is `spatix_last_error_message()`; no panic crosses the boundary.
 //!
 //! The header, `include/spatix.h`, is generated from this crate by cbindgen
@@ -19,6 +20,7 @@
 #![allow(unsafe_code)]
 
 mod index;
+mod kinds;
 mod ops;
 pub mod status;
 pub mod types;
@@ -26,12 +28,13 @@ pub mod types;
 pub mod f32;
 pub mod f64;
 
+pub use kinds::SPATIX_KIND_COUNT;
 pub use status::SpatixStatus;
 
 /// The ABI version of this build: `major * 10000 + minor * 100 + patch` of the C interface
 /// (not of the crate). A program built against `SPATIX_ABI_VERSION` should refuse a library
 /// whose major version differs.
-pub const SPATIX_ABI_VERSION: u32 = 10_000;
+pub const SPATIX_ABI_VERSION: u32 = 10_100;
 
 /// The ABI version the library was built with ([`SPATIX_ABI_VERSION`]).
 ///

@@ -12,9 +12,12 @@
 use core::ffi::c_void;
 use core::ops::ControlFlow;
 
-use spatix::{Aabb, Handle, KdTree, LooseGrid, PackedIndex, Point, SweepGrid, UniformGrid};
+use spatix::{
+    Aabb, Handle, KdTree, ListedIndex, ListedStatic, LooseGrid, PackedIndex, Point, SweepGrid,
+    UniformGrid, ViewValue,
+};
 
-use crate::index::{self, AbiScalar, Index};
+use crate::index::{self, AbiScalar, Index, Structure, UseKind};
 use crate::status::{Failure, SpatixStatus, guard};
 use crate::types::{
     SpatixAabb, SpatixHit, SpatixHitFn, SpatixItem, SpatixItemFn, SpatixKind, SpatixNeighbor,
@@ -422,6 +425,115 @@ pub(crate) unsafe fn kd_tree_build<O: Opaque>(
     }
 }
 
+/// `spatix_index_*_new`: the dynamic structure `kind` names, set up for `total` elements like
+/// the `n` of `sample` (`ListedIndex::for_sample`).
+///
+/// # Safety
+/// See module docs.
+pub(crate) unsafe fn index_new<O: Opaque>(
+    kind: i32,
+    w: *const SpatixAabb<O::S>,
+    sample: *const SpatixAabb<O::S>,
+    n: usize,
+    total: usize,
+    out: *mut *mut O,
+) -> SpatixStatus {
+    /// Sets up a dynamic structure; refuses a static one.
+    struct New<S> {
+        world: Aabb<S>,
+        sample: Vec<Aabb<S>>,
+        total: usize,
+    }
+    impl<S: AbiScalar> UseKind<S> for New<S> {
+        type Output = Result<Box<dyn Index<S>>, Failure>;
+        fn dynamic<I: Structure<S> + ListedIndex<S, u64>>(self) -> Self::Output {
+            Ok(Box::new(I::for_sample(
+                self.world,
+                &self.sample,
+                self.total,
+            )?))
+        }
+        fn fixed<I: Structure<S> + ListedStatic<S, u64>>(self) -> Self::Output {
+            Err(Failure::unsupported(
+                "empty form (it is built once: spatix_index_*_build)",
+                I::NAME,
+            ))
+        }
+    }
+    // SAFETY: forwarded contract.
+    unsafe {
+        create(out, || {
+            let sample = each(sample, n, "sample", SpatixAabb::to_aabb)?;
+            let world = world(w)?;
+            index::with_kind(
+                kind,
+                New {
+                    world,
+                    sample,
+                    total,
+                },
+            )?
+        })
+    }
+}
+
+/// `spatix_index_*_build`: the structure `kind` names holding the `n` elements, built in one
+/// go where it can be (`ListedIndex::with_items`, `ListedStatic::build_from`).
+///
+/// # Safety
+/// See module docs.
+pub(crate) unsafe fn index_build<O: Opaque>(
+    kind: i32,
+    w: *const SpatixAabb<O::S>,
+    boxes: *const SpatixAabb<O::S>,
+    values: *const u64,
+    n: usize,
+    out: *mut *mut O,
+) -> SpatixStatus {
+    /// Builds any structure; a static one does without the world.
+    struct Build<S> {
+        world: Option<Aabb<S>>,
+        items: Vec<(Aabb<S>, u64)>,
+    }
+    impl<S: AbiScalar> UseKind<S> for Build<S> {
+        type Output = Result<Box<dyn Index<S>>, Failure>;
+        fn dynamic<I: Structure<S> + ListedIndex<S, u64>>(self) -> Self::Output {
+            let world = self.world.ok_or_else(|| Failure::null("world"))?;
+            Ok(Box::new(I::with_items(world, self.items)?))
+        }
+        fn fixed<I: Structure<S> + ListedStatic<S, u64>>(self) -> Self::Output {
+            Ok(Box::new(I::build_from(self.items)?))
+        }
+    }
+    // SAFETY: forwarded contract.
+    unsafe {
+        create(out, || {
+            let items = items(boxes, values, n, SpatixAabb::to_aabb)?;
+            let world = if w.is_null() { None } else { Some(world(w)?) };
+            index::with_kind(kind, Build { world, items })?
+        })
+    }
+}
+
+/// `spatix_index_*_view_open`: a packed index or kd-tree read in place from the caller's
+/// bytes, which outlive it (the entry point's contract).
+///
+/// # Safety
+/// See module docs; `bytes` stays valid and unchanged for `len` bytes until the index is
+/// destroyed.
+pub(crate) unsafe fn view_open<O: Opaque>(
+    bytes: *const u8,
+    len: usize,
+    out: *mut *mut O,
+) -> SpatixStatus
+where
+    O::S: ViewValue,
+{
+    // SAFETY: forwarded contract: the bytes live, unchanged, as long as the view (until
+    // destroy), which is what the `'static` the view is given stands for here.
+    unsafe { create(out, || index::view(slice(bytes, len, "bytes")?)) }
+}
+
 /// `spatix_*_load`: the structure the header names.
 ///
 /// # Safety
@@ -624,7 +736,7 @@ pub(crate) unsafe fn par_update_all<O: Opaque>(
         let shared = Shared(context);
         // SAFETY: forwarded contract.
         let index = unsafe { index_mut(p) }?.mutate()?;
-        Ok(index.par_update_all(&|h, v, old| moved(mover, shared.get(), h, v, old))?)
+        index.par_update_all(&|h, v, old| moved(mover, shared.get(), h, v, old))
     })
 }
 

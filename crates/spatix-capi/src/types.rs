@@ -151,21 +151,7 @@ pub struct SpatixHit {
     pub t: f64,
 }
 
-/// Which structure an index is.
-#[repr(i32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SpatixKind {
-    /// `SweepGrid`: horizontal bands sorted by `min.x`; many similar-size moving agents.
-    SweepGrid = 1,
-    /// `UniformGrid`: every cell an element overlaps; even density, similar sizes.
-    UniformGrid = 2,
-    /// `LooseGrid`: one loose cell by centre; moving agents of mixed sizes.
-    LooseGrid = 3,
-    /// `PackedIndex`: static boxes in Hilbert order, built once.
-    PackedIndex = 4,
-    /// `KdTree`: static points, built once.
-    KdTree = 5,
-}
+pub use crate::kinds::SpatixKind;
 
 /// A visitor of elements: return 0 to go on, anything else to stop the query early.
 pub type SpatixItemFn = Option<unsafe extern "C" fn(context: *mut c_void, item: SpatixItem) -> i32>;

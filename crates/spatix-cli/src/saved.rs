@@ -19,7 +19,7 @@ use crate::failure::Failure;
 use crate::index_kind::{BatchIndex, StaticKind, Structure, UseType};
 use crate::input::Shape;
 
-/// The first bytes of every byte form ([`ByteHeader::read`] checks them).
+/// The first bytes of every byte form ([`ByteHeader::peek`] checks them).
 const MAGIC: &[u8] = b"SPATIX";
 
 /// A saved index, read but not yet loaded.
@@ -61,7 +61,9 @@ impl Saved {
             return Ok(None);
         }
         let bytes = Bytes::of(handle, bytes).map_err(failed)?;
-        let header = ByteHeader::read(&bytes).map_err(|e| Failure::file(&file, e.to_string()))?;
+        // The header only: the load or view checks the checksum, in the one pass over the
+        // bytes the command makes before its work.
+        let header = ByteHeader::peek(&bytes).map_err(|e| Failure::file(&file, e.to_string()))?;
         let kind = BatchIndex::value_variants()
             .iter()
             .copied()
@@ -84,7 +86,7 @@ impl Saved {
         index: Option<BatchIndex>,
         f32: bool,
     ) -> Result<(), Failure> {
-        let refuse = |reason: String| Err(Failure::file(&self.file, reason));
+        let refuse = |reason: String| Err(self.refusal(reason));
         if command == "build" {
             return refuse("a saved index already: build reads a CSV file".to_owned());
         }
@@ -124,15 +126,19 @@ impl Saved {
     /// The structure the header names, or why spatix cannot load it.
     fn kind(&self) -> Result<BatchIndex, Failure> {
         self.kind.ok_or_else(|| {
-            Failure::file(
-                &self.file,
-                format!(
-                    "holds a {} index, which spatix cannot load (it loads {})",
-                    self.header.structure,
-                    saveable().join(", ")
-                ),
-            )
+            self.refusal(format!(
+                "holds a {} index, which spatix cannot load (it loads {})",
+                self.header.structure,
+                saveable().join(", ")
+            ))
         })
+    }
+
+    /// The failure of refusing the index for what its header says, or, when the bytes are
+    /// damaged (the header was only peeked at), of refusing them as damaged.
+    fn refusal(&self, reason: String) -> Failure {
+        let reason = ByteHeader::read(&self.bytes).map_or_else(|e| e.to_string(), |_| reason);
+        Failure::file(&self.file, reason)
     }
 
     /// Loads the index, of the structure and precision its header names (4-byte coordinates

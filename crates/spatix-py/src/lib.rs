@@ -66,13 +66,14 @@ impl<A, B> Precision<A, B> {
 impl<A: ByteForm + Send, B: ByteForm + Send> Precision<A, B> {
     /// The structure whose byte form is `data`, in the precision its header names (4-byte
     /// scalars `F32`, any other `F64`, whose loader refuses a size it does not read), decoded
-    /// with the GIL released.
+    /// with the GIL released (the header peeked at: the loader checks the checksum, in the
+    /// one pass over the bytes).
     ///
     /// # Errors
     /// `ValueError` naming `class` and the library's reason for bytes that are not this
     /// structure's (damaged, cut short, of another structure or version).
     fn from_bytes(py: Python<'_>, class: &str, data: &[u8]) -> PyResult<Self> {
-        py.detach(|| match ByteHeader::read(data)?.scalar_bytes {
+        py.detach(|| match ByteHeader::peek(data)?.scalar_bytes {
             4 => A::from_bytes(data).map(Self::F32),
             _ => B::from_bytes(data).map(Self::F64),
         })

@@ -67,4 +67,14 @@ static inline int same_u64(const uint64_t *a, size_t na, const uint64_t *b, size
     return 1;
 }
 
+/* Whether the structure is built once (no insert, remove or update). */
+static inline int is_static(int32_t kind) {
+    return kind == SPATIX_KIND_PACKED_INDEX || kind == SPATIX_KIND_KD_TREE;
+}
+
+/* Whether the structure has the parallel pair pass (and, a dynamic one, par_update_all). */
+static inline int has_parallel_pairs(int32_t kind) {
+    return kind != SPATIX_KIND_KD_TREE && kind != SPATIX_KIND_LAYERED;
+}
+
 #endif

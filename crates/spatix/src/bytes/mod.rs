@@ -262,6 +262,40 @@ impl ByteHeader {
         Self::fields(&mut r)
     }
 
+    /// Reads the header at the start of `bytes` without the checksum pass: for a tool that
+    /// picks the type to load or open the bytes as, and then does (which checks the checksum,
+    /// so that the bytes are read once, not twice). A damaged header may name another
+    /// structure than the one saved; the load or view it leads to then refuses the bytes as
+    /// damaged, and a tool that refuses them for what the header says should first
+    /// [`read`](Self::read) it, to refuse damaged bytes as damaged.
+    ///
+    /// ```
+    /// use spatix::{ByteForm, ByteHeader, KdTree, Point};
+    /// let tree = KdTree::build([(Point::new(1.0f32, 2.0), 7u64)])?;
+    /// let mut bytes = tree.to_bytes();
+    /// assert_eq!(ByteHeader::peek(&bytes)?.structure, "kd-tree");
+    /// let last = bytes.len() - 1;
+    /// bytes[last] ^= 1; // the checksum, damaged
+    /// assert_eq!(ByteHeader::peek(&bytes)?.structure, "kd-tree");
+    /// assert!(ByteHeader::read(&bytes).is_err());
+    /// assert!(KdTree::<f32, u64>::from_bytes(&bytes).is_err());
+    /// # Ok::<(), spatix::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] if the bytes are shorter than a header and a checksum, do not start
+    /// with the format's magic, or are of another format version.
+    pub fn peek(bytes: &[u8]) -> Result<Self, Error> {
+        let (body, _, version) = framed(bytes)?;
+        let mut r = Reader {
+            bytes: &body[MAGIC.len() + 2..],
+            total: bytes.len(),
+            version,
+            sum: None,
+        };
+        Self::fields(&mut r)
+    }
+
     /// The header's fields after the version.
     fn fields(r: &mut Reader<'_>) -> Result<Self, Error> {
         let name = r.take(8, "the structure's name")?;
