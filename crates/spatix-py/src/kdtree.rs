@@ -6,13 +6,13 @@ use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::{PyImportError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PySet, PyTuple};
-use spatix::{Aabb, ByteForm, KdTree, KdTreeConfig, Point, Scalar, SpatialQuery};
+use spatix::{Aabb, KdTree, KdTreeConfig, KdTreeView, Point, Scalar, SpatialQuery};
 
 use crate::array::{
     PyScalar, Rows, bad_row, check_points, first_bad_point, is_float32, point, points, vec1, vec2,
 };
 use crate::batch::{self, Arrays, Workers};
-use crate::{Precision, Reduced, dispatch};
+use crate::fixed::{Fixed, Saved, dispatch_fixed, open_kd_tree};
 
 /// A static kd-tree over 2D points, built once and queried many times: k-nearest
 /// neighbours shaped like ``scipy.spatial.cKDTree.query``, and radius queries.
@@ -40,7 +40,12 @@ use crate::{Precision, Reduced, dispatch};
 /// (array([[1.        , 4.24264069]]), array([[1, 0]]))
 #[pyclass(name = "KdTree", module = "spatix", frozen)]
 pub(crate) struct PyKdTree {
-    tree: Precision<KdTree<f32, u32>, KdTree<f64, u32>>,
+    tree: Fixed<
+        KdTree<f32, u32>,
+        KdTree<f64, u32>,
+        KdTreeView<'static, f32, u32>,
+        KdTreeView<'static, f64, u32>,
+    >,
 }
 
 /// Builds a tree of the `(n, 2)` points of `obj` in precision `S`, the GIL released.
@@ -63,7 +68,7 @@ fn build<S: PyScalar>(
 
 /// A point's position in the input the tree was built from: its value (the tree's handles
 /// name positions in tree order).
-fn position<S: spatix::Scalar>(tree: &KdTree<S, u32>, handle: spatix::Handle) -> i64 {
+fn position<S: spatix::Scalar>(tree: &impl SpatialQuery<S, u32>, handle: spatix::Handle) -> i64 {
     tree.get(handle).map_or(-1, |item| i64::from(*item.value))
 }
 
@@ -168,7 +173,7 @@ impl Ks {
 }
 
 /// The tree's points, indexed by their row in the input it was built from.
-fn by_row<S: Scalar>(tree: &KdTree<S, u32>) -> Vec<Point<S>> {
+fn by_row<S: Scalar>(tree: &impl SpatialQuery<S, u32>) -> Vec<Point<S>> {
     let mut out = vec![Point::new(S::ZERO, S::ZERO); SpatialQuery::<S, u32>::len(tree)];
     for item in SpatialQuery::<S, u32>::iter(tree) {
         out[*item.value as usize] = item.aabb.min;
@@ -222,7 +227,7 @@ fn close_pairs<S: PyScalar>(
 /// # Errors
 /// The message when the threads cannot start.
 fn radius_pairs<S: PyScalar>(
-    tree: &KdTree<S, u32>,
+    tree: &(impl SpatialQuery<S, u32> + Sync),
     points: &[Point<S>],
     r: S,
     workers: Workers,
@@ -291,9 +296,9 @@ impl PyKdTree {
             )));
         }
         let tree = if is_float32(points) {
-            Precision::F32(build(py, points, config)?)
+            Fixed::F32(build(py, points, config)?)
         } else {
-            Precision::F64(build(py, points, config)?)
+            Fixed::F64(build(py, points, config)?)
         };
         Ok(Self { tree })
     }
@@ -383,7 +388,7 @@ impl PyKdTree {
         let ks = k.map_or(Ok(Ks::Count(1)), Ks::read)?;
         let workers = Workers::new(workers)?;
         let py = x.py();
-        dispatch!(&self.tree, tree: S => {
+        dispatch_fixed!(&self.tree, tree: S => {
             let missing = SpatialQuery::<S, u32>::len(tree) as i64;
             let rows = Rows::<S>::read_one_or_many(x, 2, "x")?;
             let flat = rows.flat();
@@ -438,7 +443,7 @@ impl PyKdTree {
         workers: i64,
     ) -> PyResult<Arrays<'py>> {
         radius("r", r)?;
-        dispatch!(&self.tree, tree: S => {
+        dispatch_fixed!(&self.tree, tree: S => {
             batch::hits_call::<S, _>(x, 2, "x", workers, |flat, workers| {
                 batch::within(tree, flat, S::from_f64(r), workers, |h| position(tree, h))
             })
@@ -507,7 +512,7 @@ impl PyKdTree {
         let workers = Workers::new(workers)?;
         let py = x.py();
         let sorted = return_sorted != Some(false);
-        let (offsets, found, single) = dispatch!(&self.tree, tree: S => {
+        let (offsets, found, single) = dispatch_fixed!(&self.tree, tree: S => {
             let rows = Rows::<S>::read_one_or_many(x, 2, "x")?;
             let flat = rows.flat();
             check_points("x", flat)?;
@@ -615,7 +620,7 @@ impl PyKdTree {
             )));
         }
         let workers = Workers::new(workers)?;
-        let pairs = dispatch!(&self.tree, tree: S => py.detach(|| {
+        let pairs = dispatch_fixed!(&self.tree, tree: S => py.detach(|| {
             let points = by_row(tree);
             let r = S::from_f64(r);
             match close_pairs(&points, r, workers)? {
@@ -698,8 +703,8 @@ impl PyKdTree {
         };
         let workers = Workers::new(workers)?;
         let shape = (self.__len__(), other.get().__len__());
-        let (offsets, found) = dispatch!(&self.tree, mine => {
-            dispatch!(&other.get().tree, theirs: T => py.detach(|| {
+        let (offsets, found) = dispatch_fixed!(&self.tree, mine => {
+            dispatch_fixed!(&other.get().tree, theirs: T => py.detach(|| {
                 let points = by_row(mine);
                 let limit = T::from_f64(max_distance);
                 batch::per_query(points.len(), workers, |i, found| {
@@ -754,7 +759,7 @@ impl PyKdTree {
     }
 
     fn __len__(&self) -> usize {
-        dispatch!(&self.tree, tree: S => SpatialQuery::<S, u32>::len(tree))
+        dispatch_fixed!(&self.tree, tree: S => SpatialQuery::<S, u32>::len(tree))
     }
 
     /// The tree's byte form, which ``KdTree.from_bytes`` loads without rebuilding (and
@@ -769,7 +774,7 @@ impl PyKdTree {
     /// >>> pickle.loads(pickle.dumps(tree)).dtype
     /// 'float32'
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        crate::to_bytes(py, || dispatch!(&self.tree, tree => tree.to_bytes()))
+        crate::to_bytes(py, || dispatch_fixed!(&self.tree, tree => tree.saved()))
     }
 
     /// The tree whose byte form (``to_bytes``) is ``data``, in the precision it was saved in:
@@ -782,12 +787,55 @@ impl PyKdTree {
     ///     version or structure); the message says what is wrong.
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
-        Precision::from_bytes(py, "KdTree", data).map(|tree| Self { tree })
+        Fixed::from_bytes(py, "KdTree", data).map(|tree| Self { tree })
     }
 
-    /// Pickling through the byte form: ``KdTree.from_bytes(tree.to_bytes())``.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
-        crate::reduce(slf.as_any(), slf.get().to_bytes(slf.py()))
+    /// The tree whose byte form (``to_bytes``, or a file it was written to) is the buffer of
+    /// ``data``, read in place: nothing copied, nothing built, one pass that checks the
+    /// bytes. The tree keeps ``data``'s buffer for as long as it lives, and answers every
+    /// query as the tree saved does.
+    ///
+    /// Parameters
+    /// ----------
+    /// data : bytes, memoryview, mmap or numpy.memmap
+    ///     A read-only, contiguous buffer of bytes: ``bytes``, an ``mmap`` opened with
+    ///     ``access=mmap.ACCESS_READ``, a ``numpy.memmap`` with ``mode="r"``. A buffer that
+    ///     does not start at a multiple of 64 in memory (a memory map does; a ``bytes`` object
+    ///     may not) is copied once to memory that does (``repr`` says ``aligned copy``).
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     For a writable or non-contiguous buffer, and for bytes that are not a spatix
+    ///     ``KdTree``'s in the current format.
+    ///
+    /// Examples
+    /// --------
+    /// >>> import spatix
+    /// >>> data = spatix.KdTree([[0.0, 0.0], [3.0, 4.0]]).to_bytes()
+    /// >>> spatix.KdTree.from_buffer(data).query([[3.0, 3.0]])
+    /// (array([1.]), array([1]))
+    #[staticmethod]
+    fn from_buffer(data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Fixed::from_buffer(data, "KdTree", open_kd_tree, open_kd_tree).map(|tree| Self { tree })
+    }
+
+    /// Rebuilds a pickled tree: a view over a read-only buffer, else a copy loaded.
+    #[staticmethod]
+    fn _unpickle(data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Fixed::unpickle(data, "KdTree", open_kd_tree, open_kd_tree).map(|tree| Self { tree })
+    }
+
+    /// Pickling through the byte form, handed out of band with protocol 5
+    /// (``pickle.PickleBuffer``: ``buffer_callback`` receives it, uncopied for a tree read in
+    /// place).
+    fn __reduce_ex__<'py>(slf: &Bound<'py, Self>, protocol: i64) -> PyResult<Bound<'py, PyTuple>> {
+        let tree = &slf.get().tree;
+        tree.reduce(
+            slf.as_any(),
+            protocol,
+            || dispatch_fixed!(tree, tree => tree.saved()),
+        )
     }
 
     /// ``"float32"`` or ``"float64"``: the precision the tree was built in.
@@ -797,7 +845,12 @@ impl PyKdTree {
     }
 
     fn __repr__(&self) -> String {
-        format!("KdTree(<{} points, {}>)", self.__len__(), self.dtype())
+        let place = self.tree.place();
+        format!(
+            "KdTree(<{} points, {}{place}>)",
+            self.__len__(),
+            self.dtype()
+        )
     }
 }
 

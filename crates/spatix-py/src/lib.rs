@@ -33,6 +33,7 @@ mod array;
 mod arrow;
 mod batch;
 mod dynamic;
+mod fixed;
 mod kdtree;
 mod names;
 mod packed;
@@ -119,6 +120,27 @@ macro_rules! dispatch {
 }
 pub(crate) use dispatch;
 
+/// The type names of spatix's listed structures but the oracle (`_structures` of the module:
+/// a test checks that each is a class of the package).
+macro_rules! listed_names {
+    (
+        oracle { $($o:ident: $oty:ident),* }
+        dynamic {
+            parallel { $($p:ident: $pty:ident),* }
+            serial { $($s:ident: $sty:ident),* }
+        }
+        fixed {
+            boxes { $($b:ident: $bty:ident),* }
+            points { $($q:ident: $qty:ident),* }
+        }
+    ) => {
+        [
+            $(stringify!($pty),)* $(stringify!($sty),)*
+            $(stringify!($bty),)* $(stringify!($qty),)*
+        ]
+    };
+}
+
 /// The extension module `spatix._spatix`.
 #[pymodule]
 fn _spatix(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -126,6 +148,10 @@ fn _spatix(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<packed::PyPackedIndex>()?;
     dynamic::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add(
+        "_structures",
+        spatix::for_each_structure!(listed_names).to_vec(),
+    )?;
     m.add_function(wrap_pyfunction!(sweep::pairs, m)?)?;
     Ok(())
 }

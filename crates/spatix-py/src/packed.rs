@@ -2,17 +2,17 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
-use spatix::{Aabb, ByteForm, PackedIndex, SpatialQuery};
+use pyo3::types::{PyBytes, PyTuple};
+use spatix::{Aabb, PackedIndex, PackedView, SpatialQuery};
 
 use crate::array::{
     PyScalar, Rows, bad_row, boxes, first_bad_box, first_bad_point, is_float32, not_a_position,
     points, vec1, vec2,
 };
 use crate::batch::{self, Arrays};
+use crate::fixed::{Fixed, Saved, dispatch_fixed, open_packed};
 use crate::rays;
 use crate::shapely::{self, Ask};
-use crate::{Precision, Reduced, dispatch};
 
 /// A static index over boxes (a packed Hilbert R-tree), built once and queried many
 /// times: window queries, every intersecting pair, nearest boxes.
@@ -41,7 +41,12 @@ use crate::{Precision, Reduced, dispatch};
 ///        [0, 1, 2]])
 #[pyclass(name = "PackedIndex", module = "spatix", frozen)]
 pub(crate) struct PyPackedIndex {
-    index: Precision<PackedIndex<f32, ()>, PackedIndex<f64, ()>>,
+    index: Fixed<
+        PackedIndex<f32, ()>,
+        PackedIndex<f64, ()>,
+        PackedView<'static, f32, ()>,
+        PackedView<'static, f64, ()>,
+    >,
 }
 
 /// Builds an index of the `(n, 4)` boxes, or `(n, 2)` points, of `obj` in precision `S`, the
@@ -83,9 +88,9 @@ impl PyPackedIndex {
     #[new]
     fn new(py: Python<'_>, boxes: &Bound<'_, PyAny>) -> PyResult<Self> {
         let index = if is_float32(boxes) {
-            Precision::F32(build(py, boxes)?)
+            Fixed::F32(build(py, boxes)?)
         } else {
-            Precision::F64(build(py, boxes)?)
+            Fixed::F64(build(py, boxes)?)
         };
         Ok(Self { index })
     }
@@ -133,7 +138,7 @@ impl PyPackedIndex {
         distance: Option<f64>,
         workers: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
-        dispatch!(&self.index, index: S => {
+        dispatch_fixed!(&self.index, index: S => {
             shapely::query::<S, _, _>(
                 geometry,
                 predicate,
@@ -190,7 +195,7 @@ impl PyPackedIndex {
         return_distance: bool,
         workers: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
-        dispatch!(&self.index, index: S => {
+        dispatch_fixed!(&self.index, index: S => {
             shapely::query_nearest::<S>(geometry, max_distance, return_distance, workers, |p, ws, out| {
                 shapely::nearest_ties(index, p, ws, position, out)
             })
@@ -211,7 +216,7 @@ impl PyPackedIndex {
     ///     particular order unless ``sort``.
     #[pyo3(signature = (sort = false))]
     fn pairs<'py>(&self, py: Python<'py>, sort: bool) -> PyResult<Bound<'py, PyAny>> {
-        let flat = dispatch!(&self.index, index: S => {
+        let flat = dispatch_fixed!(&self.index, index: S => {
             py.detach(|| {
                 let flat = batch::pairs::<S, (), _>(index, position);
                 if sort { batch::sort_pairs(flat) } else { flat }
@@ -238,7 +243,7 @@ impl PyPackedIndex {
         workers: i64,
     ) -> PyResult<Arrays<'py>> {
         let k = batch::neighbours(k)?;
-        dispatch!(&self.index, index: S => {
+        dispatch_fixed!(&self.index, index: S => {
             let missing = SpatialQuery::<S, ()>::len(index) as i64;
             batch::nearest_call::<S, _>(points, "points", k, workers, |flat, workers| {
                 batch::nearest(index, flat, k, workers, missing, position)
@@ -278,7 +283,7 @@ impl PyPackedIndex {
         max_t: f64,
         workers: i64,
     ) -> PyResult<Arrays<'py>> {
-        dispatch!(&self.index, index: S => {
+        dispatch_fixed!(&self.index, index: S => {
             let missing = SpatialQuery::<S, ()>::len(index) as i64;
             rays::first_call::<S, _>(origins, directions, max_t, workers, |rays, workers| {
                 rays::first(index, rays, workers, missing, position)
@@ -301,7 +306,7 @@ impl PyPackedIndex {
         directions: &Bound<'py, PyAny>,
         max_t: f64,
     ) -> PyResult<Arrays<'py>> {
-        dispatch!(&self.index, index: S => {
+        dispatch_fixed!(&self.index, index: S => {
             rays::all_call::<S, _>(origins, directions, max_t, |rays| rays::all(index, rays, position))
         })
     }
@@ -319,7 +324,7 @@ impl PyPackedIndex {
     /// array([[0, 0, 0],
     ///        [0, 1, 2]])
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        crate::to_bytes(py, || dispatch!(&self.index, index => index.to_bytes()))
+        crate::to_bytes(py, || dispatch_fixed!(&self.index, index => index.saved()))
     }
 
     /// The index whose byte form (``to_bytes``) is ``data``, in the precision it was saved
@@ -333,12 +338,56 @@ impl PyPackedIndex {
     ///     version or structure); the message says what is wrong.
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
-        Precision::from_bytes(py, "PackedIndex", data).map(|index| Self { index })
+        Fixed::from_bytes(py, "PackedIndex", data).map(|index| Self { index })
     }
 
-    /// Pickling through the byte form: ``PackedIndex.from_bytes(index.to_bytes())``.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
-        crate::reduce(slf.as_any(), slf.get().to_bytes(slf.py()))
+    /// The index whose byte form (``to_bytes``, or a file it was written to) is the buffer
+    /// of ``data``, read in place: nothing copied, nothing built, one pass that checks the
+    /// bytes. The index keeps ``data``'s buffer for as long as it lives, and answers every
+    /// query as the index saved does.
+    ///
+    /// Parameters
+    /// ----------
+    /// data : bytes, memoryview, mmap or numpy.memmap
+    ///     A read-only, contiguous buffer of bytes: ``bytes``, an ``mmap`` opened with
+    ///     ``access=mmap.ACCESS_READ``, a ``numpy.memmap`` with ``mode="r"``. A buffer that
+    ///     does not start at a multiple of 64 in memory (a memory map does; a ``bytes`` object
+    ///     may not) is copied once to memory that does (``repr`` says ``aligned copy``).
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     For a writable or non-contiguous buffer, and for bytes that are not a spatix
+    ///     ``PackedIndex``'s in the current format.
+    ///
+    /// Examples
+    /// --------
+    /// >>> import spatix
+    /// >>> data = spatix.PackedIndex([[0, 0, 2, 2], [1, 1, 3, 3], [5, 5, 6, 6]]).to_bytes()
+    /// >>> spatix.PackedIndex.from_buffer(data).pairs()
+    /// array([[0, 1]])
+    #[staticmethod]
+    fn from_buffer(data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Fixed::from_buffer(data, "PackedIndex", open_packed, open_packed)
+            .map(|index| Self { index })
+    }
+
+    /// Rebuilds a pickled index: a view over a read-only buffer, else a copy loaded.
+    #[staticmethod]
+    fn _unpickle(data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        Fixed::unpickle(data, "PackedIndex", open_packed, open_packed).map(|index| Self { index })
+    }
+
+    /// Pickling through the byte form, handed out of band with protocol 5
+    /// (``pickle.PickleBuffer``: ``buffer_callback`` receives it, uncopied for an index read
+    /// in place).
+    fn __reduce_ex__<'py>(slf: &Bound<'py, Self>, protocol: i64) -> PyResult<Bound<'py, PyTuple>> {
+        let index = &slf.get().index;
+        index.reduce(
+            slf.as_any(),
+            protocol,
+            || dispatch_fixed!(index, index => index.saved()),
+        )
     }
 
     /// The positions of every box, ``0 .. len(index)`` (an index's ids are the positions of
@@ -360,7 +409,7 @@ impl PyPackedIndex {
         py: Python<'py>,
         positions: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        dispatch!(&self.index, index: S => {
+        dispatch_fixed!(&self.index, index: S => {
             let n = SpatialQuery::<S, ()>::len(index);
             let positions = match positions {
                 Some(obj) => crate::array::ids(obj)?,
@@ -382,7 +431,7 @@ impl PyPackedIndex {
     }
 
     fn __len__(&self) -> usize {
-        dispatch!(&self.index, index: S => SpatialQuery::<S, ()>::len(index))
+        dispatch_fixed!(&self.index, index: S => SpatialQuery::<S, ()>::len(index))
     }
 
     /// ``"float32"`` or ``"float64"``: the precision the index was built in.
@@ -392,6 +441,11 @@ impl PyPackedIndex {
     }
 
     fn __repr__(&self) -> String {
-        format!("PackedIndex(<{} boxes, {}>)", self.__len__(), self.dtype())
+        let place = self.index.place();
+        format!(
+            "PackedIndex(<{} boxes, {}{place}>)",
+            self.__len__(),
+            self.dtype()
+        )
     }
 }

@@ -40,6 +40,16 @@ def test_stubs_name_every_class_and_method():
             assert hasattr(cls, m), f"{name}.{m} is in the stub but not in the module"
 
 
+def test_every_listed_structure_is_a_class():
+    """Every structure of the library's list (``spatix::for_each_structure!``, which the
+    extension hands over as ``_structures``) has a class of its name in the package."""
+    from spatix import _spatix
+
+    assert _spatix._structures
+    for name in _spatix._structures:
+        assert name in spatix.__all__ and isinstance(getattr(spatix, name), type), name
+
+
 def test_every_public_method_has_a_docstring():
     for name in spatix.__all__:
         cls = getattr(spatix, name)

@@ -12,9 +12,9 @@ Every class pickles (and ``copy.deepcopy``s) through its byte form: ``to_bytes()
 positions unchanged, and raises ``ValueError`` for bytes that are not that class's.
 """
 
-from typing import Any, Callable, Iterator, Literal, Optional, Protocol, Sequence, Union, final
+from typing import Any, Callable, Iterator, Literal, Optional, Protocol, Sequence, SupportsIndex, Union, final
 
-from typing_extensions import Self, disjoint_base
+from typing_extensions import Buffer, Self, disjoint_base
 
 import numpy as np
 import numpy.typing as npt
@@ -118,7 +118,17 @@ class KdTree:
     @staticmethod
     def from_bytes(data: bytes) -> KdTree:
         """The tree saved in ``data``, loaded without rebuilding; ``ValueError`` if damaged."""
-    def __reduce__(self) -> tuple[Callable[[bytes], KdTree], tuple[bytes]]: ...
+    @staticmethod
+    def from_buffer(data: Buffer) -> KdTree:
+        """The tree saved in ``data``'s buffer (``bytes``, a read-only ``memoryview``, an
+        ``mmap`` opened with ``ACCESS_READ``, a ``numpy.memmap`` with ``mode="r"``), read in
+        place: nothing copied (unless it does not start at a multiple of 64) or built; the buffer
+        is kept while the tree lives. ``ValueError`` if writable or damaged."""
+    @staticmethod
+    def _unpickle(data: Buffer) -> KdTree: ...
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Callable[[Buffer], KdTree], tuple[Any]]:
+        """Pickling through the byte form; with protocol 5 handed out of band
+        (``pickle.PickleBuffer``)."""
     def __len__(self) -> int: ...
     @property
     def dtype(self) -> Literal["float32", "float64"]: ...
@@ -164,7 +174,17 @@ class PackedIndex:
     @staticmethod
     def from_bytes(data: bytes) -> PackedIndex:
         """The index saved in ``data``, loaded without rebuilding; ``ValueError`` if damaged."""
-    def __reduce__(self) -> tuple[Callable[[bytes], PackedIndex], tuple[bytes]]: ...
+    @staticmethod
+    def from_buffer(data: Buffer) -> PackedIndex:
+        """The index saved in ``data``'s buffer (``bytes``, a read-only ``memoryview``, an
+        ``mmap`` opened with ``ACCESS_READ``, a ``numpy.memmap`` with ``mode="r"``), read in
+        place: nothing copied (unless it does not start at a multiple of 64) or built; the buffer
+        is kept while the index lives. ``ValueError`` if writable or damaged."""
+    @staticmethod
+    def _unpickle(data: Buffer) -> PackedIndex: ...
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Callable[[Buffer], PackedIndex], tuple[Any]]:
+        """Pickling through the byte form; with protocol 5 handed out of band
+        (``pickle.PickleBuffer``)."""
     def ids(self) -> _Ids:
         """``0 .. len(index)``: a box's id is its position in the input."""
     def boxes(self, positions: Optional[_ArrayLike] = None) -> _Floats:
