@@ -211,7 +211,7 @@ where
         if !buffer.is_c_contiguous() {
             return Err(refuse("the buffer is not contiguous".to_owned()));
         }
-        let memory = if (buffer.buf_ptr() as usize).is_multiple_of(ALIGN) {
+        let memory = if buffer.buf_ptr() as usize % ALIGN == 0 {
             Memory::Buffer(buffer, obj.clone().unbind())
         } else {
             Memory::Copy(AlignedBytes::copy_of(&buffer.to_vec(obj.py())?))

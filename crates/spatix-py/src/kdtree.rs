@@ -40,13 +40,16 @@ use crate::fixed::{Fixed, Saved, dispatch_fixed, open_kd_tree};
 /// (array([[1.        , 4.24264069]]), array([[1, 0]]))
 #[pyclass(name = "KdTree", module = "spatix", frozen)]
 pub(crate) struct PyKdTree {
-    tree: Fixed<
-        KdTree<f32, u32>,
-        KdTree<f64, u32>,
-        KdTreeView<'static, f32, u32>,
-        KdTreeView<'static, f64, u32>,
-    >,
+    tree: Held,
 }
+
+/// The tree built or loaded, or read in place, in either precision.
+type Held = Fixed<
+    KdTree<f32, u32>,
+    KdTree<f64, u32>,
+    KdTreeView<'static, f32, u32>,
+    KdTreeView<'static, f64, u32>,
+>;
 
 /// Builds a tree of the `(n, 2)` points of `obj` in precision `S`, the GIL released.
 fn build<S: PyScalar>(

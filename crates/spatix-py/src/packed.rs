@@ -41,13 +41,16 @@ use crate::shapely::{self, Ask};
 ///        [0, 1, 2]])
 #[pyclass(name = "PackedIndex", module = "spatix", frozen)]
 pub(crate) struct PyPackedIndex {
-    index: Fixed<
-        PackedIndex<f32, ()>,
-        PackedIndex<f64, ()>,
-        PackedView<'static, f32, ()>,
-        PackedView<'static, f64, ()>,
-    >,
+    index: Held,
 }
+
+/// The index built or loaded, or read in place, in either precision.
+type Held = Fixed<
+    PackedIndex<f32, ()>,
+    PackedIndex<f64, ()>,
+    PackedView<'static, f32, ()>,
+    PackedView<'static, f64, ()>,
+>;
 
 /// Builds an index of the `(n, 4)` boxes, or `(n, 2)` points, of `obj` in precision `S`, the
 /// GIL released.
