@@ -214,7 +214,7 @@ where
         let memory = if buffer.buf_ptr() as usize % ALIGN == 0 {
             Memory::Buffer(buffer, obj.clone().unbind())
         } else {
-            Memory::Copy(AlignedBytes::copy_of(&buffer.to_vec(obj.py())?))
+            Memory::Copy(AlignedBytes::copy_of(bytes_of(&buffer)))
         };
         Self::open(obj.py(), memory, open32, open64).map_err(|e| refuse(e.to_string()))
     }
@@ -226,23 +226,17 @@ where
         open32: Open<VA>,
         open64: Open<VB>,
     ) -> Result<Self, Error> {
-        let bytes: &'static [u8] = match &memory {
-            Memory::Buffer(buffer, _) if buffer.len_bytes() > 0 => {
-                // SAFETY: the buffer is contiguous and `len_bytes` long from `buf_ptr` (PEP
-                // 3118), and read-only: its exporter promises the memory is neither freed,
-                // moved nor written while the buffer is held (an mmap refuses to close while
-                // a buffer is exported). The buffer is held by the `InPlace` the view is
-                // stored in, and the view is dropped first (field order), so no reference to
-                // the bytes outlives the buffer; `'static` stands for that.
-                unsafe {
-                    core::slice::from_raw_parts(buffer.buf_ptr().cast::<u8>(), buffer.len_bytes())
-                }
-            }
-            Memory::Buffer(..) => &[],
-            // SAFETY: the copy's heap memory does not move when the `AlignedBytes` does, and
-            // is freed only when the `InPlace` holding it is dropped, after its view (as above).
-            Memory::Copy(copy) => unsafe { core::slice::from_raw_parts(copy.as_ptr(), copy.len()) },
+        let bytes: &[u8] = match &memory {
+            Memory::Buffer(buffer, _) => bytes_of(buffer),
+            Memory::Copy(copy) => copy,
         };
+        // SAFETY: the bytes are the held buffer's (read-only: its exporter promises the memory
+        // is neither freed, moved nor written while the buffer is held; an mmap refuses to
+        // close while a buffer is exported) or the copy's (heap memory, which does not move
+        // when the `AlignedBytes` does). Either is held by the `InPlace` the view is stored
+        // in, and the view is dropped first (field order), so no reference to the bytes
+        // outlives them; `'static` stands for that.
+        let bytes: &'static [u8] = unsafe { &*core::ptr::from_ref::<[u8]>(bytes) };
         let opened = py.detach(|| match ByteHeader::peek(bytes)?.scalar_bytes {
             4 => open32(bytes).map(Ok),
             _ => open64(bytes).map(Err),
@@ -297,13 +291,26 @@ where
         open64: Open<VB>,
     ) -> PyResult<Self> {
         let buffer = PyBuffer::<u8>::get(data)?;
-        if buffer.readonly() {
+        if buffer.readonly() || !buffer.is_c_contiguous() {
+            // A view, or `from_buffer`'s refusal of a buffer of another layout.
             return Self::from_buffer(data, class, open32, open64);
         }
-        let copy = AlignedBytes::copy_of(&buffer.to_vec(data.py())?);
+        let copy = AlignedBytes::copy_of(bytes_of(&buffer));
         Self::open(data.py(), Memory::Copy(copy), open32, open64)
             .map_err(|e| PyValueError::new_err(format!("{class}: unpickling: {e}")))
     }
+}
+
+/// The bytes of a contiguous buffer (the caller checks `is_c_contiguous`), borrowed as long
+/// as the buffer is.
+fn bytes_of(buffer: &PyBuffer<u8>) -> &[u8] {
+    if buffer.len_bytes() == 0 {
+        return &[];
+    }
+    // SAFETY: PEP 3118: `buf_ptr` points to `len_bytes` bytes the exporter keeps valid while
+    // the buffer is held, which the borrow of `buffer` covers; they are read with the GIL
+    // held or, under `detach`, only where the buffer is read-only.
+    unsafe { core::slice::from_raw_parts(buffer.buf_ptr().cast::<u8>(), buffer.len_bytes()) }
 }
 
 /// `pickle.PickleBuffer(obj)`.
