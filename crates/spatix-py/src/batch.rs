@@ -348,23 +348,44 @@ where
     )
 }
 
-/// Every element within `radius` of each point of `points` (flat `(m, 2)`, finite), point
-/// by point ([`ParallelQuery::within_batch`] on more than
-/// one worker).
+/// The radii of a radius batch: one for every query, or one each.
+#[derive(Clone, Copy)]
+pub(crate) enum Radii<'a, S> {
+    /// The same radius for every query.
+    One(S),
+    /// Query `q`'s radius at `q` (a negative or NaN one finds nothing).
+    Each(&'a [S]),
+}
+
+/// Every element within its query's radius of each point of `flat` (`(m, 2)`, finite),
+/// point by point ([`ParallelQuery::within_batch`] on more than one worker for one radius;
+/// the queries spread over the workers for one each).
 ///
 /// # Errors
 /// The message when the threads cannot start.
 pub(crate) fn within<S, T, I>(
     index: &I,
     flat: &[S],
-    radius: S,
+    radii: Radii<'_, S>,
     workers: Workers,
-    id: impl Fn(Handle) -> i64,
+    id: impl Fn(Handle) -> i64 + Sync,
 ) -> Result<Hits, String>
 where
     S: PyScalar,
     I: ParallelQuery<S, T>,
 {
+    let radius = match radii {
+        Radii::One(radius) => radius,
+        Radii::Each(radii) => {
+            let (offsets, found) = per_query(flat.len() / 2, workers, |q, found| {
+                let _ = index.within(point(flat, q), radii[q], |item| {
+                    found.push(id(item.handle));
+                    ControlFlow::Continue(())
+                });
+            })?;
+            return Ok(Hits { offsets, found });
+        }
+    };
     gather(
         flat.len() / 2,
         workers,

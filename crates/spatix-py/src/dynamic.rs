@@ -567,7 +567,7 @@ impl DynamicIndex {
         &self,
         geometry: &Bound<'py, PyAny>,
         predicate: Option<&str>,
-        distance: Option<f64>,
+        distance: Option<&Bound<'py, PyAny>>,
         workers: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
         dispatch!(&self.engine, engine: S => {

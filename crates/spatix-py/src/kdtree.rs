@@ -87,11 +87,12 @@ fn euclidean(p: f64, eps: f64) -> PyResult<()> {
     Ok(())
 }
 
-/// `ValueError` unless `r` (named `what`) is a non-negative number (infinite included).
+/// `ValueError` for a NaN `r` (named `what`); any other radius is one (a negative one finds
+/// nothing).
 fn radius(what: &str, r: f64) -> PyResult<()> {
-    if r.is_nan() || r < 0.0 {
+    if r.is_nan() {
         return Err(PyValueError::new_err(format!(
-            "{what} must be a non-negative number, got {r}"
+            "{what} must be a number, got {r}"
         )));
     }
     Ok(())
@@ -260,7 +261,7 @@ fn radius_pairs<S: PyScalar>(
 ///
 /// # Errors
 /// `ValueError` for values that are not numbers, a shape that does not broadcast, or a NaN
-/// or negative radius (the message names its position).
+/// radius (the message names its position); a negative one finds nothing.
 fn radii(r: &Bound<'_, PyAny>, m: usize) -> PyResult<Vec<f64>> {
     let numpy = r.py().import("numpy")?;
     let radii = numpy
@@ -275,9 +276,9 @@ fn radii(r: &Bound<'_, PyAny>, m: usize) -> PyResult<Vec<f64>> {
             ))
         })?;
     let radii = radii.cast::<PyArray1<f64>>()?.to_vec()?;
-    if let Some(at) = radii.iter().position(|r| r.is_nan() || *r < 0.0) {
+    if let Some(at) = radii.iter().position(|r| r.is_nan()) {
         return Err(PyValueError::new_err(format!(
-            "r[{at}] = {} must be a non-negative number",
+            "r[{at}] = {} must be a number",
             radii[at]
         )));
     }
@@ -448,7 +449,9 @@ impl PyKdTree {
         radius("r", r)?;
         dispatch_fixed!(&self.tree, tree: S => {
             batch::hits_call::<S, _>(x, 2, "x", workers, |flat, workers| {
-                batch::within(tree, flat, S::from_f64(r), workers, |h| position(tree, h))
+                batch::within(tree, flat, batch::Radii::One(S::from_f64(r)), workers, |h| {
+                    position(tree, h)
+                })
             })
         })
     }
@@ -485,8 +488,8 @@ impl PyKdTree {
     /// Raises
     /// ------
     /// ValueError
-    ///     For ``p != 2``, ``eps != 0``, a NaN or negative radius (scipy returns nothing for
-    ///     those), a shape of ``r`` that does not broadcast, bad ``workers``, ``x`` of
+    ///     For ``p != 2``, ``eps != 0``, a NaN radius (a negative one finds nothing; scipy's
+    ///     squares it), a shape of ``r`` that does not broadcast, bad ``workers``, ``x`` of
     ///     another shape or a NaN or infinite coordinate (the message names the row).
     ///
     /// Examples
@@ -592,8 +595,8 @@ impl PyKdTree {
     /// Raises
     /// ------
     /// ValueError
-    ///     For ``p != 2``, ``eps != 0``, a NaN or negative ``r``, another ``output_type`` or
-    ///     bad ``workers``.
+    ///     For ``p != 2``, ``eps != 0``, a NaN ``r`` (a negative one finds nothing; scipy's
+    ///     squares it), another ``output_type`` or bad ``workers``.
     ///
     /// Examples
     /// --------
@@ -624,6 +627,9 @@ impl PyKdTree {
         }
         let workers = Workers::new(workers)?;
         let pairs = dispatch_fixed!(&self.tree, tree: S => py.detach(|| {
+            if r < 0.0 {
+                return Ok(Vec::new());
+            }
             let points = by_row(tree);
             let r = S::from_f64(r);
             match close_pairs(&points, r, workers)? {
@@ -663,8 +669,8 @@ impl PyKdTree {
     /// Raises
     /// ------
     /// ValueError
-    ///     For ``p != 2``, a NaN or negative ``max_distance``, another ``output_type`` or
-    ///     bad ``workers``.
+    ///     For ``p != 2``, a NaN ``max_distance`` (a negative one finds nothing), another
+    ///     ``output_type`` or bad ``workers``.
     /// ImportError
     ///     For ``'dok_matrix'`` or ``'coo_matrix'`` without scipy installed.
     ///
@@ -765,6 +771,50 @@ impl PyKdTree {
         dispatch_fixed!(&self.tree, tree: S => SpatialQuery::<S, u32>::len(tree))
     }
 
+    /// The points, ``(n, 2)`` float64 in input order (scipy's ``cKDTree.data``; a copy,
+    /// exact for a float32 tree).
+    #[getter]
+    fn data<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let flat: Vec<f64> = dispatch_fixed!(&self.tree, tree: S => by_row::<S>(tree)
+            .iter()
+            .flat_map(|p| [p.x.to_f64(), p.y.to_f64()])
+            .collect());
+        let n = flat.len() / 2;
+        vec2(py, flat, n, 2, false)
+    }
+
+    /// The number of points (scipy's ``cKDTree.n``).
+    #[getter]
+    fn n(&self) -> usize {
+        self.__len__()
+    }
+
+    /// The dimension, 2 (scipy's ``cKDTree.m``).
+    #[getter]
+    fn m(&self) -> usize {
+        2
+    }
+
+    /// The smallest coordinate on each axis, float64 ``(2,)`` (scipy's ``cKDTree.mins``;
+    /// zeros for an empty tree, as scipy's).
+    #[getter]
+    fn mins<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        vec1(py, self.bounds().0.to_vec())
+    }
+
+    /// The largest coordinate on each axis, float64 ``(2,)`` (scipy's ``cKDTree.maxes``;
+    /// zeros for an empty tree, as scipy's).
+    #[getter]
+    fn maxes<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        vec1(py, self.bounds().1.to_vec())
+    }
+
+    /// The most points a leaf holds (scipy's ``cKDTree.leafsize``).
+    #[getter]
+    fn leafsize(&self) -> u32 {
+        dispatch_fixed!(&self.tree, tree => tree.config().bucket_size)
+    }
+
     /// The tree's byte form, which ``KdTree.from_bytes`` loads without rebuilding (and
     /// ``pickle`` and ``copy.deepcopy`` use); encoded with the GIL released.
     ///
@@ -854,6 +904,25 @@ impl PyKdTree {
             self.__len__(),
             self.dtype()
         )
+    }
+}
+
+impl PyKdTree {
+    /// The smallest and the largest coordinate on each axis (zeros for an empty tree).
+    fn bounds(&self) -> ([f64; 2], [f64; 2]) {
+        dispatch_fixed!(&self.tree, tree: S => {
+            let mut points = SpatialQuery::<S, u32>::iter(tree).map(|item| item.aabb.min);
+            match points.next() {
+                None => ([0.0; 2], [0.0; 2]),
+                Some(first) => points.fold(
+                    ([first.x.to_f64(), first.y.to_f64()], [first.x.to_f64(), first.y.to_f64()]),
+                    |(lo, hi), p| {
+                        let (x, y) = (p.x.to_f64(), p.y.to_f64());
+                        ([lo[0].min(x), lo[1].min(y)], [hi[0].max(x), hi[1].max(y)])
+                    },
+                ),
+            }
+        })
     }
 }
 

@@ -113,8 +113,10 @@ impl PyPackedIndex {
     ///     as ``predicate(geometry, box)`` and decided on the boxes themselves (shapely's
     ///     answer for the boxes as rectangles, segments or points; no exact test of other
     ///     shapes); or ``"dwithin"``: the boxes within ``distance`` of each point.
-    /// distance : float, optional
-    ///     The radius of ``"dwithin"`` (one for every point).
+    /// distance : float or array_like, optional
+    ///     The radius of ``"dwithin"``: one for every point, or one per point (anything
+    ///     numpy broadcasts to the points' number); a negative or NaN one finds nothing, as
+    ///     shapely's.
     /// workers : int, default 1
     ///     Threads to spread the queries over; -1 for every core.
     ///
@@ -138,7 +140,7 @@ impl PyPackedIndex {
         &self,
         geometry: &Bound<'py, PyAny>,
         predicate: Option<&str>,
-        distance: Option<f64>,
+        distance: Option<&Bound<'py, PyAny>>,
         workers: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
         dispatch_fixed!(&self.index, index: S => {

@@ -3,6 +3,7 @@
 //! `(n, 4)` boxes, `(n, 2)` points, one box or point as a 1-D array, or shapely geometries
 //! (their bounds). Predicates are tested on the boxes themselves, never on exact geometry.
 
+use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use spatix::{Aabb, Handle, Point, Scalar, SpatialQuery, Workspace};
@@ -10,7 +11,7 @@ use spatix::{Aabb, Handle, Point, Scalar, SpatialQuery, Workspace};
 use crate::array::{
     PyScalar, Rows, aabb, bad_row, first_bad_box, first_bad_point, point, vec1, vec2,
 };
-use crate::batch::{self, Hits, Workers, pool_error};
+use crate::batch::{self, Hits, Radii, Workers, pool_error};
 
 /// A spatial predicate of shapely's `STRtree.query`, `predicate(geometry, tree_box)`, on
 /// closed boxes taken as the geometries they are (a rectangle, an axis-aligned segment or a
@@ -236,12 +237,52 @@ fn geometry_box<S: Scalar>(flat: &[S], cols: usize, q: usize) -> Aabb<S> {
     }
 }
 
+/// The distances of `"dwithin"`, as given: one for every geometry, or one each.
+enum Distances<S> {
+    /// One for every geometry.
+    One(S),
+    /// Geometry `q`'s at `q`.
+    Each(Vec<S>),
+}
+
+/// `distance` read as shapely reads it: a number, or anything numpy broadcasts to the `m`
+/// geometries; a negative or NaN distance finds nothing, as shapely's.
+///
+/// # Errors
+/// `ValueError` for values that are not numbers, or a shape that does not broadcast.
+fn distances<S: PyScalar>(distance: &Bound<'_, PyAny>, m: usize) -> PyResult<Distances<S>> {
+    let numpy = distance.py().import("numpy")?;
+    let array = numpy
+        .getattr("asarray")?
+        .call1((distance, "float64"))
+        .map_err(|e| {
+            PyValueError::new_err(format!(
+                "distance must be a number or numbers: {}",
+                e.value(distance.py())
+            ))
+        })?;
+    if array.getattr("ndim")?.extract::<usize>()? == 0 {
+        return Ok(Distances::One(S::from_f64(array.extract::<f64>()?)));
+    }
+    let each = numpy
+        .getattr("broadcast_to")?
+        .call1((array, (m,)))
+        .and_then(|a| numpy.getattr("ascontiguousarray")?.call1((a,)))
+        .map_err(|_| {
+            PyValueError::new_err(format!(
+                "Could not broadcast distance to match geometry ({m})"
+            ))
+        })?;
+    let each = each.cast::<PyArray1<f64>>()?.to_vec()?;
+    Ok(Distances::Each(each.into_iter().map(S::from_f64).collect()))
+}
+
 /// What [`query`] asks the index, geometry by geometry.
 pub(crate) enum Ask<'a, S> {
     /// The elements intersecting each box (flat `(m, 4)`): `batch::windows`.
     Windows(&'a [S]),
     /// The elements within the distance of each point (flat `(m, 2)`): `batch::within`.
-    Within(&'a [S], S),
+    Within(&'a [S], Radii<'a, S>),
 }
 
 /// shapely's `query`: the tree elements each geometry's box meets under `predicate`, as the
@@ -255,7 +296,7 @@ pub(crate) enum Ask<'a, S> {
 pub(crate) fn query<'py, S, W, B>(
     geometry: &Bound<'py, PyAny>,
     predicate: Option<&str>,
-    distance: Option<f64>,
+    distance: Option<&Bound<'py, PyAny>>,
     workers: i64,
     ask: W,
     box_of: B,
@@ -267,11 +308,16 @@ where
 {
     let predicate = Predicate::parse(predicate)?;
     let workers = Workers::new(workers)?;
-    let radius = match (predicate, distance) {
-        (Predicate::DWithin, Some(d)) if d >= 0.0 => Some(S::from_f64(d)),
-        (Predicate::DWithin, _) => {
+    let py = geometry.py();
+    let geoms = Geometries::<S>::read(geometry)?;
+    let radii = match (predicate, distance) {
+        (Predicate::DWithin, Some(d)) => {
+            geoms.points_only("predicate=\"dwithin\"")?;
+            Some(distances::<S>(d, geoms.len())?)
+        }
+        (Predicate::DWithin, None) => {
             return Err(PyValueError::new_err(
-                "predicate=\"dwithin\" needs a distance of at least 0",
+                "predicate=\"dwithin\" needs a distance",
             ));
         }
         (_, Some(_)) => {
@@ -281,11 +327,6 @@ where
         }
         (_, None) => None,
     };
-    let py = geometry.py();
-    let geoms = Geometries::<S>::read(geometry)?;
-    if radius.is_some() {
-        geoms.points_only("predicate=\"dwithin\"")?;
-    }
     let (flat, cols, empty, m) = (geoms.flat(), geoms.cols(), &geoms.empty[..], geoms.len());
     let single = geoms.single;
     let both = py
@@ -299,13 +340,24 @@ where
             let Hits {
                 mut offsets,
                 mut found,
-            } = match radius {
-                Some(r) if cols == 2 && asked.is_none() => ask(Ask::Within(flat, r), workers)?,
-                Some(r) => {
+            } = match &radii {
+                Some(Distances::One(r)) if cols == 2 && asked.is_none() => {
+                    ask(Ask::Within(flat, Radii::One(*r)), workers)?
+                }
+                Some(Distances::Each(each)) if cols == 2 && asked.is_none() => {
+                    ask(Ask::Within(flat, Radii::Each(each)), workers)?
+                }
+                Some(distances) => {
                     let points: Vec<S> = (0..n)
                         .flat_map(|k| [flat[cols * row(k)], flat[cols * row(k) + 1]])
                         .collect();
-                    ask(Ask::Within(&points, r), workers)?
+                    match distances {
+                        Distances::One(r) => ask(Ask::Within(&points, Radii::One(*r)), workers)?,
+                        Distances::Each(each) => {
+                            let each: Vec<S> = (0..n).map(|k| each[row(k)]).collect();
+                            ask(Ask::Within(&points, Radii::Each(&each)), workers)?
+                        }
+                    }
                 }
                 None if cols == 4 && asked.is_none() => ask(Ask::Windows(flat), workers)?,
                 None => {

@@ -237,13 +237,13 @@ def test_sparse_types_need_scipy_dict_and_ndarray_do_not(monkeypatch):
         (lambda t: t.query_ball_point([[0.0, 0.0], [np.nan, 0.0]], 1.0), "x row 1"),
         (lambda t: t.query_ball_point(np.zeros((2, 3)), 1.0), "shape"),
         (lambda t: t.query_ball_point([[0.0, 0.0]] * 3, [1.0, 2.0]), "one per query point"),
-        (lambda t: t.query_ball_point([[0.0, 0.0]] * 3, [1.0, -2.0, 1.0]), r"r\[1\] = -2"),
+        (lambda t: t.query_ball_point([[0.0, 0.0]] * 3, [1.0, np.nan, 1.0]), r"r\[1\] = NaN"),
         (lambda t: t.query_ball_point([0.0, 0.0], 1.0, p=1), "only p=2"),
         (lambda t: t.query_ball_point([0.0, 0.0], 1.0, eps=0.1), "eps=0"),
         (lambda t: t.query_pairs(np.nan), "r must be"),
         (lambda t: t.query_pairs(1.0, p=3), "only p=2"),
         (lambda t: t.query_pairs(1.0, output_type="list"), "output_type"),
-        (lambda t: t.sparse_distance_matrix(t, -1.0), "max_distance"),
+        (lambda t: t.sparse_distance_matrix(t, np.nan), "max_distance"),
         (lambda t: t.sparse_distance_matrix(t, 1.0, p=1), "only p=2"),
         (lambda t: t.sparse_distance_matrix(t, 1.0, output_type="csr_matrix"), "output_type"),
     ],
@@ -257,3 +257,33 @@ def test_bad_k_types():
     tree = spatix.KdTree(np.zeros((2, 2)))
     with pytest.raises(TypeError, match="k must be an int or a sequence"):
         tree.query([0.0, 0.0], k=1.5)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_attributes_are_scipys(dtype):
+    rng = np.random.default_rng(21)
+    for points in (rng.uniform(-50, 50, (500, 2)).astype(dtype), np.empty((0, 2), dtype)):
+        tree, theirs = spatix.KdTree(points, leafsize=8), cKDTree(points, leafsize=8)
+        assert (tree.n, tree.m, tree.leafsize) == (theirs.n, theirs.m, theirs.leafsize)
+        np.testing.assert_array_equal(tree.data, theirs.data)
+        assert tree.data.dtype == theirs.data.dtype
+        np.testing.assert_array_equal(tree.mins, theirs.mins)
+        np.testing.assert_array_equal(tree.maxes, theirs.maxes)
+
+
+def test_a_negative_radius_finds_nothing():
+    """A negative radius finds nothing (scipy's query_ball_point and query_pairs square it:
+    r = -1 finds what r = 1 does, which spatix does not copy)."""
+    rng = np.random.default_rng(22)
+    points = rng.uniform(0, 10, (200, 2))
+    tree, theirs = spatix.KdTree(points), cKDTree(points)
+    q = rng.uniform(0, 10, (5, 2))
+    assert tree.query_ball_point(q[0], -1.0) == []
+    radii = [-1.0, 2.0, -0.0, 1.5, -np.inf]
+    got = tree.query_ball_point(q, radii)
+    want = theirs.query_ball_point(q, np.maximum(radii, 0.0))
+    assert [sorted(g) for g in got] == [sorted(w) if r >= 0 else [] for w, r in zip(want, radii)]
+    assert tree.query_pairs(-1.0) == set() and theirs.query_pairs(-1.0) == theirs.query_pairs(1.0)
+    assert tree.query_ball_point(q, -1.0, return_length=True).tolist() == [0] * 5
+    i, j = tree.query_radius(q, -1.0)
+    assert len(i) == len(j) == 0

@@ -235,6 +235,39 @@ def test_dwithin_is_shapelys(shapely):
     np.testing.assert_array_equal(index.query(points, predicate="dwithin", distance=3.0), want)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_dwithin_takes_a_distance_per_point_as_shapely(shapely, dtype, workers):
+    """One distance per point (negative and NaN ones finding nothing), as shapely's
+    ``STRtree.query(points, predicate="dwithin", distance=array)`` and as brute force;
+    empty geometries keep their positions."""
+    rng = np.random.default_rng(16)
+    boxes = tree_boxes(rng)
+    points = rng.integers(-5, 55, (70, 2)).astype(float)
+    distances = rng.integers(-2, 12, 70) / 2.0
+    distances[3] = np.nan
+    want = {
+        (q, int(i))
+        for q, p in enumerate(points)
+        for i in np.nonzero(point_box_distance(boxes, p) <= distances[q])[0]
+    }
+    geoms = shapely.points(points)
+    theirs = shapely_query(shapely, boxes, geoms, "dwithin", distance=distances)
+    assert set(zip(theirs[0].tolist(), theirs[1].tolist())) == want
+    geoms[5] = shapely.Point()  # empty: matches nothing, keeps its position
+    for index, to_position in indexes(boxes, dtype):
+        for given in (points.astype(dtype), geoms):
+            got = index.query(given, predicate="dwithin", distance=distances, workers=workers)
+            assert ordered(got)
+            pos = as_positions(got, to_position)
+            skip = 5 if given is geoms else None
+            assert set(zip(pos[0].tolist(), pos[1].tolist())) == {(q, i) for q, i in want if q != skip}
+    # A negative or NaN distance for all finds nothing, as shapely's.
+    for d in (-1.0, np.nan):
+        assert spatix.PackedIndex(boxes).query(points, predicate="dwithin", distance=d).shape == (2, 0)
+        assert shapely_query(shapely, boxes, shapely.points(points), "dwithin", distance=d).shape == (2, 0)
+
+
 def slab_hits(boxes, origin, direction, max_t):
     """Brute force: the entry parameter of the ray into each box, NaN where it misses."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -284,7 +317,8 @@ def test_raycasts_are_brute_force(workers):
         (lambda i: i.raycast([[0.0, 0.0]], [[1.0, 0.0]], max_t=-1.0), "max_t"),
         (lambda i: i.raycast_all([[0.0, 0.0]], [[np.inf, 0.0]]), "directions row 0"),
         (lambda i: i.query([[0.0, 0.0]], predicate="dwithin"), "needs a distance"),
-        (lambda i: i.query([[0.0, 0.0]], predicate="dwithin", distance=-1.0), "needs a distance"),
+        (lambda i: i.query([[0.0, 0.0]] * 3, predicate="dwithin", distance=[1.0, 2.0]), "Could not broadcast"),
+        (lambda i: i.query([[0.0, 0.0]], predicate="dwithin", distance="far"), "distance must be a number"),
         (lambda i: i.query([[0.0, 0.0]], distance=1.0), "only with"),
         (lambda i: i.query([[0.0, 0.0, 1.0, 1.0]], predicate="dwithin", distance=1.0), "not a point"),
     ],

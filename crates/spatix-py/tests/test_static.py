@@ -234,7 +234,7 @@ def test_invalid_rows_are_named():
     with pytest.raises(ValueError, match="k must be"):
         tree.query(np.zeros((1, 2)), k=0)
     with pytest.raises(ValueError, match="r must be"):
-        tree.query_radius(np.zeros((1, 2)), -1.0)
+        tree.query_radius(np.zeros((1, 2)), np.nan)
 
 
 def test_empty_inputs():

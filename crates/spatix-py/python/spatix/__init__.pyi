@@ -132,6 +132,24 @@ class KdTree:
     def __len__(self) -> int: ...
     @property
     def dtype(self) -> Literal["float32", "float64"]: ...
+    @property
+    def data(self) -> npt.NDArray[np.float64]:
+        """The points, ``(n, 2)`` float64 in input order (scipy's ``cKDTree.data``)."""
+    @property
+    def n(self) -> int:
+        """The number of points."""
+    @property
+    def m(self) -> int:
+        """The dimension, 2."""
+    @property
+    def mins(self) -> npt.NDArray[np.float64]:
+        """The smallest coordinate on each axis (zeros for an empty tree)."""
+    @property
+    def maxes(self) -> npt.NDArray[np.float64]:
+        """The largest coordinate on each axis (zeros for an empty tree)."""
+    @property
+    def leafsize(self) -> int:
+        """The most points a leaf holds."""
 
 @final
 class PackedIndex:
@@ -139,7 +157,7 @@ class PackedIndex:
 
     def __new__(cls, boxes: _Coords) -> Self: ...
     def query(
-        self, geometry: Any, predicate: _Predicate = None, distance: Optional[float] = None, workers: int = 1
+        self, geometry: Any, predicate: _Predicate = None, distance: Optional[Union[float, _ArrayLike]] = None, workers: int = 1
     ) -> _Ids:
         """shapely's ``STRtree.query``: ``(2, n)`` geometry and box indices (box indices alone
         for one geometry) of every box meeting each geometry under ``predicate``, tested on
@@ -212,7 +230,7 @@ class DynamicIndex:
         """``(p, 2)`` ids of every intersecting pair, smaller first (``workers`` threads; rows
         sorted with ``sort``)."""
     def query(
-        self, geometry: Any, predicate: _Predicate = None, distance: Optional[float] = None, workers: int = 1
+        self, geometry: Any, predicate: _Predicate = None, distance: Optional[Union[float, _ArrayLike]] = None, workers: int = 1
     ) -> _Ids:
         """shapely's ``STRtree.query``: ``(2, n)`` geometry indices and ids (ids alone for one
         geometry), as ``PackedIndex.query``."""
