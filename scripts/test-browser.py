@@ -7,16 +7,21 @@ HTTP protocol, spoken here with the standard library: no selenium, no browser do
 
 The test (default): serves `spatix view --preset seed-002`, loads the page, waits for frames,
 pauses, clicks a point and checks the k nearest the page highlights against a brute force
-computed here from the boxes the page drew, drags a window and checks its hits the same way,
-shift-drags a ray, switches to every structure and checks a click and a window in each, saves
-a screenshot, and
-checks that the server ends on Ctrl-C (SIGINT). Any failure, including a browser that does not
-start, exits non-zero.
+computed here from the exact boxes the page holds once paused, drags a window and checks its
+hits the same way, shift-drags a ray, checks that the structure menu offers every dynamic
+structure of `spatix view --help`, switches to each and checks a click and a window in each,
+saves a screenshot, and checks that the server ends on Ctrl-C (SIGINT). Then data mode: a
+file of points saved by `spatix build --index packed` is shown in the packed index itself (its
+regions drawn), the menu must offer every structure of `spatix build --help` (the static ones
+too), and a click and a window are checked in each; a file of boxes must be offered every
+structure of `spatix query --help` (no kd-tree), and the kd-tree refused. Any failure,
+including a browser that does not start, exits non-zero.
 
 --bench: runs `spatix view --measure` (the server's frame and encoding times at 100,000 agents
 with the sweep grid, one thread), then serves the same to the page, lets it draw for 15 s, and
-prints the page's draw time per frame (median and p95 over the frames drawn); --write puts
-both into docs/BENCHMARKS.md's `view-draw` block.
+prints the frames received and drawn a second, the bytes and decoding time of a frame and the
+page's draw time per frame (median and p95 over the frames drawn); --write puts them into
+docs/BENCHMARKS.md's `view-draw` block.
 """
 
 import base64
@@ -151,7 +156,37 @@ def f32(x):
     return struct.unpack("f", struct.pack("f", x))[0]
 
 
+def listed(spatix, command):
+    """The values `spatix COMMAND --help` lists for `--index`."""
+    text = subprocess.run([spatix, command, "--help"], stdout=subprocess.PIPE, text=True,
+                          check=True).stdout
+    block = text.split("--index <INDEX>", 1)[1].split("\n  -", 1)[0].split("\n      --", 1)[0]
+    names = [line.strip()[2:].split(":", 1)[0] for line in block.splitlines()
+             if line.strip().startswith("- ")]
+    if not names:
+        fail(f"`spatix {command} --help` lists no --index values")
+    return names
+
+
+def check_menu(driver, expected, what):
+    """The page's structure menu offers exactly `expected` (and the hello message the same)."""
+    menu = driver.js("return Array.from(document.getElementById('index').options, o => o.value);")
+    hello = driver.js("return window.spatixLast.hello.indexes;")
+    if sorted(menu) != sorted(expected) or menu != hello:
+        fail(f"{what}: the menu offers {menu} (hello {hello}), the list is {sorted(expected)}")
+    print(f"  menu ({what}): {len(menu)} structures, as listed")
+    return menu
+
+
+def switch(driver, kind):
+    driver.js("const s = document.getElementById('index'); s.value = arguments[0];"
+              "s.dispatchEvent(new Event('change'));", kind)
+    driver.wait(f"return window.spatix.header.index === '{kind}';", f"the switch to {kind}")
+
+
 def boxes_of(driver):
+    if not driver.js("return window.spatix.header.exact;"):
+        fail("the page holds quantised boxes: exact ones are sent when the elements stand still")
     flat = driver.js("return Array.from(window.spatix.boxes);")
     return [(flat[i] - flat[i + 2], flat[i + 1] - flat[i + 3], flat[i] + flat[i + 2],
              flat[i + 1] + flat[i + 3]) for i in range(0, len(flat), 4)]
@@ -239,6 +274,75 @@ def test(spatix, screenshot):
     finally:
         if server.poll() is None:
             server.kill()
+    with tempfile.TemporaryDirectory(prefix="spatix-view-") as scratch:
+        test_files(spatix, pathlib.Path(scratch))
+    print("test-browser: ok")
+
+
+def test_files(spatix, scratch):
+    """Data mode: a saved packed index of points, then a file of boxes."""
+    import random
+    rng = random.Random(2)
+    points = scratch / "points.csv"
+    points.write_text("id,x,y\n" + "".join(f"{100 + i},{rng.uniform(0, 500):.3f},"
+                                           f"{rng.uniform(0, 300):.3f}\n" for i in range(1500)))
+    saved = scratch / "points.spatix"
+    subprocess.run([spatix, "build", str(points), "--points", "--index", "packed", "--out",
+                    str(saved)], stdout=subprocess.DEVNULL, check=True)
+    boxes = scratch / "boxes.csv"
+    rows = []
+    for i in range(800):
+        x, y = rng.uniform(0, 400), rng.uniform(0, 400)
+        rows.append(f"{i},{x:.3f},{y:.3f},{x + rng.uniform(0, 12):.3f},{y + rng.uniform(0, 12):.3f}\n")
+    boxes.write_text("id,min_x,min_y,max_x,max_y\n" + "".join(rows))
+    for path, check in ((saved, check_points), (boxes, check_boxes)):
+        server, url = serve(spatix, str(path))
+        driver = Driver(tempfile.mkdtemp(prefix="spatix-chromium-"))
+        try:
+            driver.call("POST", "/url", {"url": url})
+            driver.wait("return window.spatix && window.spatix.frames > 0;", "frames drawn")
+            check(spatix, driver)
+        finally:
+            driver.close()
+            server.kill()
+
+
+def check_points(spatix, driver):
+    """A saved packed index of points: shown in itself, every structure offered and checked."""
+    header = driver.js("return window.spatix.header;")
+    if header["index"] != "packed" or header["regions"] < 1:
+        fail(f"a saved packed index shows as {header['index']} with {header['regions']} regions")
+    print(f"  saved packed index: shown as {header['describe']}, {header['regions']} regions")
+    kinds = check_menu(driver, listed(spatix, "build"), "a file of points")
+    boxes = boxes_of(driver)
+    world = header["world"]
+    side = min(world[2] - world[0], world[3] - world[1])
+    cx, cy = (world[0] + world[2]) / 2, (world[1] + world[3]) / 2
+    for n, kind in enumerate(kinds):
+        switch(driver, kind)
+        if boxes_of(driver) != boxes:
+            fail(f"switching to {kind} moved the file's elements")
+        if driver.js("return window.spatix.header.regions;") < 1 and kind != "brute-force":
+            fail(f"{kind} draws no regions")
+        check_knn(driver, boxes, (cx - side * (0.3 - 0.04 * n), cy + side * 0.2), kind)
+        check_window(driver, boxes, (cx - side * 0.2, cy - side * 0.02 * n), (cx + side * 0.1, cy + side * 0.15))
+
+
+def check_boxes(spatix, driver):
+    """A file of boxes: every structure but those of points offered; the kd-tree refused."""
+    check_menu(driver, listed(spatix, "query"), "a file of boxes")
+    driver.js("window.spatixLast.error = null; send('index kd-tree');")
+    error = driver.wait("return window.spatixLast.error;", "the kd-tree's refusal")
+    if "points" not in error["message"]:
+        fail(f"the kd-tree refused for another reason: {error['message']}")
+    boxes = boxes_of(driver)
+    world = driver.js("return window.spatix.header.world;")
+    side = world[2] - world[0]
+    cx, cy = (world[0] + world[2]) / 2, (world[1] + world[3]) / 2
+    switch(driver, "packed")
+    check_knn(driver, boxes, (cx + side * 0.1, cy - side * 0.07), "packed (boxes)")
+    check_window(driver, boxes, (cx - side * 0.2, cy - side * 0.15), (cx + side * 0.05, cy + side * 0.1))
+    check_ray(driver, boxes, (world[0] + side * 0.05, cy), (world[2] - side * 0.05, cy + side * 0.2))
 
 
 def run_test(spatix, server, url, screenshot):
@@ -249,6 +353,8 @@ def run_test(spatix, server, url, screenshot):
         driver.wait("return window.spatix && window.spatix.frames > 3;", "frames drawn")
         print(f"  page drawing ({driver.js('return window.spatix.renderer;')}), "
               f"{driver.js('return window.spatix.n;')} agents")
+        if driver.js("return window.spatix.header.exact;"):
+            fail("the moving agents' frame carries exact boxes, not quantised ones")
         driver.js("document.getElementById('pause').click();")
         driver.wait("return window.spatix.header.paused;", "the pause")
         world = driver.js("return window.spatix.header.world;")
@@ -260,19 +366,19 @@ def run_test(spatix, server, url, screenshot):
         check_knn(driver, boxes, (cx + side * 0.1, cy - side * 0.07), "sweep")
         check_window(driver, boxes, (cx - side * 0.2, cy - side * 0.15), (cx + side * 0.05, cy + side * 0.1))
         check_ray(driver, boxes, (world[0] + side * 0.05, cy), (world[2] - side * 0.05, cy + side * 0.2))
-        # Every structure the server offers: the agents stay put, the answers match.
-        kinds = driver.js("return window.spatixLast.hello.indexes;")
+        # Every dynamic structure listed: the agents stay put, the answers match.
+        kinds = check_menu(driver, listed(spatix, "view"), "agents")
         for n, kind in enumerate(kinds):
-            driver.js("const s = document.getElementById('index'); s.value = arguments[0];"
-                      "s.dispatchEvent(new Event('change'));", kind)
-            driver.wait(f"return window.spatix.header.index === '{kind}';", f"the switch to {kind}")
+            switch(driver, kind)
             if boxes_of(driver) != boxes:
                 fail(f"switching to {kind} moved paused agents")
             check_knn(driver, boxes, (cx - side * (0.3 - 0.05 * n), cy + side * 0.31), kind)
             check_window(driver, boxes, (cx - side * 0.1, cy - side * 0.02 * n), (cx + side * 0.2, cy + side * 0.1))
-        driver.js("const s = document.getElementById('index'); s.value = 'grid';"
-                  "s.dispatchEvent(new Event('change'));")
-        driver.wait("return window.spatix.header.index === 'grid';", "the switch to grid")
+        driver.js("window.spatixLast.error = null; send('index packed');")
+        refused = driver.wait("return window.spatixLast.error;", "the packed index's refusal")
+        if "file" not in refused["message"]:
+            fail(f"a static structure without a file: {refused['message']}")
+        switch(driver, "grid")
         check_knn(driver, boxes, (cx + side * 0.1, cy - side * 0.07), "grid")
         png = base64.b64decode(driver.call("GET", "/screenshot"))
         pathlib.Path(screenshot).parent.mkdir(parents=True, exist_ok=True)
@@ -288,7 +394,6 @@ def run_test(spatix, server, url, screenshot):
         fail("spatix view did not end within 10 s of Ctrl-C")
     if code != 130:
         fail(f"spatix view ended with exit code {code} on Ctrl-C, expected 130")
-    print("test-browser: ok")
 
 
 def bench(spatix, write):
@@ -303,21 +408,30 @@ def bench(spatix, write):
         try:
             driver.call("POST", "/url", {"url": url})
             driver.wait("return window.spatix && window.spatix.frames > 5;", "frames drawn", 180)
-            # Each draw waits for the rendering to finish (WebGL queues it), so that the time
-            # is the drawing's, not only its submission's.
-            driver.js("if (gl) { const draw = drawGL; drawGL = (c) => { draw(c); gl.finish(); }; }"
+            # Each frame received is counted with its bytes and the time its decoding took.
+            driver.js("const decode = onFrame; window.spatixBench = { bytes: 0, decodes: [] };"
+                      "onFrame = (buf) => { const t = performance.now(); decode(buf);"
+                      "  window.spatixBench.decodes.push(performance.now() - t);"
+                      "  window.spatixBench.bytes += buf.byteLength; };"
                       "window.spatix.draws.length = 0;")
+            start = driver.js("return [window.spatix.received, window.spatix.frames, performance.now()];")
             time.sleep(15)
+            end = driver.js("return [window.spatix.received, window.spatix.frames, performance.now()];")
             draws = sorted(driver.js("return window.spatix.draws.slice();"))
+            decodes = sorted(driver.js("return window.spatixBench.decodes;"))
+            frame_bytes = driver.js("return window.spatixBench.bytes;") / max(1, len(decodes))
             renderer = driver.js("return window.spatix.renderer;")
             version = driver.js("return navigator.userAgent;")
         finally:
             driver.close()
     finally:
         server.kill()
-    if not draws:
-        fail("no frame drawn")
+    if not draws or not decodes:
+        fail("no frame received and drawn")
+    seconds = (end[2] - start[2]) / 1000
+    received, drawn = (end[0] - start[0]) / seconds, (end[1] - start[1]) / seconds
     median, p95 = draws[len(draws) // 2], draws[min(len(draws) - 1, int(len(draws) * 0.95))]
+    decode = decodes[len(decodes) // 2]
     chrome = next((w for w in version.split() if w.startswith(("Chrome/", "HeadlessChrome/"))), "chromium")
     sys.path.insert(0, str(ROOT / "crates" / "spatix-py"))
     from benchdoc import replace_block, stamp
@@ -327,13 +441,16 @@ def bench(spatix, write):
             f"steps and encodes 300 frames as fast as they go (the frame as `spatix sim` runs it, "
             f"then the frame's binary message with the regions), and printed:\n\n```text\n"
             f"{server_text}\n```\n\n"
-            f"The page: {chrome}, headless, `--disable-gpu` (software rendering), 1200 x 800 "
-            f"window, `spatix view --agents {agents} --index sweep`; its draw time per frame "
-            f"(uploading the frame's boxes and drawing agents and regions, `{renderer}`, "
-            f"`gl.finish()` included), over the {len(draws)} frames drawn in 15 s:\n\n"
-            f"| agents | renderer | frames | median | p95 |\n"
-            f"| ---: | --- | ---: | ---: | ---: |\n"
-            f"| {agents:,} | {renderer} | {len(draws)} | {median:.2f} ms | {p95:.2f} ms |")
+            f"The page: {chrome}, headless, `--disable-gpu`, 1200 x 800 window, `spatix view "
+            f"--agents {agents} --index sweep`, for {seconds:.1f} s: the frames it received and "
+            f"drew a second, the bytes of a frame (the boxes quantised to 16 bits while they "
+            f"move), the median time to decode one, and its draw time per frame (rasterising "
+            f"agents and regions into the canvas's pixels and putting them on it, `{renderer}`) "
+            f"over the {len(draws)} frames drawn:\n\n"
+            f"| agents | received | drawn | bytes a frame | decode | draw median | draw p95 |\n"
+            f"| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+            f"| {agents:,} | {received:.1f}/s | {drawn:.1f}/s | {frame_bytes:,.0f} | "
+            f"{decode:.2f} ms | {median:.2f} ms | {p95:.2f} ms |")
     print(text)
     if write:
         replace_block(ROOT / "docs" / "BENCHMARKS.md", "<!-- view-draw:begin -->",

@@ -4,7 +4,8 @@
 //! The trait has generic methods, so structures are dispatched with an enum and a generic
 //! function rather than `dyn`: [`IndexKind::with_index`] builds the chosen structure and hands
 //! it to a [`UseIndex`], whose `run` is generic over the structure. The enums, `with_index`,
-//! `with_items`, [`BatchIndex::with_type`] (the type of each structure, so that `spatix
+//! `with_items`, [`StaticKind::with_items`] (a static structure built from its elements and
+//! handed to a [`UseStatic`]), [`BatchIndex::with_type`] (the type of each structure, so that `spatix
 //! build` saves it and the batch commands load it) and the [`Structure`] impls are made from
 //! `spatix::for_each_structure!`: a new structure joins the command with its entry there and
 //! an impl of [`Summary`] here (how it describes itself, what it draws).
@@ -18,8 +19,8 @@ use clap::builder::PossibleValue;
 use crate::stats::decimal;
 use spatix::{
     Aabb, BruteForce, ByteForm, ByteValue, Error, Handle, HierarchicalGrid, Item, KdTree, Layered,
-    Listed, ListedIndex, LooseGrid, LooseQuadtree, MxCifQuadtree, PackedIndex, ParallelPairs,
-    PointGrid, Quadtree, Scalar, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid,
+    Listed, ListedIndex, ListedStatic, LooseGrid, LooseQuadtree, MxCifQuadtree, PackedIndex,
+    ParallelPairs, PointGrid, Quadtree, Scalar, SpatialIndex, SpatialQuery, SweepGrid, UniformGrid,
 };
 
 /// The structures `--index` can name ([`IndexKind`], [`StaticKind`]), the types they name
@@ -67,6 +68,35 @@ macro_rules! structures {
                 Some(match self {
                     $(Self::$boxes_ty => listed::<spatix::$boxes_ty<f64, ()>>(),)*
                     $(Self::$points_ty => listed::<spatix::$points_ty<f64, ()>>(),)*
+                })
+            }
+        }
+
+        impl StaticKind {
+            /// Whether this structure holds points (it takes each box's lower-left corner).
+            pub(crate) fn holds_points(self) -> bool {
+                matches!(self, $(Self::$points_ty)|*)
+            }
+
+            /// Builds this structure from `items` ([`ListedStatic::build_from`]) and runs
+            /// `user` on it.
+            pub(crate) fn with_items<S, T, U>(
+                self,
+                items: Vec<(Aabb<S>, T)>,
+                user: U,
+            ) -> Result<U::Output, Error>
+            where
+                S: Scalar,
+                T: Sync,
+                U: UseStatic<S, T>,
+            {
+                Ok(match self {
+                    $(Self::$boxes_ty => user.run(
+                        <spatix::$boxes_ty<S, T> as ListedStatic<S, T>>::build_from(items)?,
+                    ),)*
+                    $(Self::$points_ty => user.run(
+                        <spatix::$points_ty<S, T> as ListedStatic<S, T>>::build_from(items)?,
+                    ),)*
                 })
             }
         }
@@ -572,6 +602,15 @@ pub(crate) trait UseIndex<S: Scalar, T> {
 
     /// Runs the command on `index`, empty and with room reserved for the plan's elements.
     fn run<I: Structure<S, T> + SpatialIndex<S, T>>(self, index: I) -> Self::Output;
+}
+
+/// A command that runs on whichever static structure [`StaticKind::with_items`] built.
+pub(crate) trait UseStatic<S: Scalar, T> {
+    /// What the command returns.
+    type Output;
+
+    /// Runs the command on `index`, built from all its elements.
+    fn run<I: Structure<S, T>>(self, index: I) -> Self::Output;
 }
 
 /// Inserts its items, in order, into the structure it is given, then runs its user on it.

@@ -123,6 +123,11 @@ impl Saved {
         }
     }
 
+    /// The structure the header names, `None` for one spatix cannot load.
+    pub(crate) fn structure(&self) -> Option<BatchIndex> {
+        self.kind
+    }
+
     /// The structure the header names, or why spatix cannot load it.
     fn kind(&self) -> Result<BatchIndex, Failure> {
         self.kind.ok_or_else(|| {

@@ -2,7 +2,9 @@
 //! chosen structure, stepped each frame by the same pieces as `spatix sim` (its `update_all`
 //! or `par_update_all`, its pair pass, the collisions resolved, `maintain`), each frame
 //! encoded once into the hub's latest-wins slot; and the page's queries, answered by the
-//! structure and by brute force side by side.
+//! structure and by brute force side by side. A file's elements may also be shown in a
+//! static structure (built once from them, [`StaticKind::with_items`]): the same frames and
+//! queries, nothing stepped.
 
 use core::ops::ControlFlow;
 use std::fmt::Write as _;
@@ -17,7 +19,9 @@ use spatix::{
 use spatix_workload::{Agent, Agents, Layout, Sizes};
 
 use crate::failure::Failure;
-use crate::index_kind::{IndexKind, Plan, Structure, UseIndex};
+use clap::ValueEnum;
+
+use crate::index_kind::{BatchIndex, IndexKind, Plan, StaticKind, Structure, UseIndex, UseStatic};
 use crate::sim::{Body, Found, Resolved, SizesArg, agents_of, find_pairs, resolve};
 use crate::stats::Series;
 use crate::view::{Hub, Outbox, json_string};
@@ -41,7 +45,7 @@ pub(crate) enum Command {
     Step,
     Speed(f32),
     Regions(bool),
-    Index(IndexKind),
+    Index(BatchIndex),
     Agents(u32),
     Sizes(SizesArg),
     Knn { at: Point<f32>, k: usize },
@@ -59,7 +63,7 @@ pub(crate) struct Request {
 /// The run's settings, kept across the rebuilds a new structure or agent count needs.
 #[derive(Debug)]
 pub(crate) struct Settings {
-    pub(crate) index: IndexKind,
+    pub(crate) index: BatchIndex,
     pub(crate) agents: u32,
     pub(crate) sizes: SizesArg,
     pub(crate) seed: u64,
@@ -82,6 +86,39 @@ pub(crate) struct Data {
     pub(crate) boxes: Vec<Aabb<f32>>,
     /// The file's ids, by element number.
     pub(crate) ids: Vec<u64>,
+    /// Whether every element is a point (a box of no size): a structure of points can hold
+    /// them.
+    pub(crate) points: bool,
+}
+
+/// Why the structure `kind` cannot show what the viewer shows (`None`: it can): a static
+/// structure is built from a file's elements, a static structure of points from a file of
+/// points.
+pub(crate) fn refusal(kind: BatchIndex, data: Option<&Data>) -> Option<String> {
+    let name = kind.name();
+    match (kind, data) {
+        (BatchIndex::Dynamic(_), _) => None,
+        (BatchIndex::Static(_), None) => Some(format!(
+            "{name} is built once from a file's elements: `spatix view FILE` shows it"
+        )),
+        (BatchIndex::Static(k), Some(d)) if k.holds_points() && !d.points => Some(format!(
+            "{name} holds points, and this file's elements are boxes"
+        )),
+        (BatchIndex::Static(_), Some(_)) => None,
+    }
+}
+
+/// The structures the page offers: every dynamic one, and with a file's elements every
+/// static one that can hold them.
+pub(crate) fn offered(data: Option<&Data>) -> Vec<BatchIndex> {
+    let dynamic = IndexKind::value_variants()
+        .iter()
+        .map(|&k| BatchIndex::Dynamic(k));
+    let fixed = StaticKind::value_variants()
+        .iter()
+        .map(|&k| BatchIndex::Static(k))
+        .filter(|&k| refusal(k, data).is_none());
+    dynamic.chain(fixed).collect()
 }
 
 /// Why a structure's session ended.
@@ -143,11 +180,11 @@ pub(crate) fn run(
             frame: &mut frame,
             phases: &mut phases,
         };
-        let kind = session.settings.index;
-        match kind
-            .with_items(plan, items, session)
-            .map_err(Failure::Index)??
-        {
+        let built = match session.settings.index {
+            BatchIndex::Dynamic(kind) => kind.with_items(plan, items, session),
+            BatchIndex::Static(kind) => kind.with_items(items, session),
+        };
+        match built.map_err(Failure::Index)?? {
             Next::Rebuild(carried) => agents = carried,
             Next::Quit => return Ok(()),
         }
@@ -232,10 +269,66 @@ struct Phases {
     pairs_found: usize,
 }
 
+/// [`advance`] for the structure `I`.
+type Advance<I> = fn(
+    &mut I,
+    &mut Resolved,
+    &mut Found,
+    Aabb<f32>,
+    Option<&rayon::ThreadPool>,
+) -> Result<Phases, Failure>;
+
+/// How a session moves the agents of a dynamic structure (a static one has no motion: it
+/// stands still).
+struct Motion<I> {
+    /// One frame of the simulation ([`advance`]).
+    advance: Advance<I>,
+    /// Scales every agent's velocity ([`scale_velocities`]).
+    scale: fn(&mut I, f32) -> Result<(), Failure>,
+}
+
 impl UseIndex<f32, Body> for Session<'_> {
     type Output = Result<Next, Failure>;
 
-    fn run<I: Structure<f32, Body> + SpatialIndex<f32, Body>>(self, mut index: I) -> Self::Output {
+    fn run<I: Structure<f32, Body> + SpatialIndex<f32, Body>>(self, index: I) -> Self::Output {
+        let motion = Motion {
+            advance: advance::<I>,
+            scale: scale_velocities::<I>,
+        };
+        self.show(index, Some(motion))
+    }
+}
+
+impl UseStatic<f32, Body> for Session<'_> {
+    type Output = Result<Next, Failure>;
+
+    fn run<I: Structure<f32, Body>>(self, index: I) -> Self::Output {
+        self.show(index, None)
+    }
+}
+
+/// Scales every agent's velocity by `ratio`.
+fn scale_velocities<I: Structure<f32, Body> + SpatialIndex<f32, Body>>(
+    index: &mut I,
+    ratio: f32,
+) -> Result<(), Failure> {
+    index
+        .update_all(|_, body, old| {
+            let v = body.agent.velocity;
+            body.agent.velocity = Point::new(v.x * ratio, v.y * ratio);
+            *old
+        })
+        .map_err(Failure::Index)
+}
+
+impl Session<'_> {
+    /// Shows `index` until a command needs another build: frames (stepped by `motion`, if
+    /// any) and the page's commands and queries.
+    fn show<I: Structure<f32, Body>>(
+        self,
+        mut index: I,
+        motion: Option<Motion<I>>,
+    ) -> Result<Next, Failure> {
         let Session {
             settings,
             mut resolved,
@@ -255,7 +348,9 @@ impl UseIndex<f32, Body> for Session<'_> {
             let (mut step, mut encode, mut bytes) =
                 (Series::with_capacity(n), Series::with_capacity(n), 0);
             for f in 1..=u64::from(frames) {
-                *phases = advance(&mut index, &mut resolved, &mut found, arena, pool)?;
+                if let Some(motion) = &motion {
+                    *phases = (motion.advance)(&mut index, &mut resolved, &mut found, arena, pool)?;
+                }
                 let t = Instant::now();
                 let frame = encoder.encode(&index, settings, world, f, phases, &resolved);
                 encode.push_ms(t.elapsed());
@@ -307,28 +402,30 @@ impl UseIndex<f32, Body> for Session<'_> {
                         settings.paused = p;
                         publish = true;
                     }
+                    Command::Step if motion.is_none() => {
+                        reply(error("a static structure stands still"));
+                    }
                     Command::Step => step = true,
                     Command::Regions(on) => {
                         settings.regions = on;
                         publish = true;
                     }
                     Command::Speed(speed) => {
-                        if settings.data.is_some() {
+                        let Some(motion) = motion.as_ref().filter(|_| settings.data.is_none())
+                        else {
                             reply(error("the elements of a file stand still"));
                             continue;
-                        }
+                        };
                         let ratio = speed / settings.speed;
                         settings.speed = speed;
-                        index
-                            .update_all(|_, body, old| {
-                                let v = body.agent.velocity;
-                                body.agent.velocity = Point::new(v.x * ratio, v.y * ratio);
-                                *old
-                            })
-                            .map_err(Failure::Index)?;
+                        (motion.scale)(&mut index, ratio)?;
                         publish = true;
                     }
                     Command::Index(kind) => {
+                        if let Some(reason) = refusal(kind, settings.data.as_deref()) {
+                            reply(error(&reason));
+                            continue;
+                        }
                         settings.index = kind;
                         let mut agents = Vec::new();
                         agents_of(&index, &mut agents);
@@ -355,12 +452,12 @@ impl UseIndex<f32, Body> for Session<'_> {
                 }
             }
             let moving = !settings.paused && settings.data.is_none();
-            if moving || step {
+            if let Some(motion) = motion.as_ref().filter(|_| moving || step) {
                 if Instant::now() < next_frame && !step {
                     continue;
                 }
                 next_frame = Instant::now() + FRAME_INTERVAL;
-                *phases = advance(&mut index, &mut resolved, &mut found, arena, pool)?;
+                *phases = (motion.advance)(&mut index, &mut resolved, &mut found, arena, pool)?;
                 queries.stale();
                 *frame += 1;
                 publish = true;
@@ -424,9 +521,12 @@ struct Encoder {
 
 impl Encoder {
     /// A frame: `SPXF`, the JSON header's length and bytes (padded to 4), every element's
-    /// box as the structure holds it, as centre and half extents (4 f32 by number), the colliding bits (u32 words), the regions
+    /// box as the structure holds it, by number, the colliding bits (u32 words), the regions
     /// (4 f32 each: min x, min y, max x, max y) and each region's depth and kind (u32,
-    /// [`region_code`]).
+    /// [`region_code`]). The boxes are exact while the elements stand still (the header's
+    /// `exact`: paused, or a file's elements): centre and half extents, 4 f32 each; while
+    /// they move, for drawing only, each is [`quantised`] to the world (min x, min y, max x,
+    /// max y: 4 u16, the box drawn covering the box held), half the bytes.
     fn encode<I: Structure<f32, Body>>(
         &mut self,
         index: &I,
@@ -437,6 +537,7 @@ impl Encoder {
         resolved: &Resolved,
     ) -> Arc<Vec<u8>> {
         let n = index.len();
+        let still = settings.paused || settings.data.is_some();
         self.regions.clear();
         let mut cut = false;
         if settings.regions {
@@ -454,18 +555,17 @@ impl Encoder {
         let _ = write!(
             header,
             "{{\"frame\":{frame},\"n\":{n},\"regions\":{},\"regionsCut\":{cut},\
-             \"index\":{},\"describe\":{},\"world\":[{},{},{},{}],\"paused\":{},\
-             \"data\":{},\"speed\":{},\"sizes\":{},\"memory\":{},\"pairs\":{},\
+             \"index\":{},\"describe\":{},\"world\":[{},{},{},{}],\"paused\":{still},\
+             \"exact\":{still},\"data\":{},\"speed\":{},\"sizes\":{},\"memory\":{},\"pairs\":{},\
              \"ms\":{{\"update\":{:.4},\"pairs\":{:.4},\"resolve\":{:.4},\"maintain\":{:.4},\
              \"encode\":{:.4}}}}}",
             self.regions.len(),
-            json_string(&crate::view::kind_name(settings.index)),
+            json_string(&settings.index.name()),
             json_string(&index.describe()),
             world.min.x,
             world.min.y,
             world.max.x,
             world.max.y,
-            settings.paused || settings.data.is_some(),
             settings
                 .data
                 .as_ref()
@@ -486,26 +586,35 @@ impl Encoder {
         let padded = header.len().next_multiple_of(4);
         let words = n.div_ceil(32);
         let at = 8 + padded;
-        let mut out = vec![0u8; at + n * 16 + words * 4 + self.regions.len() * 20];
+        let size = if still { 16 } else { 8 };
+        let mut out = vec![0u8; at + n * size + words * 4 + self.regions.len() * 20];
         out[..4].copy_from_slice(&MAGIC.to_le_bytes());
         out[4..8].copy_from_slice(&(header.len() as u32).to_le_bytes());
         out[8..8 + header.len()].copy_from_slice(header.as_bytes());
         out[8 + header.len()..at].fill(b' ');
         // Each box where its number puts it, written in place (no staging buffer).
-        let boxes = &mut out[at..at + n * 16];
+        let boxes = &mut out[at..at + n * size];
+        let quantise = Quantiser::of(world);
         for item in index.iter() {
             // The box the structure holds (what queries see), not the agent's value, which
             // the collisions moved since.
             let (lo, hi) = (item.aabb.min, item.aabb.max);
-            let (hx, hy) = ((hi.x - lo.x) * 0.5, (hi.y - lo.y) * 0.5);
-            let i = item.value.id as usize * 16;
-            if let Some(slot) = boxes.get_mut(i..i + 16) {
+            let i = item.value.id as usize * size;
+            let Some(slot) = boxes.get_mut(i..i + size) else {
+                continue;
+            };
+            if still {
+                let (hx, hy) = ((hi.x - lo.x) * 0.5, (hi.y - lo.y) * 0.5);
                 for (bytes, v) in slot.chunks_exact_mut(4).zip([lo.x + hx, lo.y + hy, hx, hy]) {
+                    bytes.copy_from_slice(&v.to_le_bytes());
+                }
+            } else {
+                for (bytes, v) in slot.chunks_exact_mut(2).zip(quantise.aabb(&item.aabb)) {
                     bytes.copy_from_slice(&v.to_le_bytes());
                 }
             }
         }
-        out.truncate(at + n * 16);
+        out.truncate(at + n * size);
         // The colliding bits as u32 words: each u64 word's low half, then its high half.
         for i in 0..words {
             let word = resolved
@@ -523,6 +632,37 @@ impl Encoder {
             out.extend_from_slice(&code.to_le_bytes());
         }
         Arc::new(out)
+    }
+}
+
+/// Coordinates to 16 bits over the world: 0 its lower side, 65535 its upper side on each axis.
+#[derive(Clone, Copy, Debug)]
+struct Quantiser {
+    min: Point<f32>,
+    /// Steps per unit on each axis.
+    scale: Point<f32>,
+}
+
+impl Quantiser {
+    fn of(world: Aabb<f32>) -> Self {
+        let per = |lo: f32, hi: f32| if hi > lo { 65535.0 / (hi - lo) } else { 0.0 };
+        Self {
+            min: world.min,
+            scale: Point::new(per(world.min.x, world.max.x), per(world.min.y, world.max.y)),
+        }
+    }
+
+    /// `aabb` as min x, min y, max x, max y in steps, the minimum rounded down and the
+    /// maximum up (so that the box drawn covers it), clamped to the world.
+    fn aabb(self, aabb: &Aabb<f32>) -> [u16; 4] {
+        // `as` saturates (NaN to 0): the clamp to the world.
+        let step = |v: f32, lo: f32, scale: f32| (v - lo) * scale;
+        [
+            step(aabb.min.x, self.min.x, self.scale.x).floor() as u16,
+            step(aabb.min.y, self.min.y, self.scale.y).floor() as u16,
+            step(aabb.max.x, self.min.x, self.scale.x).ceil() as u16,
+            step(aabb.max.y, self.min.y, self.scale.y).ceil() as u16,
+        ]
     }
 }
 

@@ -21,7 +21,7 @@ use clap::{Args, ValueEnum};
 use spatix::{Aabb, Point};
 
 use crate::failure::Failure;
-use crate::index_kind::IndexKind;
+use crate::index_kind::{BatchIndex, IndexKind};
 use crate::sim::SizesArg;
 
 mod data;
@@ -67,9 +67,11 @@ pub(crate) struct ViewArgs {
     #[arg(long, value_name = "N", default_value_t = 20_000,
           value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_AGENTS)))]
     agents: u32,
-    /// The structure at the start (the page switches it).
-    #[arg(long, value_enum, default_value_t)]
-    index: IndexKind,
+    /// The structure at the start (the page switches it; with a file, the page also offers
+    /// the static structures that can hold its elements) [default: sweep, or the structure of
+    /// a saved index].
+    #[arg(long, value_enum)]
+    index: Option<IndexKind>,
     /// Agent sizes at the start: uniform or mixed.
     #[arg(long, value_enum, default_value_t = SizesArg::Uniform)]
     sizes: SizesArg,
@@ -158,9 +160,19 @@ impl Outbox {
 
 /// Starts the server, prints its URL and serves until Ctrl-C.
 pub(crate) fn run(args: &ViewArgs) -> Result<(), Failure> {
-    let data = args.file.as_deref().map(load).transpose()?.map(Arc::new);
+    let (data, saved) = match args.file.as_deref().map(load).transpose()? {
+        Some((data, saved)) => (Some(Arc::new(data)), saved),
+        None => (None, None),
+    };
+    // A saved index is shown in its own structure, unless `--index` names another.
+    let index = match (args.index, saved) {
+        (Some(kind), _) => BatchIndex::Dynamic(kind),
+        (None, Some(kind)) if engine::refusal(kind, data.as_deref()).is_none() => kind,
+        (None, _) => BatchIndex::Dynamic(IndexKind::default()),
+    };
+    let hello = hello(data.as_deref());
     let mut settings = Settings {
-        index: args.index,
+        index,
         agents: args.agents,
         sizes: args.sizes,
         seed: args.seed,
@@ -190,6 +202,7 @@ pub(crate) fn run(args: &ViewArgs) -> Result<(), Failure> {
     let server = Server {
         allowed: allowed_hosts(addr),
         page: Arc::new(page),
+        hello: Arc::new(hello),
         hub: Arc::clone(&hub),
         commands: sender,
         open: Arc::new(AtomicUsize::new(0)),
@@ -208,9 +221,14 @@ pub(crate) fn run(args: &ViewArgs) -> Result<(), Failure> {
     engine::run(settings, &hub, &requests)
 }
 
-/// The elements of a CSV file or saved index, in f32 for the page.
-fn load(path: &std::path::Path) -> Result<Data, Failure> {
-    let (file, elements) = data::read(path)?;
+/// The elements of a CSV file or saved index, in f32 for the page, and the saved index's
+/// structure.
+fn load(path: &std::path::Path) -> Result<(Data, Option<BatchIndex>), Failure> {
+    let data::Read {
+        file,
+        elements,
+        structure,
+    } = data::read(path)?;
     let mut world: Option<Aabb<f32>> = None;
     let mut boxes = Vec::with_capacity(elements.len());
     let mut ids = Vec::with_capacity(elements.len());
@@ -233,12 +251,15 @@ fn load(path: &std::path::Path) -> Result<Data, Failure> {
         min: Point::new(world.min.x - pad, world.min.y - pad),
         max: Point::new(world.min.x + side + pad, world.min.y + side + pad),
     };
-    Ok(Data {
+    let points = boxes.iter().all(|b| b.min == b.max);
+    let data = Data {
         file,
         world,
         boxes,
         ids,
-    })
+        points,
+    };
+    Ok((data, structure))
 }
 
 /// The `Host` values the server answers: the bound address by IP and, on loopback or the
@@ -262,6 +283,8 @@ fn allowed_hosts(addr: SocketAddr) -> Vec<String> {
 struct Server {
     allowed: Vec<String>,
     page: Arc<String>,
+    /// The first message to every tab ([`hello`]).
+    hello: Arc<String>,
     hub: Arc<Hub>,
     commands: SyncSender<Request>,
     /// Connections open now.
@@ -401,7 +424,7 @@ impl Server {
     fn socket(&self, mut reader: BufReader<TcpStream>, out: TcpStream) {
         let outbox = Arc::new(Outbox::default());
         // Queued before the writer starts, so that it goes before the first frame.
-        outbox.push(&self.hub, hello());
+        outbox.push(&self.hub, self.hello.to_string());
         let _ = reader.get_ref().set_read_timeout(None);
         let writer = {
             let outbox = Arc::clone(&outbox);
@@ -448,11 +471,12 @@ impl Server {
     }
 }
 
-/// The first message to a tab: the structures it can choose and the limits.
-fn hello() -> String {
-    let names: Vec<String> = IndexKind::value_variants()
-        .iter()
-        .map(|&k| json_string(&kind_name(k)))
+/// The first message to a tab: the structures it can choose ([`engine::offered`]) and the
+/// limits.
+fn hello(data: Option<&Data>) -> String {
+    let names: Vec<String> = engine::offered(data)
+        .into_iter()
+        .map(|k| json_string(&k.name()))
         .collect();
     format!(
         "{{\"type\":\"hello\",\"indexes\":[{}],\"maxAgents\":{MAX_AGENTS},\"maxK\":{MAX_K}}}",
@@ -494,13 +518,6 @@ fn write_frames(mut out: TcpStream, hub: &Hub, outbox: &Outbox) {
             }
         }
     }
-}
-
-/// The name `--index` gives a structure.
-pub(crate) fn kind_name(kind: IndexKind) -> String {
-    kind.to_possible_value()
-        .map(|v| v.get_name().to_owned())
-        .unwrap_or_default()
 }
 
 /// A JSON string literal.
@@ -572,7 +589,7 @@ pub(crate) fn parse(text: &str) -> Result<Command, String> {
         "index" => {
             let name = words.next().unwrap_or_default();
             Command::Index(
-                IndexKind::from_str(name, false)
+                BatchIndex::from_str(name, false)
                     .map_err(|_| format!("no structure named {name:?}"))?,
             )
         }

@@ -1,7 +1,9 @@
 //! `spatix view`'s server, driven over its sockets: the page and the WebSocket served to
 //! loopback names only, foreign `Host` and `Origin` refused, malformed and hostile messages
 //! answered with an error (the server lives on), several tabs and a stalled one, queries
-//! agreeing with brute force, Ctrl-C ending it. (The page itself: scripts/test-browser.sh.)
+//! agreeing with brute force, the boxes of a moving frame quantised and those of a still one
+//! exact, a file's elements in the static structures (a saved one shown in its own), Ctrl-C
+//! ending it. (The page itself: scripts/test-browser.sh.)
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -175,12 +177,29 @@ impl Socket {
 
     /// The next binary frame's JSON header.
     fn frame_header(&mut self) -> String {
+        self.frame().0
+    }
+
+    /// The next binary frame's JSON header, and the length of the frame after it (padding
+    /// to 4 bytes included).
+    fn frame(&mut self) -> (String, usize) {
         loop {
             let (op, payload) = self.read().expect("a frame");
             if op == 2 {
                 assert_eq!(&payload[..4], b"SPXF");
                 let len = u32::from_le_bytes(payload[4..8].try_into().unwrap()) as usize;
-                return String::from_utf8(payload[8..8 + len].to_vec()).unwrap();
+                let header = String::from_utf8(payload[8..8 + len].to_vec()).unwrap();
+                return (header, payload.len() - 8 - len.next_multiple_of(4));
+            }
+        }
+    }
+
+    /// The next text message that is not the hello.
+    fn answer(&mut self) -> String {
+        loop {
+            let text = self.text();
+            if !text.contains("\"type\":\"hello\"") {
+                return text;
             }
         }
     }
@@ -242,9 +261,16 @@ fn bad_messages_get_errors_and_queries_agree_with_brute_force() {
     let server = Server::start(&["--agents", "400", "--index", "quadtree"]);
     let mut tab = server.socket();
     assert!(tab.text().contains("\"type\":\"hello\""));
-    let header = tab.frame_header();
+    // Moving: the boxes quantised, 4 u16 each (then the colliding bits and the regions).
+    let (header, body) = tab.frame();
     assert!(header.contains("\"n\":400"), "{header}");
     assert!(header.contains("\"index\":\"quadtree\""), "{header}");
+    assert!(header.contains("\"exact\":false"), "{header}");
+    let regions = |h: &str| -> usize {
+        let start = h.find("\"regions\":").unwrap() + 10;
+        h[start..].split(',').next().unwrap().parse().unwrap()
+    };
+    assert_eq!(body, 400 * 8 + 13 * 4 + regions(&header) * 20);
     for bad in [
         "knn NaN 1 6",
         "knn 1 inf 6",
@@ -256,6 +282,7 @@ fn bad_messages_get_errors_and_queries_agree_with_brute_force() {
         "agents -5",
         "speed 1e30",
         "index nothing",
+        "index packed",
         "window 1 2 3",
         "ray 1 1 1 1",
         "pause maybe",
@@ -270,6 +297,15 @@ fn bad_messages_get_errors_and_queries_agree_with_brute_force() {
     tab.send_frame(2, &[1, 2, 3]).unwrap();
     assert!(tab.text().contains("\"type\":\"error\""));
     tab.send("pause 1");
+    // Paused: the boxes exact, 4 f32 each.
+    let (header, body) = loop {
+        let (header, body) = tab.frame();
+        if header.contains("\"paused\":true") {
+            break (header, body);
+        }
+    };
+    assert!(header.contains("\"exact\":true"), "{header}");
+    assert_eq!(body, 400 * 16 + 13 * 4 + regions(&header) * 20);
     tab.send("knn 100 100 6");
     let knn = tab.text();
     assert!(
@@ -366,7 +402,9 @@ fn shows_a_saved_kd_tree_of_points() {
     assert!(tab.text().contains("hello"));
     let header = tab.frame_header();
     assert!(
-        header.contains("\"n\":3") && header.contains("tree.spatix"),
+        header.contains("\"n\":3")
+            && header.contains("tree.spatix")
+            && header.contains("\"index\":\"grid\""),
         "{header}"
     );
     tab.send("knn 19 1 1");
@@ -374,6 +412,91 @@ fn shows_a_saved_kd_tree_of_points() {
     assert!(
         knn.contains("\"fileIds\":[5]") && knn.contains("\"differ\":false"),
         "{knn}"
+    );
+    server.interrupt();
+}
+
+#[test]
+fn shows_a_saved_static_index_in_itself_and_offers_the_static_structures() {
+    let scratch = Scratch::new("view-static");
+    let rows: String = (0..200)
+        .map(|i| format!("{i},{},{}\n", (i * 37) % 101, (i * 53) % 89))
+        .collect();
+    let points = scratch.write("points.csv", &format!("id,x,y\n{rows}"));
+    let packed = scratch.path("packed.spatix");
+    let output = super::common::spatix(&[
+        "build",
+        points.to_str().unwrap(),
+        "--points",
+        "--index",
+        "packed",
+        "--out",
+        packed.to_str().unwrap(),
+    ]);
+    super::common::assert_success(&output);
+    let server = Server::start(&[packed.to_str().unwrap()]);
+    let mut tab = server.socket();
+    let hello = tab.text();
+    assert!(
+        hello.contains("\"packed\"")
+            && hello.contains("\"kd-tree\"")
+            && hello.contains("\"sweep\""),
+        "{hello}"
+    );
+    // The saved structure itself, its nodes drawn.
+    let header = tab.frame_header();
+    assert!(
+        header.contains("\"index\":\"packed\"")
+            && header.contains("\"exact\":true")
+            && !header.contains("\"regions\":0,"),
+        "{header}"
+    );
+    for query in ["knn 50 40 5", "window 10 10 60 50", "ray 0 0 100 88"] {
+        tab.send(query);
+        let answer = tab.answer();
+        assert!(answer.contains("\"differ\":false"), "{query}: {answer}");
+    }
+    tab.send("step");
+    assert!(tab.answer().contains("stands still"));
+    // Switching to the kd-tree builds it from the file's elements.
+    tab.send("index kd-tree");
+    let header = loop {
+        let header = tab.frame_header();
+        if header.contains("\"index\":\"kd-tree\"") {
+            break header;
+        }
+    };
+    assert!(header.contains("\"n\":200"), "{header}");
+    tab.send("knn 50 40 7");
+    let knn = tab.answer();
+    assert!(knn.contains("\"differ\":false"), "{knn}");
+    server.interrupt();
+
+    // A file of boxes: the static structures of boxes only.
+    let boxes = scratch.write(
+        "boxes.csv",
+        "id,min_x,min_y,max_x,max_y\n1,0,0,2,2\n2,5,5,9,6\n3,1,7,3,9\n",
+    );
+    let server = Server::start(&[boxes.to_str().unwrap()]);
+    let mut tab = server.socket();
+    let hello = tab.text();
+    assert!(
+        hello.contains("\"packed\"") && !hello.contains("\"kd-tree\""),
+        "{hello}"
+    );
+    tab.send("index kd-tree");
+    let refused = tab.answer();
+    assert!(
+        refused.contains("error") && refused.contains("points"),
+        "{refused}"
+    );
+    tab.send("index packed");
+    while !tab.frame_header().contains("\"index\":\"packed\"") {}
+    tab.send("window 4 4 6 6");
+    let window = tab.answer();
+    assert!(
+        window.contains("\"ids\":[1]") && window.contains("\"differ\":false"),
+        "{window}"
     );
     server.interrupt();
 }
