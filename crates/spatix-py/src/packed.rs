@@ -109,7 +109,8 @@ impl PyPackedIndex {
     ///     ones and ``None`` match nothing).
     /// predicate : str, optional
     ///     ``"intersects"`` (the default, also ``None``), ``"contains"``, ``"within"``,
-    ///     ``"contains_properly"``, ``"covers"``, ``"covered_by"`` or ``"touches"``, read
+    ///     ``"contains_properly"``, ``"covers"``, ``"covered_by"``, ``"touches"``,
+    ///     ``"overlaps"`` or ``"crosses"``, read
     ///     as ``predicate(geometry, box)`` and decided on the boxes themselves (shapely's
     ///     answer for the boxes as rectangles, segments or points; no exact test of other
     ///     shapes); or ``"dwithin"``: the boxes within ``distance`` of each point.

@@ -33,6 +33,13 @@ pub(crate) enum Predicate {
     CoveredBy,
     /// The boxes share a point but no interior point.
     Touches,
+    /// The boxes are of the same dimension, their interiors share a part of that dimension,
+    /// and neither lies in the other.
+    Overlaps,
+    /// The interiors share a point, the intersection is of a lower dimension than the larger
+    /// of the two, and the interior of the one of lower dimension leaves the other (two
+    /// segments: perpendicular, crossing at a point of both interiors).
+    Crosses,
     /// The tree box lies within `distance` of the geometry, a point.
     DWithin,
 }
@@ -51,12 +58,14 @@ impl Predicate {
             "covers" => Self::Covers,
             "covered_by" => Self::CoveredBy,
             "touches" => Self::Touches,
+            "overlaps" => Self::Overlaps,
+            "crosses" => Self::Crosses,
             "dwithin" => Self::DWithin,
             other => {
                 return Err(PyValueError::new_err(format!(
                     "predicate must be one of intersects, contains, within, \
-                     contains_properly, covers, covered_by, touches, dwithin (or None), got \
-                     {other:?}"
+                     contains_properly, covers, covered_by, touches, overlaps, crosses, \
+                     dwithin (or None), got {other:?}"
                 )));
             }
         })
@@ -76,8 +85,33 @@ impl Predicate {
             Self::Covers => inside(t, g),
             Self::CoveredBy => inside(g, t),
             Self::Touches => !interiors_meet(g, t),
+            Self::Overlaps => {
+                let d = dimension(g);
+                d > 0
+                    && d == dimension(t)
+                    && (d == 2 || same_orientation(g, t))
+                    && interiors_meet(g, t)
+                    && !inside(g, t)
+                    && !inside(t, g)
+            }
+            Self::Crosses => match (dimension(g), dimension(t)) {
+                (1, 1) => !same_orientation(g, t) && interiors_meet(g, t),
+                (1, 2) => interiors_meet(g, t) && !inside(g, t),
+                (2, 1) => interiors_meet(g, t) && !inside(t, g),
+                _ => false,
+            },
         }
     }
+}
+
+/// The dimension of the geometry a box is: 0 a point, 1 a segment, 2 a rectangle.
+fn dimension<S: Scalar>(b: &Aabb<S>) -> u8 {
+    u8::from(b.min.x < b.max.x) + u8::from(b.min.y < b.max.y)
+}
+
+/// Whether two segments run along the same axis.
+fn same_orientation<S: Scalar>(a: &Aabb<S>, b: &Aabb<S>) -> bool {
+    (a.min.x < a.max.x) == (b.min.x < b.max.x)
 }
 
 /// Whether `a` lies in `b`.

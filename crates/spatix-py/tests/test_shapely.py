@@ -7,7 +7,7 @@ import pytest
 import spatix
 from oracle import intersecting, point_box_distance
 
-PREDICATES = ["intersects", "contains", "within", "contains_properly", "covers", "covered_by", "touches"]
+PREDICATES = ["intersects", "contains", "within", "contains_properly", "covers", "covered_by", "touches", "overlaps", "crosses"]
 
 
 def tree_boxes(rng, n=300):
@@ -97,6 +97,43 @@ def test_predicates_are_shapelys(shapely, predicate, dtype):
         np.testing.assert_array_equal(pos[:, np.lexsort(pos[::-1])], want, err_msg=f"{predicate} (points)")
 
 
+def as_geometries(shapely, boxes):
+    """Each box as the geometry it is: a point, a segment or a rectangle."""
+    out = []
+    for x0, y0, x1, y1 in boxes.tolist():
+        if x0 == x1 and y0 == y1:
+            out.append(shapely.Point(x0, y0))
+        elif x0 == x1 or y0 == y1:
+            out.append(shapely.LineString([(x0, y0), (x1, y1)]))
+        else:
+            out.append(shapely.box(x0, y0, x1, y1))
+    return np.array(out, dtype=object)
+
+
+def small_boxes(rng, n):
+    """Boxes on a coarse integer lattice, a third of them points or segments: many touch,
+    share edges, lie on each other's edges or are equal."""
+    lo = rng.integers(0, 8, (n, 2))
+    size = rng.integers(0, 4, (n, 2))
+    size[rng.random(n) < 0.2, 0] = 0
+    size[rng.random(n) < 0.2, 1] = 0
+    return np.hstack([lo, lo + size]).astype(float)
+
+
+@pytest.mark.parametrize("predicate", PREDICATES)
+def test_predicates_on_points_segments_and_rectangles_are_shapelys(shapely, predicate):
+    """Every predicate on boxes of every dimension (points, segments, rectangles), tree and
+    query alike, against shapely's predicate on the geometries they are, pair by pair."""
+    rng = np.random.default_rng(17)
+    boxes, queries = small_boxes(rng, 80), small_boxes(rng, 80)
+    tree_geoms, query_geoms = as_geometries(shapely, boxes), as_geometries(shapely, queries)
+    test = getattr(shapely, predicate)
+    want = {(q, t) for q in range(len(queries)) for t in range(len(boxes)) if test(query_geoms[q], tree_geoms[t])}
+    for index, to_position in indexes(boxes, np.float64):
+        pos = as_positions(index.query(queries, predicate=predicate), to_position)
+        assert set(zip(pos[0].tolist(), pos[1].tolist())) == want, predicate
+
+
 def test_shapely_geometries_are_read_by_their_bounds(shapely):
     rng = np.random.default_rng(3)
     boxes = tree_boxes(rng)
@@ -184,7 +221,7 @@ def test_query_nearest_of_one_point_gives_tree_indices_alone(shapely):
         (lambda i: i.query([[2.0, 0.0, 1.0, 1.0]]), "geometry row 0"),
         (lambda i: i.query([[0.0, np.inf]]), "geometry row 0"),
         (lambda i: i.query(np.zeros((3, 3))), "shape"),
-        (lambda i: i.query([[0.0, 0.0, 1.0, 1.0]], predicate="overlaps"), "predicate must be one of"),
+        (lambda i: i.query([[0.0, 0.0, 1.0, 1.0]], predicate="equals"), "predicate must be one of"),
         (lambda i: i.query([["a", "b", "c", "d"]]), "geometry"),
         (lambda i: i.query_nearest([[0.0, 0.0, 1.0, 1.0]]), "not a point"),
         (lambda i: i.query_nearest([[0.0, 0.0]], max_distance=-1.0), "max_distance"),

@@ -43,7 +43,18 @@ _Ids = npt.NDArray[np.int64]
 _World = Union[Sequence[float], npt.NDArray[np.floating]]
 _DType = Union[str, type, np.dtype, None]
 _Predicate = Optional[
-    Literal["intersects", "contains", "within", "contains_properly", "covers", "covered_by", "touches", "dwithin"]
+    Literal[
+        "intersects",
+        "contains",
+        "within",
+        "contains_properly",
+        "covers",
+        "covered_by",
+        "touches",
+        "overlaps",
+        "crosses",
+        "dwithin",
+    ]
 ]
 
 __version__: str
