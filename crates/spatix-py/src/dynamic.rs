@@ -50,6 +50,7 @@ trait Engine<S: PyScalar>: Send + Sync {
     fn nearest_ties(
         &self,
         p: Point<S>,
+        exclusive: bool,
         workspace: &mut Workspace<S>,
         out: &mut Vec<i64>,
     ) -> Option<S>;
@@ -213,10 +214,18 @@ where
     fn nearest_ties(
         &self,
         p: Point<S>,
+        exclusive: bool,
         workspace: &mut Workspace<S>,
         out: &mut Vec<i64>,
     ) -> Option<S> {
-        shapely::nearest_ties(&self.index, p, workspace, |h| self.names.id(h), out)
+        shapely::nearest_ties(
+            &self.index,
+            p,
+            exclusive,
+            workspace,
+            |h| self.names.id(h),
+            out,
+        )
     }
 
     fn nearest(
@@ -586,17 +595,33 @@ impl DynamicIndex {
     /// shapely's ``STRtree.query_nearest`` returns them (``PackedIndex.query_nearest``
     /// describes the arguments): the ``(2, n)`` array of point indices and ids (the ids
     /// alone for one point), and the distances with ``return_distance``.
-    #[pyo3(signature = (geometry, max_distance = None, return_distance = false, workers = 1))]
+    #[pyo3(signature = (
+        geometry,
+        max_distance = None,
+        return_distance = false,
+        exclusive = false,
+        all_matches = true,
+        workers = 1
+    ))]
     fn query_nearest<'py>(
         &self,
         geometry: &Bound<'py, PyAny>,
         max_distance: Option<f64>,
         return_distance: bool,
+        exclusive: bool,
+        all_matches: bool,
         workers: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let args = shapely::NearestArgs {
+            max_distance,
+            return_distance,
+            exclusive,
+            all_matches,
+            workers,
+        };
         dispatch!(&self.engine, engine: S => {
-            shapely::query_nearest::<S>(geometry, max_distance, return_distance, workers, |p, ws, out| {
-                engine.nearest_ties(p, ws, out)
+            shapely::query_nearest::<S>(geometry, args, |p, exclusive, ws, out| {
+                engine.nearest_ties(p, exclusive, ws, out)
             })
         })
     }

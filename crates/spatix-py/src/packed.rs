@@ -173,6 +173,11 @@ impl PyPackedIndex {
     ///     Leave out points whose nearest box is farther.
     /// return_distance : bool, default False
     ///     Also return the distances.
+    /// exclusive : bool, default False
+    ///     Leave out boxes equal to the point (boxes of no size there), as shapely leaves out
+    ///     geometries equal to the input.
+    /// all_matches : bool, default True
+    ///     Every box at the least distance; with False, only the one of lowest index.
     /// workers : int, default 1
     ///     Threads to spread the points over; -1 for every core.
     ///
@@ -193,17 +198,33 @@ impl PyPackedIndex {
     ///        [0, 1, 0]]), array([1., 1., 2.]))
     /// >>> index.query_nearest([2.0, 0.5])
     /// array([0, 1])
-    #[pyo3(signature = (geometry, max_distance = None, return_distance = false, workers = 1))]
+    #[pyo3(signature = (
+        geometry,
+        max_distance = None,
+        return_distance = false,
+        exclusive = false,
+        all_matches = true,
+        workers = 1
+    ))]
     fn query_nearest<'py>(
         &self,
         geometry: &Bound<'py, PyAny>,
         max_distance: Option<f64>,
         return_distance: bool,
+        exclusive: bool,
+        all_matches: bool,
         workers: i64,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let args = shapely::NearestArgs {
+            max_distance,
+            return_distance,
+            exclusive,
+            all_matches,
+            workers,
+        };
         dispatch_fixed!(&self.index, index: S => {
-            shapely::query_nearest::<S>(geometry, max_distance, return_distance, workers, |p, ws, out| {
-                shapely::nearest_ties(index, p, ws, position, out)
+            shapely::query_nearest::<S>(geometry, args, |p, exclusive, ws, out| {
+                shapely::nearest_ties(index, p, exclusive, ws, position, out)
             })
         })
     }

@@ -445,10 +445,13 @@ where
 }
 
 /// The elements nearest to `p` (every one at the least distance), their ids into `out`
-/// (cleared first), and that distance; `None` for an empty index.
+/// (cleared first), and that distance; `None` for an empty index (or one holding nothing
+/// but what `exclusive` leaves out). With `exclusive`, elements whose box is the point `p`
+/// itself (shapely's geometries equal to the input) are left out.
 pub(crate) fn nearest_ties<S, I>(
     index: &I,
     p: Point<S>,
+    exclusive: bool,
     workspace: &mut Workspace<S>,
     id: impl Fn(Handle) -> i64,
     out: &mut Vec<i64>,
@@ -458,15 +461,29 @@ where
     I: SpatialQuery<S, ()>,
 {
     out.clear();
-    // Ask for more neighbours until one is farther than the first: then every tie is in.
+    let equal = |h: Handle| {
+        exclusive
+            && index
+                .get(h)
+                .is_some_and(|item| item.aabb.min == p && item.aabb.max == p)
+    };
+    // Ask for more neighbours until one is farther than the first kept: then every tie is in.
     let mut k = 1;
     loop {
         let near = index.nearest(p, k, workspace);
-        let least = near.first()?.distance;
+        let mut kept = near.iter().filter(|n| !equal(n.handle));
+        let Some(first) = kept.next() else {
+            if near.len() < k {
+                return None;
+            }
+            k *= 2;
+            continue;
+        };
+        let least = first.distance;
         if near.len() < k || near[k - 1].distance > least {
             out.extend(
                 near.iter()
-                    .take_while(|n| n.distance == least)
+                    .filter(|n| n.distance == least && !equal(n.handle))
                     .map(|n| id(n.handle)),
             );
             return Some(least);
@@ -475,22 +492,42 @@ where
     }
 }
 
+/// How shapely's `query_nearest` is asked, beyond the geometry.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NearestArgs {
+    /// Leave out points whose nearest element is farther.
+    pub(crate) max_distance: Option<f64>,
+    /// Also return the distances.
+    pub(crate) return_distance: bool,
+    /// Leave out elements equal to the point (see [`nearest_ties`]).
+    pub(crate) exclusive: bool,
+    /// Every element at the least distance (else the one of lowest index).
+    pub(crate) all_matches: bool,
+    /// Threads to spread the points over.
+    pub(crate) workers: i64,
+}
+
 /// shapely's `query_nearest`: for each point, every tree element at the least distance (all
-/// of them when several tie, by `ties`: see [`nearest_ties`]), within `max_distance` when
-/// given; the `(2, n)` array of point and tree indices, points in input order and tree
-/// indices ascending (the tree indices alone for one point), and the distances too when
-/// `return_distance`.
+/// of them when several tie, by `ties(p, exclusive, ..)`: see [`nearest_ties`]; the one of
+/// lowest tree index unless `all_matches`), within `max_distance` when given; the `(2, n)`
+/// array of point and tree indices, points in input order and tree indices ascending (the
+/// tree indices alone for one point), and the distances too when `return_distance`.
 pub(crate) fn query_nearest<'py, S>(
     geometry: &Bound<'py, PyAny>,
-    max_distance: Option<f64>,
-    return_distance: bool,
-    workers: i64,
-    ties: impl Fn(Point<S>, &mut Workspace<S>, &mut Vec<i64>) -> Option<S> + Sync,
+    args: NearestArgs,
+    ties: impl Fn(Point<S>, bool, &mut Workspace<S>, &mut Vec<i64>) -> Option<S> + Sync,
 ) -> PyResult<Bound<'py, PyAny>>
 where
     S: PyScalar,
 {
     let py = geometry.py();
+    let NearestArgs {
+        max_distance,
+        return_distance,
+        exclusive,
+        all_matches,
+        workers,
+    } = args;
     if let Some(d) = max_distance.filter(|d| d.is_nan() || *d < 0.0) {
         return Err(PyValueError::new_err(format!(
             "max_distance must be a number of at least 0, got {d}"
@@ -511,14 +548,15 @@ where
                         return;
                     }
                     let p = Point::new(flat[cols * q], flat[cols * q + 1]);
-                    let Some(least) = ties(p, workspace, tied) else {
+                    let Some(least) = ties(p, exclusive, workspace, tied) else {
                         return;
                     };
                     if max_distance.is_some_and(|m| least.to_f64() > m) {
                         return;
                     }
                     tied.sort_unstable();
-                    found.extend(tied.iter().map(|&t| (t, least.to_f64())));
+                    let kept = if all_matches { &tied[..] } else { &tied[..1] };
+                    found.extend(kept.iter().map(|&t| (t, least.to_f64())));
                 },
             )
         })

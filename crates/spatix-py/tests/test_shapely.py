@@ -134,6 +134,33 @@ def test_predicates_on_points_segments_and_rectangles_are_shapelys(shapely, pred
         assert set(zip(pos[0].tolist(), pos[1].tolist())) == want, predicate
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_query_nearest_exclusive_and_all_matches_are_shapelys(shapely, workers):
+    """``exclusive`` leaves out tree geometries equal to the point (here: points of the tree
+    that the queries repeat), ``all_matches=False`` keeps one of the nearest (spatix: the lowest
+    index; shapely: one of the same set), both against shapely's STRtree."""
+    rng = np.random.default_rng(18)
+    boxes = small_boxes(rng, 120)
+    points = np.vstack([boxes[boxes[:, 0] == boxes[:, 2]][:, :2][:20], rng.integers(0, 11, (40, 2))]).astype(float)
+    tree_geoms = as_geometries(shapely, boxes)
+    tree = shapely.STRtree(tree_geoms)
+    query_geoms = shapely.points(points)
+    for index, to_position in indexes(boxes, np.float64):
+        for exclusive in (False, True):
+            got = index.query_nearest(points, exclusive=exclusive, workers=workers)
+            pos = as_positions(got, to_position)
+            want = tree.query_nearest(query_geoms, exclusive=exclusive)
+            assert set(zip(pos[0].tolist(), pos[1].tolist())) == set(zip(want[0].tolist(), want[1].tolist()))
+            one, d = index.query_nearest(points, exclusive=exclusive, all_matches=False, return_distance=True, workers=workers)
+            all_of = {(int(q), int(t)) for q, t in zip(*want)}
+            pos = as_positions(one, to_position)
+            assert len(set(pos[0].tolist())) == pos.shape[1]  # one per point
+            assert set(pos[0].tolist()) == set(want[0].tolist())
+            assert {(int(q), int(t)) for q, t in zip(*pos)} <= all_of
+            _, theirs_d = tree.query_nearest(query_geoms, exclusive=exclusive, all_matches=False, return_distance=True)
+            np.testing.assert_allclose(np.sort(d), np.sort(theirs_d))
+
+
 def test_shapely_geometries_are_read_by_their_bounds(shapely):
     rng = np.random.default_rng(3)
     boxes = tree_boxes(rng)

@@ -180,6 +180,8 @@ class PackedIndex:
         geometry: Any,
         max_distance: Optional[float] = None,
         return_distance: bool = False,
+        exclusive: bool = False,
+        all_matches: bool = True,
         workers: int = 1,
     ) -> Union[_Ids, tuple[_Ids, npt.NDArray[np.float64]]]:
         """shapely's ``STRtree.query_nearest``: ``(2, n)`` point and box indices of every
@@ -250,6 +252,8 @@ class DynamicIndex:
         geometry: Any,
         max_distance: Optional[float] = None,
         return_distance: bool = False,
+        exclusive: bool = False,
+        all_matches: bool = True,
         workers: int = 1,
     ) -> Union[_Ids, tuple[_Ids, npt.NDArray[np.float64]]]:
         """shapely's ``STRtree.query_nearest``: ``(2, n)`` point indices and ids of every
