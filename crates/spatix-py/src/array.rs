@@ -14,11 +14,20 @@ use pyo3::types::{PyBool, PyFloat, PyInt};
 use spatix::{Aabb, Handle, Point, Scalar};
 
 /// A scalar both spatix and numpy know: the library's [`Scalar`], as a numpy element.
-pub(crate) trait PyScalar: Scalar + Element {}
+pub(crate) trait PyScalar: Scalar + Element {
+    /// Whether values of another dtype beyond this one's range are clamped to its largest
+    /// finite value on the way in (`f32`: the command line's `--f32` rule, so that a finite
+    /// `1e300` is `3.4e38` rather than an infinity numpy's cast makes of it).
+    const CLAMPS: bool;
+}
 
-impl PyScalar for f32 {}
+impl PyScalar for f32 {
+    const CLAMPS: bool = true;
+}
 
-impl PyScalar for f64 {}
+impl PyScalar for f64 {
+    const CLAMPS: bool = false;
+}
 
 /// Whether `obj` is a numpy array of `float32` (the one input indexed in `f32`; every other
 /// dtype is read as `float64`).
@@ -113,10 +122,22 @@ impl<'py, S: PyScalar> Rows<'py, S> {
                 single: false,
             });
         }
+        let numpy = py.import("numpy")?;
+        let clamped;
+        let obj = if S::CLAMPS && obj.cast::<PyArrayDyn<S>>().is_err() {
+            clamped = clamp_finite::<S>(&numpy, obj).map_err(|e| {
+                PyValueError::new_err(format!(
+                    "{what} must be an array of shape (n, {cols}) of numbers: {}",
+                    e.value(py)
+                ))
+            })?;
+            &clamped
+        } else {
+            obj
+        };
         // C-contiguous and aligned ("CA"): a slice of `S` can be taken only then (numpy
         // hands out arrays at odd addresses, e.g. from `frombuffer` or unpickled bytes).
-        let converted = py
-            .import("numpy")?
+        let converted = numpy
             .getattr("require")?
             .call1((obj, numpy::dtype::<S>(py), "CA"))
             .map_err(|e| {
@@ -168,6 +189,44 @@ impl<'py, S: PyScalar> Rows<'py, S> {
             .as_slice()
             .expect("`read` checked that the array is contiguous and aligned")
     }
+}
+
+/// `v` in `S`: rounded to the nearest `S`, and, where `S` [clamps](PyScalar::CLAMPS), a
+/// finite value beyond its range to its largest finite value with its sign.
+#[inline]
+pub(crate) fn narrow<S: PyScalar>(v: f64) -> S {
+    let max = S::MAX.to_f64();
+    if S::CLAMPS && v.is_finite() {
+        S::from_f64(v.clamp(-max, max))
+    } else {
+        S::from_f64(v)
+    }
+}
+
+/// `obj` as a float64 array whose finite values beyond `S`'s range are `S`'s largest finite
+/// value, with their sign (NaN and infinities kept, for the checks to name their rows); the
+/// values are scanned in place, and copied only where one is beyond.
+fn clamp_finite<'py, S: PyScalar>(
+    numpy: &Bound<'py, PyModule>,
+    obj: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let array = numpy.getattr("require")?.call1((obj, "float64", "CA"))?;
+    let max = S::MAX.to_f64();
+    let beyond = |v: &f64| v.is_finite() && v.abs() > max;
+    let any = {
+        let values = array.cast::<PyArrayDyn<f64>>()?.readonly();
+        values.as_slice().map_or(true, |v| v.iter().any(beyond))
+    };
+    if !any {
+        return Ok(array);
+    }
+    let finite = numpy.getattr("isfinite")?.call1((&array,))?;
+    let large = numpy
+        .getattr("greater")?
+        .call1((numpy.getattr("abs")?.call1((&array,))?, max))?;
+    let over = numpy.getattr("logical_and")?.call1((finite, large))?;
+    let limit = numpy.getattr("copysign")?.call1((max, &array))?;
+    numpy.getattr("where")?.call1((over, limit, array))
 }
 
 /// Row `i` of a flat `(n, 2)` slice as a point.

@@ -24,7 +24,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use spatix::Scalar;
+use crate::array::{PyScalar, narrow};
 
 /// `struct ArrowSchema` of the Arrow C data interface.
 #[repr(C)]
@@ -403,10 +403,10 @@ impl<'a> Column<'a> {
 
     /// Value `r`, in `S`.
     #[inline]
-    fn get<S: Scalar>(&self, r: usize) -> S {
+    fn get<S: PyScalar>(&self, r: usize) -> S {
         match self {
             Self::F32(v) => S::from_f64(f64::from(v[r])),
-            Self::F64(v) => S::from_f64(v[r]),
+            Self::F64(v) => narrow(v[r]),
         }
     }
 }
@@ -414,7 +414,7 @@ impl<'a> Column<'a> {
 /// Appends the rows of one record batch (or array) `array`, read as `plan` says, to `out`
 /// (row-major, `plan.order.len()` values a row). `rows` counts the rows before this batch, for
 /// messages.
-fn gather<S: Scalar>(
+fn gather<S: PyScalar>(
     array: &ArrowArray,
     plan: &Plan,
     out: &mut Vec<S>,
@@ -506,7 +506,7 @@ fn gather<S: Scalar>(
     {
         for (r, row) in spare.chunks_exact_mut(cols).enumerate() {
             for (slot, column) in row.iter_mut().zip(&f64s) {
-                slot.write(S::from_f64(column[r]));
+                slot.write(narrow(column[r]));
             }
         }
     } else {
@@ -527,7 +527,7 @@ fn gather<S: Scalar>(
 /// # Errors
 /// `TypeError` for a column that is not `float32`/`float64` (named); `ValueError` for a wrong
 /// number of columns (named), a null (its column and row named), or a malformed export.
-pub(crate) fn read<S: Scalar>(
+pub(crate) fn read<S: PyScalar>(
     obj: &Bound<'_, PyAny>,
     cols: usize,
     other: usize,

@@ -11,7 +11,9 @@ use spatix::{
     Workspace,
 };
 
-use crate::array::{PyScalar, Rows, aabb, boxes, check_boxes, ids, row_of, stale, vec1, vec2};
+use crate::array::{
+    PyScalar, Rows, aabb, boxes, check_boxes, ids, narrow, row_of, stale, vec1, vec2,
+};
 use crate::batch::{self, Arrays, Hits, Workers};
 use crate::names::{Names, Pairs};
 use crate::rays;
@@ -819,7 +821,7 @@ impl<S: PyScalar> Args<S> {
         size: Option<f64>,
         sample: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let [x0, y0, x1, y1] = world.map(S::from_f64);
+        let [x0, y0, x1, y1] = world.map(narrow::<S>);
         let world = Aabb::new(Point::new(x0, y0), Point::new(x1, y1)).map_err(|_| {
             PyValueError::new_err(format!(
                 "world must be (min_x, min_y, max_x, max_y), finite with min <= max, got {world:?}"
@@ -842,7 +844,7 @@ impl<S: PyScalar> Args<S> {
         };
         Ok(Self {
             world,
-            size: size.map(S::from_f64),
+            size: size.map(narrow::<S>),
             sample,
         })
     }

@@ -356,3 +356,26 @@ def test_dynamic_index_with_a_stray_matches_brute_force(name, make, max_half, dt
         assert set(zip(w.tolist(), found.tolist())) == window_hits(as64, windows.astype(np.float64), ids), label
         index.remove(ids[150:151])
         assert set(map(tuple, index.pairs().tolist())) == all_pairs(np.delete(as64, 150, axis=0), np.delete(ids, 150))
+
+
+def test_float32_indexes_clamp_finite_values_beyond_range_as_the_cli():
+    """A finite value beyond float32's range, given to a float32 index, is float32's largest
+    value with its sign (the command line's --f32 rule): no numpy overflow warning, no row
+    refused for an infinity the caller never passed; NaN and infinities are still refused."""
+    import warnings
+
+    big = float(np.finfo(np.float32).max)
+    grid = spatix.UniformGrid([0, 0, 100, 100], 10.0, dtype="float32")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ids = grid.insert(np.array([[1e300, -1e300, 2e300, 5.0], [1.0, 1.0, 2.0, 2.0]]))
+        np.testing.assert_array_equal(grid.boxes(ids[:1]), [[big, -big, big, 5.0]])
+        tree = spatix.KdTree(np.array([[0.0, 0.0], [big, big]], dtype=np.float32))
+        d, i = tree.query([[1e300, 1e300]])
+        assert i[0] == 1 and d[0] == 0.0
+        index = spatix.PackedIndex(np.array([[0.0, 0.0, 1.0, 1.0]], dtype=np.float32))
+        assert index.query([[-1e300, -1e300, 1e300, 1e300]]).shape == (2, 1)
+    with pytest.raises(ValueError, match="row 0"):
+        grid.insert(np.array([[np.inf, 0.0, 1.0, 1.0]]))
+    with pytest.raises(ValueError, match="row 0"):
+        grid.insert(np.array([[np.nan, 0.0, 1.0, 1.0]]))
