@@ -13,21 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt};
 use spatix::{Aabb, Handle, Point, Scalar};
 
-/// A scalar both spatix and numpy know: the library's [`Scalar`], as a numpy element.
-pub(crate) trait PyScalar: Scalar + Element {
-    /// Whether values of another dtype beyond this one's range are clamped to its largest
-    /// finite value on the way in (`f32`: the command line's `--f32` rule, so that a finite
-    /// `1e300` is `3.4e38` rather than an infinity numpy's cast makes of it).
-    const CLAMPS: bool;
-}
-
-impl PyScalar for f32 {
-    const CLAMPS: bool = true;
-}
-
-impl PyScalar for f64 {
-    const CLAMPS: bool = false;
-}
+pub(crate) use crate::scalar::{PyScalar, narrow};
 
 /// Whether `obj` is a numpy array of `float32` (the one input indexed in `f32`; every other
 /// dtype is read as `float64`).
@@ -188,18 +174,6 @@ impl<'py, S: PyScalar> Rows<'py, S> {
         self.array
             .as_slice()
             .expect("`read` checked that the array is contiguous and aligned")
-    }
-}
-
-/// `v` in `S`: rounded to the nearest `S`, and, where `S` [clamps](PyScalar::CLAMPS), a
-/// finite value beyond its range to its largest finite value with its sign.
-#[inline]
-pub(crate) fn narrow<S: PyScalar>(v: f64) -> S {
-    let max = S::MAX.to_f64();
-    if S::CLAMPS && v.is_finite() {
-        S::from_f64(v.clamp(-max, max))
-    } else {
-        S::from_f64(v)
     }
 }
 

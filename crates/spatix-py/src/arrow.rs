@@ -24,7 +24,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
-use crate::array::{PyScalar, narrow};
+use crate::scalar::{PyScalar, narrow};
 
 /// `struct ArrowSchema` of the Arrow C data interface.
 #[repr(C)]

@@ -38,6 +38,7 @@ mod kdtree;
 mod names;
 mod packed;
 mod rays;
+mod scalar;
 mod shapely;
 mod sweep;
 
