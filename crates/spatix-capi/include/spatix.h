@@ -364,8 +364,9 @@ SpatixStatus spatix_index_f32_build(int32_t kind,
 // A packed index or kd-tree read in place from the `len` bytes at `bytes` (its byte form,
 // from `spatix_index_f32_save` or a saved file mapped into memory): opening copies nothing
 // and builds nothing beyond one pass that checks the bytes. The bytes must start at a
-// multiple of 8 in memory (`malloc` and `mmap` give that), and must stay valid and
-// unchanged until `spatix_index_f32_destroy` of the index: free or unmap them only after.
+// multiple of 64 in memory (`mmap` and `aligned_alloc(64, ...)` give that; a packed index's
+// need only 8), and must stay valid and unchanged until `spatix_index_f32_destroy` of the
+// index: free or unmap them only after.
 // Bytes of another structure answer `SPATIX_STATUS_UNSUPPORTED` (load them with
 // `spatix_index_f32_load`); damaged, misaligned or f64 bytes `SPATIX_STATUS_CORRUPT_BYTES`.
 //
@@ -730,8 +731,9 @@ SpatixStatus spatix_index_f64_build(int32_t kind,
 // A packed index or kd-tree read in place from the `len` bytes at `bytes` (its byte form,
 // from `spatix_index_f64_save` or a saved file mapped into memory): opening copies nothing
 // and builds nothing beyond one pass that checks the bytes. The bytes must start at a
-// multiple of 8 in memory (`malloc` and `mmap` give that), and must stay valid and
-// unchanged until `spatix_index_f64_destroy` of the index: free or unmap them only after.
+// multiple of 64 in memory (`mmap` and `aligned_alloc(64, ...)` give that; a packed index's
+// need only 8), and must stay valid and unchanged until `spatix_index_f64_destroy` of the
+// index: free or unmap them only after.
 // Bytes of another structure answer `SPATIX_STATUS_UNSUPPORTED` (load them with
 // `spatix_index_f64_load`); damaged, misaligned or f64 bytes `SPATIX_STATUS_CORRUPT_BYTES`.
 //

@@ -13,6 +13,7 @@ use crate::array::{
 };
 use crate::batch::{self, Arrays, Workers};
 use crate::fixed::{Fixed, Saved, dispatch_fixed, open_kd_tree};
+use crate::join;
 
 /// A static kd-tree over 2D points, built once and queried many times: k-nearest
 /// neighbours shaped like ``scipy.spatial.cKDTree.query``, and radius queries.
@@ -767,6 +768,203 @@ impl PyKdTree {
         }
     }
 
+    /// The number of pairs of a point of this tree and a point of ``other`` at most ``r``
+    /// apart: ``scipy.spatial.cKDTree.count_neighbors``, with its arguments and output, found
+    /// in one pass over both sets (``other``'s points in a grid of cells at least ``r`` wide),
+    /// with the GIL released.
+    ///
+    /// Parameters
+    /// ----------
+    /// other : KdTree
+    ///     The other tree (it may be this one: each point then counts itself). Where the two
+    ///     trees' dtypes differ, this tree's points are converted to ``other``'s.
+    /// r : float or 1-D array_like of float
+    ///     The distance, or several (each counted; an infinite one counts every pair, a
+    ///     negative one none).
+    /// p : float, default 2
+    ///     Only 2 (Euclidean distance).
+    /// weights : None
+    ///     Only None (every pair counts 1).
+    /// cumulative : bool, default True
+    ///     As scipy: the pairs at most ``r[k]`` apart; with False, those more than
+    ///     ``r[k - 1]`` and at most ``r[k]`` apart (``r`` non-decreasing, the bins' edges).
+    /// workers : int, default 1
+    ///     Threads to spread the points over; -1 for every core (spatix's addition).
+    ///
+    /// Returns
+    /// -------
+    /// int or ndarray of int64
+    ///     One count for a number ``r``, one per radius for an array.
+    ///
+    /// Raises
+    /// ------
+    /// ValueError
+    ///     For ``p != 2``, weights, a NaN radius, an ``r`` of more than one dimension, a
+    ///     decreasing ``r`` with ``cumulative=False``, or bad ``workers``.
+    ///
+    /// Examples
+    /// --------
+    /// >>> import numpy as np, spatix
+    /// >>> a = spatix.KdTree(np.array([[0.0, 0.0], [1.0, 0.0]]))
+    /// >>> b = spatix.KdTree(np.array([[0.0, 1.0], [5.0, 5.0]]))
+    /// >>> a.count_neighbors(b, 1.5)
+    /// 2
+    /// >>> a.count_neighbors(b, [1.0, 1.5, 10.0])
+    /// array([1, 2, 4])
+    #[pyo3(signature = (other, r, p = 2.0, weights = None, cumulative = true, workers = 1))]
+    #[allow(clippy::too_many_arguments)] // scipy's arguments, and workers=
+    fn count_neighbors<'py>(
+        &self,
+        py: Python<'py>,
+        other: &Bound<'py, PyKdTree>,
+        r: &Bound<'py, PyAny>,
+        p: f64,
+        weights: Option<&Bound<'py, PyAny>>,
+        cumulative: bool,
+        workers: i64,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        euclidean(p, 0.0)?;
+        if weights.is_some_and(|w| !w.is_none()) {
+            return Err(PyValueError::new_err(
+                "weights are not supported: count_neighbors counts each pair once",
+            ));
+        }
+        let (radii, single) = radius_list(r)?;
+        if !cumulative && radii.windows(2).any(|w| w[1] < w[0]) {
+            return Err(PyValueError::new_err(
+                "with cumulative=False, r must be non-decreasing (the bins' edges)",
+            ));
+        }
+        let workers = Workers::new(workers)?;
+        let every = (self.__len__() * other.get().__len__()) as u64;
+        let counts = dispatch_fixed!(&self.tree, mine => {
+            dispatch_fixed!(&other.get().tree, theirs: T => py.detach(|| {
+                let (a, b) = (converted::<_, T>(&by_row(mine)), by_row::<T>(theirs));
+                let mut edges: Vec<T> = radii
+                    .iter()
+                    .map(|&r| T::from_f64(r))
+                    .filter(|r| r.is_finite() && *r >= T::ZERO)
+                    .collect();
+                edges.sort_unstable_by(|x, y| x.partial_cmp(y).expect("finite"));
+                edges.dedup();
+                let binned = match join::binned(&a, &b, &edges, workers)? {
+                    Some(binned) => binned,
+                    None => binned_by_searches(theirs, &a, &edges, workers)?,
+                };
+                let at_most: Vec<u64> = binned
+                    .iter()
+                    .scan(0, |sum, n| {
+                        *sum += n;
+                        Some(*sum)
+                    })
+                    .collect();
+                Ok::<_, String>(
+                    radii
+                        .iter()
+                        .map(|&r| {
+                            let r = T::from_f64(r);
+                            if r.partial_cmp(&T::ZERO).is_none_or(|o| o.is_lt()) {
+                                0
+                            } else if !r.is_finite() {
+                                every
+                            } else {
+                                let k = edges.partition_point(|&e| e < r);
+                                at_most[k]
+                            }
+                        })
+                        .collect::<Vec<u64>>(),
+                )
+            }))
+        })
+        .map_err(batch::pool_error)?;
+        let counts: Vec<i64> = if cumulative {
+            counts.iter().map(|&c| c as i64).collect()
+        } else {
+            let mut before = 0;
+            counts
+                .iter()
+                .map(|&c| {
+                    let bin = c - before;
+                    before = c;
+                    bin as i64
+                })
+                .collect()
+        };
+        if single {
+            return Ok(counts[0].into_pyobject(py)?.into_any());
+        }
+        Ok(vec1(py, counts))
+    }
+
+    /// For each point of this tree, the points of ``other`` at most ``r`` away:
+    /// ``scipy.spatial.cKDTree.query_ball_tree``, with its arguments and output, found in
+    /// one pass over both sets (as ``count_neighbors``), with the GIL released.
+    ///
+    /// Parameters
+    /// ----------
+    /// other : KdTree
+    ///     The other tree (it may be this one). Where the two trees' dtypes differ, this
+    ///     tree's points are converted to ``other``'s.
+    /// r : float
+    ///     The distance (a negative one finds nothing).
+    /// p : float, default 2
+    ///     Only 2 (Euclidean distance).
+    /// eps : float, default 0
+    ///     Only 0 (exact answers).
+    /// workers : int, default 1
+    ///     Threads to spread the points over; -1 for every core (spatix's addition).
+    ///
+    /// Returns
+    /// -------
+    /// list of list of int
+    ///     Row ``i``: the indices (in ``other``) of the points within ``r`` of point ``i``,
+    ///     ascending.
+    ///
+    /// Examples
+    /// --------
+    /// >>> import numpy as np, spatix
+    /// >>> a = spatix.KdTree(np.array([[0.0, 0.0], [1.0, 0.0]]))
+    /// >>> b = spatix.KdTree(np.array([[0.0, 1.0], [5.0, 5.0], [1.0, 0.5]]))
+    /// >>> a.query_ball_tree(b, 1.2)
+    /// [[0, 2], [2]]
+    #[pyo3(signature = (other, r, p = 2.0, eps = 0.0, workers = 1))]
+    fn query_ball_tree<'py>(
+        &self,
+        py: Python<'py>,
+        other: &Bound<'py, PyKdTree>,
+        r: f64,
+        p: f64,
+        eps: f64,
+        workers: i64,
+    ) -> PyResult<Bound<'py, PyList>> {
+        euclidean(p, eps)?;
+        radius("r", r)?;
+        let workers = Workers::new(workers)?;
+        let (offsets, found) = dispatch_fixed!(&self.tree, mine => {
+            dispatch_fixed!(&other.get().tree, theirs: T => py.detach(|| {
+                let (a, b) = (converted::<_, T>(&by_row(mine)), by_row::<T>(theirs));
+                let r = T::from_f64(r);
+                match join::neighbours(&a, &b, r, workers)? {
+                    Some(found) => Ok(found),
+                    None => batch::per_query(a.len(), workers, |i, found| {
+                        let start = found.len();
+                        let _ = theirs.within(a[i], r, |item| {
+                            found.push(i64::from(*item.value));
+                            ControlFlow::Continue(())
+                        });
+                        found[start..].sort_unstable();
+                    }),
+                }
+            }))
+        })
+        .map_err(batch::pool_error)?;
+        let rows = offsets
+            .windows(2)
+            .map(|w| PyList::new(py, &found[w[0]..w[1]]))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, rows)
+    }
+
     fn __len__(&self) -> usize {
         dispatch_fixed!(&self.tree, tree: S => SpatialQuery::<S, u32>::len(tree))
     }
@@ -905,6 +1103,80 @@ impl PyKdTree {
             self.dtype()
         )
     }
+}
+
+/// `points` in precision `T`.
+fn converted<S: Scalar, T: Scalar>(points: &[Point<S>]) -> Vec<Point<T>> {
+    points
+        .iter()
+        .map(|p| Point::new(T::from_f64(p.x.to_f64()), T::from_f64(p.y.to_f64())))
+        .collect()
+}
+
+/// The radii of `r`, a number or a 1-D array of numbers (none NaN), and whether it was a
+/// number.
+///
+/// # Errors
+/// `ValueError` for anything else.
+fn radius_list(r: &Bound<'_, PyAny>) -> PyResult<(Vec<f64>, bool)> {
+    let py = r.py();
+    let numpy = py.import("numpy")?;
+    let bad = |e: PyErr| {
+        PyValueError::new_err(format!(
+            "r must be a number or a 1-D array of numbers: {}",
+            e.value(py)
+        ))
+    };
+    let array = numpy
+        .getattr("asarray")?
+        .call1((r, "float64"))
+        .map_err(bad)?;
+    let ndim: usize = array.getattr("ndim")?.extract()?;
+    if ndim > 1 {
+        return Err(PyValueError::new_err(format!(
+            "r must be a number or a 1-D array of numbers, got {ndim} dimensions"
+        )));
+    }
+    let flat = numpy.getattr("ravel")?.call1((array,))?;
+    let radii = flat.cast::<PyArray1<f64>>()?.to_vec()?;
+    if let Some(at) = radii.iter().position(|r| r.is_nan()) {
+        return Err(PyValueError::new_err(format!(
+            "r[{at}] = NaN must be a number"
+        )));
+    }
+    Ok((radii, ndim == 0))
+}
+
+/// [`join::binned`] by one radius search per point, where no grid can be made.
+///
+/// # Errors
+/// The message when the threads cannot start.
+fn binned_by_searches<T: PyScalar>(
+    tree: &(impl SpatialQuery<T, u32> + Sync),
+    a: &[Point<T>],
+    edges: &[T],
+    workers: Workers,
+) -> Result<Vec<u64>, String> {
+    let bins = edges.len();
+    let Some(&largest) = edges.last() else {
+        return Ok(Vec::new());
+    };
+    let (_, rows) = batch::per_query(a.len(), workers, |i, out: &mut Vec<u64>| {
+        let start = out.len();
+        out.resize(start + bins, 0);
+        let _ = tree.within(a[i], largest, |item| {
+            let d = item.aabb.distance_to_point(a[i]);
+            out[start + edges.partition_point(|&e| e < d)] += 1;
+            ControlFlow::Continue(())
+        });
+    })?;
+    let mut counts = vec![0; bins];
+    for row in rows.chunks_exact(bins) {
+        for (c, n) in counts.iter_mut().zip(row) {
+            *c += n;
+        }
+    }
+    Ok(counts)
 }
 
 impl PyKdTree {

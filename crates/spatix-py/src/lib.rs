@@ -34,6 +34,7 @@ mod arrow;
 mod batch;
 mod dynamic;
 mod fixed;
+mod join;
 mod kdtree;
 mod names;
 mod packed;

@@ -287,3 +287,53 @@ def test_a_negative_radius_finds_nothing():
     assert tree.query_ball_point(q, -1.0, return_length=True).tolist() == [0] * 5
     i, j = tree.query_radius(q, -1.0)
     assert len(i) == len(j) == 0
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float64"), ("float32", "float32"), ("float32", "float64")])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_count_neighbors_and_query_ball_tree_are_scipys(dtypes, workers):
+    rng = np.random.default_rng(23)
+    a = rng.uniform(0, 100, (700, 2))
+    b = np.vstack([rng.uniform(0, 100, (600, 2)), [[1e30, -1e30], [50.0, 50.0]]])  # a far stray
+    a[:5] = b[:5]  # coincident points: distance 0
+    mine, theirs = spatix.KdTree(a.astype(dtypes[0])), spatix.KdTree(b.astype(dtypes[1]))
+    # scipy's trees of the same values (spatix converts the first tree's points to the
+    # second's dtype).
+    ta, tb = cKDTree(a.astype(dtypes[0]).astype(dtypes[1]).astype(float)), cKDTree(b.astype(dtypes[1]).astype(float))
+    for r in (0.0, 0.5, 2.0, 7.5):
+        assert mine.count_neighbors(theirs, r, workers=workers) == ta.count_neighbors(tb, r)
+        got = mine.query_ball_tree(theirs, r, workers=workers)
+        assert got == [sorted(x) for x in ta.query_ball_tree(tb, r)]
+    radii = [7.5, 0.0, 2.0, -1.0, np.inf, 0.5]
+    want = ta.count_neighbors(tb, np.maximum(radii, 0.0))
+    want[3] = 0  # a negative radius counts nothing (scipy squares it)
+    np.testing.assert_array_equal(mine.count_neighbors(theirs, radii, workers=workers), want)
+    edges = [0.0, 0.5, 2.0, 7.5, np.inf]
+    np.testing.assert_array_equal(
+        mine.count_neighbors(theirs, edges, cumulative=False, workers=workers),
+        ta.count_neighbors(tb, edges, cumulative=False),
+    )
+    assert mine.count_neighbors(mine, 1.0) == cKDTree(a.astype(dtypes[0]).astype(float)).count_neighbors(
+        cKDTree(a.astype(dtypes[0]).astype(float)), 1.0
+    )
+
+
+def test_count_neighbors_edge_cases():
+    empty, tree = spatix.KdTree(np.empty((0, 2))), spatix.KdTree([[0.0, 0.0], [3.0, 4.0]])
+    assert empty.count_neighbors(tree, 10.0) == tree.count_neighbors(empty, 10.0) == 0
+    assert tree.query_ball_tree(empty, 1.0) == [[], []] and empty.query_ball_tree(tree, 1.0) == []
+    assert tree.count_neighbors(tree, 5.0) == 4 and tree.count_neighbors(tree, 4.999) == 2
+    # Coordinates whose spread overflows a grid's arithmetic: radius searches instead.
+    far = spatix.KdTree([[-1e300, -1e300], [1e300, 1e300], [0.0, 0.0]])
+    assert far.count_neighbors(far, 1.0) == 3 and far.count_neighbors(far, np.inf) == 9
+    assert far.query_ball_tree(far, 1.5e300) == [[0, 2], [1, 2], [0, 1, 2]]
+    for call, match in [
+        (lambda: tree.count_neighbors(tree, 1.0, p=1), "only p=2"),
+        (lambda: tree.count_neighbors(tree, 1.0, weights=np.ones(2)), "weights"),
+        (lambda: tree.count_neighbors(tree, [1.0, np.nan]), r"r\[1\] = NaN"),
+        (lambda: tree.count_neighbors(tree, [[1.0]]), "1-D"),
+        (lambda: tree.count_neighbors(tree, [2.0, 1.0], cumulative=False), "non-decreasing"),
+        (lambda: tree.query_ball_tree(tree, np.nan), "r must be"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            call()

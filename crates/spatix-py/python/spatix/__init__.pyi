@@ -122,6 +122,22 @@ class KdTree:
         workers: int = 1,
     ) -> Any:
         """scipy's ``cKDTree.sparse_distance_matrix``; the sparse types need scipy."""
+    def count_neighbors(
+        self,
+        other: KdTree,
+        r: Union[float, _ArrayLike],
+        p: float = 2.0,
+        weights: None = None,
+        cumulative: bool = True,
+        workers: int = 1,
+    ) -> Union[int, npt.NDArray[np.int64]]:
+        """scipy's ``cKDTree.count_neighbors``: pairs of a point here and one of ``other`` at
+        most ``r`` apart (one count per radius for an array)."""
+    def query_ball_tree(
+        self, other: KdTree, r: float, p: float = 2.0, eps: float = 0.0, workers: int = 1
+    ) -> list[list[int]]:
+        """scipy's ``cKDTree.query_ball_tree``: for each point, the indices of ``other``'s
+        points within ``r``, ascending."""
     def query_radius(self, x: _Coords, r: float, workers: int = 1) -> tuple[_Ids, _Ids]:
         """``(query_index, point_index)`` of every point within ``r`` of each query."""
     def to_bytes(self) -> bytes:
