@@ -16,7 +16,7 @@ pub(crate) type Rows = (Vec<usize>, Vec<i64>);
 
 /// At most this many cells per point of the two sets (the side grows beyond the distance
 /// where a small distance would make more).
-const CELLS_PER_POINT: f64 = 2.0;
+const CELLS_PER_POINT: f64 = 1.0;
 
 /// At most this many points set the grid's extent.
 const SAMPLE: usize = 16_384;
@@ -26,8 +26,8 @@ struct Grid {
     /// The lower corner, in `f64`.
     x0: f64,
     y0: f64,
-    /// The cells' side.
-    side: f64,
+    /// The inverse of the cells' side (a coordinate's cell is found by multiplying by it).
+    per_side: f64,
     /// Cells across and up.
     nx: usize,
     ny: usize,
@@ -74,7 +74,7 @@ impl Grid {
         Some(Self {
             x0,
             y0,
-            side,
+            per_side: 1.0 / side,
             nx: (w / side) as usize + 1,
             ny: (h / side) as usize + 1,
         })
@@ -82,7 +82,7 @@ impl Grid {
 
     /// The cell holding `p`, as `(column, row)` (clamped into the grid; the casts saturate).
     fn column_row<S: Scalar>(&self, p: &Point<S>) -> (usize, usize) {
-        let at = |v: f64, v0: f64, n: usize| (((v - v0) / self.side) as usize).min(n - 1);
+        let at = |v: f64, v0: f64, n: usize| (((v - v0) * self.per_side) as usize).min(n - 1);
         (
             at(p.x.to_f64(), self.x0, self.nx),
             at(p.y.to_f64(), self.y0, self.ny),
@@ -123,15 +123,39 @@ impl Grid {
     /// Calls `visit(k, d)` for every point `b.points[k]` at distance `d <= r` from `p` (as
     /// the radius search decides it, [`Aabb::within_distance`]) in the nine cells around
     /// `p`'s.
-    fn near<S: Scalar>(&self, b: &Filed<S>, p: Point<S>, r: S, mut visit: impl FnMut(usize, S)) {
+    fn near<S: Scalar>(&self, b: &Filed<S>, p: Point<S>, r: S, visit: impl FnMut(usize, S)) {
         let (cx, cy) = self.column_row(&p);
+        self.near_in(b, self.around(b, cx, cy), p, r, visit);
+    }
+
+    /// Where `b`'s points in the nine cells around cell `(cx, cy)` lie: three runs of
+    /// `b.points`, one per row.
+    fn around<S>(&self, b: &Filed<S>, cx: usize, cy: usize) -> [(usize, usize); 3] {
         let (x0, x1) = (cx.saturating_sub(1), (cx + 1).min(self.nx - 1));
+        let mut runs = [(0, 0); 3];
+        for (run, y) in runs
+            .iter_mut()
+            .zip(cy.saturating_sub(1)..=(cy + 1).min(self.ny - 1))
+        {
+            let row = y * self.nx;
+            *run = (b.starts[row + x0] as usize, b.starts[row + x1 + 1] as usize);
+        }
+        runs
+    }
+
+    /// [`Grid::near`] over the runs [`Grid::around`] gave for `p`'s cell.
+    fn near_in<S: Scalar>(
+        &self,
+        b: &Filed<S>,
+        runs: [(usize, usize); 3],
+        p: Point<S>,
+        r: S,
+        mut visit: impl FnMut(usize, S),
+    ) {
         // A point farther than this on either axis is farther than `r` however the distance
         // rounds: skipped before its distance is computed.
         let far = r + r * S::RELATIVE_SLACK;
-        for y in cy.saturating_sub(1)..=(cy + 1).min(self.ny - 1) {
-            let row = y * self.nx;
-            let (start, end) = (b.starts[row + x0] as usize, b.starts[row + x1 + 1] as usize);
+        for (start, end) in runs {
             for (k, &q) in (start..end).zip(&b.points[start..end]) {
                 if (q.x - p.x).abs_s() > far || (q.y - p.y).abs_s() > far {
                     continue;
@@ -214,12 +238,18 @@ pub(crate) fn binned<S: PyScalar>(
     let (_, rows) = batch::per_query(grid.ny, workers, |y, out: &mut Vec<u64>| {
         let start = out.len();
         out.resize(start + bins, 0);
-        let cells = y * grid.nx..(y + 1) * grid.nx;
-        let (first, end) = (a.starts[cells.start], a.starts[cells.end]);
-        for &p in &a.points[first as usize..end as usize] {
-            grid.near(&b, p, largest, |_, d| {
-                out[start + radii.partition_point(|&r| r < d)] += 1;
-            });
+        for x in 0..grid.nx {
+            let cell = y * grid.nx + x;
+            let (first, end) = (a.starts[cell] as usize, a.starts[cell + 1] as usize);
+            if first == end {
+                continue;
+            }
+            let runs = grid.around(&b, x, y);
+            for &p in &a.points[first..end] {
+                grid.near_in(&b, runs, p, largest, |_, d| {
+                    out[start + radii.partition_point(|&r| r < d)] += 1;
+                });
+            }
         }
     })?;
     let mut counts = vec![0; bins];

@@ -839,7 +839,9 @@ impl PyKdTree {
         let every = (self.__len__() * other.get().__len__()) as u64;
         let counts = dispatch_fixed!(&self.tree, mine => {
             dispatch_fixed!(&other.get().tree, theirs: T => py.detach(|| {
-                let (a, b) = (converted::<_, T>(&by_row(mine)), by_row::<T>(theirs));
+                // In the trees' own order (counts need no positions; nearby points together).
+                let a: Vec<Point<T>> = converted(&in_tree_order(mine));
+                let b = in_tree_order::<T>(theirs);
                 let mut edges: Vec<T> = radii
                     .iter()
                     .map(|&r| T::from_f64(r))
@@ -1103,6 +1105,13 @@ impl PyKdTree {
             self.dtype()
         )
     }
+}
+
+/// The points of `tree` in its own order (nearby points together).
+fn in_tree_order<S: Scalar>(tree: &impl SpatialQuery<S, u32>) -> Vec<Point<S>> {
+    SpatialQuery::<S, u32>::iter(tree)
+        .map(|item| item.aabb.min)
+        .collect()
 }
 
 /// `points` in precision `T`.
