@@ -210,6 +210,20 @@ pub(crate) trait UseKind<S: AbiScalar> {
     fn fixed<I: Structure<S> + ListedStatic<S, u64>>(self) -> Self::Output;
 }
 
+/// [`Structure`] for the listed structure `$ty`: its name, its byte form and the methods
+/// given (what its group has).
+macro_rules! listed_structure {
+    ($ty:ident, $($methods:tt)*) => {
+        impl<S: AbiScalar> Structure<S> for spatix::$ty<S, u64> {
+            const NAME: &'static str = stringify!($ty);
+            fn save(&self) -> Vec<u8> {
+                ByteForm::to_bytes(self)
+            }
+            $($methods)*
+        }
+    };
+}
+
 /// Every listed structure but the oracle behind the ABI: its [`Structure`] impl (a dynamic
 /// one's both halves; the parallel passes of the `parallel` group and of static structures
 /// of boxes), [`with_kind`] and [`load`]'s structures, from `spatix::for_each_structure!`.
@@ -226,11 +240,7 @@ macro_rules! structures {
         }
     ) => {
         $(
-            impl<S: AbiScalar> Structure<S> for spatix::$pty<S, u64> {
-                const NAME: &'static str = stringify!($pty);
-                fn save(&self) -> Vec<u8> {
-                    ByteForm::to_bytes(self)
-                }
+            listed_structure!($pty,
                 fn dynamic(&mut self) -> Option<&mut dyn Mutate<S>> {
                     Some(self)
                 }
@@ -240,38 +250,23 @@ macro_rules! structures {
                 fn par_update(&mut self, mover: SharedMover<'_, S>) -> Option<Result<(), Error>> {
                     Some(ParallelPairs::par_update_all(self, mover))
                 }
-            }
+            );
         )*
         $(
-            impl<S: AbiScalar> Structure<S> for spatix::$sty<S, u64> {
-                const NAME: &'static str = stringify!($sty);
-                fn save(&self) -> Vec<u8> {
-                    ByteForm::to_bytes(self)
-                }
+            listed_structure!($sty,
                 fn dynamic(&mut self) -> Option<&mut dyn Mutate<S>> {
                     Some(self)
                 }
-            }
+            );
         )*
         $(
-            impl<S: AbiScalar> Structure<S> for spatix::$bty<S, u64> {
-                const NAME: &'static str = stringify!($bty);
-                fn save(&self) -> Vec<u8> {
-                    ByteForm::to_bytes(self)
-                }
+            listed_structure!($bty,
                 fn parallel(&self) -> Option<&dyn Parallel<S>> {
                     Some(self)
                 }
-            }
+            );
         )*
-        $(
-            impl<S: AbiScalar> Structure<S> for spatix::$qty<S, u64> {
-                const NAME: &'static str = stringify!($qty);
-                fn save(&self) -> Vec<u8> {
-                    ByteForm::to_bytes(self)
-                }
-            }
-        )*
+        $(listed_structure!($qty,);)*
 
         /// Runs `user` with the structure `kind` names (a [`SpatixKind`] as C passes it: an
         /// `int32_t`, since a C caller may pass any number), or `InvalidParameter` for a number

@@ -42,28 +42,6 @@ fn f64_entry_points_are_generated_from_f32() {
     check(&src.join("f64.rs"), &f64_source(&f32));
 }
 
-/// Every listed structure but the oracle: its name and its line of help.
-macro_rules! listed {
-    (
-        oracle { $($o:ident: $oty:ident),* }
-        dynamic {
-            parallel { $($p:ident: $pty:ident),* }
-            serial { $($s:ident: $sty:ident),* }
-        }
-        fixed {
-            boxes { $($b:ident: $bty:ident),* }
-            points { $($q:ident: $qty:ident),* }
-        }
-    ) => {
-        vec![
-            $((stringify!($pty), <spatix::$pty<f32, u64> as spatix::Listed>::ABOUT),)*
-            $((stringify!($sty), <spatix::$sty<f32, u64> as spatix::Listed>::ABOUT),)*
-            $((stringify!($bty), <spatix::$bty<f32, u64> as spatix::Listed>::ABOUT),)*
-            $((stringify!($qty), <spatix::$qty<f32, u64> as spatix::Listed>::ABOUT),)*
-        ]
-    };
-}
-
 /// `text` as `///` lines of at most 100 columns, indented by four spaces.
 fn doc_lines(text: &str) -> String {
     let mut out = String::new();
@@ -94,9 +72,9 @@ fn kinds_source(current: &str) -> String {
         })
         .collect();
     let mut next = numbered.iter().map(|(_, n)| *n).max().unwrap_or(0) + 1;
-    let mut kinds: Vec<(i32, &str, &str)> = listed_structures()
-        .into_iter()
-        .map(|(name, about)| {
+    let mut kinds: Vec<(i32, &str, &str)> = spatix::LISTED
+        .iter()
+        .map(|&(name, about)| {
             let number = numbered.iter().find(|(n, _)| n == name).map_or_else(
                 || {
                     next += 1;
@@ -144,11 +122,6 @@ fn kinds_source(current: &str) -> String {
     out
 }
 
-/// The listed structures but the oracle, in the list's order.
-fn listed_structures() -> Vec<(&'static str, &'static str)> {
-    spatix::for_each_structure!(listed)
-}
-
 #[test]
 fn kinds_are_generated_from_the_list() {
     let path = crate_dir().join("src/kinds.rs");
@@ -180,7 +153,7 @@ fn readme_lists_every_kind() {
         .filter_map(|line| line.trim().split_once(" = ").map(|(name, _)| name))
         .filter(|name| name.starts_with("SPATIX_KIND_"))
         .collect();
-    assert_eq!(kinds.len(), listed_structures().len(), "{kinds:?}");
+    assert_eq!(kinds.len(), spatix::LISTED.len(), "{kinds:?}");
     for kind in kinds {
         assert!(
             readme.contains(&format!("| `{kind}` |")),

@@ -252,11 +252,16 @@ pub(crate) fn binned<S: PyScalar>(
             }
         }
     })?;
+    Ok(Some(column_sums(&rows, bins)))
+}
+
+/// The sums of the columns of `rows`, rows of `bins` counts one after another.
+pub(crate) fn column_sums(rows: &[u64], bins: usize) -> Vec<u64> {
     let mut counts = vec![0; bins];
     for row in rows.chunks_exact(bins) {
         for (c, n) in counts.iter_mut().zip(row) {
             *c += n;
         }
     }
-    Ok(Some(counts))
+    counts
 }

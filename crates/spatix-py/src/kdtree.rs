@@ -715,13 +715,10 @@ impl PyKdTree {
         let shape = (self.__len__(), other.get().__len__());
         let (offsets, found) = dispatch_fixed!(&self.tree, mine => {
             dispatch_fixed!(&other.get().tree, theirs: T => py.detach(|| {
-                let points = by_row(mine);
+                let points: Vec<Point<T>> = converted(&by_row(mine));
                 let limit = T::from_f64(max_distance);
                 batch::per_query(points.len(), workers, |i, found| {
-                    let q = Point::new(
-                        T::from_f64(points[i].x.to_f64()),
-                        T::from_f64(points[i].y.to_f64()),
-                    );
+                    let q = points[i];
                     let start = found.len();
                     let _ = theirs.within(q, limit, |item| {
                         found.push((i64::from(*item.value), q.distance(item.aabb.min).to_f64()));
@@ -1179,13 +1176,7 @@ fn binned_by_searches<T: PyScalar>(
             ControlFlow::Continue(())
         });
     })?;
-    let mut counts = vec![0; bins];
-    for row in rows.chunks_exact(bins) {
-        for (c, n) in counts.iter_mut().zip(row) {
-            *c += n;
-        }
-    }
-    Ok(counts)
+    Ok(join::column_sums(&rows, bins))
 }
 
 impl PyKdTree {

@@ -122,27 +122,6 @@ macro_rules! dispatch {
 }
 pub(crate) use dispatch;
 
-/// The type names of spatix's listed structures but the oracle (`_structures` of the module:
-/// a test checks that each is a class of the package).
-macro_rules! listed_names {
-    (
-        oracle { $($o:ident: $oty:ident),* }
-        dynamic {
-            parallel { $($p:ident: $pty:ident),* }
-            serial { $($s:ident: $sty:ident),* }
-        }
-        fixed {
-            boxes { $($b:ident: $bty:ident),* }
-            points { $($q:ident: $qty:ident),* }
-        }
-    ) => {
-        [
-            $(stringify!($pty),)* $(stringify!($sty),)*
-            $(stringify!($bty),)* $(stringify!($qty),)*
-        ]
-    };
-}
-
 /// The extension module `spatix._spatix`.
 #[pymodule]
 fn _spatix(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -150,10 +129,9 @@ fn _spatix(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<packed::PyPackedIndex>()?;
     dynamic::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add(
-        "_structures",
-        spatix::for_each_structure!(listed_names).to_vec(),
-    )?;
+    // The list's type names, for the test that every one is a class of the package.
+    let names: Vec<&str> = spatix::LISTED.iter().map(|&(name, _)| name).collect();
+    m.add("_structures", names)?;
     m.add_function(wrap_pyfunction!(sweep::pairs, m)?)?;
     Ok(())
 }

@@ -102,7 +102,7 @@ pub use search::nearest::Neighbor;
 pub use search::ray::{Ray, RayHit};
 pub use search::workspace::Workspace;
 #[doc(hidden)]
-pub use structures::{Listed, ListedIndex, ListedStatic};
+pub use structures::{LISTED, Listed, ListedIndex, ListedStatic};
 pub use sweep::SweepGrid;
 pub use tree::loose::{LooseNode, LooseQuadtree};
 pub use tree::mxcif::MxCifQuadtree;

@@ -92,6 +92,39 @@ pub trait ListedStatic<S: Scalar, T>: Listed + SpatialQuery<S, T> + Sized {
     fn build_from(items: impl IntoIterator<Item = (Aabb<S>, T)>) -> Result<Self, Error>;
 }
 
+/// [`LISTED`]'s entries, from the groups of [`for_each_structure!`](crate::for_each_structure).
+macro_rules! listed {
+    (
+        oracle { $($o:ident: $oty:ident),* }
+        dynamic {
+            parallel { $($p:ident: $pty:ident),* }
+            serial { $($s:ident: $sty:ident),* }
+        }
+        fixed {
+            boxes { $($b:ident: $bty:ident),* }
+            points { $($q:ident: $qty:ident),* }
+        }
+    ) => {
+        &[
+            $((stringify!($pty), <crate::$pty<f32, ()> as Listed>::ABOUT),)*
+            $((stringify!($sty), <crate::$sty<f32, ()> as Listed>::ABOUT),)*
+            $((stringify!($bty), <crate::$bty<f32, ()> as Listed>::ABOUT),)*
+            $((stringify!($qty), <crate::$qty<f32, ()> as Listed>::ABOUT),)*
+        ]
+    };
+}
+
+/// Every listed structure but the oracle, in the list's order: the name of its type and
+/// its [`Listed::ABOUT`] (not part of the API: for the bindings' surfaces and their tests,
+/// which name the structures to another language).
+///
+/// ```
+/// assert!(spatix::LISTED.iter().any(|&(name, _)| name == "KdTree"));
+/// assert!(spatix::LISTED.iter().all(|&(name, _)| name != "BruteForce"));
+/// ```
+#[doc(hidden)]
+pub const LISTED: &[(&str, &str)] = crate::for_each_structure!(listed);
+
 /// At most this many boxes of `with_items`' input size a structure.
 const SAMPLE: usize = 16_384;
 

@@ -248,18 +248,12 @@ impl ByteHeader {
     /// format's magic, are of another format version, or do not end with the checksum of
     /// the bytes before it (damaged, cut short or added to since they were saved).
     pub fn read(bytes: &[u8]) -> Result<Self, Error> {
-        let (body, stored, version) = framed(bytes)?;
+        let (body, stored, _) = framed(bytes)?;
         let computed = checksum(body);
         if computed != stored {
             return Err(mismatch(stored, computed));
         }
-        let mut r = Reader {
-            bytes: &body[MAGIC.len() + 2..],
-            total: bytes.len(),
-            version,
-            sum: None,
-        };
-        Self::fields(&mut r)
+        Self::peek(bytes)
     }
 
     /// Reads the header at the start of `bytes` without the checksum pass: for a tool that
