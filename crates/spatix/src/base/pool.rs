@@ -21,10 +21,6 @@ pub(crate) struct Link<D = ()> {
 
 const _: () = assert!(size_of::<Link>() == 8);
 
-/// Relinks tolerated before [`ListPool::scattered`] says the lists need laying out again,
-/// however few nodes they hold.
-const SCATTERED_AFTER_AT_LEAST: usize = 4096;
-
 /// [`ListPool::move_nodes`] streams the nodes through a ring buffer when they move by fewer
 /// positions than this, or than a sixteenth of them.
 const MIN_WINDOW: usize = 4096;
@@ -149,14 +145,6 @@ impl<D: Copy + Default> ListPool<D> {
         &mut self.links[at as usize].data
     }
 
-    /// Gives the node at `at` another item and data (its place in its list unchanged).
-    #[inline]
-    pub(crate) fn replace(&mut self, at: u32, item: u32, data: D) {
-        let link = &mut self.links[at as usize];
-        link.item = item;
-        link.data = data;
-    }
-
     /// Every node, in place: after [`ListPool::compact`], the lists one after another.
     #[inline]
     pub(crate) fn nodes(&self) -> &[Link<D>] {
@@ -176,6 +164,17 @@ impl<D: Copy + Default> ListPool<D> {
                 link.data = d;
             }
         });
+    }
+
+    /// Gives every node the data `data` returns for its item, if any, on the calling thread
+    /// (one band's pool of a parallel pass over bands).
+    #[cfg(feature = "rayon")]
+    pub(crate) fn set_data(&mut self, data: impl Fn(u32) -> Option<D>) {
+        for link in &mut self.links {
+            if let Some(d) = data(link.item) {
+                link.data = d;
+            }
+        }
     }
 
     /// Re-points a node's `next` (used when moving whole nodes between lists).
@@ -211,18 +210,11 @@ impl<D: Copy + Default> ListPool<D> {
         self.relinked
     }
 
-    /// Whether the nodes relinked since the last compaction reach half of those in use (or
-    /// a few thousand, whichever is more): compacting then is paid for by as many relinks as
-    /// it moves (amortised O(1)), which keeps the lists close to traversal order even for a
+    /// Whether the nodes relinked since the last compaction reach half of those in use, or
+    /// `at_least`, whichever is more: compacting then is paid for by as many relinks as it
+    /// moves (amortised O(1)), which keeps the lists close to traversal order even for a
     /// structure whose `maintain` is never called. Building by insertion alone compacts at
     /// every doubling.
-    #[inline]
-    pub(crate) fn scattered(&self) -> bool {
-        self.scattered_after(SCATTERED_AFTER_AT_LEAST)
-    }
-
-    /// [`ListPool::scattered`] with another floor than a few thousand relinks (a band's
-    /// pool, which holds a share of the lists, packs for a share of the cost).
     #[inline]
     pub(crate) fn scattered_after(&self, at_least: usize) -> bool {
         2 * self.relinked >= self.in_use.max(at_least)
@@ -308,15 +300,17 @@ impl<D: Copy + Default> ListPool<D> {
         } else {
             (lag < (n / 16).max(MIN_WINDOW), lag)
         };
+        let size = (2 * sized_for + 1).next_power_of_two();
+        // A band's window is sized on every compaction, whichever way it goes, so that it
+        // grows only when the pool does.
+        if (ring || band) && self.window.len() < size {
+            self.window.resize(size, Link::default());
+        }
         if ring {
             // One streaming pass: each node is read into a ring buffer (of more than
             // `2 * lag` nodes, kept for the next time) at its destination, which is stored
             // `lag` steps later, once every node bound for it has been read (and after its
             // own occupant was).
-            let size = (2 * sized_for + 1).next_power_of_two();
-            if self.window.len() < size {
-                self.window.resize(size, Link::default());
-            }
             let mask = self.window.len() - 1;
             for i in 0..n + lag {
                 if i < n {
@@ -522,6 +516,25 @@ const MAX_BANDS: u32 = 64;
 /// whose count varies little from frame to frame as elements cross bands.
 const MIN_BAND_CELLS: u64 = 4096;
 
+/// The bands of a grid of `rows` rows of `cols` cells: `2^shift` rows each, this `shift`,
+/// the least that makes at most [`MAX_BANDS`] bands, each of at least [`MIN_BAND_CELLS`]
+/// cells unless one band holds every row. It depends on the grid's shape only, never on the
+/// thread count.
+pub(crate) fn band_shift(rows: u32, cols: u32) -> u32 {
+    let mut shift = 0;
+    while (rows.max(1) - 1) >> shift >= MAX_BANDS
+        || (u64::from(cols) << shift < MIN_BAND_CELLS && (1u64 << shift) < u64::from(rows))
+    {
+        shift += 1;
+    }
+    shift
+}
+
+/// How many bands of `2^shift` rows cover `rows` rows (at least one).
+pub(crate) fn band_count(rows: u32, shift: u32) -> usize {
+    (((rows.max(1) - 1) >> shift) + 1) as usize
+}
+
 /// The lists of a grid's cells in one [`ListPool`] per *band*, a run of `2^shift` rows: each
 /// cell's list lives in its band's pool, so bands can be relinked on different threads. The
 /// bands depend only on the row count, never on the thread count, so a serial and a parallel
@@ -536,15 +549,11 @@ impl<D: Copy + Default> BandPools<D> {
     /// Pools for `rows` rows of `cols` cells: at most [`MAX_BANDS`] bands of a power-of-two
     /// number of rows, each of at least [`MIN_BAND_CELLS`] cells unless it holds every row.
     pub(crate) fn new(rows: u32, cols: u32) -> Self {
-        let mut shift = 0;
-        while (rows.max(1) - 1) >> shift >= MAX_BANDS
-            || (u64::from(cols) << shift < MIN_BAND_CELLS && (1u64 << shift) < u64::from(rows))
-        {
-            shift += 1;
-        }
-        let bands = ((rows.max(1) - 1) >> shift) + 1;
+        let shift = band_shift(rows, cols);
         Self {
-            pools: (0..bands).map(|_| ListPool::default()).collect(),
+            pools: (0..band_count(rows, shift))
+                .map(|_| ListPool::default())
+                .collect(),
             shift,
         }
     }

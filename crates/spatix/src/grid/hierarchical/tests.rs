@@ -2,6 +2,7 @@
 //! size, pairs across levels, levels allocated on use, best-first nearest across levels.
 
 use super::HierarchicalGrid;
+use crate::base::pool::ListPool;
 use crate::test_util::{
     assert_matches_oracle, bx, bytes_per_element, dust, extreme_boxes, one_box_far_out, pairs,
     widest,
@@ -64,7 +65,7 @@ fn a_dragon_is_one_entry_not_hundreds() {
     }
     // Over 30 x 30 finest cells.
     let dragon = grid.insert(bx(0.0, 0.0, 120.0, 120.0), 1000).unwrap();
-    assert_eq!(grid.inner.pool.in_use(), 101);
+    assert_eq!(grid.inner.pools().map(ListPool::in_use).sum::<usize>(), 101);
     assert_eq!(grid.level_of(dragon), Some(3));
     // It meets the 14 hobbits under it, each once.
     let found = pairs(&grid);
@@ -156,12 +157,12 @@ fn nearest_searches_levels_best_first() {
 fn moving_hobbits_stay_in_their_cell_until_maintain() {
     let mut grid = HierarchicalGrid::new(world(), 8.0).unwrap(); // fits 4 in cells of 8
     let h = grid.insert(bx(9.0, 9.0, 10.0, 10.0), 1).unwrap();
-    let home = grid.inner.home[h.slot() as usize];
+    let home = grid.inner.home.get(h.slot());
     grid.update(h, bx(16.5, 9.0, 17.5, 10.0)).unwrap(); // half a unit into the next cell
-    assert_eq!(grid.inner.home[h.slot() as usize], home);
+    assert_eq!(grid.inner.home.get(h.slot()), home);
     grid.check_invariants().unwrap();
     grid.maintain();
-    assert_ne!(grid.inner.home[h.slot() as usize], home);
+    assert_ne!(grid.inner.home.get(h.slot()), home);
     grid.check_invariants().unwrap();
 }
 

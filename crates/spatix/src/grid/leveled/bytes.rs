@@ -4,6 +4,7 @@
 //! element in the cell of its corner on the level of its size again.
 
 use super::{Level, Leveled, MAX_LEVELS};
+use crate::base::per_slot::PerSlot;
 use crate::base::slots::Slots;
 use crate::bytes::{Reader, Writer, corrupt};
 use crate::grid::lattice::{Lattice, within_quarter};
@@ -59,8 +60,8 @@ impl<S: Scalar, T> Leveled<S, T> {
             .map(|&(level, _)| f64::from(self.levels[level].lattice.cols))
             .sum();
         r.allow(heads, "the rows of cells")?;
-        self.node_of = vec![crate::base::handle::NIL; slots.capacity()];
-        self.home = vec![crate::base::handle::NIL; slots.capacity()];
+        self.node_of = PerSlot::filled(slots.capacity(), crate::base::handle::NIL);
+        self.home = PerSlot::filled(slots.capacity(), crate::base::handle::NIL);
         self.slots = slots;
         for (slot, place) in places {
             let corner = self.slots.aabb(slot).min;

@@ -21,7 +21,8 @@
 use core::cmp::Ordering;
 
 use crate::base::handle::NIL;
-use crate::base::pool::{Link, ListPool};
+use crate::base::per_slot::PerSlot;
+use crate::base::pool::{BAND_SCATTERED_AFTER_AT_LEAST, Link, ListPool, band_count, band_shift};
 use crate::base::slots::Slots;
 use crate::{Aabb, Error, Point, Scalar};
 
@@ -33,6 +34,8 @@ mod mutate;
 mod pairs;
 mod query;
 mod regions;
+#[cfg(all(test, feature = "rayon"))]
+mod tests;
 mod validate;
 
 /// Most levels a hierarchy may have: cell sizes at least double from one level to the next,
@@ -74,17 +77,31 @@ pub(crate) struct Level<S> {
     /// The most `overhang` may reach while cells stay wide enough for the pair pass: two
     /// elements within `reach` of each other must still sit in the same or neighbouring cells.
     pub(crate) max_overhang: S,
-    /// Per row: the offset of its `cols` heads in `heads`, or `NIL` if it has none.
+    /// Rows per band: `2^shift` ([`band_shift`]: the level's shape alone decides it).
+    shift: u32,
+    /// The level's rows, cut into bands, each with its own lists.
+    pub(crate) bands: Vec<Band<S>>,
+    /// Elements filed in this level.
+    pub(crate) len: usize,
+}
+
+/// A band of a level's rows (`2^shift` of them, fewer in the last band) with the lists of
+/// its cells in a pool of its own, so that bands are re-filed and packed on different
+/// threads. Node numbers are the band's own.
+#[derive(Clone, Debug)]
+pub(crate) struct Band<S> {
+    /// Per row of the band: the offset of its `cols` heads in `heads`, or `NIL` if it has
+    /// none.
     rows: Vec<u32>,
-    /// Per row: the elements filed in it.
+    /// Per row of the band: the elements filed in it.
     row_len: Vec<u32>,
     /// The heads of the allocated rows' cells, `cols` per row; released rows are chained
     /// through their first head.
     heads: Vec<u32>,
     /// The first released row of `heads`, or `NIL`.
     free_row: u32,
-    /// Elements filed in this level.
-    pub(crate) len: usize,
+    /// The nodes of the band's lists.
+    pub(crate) pool: ListPool<Point<S>>,
 }
 
 impl<S: Scalar> Level<S> {
@@ -98,6 +115,7 @@ impl<S: Scalar> Level<S> {
     /// if the cells are too small for `fit`.
     pub(crate) fn new(world: Aabb<S>, cell: S, fit: S) -> Result<Self, Error> {
         let lattice = Lattice::new(within_quarter(&world.valid_world()?), cell)?;
+        let shift = band_shift(lattice.rows, lattice.cols);
         if fit
             .partial_cmp(&S::ZERO)
             .is_none_or(|o| o == Ordering::Less)
@@ -128,10 +146,13 @@ impl<S: Scalar> Level<S> {
             reach,
             overhang: S::ZERO,
             max_overhang,
-            rows: vec![NIL; lattice.rows as usize],
-            row_len: vec![0; lattice.rows as usize],
-            heads: Vec::new(),
-            free_row: NIL,
+            shift,
+            bands: (0..band_count(lattice.rows, shift))
+                .map(|b| {
+                    let first = (b as u32) << shift;
+                    Band::new(lattice.rows.min(first + (1 << shift)) - first)
+                })
+                .collect(),
             len: 0,
         })
     }
@@ -223,38 +244,115 @@ impl<S: Scalar> Level<S> {
     /// Rows of heads ever made (in use or released).
     #[cfg(test)]
     pub(crate) fn head_rows(&self) -> usize {
-        self.heads.len() / self.lattice.cols as usize
+        let cols = self.lattice.cols as usize;
+        self.bands.iter().map(|b| b.heads.len() / cols).sum()
+    }
+
+    /// The band of row `cy`, and the row's place in it.
+    #[inline]
+    fn band_of(&self, cy: u32) -> (usize, usize) {
+        (
+            (cy >> self.shift) as usize,
+            (cy & ((1 << self.shift) - 1)) as usize,
+        )
+    }
+
+    /// The pool holding the lists of row `cy`'s cells.
+    #[inline]
+    pub(crate) fn pool(&self, cy: u32) -> &ListPool<Point<S>> {
+        &self.bands[self.band_of(cy).0].pool
     }
 
     /// The heads of row `cy`, if it has any.
     #[inline]
     pub(crate) fn row_heads(&self, cy: u32) -> Option<&[u32]> {
-        let at = self.rows[cy as usize];
-        (at != NIL).then(|| &self.heads[at as usize..][..self.lattice.cols as usize])
+        let (band, row) = self.band_of(cy);
+        self.bands[band].row_heads(row, self.lattice.cols)
     }
 
     /// The head of cell `(cx, cy)` (`NIL` when empty).
     #[inline]
     pub(crate) fn head(&self, cx: u32, cy: u32) -> u32 {
-        match self.rows[cy as usize] {
-            NIL => NIL,
-            at => self.heads[at as usize + cx as usize],
+        self.row_heads(cy).map_or(NIL, |row| row[cx as usize])
+    }
+
+    /// Writes `corner` into node `node` of row `cy`'s band (an element that stays in its
+    /// cell).
+    #[inline]
+    pub(crate) fn set_corner(&mut self, cy: u32, node: u32, corner: Point<S>) {
+        let (band, _) = self.band_of(cy);
+        *self.bands[band].pool.data_mut(node) = corner;
+    }
+
+    /// Elements filed in row `cy`.
+    pub(crate) fn row_len(&self, cy: u32) -> u32 {
+        let (band, row) = self.band_of(cy);
+        self.bands[band].row_len[row]
+    }
+
+    /// Pushes `slot` with its corner onto the list of cell `(cx, cy)` (allocating its row if
+    /// it has none); returns its node in the row's band.
+    #[inline]
+    fn push(&mut self, cx: u32, cy: u32, slot: u32, corner: Point<S>) -> u32 {
+        let (band, row) = self.band_of(cy);
+        let cols = self.lattice.cols;
+        self.bands[band].push(cx, row, cols, (slot, corner))
+    }
+
+    /// Forgets every element; keeps the memory.
+    fn clear(&mut self) {
+        self.overhang = S::ZERO;
+        self.bands.iter_mut().for_each(Band::clear);
+        self.len = 0;
+    }
+
+    fn memory_bytes(&self) -> usize {
+        self.bands.capacity() * size_of::<Band<S>>()
+            + self.bands.iter().map(Band::memory_bytes).sum::<usize>()
+    }
+}
+
+impl<S: Scalar> Band<S> {
+    /// A band of `rows` rows with no element (no row of heads allocated).
+    fn new(rows: u32) -> Self {
+        Self {
+            rows: vec![NIL; rows as usize],
+            row_len: vec![0; rows as usize],
+            heads: Vec::new(),
+            free_row: NIL,
+            pool: ListPool::default(),
         }
     }
 
-    /// The head of cell `(cx, cy)`, to link or unlink; allocates its row if it has none.
+    /// The heads of the band's row `row` (of `cols` cells), if it has any.
     #[inline]
-    fn head_mut(&mut self, cx: u32, cy: u32) -> &mut u32 {
-        let row = cy as usize;
+    fn row_heads(&self, row: usize, cols: u32) -> Option<&[u32]> {
+        let at = self.rows[row];
+        (at != NIL).then(|| &self.heads[at as usize..][..cols as usize])
+    }
+
+    /// Where the head of cell `cx` of the band's row `row` is in `heads`; allocates the row
+    /// if it has none.
+    #[inline]
+    fn head_at(&mut self, cx: u32, row: usize, cols: u32) -> usize {
         if self.rows[row] == NIL {
-            self.rows[row] = self.allocate_row();
+            self.rows[row] = self.allocate_row(cols);
         }
-        &mut self.heads[self.rows[row] as usize + cx as usize]
+        self.rows[row] as usize + cx as usize
+    }
+
+    /// Pushes `slot` with its corner onto the list of cell `cx` of the band's row `row` (of
+    /// `cols` cells); returns its node.
+    #[inline]
+    fn push(&mut self, cx: u32, row: usize, cols: u32, (slot, corner): (u32, Point<S>)) -> u32 {
+        let at = self.head_at(cx, row, cols);
+        self.row_len[row] += 1;
+        self.pool.push_with(&mut self.heads[at], slot, corner)
     }
 
     /// A row of empty heads: a released one, or a new one at the end of `heads`.
-    fn allocate_row(&mut self) -> u32 {
-        let cols = self.lattice.cols as usize;
+    fn allocate_row(&mut self, cols: u32) -> u32 {
+        let cols = cols as usize;
         if self.free_row != NIL {
             let at = self.free_row;
             self.free_row = self.heads[at as usize];
@@ -269,40 +367,77 @@ impl<S: Scalar> Level<S> {
 
     /// Releases the rows that hold no element.
     fn release_empty_rows(&mut self) {
-        for cy in 0..self.rows.len() {
-            let at = self.rows[cy];
-            if at != NIL && self.row_len[cy] == 0 {
+        for row in 0..self.rows.len() {
+            let at = self.rows[row];
+            if at != NIL && self.row_len[row] == 0 {
                 self.heads[at as usize] = self.free_row;
                 self.free_row = at;
-                self.rows[cy] = NIL;
+                self.rows[row] = NIL;
             }
         }
     }
 
     /// Forgets every element; keeps the memory.
     fn clear(&mut self) {
-        self.overhang = S::ZERO;
         self.rows.fill(NIL);
         self.row_len.fill(0);
         self.heads.clear();
         self.free_row = NIL;
-        self.len = 0;
+        self.pool.clear();
     }
 
-    /// Presents the head of every allocated cell, row by row (for `ListPool::compact`).
-    fn for_each_head(&mut self, visit: &mut dyn FnMut(&mut u32)) {
-        let cols = self.lattice.cols as usize;
-        for &at in &self.rows {
-            if at != NIL {
-                self.heads[at as usize..][..cols]
-                    .iter_mut()
-                    .for_each(&mut *visit);
+    /// Lays the band's lists out in row and cell order (`ListPool::compact_band`), and
+    /// re-points `node_of` at their nodes.
+    fn pack(&mut self, cols: u32, node_of: &PerSlot) {
+        let (rows, heads) = (&self.rows, &mut self.heads);
+        self.pool.compact_band(|visit| {
+            for &at in rows {
+                if at != NIL {
+                    heads[at as usize..][..cols as usize]
+                        .iter_mut()
+                        .for_each(&mut *visit);
+                }
             }
+        });
+        let in_use = self.pool.in_use();
+        for (at, node) in (0u32..).zip(&self.pool.nodes()[..in_use]) {
+            node_of.store(node.item, at);
+        }
+    }
+
+    /// Packs the band's lists once they are scattered ([`ListPool::scattered_after`]), so
+    /// that they stay close to traversal order even if `maintain` is never called.
+    #[inline]
+    fn pack_if_scattered(&mut self, cols: u32, node_of: &PerSlot) {
+        if self.pool.scattered_after(BAND_SCATTERED_AFTER_AT_LEAST) {
+            self.pack(cols, node_of);
         }
     }
 
     fn memory_bytes(&self) -> usize {
         (self.rows.capacity() + self.row_len.capacity() + self.heads.capacity()) * size_of::<u32>()
+            + self.pool.memory_bytes()
+    }
+}
+
+/// Calls `f(b, band b, out[b])` for every band of a level (`out` has an entry per band): on
+/// rayon's threads with feature `rayon`. The bands' lists and rows are their own; what they
+/// write elsewhere goes through [`PerSlot::store`] at slots no other band holds.
+fn for_each_band<S: Scalar, O: Send>(
+    bands: &mut [Band<S>],
+    out: &mut [O],
+    f: impl Fn(usize, &mut Band<S>, &mut O) + Sync,
+) {
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::prelude::*;
+        (bands.par_iter_mut().zip(out))
+            .enumerate()
+            .for_each(|(b, (band, out))| f(b, band, out));
+    }
+    #[cfg(not(feature = "rayon"))]
+    for (b, (band, out)) in bands.iter_mut().zip(out).enumerate() {
+        f(b, band, out);
     }
 }
 
@@ -327,12 +462,24 @@ pub(crate) struct Leveled<S, T> {
     pub(crate) world: Aabb<S>,
     /// Finest first; each element goes to the first level it fits.
     pub(crate) levels: Vec<Level<S>>,
-    pub(crate) pool: ListPool<Point<S>>,
-    /// Per slot: the node that files it.
-    pub(crate) node_of: Vec<u32>,
+    /// Per slot: the node that files it, in the pool of its cell's band.
+    pub(crate) node_of: PerSlot,
     /// Per slot: the index of its cell (row-major) in its level.
-    pub(crate) home: Vec<u32>,
+    pub(crate) home: PerSlot,
     pub(crate) slots: Slots<S, T>,
+    /// `maintain`'s elements leaving their band, one list per band, kept from one call to
+    /// the next so that a warm `maintain` allocates nothing.
+    leaving: Vec<Vec<Leaving<S>>>,
+}
+
+/// An element that `maintain` takes out of its band for another: its slot, its corner and
+/// the cell it goes to.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Leaving<S> {
+    slot: u32,
+    corner: Point<S>,
+    cx: u32,
+    cy: u32,
 }
 
 impl<S: Scalar, T> Leveled<S, T> {
@@ -343,17 +490,16 @@ impl<S: Scalar, T> Leveled<S, T> {
         Self {
             world,
             levels,
-            pool: ListPool::default(),
-            node_of: Vec::new(),
-            home: Vec::new(),
+            node_of: PerSlot::default(),
+            home: PerSlot::default(),
             slots: Slots::default(),
+            leaving: Vec::new(),
         }
     }
 
     /// Reserves room for `additional` more elements.
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.slots.reserve(additional);
-        self.pool.reserve(additional);
         self.node_of.reserve(additional);
         self.home.reserve(additional);
     }
@@ -364,48 +510,53 @@ impl<S: Scalar, T> Leveled<S, T> {
         mutate::place(&self.levels, b)
     }
 
-    /// Lays the lists out in level, row and cell order, and re-points `node_of`.
-    fn pack(&mut self) {
-        let levels = &mut self.levels;
-        self.pool.compact(|visit| {
-            for level in levels.iter_mut() {
-                level.for_each_head(visit);
-            }
-        });
-        let in_use = self.pool.in_use();
-        for (at, node) in self.pool.nodes()[..in_use].iter().enumerate() {
-            self.node_of[node.item as usize] = at as u32;
-        }
-    }
-
     /// Removes every element; every handle given out so far becomes stale.
     pub(crate) fn clear(&mut self) {
         self.levels.iter_mut().for_each(Level::clear);
-        self.pool.clear();
         self.node_of.clear();
         self.home.clear();
         self.slots.clear();
     }
 
-    /// Re-files the elements whose corner left their cell, releases empty rows, and lays the
-    /// lists out in traversal order once a quarter of the nodes moved since the last time.
+    /// Re-files the elements whose corner left their cell ([`Leveled::refile`]), then, band
+    /// by band (on rayon's threads with feature `rayon`), releases the rows left empty and
+    /// lays the band's lists out in row and cell order once a quarter of its nodes moved
+    /// since the last time.
     pub(crate) fn maintain(&mut self) {
-        for i in 0..self.levels.len() {
-            self.refile(i);
-            self.levels[i].release_empty_rows();
-        }
-        let relinked = self.pool.relinked();
-        if relinked > 0 && relinked * PACK_SHARE >= self.pool.in_use() {
-            self.pack();
+        let node_of = &self.node_of;
+        for level in &mut self.levels {
+            level.refile(node_of, &self.home, &mut self.leaving);
+            let cols = level.lattice.cols;
+            // One unit per band: this pass has nothing to hand back.
+            let mut nothing = vec![(); level.bands.len()];
+            for_each_band(&mut level.bands, &mut nothing, |_, band, ()| {
+                band.release_empty_rows();
+                let relinked = band.pool.relinked();
+                if relinked > 0 && relinked * PACK_SHARE >= band.pool.in_use() {
+                    band.pack(cols, node_of);
+                }
+            });
         }
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
         self.slots.memory_bytes()
-            + self.pool.memory_bytes()
-            + (self.node_of.capacity() + self.home.capacity()) * size_of::<u32>()
+            + self.node_of.memory_bytes()
+            + self.home.memory_bytes()
             + self.levels.capacity() * size_of::<Level<S>>()
             + self.levels.iter().map(Level::memory_bytes).sum::<usize>()
+            + self.leaving.capacity() * size_of::<Vec<Leaving<S>>>()
+            + (self.leaving.iter())
+                .map(|l| l.capacity() * size_of::<Leaving<S>>())
+                .sum::<usize>()
+    }
+
+    /// Every band's pool, level by level (for tests that count nodes).
+    #[cfg(test)]
+    pub(crate) fn pools(&self) -> impl Iterator<Item = &ListPool<Point<S>>> {
+        self.levels
+            .iter()
+            .flat_map(|level| level.bands.iter().map(|band| &band.pool))
     }
 }
 

@@ -1,19 +1,25 @@
 //! Insert, remove and update.
 
 use super::OnLeveled;
-use super::{Level, Leveled, Place};
+use super::{Band, Leaving, Level, Leveled, Place, for_each_band};
 use crate::base::handle::NIL;
+use crate::base::per_slot::PerSlot;
 use crate::base::slots::Slots;
 use crate::contract::Mutates;
+use crate::grid::lattice::Lattice;
 use crate::{Aabb, Error, Handle, Point, Scalar};
+
+/// [`Level::refile`]: a band's list of leaving elements keeps room for at least this many.
+const LEAVING_FLOOR: usize = 64;
 
 /// What `update` does with an element of cell `home` whose box moves from `old` to `new`.
 pub(crate) enum Stay<S> {
-    /// Its corner is still in its cell: only its box and corner change.
-    InCell,
-    /// Its corner drifted this far past its cell of this level, within the level's
+    /// Its corner is still in its cell, of this level and row: only its box and corner
+    /// change.
+    InCell(usize, u32),
+    /// Its corner drifted this far past its cell of this level and row, within the level's
     /// `max_overhang`: the level's overhang must cover it.
-    Drifted(usize, S),
+    Drifted(usize, u32, S),
     /// It leaves its level (given) or drifts too far: it is re-filed at this place.
     Refile(usize, Place),
 }
@@ -33,12 +39,12 @@ pub(crate) fn stay<S: Scalar>(
     if old_level == place.level {
         let level = &levels[place.level];
         if level.lattice.index(place.cx, place.cy) == home as usize {
-            return Ok(Stay::InCell);
+            return Ok(Stay::InCell(place.level, place.cy));
         }
         let (cx, cy) = level.coords(home);
         let drift = level.drift(new.min, cx, cy);
         if drift <= level.max_overhang {
-            return Ok(Stay::Drifted(place.level, drift));
+            return Ok(Stay::Drifted(place.level, cy, drift));
         }
     }
     Ok(Stay::Refile(old_level, place))
@@ -64,6 +70,110 @@ fn level_of<S: Scalar>(levels: &[Level<S>], b: &Aabb<S>) -> usize {
         .expect("a stored box fits the level it was filed in")
 }
 
+impl<S: Scalar> Level<S> {
+    /// Re-files, band by band, every element of this level whose corner lies
+    /// outside its cell, unless no element drifted (the overhang is zero); the overhang is
+    /// then zero. Each band walks its cells in order (on rayon's threads with feature
+    /// `rayon`): a node whose corner lies in another cell of the band moves, in place, to the
+    /// front of that cell's list (which, if still ahead in the walk, meets it again, now at
+    /// home); one whose corner lies in another band leaves its band's pool and waits in
+    /// `leaving`, and the waiting elements then join their cells' lists, band after band, on
+    /// the calling thread. The bands depend on the level's shape alone, so the lists end the
+    /// same on any number of threads.
+    pub(crate) fn refile(
+        &mut self,
+        node_of: &PerSlot,
+        home: &PerSlot,
+        leaving: &mut Vec<Vec<Leaving<S>>>,
+    ) {
+        if self.overhang == S::ZERO {
+            return;
+        }
+        let (lattice, shift) = (&self.lattice, self.shift);
+        if leaving.len() < self.bands.len() {
+            leaving.resize_with(self.bands.len(), || Vec::with_capacity(LEAVING_FLOOR));
+        }
+        let leaving = &mut leaving[..self.bands.len()];
+        for_each_band(&mut self.bands, leaving, |b, band, out| {
+            out.clear();
+            band.refile(lattice, ((b as u32) << shift, shift), home, out);
+            // Room for twice as many as the most that left so far (and a floor), so that
+            // a band whose count of leavers wanders from frame to frame rarely needs more.
+            let room = (4 * out.len()).max(LEAVING_FLOOR);
+            if out.capacity() < room / 2 {
+                out.reserve_exact(room - out.len());
+            }
+        });
+        for out in leaving.iter() {
+            for e in out {
+                let node = self.push(e.cx, e.cy, e.slot, e.corner);
+                node_of.store(e.slot, node);
+                home.store(e.slot, self.lattice.index(e.cx, e.cy) as u32);
+            }
+        }
+        self.overhang = S::ZERO;
+    }
+}
+
+impl<S: Scalar> Band<S> {
+    /// [`Level::refile`] for one band, whose rows start at `first` (of `2^shift` rows a
+    /// band) in `lattice`: moves within the band in place, and hands the elements leaving it
+    /// to `out`, in the order of the walk.
+    fn refile(
+        &mut self,
+        lattice: &Lattice<S>,
+        (first, shift): (u32, u32),
+        home: &PerSlot,
+        out: &mut Vec<Leaving<S>>,
+    ) {
+        let cols = lattice.cols;
+        for row in 0..self.rows.len() {
+            if self.rows[row] == NIL {
+                continue;
+            }
+            let cy = first + row as u32;
+            for cx in 0..cols {
+                let mut prev = NIL;
+                let mut at = self.heads[self.rows[row] as usize + cx as usize];
+                while at != NIL {
+                    let node = self.pool.link(at);
+                    let next = node.next;
+                    let (tx, ty) = lattice.cell_of(node.data);
+                    if (tx, ty) == (cx, cy) {
+                        prev = at;
+                        at = next;
+                        continue;
+                    }
+                    if prev == NIL {
+                        self.heads[self.rows[row] as usize + cx as usize] = next;
+                    } else {
+                        self.pool.set_next(prev, next);
+                    }
+                    self.row_len[row] -= 1;
+                    if ty >> shift == first >> shift {
+                        let to = (ty - first) as usize;
+                        let head = self.head_at(tx, to, cols);
+                        self.pool.set_next(at, self.heads[head]);
+                        self.heads[head] = at;
+                        self.pool.note_relink();
+                        self.row_len[to] += 1;
+                        home.store(node.item, lattice.index(tx, ty) as u32);
+                    } else {
+                        self.pool.release(at);
+                        out.push(Leaving {
+                            slot: node.item,
+                            corner: node.data,
+                            cx: tx,
+                            cy: ty,
+                        });
+                    }
+                    at = next;
+                }
+            }
+        }
+    }
+}
+
 impl<S: Scalar, T> Leveled<S, T> {
     /// The slow path of [`Leveled::update`]: moves `slot` (its box already updated) from cell
     /// `home` of level `old_level` to `new`.
@@ -77,70 +187,27 @@ impl<S: Scalar, T> Leveled<S, T> {
             cy,
         };
         self.unlink(old, slot);
+        self.pack_if_scattered(old);
         let corner = self.slots.aabb(slot).min;
         self.link(new, slot, corner);
-        self.pack_if_scattered();
+        self.pack_if_scattered(new);
     }
 
     /// Where a live slot is filed: the level its box fits, its home cell there.
     #[inline]
     pub(crate) fn filed(&self, slot: u32) -> Place {
         let level = level_of(&self.levels, self.slots.aabb(slot));
-        let (cx, cy) = self.levels[level].coords(self.home[slot as usize]);
+        let (cx, cy) = self.levels[level].coords(self.home.get(slot));
         Place { level, cx, cy }
-    }
-
-    /// Re-files, in one pass over level `i`'s cells, every element whose corner lies outside
-    /// its cell: its node moves, in place, to the front of its corner's cell's list (which,
-    /// if still ahead in the pass, meets it again, now at home). The level's overhang is then
-    /// zero.
-    pub(crate) fn refile(&mut self, i: usize) {
-        let level = &mut self.levels[i];
-        if level.overhang == S::ZERO {
-            return;
-        }
-        let cols = level.lattice.cols;
-        for cy in 0..level.lattice.rows {
-            if level.rows[cy as usize] == NIL {
-                continue;
-            }
-            for cx in 0..cols {
-                let mut prev = NIL;
-                let mut at = level.head(cx, cy);
-                while at != NIL {
-                    let node = self.pool.link(at);
-                    let next = node.next;
-                    let (tx, ty) = level.lattice.cell_of(node.data);
-                    if (tx, ty) == (cx, cy) {
-                        prev = at;
-                    } else {
-                        if prev == NIL {
-                            *level.head_mut(cx, cy) = next;
-                        } else {
-                            self.pool.set_next(prev, next);
-                        }
-                        let target = level.head_mut(tx, ty);
-                        self.pool.set_next(at, *target);
-                        *target = at;
-                        self.pool.note_relink();
-                        level.row_len[cy as usize] -= 1;
-                        level.row_len[ty as usize] += 1;
-                        self.home[node.item as usize] = level.lattice.index(tx, ty) as u32;
-                    }
-                    at = next;
-                }
-            }
-        }
-        level.overhang = S::ZERO;
     }
 
     #[inline]
     pub(super) fn link(&mut self, place: Place, slot: u32, corner: Point<S>) {
         let level = &mut self.levels[place.level];
-        let head = level.head_mut(place.cx, place.cy);
-        self.node_of[slot as usize] = self.pool.push_with(head, slot, corner);
-        self.home[slot as usize] = level.lattice.index(place.cx, place.cy) as u32;
-        level.row_len[place.cy as usize] += 1;
+        let node = level.push(place.cx, place.cy, slot, corner);
+        self.node_of.set(slot, node);
+        self.home
+            .set(slot, level.lattice.index(place.cx, place.cy) as u32);
         level.len += 1;
     }
 
@@ -149,28 +216,27 @@ impl<S: Scalar, T> Leveled<S, T> {
     /// freed instead.
     #[inline]
     fn unlink(&mut self, place: Place, slot: u32) {
-        let node = self.node_of[slot as usize];
+        let node = self.node_of.get(slot);
         let level = &mut self.levels[place.level];
-        let head = level.head_mut(place.cx, place.cy);
-        let first = *head;
-        let moved = self.pool.link(first);
-        if first != node {
-            self.pool.replace(node, moved.item, moved.data);
-            self.node_of[moved.item as usize] = node;
+        let (band, row) = level.band_of(place.cy);
+        let cols = level.lattice.cols;
+        let band = &mut level.bands[band];
+        let head = band.head_at(place.cx, row, cols);
+        if let Some(moved) = band.pool.remove_node(&mut band.heads[head], node) {
+            self.node_of.set(moved, node);
         }
-        *head = moved.next;
-        self.pool.release(first);
-        level.row_len[place.cy as usize] -= 1;
+        band.row_len[row] -= 1;
         level.len -= 1;
     }
 
-    /// Packs the lists once they are scattered, so that they stay close to traversal order
-    /// even if `maintain` is never called.
+    /// Packs the lists of `place`'s band once they are scattered, so that they stay close to
+    /// traversal order even if `maintain` is never called.
     #[inline]
-    fn pack_if_scattered(&mut self) {
-        if self.pool.scattered() {
-            self.pack();
-        }
+    fn pack_if_scattered(&mut self, place: Place) {
+        let level = &mut self.levels[place.level];
+        let (band, _) = level.band_of(place.cy);
+        let cols = level.lattice.cols;
+        level.bands[band].pack_if_scattered(cols, &self.node_of);
     }
 }
 
@@ -178,21 +244,19 @@ impl<S: Scalar, T> Leveled<S, T> {
     pub(crate) fn insert(&mut self, aabb: Aabb<S>, value: T) -> Result<Handle, Error> {
         let place = self.place(&aabb).ok_or(Error::BoxTooLarge)?;
         let slot = self.slots.insert(aabb, value)?;
-        if self.node_of.len() <= slot as usize {
-            self.node_of.resize(slot as usize + 1, NIL);
-            self.home.resize(slot as usize + 1, NIL);
-        }
+        self.node_of.grow_to(slot as usize + 1, NIL);
+        self.home.grow_to(slot as usize + 1, NIL);
         self.link(place, slot, aabb.min);
-        self.pack_if_scattered();
+        self.pack_if_scattered(place);
         Ok(self.slots.handle(slot))
     }
 
     pub(crate) fn remove(&mut self, slot: u32) -> T {
         let place = self.filed(slot);
         self.unlink(place, slot);
-        self.node_of[slot as usize] = NIL;
-        self.home[slot as usize] = NIL;
-        self.pack_if_scattered();
+        self.node_of.set(slot, NIL);
+        self.home.set(slot, NIL);
+        self.pack_if_scattered(place);
         self.slots.remove(slot)
     }
 
@@ -203,21 +267,21 @@ impl<S: Scalar, T> Leveled<S, T> {
     /// but the corner's cell.
     #[inline(always)]
     pub(crate) fn update(&mut self, slot: u32, aabb: Aabb<S>) -> Result<(), Error> {
-        let home = self.home[slot as usize];
+        let home = self.home.get(slot);
         let stay = stay(&self.levels, self.slots.aabb(slot), &aabb, home)?;
         self.slots.set_aabb(slot, aabb);
+        let node = self.node_of.get(slot);
         match stay {
-            Stay::InCell => {}
-            Stay::Drifted(level, drift) => {
+            Stay::InCell(level, cy) => self.levels[level].set_corner(cy, node, aabb.min),
+            Stay::Drifted(level, cy, drift) => {
                 let level = &mut self.levels[level];
                 level.overhang = level.overhang.max_s(drift);
+                level.set_corner(cy, node, aabb.min);
             }
             Stay::Refile(old_level, new) => {
                 self.refile_now(slot, old_level, home, new);
-                return Ok(());
             }
         }
-        *self.pool.data_mut(self.node_of[slot as usize]) = aabb.min;
         Ok(())
     }
 }
@@ -240,13 +304,13 @@ impl<S: Scalar, T> Leveled<S, T> {
         for (o, level) in overhangs.iter_mut().zip(&self.levels) {
             *o = level.overhang;
         }
-        let (levels, home) = (&self.levels[..], &self.home[..]);
+        let (levels, home) = (&self.levels[..], &self.home);
         let (moved, overhangs) = self.slots.par_update(
             &f,
             |slot, old, new, overhangs: &mut [S; MAX_LEVELS]| {
-                Ok(match stay(levels, old, new, home[slot as usize])? {
-                    Stay::InCell => true,
-                    Stay::Drifted(level, drift) => {
+                Ok(match stay(levels, old, new, home.get(slot))? {
+                    Stay::InCell(..) => true,
+                    Stay::Drifted(level, _, drift) => {
                         overhangs[level] = overhangs[level].max_s(drift);
                         true
                     }
@@ -268,8 +332,13 @@ impl<S: Scalar, T> Leveled<S, T> {
             self.update(slot, aabb)?;
         }
         let boxes = self.slots.boxes();
-        self.pool
-            .par_set_data(|slot| boxes.get(slot as usize).map(|b| b.min));
+        let corner = |slot: u32| boxes.get(slot as usize).map(|b| b.min);
+        for level in &mut self.levels {
+            let mut nothing = vec![(); level.bands.len()];
+            super::for_each_band(&mut level.bands, &mut nothing, |_, band, ()| {
+                band.pool.set_data(corner);
+            });
+        }
         self.slots.moved_applied(moved)
     }
 }

@@ -84,10 +84,11 @@ impl<S: Scalar, T> Leveled<S, T> {
             return ControlFlow::Continue(());
         }
         for cy in rows {
+            let pool = level.pool(cy);
             for &head in level.row_heads(cy).unwrap_or_default() {
                 let mut at = head;
                 while at != NIL {
-                    let node = self.pool.link(at);
+                    let node = pool.link(at);
                     at = node.next;
                     self.pairs_across(node.item, finer, visit)?;
                 }
@@ -110,9 +111,12 @@ impl<S: Scalar, T> Leveled<S, T> {
         let Some(row) = level.row_heads(cy) else {
             return ControlFlow::Continue(());
         };
-        let above = (cy + 1 < level.lattice.rows)
-            .then(|| level.row_heads(cy + 1))
-            .flatten();
+        let pool = level.pool(cy);
+        let (above, above_pool) = if cy + 1 < level.lattice.rows {
+            (level.row_heads(cy + 1), level.pool(cy + 1))
+        } else {
+            (None, pool)
+        };
         let head_at = |heads: Option<&[u32]>, cx: Option<usize>| {
             heads
                 .zip(cx)
@@ -126,17 +130,17 @@ impl<S: Scalar, T> Leveled<S, T> {
                 continue;
             }
             let neighbours = [
-                head_at(Some(row), Some(cx + 1)),
-                head_at(above, cx.checked_sub(1)),
-                head_at(above, Some(cx)),
-                head_at(above, Some(cx + 1)),
+                (head_at(Some(row), Some(cx + 1)), pool),
+                (head_at(above, cx.checked_sub(1)), above_pool),
+                (head_at(above, Some(cx)), above_pool),
+                (head_at(above, Some(cx + 1)), above_pool),
             ];
             let mut start = head;
             while start != NIL {
                 let mut n = 0;
                 let mut at = start;
                 while at != NIL && n < BLOCK {
-                    let node = self.pool.link(at);
+                    let node = pool.link(at);
                     block[n] = (node.data, node.item);
                     at = node.next;
                     n += 1;
@@ -150,10 +154,10 @@ impl<S: Scalar, T> Leveled<S, T> {
                 }
                 // The rest of this cell's list (later blocks), then the neighbours.
                 start = at;
-                for list in core::iter::once(start).chain(neighbours) {
+                for (list, pool) in core::iter::once((start, pool)).chain(neighbours) {
                     let mut at = list;
                     while at != NIL {
-                        let node = self.pool.link(at);
+                        let node = pool.link(at);
                         at = node.next;
                         if candidates.len + BLOCK > CANDIDATES {
                             self.test(candidates, visit)?;

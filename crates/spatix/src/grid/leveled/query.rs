@@ -43,6 +43,7 @@ impl<S: Scalar, T> Leveled<S, T> {
             let Some(row) = level.row_heads(cy) else {
                 continue;
             };
+            let pool = level.pool(cy);
             if W::ACTIVE {
                 for cx in x0..=x1 {
                     if row[cx as usize] != NIL {
@@ -53,7 +54,7 @@ impl<S: Scalar, T> Leveled<S, T> {
             for &head in &row[x0 as usize..=x1 as usize] {
                 let mut at = head;
                 while at != NIL {
-                    let node = self.pool.link(at);
+                    let node = pool.link(at);
                     at = node.next;
                     watch.candidate(|| self.slots.handle(node.item));
                     let c = node.data;
@@ -133,8 +134,9 @@ impl<S: Scalar, T> Searches<S, T> for &Leveled<S, T> {
                     if at != NIL {
                         watch.region(|| level.cell_region(cx, cy));
                     }
+                    let pool = level.pool(cy);
                     while at != NIL {
-                        let node = self.pool.link(at);
+                        let node = pool.link(at);
                         at = node.next;
                         watch.candidate(|| self.slots.handle(node.item));
                         let near = reach_box(node.data, level.reach).distance_key(point);
@@ -193,8 +195,9 @@ impl<S: Scalar, T> Searches<S, T> for &Leveled<S, T> {
             if at != NIL {
                 watch.region(|| level.cell_region(cx, cy));
             }
+            let pool = level.pool(cy);
             while at != NIL {
-                let node = self.pool.link(at);
+                let node = pool.link(at);
                 at = node.next;
                 watch.candidate(|| self.slots.handle(node.item));
                 if reach_box(node.data, level.reach)

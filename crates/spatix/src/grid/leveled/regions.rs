@@ -46,7 +46,7 @@ impl<S: Scalar, T> Regions<S> for &Leveled<S, T> {
                             bounds: level.cell_region(cx, cy),
                             depth: depth as u32,
                             kind: RegionKind::Cell,
-                            elements: self.pool.items(head).count(),
+                            elements: level.pool(cy).items(head).count(),
                         })?;
                     }
                 }

@@ -1,7 +1,8 @@
 //! The structural self-check.
 
-use super::{Level, Leveled, Place};
+use super::{Band, Level, Leveled, Place};
 use crate::base::handle::NIL;
+use crate::base::pool::{band_count, band_shift};
 use crate::contract::Validates;
 use crate::{Error, Scalar};
 
@@ -36,16 +37,39 @@ impl<S: Scalar> Level<S> {
                 l.cell_size, self.fit
             ));
         }
-        if self.rows.len() != l.rows as usize || self.row_len.len() != l.rows as usize {
+        if self.shift != band_shift(l.rows, l.cols)
+            || self.bands.len() != band_count(l.rows, self.shift)
+        {
             return fail(format!(
-                "level {i}: row tables do not match its {} rows",
-                l.rows
+                "level {i}: {} bands of 2^{} rows for {} rows of {} cells",
+                self.bands.len(),
+                self.shift,
+                l.rows,
+                l.cols
             ));
         }
-        let cols = l.cols as usize;
+        for (b, band) in self.bands.iter().enumerate() {
+            let first = (b as u32) << self.shift;
+            let rows = l.rows.min(first + (1 << self.shift)) - first;
+            band.validate_rows(i, b, rows, l.cols as usize)?;
+        }
+        Ok(())
+    }
+}
+
+impl<S: Scalar> Band<S> {
+    /// The band's row table (band `b` of level `i`, of `rows` rows of `cols` cells): every
+    /// allocated row and every released row is a distinct `cols`-wide run of `heads`, and
+    /// together they cover it.
+    fn validate_rows(&self, i: usize, b: usize, rows: u32, cols: usize) -> Result<(), Error> {
+        if self.rows.len() != rows as usize || self.row_len.len() != rows as usize {
+            return fail(format!(
+                "level {i} band {b}: row tables do not match its {rows} rows"
+            ));
+        }
         if self.heads.len() % cols != 0 {
             return fail(format!(
-                "level {i}: {} heads is not a whole number of rows",
+                "level {i} band {b}: {} heads is not a whole number of rows",
                 self.heads.len()
             ));
         }
@@ -54,7 +78,7 @@ impl<S: Scalar> Level<S> {
             let at = at as usize;
             if at % cols != 0 || at >= self.heads.len() || owner[at / cols] {
                 return fail(format!(
-                    "level {i}: {what} row at {at} is misplaced or shared"
+                    "level {i} band {b}: {what} row at {at} is misplaced or shared"
                 ));
             }
             owner[at / cols] = true;
@@ -64,7 +88,7 @@ impl<S: Scalar> Level<S> {
             if at == NIL {
                 if self.row_len[cy] != 0 {
                     return fail(format!(
-                        "level {i}: row {cy} has no cells but counts elements"
+                        "level {i} band {b}: row {cy} has no cells but counts elements"
                     ));
                 }
             } else {
@@ -78,7 +102,7 @@ impl<S: Scalar> Level<S> {
         }
         if owner.iter().any(|&owned| !owned) {
             return fail(format!(
-                "level {i}: a row of heads is neither in use nor released"
+                "level {i} band {b}: a row of heads is neither in use nor released"
             ));
         }
         Ok(())
@@ -90,7 +114,7 @@ impl<S: Scalar, T> Leveled<S, T> {
     fn validate_list(&self, head: u32, place: Place, seen: &mut [bool]) -> Result<usize, Error> {
         let Place { level, cx, cy } = place;
         let list = || format!("level {level} cell ({cx}, {cy})");
-        self.pool.check_list(head, list, |at, node| {
+        self.levels[level].pool(cy).check_list(head, list, |at, node| {
                 let slot = node.item;
                 if !self.slots.is_live(slot) || seen[slot as usize] {
                     return fail(format!(
@@ -98,7 +122,7 @@ impl<S: Scalar, T> Leveled<S, T> {
                     ));
                 }
                 seen[slot as usize] = true;
-                if self.node_of[slot as usize] != at {
+                if self.node_of.get(slot) != at {
                     return fail(format!(
                         "slot {slot} is listed by node {at}, not the one node_of names"
                     ));
@@ -117,7 +141,7 @@ impl<S: Scalar, T> Leveled<S, T> {
                     ));
                 }
                 let l = &self.levels[level];
-                if self.home[slot as usize] as usize != l.lattice.index(cx, cy) {
+                if self.home.get(slot) as usize != l.lattice.index(cx, cy) {
                     return fail(format!(
                         "slot {slot} is listed in cell ({cx}, {cy}), not its home"
                     ));
@@ -176,13 +200,17 @@ impl<S: Scalar, T> Validates for &Leveled<S, T> {
                     };
                     in_row += self.validate_list(head, place, &mut seen)?;
                 }
-                if level.row_len[cy as usize] as usize != in_row {
+                if level.row_len(cy) as usize != in_row {
                     return fail(format!(
                         "level {i} row {cy} counts {} elements but lists {in_row}",
-                        level.row_len[cy as usize]
+                        level.row_len(cy)
                     ));
                 }
                 in_level += in_row;
+            }
+            for band in &level.bands {
+                band.pool
+                    .check_counts(band.row_len.iter().map(|&n| n as usize).sum())?;
             }
             if level.len != in_level {
                 return fail(format!(
@@ -198,6 +226,6 @@ impl<S: Scalar, T> Validates for &Leveled<S, T> {
                 self.slots.len()
             ));
         }
-        self.pool.check_counts(total)
+        Ok(())
     }
 }

@@ -2,6 +2,7 @@
 //! larger boxes, moves that stay in their cell until `maintain`, pairs across cell borders.
 
 use super::PointGrid;
+use crate::base::pool::ListPool;
 use crate::test_util::{
     assert_matches_oracle, bx, bytes_per_element, dust, extreme_boxes, found, one_box_far_out,
     pairs, widest,
@@ -76,9 +77,11 @@ fn each_element_is_one_node_carrying_its_corner() {
         grid.insert(bx(x, y, x + w, y + h), i).unwrap();
     }
     let inner = &grid.inner;
-    assert_eq!(inner.pool.in_use(), 500);
+    assert_eq!(inner.pools().map(ListPool::in_use).sum::<usize>(), 500);
     for item in grid.iter() {
-        let node = inner.pool.link(inner.node_of[item.handle.slot() as usize]);
+        let place = inner.filed(item.handle.slot());
+        let pool = inner.levels[place.level].pool(place.cy);
+        let node = pool.link(inner.node_of.get(item.handle.slot()));
         assert_eq!(node.item, item.handle.slot());
         assert_eq!(node.data, item.aabb.min);
     }
@@ -91,18 +94,17 @@ fn a_move_within_the_overhang_writes_only_the_box_and_the_corner() {
     let h = grid.insert(bx(12.0, 12.0, 13.0, 13.0), 7).unwrap();
     grid.insert(bx(15.0, 15.0, 16.0, 16.0), 8).unwrap();
     grid.maintain();
-    let home = grid.inner.home[h.slot() as usize];
-    let relinked = grid.inner.pool.relinked();
+    let home = grid.inner.home.get(h.slot());
+    let relinked =
+        |grid: &PointGrid<f64, u32>| grid.inner.pools().map(ListPool::relinked).sum::<usize>();
+    let before = relinked(&grid);
     // Into the next cell, by less than the overhang allowed (cells of 10 for boxes up to 2).
     grid.update(h, bx(20.5, 12.0, 21.5, 13.0)).unwrap();
-    assert_eq!(
-        grid.inner.home[h.slot() as usize],
-        home,
-        "stays in its cell"
-    );
-    assert_eq!(grid.inner.pool.relinked(), relinked, "no list changes");
+    assert_eq!(grid.inner.home.get(h.slot()), home, "stays in its cell");
+    assert_eq!(relinked(&grid), before, "no list changes");
     assert!(grid.inner.levels[0].overhang >= 0.5);
-    let node = grid.inner.pool.link(grid.inner.node_of[h.slot() as usize]);
+    let pool = grid.inner.levels[0].pool(1);
+    let node = pool.link(grid.inner.node_of.get(h.slot()));
     assert_eq!(node.data, Point::new(20.5, 12.0));
     grid.check_invariants().unwrap();
     // Found where it is now, from every side, before maintain.
@@ -111,7 +113,7 @@ fn a_move_within_the_overhang_writes_only_the_box_and_the_corner() {
     assert!(found(&grid, &bx(12.0, 12.0, 13.0, 13.0)).is_empty());
     // maintain re-files it in its corner's cell and the overhang is gone.
     grid.maintain();
-    assert_ne!(grid.inner.home[h.slot() as usize], home);
+    assert_ne!(grid.inner.home.get(h.slot()), home);
     assert_eq!(grid.inner.levels[0].overhang, 0.0);
     grid.check_invariants().unwrap();
     assert_eq!(found(&grid, &bx(21.0, 12.5, 25.0, 12.5)), [7]);
@@ -121,9 +123,9 @@ fn a_move_within_the_overhang_writes_only_the_box_and_the_corner() {
 fn a_move_beyond_the_overhang_refiles_at_once() {
     let mut grid = PointGrid::with_cell_size(world(), 1.0, 10.0).unwrap();
     let h = grid.insert(bx(12.0, 12.0, 13.0, 13.0), 7).unwrap();
-    let home = grid.inner.home[h.slot() as usize];
+    let home = grid.inner.home.get(h.slot());
     grid.update(h, bx(80.0, 80.0, 81.0, 81.0)).unwrap();
-    assert_ne!(grid.inner.home[h.slot() as usize], home);
+    assert_ne!(grid.inner.home.get(h.slot()), home);
     assert_eq!(grid.inner.levels[0].overhang, 0.0);
     grid.check_invariants().unwrap();
     assert_eq!(found(&grid, &bx(80.5, 80.5, 90.0, 90.0)), [7]);
