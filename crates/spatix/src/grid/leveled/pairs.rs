@@ -12,7 +12,7 @@
 
 use core::ops::{ControlFlow, Range};
 
-use super::{Level, Leveled};
+use super::{Corner, Level, Leveled};
 use crate::base::handle::NIL;
 use crate::contract::probe::Quiet;
 use crate::contract::{Pairs, VisitsPairs};
@@ -111,11 +111,11 @@ impl<S: Scalar, T> Leveled<S, T> {
         let Some(row) = level.row_heads(cy) else {
             return ControlFlow::Continue(());
         };
-        let pool = level.pool(cy);
-        let (above, above_pool) = if cy + 1 < level.lattice.rows {
-            (level.row_heads(cy + 1), level.pool(cy + 1))
+        let nodes = level.pool(cy).nodes();
+        let (above, above_nodes) = if cy + 1 < level.lattice.rows {
+            (level.row_heads(cy + 1), level.pool(cy + 1).nodes())
         } else {
-            (None, pool)
+            (None, nodes)
         };
         let head_at = |heads: Option<&[u32]>, cx: Option<usize>| {
             heads
@@ -129,18 +129,18 @@ impl<S: Scalar, T> Leveled<S, T> {
             if head == NIL {
                 continue;
             }
-            let neighbours = [
-                (head_at(Some(row), Some(cx + 1)), pool),
-                (head_at(above, cx.checked_sub(1)), above_pool),
-                (head_at(above, Some(cx)), above_pool),
-                (head_at(above, Some(cx + 1)), above_pool),
+            let east = head_at(Some(row), Some(cx + 1));
+            let north = [
+                head_at(above, cx.checked_sub(1)),
+                head_at(above, Some(cx)),
+                head_at(above, Some(cx + 1)),
             ];
             let mut start = head;
             while start != NIL {
                 let mut n = 0;
                 let mut at = start;
                 while at != NIL && n < BLOCK {
-                    let node = pool.link(at);
+                    let node = nodes[at as usize];
                     block[n] = (node.data, node.item);
                     at = node.next;
                     n += 1;
@@ -152,18 +152,25 @@ impl<S: Scalar, T> Leveled<S, T> {
                     }
                     candidates.near_pairs(&block[j + 1..], a, reach);
                 }
-                // The rest of this cell's list (later blocks), then the neighbours.
+                // The rest of this cell's list (later blocks), then the neighbours: the
+                // east one in this row's band, the three north in the next row's.
                 start = at;
-                for (list, pool) in core::iter::once((start, pool)).chain(neighbours) {
+                let mut against = |nodes: &[Corner<S>], list: u32| {
                     let mut at = list;
                     while at != NIL {
-                        let node = pool.link(at);
+                        let node = nodes[at as usize];
                         at = node.next;
                         if candidates.len + BLOCK > CANDIDATES {
                             self.test(candidates, visit)?;
                         }
                         candidates.near_pairs(block, (node.data, node.item), reach);
                     }
+                    ControlFlow::Continue(())
+                };
+                against(nodes, start)?;
+                against(nodes, east)?;
+                for list in north {
+                    against(above_nodes, list)?;
                 }
             }
         }
