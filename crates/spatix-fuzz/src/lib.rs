@@ -89,6 +89,7 @@ pub const TARGETS: &[&str] = &[
     "kdtree-f64-bytes",
     "packed-f64-bytes",
     "dynamic-bytes",
+    "layered-f32-parallel",
 ];
 
 /// The environment variable that pins [`run`] to one target: set it to a name from
@@ -358,6 +359,21 @@ fn run_target(target: usize, ops: &[u8]) {
         }),
         29 => bytes::kdtree(ops),
         30 => bytes::packed(ops),
-        _ => bytes::dynamic(ops),
+        31 => bytes::dynamic(ops),
+        // Frames on rayon's threads over the parts' own parallel frames, with elements
+        // changing parts and static ones waiting (re-filed after the parallel pass).
+        _ => {
+            let options = Options {
+                frame: Some(|index: &mut Layered<f32, u64>, moved| {
+                    index.par_update_all(|h, _, old| moved(h, old))
+                }),
+                ..Options::insert_3(Layered::insert_static)
+            };
+            dynamic::drive(
+                Layered::new(w32, 2.0).expect("valid layered index"),
+                ops,
+                options,
+            )
+        }
     }
 }

@@ -238,9 +238,10 @@ macro_rules! for_each_structure {
                     loose_grid: LooseGrid,
                     points: PointGrid,
                     hierarchical: HierarchicalGrid,
-                    sweep: SweepGrid
+                    sweep: SweepGrid,
+                    layered: Layered
                 }
-                serial { layered: Layered }
+                serial {}
             }
             fixed {
                 boxes { packed: PackedIndex }

@@ -74,7 +74,7 @@ static inline int is_static(int32_t kind) {
 
 /* Whether the structure has the parallel pair pass (and, a dynamic one, par_update_all). */
 static inline int has_parallel_pairs(int32_t kind) {
-    return kind != SPATIX_KIND_KD_TREE && kind != SPATIX_KIND_LAYERED;
+    return kind != SPATIX_KIND_KD_TREE;
 }
 
 #endif

@@ -231,16 +231,17 @@ impl<D: Copy + Default> ListPool<D> {
     }
 
     /// [`ListPool::compact`] for one band of a [`BandPools`]: the ring buffer serves lags up
-    /// to a sixteenth of the nodes allocated, with no floor, and is sized for that at once,
+    /// to a thirty-second of the nodes allocated, with no floor, and is sized for that at once,
     /// so that it grows only when the pool does (a warm frame allocates nothing, whichever
     /// band's lag peaks); larger lags take the permutation.
     /// Once laid out, the pool keeps room for a quarter more nodes than it uses (room for
-    /// as many again when it lacks it), so that elements crossing bands from frame to frame
+    /// half as many again when it lacks it), so that elements crossing bands from frame to frame
     /// do not grow it: a band's share of the nodes varies, where a whole pool's does not.
     pub(crate) fn compact_band(&mut self, heads: impl FnMut(&mut dyn FnMut(&mut u32))) {
         self.compact_with(heads, true);
         if self.links.capacity() < self.in_use + self.in_use / 4 {
-            self.links.reserve(self.in_use);
+            let room = self.in_use + self.in_use / 2;
+            self.links.reserve_exact(room - self.links.len());
         }
     }
 
@@ -295,7 +296,7 @@ impl<D: Copy + Default> ListPool<D> {
     fn move_nodes(&mut self, lag: usize, band: bool, mut finish: impl FnMut(u32, &mut Link<D>)) {
         let n = self.links.len();
         let (ring, sized_for) = if band {
-            let most = self.links.capacity() / 16;
+            let most = self.links.capacity() / 32;
             (lag <= most, most)
         } else {
             (lag < (n / 16).max(MIN_WINDOW), lag)

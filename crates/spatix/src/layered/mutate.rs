@@ -6,6 +6,18 @@ use crate::base::slots::Slots;
 use crate::contract::Mutates;
 use crate::{Aabb, Error, Handle, Scalar, SpatialIndex, StaticIndex};
 
+/// The moving part an element with box `b` belongs in, under `threshold`: the agents part if
+/// its half-width and half-height are both within it.
+#[inline]
+fn moving_part<S: Scalar>(threshold: S, b: &Aabb<S>) -> Moving {
+    let size = b.size();
+    if size.x * S::HALF <= threshold && size.y * S::HALF <= threshold {
+        Moving::Agents
+    } else {
+        Moving::Large
+    }
+}
+
 impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
     Layered<S, T, A, L, St>
 {
@@ -38,12 +50,7 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
     /// The moving part an element with box `b` belongs in.
     #[inline]
     pub(super) fn part_for(&self, b: &Aabb<S>) -> Moving {
-        let size = b.size();
-        if size.x * S::HALF <= self.threshold && size.y * S::HALF <= self.threshold {
-            Moving::Agents
-        } else {
-            Moving::Large
-        }
+        moving_part(self.threshold, b)
     }
 
     /// Inserts the element (its box valid) in the moving part its size names (falling back
@@ -213,5 +220,86 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
         }
         self.agents.maintain();
         self.large.maintain();
+    }
+}
+
+/// The frame update in parallel parts ([`ParallelPairs::par_update_all`](crate::ParallelPairs::par_update_all)).
+#[cfg(feature = "rayon")]
+impl<S, T, A, L, St> crate::par::UpdateParts<S, T> for Layered<S, T, A, L, St>
+where
+    S: Scalar,
+    A: SpatialIndex<S, u32> + crate::par::UpdateParts<S, u32>,
+    L: SpatialIndex<S, u32> + crate::par::UpdateParts<S, u32>,
+    St: StaticIndex<S, u32>,
+{
+    /// In parallel chunks of slots ([`Slots::par_update`](crate::base::slots::Slots::par_update)),
+    /// each element that stays in its moving part takes its new box in the layered table;
+    /// then each moving part runs its own parallel frame, every element there taking its
+    /// box in the layered table (unchanged ones are skipped). An element the agents part
+    /// refuses (a box at the threshold that rounding puts over the grid's bound) then moves
+    /// to the large part, as `update` moves it; the elements that change parts or are static
+    /// go through `update` on the calling thread, in slot order.
+    fn update_in_parts<F: crate::par::MoveFn<S, T>>(&mut self, f: F) -> Result<(), Error>
+    where
+        T: Send,
+    {
+        let (routes, threshold) = (&self.routes, self.threshold);
+        let (moved, ()) = self.slots.par_update(
+            &f,
+            |slot, _, new, ()| {
+                let route = routes[slot as usize];
+                Ok(route.moving() == Some(moving_part(threshold, new)))
+            },
+            (),
+            |(), ()| (),
+        );
+        let boxes = self.slots.boxes();
+        let follow = |_: Handle, slot: &mut u32, _: &Aabb<S>| boxes[*slot as usize];
+        let agents = self.agents.update_in_parts(follow);
+        let large = self.large.update_in_parts(follow);
+        let mut outcome = large;
+        if agents.is_err() {
+            outcome = outcome.and(self.refused_agents_to_large());
+        }
+        for (slot, aabb) in moved.iter() {
+            outcome = outcome.and(self.do_update(slot, aabb));
+        }
+        self.slots.moved_applied(moved).and(outcome)
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticIndex<S, u32>>
+    Layered<S, T, A, L, St>
+{
+    /// After the agents part refused some of a parallel frame's boxes (keeping their old
+    /// ones), moves each element whose box there differs from its layered box to the large
+    /// part, as `update` does with a box the agents part refuses; an element the large part
+    /// refuses too keeps its old box in the layered table as well.
+    #[cold]
+    fn refused_agents_to_large(&mut self) -> Result<(), Error> {
+        let refused: Vec<(Handle, u32, Aabb<S>)> = (self.agents.iter())
+            .filter(|e| e.aabb != *self.slots.aabb(*e.value))
+            .map(|e| (e.handle, *e.value, e.aabb))
+            .collect();
+        let mut outcome = Ok(());
+        for (inner, slot, old) in refused {
+            let aabb = *self.slots.aabb(slot);
+            match self.large.insert(aabb, slot) {
+                Ok(moved) => {
+                    self.remove_from(Moving::Agents, inner, slot);
+                    self.routes[slot as usize] = Route {
+                        part: Part::Large,
+                        inner: moved,
+                        ..self.routes[slot as usize]
+                    };
+                }
+                Err(e) => {
+                    self.slots.set_aabb(slot, old);
+                    outcome = outcome.and(Err(e));
+                }
+            }
+        }
+        outcome
     }
 }

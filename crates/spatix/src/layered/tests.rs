@@ -271,17 +271,18 @@ fn visitors_stop_early_in_every_part() {
     assert_eq!(hits.len(), 1);
 }
 
-/// A test part that refuses boxes wider than 1, as a point grid refuses boxes past its bound;
-/// as a static part, it refuses to be built from such boxes.
-#[derive(Default)]
-struct Narrow(BruteForce<f64, u32>);
+/// A test part (over `I`, by default the oracle) that refuses boxes wider than 1, as a point
+/// grid refuses boxes past its bound; as a static part, it refuses to be built from such
+/// boxes.
+#[derive(Clone, Default)]
+struct Narrow<I = BruteForce<f64, u32>>(I);
 
 /// Whether `Narrow` refuses the box.
 fn too_wide(aabb: &Aabb<f64>) -> bool {
     aabb.size().x > 1.0
 }
 
-impl SpatialQuery<f64, u32> for Narrow {
+impl<I: SpatialIndex<f64, u32>> SpatialQuery<f64, u32> for Narrow<I> {
     fn get(&self, handle: Handle) -> Option<Item<'_, f64, u32>> {
         self.0.get(handle)
     }
@@ -374,7 +375,7 @@ impl SpatialQuery<f64, u32> for Narrow {
     }
 }
 
-impl SpatialIndex<f64, u32> for Narrow {
+impl<I: SpatialIndex<f64, u32>> SpatialIndex<f64, u32> for Narrow<I> {
     fn insert(&mut self, aabb: Aabb<f64>, value: u32) -> Result<Handle, Error> {
         if too_wide(&aabb) {
             return Err(Error::InvalidParameter("too wide"));
@@ -418,7 +419,7 @@ impl StaticIndex<f64, u32> for Narrow {
 #[test]
 fn boxes_the_agents_part_refuses_go_to_the_large_part() {
     let mut index = Layered::<f64, u32, _, _, _>::from_parts(
-        Narrow::default(),
+        Narrow::<BruteForce<f64, u32>>::default(),
         LooseGrid::new(world(), 10.0).unwrap(),
         PackedIndex::build([]).unwrap(),
         2.0,
@@ -445,7 +446,7 @@ fn a_static_part_that_fails_to_build_leaves_its_elements_waiting() {
     let mut index = Layered::<f64, u32, _, _, _>::from_parts(
         PointGrid::new(world(), 2.0).unwrap(),
         LooseGrid::new(world(), 10.0).unwrap(),
-        Narrow::default(),
+        Narrow::<BruteForce<f64, u32>>::default(),
         2.0,
     )
     .unwrap();
@@ -579,4 +580,143 @@ fn a_threshold_near_a_sixteenth_of_max_is_fine() {
     let mut index = Layered::<f64, u32>::new(world, 1.123_558_209_288_947_3e307).unwrap();
     index.insert(bx(0.0, 0.0, 1.0, 1.0), 1).unwrap();
     index.check_invariants().unwrap();
+}
+
+/// A narrow part's parallel passes are its inner structure's; its frame refuses (keeping the
+/// old box) what `update` refuses.
+#[cfg(feature = "rayon")]
+impl<I: crate::par::PairParts<f64, u32>> crate::par::PairParts<f64, u32> for Narrow<I>
+where
+    Narrow<I>: SpatialQuery<f64, u32>,
+{
+    type Part = I::Part;
+    type Scratch = I::Scratch;
+
+    fn pair_parts(&self, target: usize, parts: &mut Vec<I::Part>, scratch: &mut I::Scratch) {
+        self.0.pair_parts(target, parts, scratch);
+    }
+
+    fn pairs_of_part<F>(&self, part: &I::Part, visit: &mut F) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, f64, u32>, Item<'_, f64, u32>) -> ControlFlow<()>,
+    {
+        self.0.pairs_of_part(part, visit)
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl<I: SpatialIndex<f64, u32> + crate::par::UpdateParts<f64, u32>>
+    crate::par::UpdateParts<f64, u32> for Narrow<I>
+{
+    fn update_in_parts<F: crate::par::MoveFn<f64, u32>>(&mut self, f: F) -> Result<(), Error> {
+        use core::sync::atomic::{AtomicBool, Ordering};
+        let refused = AtomicBool::new(false);
+        self.0
+            .update_in_parts(|h: Handle, v: &mut u32, old: &Aabb<f64>| {
+                let new = f(h, v, old);
+                if too_wide(&new) {
+                    refused.store(true, Ordering::Relaxed);
+                    *old
+                } else {
+                    new
+                }
+            })?;
+        if refused.into_inner() {
+            return Err(Error::InvalidParameter("too wide"));
+        }
+        Ok(())
+    }
+}
+
+/// `par_update_all` on four threads leaves what `update_all` leaves on one: every element's
+/// box, value and part, the pairs and the queries, with elements changing parts both ways,
+/// boxes the agents part refuses (moved to the large part), static elements built and
+/// waiting, and invalid boxes refused.
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_frames_leave_the_serial_state() {
+    use crate::ParallelPairs;
+    let pool = |threads| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+    };
+    let (one, four) = (pool(1), pool(4));
+    let narrow = Narrow(PointGrid::new(world(), 2.0).unwrap());
+    let mut serial = Layered::<f64, u64, _, _, _>::from_parts(
+        narrow,
+        LooseGrid::new(world(), 10.0).unwrap(),
+        PackedIndex::build([]).unwrap(),
+        2.0,
+    )
+    .unwrap();
+    let mut rng = Rng::new(5);
+    let mut handles = Vec::new();
+    for i in 0..3000u64 {
+        let (x, y) = (rng.range(0.0, 97.0), rng.range(0.0, 97.0));
+        let (w, h) = (rng.range(0.1, 1.0), rng.range(0.1, 1.0));
+        let b = bx(x, y, x + w, y + h);
+        let handle = if i % 50 == 0 {
+            serial.insert_static(b, 0)
+        } else {
+            serial.insert(b, 0)
+        };
+        handles.push(handle.unwrap());
+    }
+    serial.maintain();
+    let mut parallel = serial.clone();
+    for frame in 0..8u64 {
+        let step = |h: Handle, value: &mut u64, b: &Aabb<f64>| {
+            *value += 1;
+            let r = u64::from(h.slot()).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ frame;
+            let (dx, dy) = ((r % 7) as f64 - 3.0, ((r >> 8) % 7) as f64 - 3.0);
+            // Some grow past the threshold, some past the narrow part's width (still
+            // agents by size), some shrink back, one in 97 is invalid.
+            let (w, h) = match (r >> 16) % 9 {
+                0 => (5.0, 1.0),
+                1 => (1.5, 0.5),
+                2 => (0.5, 0.5),
+                _ => (b.max.x - b.min.x, b.max.y - b.min.y),
+            };
+            if (r >> 24) % 97 == 0 {
+                return Aabb {
+                    min: b.max,
+                    max: b.min,
+                };
+            }
+            let (x, y) = (
+                (b.min.x + dx).clamp(0.0, 95.0),
+                (b.min.y + dy).clamp(0.0, 95.0),
+            );
+            bx(x, y, x + w, y + h)
+        };
+        let expected = one.install(|| serial.update_all(step));
+        let got = four.install(|| parallel.par_update_all(step));
+        assert_eq!(got, expected, "frame {frame}");
+        for &h in &handles {
+            let (a, b) = (serial.get(h).unwrap(), parallel.get(h).unwrap());
+            assert_eq!((a.aabb, *a.value), (b.aabb, *b.value));
+            assert_eq!(*b.value, frame + 1, "one call per element and frame");
+        }
+        assert_eq!(serial.part_lens(), parallel.part_lens(), "frame {frame}");
+        parallel.check_invariants().unwrap();
+        let ordered = |(a, b): (Handle, Handle)| if a.slot() < b.slot() { (a, b) } else { (b, a) };
+        let mut expected = Vec::new();
+        let _ = serial.for_each_pair(|a, b| {
+            expected.push(ordered((a.handle, b.handle)));
+            ControlFlow::Continue(())
+        });
+        expected.sort_unstable_by_key(|&(a, b)| (a.slot(), b.slot()));
+        let mut buffers = crate::PairBuffers::new();
+        four.install(|| parallel.par_collect_pairs(&mut buffers));
+        let mut got: Vec<_> = buffers.iter().map(ordered).collect();
+        got.sort_unstable_by_key(|&(a, b)| (a.slot(), b.slot()));
+        assert!(!expected.is_empty());
+        assert_eq!(got, expected, "frame {frame}");
+        if frame % 3 == 2 {
+            serial.maintain();
+            parallel.maintain();
+        }
+    }
 }

@@ -129,8 +129,9 @@ macro_rules! pair_parts {
         #[cfg(feature = "rayon")]
         impl<$($lt,)? S: $crate::Scalar, T> $crate::par::PairParts<S, T> for $structure {
             type Part = $crate::packed::pairs::Call;
+            type Scratch = ();
 
-            fn pair_parts(&self, target: usize, parts: &mut Vec<Self::Part>) {
+            fn pair_parts(&self, target: usize, parts: &mut Vec<Self::Part>, _: &mut ()) {
                 self.tree().pair_parts(target, parts);
             }
 

@@ -35,10 +35,15 @@ pub(crate) trait PairParts<S: Scalar, T>: SpatialQuery<S, T> {
     /// [`PairBuffers`] can keep a list of them from one pass to the next.
     type Part: Send + Sync + 'static;
 
+    /// What cutting the pass keeps from one pass to the next besides the parts themselves
+    /// (a structure made of others keeps their lists of parts here), so that a warm
+    /// [`ParallelPairs::par_collect_pairs`] allocates nothing: `()` for most.
+    type Scratch: Default + Send + Sync + 'static;
+
     /// Replaces the contents of `parts` with the pass cut into about `target` parts (fewer
     /// when the structure is small) that together report every pair exactly once, with no
     /// coordination between them. Allocates only when `parts` has to grow.
-    fn pair_parts(&self, target: usize, parts: &mut Vec<Self::Part>);
+    fn pair_parts(&self, target: usize, parts: &mut Vec<Self::Part>, scratch: &mut Self::Scratch);
 
     /// The pairs of one part, reported to `visit`.
     fn pairs_of_part<F>(&self, part: &Self::Part, visit: &mut F) -> ControlFlow<()>
@@ -87,8 +92,8 @@ pub struct PairBuffers {
     lists: Vec<Vec<(Handle, Handle)>>,
     /// How many lists the last pass filled.
     used: usize,
-    /// The last pass's parts (a `Vec` of its structure's part type), so that the next cut
-    /// reuses their memory.
+    /// The last pass's parts (a `Vec` of its structure's part type, with its scratch), so
+    /// that the next cut reuses their memory.
     parts: Option<Box<dyn Any + Send + Sync>>,
 }
 
@@ -195,17 +200,20 @@ impl PairBuffers {
     }
 }
 
-/// The kept list of parts as a list of `P`: the last pass's memory when it was of the same
-/// type, a new empty list otherwise (the first pass, or another kind of structure).
-fn part_list<P: Send + Sync + 'static>(
+/// The kept list of parts as a list of `P`, with its structure's scratch `C`: the last
+/// pass's memory when it was of the same types, new and empty otherwise (the first pass, or
+/// another kind of structure).
+fn part_list<P: Send + Sync + 'static, C: Default + Send + Sync + 'static>(
     kept: &mut Option<Box<dyn Any + Send + Sync>>,
-) -> &mut Vec<P> {
-    let kept = kept.get_or_insert_with(|| Box::new(Vec::<P>::new()));
-    if !kept.is::<Vec<P>>() {
-        *kept = Box::new(Vec::<P>::new());
+) -> (&mut Vec<P>, &mut C) {
+    let kept = kept.get_or_insert_with(|| Box::new((Vec::<P>::new(), C::default())));
+    if !kept.is::<(Vec<P>, C)>() {
+        *kept = Box::new((Vec::<P>::new(), C::default()));
     }
-    kept.downcast_mut()
-        .expect("the kept parts were just made a list of P")
+    let (parts, scratch) = kept
+        .downcast_mut::<(Vec<P>, C)>()
+        .expect("the kept parts were just made a list of P");
+    (parts, scratch)
 }
 
 impl fmt::Debug for PairBuffers {
@@ -221,7 +229,9 @@ impl fmt::Debug for PairBuffers {
 /// [`UniformGrid`](crate::UniformGrid), [`LooseGrid`](crate::LooseGrid),
 /// [`PointGrid`](crate::PointGrid), [`HierarchicalGrid`](crate::HierarchicalGrid),
 /// [`Quadtree`](crate::Quadtree), [`LooseQuadtree`](crate::LooseQuadtree),
-/// [`MxCifQuadtree`](crate::MxCifQuadtree), [`SweepGrid`](crate::SweepGrid) and the static
+/// [`MxCifQuadtree`](crate::MxCifQuadtree), [`SweepGrid`](crate::SweepGrid),
+/// [`Layered`](crate::Layered) (over parts that have it: each part's pass cut as the part
+/// cuts it, and the pairs across parts by runs of elements) and the static
 /// [`PackedIndex`](crate::PackedIndex) (its pair forms only: [`par_update_all`](Self::par_update_all)
 /// is for dynamic structures). The crate implements it once for all of them, from how each
 /// cuts its pass into parts, so it cannot be implemented outside.
@@ -237,6 +247,7 @@ impl fmt::Debug for PairBuffers {
 /// parallel::<LooseQuadtree<f32, u32>>();
 /// parallel::<MxCifQuadtree<f32, u32>>();
 /// parallel::<SweepGrid<f32, u32>>();
+/// parallel::<Layered<f32, u32>>();
 /// parallel::<PackedIndex<f32, u32>>();
 /// ```
 ///
@@ -436,7 +447,7 @@ impl<S: Scalar, T: Sync, I: PairParts<S, T> + UpdateParts<S, T> + Sync> Parallel
         F: Fn(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()> + Sync,
     {
         let mut parts = Vec::new();
-        self.pair_parts(target(), &mut parts);
+        self.pair_parts(target(), &mut parts, &mut I::Scratch::default());
         parts
             .par_iter()
             .try_for_each(|part| self.pairs_of_part(part, &mut &visit))
@@ -455,7 +466,7 @@ impl<S: Scalar, T: Sync, I: PairParts<S, T> + UpdateParts<S, T> + Sync> Parallel
         Reduce: Fn(A, A) -> A + Sync,
     {
         let mut parts = Vec::new();
-        self.pair_parts(target(), &mut parts);
+        self.pair_parts(target(), &mut parts, &mut I::Scratch::default());
         // Set once, by the fold that breaks; read once per part.
         let stop = AtomicBool::new(false);
         let state = parts
@@ -479,8 +490,8 @@ impl<S: Scalar, T: Sync, I: PairParts<S, T> + UpdateParts<S, T> + Sync> Parallel
 
     fn par_collect_pairs(&self, buffers: &mut PairBuffers) {
         let PairBuffers { lists, used, parts } = buffers;
-        let parts = part_list::<I::Part>(parts);
-        self.pair_parts(target(), parts);
+        let (parts, scratch) = part_list::<I::Part, I::Scratch>(parts);
+        self.pair_parts(target(), parts, scratch);
         if lists.len() < parts.len() {
             lists.resize_with(parts.len(), Vec::new);
         }

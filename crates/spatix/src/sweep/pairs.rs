@@ -247,8 +247,9 @@ impl PendingHits {
 #[cfg(feature = "rayon")]
 impl<S: Scalar, T> crate::par::PairParts<S, T> for SweepGrid<S, T> {
     type Part = core::ops::Range<usize>;
+    type Scratch = ();
 
-    fn pair_parts(&self, target: usize, parts: &mut Vec<Self::Part>) {
+    fn pair_parts(&self, target: usize, parts: &mut Vec<Self::Part>, _: &mut ()) {
         self.band_runs(target, parts);
     }
 

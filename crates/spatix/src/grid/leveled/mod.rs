@@ -647,8 +647,9 @@ where
     G: OnLeveled + crate::SpatialQuery<G::S, G::T>,
 {
     type Part = (usize, core::ops::Range<u32>);
+    type Scratch = ();
 
-    fn pair_parts(&self, target: usize, parts: &mut Vec<Self::Part>) {
+    fn pair_parts(&self, target: usize, parts: &mut Vec<Self::Part>, _: &mut ()) {
         self.leveled().pair_parts(target, parts);
     }
 

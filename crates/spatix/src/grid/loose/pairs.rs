@@ -580,8 +580,9 @@ impl<S: Scalar, T> LooseGrid<S, T> {
 #[cfg(feature = "rayon")]
 impl<S: Scalar, T> crate::par::PairParts<S, T> for LooseGrid<S, T> {
     type Part = (u32, u32);
+    type Scratch = ();
 
-    fn pair_parts(&self, target: usize, parts: &mut Vec<(u32, u32)>) {
+    fn pair_parts(&self, target: usize, parts: &mut Vec<(u32, u32)>, _: &mut ()) {
         let count = (target as u32).clamp(1, self.loose.rows.max(1));
         parts.clear();
         parts.extend((0..count).map(|k| (k, count)));

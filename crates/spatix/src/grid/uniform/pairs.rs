@@ -198,8 +198,9 @@ impl<S: Scalar, T> UniformGrid<S, T> {
 #[cfg(feature = "rayon")]
 impl<S: Scalar, T> crate::par::PairParts<S, T> for UniformGrid<S, T> {
     type Part = Range<u32>;
+    type Scratch = ();
 
-    fn pair_parts(&self, target: usize, parts: &mut Vec<Range<u32>>) {
+    fn pair_parts(&self, target: usize, parts: &mut Vec<Range<u32>>, _: &mut ()) {
         parts.clear();
         parts.extend(crate::par::even_ranges(self.lattice.rows, target));
     }

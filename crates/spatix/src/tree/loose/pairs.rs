@@ -314,8 +314,9 @@ pub(crate) enum Part {
 #[cfg(feature = "rayon")]
 impl<S: Scalar, T> crate::par::PairParts<S, T> for LooseQuadtree<S, T> {
     type Part = Part;
+    type Scratch = ();
 
-    fn pair_parts(&self, target: usize, parts: &mut Vec<Part>) {
+    fn pair_parts(&self, target: usize, parts: &mut Vec<Part>, _: &mut ()) {
         parts.clear();
         parts.push(Part::Within(0));
         while parts.len() < target {

@@ -166,8 +166,9 @@ impl<S: Copy> crate::tree::SplitPart<S> for Part<S> {
 #[cfg(feature = "rayon")]
 impl<S: Scalar, T> crate::par::PairParts<S, T> for MxCifQuadtree<S, T> {
     type Part = Part<S>;
+    type Scratch = ();
 
-    fn pair_parts(&self, target: usize, parts: &mut Vec<Part<S>>) {
+    fn pair_parts(&self, target: usize, parts: &mut Vec<Part<S>>, _: &mut ()) {
         self.base.split(target, Node::shown, parts);
     }
 

@@ -184,8 +184,9 @@ impl<S: Scalar, T> Quadtree<S, T> {
 #[cfg(feature = "rayon")]
 impl<S: Scalar, T> crate::par::PairParts<S, T> for Quadtree<S, T> {
     type Part = Frame<S>;
+    type Scratch = ();
 
-    fn pair_parts(&self, target: usize, parts: &mut Vec<Frame<S>>) {
+    fn pair_parts(&self, target: usize, parts: &mut Vec<Frame<S>>, _: &mut ()) {
         self.base.split(target, crate::tree::Node::shown, parts);
     }
 
