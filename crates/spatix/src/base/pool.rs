@@ -296,7 +296,7 @@ impl<D: Copy + Default> ListPool<D> {
     fn move_nodes(&mut self, lag: usize, band: bool, mut finish: impl FnMut(u32, &mut Link<D>)) {
         let n = self.links.len();
         let (ring, sized_for) = if band {
-            let most = self.links.capacity() / 32;
+            let most = self.links.capacity() / 16;
             (lag <= most, most)
         } else {
             (lag < (n / 16).max(MIN_WINDOW), lag)
@@ -518,13 +518,13 @@ const MAX_BANDS: u32 = 64;
 const MIN_BAND_CELLS: u64 = 4096;
 
 /// The bands of a grid of `rows` rows of `cols` cells: `2^shift` rows each, this `shift`,
-/// the least that makes at most [`MAX_BANDS`] bands, each of at least [`MIN_BAND_CELLS`]
-/// cells unless one band holds every row. It depends on the grid's shape only, never on the
-/// thread count.
-pub(crate) fn band_shift(rows: u32, cols: u32) -> u32 {
+/// the least that makes at most [`MAX_BANDS`] bands, each of at least `min_cells` cells
+/// unless one band holds every row. It depends on the grid's shape only, never on the
+/// thread count. [`BandPools`] asks [`MIN_BAND_CELLS`].
+pub(crate) fn band_shift(rows: u32, cols: u32, min_cells: u64) -> u32 {
     let mut shift = 0;
     while (rows.max(1) - 1) >> shift >= MAX_BANDS
-        || (u64::from(cols) << shift < MIN_BAND_CELLS && (1u64 << shift) < u64::from(rows))
+        || (u64::from(cols) << shift < min_cells && (1u64 << shift) < u64::from(rows))
     {
         shift += 1;
     }
@@ -550,7 +550,7 @@ impl<D: Copy + Default> BandPools<D> {
     /// Pools for `rows` rows of `cols` cells: at most [`MAX_BANDS`] bands of a power-of-two
     /// number of rows, each of at least [`MIN_BAND_CELLS`] cells unless it holds every row.
     pub(crate) fn new(rows: u32, cols: u32) -> Self {
-        let shift = band_shift(rows, cols);
+        let shift = band_shift(rows, cols, MIN_BAND_CELLS);
         Self {
             pools: (0..band_count(rows, shift))
                 .map(|_| ListPool::default())

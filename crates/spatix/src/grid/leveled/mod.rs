@@ -54,6 +54,13 @@ const MAX_CELLS_PER_SIDE: f64 = 4096.0;
 /// until many did, whereas a pack rewrites every node.
 const PACK_SHARE: usize = 4;
 
+/// A band of a level holds at least this many cells (unless it holds every row): more than
+/// the uniform grid's bands (`MIN_BAND_CELLS`), since each element is one node here, not
+/// one per cell it overlaps, and a band's compaction streams through its ring buffer only
+/// for lags up to a sixteenth of its nodes (at 100,000 agents, bands of 4096 cells made the
+/// one-thread frame about a tenth slower than one pool).
+const BAND_CELLS: u64 = 16_384;
+
 /// One list node: the next node, the element's slot (`item`), and the lower-left corner of
 /// its box (`data`).
 pub(crate) type Corner<S> = Link<Point<S>>;
@@ -115,7 +122,7 @@ impl<S: Scalar> Level<S> {
     /// if the cells are too small for `fit`.
     pub(crate) fn new(world: Aabb<S>, cell: S, fit: S) -> Result<Self, Error> {
         let lattice = Lattice::new(within_quarter(&world.valid_world()?), cell)?;
-        let shift = band_shift(lattice.rows, lattice.cols);
+        let shift = band_shift(lattice.rows, lattice.cols, BAND_CELLS);
         if fit
             .partial_cmp(&S::ZERO)
             .is_none_or(|o| o == Ordering::Less)

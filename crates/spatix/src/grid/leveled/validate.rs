@@ -37,7 +37,7 @@ impl<S: Scalar> Level<S> {
                 l.cell_size, self.fit
             ));
         }
-        if self.shift != band_shift(l.rows, l.cols)
+        if self.shift != band_shift(l.rows, l.cols, super::BAND_CELLS)
             || self.bands.len() != band_count(l.rows, self.shift)
         {
             return fail(format!(
