@@ -231,7 +231,7 @@ impl<D: Copy + Default> ListPool<D> {
     }
 
     /// [`ListPool::compact`] for one band of a [`BandPools`]: the ring buffer serves lags up
-    /// to a thirty-second of the nodes allocated, with no floor, and is sized for that at once,
+    /// to a sixteenth of the nodes allocated, with no floor, and is sized for that at once,
     /// so that it grows only when the pool does (a warm frame allocates nothing, whichever
     /// band's lag peaks); larger lags take the permutation.
     /// Once laid out, the pool keeps room for a quarter more nodes than it uses (room for
