@@ -44,10 +44,18 @@ impl PerSlot {
     }
 
     /// Covers at least `len` slots, new ones holding `value`.
+    #[inline(always)]
     pub(crate) fn grow_to(&mut self, len: usize, value: u32) {
         if self.0.len() < len {
-            self.0.resize_with(len, || AtomicU32::new(value));
+            self.grow(len, value);
         }
+    }
+
+    /// [`PerSlot::grow_to`]'s growth, out of line.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, len: usize, value: u32) {
+        self.0.resize_with(len, || AtomicU32::new(value));
     }
 
     /// Reserves room for `additional` more slots.

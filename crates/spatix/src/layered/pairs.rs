@@ -3,7 +3,7 @@
 
 use core::ops::ControlFlow;
 
-use super::{Layered, Part};
+use super::Layered;
 use crate::contract::{Pairs, VisitsPairs};
 use crate::{Item, Scalar, SpatialIndex, SpatialQuery, StaticIndex};
 
@@ -151,7 +151,7 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
             };
             let built = |b: &Item<'_, S, u32>| self.is_built(b);
             match route.part {
-                Part::Agents => {
+                super::Part::Agents => {
                     if agents <= large {
                         self.large.query(aabb, |b| report(me, b))?;
                     }
@@ -165,7 +165,7 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
                         })?;
                     }
                 }
-                Part::Large => {
+                super::Part::Large => {
                     if agents > large {
                         self.agents.query(aabb, |b| report(me, b))?;
                     }
@@ -179,7 +179,7 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
                         })?;
                     }
                 }
-                Part::Static => {
+                super::Part::Static => {
                     if agents > statics {
                         self.agents.query(aabb, |b| report(me, b))?;
                     }

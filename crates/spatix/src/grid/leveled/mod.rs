@@ -299,8 +299,9 @@ impl<S: Scalar> Level<S> {
     }
 
     /// Pushes `slot` with its corner onto the list of cell `(cx, cy)` (allocating its row if
-    /// it has none); returns its node in the row's band.
-    #[inline]
+    /// it has none); returns its node in the row's band. Out of line: an insert's, or an
+    /// element's re-filed at once or joining another band in `maintain`.
+    #[inline(never)]
     fn push(&mut self, cx: u32, cy: u32, slot: u32, corner: Point<S>) -> u32 {
         let (band, row) = self.band_of(cy);
         let cols = self.lattice.cols;
@@ -341,7 +342,7 @@ impl<S: Scalar> Band<S> {
 
     /// Where the head of cell `cx` of the band's row `row` is in `heads`; allocates the row
     /// if it has none.
-    #[inline]
+    #[inline(always)]
     fn head_at(&mut self, cx: u32, row: usize, cols: u32) -> usize {
         if self.rows[row] == NIL {
             self.rows[row] = self.allocate_row(cols);
@@ -359,6 +360,8 @@ impl<S: Scalar> Band<S> {
     }
 
     /// A row of empty heads: a released one, or a new one at the end of `heads`.
+    #[cold]
+    #[inline(never)]
     fn allocate_row(&mut self, cols: u32) -> u32 {
         let cols = cols as usize;
         if self.free_row != NIL {
@@ -396,6 +399,7 @@ impl<S: Scalar> Band<S> {
 
     /// Lays the band's lists out in row and cell order (`ListPool::compact_band`), and
     /// re-points `node_of` at their nodes.
+    #[inline(never)]
     fn pack(&mut self, cols: u32, node_of: &PerSlot) {
         let (rows, heads) = (&self.rows, &mut self.heads);
         self.pool.compact_band(|visit| {

@@ -231,7 +231,7 @@ impl<S: Scalar, T> Leveled<S, T> {
 
     /// Packs the lists of `place`'s band once they are scattered, so that they stay close to
     /// traversal order even if `maintain` is never called.
-    #[inline]
+    #[inline(always)]
     fn pack_if_scattered(&mut self, place: Place) {
         let level = &mut self.levels[place.level];
         let (band, _) = level.band_of(place.cy);

@@ -34,6 +34,14 @@ fn near<S: Scalar>(a: Point<S>, b: Point<S>, reach: S) -> bool {
     ((a.x - b.x).abs_s() <= reach) & ((a.y - b.y).abs_s() <= reach)
 }
 
+/// A block of a cell's entries paired with other lists ([`Leveled::against`]), and where
+/// the candidates go.
+struct Against<'c, S> {
+    block: &'c [(Point<S>, u32)],
+    reach: S,
+    candidates: &'c mut Candidates,
+}
+
 /// Pairs of slots whose corners are near, waiting for the exact test.
 struct Candidates {
     pairs: [(u32, u32); CANDIDATES],
@@ -155,24 +163,43 @@ impl<S: Scalar, T> Leveled<S, T> {
                 // The rest of this cell's list (later blocks), then the neighbours: the
                 // east one in this row's band, the three north in the next row's.
                 start = at;
-                let mut against = |nodes: &[Corner<S>], list: u32| {
-                    let mut at = list;
-                    while at != NIL {
-                        let node = nodes[at as usize];
-                        at = node.next;
-                        if candidates.len + BLOCK > CANDIDATES {
-                            self.test(candidates, visit)?;
-                        }
-                        candidates.near_pairs(block, (node.data, node.item), reach);
-                    }
-                    ControlFlow::Continue(())
+                let mut against = Against {
+                    block,
+                    reach,
+                    candidates: &mut *candidates,
                 };
-                against(nodes, start)?;
-                against(nodes, east)?;
+                self.against(&mut against, nodes, start, visit)?;
+                self.against(&mut against, nodes, east, visit)?;
                 for list in north {
-                    against(above_nodes, list)?;
+                    self.against(&mut against, above_nodes, list, visit)?;
                 }
             }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The candidate pairs of `a.block`'s entries with those of the list from `list` among
+    /// `nodes`.
+    #[inline(always)]
+    fn against<F>(
+        &self,
+        a: &mut Against<'_, S>,
+        nodes: &[Corner<S>],
+        list: u32,
+        visit: &mut F,
+    ) -> ControlFlow<()>
+    where
+        F: FnMut(Item<'_, S, T>, Item<'_, S, T>) -> ControlFlow<()>,
+    {
+        let mut at = list;
+        while at != NIL {
+            let node = nodes[at as usize];
+            at = node.next;
+            if a.candidates.len + BLOCK > CANDIDATES {
+                self.test(a.candidates, visit)?;
+            }
+            a.candidates
+                .near_pairs(a.block, (node.data, node.item), a.reach);
         }
         ControlFlow::Continue(())
     }
