@@ -43,8 +43,7 @@ pub(crate) struct SimArgs {
     #[arg(long)]
     per_handle: bool,
     /// Threads for the pair pass and the moves (`par_update_all`) of every structure but
-    /// brute-force and layered, which run on one; the closing table says which phases ran
-    /// on how many.
+    /// brute-force, which runs on one; the closing table says which phases ran on how many.
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: u32,
