@@ -149,20 +149,23 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
                 aabb: *aabb,
                 value: &slot,
             };
-            let built = |b: &Item<'_, S, u32>| self.is_built(b);
+            // The static part's elements that are still built, met by `me`.
+            let with_built = |report: &mut F| {
+                self.statics.query(aabb, |b| {
+                    if self.is_built(&b) {
+                        report(me, b)
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                })
+            };
             match route.part {
                 super::Part::Agents => {
                     if agents <= large {
                         self.large.query(aabb, |b| report(me, b))?;
                     }
                     if agents <= statics {
-                        self.statics.query(aabb, |b| {
-                            if built(&b) {
-                                report(me, b)
-                            } else {
-                                ControlFlow::Continue(())
-                            }
-                        })?;
+                        with_built(report)?;
                     }
                 }
                 super::Part::Large => {
@@ -170,13 +173,7 @@ impl<S: Scalar, T, A: SpatialIndex<S, u32>, L: SpatialIndex<S, u32>, St: StaticI
                         self.agents.query(aabb, |b| report(me, b))?;
                     }
                     if large <= statics {
-                        self.statics.query(aabb, |b| {
-                            if built(&b) {
-                                report(me, b)
-                            } else {
-                                ControlFlow::Continue(())
-                            }
-                        })?;
+                        with_built(report)?;
                     }
                 }
                 super::Part::Static => {
